@@ -1,0 +1,218 @@
+"""kdiff ``alternative``: the diagonal matrix L of the seed study (Landau-Vishkin).
+
+L[d,e] is the highest row of D on diagonal d = j - i that is reachable with e
+differences, after sliding along matches. Column e is computed from column
+e-1 only, so memory is two columns of n+K+2 cells. c(r) is the largest entry
+of column K = k-1 (rows are capped at the suffix length and at the text end).
+``opt2`` stops as soon as any entry reaches the end of the suffix: the whole
+suffix occurs within K, so r has no candidate.
+
+Forms as for conventional: per-r sweeps (serial, ``coarse``), and
+``fine``/``coarse+fine``, where the cells of one column of L (for one or
+several matrices) are computed in parallel; ``opt3`` swaps the serial
+reduction of each column for per-thread result slots.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from engine.kdiff.cpu_conventional import _max_record, _settled
+
+_NEG = -(1 << 40)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _l_cell(alpha, start, mp, beta, lo, n, K, e, d, prev):
+    """L[d,e] from column e-1 (``prev``, indexed d + K + 1). Returns (row, comparisons)."""
+    base = K + 1
+    if e == 0:
+        row = 0 if d >= 0 else _NEG
+    else:
+        row = prev[base + d] + 1                       # substitution
+        v = prev[base + d + 1] + 1                     # from diagonal d+1: step down
+        if v > row:
+            row = v
+        if d - 1 >= -(e - 1):
+            v = prev[base + d - 1]                     # from diagonal d-1: step right
+            if v > row:
+                row = v
+    if row < 0:
+        return _NEG, 0
+    if row > mp:
+        row = mp
+    if row > n - d:
+        row = n - d
+    cmps = 0
+    while row < mp and row + d < n:
+        cmps += 1
+        if alpha[start + row] & beta[lo + row + d]:
+            row += 1
+        else:
+            break
+    return row, cmps
+
+
+def build(counting: bool):
+    @njit(nogil=True, cache=True)
+    def longest_prefix(alpha, start, m_end, beta, offsets, K, opt2, cols, counters, abort):
+        """c(r) from column K of L, one matrix per background record. -1 when aborted."""
+        mp = m_end - start
+        c = min(K, mp)
+        cells = 0
+        cmps = 0
+        base = K + 1
+        for rec in range(offsets.shape[0] - 1):
+            lo = offsets[rec]
+            n = offsets[rec + 1] - lo
+            prev = cols[0]
+            cur = cols[1]
+            for x in range(n + K + 3):
+                prev[x] = _NEG
+                cur[x] = _NEG
+            for e in range(K + 1):
+                if abort[0] != 0:
+                    return -1
+                for d in range(-e, n + 1):
+                    row, cm = _l_cell(alpha, start, mp, beta, lo, n, K, e, d, prev)
+                    cur[base + d] = row
+                    if counting:
+                        cmps += cm
+                    if row > c and (e == K or row == mp):
+                        c = row
+                if counting:
+                    cells += n + 1 + e
+                if opt2 and c == mp:
+                    break
+                prev, cur = cur, prev
+            if opt2 and c == mp:
+                break
+        if counting:
+            counters[0] += cells
+            counters[1] += cmps
+        return c
+
+    @njit(nogil=True, cache=True)
+    def serial(alpha, m_end, r_lo, r_hi, beta, offsets, K, opt2, out_c, counters, abort):
+        cols = np.empty((2, _max_record(offsets) + K + 3), dtype=np.int64)
+        for r in range(r_lo, r_hi):
+            c = longest_prefix(alpha, r, m_end, beta, offsets, K, opt2, cols, counters, abort)
+            if c < 0:
+                return r - r_lo
+            out_c[r - r_lo] = c
+            if c == m_end - r:
+                return r - r_lo + 1
+        return r_hi - r_lo
+
+    @njit(nogil=True, cache=True, parallel=True)
+    def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, opt2, out_c, counters, abort):
+        count = r_hi - r_lo
+        stop = np.full(1, r_hi, dtype=np.int64)
+        per_r = np.zeros((count, 2), dtype=np.int64)
+        width = _max_record(offsets) + K + 3
+        for idx in prange(count):
+            r = r_lo + idx
+            if r > stop[0]:
+                out_c[idx] = -2
+                continue
+            cols = np.empty((2, width), dtype=np.int64)
+            c = longest_prefix(alpha, r, m_end, beta, offsets, K, opt2, cols, per_r[idx], abort)
+            out_c[idx] = c
+            if c == m_end - r and r < stop[0]:
+                stop[0] = r  # a lost update only leaves the hint higher
+        for idx in range(count):
+            counters[0] += per_r[idx, 0]
+            counters[1] += per_r[idx, 1]
+        return _settled(out_c, count)
+
+    @njit(nogil=True, cache=True, parallel=True)
+    def fine_batch(alpha, m_end, starts, beta, offsets, K, opt2, opt3, out_c, counters, abort, nthreads):
+        """c(r) for every r in ``starts``; the cells of a column of L in parallel."""
+        nq = starts.shape[0]
+        width = _max_record(offsets) + K + 3
+        cols = np.empty((2, nq, width), dtype=np.int64)
+        scratch = np.empty((nq, width), dtype=np.int64)    # shared result scratch (no opt3)
+        scratch_cmps = np.zeros((nq, width), dtype=np.int64)
+        slots = np.zeros((nthreads, nq), dtype=np.int64)   # opt3: per-thread result slots
+        slot_cmps = np.zeros(nthreads, dtype=np.int64)
+        mps = np.empty(nq, dtype=np.int64)
+        for q in range(nq):
+            mps[q] = m_end - starts[q]
+            out_c[q] = min(K, mps[q])
+        base = K + 1
+        cells = 0
+        for rec in range(offsets.shape[0] - 1):
+            lo = offsets[rec]
+            n = offsets[rec + 1] - lo
+            live = np.ones(nq, dtype=np.bool_)
+            for q in range(nq):
+                if opt2 and out_c[q] == mps[q]:
+                    live[q] = False
+            cols[:, :, :] = _NEG
+            for e in range(K + 1):
+                if abort[0] != 0:
+                    return False
+                prev = cols[(e + 1) % 2]
+                cur = cols[e % 2]
+                span = n + 1 + e
+                total = span * nq
+                slots[:, :] = 0
+                if opt3:
+                    for th in prange(nthreads):
+                        a_ = th * total // nthreads
+                        b_ = (th + 1) * total // nthreads
+                        for flat in range(a_, b_):
+                            q = flat // span
+                            if not live[q]:
+                                continue
+                            d = flat - q * span - e
+                            row, cm = _l_cell(alpha, starts[q], mps[q], beta, lo, n, K, e, d, prev[q])
+                            cur[q, base + d] = row
+                            if (e == K or row == mps[q]) and row > slots[th, q]:
+                                slots[th, q] = row
+                            if counting:
+                                slot_cmps[th] += cm
+                else:
+                    for flat in prange(total):
+                        q = flat // span
+                        if not live[q]:
+                            continue
+                        d = flat - q * span - e
+                        row, cm = _l_cell(alpha, starts[q], mps[q], beta, lo, n, K, e, d, prev[q])
+                        cur[q, base + d] = row
+                        scratch[q, base + d] = row if (e == K or row == mps[q]) else _NEG
+                        if counting:
+                            scratch_cmps[q, base + d] = cm
+                    # The shared result, updated one cell at a time (the critical section).
+                    for q in range(nq):
+                        if live[q]:
+                            for d in range(-e, n + 1):
+                                if scratch[q, base + d] > slots[0, q]:
+                                    slots[0, q] = scratch[q, base + d]
+                            if counting:
+                                for d in range(-e, n + 1):
+                                    slot_cmps[0] += scratch_cmps[q, base + d]
+                any_live = False
+                for q in range(nq):
+                    if not live[q]:
+                        continue
+                    if counting:
+                        cells += span
+                    for th in range(nthreads):
+                        if slots[th, q] > out_c[q]:
+                            out_c[q] = slots[th, q]
+                    if opt2 and out_c[q] == mps[q]:
+                        live[q] = False
+                    else:
+                        any_live = True
+                if not any_live:
+                    break
+        if counting:
+            counters[0] += cells
+            for th in range(nthreads):
+                counters[1] += slot_cmps[th]
+        return True
+
+    return longest_prefix, serial, coarse, fine_batch
+

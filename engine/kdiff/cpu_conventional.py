@@ -1,0 +1,246 @@
+"""kdiff ``conventional``: the DP matrix D of the seed study, on the CPU.
+
+D has a row per prefix of alpha[r:] and a column per background symbol;
+D[0,j] = 0 (a match may start anywhere) and D[i,0] = i. c(r) is the highest
+row holding a value <= K = k-1. Row minima never decrease, so the rows that
+hold such a value are exactly 1..c(r); ``opt1`` stops a matrix at the first
+row whose minimum is >= k.
+
+Forms:
+- per-r row sweeps (serial, and ``coarse``: many r under prange);
+- ``fine``/``coarse+fine``: stripes of rows, each swept by anti-diagonals whose
+  cells are computed in parallel; the stripe's bottom row is saved for the next
+  stripe (the study's tiles), and opt1 is checked on it. ``fine`` is a batch of
+  one matrix, ``coarse+fine`` a batch of several, in one kernel.
+- ``opt3``: each thread keeps its best row in a private slot, merged once per
+  stripe; without it every anti-diagonal's hits go through a shared array that
+  the main thread reduces serially (the critical section of the study).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+
+def build(counting: bool):
+    @njit(nogil=True, cache=True)
+    def longest_prefix(alpha, start, m_end, beta, offsets, K, opt1, row, counters, abort):
+        """c(r) by row sweeps, one matrix per background record. -1 when aborted."""
+        mp = m_end - start
+        c = min(K, mp)
+        cells = 0
+        for rec in range(offsets.shape[0] - 1):
+            lo = offsets[rec]
+            hi = offsets[rec + 1]
+            n = hi - lo
+            for j in range(n + 1):
+                row[j] = 0
+            for i in range(1, mp + 1):
+                if abort[0] != 0:
+                    return -1
+                a = alpha[start + i - 1]
+                diag = row[0]
+                row[0] = i
+                left = i
+                rowmin = i
+                for j in range(1, n + 1):
+                    up = row[j]
+                    v = diag + (0 if (a & beta[lo + j - 1]) else 1)
+                    if up + 1 < v:
+                        v = up + 1
+                    if left + 1 < v:
+                        v = left + 1
+                    row[j] = v
+                    diag = up
+                    left = v
+                    if v < rowmin:
+                        rowmin = v
+                if counting:
+                    cells += n
+                if rowmin <= K:
+                    if i > c:
+                        c = i
+                elif opt1:
+                    break
+        if counting:
+            counters[0] += cells
+            counters[1] += cells
+        return c
+
+    @njit(nogil=True, cache=True)
+    def serial(alpha, m_end, r_lo, r_hi, beta, offsets, K, opt1, out_c, counters, abort):
+        row = np.empty(_max_record(offsets) + 1, dtype=np.int64)
+        for r in range(r_lo, r_hi):
+            c = longest_prefix(alpha, r, m_end, beta, offsets, K, opt1, row, counters, abort)
+            if c < 0:
+                return r - r_lo
+            out_c[r - r_lo] = c
+            if c == m_end - r:
+                return r - r_lo + 1
+        return r_hi - r_lo
+
+    @njit(nogil=True, cache=True, parallel=True)
+    def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, opt1, out_c, counters, abort):
+        count = r_hi - r_lo
+        stop = np.full(1, r_hi, dtype=np.int64)
+        per_r = np.zeros((count, 2), dtype=np.int64)
+        width = _max_record(offsets) + 1
+        for idx in prange(count):
+            r = r_lo + idx
+            if r > stop[0]:
+                out_c[idx] = -2
+                continue
+            row = np.empty(width, dtype=np.int64)
+            c = longest_prefix(alpha, r, m_end, beta, offsets, K, opt1, row, per_r[idx], abort)
+            out_c[idx] = c
+            if c == m_end - r and r < stop[0]:
+                stop[0] = r  # a lost update only leaves the hint higher
+        for idx in range(count):
+            counters[0] += per_r[idx, 0]
+            counters[1] += per_r[idx, 1]
+        return _settled(out_c, count)
+
+    @njit(nogil=True, cache=True, parallel=True)
+    def fine_batch(alpha, m_end, starts, beta, offsets, K, opt1, opt3, stripe, out_c, counters, abort, nthreads):
+        """c(r) for every r in ``starts``; cells of an anti-diagonal in parallel.
+
+        Returns False when aborted.
+        """
+        nq = starts.shape[0]
+        mps = np.empty(nq, dtype=np.int64)
+        for q in range(nq):
+            mps[q] = m_end - starts[q]
+            out_c[q] = min(K, mps[q])
+        width = _max_record(offsets) + 1
+        top = np.empty((nq, width), dtype=np.int64)       # bottom row of the previous stripe
+        newtop = np.empty((nq, width), dtype=np.int64)
+        ad = np.empty((3, nq, stripe), dtype=np.int64)    # anti-diagonals t-2, t-1, t
+        hits = np.zeros((nq, stripe), dtype=np.int64)     # shared result scratch (no opt3)
+        slots = np.zeros((nthreads, nq), dtype=np.int64)  # opt3: per-thread result slots
+        cells = 0
+        for rec in range(offsets.shape[0] - 1):
+            lo = offsets[rec]
+            n = offsets[rec + 1] - lo
+            live = np.ones(nq, dtype=np.bool_)
+            for q in range(nq):
+                for j in range(n + 1):
+                    top[q, j] = 0
+            i0 = 0
+            maxmp = 0
+            for q in range(nq):
+                maxmp = max(maxmp, mps[q])
+            while i0 < maxmp:
+                if abort[0] != 0:
+                    return False
+                h = min(stripe, maxmp - i0)
+                slots[:, :] = 0
+                for t in range(h + n - 1):
+                    cur = t % 3
+                    p1 = (t + 2) % 3
+                    p2 = (t + 1) % 3
+                    ii_lo = max(0, t - (n - 1))
+                    ii_hi = min(h - 1, t)
+                    span = ii_hi - ii_lo + 1
+                    total = span * nq
+                    if span <= 0:
+                        continue
+                    if opt3:
+                        for th in prange(nthreads):
+                            a_ = th * total // nthreads
+                            b_ = (th + 1) * total // nthreads
+                            for flat in range(a_, b_):
+                                q = flat // span
+                                ii = ii_lo + flat - q * span
+                                v = _fine_cell(alpha, starts[q], beta, lo, t, ii, i0, h, n, mps[q],
+                                               live[q], top[q], newtop[q], ad[cur, q], ad[p1, q], ad[p2, q])
+                                if v >= 0 and v <= K:
+                                    row_i = i0 + ii + 1
+                                    if row_i > slots[th, q]:
+                                        slots[th, q] = row_i
+                    else:
+                        for flat in prange(total):
+                            q = flat // span
+                            ii = ii_lo + flat - q * span
+                            v = _fine_cell(alpha, starts[q], beta, lo, t, ii, i0, h, n, mps[q],
+                                           live[q], top[q], newtop[q], ad[cur, q], ad[p1, q], ad[p2, q])
+                            hits[q, ii - ii_lo] = 1 if (v >= 0 and v <= K) else 0
+                        # The shared result, updated one cell at a time (the critical section).
+                        for q in range(nq):
+                            for x in range(span):
+                                if hits[q, x] != 0:
+                                    row_i = i0 + ii_lo + x + 1
+                                    if row_i > slots[0, q]:
+                                        slots[0, q] = row_i
+                    if counting:
+                        for q in range(nq):
+                            if live[q]:
+                                rows_q = min(h, mps[q] - i0)
+                                cells += max(0, min(ii_hi, rows_q - 1) - ii_lo + 1)
+                for q in range(nq):
+                    if not live[q]:
+                        continue
+                    best = 0
+                    for th in range(nthreads):
+                        if slots[th, q] > best:
+                            best = slots[th, q]
+                    if best > out_c[q]:
+                        out_c[q] = best
+                    rows_q = min(h, mps[q] - i0)
+                    last = i0 + rows_q
+                    if last >= mps[q] or (opt1 and best < last):
+                        live[q] = False  # done, or opt1: the stripe's bottom row is all >= k
+                    else:
+                        for j in range(n + 1):
+                            top[q, j] = newtop[q, j]
+                        top[q, 0] = last
+                i0 += h
+        if counting:
+            counters[0] += cells
+            counters[1] += cells
+        return True
+
+    return longest_prefix, serial, coarse, fine_batch
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _fine_cell(alpha, start, beta, lo, t, ii, i0, h, n, mp, live, top, newtop, ad_cur, ad_p1, ad_p2):
+    """Cell (i0+ii+1, t-ii+1) of one stripe; -1 when the matrix has no such row."""
+    row_i = i0 + ii + 1
+    if not live or row_i > mp:
+        return -1
+    j = t - ii + 1
+    a = alpha[start + row_i - 1]
+    if ii == 0:
+        diag = top[j - 1]
+        up = top[j]
+    else:
+        diag = ad_p2[ii - 1] if j > 1 else row_i - 1
+        up = ad_p1[ii - 1]
+    left = ad_p1[ii] if j > 1 else row_i
+    v = diag + (0 if (a & beta[lo + j - 1]) else 1)
+    if up + 1 < v:
+        v = up + 1
+    if left + 1 < v:
+        v = left + 1
+    ad_cur[ii] = v
+    if ii == h - 1 or row_i == mp:
+        newtop[j] = v
+    return v
+
+
+@njit(nogil=True, cache=True)
+def _max_record(offsets):
+    longest = 0
+    for i in range(offsets.shape[0] - 1):
+        longest = max(longest, offsets[i + 1] - offsets[i])
+    return longest
+
+
+@njit(nogil=True, cache=True)
+def _settled(out_c, count):
+    """Positions settled by a coarse slice: up to the first abort (-1)."""
+    for i in range(count):
+        if out_c[i] == -1:
+            return i
+    return count

@@ -1,0 +1,63 @@
+"""Registry entry of the kdiff family (plain data; no numba import)."""
+
+from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
+
+_FINE = ("fine", "coarse+fine")
+
+SPEC = FamilySpec(
+    name="kdiff",
+    title="k-difference primers",
+    help="For each start in the target, the shortest substring at least k edits away from "
+         "everything in the background (candidate primer regions).",
+    inputs=(
+        InputSpec("target", "Target", "Sequence(s) to find primer regions in (e.g. the pathogen)."),
+        InputSpec("background", "Background", "Sequence(s) the primers must not bind (e.g. the host)."),
+    ),
+    params=(
+        ParamSpec("k", "k (edits)", "int", 5, "Minimum edit distance from every background substring.",
+                  minimum=1, maximum=10_000),
+        ParamSpec("strands", "Strands", "choice", "both",
+                  "'both' also searches the reverse complement of the background.",
+                  choices=("both", "forward")),
+    ),
+    flags=(
+        FlagSpec("opt1", "opt1: stop matrix at a row >= k",
+                 "Stop a D matrix as soon as a whole row is >= k (seed study, optimisation 1)."),
+        FlagSpec("opt2", "opt2: stop at a full match",
+                 "Stop an L matrix as soon as the whole suffix is found within k-1 (optimisation 2)."),
+        FlagSpec("opt3", "opt3: per-thread result slots",
+                 "Each thread keeps its best row in its own slot, reduced once, instead of a shared "
+                 "result updated under serialisation (optimisation 3)."),
+    ),
+    variants=(
+        VariantSpec(
+            "conventional", "conventional (D matrix)",
+            "Row-by-row edit-distance matrix D; O(m^2 n) overall.",
+            (
+                BackendSpec("serial", flags=("opt1",), default_flags=("opt1",)),
+                BackendSpec("multicore", parallel=("coarse",) + _FINE, flags=("opt1", "opt3"),
+                            default_flags=("opt1", "opt3"), flag_forms={"opt3": _FINE}),
+            ),
+        ),
+        VariantSpec(
+            "alternative", "alternative (L diagonals)",
+            "Landau-Vishkin diagonal matrix L; O(m^2 n k) worst case, fewer comparisons in practice.",
+            (
+                BackendSpec("serial", flags=("opt2",), default_flags=("opt2",)),
+                BackendSpec("multicore", parallel=("coarse",) + _FINE, flags=("opt2", "opt3"),
+                            default_flags=("opt2", "opt3"), flag_forms={"opt3": _FINE}),
+            ),
+        ),
+        VariantSpec(
+            "bitparallel", "bitparallel (Myers/Hyyrö)",
+            "64 rows per word operation with Ukkonen's cut-off; blocks added only as needed.",
+            (
+                BackendSpec("serial"),
+                BackendSpec("multicore", parallel=("coarse",)),
+            ),
+        ),
+    ),
+    fastest_variant="bitparallel",
+    module="engine.kdiff",
+    metric="comparisons",
+)

@@ -1,0 +1,213 @@
+"""Families -> variants -> backends -> parallel forms and flags.
+
+The GUI builds its parameter panels from this table and the CLI builds its
+choices from it, so only combinations that exist in the engine can be asked
+for. Family specs are plain data in each family's ``spec.py`` (no numba import),
+so reading the registry is cheap at start-up.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import importlib
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Mapping
+
+BACKENDS = ("serial", "multicore", "cuda")
+
+#: Family packages, in the order the GUI and CLI list them.
+FAMILY_MODULES = ("engine.kdiff",)
+
+
+@dataclass(frozen=True)
+class FlagSpec:
+    name: str
+    title: str
+    help: str
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """One backend of a variant: its parallel forms and the flags that act on it.
+
+    ``flag_forms`` restricts a flag to some parallel forms (e.g. opt3 only
+    means something when cells of one matrix run in parallel).
+    """
+
+    name: str
+    parallel: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    default_flags: tuple[str, ...] = ()
+    flag_forms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    name: str
+    title: str
+    help: str
+    backends: tuple[BackendSpec, ...]
+
+    def backend(self, name: str) -> BackendSpec | None:
+        for spec in self.backends:
+            if spec.name == name:
+                return spec
+        return None
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """A numeric or choice parameter of a family (k, strands, scores...)."""
+
+    name: str
+    title: str
+    kind: str  # "int" | "float" | "choice"
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    role: str
+    title: str
+    help: str
+    many: bool = True  # several records allowed
+
+
+@dataclass(frozen=True)
+class FamilySpec:
+    name: str
+    title: str
+    help: str
+    inputs: tuple[InputSpec, ...]
+    params: tuple[ParamSpec, ...]
+    flags: tuple[FlagSpec, ...]
+    variants: tuple[VariantSpec, ...]
+    fastest_variant: str
+    module: str
+    metric: str = "cells"  # what the throughput graph shows besides cells/s
+
+    def variant(self, name: str) -> VariantSpec:
+        for spec in self.variants:
+            if spec.name == name:
+                return spec
+        names = ", ".join(v.name for v in self.variants)
+        raise ValueError(f"{self.name} has no variant {name!r} (choose from {names})")
+
+    def flag(self, name: str) -> FlagSpec:
+        for spec in self.flags:
+            if spec.name == name:
+                return spec
+        raise ValueError(f"{self.name} has no flag {name!r}")
+
+    def param(self, name: str) -> ParamSpec:
+        for spec in self.params:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+
+@lru_cache(maxsize=None)
+def families() -> tuple[FamilySpec, ...]:
+    return tuple(importlib.import_module(m + ".spec").SPEC for m in FAMILY_MODULES)
+
+
+def family(name: str) -> FamilySpec:
+    for spec in families():
+        if spec.name == name:
+            return spec
+    raise ValueError(f"unknown family {name!r} (choose from {', '.join(f.name for f in families())})")
+
+
+@lru_cache(maxsize=None)
+def backend_status(name: str) -> tuple[bool, str]:
+    """(available, reason). Never imports numba.cuda: the GUI asks this at start-up."""
+    if name in ("serial", "multicore"):
+        return True, ""
+    if name == "cuda":
+        if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+            return True, "CUDA simulator (NUMBA_ENABLE_CUDASIM=1): correct but slow"
+        if ctypes.util.find_library("cuda") is None and not os.path.exists("/dev/nvidiactl"):
+            return False, "no NVIDIA GPU driver (libcuda) found on this machine"
+        return True, ""
+    return False, f"unknown backend {name!r}"
+
+
+def default_backend(fam: FamilySpec, variant: str) -> str:
+    """The fastest available backend of a variant."""
+    spec = fam.variant(variant)
+    names = [b.name for b in spec.backends]
+    for preferred in ("cuda", "multicore", "serial"):
+        if preferred in names and backend_status(preferred)[0]:
+            if preferred == "multicore" and (os.cpu_count() or 1) < 2:
+                continue
+            return preferred
+    return names[0]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """A checked (variant, backend, parallel form, flags) combination."""
+
+    variant: str
+    backend: str
+    parallel: str | None
+    flags: frozenset
+
+
+def resolve(fam: FamilySpec, variant: str | None, backend: str | None,
+            parallel: str | None, flags) -> Selection:
+    """Fill defaults and check that the combination exists.
+
+    ``flags=None`` means the backend's default flags; an explicit collection is
+    taken as is. Raises ValueError with a message naming the bad choice.
+    """
+    variant = variant or fam.fastest_variant
+    vspec = fam.variant(variant)
+    backend = backend or default_backend(fam, variant)
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+    bspec = vspec.backend(backend)
+    if bspec is None:
+        offered = ", ".join(b.name for b in vspec.backends)
+        raise ValueError(f"{fam.name} variant {variant!r} has no {backend} backend (available: {offered})")
+    available, reason = backend_status(backend)
+    if not available:
+        raise ValueError(f"the {backend} backend is not available: {reason}")
+    if bspec.parallel:
+        parallel = parallel or bspec.parallel[0]
+        if parallel not in bspec.parallel:
+            raise ValueError(f"{fam.name} {variant}/{backend} has no parallel form {parallel!r} "
+                             f"(choose from {', '.join(bspec.parallel)})")
+    elif parallel:
+        raise ValueError(f"{fam.name} {variant}/{backend} has no parallel forms; drop --parallel")
+    allowed = set(valid_flags(fam, variant, backend, parallel))
+    if flags is None:
+        chosen = frozenset(f for f in bspec.default_flags if f in allowed)
+    else:
+        chosen = frozenset(flags)
+        for flag in chosen:
+            fam.flag(flag)
+            if flag not in allowed:
+                where = f"{variant}/{backend}" + (f"/{parallel}" if parallel else "")
+                ok = ", ".join(sorted(allowed)) or "none"
+                raise ValueError(f"flag {flag} does not apply to {fam.name} {where} (valid: {ok})")
+    return Selection(variant, backend, parallel, chosen)
+
+
+def valid_flags(fam: FamilySpec, variant: str, backend: str, parallel: str | None) -> tuple[str, ...]:
+    bspec = fam.variant(variant).backend(backend)
+    if bspec is None:
+        return ()
+    return tuple(f for f in bspec.flags
+                 if f not in bspec.flag_forms or parallel in bspec.flag_forms[f])
+
+
+def family_api(name: str):
+    """The family package (imports numba; call when a job is about to run)."""
+    return importlib.import_module(family(name).module)
