@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes.util
 import importlib
+import importlib.util
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -17,8 +18,9 @@ from typing import Any, Mapping
 
 BACKENDS = ("serial", "multicore", "cuda")
 
-#: Family packages, in the order the GUI and CLI list them.
-FAMILY_MODULES = ("engine.kdiff",)
+#: Family packages, in the order the GUI and CLI list them. A family is listed
+#: once its package has a ``spec.py``.
+FAMILY_MODULES = ("engine.kdiff", "engine.kmismatch", "engine.lcs", "engine.edit", "engine.nw")
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,8 @@ class FamilySpec:
 
 @lru_cache(maxsize=None)
 def families() -> tuple[FamilySpec, ...]:
-    return tuple(importlib.import_module(m + ".spec").SPEC for m in FAMILY_MODULES)
+    present = [m for m in FAMILY_MODULES if importlib.util.find_spec(m + ".spec") is not None]
+    return tuple(importlib.import_module(m + ".spec").SPEC for m in present)
 
 
 def family(name: str) -> FamilySpec:

@@ -1,0 +1,25 @@
+"""Entry point of the ``primerscope`` command.
+
+No subcommand, or ``gui``, opens the desktop application; every other
+subcommand is the engine's command line, which never imports Qt (so it also
+runs on machines without PySide6, such as the GPU machine).
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] == "gui":
+        from app.main import main as gui_main
+
+        return gui_main(argv[1:] if argv else [])
+    from engine.cli import main as cli_main
+
+    return cli_main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,203 @@
+"""The ``primerscope`` command line for the compute subcommands (no Qt here).
+
+Every family plugs in through ``engine/<family>/cli.py``, which provides:
+
+- ``add_arguments(parser)``: the family's positional inputs and parameters;
+- ``make_job(args) -> Job``: load sequences and validate (raise SequenceError or ValueError);
+- ``write_csv(result, fh)`` and ``to_json(result) -> dict`` (the answer only; the
+  run metadata is added here).
+
+This module adds the options every family shares (``--variant --backend
+--parallel --opt --threads -o --json``), the progress bar on standard error,
+the exit codes (2 for bad input, 1 for a failure inside a run) and writes
+output atomically, so a failed run never leaves a partial file behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import io
+import json
+import os
+import sys
+import tempfile
+
+from engine import registry
+from engine.jobs import CancelToken, Progress
+from engine.sequences import SequenceError
+
+
+class UsageError(Exception):
+    """Bad input detected by the CLI itself; printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's default prints usage; keep errors to one line
+        raise UsageError(message)
+
+
+def family_cli(name: str):
+    return importlib.import_module(f"engine.{name}.cli")
+
+
+def add_common_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec) -> None:
+    variants = [v.name for v in fam.variants]
+    parser.add_argument("--variant", choices=variants, help=f"default: {fam.fastest_variant}")
+    parser.add_argument("--backend", choices=registry.BACKENDS,
+                        help="default: the fastest available")
+    forms = sorted({p for v in fam.variants for b in v.backends for p in b.parallel})
+    if forms:
+        parser.add_argument("--parallel", choices=forms, help="parallel form (multicore/cuda)")
+    if fam.flags:
+        parser.add_argument("--opt", action="append", metavar="NAME",
+                            choices=[f.name for f in fam.flags] + ["none"],
+                            help="optimisation flag, repeatable; without --opt the backend's "
+                                 "defaults apply; '--opt none' switches all off")
+    parser.add_argument("--threads", type=int, metavar="N", help="threads for multicore")
+    parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of CSV")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def selected_flags(args):
+    opts = getattr(args, "opt", None)
+    if not opts:
+        return None
+    return frozenset(o for o in opts if o != "none")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="primerscope",
+                     description="Candidate primer regions and DNA dynamic programming, live.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    gui = sub.add_parser("gui", help="open the desktop application")
+    gui.add_argument("--demo", action="store_true", help="load the demo data")
+    gui.add_argument("--screenshot", metavar="FILE.png", help="run the demo job, save a PNG, exit")
+    for fam in registry.families():
+        p = sub.add_parser(fam.name, help=fam.title, description=fam.help)
+        family_cli(fam.name).add_arguments(p)
+        add_common_options(p, fam)
+    from engine.bench import add_arguments as bench_arguments
+    bench_arguments(sub.add_parser("bench", help="benchmarks (prints a table, writes JSON)"))
+    return parser
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self.drawn = False
+
+    def __call__(self, p: Progress) -> None:
+        if not self.enabled:
+            return
+        if p.phase == "compiling":
+            sys.stderr.write("\rcompiling kernels…" + " " * 30)
+        else:
+            width = 30
+            filled = int(width * p.fraction)
+            rate = p.cells_per_second
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {100 * p.fraction:5.1f}% "
+                             f"{p.elapsed:6.1f}s {rate / 1e9:7.2f} Gcells/s")
+        sys.stderr.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            sys.stderr.write("\r" + " " * 72 + "\r")
+            sys.stderr.flush()
+
+
+def _check_output_path(path: str) -> None:
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    if os.path.isdir(path):
+        raise UsageError(f"{path}: is a directory, cannot write output there")
+    if not os.path.isdir(directory):
+        raise UsageError(f"{path}: cannot write output (directory {directory} does not exist)")
+    if not os.access(directory, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise UsageError(f"{path}: cannot write output (permission denied)")
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write to a temporary file beside ``path`` and rename: no partial output, ever."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".primerscope-", dir=directory)
+    try:
+        with os.fdopen(fd, "w", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def run_family(args) -> int:
+    fam = registry.family(args.command)
+    plugin = family_cli(fam.name)
+    if args.threads is not None and args.threads < 1:
+        raise UsageError(f"--threads must be >= 1, got {args.threads}")
+    if args.output:
+        _check_output_path(args.output)
+    job = plugin.make_job(args)
+    api = registry.family_api(fam.name)
+    bar = ProgressBar(not args.no_progress)
+    cancel = CancelToken()
+    gen = api.iter_solve(job, cancel)
+    try:
+        while True:
+            try:
+                bar(next(gen))
+            except StopIteration as stop:
+                result = stop.value
+                break
+    except KeyboardInterrupt:
+        bar.close()
+        print("primerscope: interrupted; no output written", file=sys.stderr)
+        return 130
+    finally:
+        bar.close()
+    if args.json:
+        info = result.info
+        payload = {"family": info.family, "variant": info.variant, "backend": info.backend,
+                   "parallel": info.parallel, "flags": list(info.flags), "threads": info.threads,
+                   "seconds": info.seconds, "cells": info.cells, "comparisons": info.comparisons,
+                   "complete": info.complete}
+        payload.update(plugin.to_json(result))
+        text = json.dumps(payload) + "\n"
+    else:
+        buf = io.StringIO(newline="")
+        plugin.write_csv(result, buf)
+        text = buf.getvalue()
+    if args.output:
+        write_atomically(args.output, text)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return 0
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            raise UsageError("no command given (try: primerscope --help)")
+        if args.command == "gui":
+            raise UsageError("the gui command is started through the app package (primerscope gui)")
+        if args.command == "bench":
+            from engine.bench import run as run_bench
+            return run_bench(args)
+        return run_family(args)
+    except (UsageError, SequenceError, ValueError) as exc:
+        print(f"primerscope: error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("primerscope: error: out of memory", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a failure inside a run: one line, exit 1
+        print(f"primerscope: run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,118 @@
+"""kdiff benchmark workloads (issue 2) and the edlib baseline script.
+
+W1: alpha = lambda[0:500],   beta = E. coli[0:241494], k = 100, forward
+W2: alpha = lambda[0:43606], beta = E. coli[0:241494], k = 100, forward (the seed study's scale)
+W3: alpha = lambda[0:300],   beta = E. coli[0:300000], k = 5,   forward
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine import kdiff
+from engine.bench import Case, Ratio, timed
+from engine.bench import data
+from engine.jobs import drive
+from engine.sequences import decode
+
+WORKLOADS = {
+    "W1": (500, 241_494, 100),
+    "W2": (43_606, 241_494, 100),
+    "W3": (300, 300_000, 5),
+}
+
+RATIOS = (
+    Ratio("W1", "bitparallel/serial", "conventional/serial+opt1", 15.0,
+          "bitparallel serial vs conventional+opt1 serial"),
+    Ratio("W1", "bitparallel/multicore/coarse", "bitparallel/serial", 1.8,
+          "bitparallel coarse multicore vs serial"),
+    Ratio("W1", "alternative/multicore/coarse+opt2", "alternative/serial+opt2", 1.8,
+          "alternative coarse multicore vs serial"),
+    Ratio("W3", "bitparallel/serial", "edlib binary search (script)", 3.0,
+          "bitparallel serial vs edlib HW binary search per r"),
+)
+
+
+def _inputs(workload):
+    m, n, k = WORKLOADS[workload]
+    return [data.lambda_phage().slice(0, m)], [data.ecoli().slice(0, n)], k
+
+
+def _kdiff_case(workload, variant, backend, parallel=None, flags=(), threads=None, counting=False):
+    def run():
+        target, background, k = _inputs(workload)
+        job = kdiff.make_job(target, background, k, variant=variant, backend=backend,
+                             parallel=parallel, flags=frozenset(flags), strands="forward",
+                             threads=threads, count_comparisons=counting)
+        # Warm-up compiles (or loads) the kernels; solve time excludes it, as --json does.
+        kdiff.solve(target[:1], [background[0].slice(0, 200)], k, variant=variant,
+                    backend=backend, parallel=parallel, flags=frozenset(flags), strands="forward",
+                    threads=threads, count_comparisons=counting)
+        result = drive(kdiff.iter_solve(job))
+        info = result.info
+        lengths = [c.length for c in result.candidates]
+        metrics = {"seconds": info.seconds, "candidates": len(lengths),
+                   "mean_len": float(np.mean(lengths)) if lengths else 0.0,
+                   "cells": info.cells}
+        if counting:
+            metrics["comparisons"] = info.comparisons
+            metrics["cmp_per_s"] = info.comparisons / info.seconds if info.seconds else 0.0
+        return metrics
+
+    name = f"{variant}/{backend}" + (f"/{parallel}" if parallel else "")
+    name += "".join("+" + f for f in sorted(flags))
+    return Case("kdiff", workload, name, run, describe=f"k-difference primers, {workload}")
+
+
+def edlib_binary_search(alpha: str, beta: str, k: int) -> list[int]:
+    """What a user would otherwise write: for each r, binary search the longest prefix
+    of alpha[r:] that edlib finds in beta within k-1 edits (HW, infix mode).
+
+    Returns c(r) for each r until the first r whose whole suffix occurs.
+    """
+    import edlib
+
+    K = k - 1
+    m = len(alpha)
+    out = []
+    for r in range(m):
+        lo, hi = min(K, m - r), m - r  # prefixes of length <= K always occur
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            found = edlib.align(alpha[r:r + mid], beta, mode="HW", task="distance", k=K)
+            if found["editDistance"] != -1:
+                lo = mid
+            else:
+                hi = mid - 1
+        out.append(lo)
+        if lo == m - r:
+            break
+    return out
+
+
+def _edlib_case(workload):
+    def run():
+        target, background, k = _inputs(workload)
+        alpha, beta = decode(target[0].codes), decode(background[0].codes)
+        seconds, cs = timed(lambda: edlib_binary_search(alpha, beta, k))
+        ours = kdiff.solve(target, background, k, variant="bitparallel", backend="serial",
+                           strands="forward")
+        agree = np.array_equal(np.array(cs), ours.profiles[target[0].id])
+        return {"seconds": seconds, "positions": len(cs), "agrees_with_bitparallel": bool(agree)}
+
+    return Case("kdiff", workload, "edlib binary search (script)", run,
+                describe="edlib.align HW per probe, binary search per r")
+
+
+def cases(opts) -> list[Case]:
+    threads = getattr(opts, "threads", None) or 2
+    return [
+        _kdiff_case("W1", "conventional", "serial", flags=("opt1",), counting=True),
+        _kdiff_case("W1", "alternative", "serial", flags=("opt2",), counting=True),
+        _kdiff_case("W1", "bitparallel", "serial"),
+        _kdiff_case("W1", "bitparallel", "multicore", "coarse", threads=threads),
+        _kdiff_case("W1", "alternative", "multicore", "coarse", flags=("opt2",), threads=threads),
+        _kdiff_case("W2", "bitparallel", "multicore", "coarse", threads=threads),
+        _kdiff_case("W3", "bitparallel", "serial"),
+        _edlib_case("W3"),
+    ]

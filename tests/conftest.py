@@ -1,0 +1,44 @@
+"""Shared test set-up: hypothesis profiles and the real DNA in resources/demo."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "resources" / "demo"
+
+settings.register_profile(
+    "default", deadline=None, max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", "60")),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile("default")
+
+
+@pytest.fixture(scope="session")
+def demo_dir() -> Path:
+    return DEMO
+
+
+@pytest.fixture(scope="session")
+def lambda_record():
+    from engine.bench.data import lambda_phage
+
+    return lambda_phage()
+
+
+@pytest.fixture(scope="session")
+def ecoli_record():
+    from engine.bench.data import ecoli
+
+    return ecoli()
+
+
+@pytest.fixture(scope="session")
+def msx2_records():
+    from engine.bench.data import msx2
+
+    return msx2()
