@@ -116,7 +116,8 @@ class FamilySpec:
 
 @lru_cache(maxsize=None)
 def families() -> tuple[FamilySpec, ...]:
-    present = [m for m in FAMILY_MODULES if importlib.util.find_spec(m + ".spec") is not None]
+    present = [m for m in FAMILY_MODULES
+               if importlib.util.find_spec(m) is not None and importlib.util.find_spec(m + ".spec")]
     return tuple(importlib.import_module(m + ".spec").SPEC for m in present)
 
 

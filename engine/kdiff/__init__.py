@@ -183,7 +183,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     runner = _SliceRunner(job, beta, offsets, cancel.flag)
 
     # Start positions whose suffix is longer than k-1 (shorter ones always match).
-    total = sum(max(0, len(t) - K - 1) for t in targets)
+    total = sum(max(0, len(t) - K) for t in targets)
     if not runner.compiled():
         yield Progress(0, total, 0, 0, 0.0, phase="compiling", message="compiling kernels…")
         _warm_up(runner)
@@ -198,7 +198,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     for target in targets:
         alpha = np.ascontiguousarray(target.codes)
         m = alpha.shape[0]
-        r_end = max(0, m - K - 1)
+        r_end = max(0, m - K)
         cs = np.full(r_end, -1, dtype=np.int64)
         clock = SliceClock(first=1, maximum=max(1, r_end))
         r = 0
@@ -235,6 +235,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
                            partial=tuple(candidates))
         if stopped:
             done += r_end - r  # positions after the stop have no candidate by definition
+            yield Progress(done, total, int(counters[0]), int(counters[1]), elapsed,
+                           partial=tuple(candidates))
         profiles[target.id] = cs[:r]
         settled_by[target.id] = r
         if not complete:

@@ -64,28 +64,30 @@ def _kdiff_case(workload, variant, backend, parallel=None, flags=(), threads=Non
     return Case("kdiff", workload, name, run, describe=f"k-difference primers, {workload}")
 
 
-def edlib_binary_search(alpha: str, beta: str, k: int) -> list[int]:
-    """What a user would otherwise write: for each r, binary search the longest prefix
-    of alpha[r:] that edlib finds in beta within k-1 edits (HW, infix mode).
-
-    Returns c(r) for each r until the first r whose whole suffix occurs.
-    """
+def edlib_longest_prefix(pattern: str, beta: str, k: int) -> int:
+    """Binary search for the longest prefix of ``pattern`` that edlib finds in ``beta``
+    within k-1 edits (HW, infix mode). Prefix occurrence is monotone, so this is exact."""
     import edlib
 
     K = k - 1
-    m = len(alpha)
+    lo, hi = min(K, len(pattern)), len(pattern)  # prefixes of length <= K always occur
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if edlib.align(pattern[:mid], beta, mode="HW", task="distance", k=K)["editDistance"] != -1:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def edlib_binary_search(alpha: str, beta: str, k: int) -> list[int]:
+    """The script a user would otherwise write: :func:`edlib_longest_prefix` for each r,
+    until the first r whose whole suffix occurs. Returns c(r)."""
     out = []
-    for r in range(m):
-        lo, hi = min(K, m - r), m - r  # prefixes of length <= K always occur
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            found = edlib.align(alpha[r:r + mid], beta, mode="HW", task="distance", k=K)
-            if found["editDistance"] != -1:
-                lo = mid
-            else:
-                hi = mid - 1
-        out.append(lo)
-        if lo == m - r:
+    for r in range(len(alpha)):
+        c = edlib_longest_prefix(alpha[r:], beta, k)
+        out.append(c)
+        if c == len(alpha) - r:
             break
     return out
 

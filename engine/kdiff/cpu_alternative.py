@@ -81,16 +81,14 @@ def build(counting: bool):
                         cmps += cm
                     if row > c and (e == K or row == mp):
                         c = row
-                if counting:
-                    cells += n + 1 + e
+                cells += n + 1 + e
                 if opt2 and c == mp:
                     break
                 prev, cur = cur, prev
             if opt2 and c == mp:
                 break
-        if counting:
-            counters[0] += cells
-            counters[1] += cmps
+        counters[0] += cells
+        counters[1] += cmps
         return c
 
     @njit(nogil=True, cache=True)
@@ -197,8 +195,7 @@ def build(counting: bool):
                 for q in range(nq):
                     if not live[q]:
                         continue
-                    if counting:
-                        cells += span
+                    cells += span
                     for th in range(nthreads):
                         if slots[th, q] > out_c[q]:
                             out_c[q] = slots[th, q]
@@ -208,10 +205,9 @@ def build(counting: bool):
                         any_live = True
                 if not any_live:
                     break
-        if counting:
-            counters[0] += cells
-            for th in range(nthreads):
-                counters[1] += slot_cmps[th]
+        counters[0] += cells
+        for th in range(nthreads):
+            counters[1] += slot_cmps[th]
         return True
 
     return longest_prefix, serial, coarse, fine_batch

@@ -137,8 +137,7 @@ def build(counting: bool):
                         pv[l, b] = p
                         mv[l, b] = m
                         score[l, b] += np.int64(hin_p) - np.int64(hin_m)
-                    if counting:
-                        steps += yl + 1
+                    steps += yl + 1
                     # Grow: the first row of block y+1 can only become active from
                     # the bottom of block y (diagonal from j-1, or vertical in j).
                     if yl < nblocks[l] - 1:
@@ -158,8 +157,7 @@ def build(counting: bool):
                             mv[l, nxt] = m
                             score[l, nxt] = prev + 64 + np.int64(hp) - np.int64(hm)
                             yl = nxt
-                            if counting:
-                                steps += 1
+                            steps += 1
                     # Shrink: a block whose bottom is >= K+64 is inactive throughout.
                     while yl > 0 and score[l, yl] >= K + 64:
                         yl -= 1
@@ -180,9 +178,9 @@ def build(counting: bool):
                                 remaining -= 1
                 if remaining == 0:
                     break
+        counters[0] += 64 * steps
         if counting:
-            counters[0] += 64 * steps
-            counters[1] += 64 * steps
+            counters[1] += 64 * steps  # 64 symbol comparisons per word operation
         return True
 
     @njit(nogil=True, cache=True)

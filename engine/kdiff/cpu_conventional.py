@@ -56,16 +56,15 @@ def build(counting: bool):
                     left = v
                     if v < rowmin:
                         rowmin = v
-                if counting:
-                    cells += n
+                cells += n
                 if rowmin <= K:
                     if i > c:
                         c = i
                 elif opt1:
                     break
+        counters[0] += cells
         if counting:
-            counters[0] += cells
-            counters[1] += cells
+            counters[1] += cells  # one symbol comparison per cell
         return c
 
     @njit(nogil=True, cache=True)
@@ -172,11 +171,10 @@ def build(counting: bool):
                                     row_i = i0 + ii_lo + x + 1
                                     if row_i > slots[0, q]:
                                         slots[0, q] = row_i
-                    if counting:
-                        for q in range(nq):
-                            if live[q]:
-                                rows_q = min(h, mps[q] - i0)
-                                cells += max(0, min(ii_hi, rows_q - 1) - ii_lo + 1)
+                    for q in range(nq):
+                        if live[q]:
+                            rows_q = min(h, mps[q] - i0)
+                            cells += max(0, min(ii_hi, rows_q - 1) - ii_lo + 1)
                 for q in range(nq):
                     if not live[q]:
                         continue
@@ -195,8 +193,8 @@ def build(counting: bool):
                             top[q, j] = newtop[q, j]
                         top[q, 0] = last
                 i0 += h
+        counters[0] += cells
         if counting:
-            counters[0] += cells
             counters[1] += cells
         return True
 

@@ -1,0 +1,35 @@
+"""The demo data sets shipped in resources/demo (public records; see PROVENANCE.md there)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from engine.sequences import Record, load
+
+DEMO_DIR = Path(__file__).resolve().parents[1] / "resources" / "demo"
+
+#: Demo menu entries: key -> (menu title, one-line description).
+DATASETS = {
+    "lambda-ecoli": ("Lambda phage vs E. coli 536",
+                     "Phage lambda (48.5 kb) as target, E. coli 536 (4.9 Mb) as background"),
+    "msx2": ("msx2 mRNA homologs", "Eight msx2 mRNAs from human, mouse, rat, dog, chicken..."),
+    "yeast": ("Yeast ORFs", "Seven S. cerevisiae ORFs with flanking sequence"),
+}
+
+FILES = {
+    "lambda": "lambda_NC_001416.fa",
+    "ecoli": "ecoli536_NC_008253.fna.gz",
+    "msx2": "msx2_mrna_homologs.fa",
+    "yeast": "yeast_someORF.fa",
+}
+
+
+@lru_cache(maxsize=None)
+def records(name: str) -> tuple[Record, ...]:
+    """Records of one demo file (loaded once; E. coli takes most of a second)."""
+    return tuple(load(DEMO_DIR / FILES[name]))
+
+
+def path(name: str) -> str:
+    return str(DEMO_DIR / FILES[name])

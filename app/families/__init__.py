@@ -1,0 +1,142 @@
+"""One small adapter per engine family: how its jobs, results, table rows and views look.
+
+The window knows nothing about any family; it asks the adapter of the family
+chosen in the registry. An adapter never imports the family's engine package
+at module level (that package may import numba): the window must open without
+compiling or loading kernels, so engine APIs are imported when a job is built,
+which happens on the worker thread.
+
+CSV export always goes through the family's own writer
+(``engine.<family>.cli.write_csv``), so the file equals what the command line
+writes for the same job.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import io
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from engine import registry
+from engine.jobs import Job
+from engine.sequences import Record
+
+
+@dataclass(frozen=True)
+class Column:
+    """A results-table column. ``role`` ties it to the filters: 'length', 'start', 'end'."""
+
+    title: str
+    kind: str = "str"  # "int" | "float" | "str"
+    role: str = ""
+    tip: str = ""
+
+
+@dataclass(frozen=True)
+class RunChoice:
+    """What the parameter panel says: a checked registry selection plus parameters."""
+
+    family: str
+    selection: registry.Selection
+    params: Mapping[str, Any]
+    threads: int | None = None
+
+
+@dataclass(frozen=True)
+class DemoInput:
+    """Records for one input role of a demo, with the region (1-based, inclusive) to use."""
+
+    records: tuple[Record, ...]
+    source: str
+    use: tuple[int, ...] | None = None  # indices of the records to use; None: all
+    region: tuple[int, int] | None = None
+
+
+class FamilyAdapter:
+    """Base adapter; subclasses override what their family offers."""
+
+    name = ""
+    #: Columns of the results table.
+    columns: tuple[Column, ...] = ()
+    #: Ask the engine for downsampled DP snapshots during a run.
+    wants_snapshots = False
+    #: Noun for a result row in the status bar.
+    noun = "results"
+
+    # -- engine side (called on the worker thread) ---------------------------------
+    @property
+    def spec(self) -> registry.FamilySpec:
+        return registry.family(self.name)
+
+    def api(self):
+        return registry.family_api(self.name)
+
+    def cli(self):
+        return importlib.import_module(f"engine.{self.name}.cli")
+
+    def make_job(self, inputs: Mapping[str, Sequence[Record]], choice: RunChoice) -> Job:
+        """Build the family's job through its own ``make_job`` (which validates everything)."""
+        raise NotImplementedError
+
+    # -- results --------------------------------------------------------------------
+    def items(self, result_or_partial) -> Sequence:
+        """Raw result items of a result or of ``Progress.partial``; partial lists grow by appending."""
+        raise NotImplementedError
+
+    def row(self, item) -> tuple:
+        """One table row (in :attr:`columns` order) for a raw item."""
+        raise NotImplementedError
+
+    def csv_text(self, result) -> str:
+        """The exact text ``primerscope <family> ... -o OUT.csv`` writes for this result."""
+        buf = io.StringIO(newline="")
+        self.cli().write_csv(result, buf)
+        return buf.getvalue()
+
+    def alignment_text(self, result, selected=None) -> str:
+        """Alignments as plain text for "Export alignments" ('' when the family has none)."""
+        return ""
+
+    def answer_key(self, result):
+        """What must agree between variants and backends (Compare backends checks it)."""
+        return self.csv_text(result)
+
+    def summary(self, result) -> str:
+        n = len(self.items(result))
+        return f"{n:,} {self.noun}"
+
+    # -- GUI side ---------------------------------------------------------------------
+    def create_views(self, host) -> list:
+        """Family views (QWidgets with the :class:`app.views.ResultView` interface)."""
+        return []
+
+    def demo_inputs(self, dataset: str) -> dict[str, DemoInput]:
+        """Inputs for a Demo menu data set, mapped onto this family's roles."""
+        return {}
+
+
+_ADAPTERS = {
+    "kdiff": "app.families.kdiff",
+    "kmismatch": "app.families.kmismatch",
+    "lcs": "app.families.lcs",
+    "edit": "app.families.edit",
+    "nw": "app.families.nw",
+}
+
+_cache: dict[str, FamilyAdapter] = {}
+
+
+def has_adapter(name: str) -> bool:
+    module = _ADAPTERS.get(name)
+    return module is not None and importlib.util.find_spec(module) is not None
+
+
+def adapter(name: str) -> FamilyAdapter:
+    """The adapter of a registry family; raises KeyError when the GUI has none for it yet."""
+    if name not in _cache:
+        if not has_adapter(name):
+            raise KeyError(f"the GUI has no adapter for the {name} family yet")
+        _cache[name] = importlib.import_module(_ADAPTERS[name]).ADAPTER
+    return _cache[name]

@@ -1,0 +1,79 @@
+"""pyqtgraph set-up and small helpers shared by the views."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+
+#: Colours used across views (colour-blind safe Okabe-Ito palette).
+BLUE = "#0072B2"
+ORANGE = "#E69F00"
+GREEN = "#009E73"
+RED = "#D55E00"
+PURPLE = "#CC79A7"
+SKY = "#56B4E9"
+GREY = "#7f7f7f"
+PALETTE = (BLUE, ORANGE, GREEN, RED, PURPLE, SKY, "#F0E442", GREY)
+
+
+def configure() -> None:
+    """Row-major images (data[row, col], as the engine's matrices) on a white page."""
+    pg.setConfigOptions(imageAxisOrder="row-major", background="w", foreground="k",
+                        antialias=True)
+
+
+def si(value: float, unit: str) -> str:
+    """``1.2e9, 'cells/s'`` -> ``'1.2 Gcells/s'``."""
+    return pg.siFormat(float(value), precision=3, suffix=unit, space=True)
+
+
+class GrowingSeries:
+    """Columns of floats that grow by doubling (no reallocation per point)."""
+
+    def __init__(self, columns: int, capacity: int = 256):
+        self._data = np.zeros((capacity, columns))
+        self.size = 0
+
+    def append(self, *values: float) -> None:
+        if self.size == self._data.shape[0]:
+            grown = np.zeros((2 * self._data.shape[0], self._data.shape[1]))
+            grown[:self.size] = self._data
+            self._data = grown
+        self._data[self.size] = values
+        self.size += 1
+
+    def column(self, index: int) -> np.ndarray:
+        return self._data[:self.size, index]
+
+    def clear(self) -> None:
+        self.size = 0
+
+
+def export_plot(item, path: str | Path) -> None:
+    """Save a plot item or graphics scene as PNG (2x resolution) or SVG, by file suffix."""
+    from pyqtgraph import exporters
+
+    path = str(path)
+    if path.lower().endswith(".svg"):
+        exporter = exporters.SVGExporter(item)
+    else:
+        exporter = exporters.ImageExporter(item)
+        width = int(exporter.parameters()["width"])
+        exporter.parameters()["width"] = max(width * 2, 1200)
+    exporter.export(path)
+
+
+def new_plot(title: str = "", left: str = "", bottom: str = "", left_units: str | None = None,
+             bottom_units: str | None = None) -> pg.PlotWidget:
+    widget = pg.PlotWidget()
+    plot = widget.getPlotItem()
+    if title:
+        plot.setTitle(title, size="10pt")
+    if left:
+        plot.setLabel("left", left, units=left_units)
+    if bottom:
+        plot.setLabel("bottom", bottom, units=bottom_units)
+    plot.showGrid(x=True, y=True, alpha=0.15)
+    return widget
