@@ -99,7 +99,8 @@ class SliceClock:
     """Adapts slice sizes so that each slice takes about ``config.SLICE_SECONDS``."""
 
     def __init__(self, first: int = 1, maximum: int = 1 << 30) -> None:
-        self.size = max(1, first)
+        self.minimum = max(1, first)
+        self.size = self.minimum
         self.maximum = maximum
 
     def update(self, units: int, seconds: float) -> None:
@@ -109,7 +110,7 @@ class SliceClock:
         rate = units / max(seconds, 1e-6)
         proposal = int(rate * target)
         # Grow at most 4x at a time so that one mis-measured slice cannot overshoot badly.
-        self.size = int(min(self.maximum, max(1, min(proposal, self.size * 4))))
+        self.size = int(min(self.maximum, max(self.minimum, min(proposal, self.size * 4))))
 
 
 def drive(gen: Generator, on_progress: Callable[[Progress], None] | None = None):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import io
 import json
 import os
@@ -75,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_argument("--demo", action="store_true", help="load the demo data")
     gui.add_argument("--screenshot", metavar="FILE.png", help="run the demo job, save a PNG, exit")
     for fam in registry.families():
+        if importlib.util.find_spec(f"engine.{fam.name}.cli") is None:
+            continue  # a family is offered on the command line once it has its cli plug-in
         p = sub.add_parser(fam.name, help=fam.title, description=fam.help)
         family_cli(fam.name).add_arguments(p)
         add_common_options(p, fam)

@@ -105,6 +105,16 @@ class _SliceRunner:
         self.kernels = _kernels(job.variant, job.count_comparisons)
         self.flags = job.flags
 
+    def min_slice(self) -> int:
+        """Enough start positions per slice to keep every thread busy."""
+        if self.job.backend != "multicore":
+            return 1
+        import numba
+
+        threads = min(self.job.threads or numba.config.NUMBA_NUM_THREADS, numba.config.NUMBA_NUM_THREADS)
+        per_task = config.KDIFF_BITPARALLEL_LANES if self.job.variant == "bitparallel" else 1
+        return 2 * threads * per_task if self.job.parallel == "coarse" else 1
+
     def compiled(self) -> bool:
         return all(getattr(k, "signatures", None) for k in self.kernels[1:])
 
@@ -200,7 +210,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         m = alpha.shape[0]
         r_end = max(0, m - K)
         cs = np.full(r_end, -1, dtype=np.int64)
-        clock = SliceClock(first=1, maximum=max(1, r_end))
+        clock = SliceClock(first=runner.min_slice(), maximum=max(1, r_end))
         r = 0
         stopped = False
         while r < r_end and not stopped:

@@ -22,7 +22,9 @@ out, so counting costs nothing when it is off.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.core.extending import intrinsic
 
 from engine import config
 
@@ -33,13 +35,16 @@ _SIXTYTHREE = np.uint64(63)
 ABORT_CHECK_COLUMNS = 1 << 14
 
 
-@njit(nogil=True, cache=True, inline="always")
-def popcount64(x):
-    """SWAR popcount (numba has no portable intrinsic for uint64)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+@intrinsic
+def popcount64(typingctx, x):
+    """LLVM's ctpop: one POPCNT instruction on x86-64 (numba has no public popcount)."""
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, args)
+
+    return sig, codegen
 
 
 @njit(nogil=True, cache=True, inline="always")

@@ -1,0 +1,94 @@
+"""Loading, validation, encoding and reverse complement (engine/sequences.py)."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+from Bio import SeqIO
+from Bio.Seq import Seq
+from Bio.SeqRecord import SeqRecord
+
+from engine.sequences import (IUPAC_CODES, SequenceError, concat_with_offsets, decode, encode,
+                              load, reverse_complement)
+
+
+def _write(tmp_path, name, records, fmt):
+    path = tmp_path / name
+    recs = [SeqRecord(Seq(s), id=i, name=i, description=f"test {i}",
+                      annotations={"molecule_type": "DNA"}) for i, s in records]
+    if name.endswith(".gz"):
+        with gzip.open(path, "wt") as fh:
+            SeqIO.write(recs, fh, fmt)
+    else:
+        SeqIO.write(recs, path, fmt)
+    return path
+
+
+@pytest.mark.parametrize("name,fmt", [
+    ("a.fa", "fasta"), ("a.fasta.gz", "fasta"), ("a.gb", "genbank"), ("a.gbk.gz", "genbank"),
+    ("a.embl", "embl"), ("noext", "fasta"), ("noext_gb", "genbank"),
+])
+def test_formats_and_multi_record(tmp_path, name, fmt):
+    path = _write(tmp_path, name, [("r1", "ACGTN"), ("r2", "ggccaRY")], fmt)
+    records = load(path)
+    assert [r.id for r in records] == ["r1", "r2"]
+    assert [r.text for r in records] == ["ACGTN", "GGCCARY"]
+    assert len(records[1]) == 7
+
+
+def test_literals_lower_case_and_rna():
+    (rec,) = load("acguN")
+    assert rec.id == "literal" and rec.text == "ACGTN"
+    assert encode("ACGTRYSWKMBDHVN").tolist() == [IUPAC_CODES[c] for c in "ACGTRYSWKMBDHVN"]
+
+
+def test_reverse_complement_follows_the_iupac_table():
+    table = {"A": "T", "C": "G", "G": "C", "T": "A", "R": "Y", "Y": "R", "S": "S", "W": "W",
+             "K": "M", "M": "K", "B": "V", "V": "B", "D": "H", "H": "D", "N": "N"}
+    text = "ACGTRYSWKMBDHVN"
+    assert decode(reverse_complement(encode(text))) == "".join(table[c] for c in reversed(text))
+
+
+def test_concat_offsets():
+    flat, offsets = concat_with_offsets(load("ACG") + load("TT"))
+    assert decode(flat) == "ACGTT" and offsets.tolist() == [0, 3, 5]
+
+
+@pytest.mark.parametrize("content,expected", [
+    (">p1\nMEEPQSDPSV\n", r"record 'p1' position 2: invalid character 'E' \(not a nucleotide code; is this a protein"),
+    (">g1\nACGT\n>g2\nAC-GT\n", r"record 'g2' position 3: invalid character '-' \(a gap character"),
+    (">d1\nACGT7A\n", r"record 'd1' position 5: invalid character '7' \(a digit\)"),
+    (">e1\n\n>e2\nACGT\n", r"record 'e1' is empty"),
+    ("", r"no fasta sequence records found"),
+])
+def test_bad_input_names_file_record_position_and_character(tmp_path, content, expected):
+    path = tmp_path / "bad.fa"
+    path.write_text(content)
+    with pytest.raises(SequenceError, match=expected) as err:
+        load(path)
+    assert str(path) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_missing_directory_and_unknown_format(tmp_path):
+    with pytest.raises(SequenceError, match="no such file"):
+        load(tmp_path / "missing.fa")
+    with pytest.raises(SequenceError, match="is a directory"):
+        load(tmp_path)
+    odd = tmp_path / "odd.txt"
+    odd.write_text("hello world\n")
+    with pytest.raises(SequenceError, match="unknown sequence format"):
+        load(odd)
+
+
+def test_bad_literal():
+    with pytest.raises(SequenceError, match="position 3: invalid character 'E'"):
+        load("ACEGT")
+
+
+def test_demo_files_load(demo_dir):
+    assert len(load(demo_dir / "msx2_mrna_homologs.fa")) == 8
+    assert len(load(demo_dir / "yeast_someORF.fa")) == 7
+    lam = load(demo_dir / "lambda_NC_001416.fa")[0]
+    assert len(lam) == 48502 and np.all(lam.codes > 0)
