@@ -168,11 +168,11 @@ def run_family(args) -> int:
                    "parallel": info.parallel, "flags": list(info.flags), "threads": info.threads,
                    "seconds": info.seconds, "cells": info.cells, "comparisons": info.comparisons,
                    "complete": info.complete}
-        payload.update(plugin.to_json(result))
+        payload.update(_call_with_args(plugin.to_json, result, args))
         text = json.dumps(payload) + "\n"
     else:
         buf = io.StringIO(newline="")
-        plugin.write_csv(result, buf)
+        _call_with_args(plugin.write_csv, result, buf, args)
         text = buf.getvalue()
     if args.output:
         write_atomically(args.output, text)
@@ -180,6 +180,16 @@ def run_family(args) -> int:
         sys.stdout.write(text)
         sys.stdout.flush()
     return 0
+
+
+def _call_with_args(fn, *positional_then_args):
+    """Pass the parsed arguments to plug-in writers that take them (output options)."""
+    import inspect
+
+    *positional, args = positional_then_args
+    if "args" in inspect.signature(fn).parameters:
+        return fn(*positional, args=args)
+    return fn(*positional)
 
 
 def main(argv=None) -> int:

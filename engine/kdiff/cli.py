@@ -1,11 +1,19 @@
-"""``primerscope kdiff TARGET BACKGROUND -k K`` (CSV: target_id,start,end,length,sequence)."""
+"""``primerscope kdiff TARGET BACKGROUND -k K`` (CSV: target_id,start,end,length,sequence).
+
+Options from engine.primers add annotation columns after the standard ones, filter
+candidates, or merge overlapping candidates into regions (CSV and BED).
+"""
 
 from __future__ import annotations
 
 import csv
+import io
 
 from engine import kdiff
-from engine.cli import selected_flags
+from engine.cli import selected_flags, write_atomically
+from engine.primers import annotate_many, merge_candidates, passes, write_bed, write_regions_csv
+from engine.primers.annotate import Annotation
+from engine.primers.cli_options import add_filter_options, conditions_from, filters_from
 from engine.sequences import load
 
 CSV_COLUMNS = ("target_id", "start", "end", "length", "sequence")
@@ -17,11 +25,18 @@ def add_arguments(parser) -> None:
     parser.add_argument("-k", type=int, required=True, help="minimum number of edits (k >= 1)")
     parser.add_argument("--strands", choices=("both", "forward"), default="both",
                         help="'both' also searches the background's reverse complement (default)")
+    parser.add_argument("--merge", action="store_true",
+                        help="output regions of overlapping candidates instead of candidates")
+    parser.add_argument("--bed", metavar="FILE", help="also write the merged regions as BED")
+    add_filter_options(parser)
 
 
 def make_job(args):
     if args.k < 1:
         raise ValueError(f"-k must be >= 1, got {args.k}")
+    # Check the primer options before the (possibly long) run.
+    args.primer_conditions = conditions_from(args)
+    args.primer_filters = filters_from(args)
     target = load(args.target)
     background = load(args.background)
     return kdiff.make_job(target, background, args.k, variant=args.variant, backend=args.backend,
@@ -35,12 +50,47 @@ def candidate_rows(result):
         yield (c.target_id, c.start, c.end, c.length, c.sequence)
 
 
-def write_csv(result, fh) -> None:
+def _selected(result, args):
+    """(candidates, annotations or None) after the optional annotation and filters."""
+    cands = list(result.candidates)
+    flt = getattr(args, "primer_filters", None)
+    if not (getattr(args, "annotate", False) or flt):
+        return cands, None
+    if flt and not args.annotate:
+        # Length is free to check; Primer3's thermodynamics are not.
+        cands = [c for c in cands if (flt.len_min is None or c.length >= flt.len_min)
+                 and (flt.len_max is None or c.length <= flt.len_max)]
+    notes = annotate_many([c.sequence for c in cands], args.primer_conditions)
+    if flt:
+        kept = [(c, a) for c, a in zip(cands, notes) if passes(a, flt)]
+        cands, notes = [c for c, _ in kept], [a for _, a in kept]
+    return cands, notes
+
+
+def write_csv(result, fh, args=None) -> None:
+    cands, notes = _selected(result, args)
+    if args is not None and args.bed:
+        buf = io.StringIO()
+        write_bed(merge_candidates(cands), buf)
+        write_atomically(args.bed, buf.getvalue())
+    if args is not None and args.merge:
+        write_regions_csv(merge_candidates(cands), fh)
+        return
     writer = csv.writer(fh, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    writer.writerows(candidate_rows(result))
+    writer.writerow(CSV_COLUMNS + (Annotation.COLUMNS if notes is not None else ()))
+    for i, c in enumerate(cands):
+        row = (c.target_id, c.start, c.end, c.length, c.sequence)
+        writer.writerow(row + (notes[i].row() if notes is not None else ()))
 
 
-def to_json(result) -> dict:
-    return {"k": result.k, "strands": result.strands,
-            "candidates": [[c.target_id, c.start, c.end] for c in result.candidates]}
+def to_json(result, args=None) -> dict:
+    cands, notes = _selected(result, args)
+    out = {"k": result.k, "strands": result.strands,
+           "candidates": [[c.target_id, c.start, c.end] for c in cands]}
+    if notes is not None:
+        out["annotations"] = [dict(zip(Annotation.COLUMNS, (getattr(a, n) for n in Annotation.COLUMNS)))
+                              for a in notes]
+    if args is not None and args.merge:
+        out["regions"] = [[r.target_id, r.start, r.end, r.count, r.best.start, r.best.end]
+                          for r in merge_candidates(cands)]
+    return out

@@ -1,0 +1,69 @@
+"""Command-line options for primer annotations, filters and reaction conditions.
+
+Shared by ``primerscope kdiff`` and ``primerscope offtarget``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import fields
+
+from engine.primers.annotate import Conditions
+from engine.primers.filters import Filters
+
+_FILTER_OPTIONS = {
+    "len_min": int, "len_max": int, "tm_min": float, "tm_max": float, "gc_min": float,
+    "gc_max": float, "max_poly_x": int, "min_gc_clamp": int, "max_hairpin_tm": float,
+    "max_homodimer_tm": float, "max_end_stability": float,
+}
+
+
+def _bound(kind):
+    def parse(text: str):
+        if text.lower() == "off":
+            return "off"
+        try:
+            return kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number or 'off', got {text!r}") from None
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def add_condition_options(parser) -> None:
+    g = parser.add_argument_group("reaction conditions (Primer3 defaults)")
+    g.add_argument("--mv-conc", type=float, default=50.0, metavar="MM", help="monovalent salt, mM (50)")
+    g.add_argument("--dv-conc", type=float, default=1.5, metavar="MM", help="Mg2+, mM (1.5)")
+    g.add_argument("--dntp-conc", type=float, default=0.6, metavar="MM", help="dNTPs, mM (0.6)")
+    g.add_argument("--dna-conc", type=float, default=50.0, metavar="NM", help="oligo, nM (50)")
+
+
+def add_filter_options(parser) -> None:
+    g = parser.add_argument_group(
+        "primer annotations and filters",
+        "--annotate adds columns after the standard ones; --filter keeps only candidates that pass "
+        "Primer3's defaults (length 18-27, Tm 57-63, GC 20-80, poly-X <= 5). Any bound below also "
+        "turns filtering on; give 'off' to switch one bound off.")
+    g.add_argument("--annotate", action="store_true", help="add GC %%, Tm, hairpin, dimer, 3' stability")
+    g.add_argument("--filter", action="store_true", help="apply Primer3's default filters")
+    defaults = Filters()
+    for name, kind in _FILTER_OPTIONS.items():
+        default = getattr(defaults, name)
+        g.add_argument("--" + name.replace("_", "-"), type=_bound(kind), default=None, metavar="X",
+                       help=f"default {'off' if default is None else default}")
+    add_condition_options(parser)
+
+
+def conditions_from(args) -> Conditions:
+    return Conditions(mv_conc=args.mv_conc, dv_conc=args.dv_conc, dntp_conc=args.dntp_conc,
+                      dna_conc=args.dna_conc)
+
+
+def filters_from(args) -> Filters | None:
+    """None when no filtering was asked for."""
+    given = {n: getattr(args, n) for n in _FILTER_OPTIONS if getattr(args, n) is not None}
+    if not args.filter and not given:
+        return None
+    values = {f.name: getattr(Filters(), f.name) for f in fields(Filters)}
+    values.update({n: (None if v == "off" else v) for n, v in given.items()})
+    return Filters(**values)

@@ -1,0 +1,147 @@
+"""Primer annotations (primer3-py), filters, merging and their CLI options."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import primer3
+import pytest
+
+from engine import kdiff
+from engine.primers import (Conditions, Filters, annotate, annotate_many, merge_candidates, passes,
+                            write_bed)
+from engine.primers.annotate import Annotation
+from engine.sequences import decode, encode, reverse_complement
+
+
+@pytest.fixture(scope="module")
+def real_candidates(lambda_record, ecoli_record):
+    res = kdiff.solve([lambda_record.slice(0, 2000)], [ecoli_record.slice(0, 200_000)], 5,
+                      variant="bitparallel", backend="serial")
+    assert len(res.candidates) > 1000
+    return res.candidates
+
+
+@pytest.mark.parametrize("conditions", [Conditions(), Conditions(mv_conc=100, dv_conc=3.0,
+                                                                 dntp_conc=0.8, dna_conc=250)])
+def test_annotations_equal_primer3(real_candidates, conditions):
+    salts = dict(mv_conc=conditions.mv_conc, dv_conc=conditions.dv_conc,
+                 dntp_conc=conditions.dntp_conc, dna_conc=conditions.dna_conc)
+    for c in real_candidates[::97]:
+        a = annotate(c.sequence, conditions)
+        assert a.tm == primer3.calc_tm(c.sequence, **salts)
+        hp = primer3.calc_hairpin(c.sequence, **salts)
+        hd = primer3.calc_homodimer(c.sequence, **salts)
+        assert (a.hairpin_dg, a.hairpin_tm) == (hp.dg / 1000, hp.tm)
+        assert (a.homodimer_dg, a.homodimer_tm) == (hd.dg / 1000, hd.tm)
+        tail = c.sequence[-5:]
+        end = primer3.calc_end_stability(tail, decode(reverse_complement(encode(tail))), **salts)
+        assert a.end_stability_dg == end.dg / 1000
+        assert a.length == c.length
+        assert a.gc_percent == pytest.approx(100 * sum(ch in "GC" for ch in c.sequence) / c.length)
+
+
+def test_gc_clamp_run_and_ambiguity_codes():
+    a = annotate("AAAAAATTTGCGCG")
+    assert a.max_run == 6 and a.gc_clamp == 5
+    amb = annotate("ACGTNACGTACGTAGCTAGC")
+    assert amb.tm is None and amb.hairpin_dg is None and amb.gc_percent == pytest.approx(50.0)
+
+
+def _plain_filter(a: Annotation, f: Filters) -> bool:
+    checks = [
+        (a.length, f.len_min, f.len_max), (a.tm, f.tm_min, f.tm_max),
+        (a.gc_percent, f.gc_min, f.gc_max), (a.max_run, None, f.max_poly_x),
+        (a.gc_clamp, f.min_gc_clamp, None), (a.hairpin_tm, None, f.max_hairpin_tm),
+        (a.homodimer_tm, None, f.max_homodimer_tm),
+    ]
+    for value, lo, hi in checks:
+        if lo is not None and (value is None or value < lo):
+            return False
+        if hi is not None and (value is None or value > hi):
+            return False
+    if f.max_end_stability is not None and -a.end_stability_dg > f.max_end_stability:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("flt", [
+    Filters(), Filters(tm_min=None, tm_max=None), Filters.off(),
+    Filters(len_min=20, len_max=24, gc_min=40, gc_max=60, max_poly_x=3, min_gc_clamp=1,
+            max_hairpin_tm=45, max_homodimer_tm=40, max_end_stability=9),
+])
+def test_filters_never_drop_a_passing_candidate(real_candidates, flt):
+    notes = annotate_many([c.sequence for c in real_candidates])
+    got = [passes(a, flt) for a in notes]
+    assert got == [_plain_filter(a, flt) for a in notes]
+    if flt == Filters.off():
+        assert all(got)
+    assert 0 < sum(got) <= len(got)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"mv_conc": -1}, "mv_conc must not be negative"),
+    ({"dna_conc": 0}, "must be > 0"),
+])
+def test_bad_conditions(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Conditions(**kwargs)
+
+
+def test_bad_filter_window():
+    with pytest.raises(ValueError, match="tm_min \\(65\\) is greater than tm_max \\(60\\)"):
+        Filters(tm_min=65, tm_max=60)
+
+
+def test_merge_regions_and_bed(real_candidates):
+    regions = merge_candidates(real_candidates)
+    assert sum(r.count for r in regions) == len(real_candidates)
+    for r in regions:
+        inside = [c for c in real_candidates if r.start <= c.start and c.end <= r.end]
+        assert len(inside) == r.count
+        assert r.best.length == min(c.length for c in inside)
+    for a, b in zip(regions, regions[1:]):
+        assert a.end < b.start or a.target_id != b.target_id
+    buf = io.StringIO()
+    write_bed(regions, buf)
+    first = buf.getvalue().splitlines()[1].split("\t")
+    assert int(first[1]) == regions[0].start - 1 and int(first[2]) == regions[0].end
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "engine.cli", *map(str, args)],
+                          capture_output=True, text=True)
+
+
+def test_cli_annotate_filter_merge(tmp_path, demo_dir, ecoli_record):
+    target = tmp_path / "t.fa"
+    target.write_text(">lam\n" + open(demo_dir / "lambda_NC_001416.fa").read().split("\n", 1)[1]
+                      .replace("\n", "")[:1500] + "\n")
+    bg = tmp_path / "b.fa"
+    bg.write_text(">bg\n" + ecoli_record.slice(0, 100_000).text + "\n")
+    done = run_cli("kdiff", target, bg, "-k", "5", "--annotate", "--filter", "--tm-min", "off")
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.reader(io.StringIO(done.stdout)))
+    assert rows[0][:5] == ["target_id", "start", "end", "length", "sequence"]
+    assert rows[0][5:] == list(Annotation.COLUMNS)
+    assert rows[1:] and all(18 <= int(r[3]) <= 27 for r in rows[1:])
+    assert all(float(r[6]) <= 63 for r in rows[1:])
+    bed = tmp_path / "r.bed"
+    merged = run_cli("kdiff", target, bg, "-k", "4", "--merge", "--bed", bed, "--json")
+    payload = json.loads(merged.stdout)
+    assert payload["regions"] and bed.read_text().startswith("track")
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--mv-conc", "-5"], "mv_conc must not be negative"),
+    (["--tm-min", "65", "--tm-max", "60"], "tm_min (65) is greater than tm_max (60)"),
+    (["--gc-min", "lots"], "expected a number or 'off'"),
+])
+def test_cli_bad_conditions_exit_2(args, message):
+    done = run_cli("kdiff", "ACGTACGTAAGT", "ACGGT", "-k", "2", *args)
+    assert done.returncode == 2 and message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
