@@ -142,8 +142,9 @@ def run_family(args) -> int:
     plugin = family_cli(fam.name)
     if args.threads is not None and args.threads < 1:
         raise UsageError(f"--threads must be >= 1, got {args.threads}")
-    if args.output:
-        _check_output_path(args.output)
+    for path in (args.output, getattr(args, "bed", None)):
+        if path:
+            _check_output_path(path)
     job = plugin.make_job(args)
     api = registry.family_api(fam.name)
     bar = ProgressBar(not args.no_progress)

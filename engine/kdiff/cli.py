@@ -67,12 +67,18 @@ def _selected(result, args):
     return cands, notes
 
 
-def write_csv(result, fh, args=None) -> None:
+def _selected_and_bed(result, args):
+    """The selected candidates; writes the BED of their regions when --bed was given."""
     cands, notes = _selected(result, args)
     if args is not None and args.bed:
         buf = io.StringIO()
         write_bed(merge_candidates(cands), buf)
         write_atomically(args.bed, buf.getvalue())
+    return cands, notes
+
+
+def write_csv(result, fh, args=None) -> None:
+    cands, notes = _selected_and_bed(result, args)
     if args is not None and args.merge:
         write_regions_csv(merge_candidates(cands), fh)
         return
@@ -84,7 +90,7 @@ def write_csv(result, fh, args=None) -> None:
 
 
 def to_json(result, args=None) -> dict:
-    cands, notes = _selected(result, args)
+    cands, notes = _selected_and_bed(result, args)
     out = {"k": result.k, "strands": result.strands,
            "candidates": [[c.target_id, c.start, c.end] for c in cands]}
     if notes is not None:
