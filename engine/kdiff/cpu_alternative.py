@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from engine.kdiff.cpu_conventional import _max_record, _settled
+from engine.kdiff.cpu_drivers import make_drivers, max_record
 
 _NEG = -(1 << 40)
 
@@ -57,6 +57,7 @@ def _l_cell(alpha, start, mp, beta, lo, n, K, e, d, prev):
 def build(counting: bool):
     @njit(nogil=True, cache=True)
     def longest_prefix(alpha, start, m_end, beta, offsets, K, opt2, cols, counters, abort):
+        # cols: the (2, width) scratch, two columns of L
         """c(r) from column K of L, one matrix per background record. -1 when aborted."""
         mp = m_end - start
         c = min(K, mp)
@@ -91,44 +92,13 @@ def build(counting: bool):
         counters[1] += cmps
         return c
 
-    @njit(nogil=True, cache=True)
-    def serial(alpha, m_end, r_lo, r_hi, beta, offsets, K, opt2, out_c, counters, abort):
-        cols = np.empty((2, _max_record(offsets) + K + 3), dtype=np.int64)
-        for r in range(r_lo, r_hi):
-            c = longest_prefix(alpha, r, m_end, beta, offsets, K, opt2, cols, counters, abort)
-            if c < 0:
-                return r - r_lo
-            out_c[r - r_lo] = c
-            if c == m_end - r:
-                return r - r_lo + 1
-        return r_hi - r_lo
-
-    @njit(nogil=True, cache=True, parallel=True)
-    def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, opt2, out_c, counters, abort):
-        count = r_hi - r_lo
-        stop = np.full(1, r_hi, dtype=np.int64)
-        per_r = np.zeros((count, 2), dtype=np.int64)
-        width = _max_record(offsets) + K + 3
-        for idx in prange(count):
-            r = r_lo + idx
-            if r > stop[0]:
-                out_c[idx] = -2
-                continue
-            cols = np.empty((2, width), dtype=np.int64)
-            c = longest_prefix(alpha, r, m_end, beta, offsets, K, opt2, cols, per_r[idx], abort)
-            out_c[idx] = c
-            if c == m_end - r and r < stop[0]:
-                stop[0] = r  # a lost update only leaves the hint higher
-        for idx in range(count):
-            counters[0] += per_r[idx, 0]
-            counters[1] += per_r[idx, 1]
-        return _settled(out_c, count)
+    serial, coarse = make_drivers(longest_prefix)
 
     @njit(nogil=True, cache=True, parallel=True)
     def fine_batch(alpha, m_end, starts, beta, offsets, K, opt2, opt3, out_c, counters, abort, nthreads):
         """c(r) for every r in ``starts``; the cells of a column of L in parallel."""
         nq = starts.shape[0]
-        width = _max_record(offsets) + K + 3
+        width = max_record(offsets) + K + 3
         cols = np.empty((2, nq, width), dtype=np.int64)
         scratch = np.empty((nq, width), dtype=np.int64)    # shared result scratch (no opt3)
         scratch_cmps = np.zeros((nq, width), dtype=np.int64)

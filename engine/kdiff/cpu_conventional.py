@@ -22,11 +22,25 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from engine.kdiff.cpu_drivers import make_drivers, max_record
+
+
+@njit(nogil=True, cache=True, inline="always")
+def edit_cell(diag, up, left, a, b):
+    """D[i,j] from its three neighbours; symbols match when their IUPAC sets intersect."""
+    v = diag + (0 if (a & b) else 1)
+    if up + 1 < v:
+        v = up + 1
+    if left + 1 < v:
+        v = left + 1
+    return v
+
 
 def build(counting: bool):
     @njit(nogil=True, cache=True)
-    def longest_prefix(alpha, start, m_end, beta, offsets, K, opt1, row, counters, abort):
+    def longest_prefix(alpha, start, m_end, beta, offsets, K, opt1, scratch, counters, abort):
         """c(r) by row sweeps, one matrix per background record. -1 when aborted."""
+        row = scratch[0]
         mp = m_end - start
         c = min(K, mp)
         cells = 0
@@ -46,11 +60,7 @@ def build(counting: bool):
                 rowmin = i
                 for j in range(1, n + 1):
                     up = row[j]
-                    v = diag + (0 if (a & beta[lo + j - 1]) else 1)
-                    if up + 1 < v:
-                        v = up + 1
-                    if left + 1 < v:
-                        v = left + 1
+                    v = edit_cell(diag, up, left, a, beta[lo + j - 1])
                     row[j] = v
                     diag = up
                     left = v
@@ -67,38 +77,7 @@ def build(counting: bool):
             counters[1] += cells  # one symbol comparison per cell
         return c
 
-    @njit(nogil=True, cache=True)
-    def serial(alpha, m_end, r_lo, r_hi, beta, offsets, K, opt1, out_c, counters, abort):
-        row = np.empty(_max_record(offsets) + 1, dtype=np.int64)
-        for r in range(r_lo, r_hi):
-            c = longest_prefix(alpha, r, m_end, beta, offsets, K, opt1, row, counters, abort)
-            if c < 0:
-                return r - r_lo
-            out_c[r - r_lo] = c
-            if c == m_end - r:
-                return r - r_lo + 1
-        return r_hi - r_lo
-
-    @njit(nogil=True, cache=True, parallel=True)
-    def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, opt1, out_c, counters, abort):
-        count = r_hi - r_lo
-        stop = np.full(1, r_hi, dtype=np.int64)
-        per_r = np.zeros((count, 2), dtype=np.int64)
-        width = _max_record(offsets) + 1
-        for idx in prange(count):
-            r = r_lo + idx
-            if r > stop[0]:
-                out_c[idx] = -2
-                continue
-            row = np.empty(width, dtype=np.int64)
-            c = longest_prefix(alpha, r, m_end, beta, offsets, K, opt1, row, per_r[idx], abort)
-            out_c[idx] = c
-            if c == m_end - r and r < stop[0]:
-                stop[0] = r  # a lost update only leaves the hint higher
-        for idx in range(count):
-            counters[0] += per_r[idx, 0]
-            counters[1] += per_r[idx, 1]
-        return _settled(out_c, count)
+    serial, coarse = make_drivers(longest_prefix)
 
     @njit(nogil=True, cache=True, parallel=True)
     def fine_batch(alpha, m_end, starts, beta, offsets, K, opt1, opt3, stripe, out_c, counters, abort, nthreads):
@@ -111,7 +90,7 @@ def build(counting: bool):
         for q in range(nq):
             mps[q] = m_end - starts[q]
             out_c[q] = min(K, mps[q])
-        width = _max_record(offsets) + 1
+        width = max_record(offsets) + 1
         top = np.empty((nq, width), dtype=np.int64)       # bottom row of the previous stripe
         newtop = np.empty((nq, width), dtype=np.int64)
         ad = np.empty((3, nq, stripe), dtype=np.int64)    # anti-diagonals t-2, t-1, t
@@ -216,29 +195,8 @@ def _fine_cell(alpha, start, beta, lo, t, ii, i0, h, n, mp, live, top, newtop, a
         diag = ad_p2[ii - 1] if j > 1 else row_i - 1
         up = ad_p1[ii - 1]
     left = ad_p1[ii] if j > 1 else row_i
-    v = diag + (0 if (a & beta[lo + j - 1]) else 1)
-    if up + 1 < v:
-        v = up + 1
-    if left + 1 < v:
-        v = left + 1
+    v = edit_cell(diag, up, left, a, beta[lo + j - 1])
     ad_cur[ii] = v
     if ii == h - 1 or row_i == mp:
         newtop[j] = v
     return v
-
-
-@njit(nogil=True, cache=True)
-def _max_record(offsets):
-    longest = 0
-    for i in range(offsets.shape[0] - 1):
-        longest = max(longest, offsets[i + 1] - offsets[i])
-    return longest
-
-
-@njit(nogil=True, cache=True)
-def _settled(out_c, count):
-    """Positions settled by a coarse slice: up to the first abort (-1)."""
-    for i in range(count):
-        if out_c[i] == -1:
-            return i
-    return count
