@@ -38,8 +38,12 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+#: Subcommands built on a family but not families themselves: name -> plug-in module.
+TOOLS = {"offtarget": "engine.primers.cli"}
+
+
 def family_cli(name: str):
-    return importlib.import_module(f"engine.{name}.cli")
+    return importlib.import_module(TOOLS.get(name, f"engine.{name}.cli"))
 
 
 def add_common_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec) -> None:
@@ -80,6 +84,16 @@ def build_parser() -> argparse.ArgumentParser:
             continue  # a family is offered on the command line once it has its cli plug-in
         p = sub.add_parser(fam.name, help=fam.title, description=fam.help)
         family_cli(fam.name).add_arguments(p)
+        add_common_options(p, fam)
+    for name, module in TOOLS.items():
+        plugin = importlib.import_module(module)
+        try:
+            fam = registry.family(plugin.FAMILY)
+        except ValueError:
+            continue  # the family it builds on is not installed
+        p = sub.add_parser(name, help=(plugin.__doc__ or "").split("\n")[0],
+                           description=plugin.__doc__)
+        plugin.add_arguments(p)
         add_common_options(p, fam)
     from engine.bench import add_arguments as bench_arguments
     bench_arguments(sub.add_parser("bench", help="benchmarks (prints a table, writes JSON)"))
@@ -138,15 +152,14 @@ def write_atomically(path: str, text: str) -> None:
 
 
 def run_family(args) -> int:
-    fam = registry.family(args.command)
-    plugin = family_cli(fam.name)
+    plugin = family_cli(args.command)
     if args.threads is not None and args.threads < 1:
         raise UsageError(f"--threads must be >= 1, got {args.threads}")
     for path in (args.output, getattr(args, "bed", None)):
         if path:
             _check_output_path(path)
     job = plugin.make_job(args)
-    api = registry.family_api(fam.name)
+    api = registry.family_api(job.family)
     bar = ProgressBar(not args.no_progress)
     cancel = CancelToken()
     gen = api.iter_solve(job, cancel)

@@ -1,0 +1,122 @@
+"""Where would a primer still bind? Every background site within a number of edits.
+
+Computed with the edit family's search (``engine.edit``) on both strands and the
+selected backend. Overlapping end positions of one (record, strand) form one
+site, reported by its best hit. For each site the alignment is given in primer
+orientation (5'->3'), and the edits that touch the last five bases at the 3' end
+are counted: mismatches there stop polymerase extension, which is the rule
+Primer-BLAST users know.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine import edit
+from engine.jobs import Job, drive
+from engine.sequences import Record
+
+THREE_PRIME_WINDOW = 5
+_CIGAR_RE = re.compile(r"(\d+)([=XID])")
+
+
+@dataclass(frozen=True)
+class OffTargetSite:
+    record_id: str
+    start: int          # 1-based, inclusive, forward-strand coordinates
+    end: int
+    strand: str         # '+': the primer's sequence occurs on the forward strand; '-': on the reverse
+    edits: int
+    edits_3prime: int   # edits touching the last THREE_PRIME_WINDOW bases of the primer's 3' end
+    cigar: str          # primer orientation: '=' match, 'X' mismatch, 'I' primer base with no
+                        # site base, 'D' site base with no primer base
+    primer_line: str
+    bars: str
+    site_line: str
+
+    @property
+    def alignment(self) -> str:
+        return "\n".join((self.primer_line, self.bars, self.site_line))
+
+
+def make_job(primer: Record, background, max_edits: int, *, variant=None, backend=None,
+             threads=None) -> Job:
+    """The edit-family search job behind an off-target report (both strands, with alignments)."""
+    if isinstance(max_edits, bool) or not isinstance(max_edits, int) or max_edits < 0:
+        raise ValueError(f"max_edits must be an integer >= 0, got {max_edits!r}")
+    if max_edits >= len(primer):
+        raise ValueError(f"max_edits ({max_edits}) must be smaller than the primer length "
+                         f"({len(primer)}): every position would be a site")
+    return edit.make_job([primer], list(background), mode="search", k=max_edits, strands="both",
+                         variant=variant, backend=backend, threads=threads, align=True)
+
+
+def _ops(cigar: str) -> list[str]:
+    return [op for n, op in _CIGAR_RE.findall(cigar) for _ in range(int(n))]
+
+
+def _site(primer_text: str, hit) -> OffTargetSite:
+    ops = _ops(hit.cigar)
+    if hit.strand == "-":
+        ops.reverse()  # the search aligned the reverse complement; read it 5'->3' along the primer
+    site = hit.matched  # the site as read on the hit's strand, i.e. in primer orientation
+    top, mid, bottom = [], [], []
+    p = s = 0
+    m = len(primer_text)
+    edits_3p = 0
+    for op in ops:
+        if op in "=X":
+            top.append(primer_text[p]), bottom.append(site[s])
+            mid.append("|" if op == "=" else " ")
+            if op == "X" and p >= m - THREE_PRIME_WINDOW:
+                edits_3p += 1
+            p += 1
+            s += 1
+        elif op == "I":
+            top.append(primer_text[p]), bottom.append("-"), mid.append(" ")
+            if p >= m - THREE_PRIME_WINDOW:
+                edits_3p += 1
+            p += 1
+        else:  # D: a site base between primer bases p-1 and p
+            top.append("-"), bottom.append(site[s]), mid.append(" ")
+            if p > m - THREE_PRIME_WINDOW:
+                edits_3p += 1
+            s += 1
+    cigar = "".join(f"{len(g.group(0))}{g.group(0)[0]}" for g in re.finditer(r"(.)\1*", "".join(ops)))
+    return OffTargetSite(hit.record_id, hit.start, hit.end, hit.strand, hit.distance, edits_3p,
+                         cigar, "".join(top), "".join(mid), "".join(bottom))
+
+
+def sites_from_result(primer_text: str, result) -> list[OffTargetSite]:
+    """One site per run of overlapping hits of a (record, strand): its best hit (leftmost on ties)."""
+    groups: dict[tuple[str, str], list] = {}
+    for h in result.hits:
+        if h.start is None:  # a cancelled run may leave hits without alignments
+            continue
+        groups.setdefault((h.record_id, h.strand), []).append(h)
+    sites = []
+    for hits in groups.values():
+        hits.sort(key=lambda h: (h.start, h.end))
+        cluster = [hits[0]]
+        reach = hits[0].end
+        for h in hits[1:] + [None]:
+            if h is not None and h.start <= reach:
+                cluster.append(h)
+                reach = max(reach, h.end)
+                continue
+            best = min(cluster, key=lambda x: (x.distance, x.start, x.end))
+            sites.append(_site(primer_text, best))
+            if h is not None:
+                cluster, reach = [h], h.end
+    record_order = {}
+    for h in result.hits:
+        record_order.setdefault(h.record_id, len(record_order))
+    sites.sort(key=lambda st: (record_order[st.record_id], st.start, st.strand))
+    return sites
+
+
+def find_offtargets(primer: Record, background, max_edits: int = 3, **options) -> list[OffTargetSite]:
+    """Every site in ``background`` (both strands) within ``max_edits`` of ``primer``."""
+    result = drive(edit.iter_solve(make_job(primer, background, max_edits, **options)))
+    return sites_from_result(primer.text, result)
