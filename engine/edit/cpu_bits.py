@@ -87,22 +87,22 @@ def reset_column(pvs, mvs, nb):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def rows_sum(pvs, mvs, i):
-    """C[i,j] - C[0,j]: the sum of the vertical deltas of rows 1..i."""
+def rows_sum(col, nb, i):
+    """C[i,j] - C[0,j] for a column stored as ``[pv x nb, mv x nb]``: the deltas of rows 1..i."""
     total = np.int64(0)
     full = i >> 6
     for b in range(full):
-        total += popcount64(pvs[b]) - popcount64(mvs[b])
+        total += popcount64(col[b]) - popcount64(col[nb + b])
     rest = i & 63
     if rest:
         mask = (ONE << np.uint64(rest)) - ONE
-        total += popcount64(pvs[full] & mask) - popcount64(mvs[full] & mask)
+        total += popcount64(col[full] & mask) - popcount64(col[nb + full] & mask)
     return total
 
 
 @njit(nogil=True, cache=True, inline="always")
-def row_delta(pvs, mvs, i):
-    """C[i,j] - C[i-1,j] for row i >= 1."""
+def row_delta(col, nb, i):
+    """C[i,j] - C[i-1,j] (row i >= 1) for a column stored as ``[pv x nb, mv x nb]``."""
     b = (i - 1) >> 6
     bit = np.uint64((i - 1) & 63)
-    return np.int64((pvs[b] >> bit) & ONE) - np.int64((mvs[b] >> bit) & ONE)
+    return np.int64((col[b] >> bit) & ONE) - np.int64((col[nb + b] >> bit) & ONE)

@@ -8,9 +8,9 @@ Conventions the fast code must reproduce exactly:
 - search: C[0][j] = 0, a hit is an end j (1..n, 1-based inclusive) with
   C[m][j] <= k; its start is the *smallest* s with ed(P, T[s:j]) = C[m][j]
   (the longest optimal occurrence, as edlib reports);
-- the alignment is traced back from (m, L) preferring the diagonal (``=``/``X``),
-  then ``I`` (a pattern symbol against no text symbol), then ``D`` (a text
-  symbol against no pattern symbol);
+- the alignment is traced back from (m, L) preferring ``I`` (a pattern symbol
+  against no text symbol), then ``D`` (a text symbol against no pattern
+  symbol), then the diagonal (``=``/``X``), as edlib does;
 - best: the first end with the smallest distance (<= k when k is given).
 """
 
@@ -50,18 +50,17 @@ def cigar(pattern, window) -> str:
     i, j = len(pattern), len(window)
     ops = []
     while i > 0 or j > 0:
-        if i > 0 and j > 0:
-            cost = _cost(pattern[i - 1], window[j - 1])
-            if c[i - 1][j - 1] + cost == c[i][j]:
-                ops.append("=" if cost == 0 else "X")
-                i, j = i - 1, j - 1
-                continue
         if i > 0 and c[i - 1][j] + 1 == c[i][j]:
             ops.append("I")
             i -= 1
-            continue
-        ops.append("D")
-        j -= 1
+        elif j > 0 and c[i][j - 1] + 1 == c[i][j]:
+            ops.append("D")
+            j -= 1
+        else:
+            cost = _cost(pattern[i - 1], window[j - 1])
+            assert c[i - 1][j - 1] + cost == c[i][j]
+            ops.append("=" if cost == 0 else "X")
+            i, j = i - 1, j - 1
     ops.reverse()
     return run_length(ops)
 

@@ -1,0 +1,300 @@
+"""The edit family: Levenshtein distance (global) and approximate search (Myers).
+
+- ``global``: the edit distance of each pattern to each text record.
+- ``search``: every end position where a pattern occurs with <= k edits
+  (semi-global, C[0,j] = 0), or with ``report="best"`` one best hit per pattern,
+  strand and record. Each hit gets its start and a CIGAR (``=``, ``X``, ``I``
+  for a pattern symbol with no text symbol, ``D`` for a text symbol with no
+  pattern symbol); the start is the smallest one that realises the distance.
+- ``pairing="zip"`` turns the records into a batch of (query, candidate region)
+  pairs: pattern i against text record i, the read-verification workload of
+  the seed study. :func:`verify` is that batch with one best hit per pair.
+
+Symbols match when their IUPAC sets intersect. Coordinates are 1-based with
+inclusive ends. Hits come in pattern order, then record order, end, and ``+``
+before ``-``; a ``-`` hit is the pattern's reverse complement aligned to the
+forward text (its CIGAR reads along the forward text, ``matched`` along the
+hit's strand).
+
+Variants (all give the same answers):
+
+- ``dp``: Sellers (1980), one DP column, O(mn);
+- ``myers``: Myers (1999), one 64-bit word per column, m <= 64, O(n);
+- ``myers-blocked``: Myers' block-based form (Hyyrö), O(n ceil(m/64));
+- ``banded``: Ukkonen (1985): in search, only rows up to the last one <= k
+  (O(kn) expected on random text); in global, the diagonal band of k, or of a
+  threshold doubled until the distance fits, O(n d).
+
+The multicore backend spreads tasks over threads: (pattern, strand, record)
+pairs, pairs of a batch, and in search mode overlapping chunks of each record.
+
+Examples
+--------
+>>> from engine.sequences import load
+>>> solve(load("TAGAC"), load("ATCGAG"), backend="serial").distances[0].distance
+3
+>>> res = solve(load("ACGT"), load("TTACGATT"), mode="search", k=1, backend="serial")
+>>> [(h.start, h.end, h.distance, h.cigar) for h in res.hits]
+[(3, 5, 1, '3=1I'), (3, 6, 1, '3=1X'), (3, 7, 1, '3=1D1=')]
+"""
+
+from __future__ import annotations
+
+from typing import Generator
+
+import numpy as np
+
+from engine import config, registry
+from engine.edit.spec import SPEC
+from engine.edit.results import EditResult, Hit, PairDistance
+from engine.jobs import CancelToken, Job, Progress, RunInfo, SliceClock, drive, now
+from engine.sequences import Record
+
+__all__ = ["EditResult", "Hit", "PairDistance", "SPEC", "iter_solve", "make_job", "solve", "verify"]
+
+MODES = ("global", "search")
+REPORTS = ("hits", "best")
+PAIRINGS = ("all", "zip")
+STRANDS = ("forward", "both")
+
+
+def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, variant=None,
+             backend=None, parallel=None, flags=None, strands: str = "forward",
+             pairing: str = "all", report: str | None = None, align: bool | None = None,
+             threads: int | None = None) -> Job:
+    """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
+
+    Parameters
+    ----------
+    patterns, texts : sequence of Record
+        Queries and the records to compare them with (or search in).
+    mode : {"global", "search"}
+    k : int or None
+        Most edits. Required in search mode with ``report="hits"``. In global
+        mode, distances above k come back as None (and banded computes only
+        the band of k).
+    variant, backend, parallel, flags
+        A combination listed in :data:`SPEC`; defaults are the fastest available.
+    strands : {"forward", "both"}
+        ``both`` also searches with each pattern's reverse complement (search mode).
+    pairing : {"all", "zip"}
+        ``zip`` pairs pattern i with text record i (a batch).
+    report : {"hits", "best"} or None
+        Search mode only: every end within k (default), or one best hit per
+        pattern, strand and record (the first end with the smallest distance).
+    align : bool or None
+        Compute starts and CIGARs. Default: True in search mode, False in global.
+    threads : int or None
+        Threads for the multicore backend.
+
+    Raises
+    ------
+    ValueError
+        On any bad argument, naming it.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be 'global' or 'search', got {mode!r}")
+    if k is not None:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+            raise ValueError(f"k must be an integer, got {k!r}")
+        if k < 0:
+            raise ValueError(f"k must be >= 0, got {k}")
+        k = int(k)
+    if strands not in STRANDS:
+        raise ValueError(f"strands must be 'forward' or 'both', got {strands!r}")
+    if pairing not in PAIRINGS:
+        raise ValueError(f"pairing must be 'all' or 'zip', got {pairing!r}")
+    if report is not None and report not in REPORTS:
+        raise ValueError(f"report must be 'hits' or 'best', got {report!r}")
+    if mode == "global":
+        if report is not None:
+            raise ValueError("report applies to search mode only")
+        if strands != "forward":
+            raise ValueError("strands='both' applies to search mode only")
+    else:
+        report = report or "hits"
+        if report == "hits" and k is None:
+            raise ValueError("search mode needs k (the most edits a hit may have), "
+                             "or report='best'")
+    if align is None:
+        align = mode == "search"
+    if not isinstance(align, bool):
+        raise ValueError(f"align must be True or False, got {align!r}")
+    if threads is not None and (isinstance(threads, bool) or threads < 1):
+        raise ValueError(f"threads must be >= 1, got {threads}")
+    patterns, texts = tuple(patterns), tuple(texts)
+    if not patterns:
+        raise ValueError("no pattern records")
+    if not texts:
+        raise ValueError("no text records")
+    lengths = {}
+    for role, records in (("pattern", patterns), ("text", texts)):
+        if not all(isinstance(rec, Record) for rec in records):
+            bad = next(rec for rec in records if not isinstance(rec, Record))
+            raise ValueError(f"{role} records must be engine.sequences.Record, got {type(bad).__name__}")
+        lengths[role] = np.fromiter((rec.codes.shape[0] for rec in records), dtype=np.int64,
+                                    count=len(records))
+        if not lengths[role].all():
+            raise ValueError(f"{role} record {records[int(np.argmin(lengths[role]))].id!r} is empty")
+    if pairing == "zip" and len(patterns) != len(texts):
+        raise ValueError(f"pairing='zip' needs as many patterns as text records "
+                         f"({len(patterns)} patterns, {len(texts)} text records)")
+    sel = registry.resolve(SPEC, variant, backend, parallel, flags)
+    if sel.variant == "myers" and lengths["pattern"].max() > 64:
+        longest = patterns[int(np.argmax(lengths["pattern"]))]
+        raise ValueError(f"variant myers takes patterns of up to 64 symbols; pattern "
+                         f"{longest.id!r} has {len(longest)} (use myers-blocked)")
+    return Job(family="edit", inputs={"pattern": patterns, "text": texts}, variant=sel.variant,
+               backend=sel.backend, parallel=sel.parallel, flags=sel.flags,
+               params={"mode": mode, "k": k, "strands": strands, "pairing": pairing,
+                       "report": report, "align": align},
+               threads=threads)
+
+
+def solve(patterns, texts, **options) -> EditResult:
+    """Run an edit job to completion.
+
+    Parameters
+    ----------
+    patterns, texts : sequence of Record
+    **options
+        Keyword arguments of :func:`make_job`.
+
+    Returns
+    -------
+    EditResult
+        ``distances`` (global) or ``hits`` (search), and ``best``.
+
+    Raises
+    ------
+    ValueError
+        On a bad argument (see :func:`make_job`).
+    """
+    return drive(iter_solve(make_job(patterns, texts, **options)))
+
+
+def verify(queries, regions, k: int | None = None, **options) -> EditResult:
+    """Read verification: query i against candidate region i, one best hit per pair.
+
+    Parameters
+    ----------
+    queries, regions : sequence of Record
+        Equally many; query i is searched in region i.
+    k : int or None
+        Most edits; a pair whose best occurrence needs more has no hit. None:
+        every pair has a hit at its best distance.
+    **options
+        Further keyword arguments of :func:`make_job` (variant, backend, align...).
+
+    Returns
+    -------
+    EditResult
+        One :class:`Hit` per pair that has one: the first end with the smallest
+        distance, its start and CIGAR.
+
+    Notes
+    -----
+    This is the second step of a seed-and-verify read mapper, the workload of
+    Chacón et al., "Thread-cooperative, bit-parallel computation of Levenshtein
+    distance on GPU" (the task-parallel scheme, on CPU threads).
+
+    Examples
+    --------
+    >>> from engine.sequences import load
+    >>> res = verify(load("ACGTTGCA"), load("GGACGTAGCATT"), 2, backend="serial")
+    >>> [(h.start, h.end, h.distance, h.cigar) for h in res.hits]
+    [(3, 10, 1, '4=1X3=')]
+    """
+    return solve(queries, regions, mode="search", k=k, pairing="zip", report="best", **options)
+
+
+def _nslots(job: Job) -> int:
+    if job.backend != "multicore":
+        return 1
+    import numba
+
+    threads = min(job.threads or numba.config.NUMBA_NUM_THREADS, numba.config.NUMBA_NUM_THREADS)
+    numba.set_num_threads(threads)
+    return threads
+
+
+def _warm_up(job: Job) -> None:
+    """Compile (or load from the cache) the job's kernels on a tiny input.
+
+    Modes and variants are run-time arguments of the same kernels, so one
+    search job compiles everything the real job calls.
+    """
+    tiny = Record("w", np.array([1, 2, 4, 8, 15], dtype=np.uint8))
+    warm = make_job([tiny], [tiny], mode="search", k=1, variant=job.variant, backend=job.backend,
+                    parallel=job.parallel, flags=job.flags, align=job.params["align"],
+                    threads=job.threads)
+    drive(_run(warm, CancelToken(), warm_up=False))
+
+
+def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progress, None, EditResult]:
+    """Run a job as a generator: yield :class:`Progress` about every 100 ms, return an :class:`EditResult`.
+
+    Parameters
+    ----------
+    job : Job
+        From :func:`make_job`.
+    cancel : CancelToken, optional
+        After ``cancel.cancel()`` the generator returns at the next check (the
+        kernels poll it every few thousand columns) with ``info.complete =
+        False``, every hit found so far and every pair finished.
+
+    Yields
+    ------
+    Progress
+        ``done``/``total`` in text columns scanned, cells, comparisons (0 for
+        the bit-parallel variants, which look up match words instead), and the
+        hits or distances so far in ``partial``. A first report with
+        ``phase="compiling"`` comes while the kernels compile or load.
+    """
+    return _run(job, cancel or CancelToken(), warm_up=True)
+
+
+def _run(job: Job, cancel: CancelToken, warm_up: bool):
+    from engine.edit.plan import Plan
+    from engine.edit.run import Collector, Runner
+
+    nslots = _nslots(job)
+    plan = Plan(job, nslots)
+    runner = Runner(job, plan, nslots, cancel.flag)
+    total = plan.columns
+    if warm_up and not runner.compiled():
+        yield Progress(0, total, 0, 0, 0.0, phase="compiling", message="compiling kernels…")
+        _warm_up(job)
+    collector = Collector(plan, runner, job.params["align"])
+    clock = SliceClock(first=config.EDIT_FIRST_SLICE_COLUMNS)
+    elapsed = 0.0
+    complete = True
+    while not runner.finished():
+        if cancel.cancelled:
+            complete = False
+            break
+        before = runner.columns()
+        t0 = now()
+        runner.scan_slice(clock.size)
+        collector.absorb()
+        dt = now() - t0
+        elapsed += dt
+        done = runner.columns()
+        clock.update(max(1, (done - before) // nslots), dt)
+        if cancel.cancelled:
+            complete = False
+            break
+        partial = tuple(collector.hits) if plan.mode == "search" else tuple(collector.distances.values())
+        yield Progress(min(done, total), max(total, done), runner.cells(), runner.comparisons(),
+                       elapsed, partial=partial)
+    hits = collector.sorted_hits()
+    distances = collector.sorted_distances()
+    if plan.mode == "search":
+        best = min((h.distance for h in hits), default=None)
+    else:
+        best = min((d.distance for d in distances if d.distance is not None), default=None)
+    info = RunInfo("edit", job.variant, job.backend, job.parallel, tuple(sorted(job.flags)), elapsed,
+                   runner.cells(), runner.comparisons(), complete, job.threads)
+    p = job.params
+    return EditResult(info, p["mode"], p["k"], p["strands"], p["pairing"], p["report"], hits,
+                      distances, best)

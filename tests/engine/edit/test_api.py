@@ -1,0 +1,163 @@
+"""make_job's argument checks, progress, and cancellation (between slices and inside kernels)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from engine import config, edit
+from engine.edit import cpu_align, cpu_driver
+from engine.jobs import CancelToken, drive
+from engine.sequences import Record, load
+
+P = load("ACGTACGT")
+T = load("TTACGTACGTAATT")
+LONG = [Record("long", np.tile(np.array([1, 2, 4, 8], np.uint8), 20))]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"mode": "local"}, "mode must be"),
+    ({"k": -1}, "k must be >= 0"),
+    ({"k": 1.5}, "k must be an integer"),
+    ({"k": True}, "k must be an integer"),
+    ({"strands": "reverse"}, "strands must be"),
+    ({"strands": "both"}, "applies to search mode only"),
+    ({"pairing": "cross"}, "pairing must be"),
+    ({"report": "all"}, "report must be"),
+    ({"report": "best"}, "report applies to search mode only"),
+    ({"mode": "search"}, "search mode needs k"),
+    ({"align": "yes"}, "align must be True or False"),
+    ({"threads": 0}, "threads must be >= 1"),
+    ({"variant": "smith-waterman"}, "no variant"),
+    ({"backend": "cuda"}, "cuda"),
+    ({"backend": "quantum"}, "unknown backend"),
+    ({"backend": "serial", "parallel": "coarse"}, "no parallel forms"),
+    ({"flags": {"opt1"}}, "no flag"),
+])
+def test_bad_arguments_raise_value_error(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        edit.make_job(P, T, **kwargs)
+
+
+def test_bad_inputs_raise_value_error():
+    with pytest.raises(ValueError, match="no pattern records"):
+        edit.make_job([], T)
+    with pytest.raises(ValueError, match="no text records"):
+        edit.make_job(P, [])
+    with pytest.raises(ValueError, match="as many patterns as text records"):
+        edit.make_job(P, T + T, pairing="zip")
+    with pytest.raises(ValueError, match="up to 64 symbols"):
+        edit.make_job(LONG, T, variant="myers")
+    with pytest.raises(ValueError, match="Record"):
+        edit.make_job(["ACGT"], T)
+
+
+def test_defaults_and_result_shape():
+    job = edit.make_job(P, T, mode="search", k=1)
+    assert job.variant == "myers-blocked" and job.params["align"] is True
+    assert job.params["report"] == "hits"
+    res = drive(edit.iter_solve(job))
+    assert res.info.complete and res.info.family == "edit" and res.info.cells > 0
+    assert res.best == 0 and res.hits[0].cigar is not None
+    res = edit.solve(P, T, mode="search", k=1, align=False, backend="serial")
+    assert all(h.start is None and h.cigar is None for h in res.hits) and res.hits
+    res = edit.solve(P, T, backend="serial")
+    assert res.distances[0].cigar is None and res.distances[0].distance == res.best
+
+
+def test_progress_reports_and_partial_hits(lambda_record):
+    text = [lambda_record.slice(0, 40_000)]
+    primer = [lambda_record.slice(30_000, 30_024)]
+    saved = config.EDIT_FIRST_SLICE_COLUMNS
+    config.EDIT_FIRST_SLICE_COLUMNS = 256
+    try:
+        gen = edit.iter_solve(edit.make_job(primer, text, mode="search", k=2, variant="dp",
+                                            backend="serial"))
+        reports = []
+        while True:
+            try:
+                reports.append(next(gen))
+            except StopIteration as stop:
+                res = stop.value
+                break
+    finally:
+        config.EDIT_FIRST_SLICE_COLUMNS = saved
+    running = [p for p in reports if p.phase == "running"]
+    assert len(running) >= 2
+    assert all(0 <= p.done <= p.total for p in running)
+    assert [p.done for p in running] == sorted(p.done for p in running)
+    assert running[-1].fraction == 1.0 and running[-1].cells == res.info.cells
+    assert set(running[-1].partial) == set(res.hits)
+    assert any(h.start == 30_001 and h.distance == 0 for h in res.hits)
+
+
+def _drain(gen):
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value
+
+
+def test_cancel_returns_partial_result(ecoli_record):
+    text = [ecoli_record.slice(0, 600_000)]
+    primer = [ecoli_record.slice(10_000, 10_012)]
+    full = edit.solve(primer, text, mode="search", k=2, variant="myers", backend="serial")
+    cancel = CancelToken()
+    saved = config.EDIT_FIRST_SLICE_COLUMNS
+    config.EDIT_FIRST_SLICE_COLUMNS = 64
+    try:
+        gen = edit.iter_solve(edit.make_job(primer, text, mode="search", k=2, variant="myers",
+                                            backend="serial"), cancel)
+        for progress in gen:
+            if progress.phase == "running" and progress.done > 20_000:
+                cancel.cancel()
+                break
+        res = _drain(gen)
+    finally:
+        config.EDIT_FIRST_SLICE_COLUMNS = saved
+    assert not res.info.complete
+    assert 0 < len(res.hits) < len(full.hits)
+    assert res.hits == full.hits[:len(res.hits)]
+
+
+def test_cancel_reaches_into_a_running_kernel():
+    """One slice would scan the whole 60k x 60k matrix (seconds); the kernel must stop at its next poll."""
+    rng = np.random.default_rng(1)
+    a = Record("a", rng.choice(np.array([1, 2, 4, 8], np.uint8), 60_000))
+    b = Record("b", rng.choice(np.array([1, 2, 4, 8], np.uint8), 60_000))
+    edit.solve([a.slice(0, 10)], [b.slice(0, 10)], variant="dp", backend="serial")  # compiled
+    saved = config.EDIT_FIRST_SLICE_COLUMNS
+    config.EDIT_FIRST_SLICE_COLUMNS = 1 << 20
+    cancel = CancelToken()
+    timer = threading.Timer(0.3, cancel.cancel)
+    try:
+        timer.start()
+        res = _drain(edit.iter_solve(edit.make_job([a], [b], variant="dp", backend="serial"), cancel))
+    finally:
+        timer.cancel()
+        config.EDIT_FIRST_SLICE_COLUMNS = saved
+    assert not res.info.complete
+    assert res.distances == ()
+    assert 0 < res.info.cells < 60_000 * 60_000 // 2
+
+
+def test_kernels_poll_the_abort_flag():
+    pats = np.array([1, 2, 4, 8], np.uint8)
+    p_offs = np.array([0, 4], np.int64)
+    text = np.tile(np.array([1, 2, 4, 8], np.uint8), 5000)
+    tasks = np.zeros((1, 8), np.int64)
+    tasks[0, 3] = len(text)
+    tasks[0, 7] = 1
+    info = np.zeros((1, 12), np.int64)
+    info[0, 7] = -1
+    info[0, 9] = 1
+    hits = np.zeros((1, 4, 3), np.int64)
+    abort = np.ones(1, np.uint8)
+    cpu_driver.run_serial(3, 1, False, pats, p_offs, text, tasks, info, np.zeros((1, 8), np.int64),
+                          np.zeros((1, 1), np.uint64), hits, 10_000, abort)
+    assert info[0, 10] == 0 and tasks[0, 6] == 0  # no column scanned, task not finished
+    ops = np.zeros(8, np.uint8)
+    assert cpu_align.align_window(pats, 4, text, 0, 5000, 4996, 1, ops, abort) == cpu_align.ABORTED

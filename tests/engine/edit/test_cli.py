@@ -1,0 +1,99 @@
+"""``python -m engine.cli edit``: output formats, and bad input (exit 2, one line, no file left)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "engine.cli", "edit", *args], capture_output=True,
+                          text=True, cwd=cwd or ROOT, timeout=300)
+
+
+def test_search_csv_to_file(tmp_path):
+    out = tmp_path / "hits.csv"
+    run = _cli("ACGTAC", "TTACGGTACGTTT", "--mode", "search", "-k", "1", "--strands", "both",
+               "--backend", "serial", "-o", str(out))
+    assert run.returncode == 0, run.stderr
+    rows = list(csv.reader(io.StringIO(out.read_text())))
+    assert rows[0] == ["pattern_id", "record_id", "start", "end", "strand", "distance", "cigar",
+                       "matched"]
+    assert ["literal", "literal", "6", "11", "-", "0", "6=", "ACGTAC"] in rows
+    assert ["literal", "literal", "3", "9", "+", "1", "3=1D3=", "ACGGTAC"] in rows
+
+
+def test_json_global_and_search(demo_dir):
+    run = _cli("ACGTACGT", "ACGGTACGTTT", "--json", "--variant", "dp", "--backend", "serial")
+    assert run.returncode == 0, run.stderr
+    payload = json.loads(run.stdout)
+    assert payload["family"] == "edit" and payload["variant"] == "dp"
+    assert payload["distance"] == 3 and payload["pairs"] == [["literal", "literal", 3, None]]
+    assert payload["seconds"] >= 0 and payload["cells"] == 8 * 11
+    msx2 = str(demo_dir / "msx2_mrna_homologs.fa")
+    run = _cli("GGCCGGGGCCACCCTGCGGCCA", msx2, "--mode", "search", "-k", "2", "--json", "--threads", "2")
+    assert run.returncode == 0, run.stderr
+    payload = json.loads(run.stdout)
+    assert payload["best"] == 0 and payload["best"] == min(h[2] for h in payload["hits"])
+    assert len(payload["details"]) == len(payload["hits"])
+    assert all(start <= end for start, end, _ in payload["hits"])
+
+
+def test_zip_batch_global_csv(demo_dir):
+    msx2 = str(demo_dir / "msx2_mrna_homologs.fa")
+    run = _cli(msx2, msx2, "--pairs", "zip", "--variant", "banded", "-k", "0")
+    assert run.returncode == 0, run.stderr
+    rows = list(csv.reader(io.StringIO(run.stdout)))
+    assert rows[0] == ["pattern_id", "record_id", "distance", "cigar"]
+    assert len(rows) == 9 and all(r[2] == "0" for r in rows[1:])
+
+
+BAD = [
+    ("search without k", ["ACGT", "ACGTT", "--mode", "search"]),
+    ("negative k", ["ACGT", "ACGTT", "-k", "-1"]),
+    ("bad character", ["ACGTXQ", "ACGTT"]),
+    ("missing file", ["missing.fa", "ACGTT"]),
+    ("myers over 64", ["A" * 65, "ACGTT", "--variant", "myers"]),
+    ("zip needs equal counts", ["ACGT", "{msx2}", "--pairs", "zip"]),
+    ("both strands in global", ["ACGT", "ACGTT", "--strands", "both"]),
+    ("no cuda backend", ["ACGT", "ACGTT", "--backend", "cuda"]),
+    ("empty file", ["{empty}", "ACGTT"]),
+]
+
+
+def test_bad_input_exits_2_with_one_line_and_no_file(tmp_path, demo_dir):
+    empty = tmp_path / "empty.fa"
+    empty.write_text("")
+    subs = {"{msx2}": str(demo_dir / "msx2_mrna_homologs.fa"), "{empty}": str(empty)}
+
+    def run(case):
+        name, args = case
+        out = tmp_path / f"{name.replace(' ', '_')}.csv"
+        args = [subs.get(a, a) for a in args] + ["-o", str(out)]
+        return name, out, _cli(*args, cwd=tmp_path)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(run, BAD))
+    for name, out, proc in results:
+        assert proc.returncode == 2, (name, proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("primerscope: error:"), (name, proc.stderr)
+        assert "Traceback" not in proc.stderr
+        assert not out.exists(), name
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".primerscope-")]
+
+
+@pytest.mark.parametrize("args", [["--mode", "search", "-k", "1", "--report", "best"]])
+def test_unwritable_output_is_bad_input(tmp_path, args):
+    run = _cli("ACGT", "ACGTT", *args, "-o", str(tmp_path / "no" / "such" / "dir.csv"))
+    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1
