@@ -1,0 +1,251 @@
+"""Needleman-Wunsch global alignment with linear gaps: validate, then dispatch.
+
+H[i][j] is the best score of aligning a[:i] with b[:j]; H[i][0] = i*gap,
+H[0][j] = j*gap and
+
+    H[i][j] = max(H[i-1][j-1] + s(a_i, b_j), H[i-1][j] + gap, H[i][j-1] + gap)
+
+where s is ``match`` when the IUPAC base sets of a_i and b_j intersect and
+``mismatch`` otherwise. The score pass keeps one row; the traceback uses
+Hirschberg's linear-space recursion (with the variant's own kernel for its
+passes) above a small full-matrix threshold.
+
+Examples
+--------
+>>> from engine.sequences import load
+>>> res = solve(load("GATTACA"), load("GCATGCT"), match=1, mismatch=-1, gap=-1,
+...             backend="serial")
+>>> res.score, res.alignment.aligned_a, res.alignment.aligned_b, res.alignment.cigar
+(0, 'G-ATTACA', 'GCA-TGCT', '1=1I1=1D1=1X1=1X')
+>>> score(load("ACGTTAGCA"), load("ACGTAGCNA"), backend="serial")   # N matches any base
+6
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generator
+
+import numpy as np
+
+from engine import config, registry
+from engine.jobs import CancelToken, Job, Progress, RunInfo, drive
+from engine.nw.alignment import Alignment, build
+from engine.nw.driver import Kernels, Recorder, Stats, hirschberg, sweep
+from engine.nw.scoring import Scores, cast_scores, snapshot_scale
+from engine.nw.spec import SPEC
+from engine.sequences import Record
+
+__all__ = ["Alignment", "NwResult", "SPEC", "Scores", "iter_solve", "make_job", "score", "solve"]
+
+
+@dataclass(frozen=True)
+class NwResult:
+    """The answer of one nw job.
+
+    ``score`` is None only when the job was cancelled before the score pass
+    ended; ``alignment`` is None for score-only jobs and cancelled tracebacks.
+    ``snapshot`` (uint16: 0 = not computed, else 1 + (H - snapshot_base) // snapshot_step,
+    the scaling of :func:`engine.nw.scoring.snapshot_scale`, also used by the progress
+    reports) samples the score matrix at ``snapshot_rows`` x ``snapshot_cols`` of its
+    ``snapshot_shape``; it is None unless the job asked for snapshots.
+    """
+
+    info: RunInfo
+    a_id: str
+    b_id: str
+    a_length: int
+    b_length: int
+    scores: Scores
+    score: int | None
+    alignment: Alignment | None = None
+    snapshot: np.ndarray | None = None
+    snapshot_rows: np.ndarray | None = None
+    snapshot_cols: np.ndarray | None = None
+    snapshot_shape: tuple[int, int] | None = None
+    snapshot_base: int | None = None
+    snapshot_step: int | None = None
+
+
+def _first_record(value, role: str) -> Record:
+    if isinstance(value, Record):
+        record = value
+    else:
+        records = tuple(value)
+        if not records:
+            raise ValueError(f"no records for sequence {role}")
+        record = records[0]
+        if not isinstance(record, Record):
+            raise ValueError(f"sequence {role} must be a Record, got {type(record).__name__}")
+    if len(record) == 0:
+        raise ValueError(f"sequence {role} ('{record.id}') is empty")
+    return record
+
+
+def make_job(a, b, *, match: int = 1, mismatch: int = 0, gap: int = -1, traceback: bool = True,
+             variant=None, backend=None, parallel=None, flags=None, threads: int | None = None,
+             snapshots: bool = False) -> Job:
+    """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
+
+    Parameters
+    ----------
+    a, b : Record or sequence of Record
+        The two sequences (the first record of a sequence is used).
+    match, mismatch, gap : int
+        Linear scores (|score| <= 1000); defaults +1 / 0 / -1.
+    traceback : bool
+        False computes the score only (one row of memory, no alignment).
+    variant : {'rows', 'diagonal', 'prefix'}, optional
+    backend : {'serial', 'multicore'}, optional
+    parallel, flags : None
+        Accepted for a uniform job API; nw has no parallel forms or flags, so anything
+        else is a ValueError.
+    threads : int, optional
+        Threads for multicore.
+    snapshots : bool
+        Attach downsampled uint16 images of the score matrix to the progress reports.
+
+    Raises
+    ------
+    ValueError
+        On a bad score, an empty sequence, an unknown variant/backend or threads < 1.
+    """
+    sc = Scores.checked(match, mismatch, gap)
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or threads < 1):
+        raise ValueError(f"threads must be an integer >= 1, got {threads!r}")
+    ra, rb = _first_record(a, "A"), _first_record(b, "B")
+    sel = registry.resolve(SPEC, variant, backend, parallel, flags)
+    return Job(family="nw", inputs={"a": (ra,), "b": (rb,)}, variant=sel.variant,
+               backend=sel.backend, params={"match": sc.match, "mismatch": sc.mismatch,
+                                            "gap": sc.gap, "traceback": bool(traceback)},
+               threads=threads, snapshots=bool(snapshots))
+
+
+def solve(a, b, **options) -> NwResult:
+    """Run an nw job to completion (see :func:`make_job` for the options).
+
+    Notes
+    -----
+    O(len(a) * len(b)) time; O(len(a) + len(b)) memory, plus at most
+    ``config.NW_FULL_MATRIX_CELLS`` bytes for a traceback's base cases.
+    Hirschberg, D. S. (1975), CACM 18(6); Aluru, S. et al. (2003), JPDC 63(3).
+    """
+    return drive(iter_solve(make_job(a, b, **options)))
+
+
+def score(a, b, **options) -> int:
+    """The optimal global score only (the fast path: no traceback)."""
+    return solve(a, b, traceback=False, **options).score
+
+
+_WARM: set = set()
+
+
+def _warm_up(kernels: Kernels, dtype, traceback: bool) -> None:
+    """Compile (or load from numba's cache) the kernels a job uses, on a tiny input."""
+    from engine.nw.cpu_traceback import full_traceback
+
+    sc = Scores()
+    a = np.array([1, 2, 4, 8, 15, 1], dtype=np.uint8)
+    b = np.array([1, 4, 8, 2, 3], dtype=np.uint8)
+    rec = Recorder(a.shape[0], b.shape[0], sc, dtype, 0, True)
+    top = (np.arange(6) * -1).astype(dtype)
+    left = (np.arange(7) * -1).astype(dtype)
+    kernels.tile(a, b, top, left, np.empty(6, dtype), np.empty(7, dtype), cast_scores(sc, dtype),
+                 rec.rows, rec.cols, rec.raw, 0, 0, np.zeros(1, dtype=np.uint8))
+    if traceback:
+        full_traceback(a, b, 1, 0, -1, np.empty(11, dtype=np.uint8))
+
+
+def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progress, None, NwResult]:
+    """Yield :class:`Progress` about every 100 ms; return an :class:`NwResult`.
+
+    The score pass sweeps bands of rows (with snapshots when ``job.snapshots``);
+    a traceback then runs Hirschberg's passes, reusing the score pass's middle
+    row. After ``cancel.cancel()`` the generator returns at the next check with
+    ``info.complete = False``, the score if the score pass had finished, and the
+    last snapshot.
+    """
+    cancel = cancel or CancelToken()
+    ra, rb = job.inputs["a"][0], job.inputs["b"][0]
+    a = np.ascontiguousarray(ra.codes, dtype=np.uint8)
+    b = np.ascontiguousarray(rb.codes, dtype=np.uint8)
+    m, n = a.shape[0], b.shape[0]
+    p = job.params
+    sc = Scores(p["match"], p["mismatch"], p["gap"])
+    traceback = p["traceback"]
+    kernels = Kernels(job.variant, job.backend, job.threads)
+    vtype = kernels.value_type(m, n, sc)
+    dtype, offset = vtype
+    score_cells = m * n
+    # Hirschberg's passes after the score pass: at most 1.5 m n (halves at every level).
+    total = score_cells + (int(1.5 * score_cells) if traceback else 0)
+    key = (job.variant, job.backend, np.dtype(dtype).name, traceback)
+    if key not in _WARM:
+        yield Progress(0, total, 0, 0, 0.0, phase="compiling", message="compiling kernels…")
+        _warm_up(kernels, dtype, traceback)
+        _WARM.add(key)
+
+    recorder = Recorder(m, n, sc, dtype, offset, job.snapshots)
+    base, step = snapshot_scale(m, n, sc)
+    shape = (m + 1, n + 1)
+    stats = Stats()
+    big = traceback and (m + 1) * (n + 1) > config.NW_FULL_MATRIX_CELLS
+
+    def report(message=""):
+        image = recorder.image(base, step) if recorder.enabled else None
+        return Progress(min(stats.cells, total), total, stats.cells, stats.cells, stats.seconds,
+                        message=message, snapshot=image, snapshot_shape=shape if image is not None
+                        else None)
+
+    def result(score_value, alignment, complete):
+        stats.pause()
+        info = RunInfo("nw", job.variant, job.backend, None, (), stats.seconds, stats.cells,
+                       stats.cells, complete, job.threads)
+        image = recorder.image(base, step) if recorder.enabled else None
+        return NwResult(info, ra.id, rb.id, m, n, sc, score_value, alignment, image,
+                        recorder.rows if image is not None else None,
+                        recorder.cols if image is not None else None,
+                        shape if image is not None else None,
+                        base if image is not None else None, step if image is not None else None)
+
+    stats.resume()
+    passes = sweep(kernels, a, b, sc, vtype, cancel.flag, stats, recorder,
+                   keep=m // 2 if big else None)
+    out = yield from _reporting(passes, cancel, stats, report, "score pass")
+    if out is None:
+        return result(None, None, False)
+    last_row, middle = out
+    best = int(last_row[n]) + offset
+    if not traceback:
+        return result(best, None, True)
+
+    steps = hirschberg(kernels, a, b, sc, vtype, cancel.flag, stats, top_row=middle)
+    ops = yield from _reporting(steps, cancel, stats, report, "traceback")
+    if ops is None:
+        return result(best, None, False)
+    alignment = build(a, b, ops)
+    found = alignment.matches * sc.match + alignment.mismatches * sc.mismatch + alignment.gaps * sc.gap
+    if found != best:
+        raise RuntimeError(f"internal error: traceback scores {found}, score pass {best}")
+    return result(best, alignment, True)
+
+
+def _reporting(gen, cancel: CancelToken, stats: Stats, report, message: str):
+    """Drive a driver generator: a Progress after each of its steps; None once cancelled.
+
+    The solve clock stops while the consumer holds the generator suspended.
+    """
+    while True:
+        if cancel.cancelled:
+            gen.close()
+            return None
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value
+        progress = report(message)
+        stats.pause()
+        yield progress
+        stats.resume()
