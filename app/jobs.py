@@ -1,4 +1,4 @@
-"""The generators the worker thread runs: one job, a comparison of backends, loading files.
+"""The generators the worker thread runs: one job, a comparison of backends, any call.
 
 They are plain generators (no Qt), so tests can run them without a thread, and
 they are built to start on the worker thread: building a job imports the
@@ -13,7 +13,7 @@ from typing import Generator, Mapping, Sequence
 import engine
 from engine import registry
 from engine.jobs import CancelToken, Job, Progress
-from engine.sequences import Record, load
+from engine.sequences import Record
 
 from app.families import FamilyAdapter, RunChoice
 
@@ -117,13 +117,9 @@ def compare_backends(adapter: FamilyAdapter, inputs: Mapping[str, Sequence[Recor
     return rows
 
 
-def load_file(path: str) -> Generator:
-    """Load a sequence file on the worker thread (E. coli takes most of a second)."""
-    return (yield from _returning(lambda: load(path)))
-
-
 def call(function) -> Generator:
-    """Run ``function()`` on the worker thread and return its value."""
+    """Run ``function()`` on the worker thread and return its value (loading files: E. coli
+    takes most of a second to read)."""
     return (yield from _returning(function))
 
 

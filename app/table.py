@@ -17,42 +17,60 @@ from app.families import Column
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
+#: Rows the table holds at most; the CSV export always has every row.
+TABLE_LIMIT = 200_000
+
+
 class ResultsModel(QAbstractTableModel):
+    """Rows of the newest result sequence. ``total`` counts every item, even past TABLE_LIMIT."""
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.columns: tuple[Column, ...] = ()
-        self._items: list = []
+        self._items: Sequence = ()
         self._rows: list[tuple] = []
+        self.total = 0
 
     def set_columns(self, columns: Sequence[Column]) -> None:
         self.beginResetModel()
         self.columns = tuple(columns)
-        self._items, self._rows = [], []
+        self._items, self._rows, self.total = (), [], 0
         self.endResetModel()
 
     def clear(self) -> None:
         self.beginResetModel()
-        self._items, self._rows = [], []
+        self._items, self._rows, self.total = (), [], 0
         self.endResetModel()
 
-    def extend_to(self, items: Sequence, row: Callable) -> None:
-        """Show ``items``, which extend the shown ones by appending (a growing partial list)."""
-        old = len(self._items)
-        if len(items) < old:
-            self.replace(items, row)
+    def extend_to(self, items: Sequence, rows: Callable[[Sequence], list]) -> None:
+        """Show ``items``, which extend the shown ones by appending (a growing partial list).
+
+        ``rows(items_slice)`` turns items into table rows in bulk.
+        """
+        old = len(self._rows)
+        if len(items) < self.total:
+            self.replace(items, rows)
             return
-        if len(items) == old:
+        self._items, self.total = items, len(items)
+        shown = min(len(items), TABLE_LIMIT)
+        if shown == old:
             return
-        new = items[old:]
-        self.beginInsertRows(QModelIndex(), old, old + len(new) - 1)
-        self._items.extend(new)
-        self._rows.extend(row(item) for item in new)
+        self.beginInsertRows(QModelIndex(), old, shown - 1)
+        self._rows.extend(rows(items[old:shown]))
         self.endInsertRows()
 
-    def replace(self, items: Sequence, row: Callable) -> None:
+    def settle(self, items: Sequence, rows: Callable[[Sequence], list], extends: bool) -> None:
+        """Show the final ``items``: only the new rows are added when the family's result
+        ``extends`` its partial lists (same order, more items), else all rows are replaced."""
+        if extends and len(items) >= len(self._rows):
+            self.extend_to(items, rows)
+        else:
+            self.replace(items, rows)
+
+    def replace(self, items: Sequence, rows: Callable[[Sequence], list]) -> None:
         self.beginResetModel()
-        self._items = list(items)
-        self._rows = [row(item) for item in self._items]
+        self._items, self.total = items, len(items)
+        self._rows = list(rows(items[:TABLE_LIMIT]))
         self.endResetModel()
 
     def item(self, source_row: int):
@@ -65,7 +83,7 @@ class ResultsModel(QAbstractTableModel):
         return list(self._rows)
 
     def items(self) -> list:
-        return list(self._items)
+        return [self._items[i] for i in range(len(self._rows))]
 
     def column_of(self, role: str) -> int | None:
         for index, column in enumerate(self.columns):
@@ -135,13 +153,18 @@ class ResultsFilter(QSortFilterProxyModel):
         lo, hi = self.length_range
         col = model.column_of("length")
         if col is not None and (lo is not None or hi is not None):
-            if (lo is not None and values[col] < lo) or (hi is not None and values[col] > hi):
+            value = values[col]
+            if not isinstance(value, int):  # an empty cell has no length to compare
+                return False
+            if (lo is not None and value < lo) or (hi is not None and value > hi):
                 return False
         lo, hi = self.position_range
         start_col, end_col = model.column_of("start"), model.column_of("end")
         if start_col is not None and (lo is not None or hi is not None):
             start = values[start_col]
             end = values[end_col] if end_col is not None else start
+            if not isinstance(start, int) or not isinstance(end, int):  # a gap or no alignment
+                return False
             if (lo is not None and start < lo) or (hi is not None and end > hi):
                 return False
         if self.text:
@@ -151,5 +174,7 @@ class ResultsFilter(QSortFilterProxyModel):
         return True
 
     def visible_items(self) -> list:
+        """Items the filters let through, in source order (cheaper than mapping every row)."""
         model: ResultsModel = self.sourceModel()
-        return [model.item(self.mapToSource(self.index(r, 0)).row()) for r in range(self.rowCount())]
+        root = QModelIndex()
+        return [model.item(r) for r in range(model.rowCount()) if self.filterAcceptsRow(r, root)]

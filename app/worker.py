@@ -115,7 +115,10 @@ class JobRunner(QObject):
         worker.failed.connect(self._on_failed)
         self._alive.append((thread, worker))
         self._current, self._report, self.cancel_token = worker, worker.report, token
-        thread.start()
+        # Below the GUI thread where the system honours it (not Linux's default scheduler).
+        # No nice value on Linux: a lowered worker that is preempted while it holds the GIL
+        # between kernel calls would make the GUI thread wait for it (priority inversion).
+        thread.start(QThread.Priority.LowPriority)
         return token
 
     def cancel(self) -> None:

@@ -64,6 +64,11 @@ class FamilyAdapter:
     wants_snapshots = False
     #: Noun for a result row in the status bar.
     noun = "results"
+    #: The result's items are the last partial list plus more, in the same order (the table
+    #: then only appends); False when the engine reorders at the end.
+    result_extends_partial = False
+    #: Demo menu data set that ``--demo`` loads for this family.
+    default_demo = "lambda-ecoli"
 
     # -- engine side (called on the worker thread) ---------------------------------
     @property
@@ -86,8 +91,20 @@ class FamilyAdapter:
         raise NotImplementedError
 
     def row(self, item) -> tuple:
-        """One table row (in :attr:`columns` order) for a raw item."""
+        """One table row (in :meth:`table_columns` order) for a raw item."""
         raise NotImplementedError
+
+    def rows(self, items) -> list[tuple]:
+        """Table rows of many items (families with columnar results do this in bulk)."""
+        return [self.row(item) for item in items]
+
+    def table_columns(self, params: Mapping[str, Any]) -> tuple[Column, ...]:
+        """Columns of the table for a run with these parameters (a mode may change them)."""
+        return self.columns
+
+    def demo_params(self, dataset: str) -> dict:
+        """Parameters a demo sets (e.g. a search mode that gives hits to look at)."""
+        return {}
 
     def csv_text(self, result) -> str:
         """The exact text ``primerscope <family> ... -o OUT.csv`` writes for this result."""
@@ -95,13 +112,18 @@ class FamilyAdapter:
         self.cli().write_csv(result, buf)
         return buf.getvalue()
 
-    def alignment_text(self, result, selected=None) -> str:
-        """Alignments as plain text for "Export alignments" ('' when the family has none)."""
+    def alignment_text(self, result, job) -> str:
+        """The result's alignments as plain text for "Export alignments" ('' if it has none)."""
         return ""
 
     def answer_key(self, result):
         """What must agree between variants and backends (Compare backends checks it)."""
         return self.csv_text(result)
+
+    def best_item(self, result):
+        """The item worth showing first (``--screenshot`` selects it)."""
+        items = self.items(result)
+        return items[0] if len(items) else None
 
     def summary(self, result) -> str:
         n = len(self.items(result))

@@ -8,7 +8,8 @@ all families alike:
 - ``show_result(result)`` once, complete or cancelled;
 - ``select(item)`` when a table row is selected, ``highlight(items)`` with the
   rows the table's filters let through;
-- ``has_data()`` and ``plot_items()`` (name -> pyqtgraph item, for PNG/SVG export).
+- ``has_data()`` and ``plot_items()`` (name -> pyqtgraph item, for PNG/SVG export);
+- ``shutdown()`` when the window closes.
 
 A view asks for a selection through ``item_activated`` (clicking a point).
 """
@@ -45,3 +46,67 @@ class ResultView(QWidget):
 
     def plot_items(self) -> dict:
         return {}
+
+    def alignment_text(self) -> str:
+        """Alignments the view shows, as plain text ('' if none)."""
+        return ""
+
+    def shutdown(self) -> None:
+        """Stop any thread of the view's own (the window is closing)."""
+
+
+class SplitView(ResultView):
+    """Several views side by side (or stacked) in one tab; every call goes to each of them."""
+
+    def __init__(self, title: str, views, orientation=None, sizes=None):
+        super().__init__()
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QSplitter, QVBoxLayout
+
+        self.title = title
+        self.views = list(views)
+        self.splitter = QSplitter(orientation or Qt.Orientation.Vertical)
+        for view in self.views:
+            self.splitter.addWidget(view)
+            view.item_activated.connect(self.item_activated)
+        if sizes:
+            self.splitter.setSizes(list(sizes))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+
+    def reset(self, job) -> None:
+        for view in self.views:
+            view.reset(job)
+
+    def show_progress(self, progress) -> None:
+        for view in self.views:
+            view.show_progress(progress)
+
+    def show_result(self, result) -> None:
+        for view in self.views:
+            view.show_result(result)
+
+    def select(self, item) -> None:
+        for view in self.views:
+            view.select(item)
+
+    def highlight(self, items) -> None:
+        for view in self.views:
+            view.highlight(items)
+
+    def has_data(self) -> bool:
+        return all(view.has_data() for view in self.views)
+
+    def plot_items(self) -> dict:
+        out = {}
+        for view in self.views:
+            out.update(view.plot_items())
+        return out
+
+    def alignment_text(self) -> str:
+        return "\n\n".join(t for t in (view.alignment_text() for view in self.views) if t)
+
+    def shutdown(self) -> None:
+        for view in self.views:
+            view.shutdown()

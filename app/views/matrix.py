@@ -10,15 +10,64 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from app.views import ResultView
 from app.views.plotting import RED
 
 #: Cells up to this count get their value written in them.
 CELL_TEXT_LIMIT = 900
 #: Axes up to this many cells get one tick per cell, labelled with the sequence letter.
 LETTER_TICK_LIMIT = 80
+
+
+class CellValues(pg.GraphicsObject):
+    """Every cell's value written in it, in one item (cheaper than a TextItem per cell).
+
+    Text is drawn in device pixels at the cells' centres, and only while cells
+    are large enough on screen to be read.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self._data: np.ndarray | None = None
+        self._origin = (0, 0)
+        self._mid = 0.0
+
+    def set_values(self, data: np.ndarray | None, origin=(0, 0), mid: float = 0.0) -> None:
+        self.prepareGeometryChange()
+        self._data, self._origin, self._mid = data, origin, mid
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        if self._data is None:
+            return QRectF()
+        rows, cols = self._data.shape
+        return QRectF(self._origin[1] - 0.5, self._origin[0] - 0.5, cols, rows)
+
+    def paint(self, painter, *args) -> None:
+        if self._data is None:
+            return
+        transform = painter.transform()
+        cell_w = abs(transform.m11()) + abs(transform.m21())
+        cell_h = abs(transform.m22()) + abs(transform.m12())
+        if min(cell_w, cell_h) < 11:
+            return
+        painter.save()
+        painter.resetTransform()
+        font = QFont()
+        font.setPixelSize(int(max(7, min(cell_h * 0.6, cell_w * 0.5, 15))))
+        painter.setFont(font)
+        dark, light = QColor("black"), QColor("white")
+        r0, c0 = self._origin
+        for (i, j), value in np.ndenumerate(self._data):
+            centre = transform.map(QPointF(c0 + j, r0 + i))
+            painter.setPen(dark if value > self._mid else light)  # viridis: light at the top
+            painter.drawText(QRectF(centre.x() - cell_w / 2, centre.y() - cell_h / 2, cell_w, cell_h),
+                             Qt.AlignmentFlag.AlignCenter, str(int(value)))
+        painter.restore()
 
 
 class MatrixPlot(pg.GraphicsLayoutWidget):
@@ -36,23 +85,40 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         self.plot.setMenuEnabled(False)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
-        self.colorbar = pg.ColorBarItem(colorMap=pg.colormap.get(colormap), values=(0, 1),
-                                        interactive=False, width=14, label=value_label)
-        self.colorbar.setImageItem(self.image, insert_in=self.plot)
+        cmap = pg.colormap.get(colormap)
+        # The image gets its own look-up table (see set_matrix); the bar is its legend.
+        self._base_lut = cmap.getLookupTable(nPts=256, alpha=True)
+        self.colorbar = pg.ColorBarItem(colorMap=cmap, values=(0, 1), interactive=False, width=14,
+                                        label=value_label)
+        self.addItem(self.colorbar, row=0, col=1)
         self.path = pg.PlotDataItem(pen=pg.mkPen(RED, width=2.5))
+        self.values = CellValues()
+        self.plot.addItem(self.values)
         self.plot.addItem(self.path)
-        self._texts: list[pg.TextItem] = []
         self._data: np.ndarray | None = None
         self._full = (0, 0)
         self._origin = (0, 0)
         self._fit_pending = True
+        self._read = None  # stored value -> what the hover read-out says
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
 
-    def clear(self) -> None:
+    def set_decoder(self, read, to_score=None) -> None:
+        """Snapshots store scaled values: ``read(value) -> str`` for the hover read-out and
+        ``to_score(value) -> float`` for the colour bar's tick labels."""
+        self._read = read
+        axis = self.colorbar.axis
+        if to_score is None:
+            axis.tickStrings = type(axis).tickStrings.__get__(axis)
+        else:  # the bar's positions stay in stored units; its labels speak in scores
+            axis.tickStrings = lambda values, scale, spacing: [f"{to_score(v):,.0f}" for v in values]
+
+    # Not named clear(): GraphicsLayoutWidget binds the layout's clear() on each instance.
+    def clear_matrix(self) -> None:
         self._data = None
+        self.set_decoder(None)
         self.image.clear()
         self.path.setData([], [])
-        self._clear_texts()
+        self.values.set_values(None)
         self._fit_pending = True
         self.plot.getAxis("left").setTicks(None)
         self.plot.getAxis("bottom").setTicks(None)
@@ -62,19 +128,32 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
 
     def set_matrix(self, data: np.ndarray, full_shape: tuple[int, int] | None = None,
                    levels: tuple[float, float] | None = None, origin: tuple[int, int] = (0, 0),
-                   row_letters: str = "", col_letters: str = "") -> None:
-        """Show ``data`` standing for a ``full_shape`` matrix whose first cell is ``origin``.
+                   row_letters: str = "", col_letters: str = "", empty: int | None = None) -> None:
+        """Show ``data`` (non-negative integers) standing for a ``full_shape`` matrix whose
+        first cell is ``origin``.
 
         The caller hands over an array it no longer writes (``setImage`` keeps a
-        reference). ``levels`` default to the data's range.
+        reference). ``levels`` default to the range of the values; cells equal to
+        ``empty`` (not computed yet) are drawn light grey.
+
+        Integer frames go through a look-up table indexed by the stored value
+        itself (levels 0..len-1), which keeps uint16 snapshots on pyqtgraph's fast
+        path and lets 'not computed' have its own colour.
         """
         rows, cols = full_shape or data.shape
         first = self._data is None or self._full != (rows, cols) or self._origin != origin
         self._data, self._full, self._origin = data, (rows, cols), origin
         if levels is None:
-            lo, hi = (float(data.min()), float(data.max())) if data.size else (0.0, 1.0)
+            filled = data[data != empty] if empty is not None else data
+            lo, hi = (int(filled.min()), int(filled.max())) if filled.size else (0, 1)
             levels = (lo, hi if hi > lo else lo + 1)
-        self.image.setImage(data, autoLevels=False, levels=levels)
+        top = 65535 if data.dtype == np.uint16 else int(max(levels[1], data.max() if data.size else 0))
+        lo, hi = levels
+        index = np.clip((np.arange(top + 1) - lo) * 255 // max(1, hi - lo), 0, 255)
+        lut = self._base_lut[index]
+        if empty is not None and 0 <= empty <= top:
+            lut[empty] = (225, 225, 225, 255)
+        self.image.setImage(data, autoLevels=False, levels=(0, top), lut=lut)
         self.colorbar.setLevels(levels)
         if first:
             r0, c0 = origin
@@ -99,24 +178,9 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
             else:
                 self.plot.getAxis(axis).setTicks(None)
 
-    def _clear_texts(self) -> None:
-        for item in self._texts:
-            self.plot.removeItem(item)
-        self._texts = []
-
     def _write_cells(self, data: np.ndarray | None) -> None:
-        self._clear_texts()
-        if data is None:
-            return
-        r0, c0 = self._origin
         lo, hi = self.colorbar.levels()
-        mid = (lo + hi) / 2
-        for (i, j), value in np.ndenumerate(data):
-            color = "k" if value > mid else "w"  # readable on viridis' dark and light ends
-            text = pg.TextItem(str(int(value)), color=color, anchor=(0.5, 0.5))
-            text.setPos(c0 + j, r0 + i)
-            self.plot.addItem(text)
-            self._texts.append(text)
+        self.values.set_values(data, self._origin, (lo + hi) / 2)
 
     def cell_at(self, x: float, y: float):
         """(i, j, value, block) under view point (x, y), or None outside the matrix."""
@@ -141,7 +205,8 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
             self.hovered.emit("")
             return
         i, j, value, (bh, bw) = cell
-        text = f"i = {i:,}   j = {j:,}   value = {value:,}"
+        shown = self._read(value) if self._read is not None else f"{value:,}"
+        text = f"i = {i:,}   j = {j:,}   value = {shown}"
         if bh > 1 or bw > 1:
             text += f"   (one pixel = {bh:.0f} x {bw:.0f} cells)"
         self.hovered.emit(text)
@@ -162,3 +227,85 @@ class MatrixPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.matrix, 1)
         layout.addWidget(self.readout)
+
+
+class LiveMatrixView(ResultView):
+    """The DP matrix while it is being filled (``Progress.snapshot``), then the traceback path.
+
+    The adapter says how to read the snapshot: ``scale(job) -> MatrixScale``
+    (levels and how a stored value reads as a score) and ``path(result)`` (rows
+    and columns of the path, or None).
+    """
+
+    title = "DP matrix"
+
+    def __init__(self, scale, path, row_label="i: sequence A", col_label="j: sequence B"):
+        super().__init__()
+        self.panel = MatrixPanel(row_label, col_label, "score")
+        self.caption = QLabel("The matrix appears here while the job runs "
+                              "(downsampled tiles when it is larger than the view).")
+        self.caption.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.panel, 1)
+        layout.addWidget(self.caption)
+        self._scale_of, self._path_of = scale, path
+        self.scale: MatrixScale | None = None
+        self._job = None
+        self._filled = False
+
+    def reset(self, job) -> None:
+        self._job = job
+        self._filled = False
+        self.panel.matrix.clear_matrix()
+        self.scale = self._scale_of(job) if job is not None else None
+        if job is not None:
+            a, b = job.inputs["a"][0], job.inputs["b"][0]
+            self.panel.matrix.plot.setLabel("left", f"i: {a.id} ({len(a):,} bp)")
+            self.panel.matrix.plot.setLabel("bottom", f"j: {b.id} ({len(b):,} bp)")
+            self.panel.matrix.set_decoder(self.scale.read, self.scale.to_score)
+            self.panel.matrix.colorbar.setLabel("left", self.scale.label)
+
+    def _show(self, snapshot, shape) -> None:
+        if snapshot is None or self.scale is None:
+            return
+        self.panel.matrix.set_matrix(snapshot, shape, self.scale.levels, empty=self.scale.empty)
+        self._filled = True
+        h, w = snapshot.shape
+        rows, cols = shape
+        if (h, w) != tuple(shape):
+            self.caption.setText(f"{rows:,} x {cols:,} cells shown as {h:,} x {w:,} tiles. "
+                                 f"{self.scale.note}")
+        else:
+            self.caption.setText(f"{rows:,} x {cols:,} cells. {self.scale.note}")
+
+    def show_progress(self, progress) -> None:
+        self._show(progress.snapshot, progress.snapshot_shape)
+
+    def show_result(self, result) -> None:
+        self._show(getattr(result, "snapshot", None), getattr(result, "snapshot_shape", None))
+        path = self._path_of(result)
+        if path is not None and self._filled:
+            rows, cols = path
+            self.panel.matrix.set_path(rows, cols)
+
+    def has_data(self) -> bool:
+        return self._filled
+
+    def plot_items(self) -> dict:
+        return {"dp-matrix": self.panel.matrix.scene()}
+
+
+class MatrixScale:
+    """How a family's snapshot values read: colour levels, stored value -> score, labels.
+
+    ``empty`` is the stored value of a cell not computed yet (None if there is none).
+    """
+
+    def __init__(self, levels, to_score=lambda v: v, label="score", note="", empty=None):
+        self.levels, self.to_score, self.label, self.note, self.empty = levels, to_score, label, note, empty
+
+    def read(self, value) -> str:
+        if self.empty is not None and value == self.empty:
+            return "not computed yet"
+        return f"{self.to_score(value):,.0f}"

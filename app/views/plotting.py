@@ -20,8 +20,9 @@ PALETTE = (BLUE, ORANGE, GREEN, RED, PURPLE, SKY, "#F0E442", GREY)
 
 def configure() -> None:
     """Row-major images (data[row, col], as the engine's matrices) on a white page."""
+    # No antialiasing: it multiplies the cost of drawing long live curves.
     pg.setConfigOptions(imageAxisOrder="row-major", background="w", foreground="k",
-                        antialias=True)
+                        antialias=False)
 
 
 def si(value: float, unit: str) -> str:

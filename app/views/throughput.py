@@ -65,13 +65,13 @@ class ThroughputView(ResultView):
         """Record one progress report (every report, not only the drawn ones)."""
         if progress.phase != "running":
             return
-        if self._last is not None:
-            dt = progress.elapsed - self._last.elapsed
-            if dt <= 1e-4:
-                return
-            cells = (progress.cells - self._last.cells) / dt
-            comps = (progress.comparisons - self._last.comparisons) / dt
-            self.series.append(progress.elapsed, cells, comps)
+        last = self._last
+        t0, cells0, comps0 = (last.elapsed, last.cells, last.comparisons) if last else (0.0, 0, 0)
+        dt = progress.elapsed - t0
+        if dt <= 1e-6:
+            return
+        self.series.append(progress.elapsed, (progress.cells - cells0) / dt,
+                           (progress.comparisons - comps0) / dt)
         self._last = progress
 
     def show_progress(self, progress) -> None:

@@ -1,0 +1,77 @@
+"""kdiff in the GUI: candidates table, specificity profile, candidate D matrix."""
+
+from __future__ import annotations
+
+from app import demo
+from app.families import Column, DemoInput, FamilyAdapter
+
+
+class KdiffAdapter(FamilyAdapter):
+    name = "kdiff"
+    result_extends_partial = True  # the engine appends in scan order and returns that list
+    noun = "candidates"
+    columns = (
+        Column("target", "str", "", "Target record"),
+        Column("start", "int", "start", "First base of the candidate (1-based)"),
+        Column("end", "int", "end", "Last base of the candidate (1-based, inclusive)"),
+        Column("length", "int", "length", "Candidate length c+1; short means specific"),
+        Column("sequence", "str"),
+    )
+
+    def make_job(self, inputs, choice):
+        from engine import kdiff
+
+        sel = choice.selection
+        # Comparisons are counted, as `primerscope kdiff` does, for the throughput graph.
+        return kdiff.make_job(inputs["target"], inputs["background"], choice.params["k"],
+                              variant=sel.variant, backend=sel.backend, parallel=sel.parallel,
+                              flags=sel.flags, strands=choice.params["strands"],
+                              threads=choice.threads, count_comparisons=True)
+
+    def items(self, result_or_partial):
+        if result_or_partial is None:
+            return ()
+        if isinstance(result_or_partial, tuple):
+            return result_or_partial
+        return result_or_partial.candidates
+
+    def row(self, c) -> tuple:
+        return (c.target_id, c.start, c.end, c.length, c.sequence)  # the CSV's columns
+
+    def best_item(self, result):
+        """The shortest (most specific) candidate, the first one if several."""
+        return min(result.candidates, key=lambda c: c.length, default=None)
+
+    def summary(self, result) -> str:
+        n = len(result.candidates)
+        settled = sum(result.settled.values())
+        if result.info.complete:
+            return f"{n:,} candidates"
+        return f"{n:,} candidates from the {settled:,} start positions settled before the cancel"
+
+    def create_views(self, host):
+        from PySide6.QtCore import Qt
+
+        from app.views import SplitView
+        from app.views.kdiff import CandidateView, SpecificityView
+
+        profile, candidate = SpecificityView(), CandidateView()
+        return [SplitView("Specificity", [profile, candidate], Qt.Orientation.Horizontal, (600, 500))]
+
+    def demo_inputs(self, dataset):
+        if dataset == "lambda-ecoli":
+            lam, eco = demo.records("lambda"), demo.records("ecoli")
+            return {"target": DemoInput(lam, demo.path("lambda"), region=(1, 1000)),
+                    "background": DemoInput(eco, demo.path("ecoli"), region=(1, 200_000))}
+        if dataset == "msx2":
+            msx2 = demo.records("msx2")  # human msx2 against its homologs in other species
+            return {"target": DemoInput(msx2, demo.path("msx2"), use=(0,)),
+                    "background": DemoInput(msx2, demo.path("msx2"), use=tuple(range(1, len(msx2))))}
+        if dataset == "yeast":
+            orfs = demo.records("yeast")  # one ORF against the others
+            return {"target": DemoInput(orfs, demo.path("yeast"), use=(0,)),
+                    "background": DemoInput(orfs, demo.path("yeast"), use=tuple(range(1, len(orfs))))}
+        return {}
+
+
+ADAPTER = KdiffAdapter()

@@ -1,0 +1,128 @@
+"""``primerscope gui [--demo] [--screenshot FILE.png]``: start the desktop application."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from engine import registry
+
+from app import demo
+
+SCREENSHOT_TIMEOUT_S = 300
+SCREENSHOT_SIZE = (1440, 900)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="primerscope gui", description="The primerscope desktop application.")
+    parser.add_argument("--demo", action="store_true", help="load the demo data of the family on start")
+    parser.add_argument("--screenshot", metavar="FILE.png",
+                        help="run the demo job, save the main window as a PNG and exit")
+    parser.add_argument("--family", choices=[f.name for f in registry.families()],
+                        help="start with this family (default: the last one used)")
+    parser.add_argument("--dataset", choices=list(demo.DATASETS),
+                        help="demo data set for --demo/--screenshot (default: the family's own)")
+    parser.add_argument("--tab", type=int, default=0, help="view tab shown in the screenshot (0-based)")
+    return parser
+
+
+class ScreenshotRun:
+    """Load the demo, run it, select the most interesting result, save a PNG, quit."""
+
+    def __init__(self, window, path: str, dataset: str, tab: int):
+        from PySide6.QtCore import QTimer
+
+        self.window, self.path, self.dataset, self.tab = window, path, dataset, tab
+        self.status = 1
+        self.errors: list[str] = []
+        window.error_sink = self._on_error
+        window.inputs_loaded.connect(self._on_loaded)
+        window.run_finished.connect(self._on_finished)
+        window.run_failed.connect(lambda message: self._quit(1))
+        self._poll = QTimer()
+        self._poll.setInterval(100)
+        self._poll.timeout.connect(self._check_views)
+        self._waited = 0
+        QTimer.singleShot(SCREENSHOT_TIMEOUT_S * 1000, lambda: self._fail("timed out"))
+
+    def start(self) -> None:
+        self.window.load_demo(self.dataset)
+
+    def _on_error(self, title: str, text: str, details: str) -> None:
+        self.errors.append(f"{title}: {text}")
+        print(f"primerscope: error: {title}: {text}", file=sys.stderr)
+        self._quit(1)
+
+    def _on_loaded(self) -> None:
+        if self.window.mode == "idle" and self.window.result is None and not self.window.runner.running:
+            self.window.run()
+
+    def _on_finished(self, result) -> None:
+        self.window.select_best()
+        self._poll.start()
+
+    def _check_views(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        self._waited += 1
+        views = self.window.views[:-1]  # the compare tab stays empty in a screenshot
+        family_views = views[:-1]
+        if all(v.has_data() for v in family_views) or self._waited > 600:
+            self._poll.stop()
+            self.window.tabs.setCurrentIndex(min(self.tab, self.window.tabs.count() - 1))
+            QTimer.singleShot(400, self._grab)
+
+    def _grab(self) -> None:
+        pixmap = self.window.grab()
+        if not pixmap.save(self.path):
+            self._fail(f"cannot write {self.path}")
+            return
+        print(f"primerscope: screenshot saved to {self.path}", file=sys.stderr)
+        self._quit(0)
+
+    def _fail(self, why: str) -> None:
+        print(f"primerscope: screenshot failed: {why}", file=sys.stderr)
+        self._quit(1)
+
+    def _quit(self, status: int) -> None:
+        from PySide6.QtWidgets import QApplication
+
+        self.status = status
+        self.window.close()
+        QApplication.instance().exit(status)
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    from PySide6.QtCore import QSettings
+
+    from app.families import adapter, has_adapter
+    from app.window import MainWindow, application
+
+    qt_app = application()
+    if args.screenshot:
+        # A screenshot shows the defaults, not this user's settings (and leaves them alone).
+        settings_dir = tempfile.TemporaryDirectory(prefix="primerscope-")
+        settings = QSettings(str(Path(settings_dir.name) / "settings.ini"), QSettings.Format.IniFormat)
+    else:
+        settings = QSettings("primerscope", "primerscope")
+    window = MainWindow(settings)
+    if args.family:
+        if not has_adapter(args.family):
+            print(f"primerscope: error: the GUI has no views for {args.family} yet", file=sys.stderr)
+            return 2
+        window.params.set_family(args.family)
+    dataset = args.dataset or adapter(window.params.family).default_demo
+    if args.screenshot:
+        window.resize(*SCREENSHOT_SIZE)
+        window.show()
+        shot = ScreenshotRun(window, args.screenshot, dataset, args.tab)
+        shot.start()
+        status = qt_app.exec()
+        return status if status else shot.status
+    window.show()
+    if args.demo:
+        window.load_demo(dataset)
+    return qt_app.exec()

@@ -1,0 +1,374 @@
+"""The parameter panel, built from the engine's registry.
+
+Only combinations that exist in the engine can be chosen: backends a variant
+lacks, or that this machine cannot run (CUDA without a GPU), are greyed out
+with the reason as tooltip; a flag is enabled only where ``valid_flags`` says
+it acts. Choices are kept per family and persist in QSettings.
+
+Binding follows napari's habit: widgets are filled from the state with their
+signals blocked, and every widget change goes through one setter,
+:meth:`ParamsPanel._set`, so there are no feedback loops.
+"""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel,
+                               QSpinBox, QVBoxLayout, QWidget)
+
+from engine import registry
+
+from app.families import RunChoice, has_adapter
+from app.settings import load_json, save_json
+
+#: Parameters that only mean something on CUDA (threads per block, prefetch factor c).
+CUDA_PARAMS = {"tpb", "threads_per_block", "prefetch", "prefetch_factor", "prefetch_c"}
+
+
+def _cpu_threads() -> int:
+    return os.cpu_count() or 1
+
+
+def default_threads() -> int:
+    """All cores but one: the one left keeps drawing and input smooth while a job runs."""
+    return max(1, _cpu_threads() - 1)
+
+
+class ParamsPanel(QWidget):
+    """Family, variant, backend, parallel form, threads, flags and family parameters."""
+
+    changed = Signal()
+    family_changed = Signal(str)
+
+    def __init__(self, settings: QSettings, parent=None):
+        super().__init__(parent)
+        self.settings = settings
+        self.families = {f.name: f for f in registry.families()}
+        self._state: dict[str, dict] = {}
+        self._flag_boxes: dict[str, QCheckBox] = {}
+        self._param_widgets: dict[str, QWidget] = {}
+
+        self.family_combo = QComboBox()
+        self.family_combo.setToolTip("The problem to solve")
+        for fam in self.families.values():
+            self.family_combo.addItem(f"{fam.name}: {fam.title}", fam.name)
+            index = self.family_combo.count() - 1
+            if has_adapter(fam.name):
+                self.family_combo.setItemData(index, fam.help, Qt.ItemDataRole.ToolTipRole)
+            else:
+                self._disable_item(self.family_combo, index, "the GUI has no view of this family yet")
+        self.family_help = QLabel()
+        self.family_help.setWordWrap(True)
+        self.family_help.setObjectName("help")
+
+        self.variant_combo = QComboBox()
+        self.backend_combo = QComboBox()
+        self.parallel_combo = QComboBox()
+        self.threads_spin = QSpinBox()
+        self.threads_spin.setRange(1, max(1, _cpu_threads()))
+        self.threads_spin.setToolTip("Threads for the multicore backend")
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("Variant", self.variant_combo)
+        form.addRow("Backend", self.backend_combo)
+        form.addRow("Parallel form", self.parallel_combo)
+        form.addRow("Threads", self.threads_spin)
+
+        self.flags_box = QGroupBox("Optimisations")
+        self.flags_layout = QVBoxLayout(self.flags_box)
+        self.params_box = QGroupBox("Parameters")
+        self.params_form = QFormLayout(self.params_box)
+        self.params_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.family_combo)
+        layout.addWidget(self.family_help)
+        layout.addWidget(self.params_box)
+        layout.addLayout(form)
+        layout.addWidget(self.flags_box)
+
+        self.family_combo.currentIndexChanged.connect(
+            lambda i: self.set_family(self.family_combo.itemData(i)))
+        self.variant_combo.currentIndexChanged.connect(
+            lambda i: self._set("variant", self.variant_combo.itemData(i)))
+        self.backend_combo.currentIndexChanged.connect(
+            lambda i: self._set("backend", self.backend_combo.itemData(i)))
+        self.parallel_combo.currentIndexChanged.connect(
+            lambda i: self._set("parallel", self.parallel_combo.itemData(i)))
+        self.threads_spin.valueChanged.connect(lambda v: self._set("threads", v))
+
+        saved = settings.value("family", "")
+        usable = [n for n in self.families if has_adapter(n)]
+        self.family = saved if saved in usable else (usable[0] if usable else next(iter(self.families)))
+        self._build_family()
+
+    # -- state ---------------------------------------------------------------------------------
+    @property
+    def spec(self) -> registry.FamilySpec:
+        return self.families[self.family]
+
+    def state(self, family: str | None = None) -> dict:
+        family = family or self.family
+        if family not in self._state:
+            saved = load_json(self.settings, f"params/{family}", {})
+            if not isinstance(saved, dict):
+                saved = {}
+            self._state[family] = self._sanitize(self.families[family], saved)
+        return self._state[family]
+
+    def _sanitize(self, fam: registry.FamilySpec, saved: dict) -> dict:
+        """A valid state from saved settings (which may predate a change in the registry)."""
+        names = [v.name for v in fam.variants]
+        variant = saved.get("variant") if saved.get("variant") in names else fam.fastest_variant
+        state = {"variant": variant, "backend": saved.get("backend"), "parallel": saved.get("parallel"),
+                 "flags": saved.get("flags"), "threads": saved.get("threads") or default_threads(),
+                 "params": {}}
+        self._fix_selection(fam, state, keep_flags=saved.get("flags") is not None)
+        for p in fam.params:
+            value = saved.get("params", {}).get(p.name, p.default)
+            state["params"][p.name] = self._valid_param(p, value)
+        state["threads"] = max(1, min(int(state["threads"]), _cpu_threads()))
+        return state
+
+    @staticmethod
+    def _valid_param(p: registry.ParamSpec, value):
+        try:
+            if p.kind == "int":
+                value = int(value)
+            elif p.kind == "float":
+                value = float(value)
+            elif value not in p.choices:
+                return p.default
+        except (TypeError, ValueError):
+            return p.default
+        if p.kind in ("int", "float"):
+            if p.minimum is not None and value < p.minimum:
+                return p.default
+            if p.maximum is not None and value > p.maximum:
+                return p.default
+        return value
+
+    def _fix_selection(self, fam, state: dict, keep_flags: bool) -> None:
+        """Make backend, parallel form and flags valid for the variant (registry rules)."""
+        vspec = fam.variant(state["variant"])
+        offered = [b.name for b in vspec.backends if registry.backend_status(b.name)[0]]
+        if state["backend"] not in offered:
+            state["backend"] = registry.default_backend(fam, state["variant"])
+        bspec = vspec.backend(state["backend"])
+        if bspec.parallel:
+            if state["parallel"] not in bspec.parallel:
+                state["parallel"] = bspec.parallel[0]
+        else:
+            state["parallel"] = None
+        valid = registry.valid_flags(fam, state["variant"], state["backend"], state["parallel"])
+        if keep_flags and state["flags"] is not None:
+            state["flags"] = sorted(f for f in state["flags"] if f in valid)
+        else:
+            state["flags"] = sorted(f for f in bspec.default_flags if f in valid)
+
+    def _save(self) -> None:
+        self.settings.setValue("family", self.family)
+        save_json(self.settings, f"params/{self.family}", self.state())
+
+    def choice(self) -> RunChoice:
+        """The chosen run, checked by the registry (raises ValueError if it cannot run)."""
+        state = self.state()
+        sel = registry.resolve(self.spec, state["variant"], state["backend"], state["parallel"],
+                               frozenset(state["flags"]))
+        threads = state["threads"] if sel.backend == "multicore" else None
+        return RunChoice(self.family, sel, dict(state["params"]), threads)
+
+    # -- the one setter (widget -> model) -----------------------------------------------------
+    def _set(self, key: str, value) -> None:
+        state = self.state()
+        if key in ("variant", "backend", "parallel"):
+            if value is None and key != "parallel" or state.get(key) == value:
+                return
+            state[key] = value
+            # A new variant or backend starts from its default flags; a new parallel
+            # form keeps the flags that still act and adds the defaults that now do.
+            if key == "parallel":
+                before = set(state["flags"])
+                self._fix_selection(self.spec, state, keep_flags=False)
+                valid = registry.valid_flags(self.spec, state["variant"], state["backend"], value)
+                state["flags"] = sorted((before & set(valid)) | set(state["flags"]))
+            else:
+                self._fix_selection(self.spec, state, keep_flags=False)
+        elif key == "threads":
+            state["threads"] = int(value)
+        elif key.startswith("flag:"):
+            flags = set(state["flags"])
+            flags.add(key[5:]) if value else flags.discard(key[5:])
+            state["flags"] = sorted(flags)
+        elif key.startswith("param:"):
+            state["params"][key[6:]] = value
+        self._save()
+        self._show_selection()
+        self.changed.emit()
+
+    def set_param(self, name: str, value) -> None:
+        """Set a family parameter from code (the Demo menu, tests)."""
+        self._set(f"param:{name}", value)
+        self._show_params()
+
+    def set_selection(self, variant: str | None = None, backend: str | None = None,
+                      parallel: str | None = None, flags=None) -> None:
+        """Choose a variant/backend/form/flags from code (checked like a user's choice)."""
+        if variant is not None:
+            self._set("variant", variant)
+        if backend is not None:
+            self._set("backend", backend)
+        if parallel is not None:
+            self._set("parallel", parallel)
+        if flags is not None:
+            state = self.state()
+            valid = registry.valid_flags(self.spec, state["variant"], state["backend"], state["parallel"])
+            bad = set(flags) - set(valid)
+            if bad:
+                raise ValueError(f"flags {sorted(bad)} do not apply here (valid: {list(valid)})")
+            state["flags"] = sorted(flags)
+            self._save()
+            self._show_selection()
+            self.changed.emit()
+
+    def set_family(self, name: str) -> None:
+        if name == self.family or name not in self.families or not has_adapter(name):
+            self._show_family_combo()
+            return
+        self.family = name
+        self._build_family()
+        self._save()
+        self.family_changed.emit(name)
+        self.changed.emit()
+
+    # -- model -> widgets -------------------------------------------------------------------------
+    @staticmethod
+    def _disable_item(combo: QComboBox, index: int, reason: str) -> None:
+        model = combo.model()
+        if isinstance(model, QStandardItemModel):
+            model.item(index).setEnabled(False)
+        combo.setItemData(index, reason, Qt.ItemDataRole.ToolTipRole)
+
+    def _show_family_combo(self) -> None:
+        self.family_combo.blockSignals(True)
+        self.family_combo.setCurrentIndex(self.family_combo.findData(self.family))
+        self.family_combo.blockSignals(False)
+
+    def _build_family(self) -> None:
+        fam = self.spec
+        self._show_family_combo()
+        self.family_help.setText(fam.help)
+        # Flags: one checkbox per family flag, its help as tooltip.
+        for box in self._flag_boxes.values():
+            box.deleteLater()
+        self._flag_boxes = {}
+        for flag in fam.flags:
+            box = QCheckBox(flag.title)
+            box.setToolTip(flag.help)
+            box.toggled.connect(lambda on, name=flag.name: self._set(f"flag:{name}", on))
+            self.flags_layout.addWidget(box)
+            self._flag_boxes[flag.name] = box
+        self.flags_box.setVisible(bool(fam.flags))
+        # Parameters: int -> spin box, float -> double spin box, choice -> combo.
+        while self.params_form.rowCount():
+            self.params_form.removeRow(0)
+        self._param_widgets = {}
+        for p in fam.params:
+            widget = self._param_widget(p)
+            label = QLabel(p.title)
+            label.setToolTip(p.help)
+            widget.setToolTip(p.help)
+            self.params_form.addRow(label, widget)
+            self._param_widgets[p.name] = widget
+        self.params_box.setVisible(bool(fam.params))
+        self._show_params()
+        self._show_selection()
+
+    def _param_widget(self, p: registry.ParamSpec) -> QWidget:
+        if p.kind == "choice":
+            widget = QComboBox()
+            for choice in p.choices:
+                widget.addItem(choice, choice)
+            widget.currentIndexChanged.connect(
+                lambda i, w=widget, n=p.name: self._set(f"param:{n}", w.itemData(i)))
+            return widget
+        if p.kind == "int":
+            widget = QSpinBox()
+            widget.setRange(int(p.minimum if p.minimum is not None else -10**9),
+                            int(p.maximum if p.maximum is not None else 10**9))
+        else:
+            widget = QDoubleSpinBox()
+            widget.setDecimals(3)
+            widget.setRange(p.minimum if p.minimum is not None else -1e9,
+                            p.maximum if p.maximum is not None else 1e9)
+        widget.setKeyboardTracking(False)
+        widget.valueChanged.connect(lambda v, n=p.name: self._set(f"param:{n}", v))
+        return widget
+
+    def _show_params(self) -> None:
+        state = self.state()
+        for name, widget in self._param_widgets.items():
+            widget.blockSignals(True)
+            value = state["params"][name]
+            if isinstance(widget, QComboBox):
+                widget.setCurrentIndex(widget.findData(value))
+            else:
+                widget.setValue(value)
+            widget.blockSignals(False)
+
+    def _show_selection(self) -> None:
+        fam, state = self.spec, self.state()
+        vspec = fam.variant(state["variant"])
+        combos = (self.variant_combo, self.backend_combo, self.parallel_combo)
+        for combo in combos:
+            combo.blockSignals(True)
+            combo.clear()
+        for v in fam.variants:
+            self.variant_combo.addItem(v.title, v.name)
+            self.variant_combo.setItemData(self.variant_combo.count() - 1, v.help,
+                                           Qt.ItemDataRole.ToolTipRole)
+        self.variant_combo.setCurrentIndex(self.variant_combo.findData(state["variant"]))
+        for name in registry.BACKENDS:
+            self.backend_combo.addItem(name, name)
+            index = self.backend_combo.count() - 1
+            available, reason = registry.backend_status(name)
+            if vspec.backend(name) is None:
+                self._disable_item(self.backend_combo, index,
+                                   f"the {vspec.name} variant has no {name} backend")
+            elif not available:
+                self._disable_item(self.backend_combo, index, f"unavailable: {reason}")
+            elif reason:
+                self.backend_combo.setItemData(index, reason, Qt.ItemDataRole.ToolTipRole)
+        self.backend_combo.setCurrentIndex(self.backend_combo.findData(state["backend"]))
+        forms = vspec.backend(state["backend"]).parallel
+        for form in forms:
+            self.parallel_combo.addItem(form, form)
+        if forms:
+            self.parallel_combo.setCurrentIndex(self.parallel_combo.findData(state["parallel"]))
+        else:
+            self.parallel_combo.addItem("none (sequential)", None)
+        self.parallel_combo.setEnabled(bool(forms))
+        for combo in combos:
+            combo.blockSignals(False)
+        self.threads_spin.blockSignals(True)
+        self.threads_spin.setValue(state["threads"])
+        self.threads_spin.blockSignals(False)
+        self.threads_spin.setEnabled(state["backend"] == "multicore")
+        valid = registry.valid_flags(fam, state["variant"], state["backend"], state["parallel"])
+        for name, box in self._flag_boxes.items():
+            box.blockSignals(True)
+            box.setChecked(name in state["flags"])
+            box.setEnabled(name in valid)
+            help_text = fam.flag(name).help
+            if name not in valid:
+                help_text += f"\n(Does not apply to {state['variant']}/{state['backend']}"
+                help_text += f"/{state['parallel']})" if state["parallel"] else ")"
+            box.setToolTip(help_text)
+            box.blockSignals(False)
+        for name, widget in self._param_widgets.items():
+            if name in CUDA_PARAMS:
+                widget.setEnabled(state["backend"] == "cuda")

@@ -1,0 +1,359 @@
+"""kdiff views: the specificity profile along the target and one candidate's D matrix."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout
+
+from app.views import ResultView
+from app.views.matrix import MatrixPanel
+from app.views.plotting import BLUE, GREY, ORANGE, RED
+from app.worker import JobRunner
+
+#: Above this many highlighted candidates, highlight as a thick line instead of dots.
+SCATTER_LIMIT = 3000
+
+
+class _Profile:
+    """Candidate length per start of one target record, appended while the job runs."""
+
+    def __init__(self):
+        self.x = np.zeros(1024)
+        self.y = np.zeros(1024)
+        self.items: list = []
+
+    def append(self, candidate) -> None:
+        n = len(self.items)
+        if n == self.x.size:
+            self.x = np.concatenate([self.x, np.zeros(n)])
+            self.y = np.concatenate([self.y, np.zeros(n)])
+        self.x[n], self.y[n] = candidate.start, candidate.length
+        self.items.append(candidate)
+
+
+class SpecificityView(ResultView):
+    """Candidate length per start position (short means specific).
+
+    Highlighted: the candidates the table's filters let through, or, with no
+    filter, the shortest candidates of the record. Click a point to select it.
+    """
+
+    title = "Specificity profile"
+
+    def __init__(self):
+        super().__init__()
+        self.record_combo = QComboBox()
+        self.record_combo.setToolTip("Target record shown")
+        self.record_combo.currentIndexChanged.connect(lambda _: (self._fit_x(), self._redraw_all()))
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        top = QHBoxLayout()
+        self.record_label = QLabel("Target record:")
+        top.addWidget(self.record_label)
+        top.addWidget(self.record_combo, 1)
+        self.widget = pg.PlotWidget()
+        self.plot = self.widget.getPlotItem()
+        self.plot.setMenuEnabled(False)
+        self.plot.setLabel("bottom", "start position in the target (1-based)")
+        self.plot.setLabel("left", "candidate length (bp)")
+        self.plot.showGrid(x=True, y=True, alpha=0.15)
+        self.plot.setClipToView(True)
+        self.plot.setDownsampling(mode="peak")
+        self.curve = self.plot.plot(pen=pg.mkPen(BLUE, width=1.2), name="candidate length")
+        self.marks = pg.ScatterPlotItem(size=7, pen=pg.mkPen(None), brush=pg.mkBrush(ORANGE))
+        self.mark_line = self.plot.plot(pen=pg.mkPen(ORANGE, width=3), connect="finite")
+        self.plot.addItem(self.marks)
+        self.selected_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(RED, width=1.5, style=Qt.PenStyle.DashLine))
+        self.selected_line.setVisible(False)
+        self.plot.addItem(self.selected_line)
+        self.selected_dot = pg.ScatterPlotItem(size=13, symbol="o", pen=pg.mkPen(RED, width=2),
+                                               brush=pg.mkBrush(None))
+        self.plot.addItem(self.selected_dot)
+        self.scan_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(GREY, width=1))
+        self.scan_line.setVisible(False)
+        self.plot.addItem(self.scan_line)
+        self.widget.scene().sigMouseClicked.connect(self._on_click)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.widget, 1)
+        layout.addWidget(self.caption)
+        self._profiles: dict[str, _Profile] = {}
+        self._job_targets: tuple = ()
+        self._seen = 0
+        self._highlight: list | None = None
+        self._selected = None
+        self._set_record_choices([])
+
+    # -- data ---------------------------------------------------------------------------------
+    def reset(self, job) -> None:
+        self._profiles = {}
+        self._seen = 0
+        self._selected = None
+        self._job_targets = tuple(job.inputs["target"]) if job is not None else ()
+        targets = [r.id for r in self._job_targets]
+        for rid in targets:
+            self._profiles[rid] = _Profile()
+        self._set_record_choices(targets)
+        self._fit_x()
+        self._redraw_all()
+
+    def _fit_x(self) -> None:
+        """The whole record on the x axis from the start: axes do not re-tick as the scan advances."""
+        lengths = {r.id: len(r) for r in self._job_targets}
+        length = lengths.get(self.current_record())
+        if length:
+            self.plot.enableAutoRange(x=False)
+            self.plot.setXRange(1, length, padding=0.01)
+        else:
+            self.plot.enableAutoRange(x=True)
+
+    def _set_record_choices(self, ids) -> None:
+        self.record_combo.blockSignals(True)
+        self.record_combo.clear()
+        for rid in ids:
+            self.record_combo.addItem(rid, rid)
+        self.record_combo.blockSignals(False)
+        self.record_combo.setVisible(len(ids) > 1)
+        self.record_label.setVisible(len(ids) > 1)
+
+    def _add(self, candidates) -> None:
+        new = candidates[self._seen:]
+        for c in new:
+            self._profiles.setdefault(c.target_id, _Profile()).append(c)
+        self._seen = len(candidates)
+
+    def show_progress(self, progress) -> None:
+        if progress.partial is None:
+            return
+        self._add(progress.partial)
+        self._draw_curve()
+        record = self.current_record()
+        profile = self._profiles.get(record)
+        if profile is not None and profile.items:
+            self.scan_line.setPos(profile.items[-1].start)
+            self.scan_line.setVisible(True)
+
+    def show_result(self, result) -> None:
+        if len(result.candidates) < self._seen:
+            self.reset_from(result)
+        self._add(result.candidates)
+        self.scan_line.setVisible(False)
+        self._redraw_all()
+
+    def reset_from(self, result) -> None:
+        self._profiles = {rid: _Profile() for rid in result.profiles}
+        self._seen = 0
+
+    def current_record(self) -> str | None:
+        if self.record_combo.count():
+            return self.record_combo.currentData()
+        return next(iter(self._profiles), None)
+
+    # -- drawing --------------------------------------------------------------------------------
+    def _redraw_all(self) -> None:
+        self._draw_curve()
+        self._draw_highlight()
+        self._draw_selected()
+
+    def _draw_curve(self) -> None:
+        profile = self._profiles.get(self.current_record())
+        if profile is None or not profile.items:
+            self.curve.setData([], [])
+            self.caption.setText("Candidate length per start position appears here while kdiff runs. "
+                                 "Short candidates are specific: they differ from the whole background "
+                                 "by at least k edits.")
+            return
+        n = len(profile.items)
+        self.curve.setData(profile.x[:n], profile.y[:n], skipFiniteCheck=True)
+
+    def highlight(self, items) -> None:
+        self._highlight = None if items is None else list(items)
+        self._draw_highlight()
+
+    def _draw_highlight(self) -> None:
+        record = self.current_record()
+        profile = self._profiles.get(record)
+        if profile is None or not profile.items:
+            self.marks.setData([], [])
+            self.mark_line.setData([], [])
+            return
+        if self._highlight is None:
+            shortest = int(profile.y[:len(profile.items)].min())
+            chosen = [c for c in profile.items if c.length == shortest]
+            why = f"the shortest candidates ({shortest} bp)"
+        else:
+            chosen = [c for c in self._highlight if c.target_id == record]
+            why = "candidates the table's filters let through"
+        x = np.array([c.start for c in chosen], dtype=float)
+        y = np.array([c.length for c in chosen], dtype=float)
+        if len(chosen) <= SCATTER_LIMIT:
+            self.marks.setData(x, y)
+            self.mark_line.setData([], [])
+        else:
+            self.marks.setData([], [])
+            gaps = np.r_[False, np.diff(x) != 1]
+            xs = np.insert(x, np.flatnonzero(gaps), np.nan)
+            ys = np.insert(y, np.flatnonzero(gaps), np.nan)
+            self.mark_line.setData(xs, ys)
+        self.caption.setText(f"{len(profile.items):,} candidates in {record}. Highlighted: {why} "
+                             f"({len(chosen):,}). Click a point or a table row to see the candidate's "
+                             f"D matrix and its closest match in the background.")
+
+    def select(self, item) -> None:
+        self._selected = item
+        if item is not None and item.target_id != self.current_record():
+            index = self.record_combo.findData(item.target_id)
+            if index >= 0:
+                self.record_combo.setCurrentIndex(index)
+        self._draw_selected()
+
+    def _draw_selected(self) -> None:
+        item = self._selected
+        if item is None or item.target_id != self.current_record():
+            self.selected_line.setVisible(False)
+            self.selected_dot.setData([], [])
+            return
+        self.selected_line.setPos(item.start)
+        self.selected_line.setVisible(True)
+        self.selected_dot.setData([item.start], [item.length])
+
+    def _on_click(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        pos = event.scenePos()
+        if not self.plot.sceneBoundingRect().contains(pos):
+            return
+        profile = self._profiles.get(self.current_record())
+        if profile is None or not profile.items:
+            return
+        x = self.plot.vb.mapSceneToView(pos).x()
+        n = len(profile.items)
+        index = int(np.clip(np.searchsorted(profile.x[:n], x), 0, n - 1))
+        if index > 0 and abs(profile.x[index - 1] - x) < abs(profile.x[index] - x):
+            index -= 1
+        self.item_activated.emit(profile.items[index])
+
+    def has_data(self) -> bool:
+        return any(p.items for p in self._profiles.values())
+
+    def plot_items(self) -> dict:
+        return {"specificity": self.plot}
+
+
+class CandidateView(ResultView):
+    """The selected candidate's D matrix against the background window of its closest match.
+
+    The closest match is searched on a worker thread (:mod:`app.closest`);
+    selecting another candidate cancels the search in progress.
+    """
+
+    title = "Candidate"
+
+    def __init__(self):
+        super().__init__()
+        self.panel = MatrixPanel("i: candidate prefix length", "j: background window",
+                                 "edit distance D")
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        self.text.setFont(font)
+        self.text.setMaximumHeight(110)
+        self.status = QLabel("Select a candidate (table or profile) to see its D matrix.")
+        self.status.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.status)
+        layout.addWidget(self.panel, 1)
+        layout.addWidget(self.text)
+        self.runner = JobRunner(self)
+        self.runner.progress.connect(self._on_progress)
+        self.runner.finished.connect(self._on_finished)
+        self.runner.failed.connect(self._on_failed)
+        self._job = None
+        self._pending = None
+        self._current = None
+        self.match = None
+
+    def reset(self, job) -> None:
+        self._job = job
+        self._pending = None
+        self.runner.cancel()
+        self.match = None
+        self.panel.matrix.clear_matrix()
+        self.text.clear()
+        self.status.setText("Select a candidate (table or profile) to see its D matrix.")
+
+    def select(self, item) -> None:
+        if item is None or self._job is None:
+            return
+        if self.runner.running:
+            self._pending = item
+            self.runner.cancel()
+            return
+        self._start(item)
+
+    def _start(self, item) -> None:
+        from app.closest import closest_match
+
+        job = self._job
+        target = {r.id: r for r in job.inputs["target"]}.get(item.target_id)
+        if target is None:
+            return
+        codes = target.codes[item.start - 1:item.end]
+        k, strands = job.params["k"], job.params["strands"]
+        backgrounds = job.inputs["background"]
+        self._current = item
+        self.status.setText(f"Searching the background for the closest match of {item.target_id} "
+                            f"{item.start:,}–{item.end:,} ({item.length} bp)…")
+        self.runner.start(lambda token: closest_match(codes, backgrounds, strands, limit=k,
+                                                      lower_bound=k, cancel=token))
+
+    def _on_progress(self, fraction) -> None:
+        item = self._current
+        self.status.setText(f"Searching the background for the closest match of {item.start:,}–"
+                            f"{item.end:,}… {100 * fraction:.0f}%")
+
+    def _on_finished(self, match) -> None:
+        if self._pending is not None:
+            item, self._pending = self._pending, None
+            self._start(item)
+            return
+        if match is None:
+            return
+        from app.closest import alignment_lines, short_id
+
+        item = self._current
+        self.match = match
+        rows, cols = zip(*match.path)
+        self.panel.matrix.clear_matrix()
+        self.panel.matrix.set_matrix(match.matrix, row_letters="-" + item.sequence,
+                                     col_letters="-" + match.window)
+        self.panel.matrix.set_path(rows, cols)
+        where = f"{short_id(match.record_id)} {'forward' if match.strand == '+' else 'reverse complement'}"
+        self.status.setText(
+            f"Candidate {short_id(item.target_id)} {item.start:,}–{item.end:,} ({item.length} bp) comes closest "
+            f"to {where} {match.start:,}–{match.end:,} with {match.distance} edits "
+            f"(k = {self._job.params['k']}). Rows 0..{item.length}: candidate prefixes; "
+            f"columns: that window of the background; red: the alignment.")
+        self.text.setPlainText(alignment_lines(short_id(item.target_id), match, item.start))
+
+    def _on_failed(self, message: str) -> None:
+        self.status.setText(f"Could not search the closest match: {message}")
+
+    def has_data(self) -> bool:
+        return self.match is not None
+
+    def plot_items(self) -> dict:
+        return {"candidate-matrix": self.panel.matrix.scene()}
+
+    def alignment_text(self) -> str:
+        return self.text.toPlainText()
+
+    def shutdown(self) -> None:
+        self.runner.shutdown()

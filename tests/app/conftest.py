@@ -1,0 +1,70 @@
+"""GUI test set-up: offscreen Qt, a private QSettings file per test, patched dialogs."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+
+
+@pytest.fixture
+def settings(tmp_path):
+    from PySide6.QtCore import QSettings
+
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def dialogs(monkeypatch):
+    """Every QMessageBox the window opens, as (title, text), instead of a modal dialog."""
+    from PySide6.QtWidgets import QMessageBox
+
+    shown: list[tuple[str, str]] = []
+
+    def fake_exec(box):
+        shown.append((box.windowTitle(), box.text()))
+        return int(QMessageBox.StandardButton.Ok)
+
+    monkeypatch.setattr(QMessageBox, "exec", fake_exec)
+    return shown
+
+
+@pytest.fixture
+def window(qtbot, settings, dialogs):
+    from app.window import MainWindow
+
+    win = MainWindow(settings)
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    yield win
+    win.close()
+
+
+def load_demo(qtbot, window, dataset: str, timeout: int = 30_000) -> None:
+    with qtbot.waitSignal(window.inputs_loaded, timeout=timeout):
+        window.load_demo(dataset)
+
+
+def run(qtbot, window, timeout: int = 300_000):
+    """Run the window's job and return its result (fails the test on a run failure).
+
+    The timeout is generous: on a fresh machine a kernel's first run includes compiling it.
+    """
+    failures = []
+    window.run_failed.connect(failures.append)
+    with qtbot.waitSignal(window.run_finished, timeout=timeout, raising=False) as blocker:
+        assert window.run(), "the window refused to start the run"
+    assert not failures, failures
+    assert blocker.signal_triggered, "the run did not finish in time"
+    return blocker.args[0]
+
+
+def write_fasta(path, records) -> str:
+    with open(path, "w") as fh:
+        for record in records:
+            fh.write(f">{record.id}\n{record.text}\n")
+    return str(path)

@@ -1,0 +1,66 @@
+"""The parameter panel comes from the registry: valid choices only, reasons for the rest,
+and settings that persist."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from app.params import ParamsPanel
+from engine import registry
+
+
+def _item_enabled(combo, index) -> bool:
+    return bool(combo.model().item(index).flags() & Qt.ItemFlag.ItemIsEnabled)
+
+
+def test_backends_flags_and_reasons(qtbot, settings):
+    panel = ParamsPanel(settings)
+    qtbot.addWidget(panel)
+    panel.set_family("kdiff")
+    panel.set_selection(variant="conventional", backend="serial")
+    combo = panel.backend_combo
+    cuda = combo.findData("cuda")
+    available, reason = registry.backend_status("cuda")
+    vspec = registry.family("kdiff").variant("conventional")
+    if vspec.backend("cuda") is None or not available:
+        assert not _item_enabled(combo, cuda)
+        tip = combo.itemData(cuda, Qt.ItemDataRole.ToolTipRole)
+        assert tip and (reason in tip or "no cuda backend" in tip)
+    # opt1 acts on serial conventional, opt3 only on the fine forms of multicore.
+    assert panel._flag_boxes["opt1"].isEnabled() and panel._flag_boxes["opt1"].isChecked()
+    assert not panel._flag_boxes["opt3"].isEnabled()
+    assert not panel.parallel_combo.isEnabled()
+    panel.set_selection(backend="multicore", parallel="fine")
+    assert panel._flag_boxes["opt3"].isEnabled() and panel._flag_boxes["opt3"].isChecked()
+    assert panel.parallel_combo.isEnabled() and panel.threads_spin.isEnabled()
+    assert panel._flag_boxes["opt1"].toolTip() == registry.family("kdiff").flag("opt1").help
+    choice = panel.choice()
+    assert choice.selection == registry.resolve(registry.family("kdiff"), "conventional", "multicore",
+                                                "fine", frozenset({"opt1", "opt3"}))
+
+
+def test_settings_persist_between_panels(qtbot, settings):
+    first = ParamsPanel(settings)
+    qtbot.addWidget(first)
+    first.set_family("kdiff")
+    first.set_selection(variant="alternative", backend="serial")
+    first.set_param("k", 7)
+    first._flag_boxes["opt2"].setChecked(False)
+    settings.sync()
+    second = ParamsPanel(settings)
+    qtbot.addWidget(second)
+    assert second.family == "kdiff"
+    state = second.state()
+    assert (state["variant"], state["backend"], state["params"]["k"], state["flags"]) == \
+        ("alternative", "serial", 7, [])
+    assert second._param_widgets["k"].value() == 7
+
+
+def test_every_family_builds_its_panel(qtbot, settings):
+    panel = ParamsPanel(settings)
+    qtbot.addWidget(panel)
+    for fam in registry.families():
+        panel.set_family(fam.name)
+        assert set(panel._param_widgets) == {p.name for p in fam.params}
+        assert panel.variant_combo.count() == len(fam.variants)
+        panel.choice()  # the defaults always resolve
