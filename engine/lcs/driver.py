@@ -1,0 +1,203 @@
+"""Passes in slices, and linear-space recovery of one LCS (Hirschberg).
+
+A :class:`Pass` runs one variant's kernels over a tile grid, a few tile
+anti-diagonals per call, so that the caller can report progress and cancel
+between calls. :class:`Recovery` finds one LCS with Hirschberg's rule: split
+``a`` in half, run a forward pass of the top half and a pass of the reversed
+bottom half against the reversed ``b`` (both with the variant's own kernels),
+split ``b`` where the two last rows sum to the maximum, and recurse. Problems
+whose traceback bits fit in ``config.LCS_TRACEBACK_WORDS`` words are solved
+directly from those bits. Memory is therefore O(m + n) plus that fixed cap; no
+m x n matrix is ever allocated.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Generator
+
+import numpy as np
+
+from engine import config
+from engine.lcs.cpu_grid import BITS, PLAIN, Sampling, no_sampling, traceback
+
+_MODULES = {"rows": "engine.lcs.cpu_rows", "wavefront": "engine.lcs.cpu_wavefront",
+            "bitparallel": "engine.lcs.cpu_bitparallel"}
+
+
+def kernels(variant: str) -> ModuleType:
+    """The kernel module of a variant (imports numba)."""
+    return importlib.import_module(_MODULES[variant])
+
+
+def set_threads(threads: int | None) -> None:
+    import numba
+
+    cap = numba.config.NUMBA_NUM_THREADS
+    numba.set_num_threads(min(threads or cap, cap))
+
+
+def _chunk_columns(n: int) -> int:
+    if config.LCS_TILE_COLUMNS:
+        return int(config.LCS_TILE_COLUMNS)
+    import numba
+
+    return max(1, -(-n // numba.get_num_threads()))
+
+
+def _band_rows(mod: ModuleType, m: int, backend: str) -> int:
+    """Rows per band of tiles: one strip on serial; on multicore about m / LCS_TILE_BANDS,
+    in whole strips (bitparallel strips are fixed by its register block)."""
+    strip = getattr(mod, "STRIP_ROWS", None) or config.LCS_STRIP_ROWS[mod.VARIANT]
+    if backend == "serial":
+        return strip
+    want = -(-m // config.LCS_TILE_BANDS)
+    return max(1, -(-want // strip)) * strip
+
+
+class Pass:
+    """One pass of a variant over ``a`` (rows) and ``b`` (columns), run in slices.
+
+    Serial grids are strips (bands of one strip) spanning all columns; multicore grids
+    are about ``config.LCS_TILE_BANDS`` bands by ``config.LCS_TILE_COLUMNS``
+    columns per chunk, or one chunk per thread.
+    """
+
+    def __init__(self, mod: ModuleType, a: np.ndarray, b: np.ndarray, backend: str, mode: int,
+                 sampling: Sampling | None = None):
+        a = np.ascontiguousarray(a, dtype=np.uint8)
+        b = np.ascontiguousarray(b, dtype=np.uint8)
+        chunk = b.shape[0] if backend == "serial" else _chunk_columns(b.shape[0])
+        self.mod = mod
+        self.grid = mod.prepare(a, b, _band_rows(mod, a.shape[0], backend), chunk, mode,
+                                sampling or no_sampling())
+        self.sweep = mod.sweep_serial if backend == "serial" else mod.sweep_multicore
+        self.cumulative = np.zeros(self.grid.nbands + self.grid.nchunks, dtype=np.int64)
+        np.cumsum(self.grid.cells_per_diagonal(), out=self.cumulative[1:])
+        self.diagonal = 0
+
+    @property
+    def total(self) -> int:
+        return int(self.cumulative[-1])
+
+    @property
+    def done(self) -> int:
+        return int(self.cumulative[self.diagonal])
+
+    @property
+    def finished(self) -> bool:
+        return self.diagonal == self.cumulative.shape[0] - 1
+
+    def run(self, budget_cells: int, abort: np.ndarray) -> int:
+        """Run whole tile anti-diagonals worth about ``budget_cells``; return the cells done."""
+        start = self.diagonal
+        last = self.cumulative.shape[0] - 1
+        goal = int(np.searchsorted(self.cumulative, self.cumulative[start] + budget_cells,
+                                   side="right")) - 1
+        stop = min(last, max(start + 1, goal))
+        g = self.grid
+        reached = int(self.sweep(g.mode, start, stop, g.nbands, g.nchunks, g.state, abort))
+        self.diagonal = reached
+        return int(self.cumulative[reached] - self.cumulative[start])
+
+    def last_row(self) -> np.ndarray:
+        """L[m, 0..n] (int64) once finished."""
+        return self.mod.last_row(self.grid)
+
+    def bits(self) -> np.ndarray:
+        return self.mod.bits(self.grid)
+
+
+def drive(p: Pass, budget, abort: np.ndarray) -> Generator[int, None, None]:
+    """Run a pass to the end (or the abort), yielding the cells of each kernel call.
+
+    ``budget()`` gives the cells per call (the caller's slice clock).
+    """
+    while not p.finished and abort[0] == 0:
+        yield p.run(budget(), abort)
+
+
+def fits_traceback(m: int, n: int, max_words: int) -> bool:
+    return (n + 1) * ((m + 63) // 64) <= max_words
+
+
+class Recovery:
+    """Hirschberg's linear-space recovery of one LCS of ``a`` and ``b``.
+
+    Subproblems are solved left to right, so :attr:`pieces` always holds a
+    prefix of one optimal LCS, even after an abort.
+    """
+
+    def __init__(self, mod: ModuleType, a: np.ndarray, b: np.ndarray, backend: str,
+                 max_words: int | None = None):
+        self.mod, self.backend = mod, backend
+        self.a = np.ascontiguousarray(a, dtype=np.uint8)
+        self.b = np.ascontiguousarray(b, dtype=np.uint8)
+        self.max_words = config.LCS_TRACEBACK_WORDS if max_words is None else max_words
+        self.stack = [(0, self.a.shape[0], 0, self.b.shape[0])]
+        self.current: tuple[int, int, int, int] | None = None  # the subproblem under way
+        self.pieces: list[np.ndarray] = []
+        self.active_left = 0  # cells still to run in the passes under way
+
+    @property
+    def finished(self) -> bool:
+        return not self.stack and self.current is None
+
+    def _cost(self, m: int, n: int) -> int:
+        """Cells a subproblem will take: m*n as a leaf, about 2*m*n when split."""
+        return m * n if fits_traceback(m, n, self.max_words) else 2 * m * n
+
+    def remaining(self) -> int:
+        return self.active_left + sum(self._cost(ah - al, bh - bl) for al, ah, bl, bh in self.stack)
+
+    def pairs(self) -> np.ndarray:
+        """0-based (i, j) pairs recovered so far, increasing."""
+        if not self.pieces:
+            return np.zeros((0, 2), dtype=np.int64)
+        return np.concatenate(self.pieces)
+
+    def _run(self, p: Pass, budget, abort, after: int):
+        for cells in drive(p, budget, abort):
+            self.active_left = p.total - p.done + after
+            yield cells
+        self.active_left = after
+
+    def steps(self, budget, abort: np.ndarray) -> Generator[int, None, None]:
+        """Yield the cells of each kernel call; stop early when ``abort[0]`` is set."""
+        a, b = self.a, self.b
+        while self.stack:
+            # Stays set until the subproblem is done, so an abort leaves it unfinished.
+            self.current = alo, ahi, blo, bhi = self.stack.pop()
+            m, n = ahi - alo, bhi - blo
+            if m == 0 or n == 0:
+                pass
+            elif fits_traceback(m, n, self.max_words):
+                leaf = Pass(self.mod, a[alo:ahi], b[blo:bhi], self.backend, BITS)
+                yield from self._run(leaf, budget, abort, 0)
+                if not leaf.finished:
+                    return
+                buf = np.empty((min(m, n), 2), dtype=np.int64)
+                count = traceback(leaf.bits(), m, n, buf)
+                self.pieces.append(buf[:count][::-1] + np.array([alo, blo], dtype=np.int64))
+            elif m == 1:
+                # A single row has L = 1 at its first matching column; no pass needed.
+                hits = np.flatnonzero(b[blo:bhi] & a[alo])
+                if hits.size:
+                    self.pieces.append(np.array([[alo, blo + hits[0]]], dtype=np.int64))
+            else:
+                mid = alo + m // 2
+                forward = Pass(self.mod, a[alo:mid], b[blo:bhi], self.backend, PLAIN)
+                backward = Pass(self.mod, a[mid:ahi][::-1], b[blo:bhi][::-1], self.backend, PLAIN)
+                yield from self._run(forward, budget, abort, backward.total)
+                if not forward.finished:
+                    return
+                yield from self._run(backward, budget, abort, 0)
+                if not backward.finished:
+                    return
+                # top[J] = L(a[alo:mid], b[blo:blo+J]); bottom[K] = L(a[mid:ahi], b[bhi-K:bhi]).
+                total = forward.last_row() + backward.last_row()[::-1]
+                split = blo + int(np.argmax(total))
+                self.stack.append((mid, ahi, split, bhi))
+                self.stack.append((alo, mid, blo, split))
+            self.current = None
