@@ -24,6 +24,7 @@ import numpy as np
 
 from engine import config, registry
 from engine.jobs import CancelToken, Job, Progress, RunInfo, SliceClock, drive, now
+from engine.kdiff.cuda_options import cuda_params
 from engine.kdiff.spec import SPEC
 from engine.sequences import Record, concat_with_offsets, decode, reverse_complement_record
 
@@ -57,8 +58,14 @@ class KdiffResult:
 
 
 def make_job(target, background, k: int, *, variant=None, backend=None, parallel=None, flags=None,
-             strands: str = "both", threads: int | None = None, count_comparisons: bool = False) -> Job:
-    """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in."""
+             strands: str = "both", threads: int | None = None, count_comparisons: bool = False,
+             threads_per_block: int | None = None, prefetch_factor: int | None = None) -> Job:
+    """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
+
+    ``threads_per_block`` and ``prefetch_factor`` (the seed study's c) apply to the cuda
+    backend only; they become ``Job.params`` keys of the same names (defaults:
+    ``engine.config.KDIFF_CUDA_*``).
+    """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise ValueError(f"k must be an integer, got {k!r}")
     if k < 1:
@@ -73,10 +80,11 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     if not background:
         raise ValueError("no background records")
     sel = registry.resolve(SPEC, variant, backend, parallel, flags)
+    params = {"k": int(k), "strands": strands}
+    params.update(cuda_params(sel.variant, sel.backend, sel.flags, threads_per_block, prefetch_factor))
     return Job(family="kdiff", inputs={"target": target, "background": background},
                variant=sel.variant, backend=sel.backend, parallel=sel.parallel, flags=sel.flags,
-               params={"k": int(k), "strands": strands}, threads=threads,
-               count_comparisons=count_comparisons)
+               params=params, threads=threads, count_comparisons=count_comparisons)
 
 
 def solve(target, background, k: int, **options) -> KdiffResult:
@@ -102,11 +110,15 @@ class _SliceRunner:
         self.job = job
         self.beta, self.offsets, self.abort = beta, offsets, abort
         self.K = job.params["k"] - 1
-        self.kernels = _kernels(job.variant, job.count_comparisons)
         self.flags = job.flags
+        # CUDA jobs hand every slice to engine.kdiff.cuda (imported only here).
+        self.device = _cuda_runner(job, beta, offsets, abort) if job.backend == "cuda" else None
+        self.kernels = None if self.device else _kernels(job.variant, job.count_comparisons)
 
     def min_slice(self) -> int:
         """Enough start positions per slice to keep every thread busy."""
+        if self.device is not None:
+            return self.device.min_slice()
         if self.job.backend != "multicore":
             return 1
         import numba
@@ -116,9 +128,13 @@ class _SliceRunner:
         return 2 * threads * per_task if self.job.parallel == "coarse" else 1
 
     def compiled(self) -> bool:
+        if self.device is not None:
+            return self.device.compiled()
         return all(getattr(k, "signatures", None) for k in self.kernels[1:])
 
     def __call__(self, alpha, r_lo, r_hi, out_c, counters) -> int:
+        if self.device is not None:
+            return self.device(alpha, r_lo, r_hi, out_c, counters)
         job, m_end = self.job, alpha.shape[0]
         args_tail = (self.beta, self.offsets, self.K)
         if job.backend == "multicore":
@@ -163,8 +179,17 @@ class _SliceRunner:
         return r_hi - r_lo
 
 
+def _cuda_runner(job: Job, beta: np.ndarray, offsets: np.ndarray, abort: np.ndarray):
+    from engine.kdiff.cuda import CudaSliceRunner
+
+    return CudaSliceRunner(job, beta, offsets, abort)
+
+
 def _warm_up(runner: _SliceRunner) -> None:
     """Compile (or load from cache) every kernel the job uses, on a tiny input."""
+    if runner.device is not None:
+        runner.device.warm_up()
+        return
     tiny_alpha = np.array([1, 2, 4, 8, 1, 2, 4, 8], dtype=np.uint8)
     beta, offsets = concat_with_offsets([Record("w", np.array([1, 2, 4, 8, 8], dtype=np.uint8))])
     saved = runner.beta, runner.offsets, runner.K

@@ -13,6 +13,7 @@ from engine import kdiff
 from engine.bench import Case, Ratio, timed
 from engine.bench import data
 from engine.jobs import drive
+from engine.kdiff import cuda_bench  # the cuda backend's cases (issue 5); imports no numba.cuda
 from engine.sequences import decode
 
 WORKLOADS = {
@@ -30,7 +31,7 @@ RATIOS = (
           "alternative coarse multicore vs serial"),
     Ratio("W3", "bitparallel/serial", "edlib binary search (script)", 3.0,
           "bitparallel serial vs edlib HW binary search per r"),
-)
+) + cuda_bench.RATIOS
 
 
 def _inputs(workload):
@@ -108,6 +109,8 @@ def _edlib_case(workload):
 
 def cases(opts) -> list[Case]:
     threads = getattr(opts, "threads", None) or 2
+    if getattr(opts, "backend", None) == "cuda":  # the GPU figures of issue 5
+        return cuda_bench.cases(opts)
     return [
         _kdiff_case("W1", "conventional", "serial", flags=("opt1",), counting=True),
         _kdiff_case("W1", "alternative", "serial", flags=("opt2",), counting=True),

@@ -3,6 +3,9 @@
 from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
 
 _FINE = ("fine", "coarse+fine")
+# The seed study's CUDA flags (engine/kdiff/cuda_options.py says which need opt4).
+_CUDA_CONVENTIONAL = ("opt1", "opt3", "opt4", "opt5")
+_CUDA_ALTERNATIVE = ("opt3", "opt4", "opt5", "opt6")
 
 SPEC = FamilySpec(
     name="kdiff",
@@ -28,6 +31,16 @@ SPEC = FamilySpec(
         FlagSpec("opt3", "opt3: per-thread result slots",
                  "Each thread keeps its best row in its own slot, reduced once, instead of a shared "
                  "result updated under serialisation (optimisation 3)."),
+        # CUDA only (seed study, section 4); opt1/opt5 of conventional and opt6 need opt4.
+        FlagSpec("opt4", "opt4: tiling",
+                 "CUDA: rectangular tiles of D (stripes of one row per thread), or parallelogram "
+                 "tiles of L whose carried state stays in shared memory (optimisation 4)."),
+        FlagSpec("opt5", "opt5: alpha prefetch",
+                 "CUDA: copy the target segment a tile (conventional) or the whole block "
+                 "(alternative) reads into shared memory first (optimisation 5)."),
+        FlagSpec("opt6", "opt6: beta prefetch",
+                 "CUDA alternative: keep a window of ceil(c*k/tpb)*tpb + tpb background symbols "
+                 "per tile in shared memory, c being the prefetch factor (optimisation 6)."),
     ),
     variants=(
         VariantSpec(
@@ -37,6 +50,7 @@ SPEC = FamilySpec(
                 BackendSpec("serial", flags=("opt1",), default_flags=("opt1",)),
                 BackendSpec("multicore", parallel=("coarse",) + _FINE, flags=("opt1", "opt3"),
                             default_flags=("opt1", "opt3"), flag_forms={"opt3": _FINE}),
+                BackendSpec("cuda", flags=_CUDA_CONVENTIONAL, default_flags=_CUDA_CONVENTIONAL),
             ),
         ),
         VariantSpec(
@@ -46,6 +60,7 @@ SPEC = FamilySpec(
                 BackendSpec("serial", flags=("opt2",), default_flags=("opt2",)),
                 BackendSpec("multicore", parallel=("coarse",) + _FINE, flags=("opt2", "opt3"),
                             default_flags=("opt2", "opt3"), flag_forms={"opt3": _FINE}),
+                BackendSpec("cuda", flags=_CUDA_ALTERNATIVE, default_flags=_CUDA_ALTERNATIVE),
             ),
         ),
         VariantSpec(
@@ -54,6 +69,7 @@ SPEC = FamilySpec(
             (
                 BackendSpec("serial"),
                 BackendSpec("multicore", parallel=("coarse",)),
+                BackendSpec("cuda"),  # one thread per (r, background chunk): engine/kdiff/cuda_bitparallel.py
             ),
         ),
     ),

@@ -121,5 +121,5 @@ def test_registry_marks_cuda_unavailable_with_a_reason(monkeypatch):
     ok, reason = registry.backend_status("cuda")
     registry.backend_status.cache_clear()
     assert not ok and "no NVIDIA GPU" in reason
-    with pytest.raises(ValueError, match="no cuda backend"):
+    with pytest.raises(ValueError, match="cuda backend is not available: no NVIDIA GPU"):
         kdiff.make_job(load("ACGT"), load("ACGT"), 2, backend="cuda")

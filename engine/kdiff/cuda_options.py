@@ -1,0 +1,53 @@
+"""Checks of the CUDA-only options of a kdiff job (plain Python: no numba import).
+
+Some of the seed study's CUDA flags build on tiling: opt1 is checked on the
+cells saved between tiles, and the conventional alpha prefetch and the
+alternative beta prefetch are per tile. Without opt4 there is nothing for them
+to act on, so asking for them alone is an error rather than a silent no-op.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: (variant, flag) -> the flag it needs on the cuda backend.
+REQUIRES = {
+    ("conventional", "opt1"): "opt4",
+    ("conventional", "opt5"): "opt4",
+    ("alternative", "opt6"): "opt4",
+}
+
+MAX_THREADS_PER_BLOCK = 1024
+
+
+def _positive_int(name: str, value, maximum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < 1 or (maximum is not None and value > maximum):
+        upper = f" and <= {maximum}" if maximum is not None else ""
+        raise ValueError(f"{name} must be >= 1{upper}, got {value}")
+    return int(value)
+
+
+def cuda_params(variant: str, backend: str, flags, threads_per_block=None,
+                prefetch_factor=None) -> dict:
+    """The job parameters of the CUDA options (empty on CPU backends); ValueError when bad."""
+    if backend != "cuda":
+        for name, value in (("threads_per_block", threads_per_block),
+                            ("prefetch_factor", prefetch_factor)):
+            if value is not None:
+                raise ValueError(f"{name} applies to the cuda backend only")
+        return {}
+    for (v, flag), needed in REQUIRES.items():
+        if v == variant and flag in flags and needed not in flags:
+            raise ValueError(f"flag {flag} of {variant}/cuda needs {needed} (it acts per tile)")
+    params = {}
+    if threads_per_block is not None:
+        # The tiled kernels exchange values with the two threads before (tpb >= 2).
+        tpb = _positive_int("threads_per_block", threads_per_block, MAX_THREADS_PER_BLOCK)
+        if tpb < 2:
+            raise ValueError("threads_per_block must be >= 2")
+        params["threads_per_block"] = tpb
+    if prefetch_factor is not None:
+        params["prefetch_factor"] = _positive_int("prefetch_factor", prefetch_factor, 64)
+    return params

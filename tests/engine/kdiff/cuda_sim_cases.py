@@ -1,0 +1,317 @@
+"""kdiff CUDA kernels in numba's CUDA simulator, against the oracle.
+
+Run by test_kdiff_cuda.py in a subprocess with NUMBA_ENABLE_CUDASIM=1 (the
+variable must be set before numba is first imported, so these cases cannot
+share a process with the rest of the suite). Threads per block are patched
+small so that the tiny inputs the simulator can afford span several blocks,
+stripes and tiles, and the bitparallel tiers so that chunks overlap, words
+overflow and r are re-run.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
+    pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_kdiff_cuda.py does)", allow_module_level=True)
+
+# Simulated threads hand the GIL to each other at every syncthreads; the default 5 ms
+# switch interval would make that the whole run time.
+sys.setswitchinterval(1e-6)
+
+from engine import config, kdiff  # noqa: E402
+from engine.jobs import CancelToken, drive  # noqa: E402
+from engine.kdiff import cuda as kcuda  # noqa: E402
+from engine.kdiff import cuda_bench, cuda_bitparallel  # noqa: E402
+from engine.kdiff.reference import kdiff_reference  # noqa: E402
+from engine.sequences import Record, load, reverse_complement  # noqa: E402
+from tests.engine.kdiff.cuda_support import cuda_combos, label  # noqa: E402
+from tests.strategies import mutate, random_codes  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+
+COMBOS = cuda_combos()
+TINY_TIERS = ((1, 6), (2, 12))
+
+
+@pytest.fixture(autouse=True)
+def small_gpu(monkeypatch):
+    monkeypatch.setattr(config, "KDIFF_CUDA_THREADS_PER_BLOCK", 4)
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK", 8)
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_THREADS", 64)
+    monkeypatch.setattr(config, "KDIFF_CUDA_MIN_CHUNK", 4)
+    monkeypatch.setattr(config, "KDIFF_CUDA_CHUNK_OVERLAP_RATIO", 1)
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", TINY_TIERS)
+
+
+def _expected(target, background, k, strands):
+    betas = [b.codes for b in background]
+    if strands == "both":
+        betas = betas + [reverse_complement(b) for b in betas]
+    out = []
+    for t in target:
+        out += [(t.id, r + 1, r + length) for r, length in kdiff_reference(t.codes, betas, k)]
+    return out
+
+
+def _solve(target, background, k, combo, strands="both", **kw):
+    v, f = combo
+    res = kdiff.solve(target, background, k, variant=v, backend="cuda", flags=f, strands=strands, **kw)
+    assert res.info.backend == "cuda" and res.info.complete
+    return [(c.target_id, c.start, c.end) for c in res.candidates], res
+
+
+def test_combos_cover_the_study_flags():
+    names = {label(c) for c in COMBOS}
+    assert "conventional+opt1+opt3+opt4+opt5" in names and "conventional" in names
+    assert "alternative+opt3+opt4+opt5+opt6" in names and "alternative+opt6" not in names
+    assert "bitparallel" in names
+    assert len(COMBOS) == 10 + 12 + 1
+
+
+@pytest.mark.parametrize("combo", COMBOS, ids=label)
+def test_seed_example(combo):
+    got, _ = _solve(load("ACTG"), load("AGCAAG"), 2, combo, "forward")
+    assert [(s, e) for _, s, e in got] == [(1, 3), (2, 4)]
+
+
+@pytest.mark.parametrize("combo", COMBOS, ids=label)
+def test_random_inputs_match_oracle(combo):
+    """Two small random cases per combination: IUPAC codes, planted near-copies, both strands."""
+    rng = np.random.default_rng(sum(map(ord, label(combo))))
+    for case in range(2):
+        m = int(rng.integers(8, 17))
+        alpha = random_codes(rng, m, iupac_rate=0.1)
+        beta = random_codes(rng, int(rng.integers(4, 14)), iupac_rate=0.1)
+        start = int(rng.integers(0, m - 4))
+        beta = np.concatenate([beta, mutate(rng, alpha[start:start + 10], int(rng.integers(0, 3)))])
+        k = int(rng.integers(1, 5))
+        strands = ("both", "forward")[case]
+        target, background = [Record("t", alpha)], [Record("b", beta)]
+        got, _ = _solve(target, background, k, combo, strands)
+        assert got == _expected(target, background, k, strands), f"{label(combo)} case {case}"
+
+
+@pytest.mark.parametrize("variant", ["conventional", "alternative", "bitparallel"])
+def test_multi_record_targets_and_backgrounds(variant):
+    rng = np.random.default_rng(11)
+    target = [Record("t1", random_codes(rng, 9, 0.1)), Record("t2", random_codes(rng, 7))]
+    background = [Record("b1", np.concatenate([random_codes(rng, 5), target[0].codes[2:8]])),
+                  Record("b2", random_codes(rng, 9, 0.1))]
+    got, _ = _solve(target, background, 2, (variant, None))
+    assert got == _expected(target, background, 2, "both")
+
+
+def test_bitparallel_tiers_overflow_and_reruns(monkeypatch):
+    """A long planted copy: tier 1's short overlap cannot settle the long c(r), tier 2 sees
+    them whole but overflows its two words, and the exact tier in global memory finishes."""
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((2, 30), (2, 300)))
+    calls = []
+    original = cuda_bitparallel.BitparallelDriver._launch
+    original_init = cuda_bitparallel.BitparallelDriver.__init__
+
+    def from_the_first_tier(self, *args):
+        original_init(self, *args)
+        self.first = 0
+
+    monkeypatch.setattr(cuda_bitparallel.BitparallelDriver, "__init__", from_the_first_tier)
+
+    def spy(self, rs, c0, m_end, words, overlap, counters, exact=False):
+        got, over, truncated = original(self, rs, c0, m_end, words, overlap, counters, exact)
+        calls.append((words, exact, int(over.sum()), truncated))
+        return got, over, truncated
+
+    monkeypatch.setattr(cuda_bitparallel.BitparallelDriver, "_launch", spy)
+    rng = np.random.default_rng(5)
+    alpha = random_codes(rng, 140, iupac_rate=0.03)
+    beta = np.concatenate([random_codes(rng, 10), mutate(rng, alpha[3:138], 1), random_codes(rng, 6)])
+    target, background = [Record("t", alpha)], [Record("b", beta)]
+    got, _ = _solve(target, background, 3, ("bitparallel", None), "forward")
+    assert got == _expected(target, background, 3, "forward")
+    assert any(over for _, exact, over, _ in calls if not exact), "no tier overflowed"
+    assert any(exact for _, exact, _, _ in calls), "the exact tier never ran"
+    assert any(trunc for *_, trunc in calls), "no chunk needed its overlap"
+
+
+@pytest.mark.parametrize("m,k", [(64, 6), (65, 66), (129, 1)])
+def test_bitparallel_word_boundaries(monkeypatch, m, k):
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((2, 40), (3, 80), (5, 200)))
+    rng = np.random.default_rng(m * 100 + k)
+    alpha = random_codes(rng, m, iupac_rate=0.03)
+    beta = np.concatenate([random_codes(rng, 12), mutate(rng, alpha[5:], max(1, k // 3)),
+                           random_codes(rng, 8)])
+    target, background = [Record("t", alpha)], [Record("b", beta)]
+    got, _ = _solve(target, background, k, ("bitparallel", None), "forward")
+    assert got == _expected(target, background, k, "forward")
+
+
+def test_no_match_spans_two_background_records():
+    target = [Record("t", np.array([1, 2, 4, 8, 1, 2, 4, 8], np.uint8))]
+    background = [Record("b1", np.array([8, 8, 1, 2, 4, 8], np.uint8)),
+                  Record("b2", np.array([1, 2, 4, 8, 8, 8], np.uint8))]
+    for variant in ("conventional", "alternative", "bitparallel"):
+        got, _ = _solve(target, background, 1, (variant, None), "forward")
+        assert got == _expected(target, background, 1, "forward"), variant
+        assert got[0][2] - got[0][1] + 1 == 5
+
+
+def test_counts_match_the_cpu_kernels():
+    """Without the early stops, CUDA counts the cells and comparisons the CPU counts."""
+    # Far apart, so the scan runs to the last start and no slice computes a start past the stop.
+    target, background = load("ACGACGACGACGAC"), load("TTTTTTTTTTTT")
+    for variant, cpu_flags, gpu_flags in (("alternative", set(), {"opt3", "opt4", "opt5", "opt6"}),
+                                          ("conventional", set(), {"opt3"})):
+        cpu = kdiff.solve(target, background, 3, variant=variant, backend="serial", flags=cpu_flags,
+                          strands="forward", count_comparisons=True)
+        gpu = kdiff.solve(target, background, 3, variant=variant, backend="cuda", flags=gpu_flags,
+                          strands="forward", count_comparisons=True)
+        assert len(cpu.profiles["literal"]) == 14 - 2, "the scan must only stop at the end here"
+        assert (gpu.info.cells, gpu.info.comparisons) == (cpu.info.cells, cpu.info.comparisons)
+        off = kdiff.solve(target, background, 3, variant=variant, backend="cuda", flags=gpu_flags,
+                          strands="forward")
+        assert off.info.comparisons == 0 and off.candidates == gpu.candidates
+
+
+def test_opt1_skips_stripes():
+    """opt1 stops a matrix at the first saved row without a value <= k-1."""
+    rng = np.random.default_rng(8)
+    target = [Record("t", random_codes(rng, 16))]
+    background = [Record("b", random_codes(rng, 10))]
+    tiled = _solve(target, background, 2, ("conventional", {"opt4"}), count_comparisons=True)[1]
+    stopped = _solve(target, background, 2, ("conventional", {"opt1", "opt4"}),
+                     count_comparisons=True)[1]
+    assert stopped.info.cells < 0.75 * tiled.info.cells
+    assert stopped.candidates == tiled.candidates
+
+
+def test_progress_slices_and_cancel(monkeypatch):
+    monkeypatch.setattr(kcuda.CudaSliceRunner, "min_slice", lambda self: 2)
+    monkeypatch.setattr(config, "SLICE_SECONDS", 1e-4)
+    rng = np.random.default_rng(2)
+    target = [Record("t", random_codes(rng, 16))]
+    background = [Record("b", random_codes(rng, 10))]
+    for variant in ("alternative", "bitparallel"):
+        job = kdiff.make_job(target, background, 2, variant=variant, backend="cuda")
+        progress = []
+        full = drive(kdiff.iter_solve(job), progress.append)
+        running = [p for p in progress if p.phase == "running"]
+        assert len(running) >= 3 and running[-1].done == running[-1].total
+        token = CancelToken()
+        gen = kdiff.iter_solve(job, token)
+        first = next(p for p in gen if p.phase == "running")
+        token.cancel()
+        part = drive(gen)
+        assert not part.info.complete
+        settled = part.settled["t"]
+        assert first.done <= settled < 15
+        assert part.candidates == tuple(c for c in full.candidates if c.start <= settled)
+
+
+class _DriverError(Exception):
+    """Stands in for numba's CudaAPIError (the simulator has no driver)."""
+
+
+def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
+    target, background = load("ACGTTGCAAGGTACCA"), load("TTGCAAGCCGTACG")
+
+    def no_memory(*args, **kwargs):
+        raise _DriverError("[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY")
+
+    with monkeypatch.context() as mp:
+        mp.setattr(kcuda.cuda, "device_array", no_memory)
+        mp.setattr(kcuda.cuda, "to_device", no_memory)
+        with pytest.raises(RuntimeError, match="ran out of memory") as err:
+            kdiff.solve(target, background, 3, variant="bitparallel", backend="cuda")
+        assert "\n" not in str(err.value)
+
+    def refused(self, kernel, blocks, tpb, shared_bytes, *args):
+        with kcuda.cuda_errors(f"launching {blocks} blocks of {tpb} threads"):
+            raise _DriverError("[701] Call to cuLaunchKernel results in\nCUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")
+
+    with monkeypatch.context() as mp:
+        mp.setattr(kcuda.Device, "launch", refused)
+        with pytest.raises(RuntimeError, match="CUDA error while launching") as err:
+            kdiff.solve(target, background, 3, variant="alternative", backend="cuda")
+        assert "\n" not in str(err.value)
+    # Nothing is left broken: the CPU and the GPU paths both still work.
+    cpu = kdiff.solve(target, background, 3, backend="serial")
+    gpu = kdiff.solve(target, background, 3, variant="alternative", backend="cuda")
+    assert cpu.candidates == gpu.candidates
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"variant": "conventional", "flags": {"opt1"}}, "opt1 of conventional/cuda needs opt4"),
+    ({"variant": "conventional", "flags": {"opt5", "opt3"}}, "opt5 of conventional/cuda needs opt4"),
+    ({"variant": "alternative", "flags": {"opt6", "opt5"}}, "opt6 of alternative/cuda needs opt4"),
+    ({"variant": "alternative", "flags": {"opt2"}}, "does not apply"),
+    ({"variant": "bitparallel", "flags": {"opt4"}}, "does not apply"),
+    ({"variant": "alternative", "threads_per_block": 1}, "threads_per_block must be >= 2"),
+    ({"variant": "alternative", "threads_per_block": 2048}, "threads_per_block must be >= 1 and <= 1024"),
+    ({"variant": "alternative", "prefetch_factor": 0}, "prefetch_factor must be >= 1"),
+    ({"variant": "alternative", "prefetch_factor": 2.0}, "prefetch_factor must be an integer"),
+])
+def test_bad_cuda_options_raise_value_error(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        kdiff.make_job(load("ACGT"), load("ACGT"), 2, backend="cuda", **kwargs)
+
+
+def test_threads_per_block_and_prefetch_factor_are_job_parameters():
+    target = [Record("t", random_codes(np.random.default_rng(4), 12))]
+    background = [Record("b", random_codes(np.random.default_rng(5), 12))]
+    expected = _expected(target, background, 3, "both")
+    for tpb, factor in ((2, 1), (3, 2), (8, 3)):
+        job = kdiff.make_job(target, background, 3, variant="alternative", backend="cuda",
+                             threads_per_block=tpb, prefetch_factor=factor)
+        assert job.params["threads_per_block"] == tpb and job.params["prefetch_factor"] == factor
+        got = [(c.target_id, c.start, c.end) for c in drive(kdiff.iter_solve(job)).candidates]
+        assert got == expected, (tpb, factor)
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "engine.cli", "kdiff", *args], capture_output=True,
+                          text=True, timeout=300, env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"))
+
+
+def test_cli_runs_cuda_and_reports_failures_in_one_line(tmp_path):
+    ok = _cli("ACTG", "AGCAAG", "-k", "2", "--strands", "forward", "--backend", "cuda", "--json")
+    assert ok.returncode == 0, ok.stderr
+    assert '"candidates": [["literal", 1, 3], ["literal", 2, 4]]' in ok.stdout
+    assert '"backend": "cuda"' in ok.stdout
+    # k this large needs more shared memory for the opt4 carry than a block may have.
+    target = tmp_path / "t.fa"
+    target.write_text(">t\n" + "ACGT" * 1600 + "\n")
+    out = tmp_path / "out.csv"
+    bad = _cli(str(target), "ACGTAC", "-k", "5000", "--backend", "cuda", "--variant", "alternative",
+               "-o", str(out))
+    assert bad.returncode == 1
+    assert len(bad.stderr.strip().splitlines()) == 1 and "shared memory" in bad.stderr
+    assert "Traceback" not in bad.stderr and not out.exists()
+    dep = _cli("ACGT", "ACGT", "-k", "2", "--backend", "cuda", "--variant", "conventional",
+               "--opt", "opt1")
+    assert dep.returncode == 2 and "needs opt4" in dep.stderr
+
+
+def test_bench_cases_run_on_tiny_workloads(monkeypatch):
+    """The CUDA bench plumbing (peers, agreement, rates, sweeps) on simulator-sized workloads."""
+    monkeypatch.setattr(cuda_bench, "WORKLOADS", {"W2": (14, 30, 3, "forward"),
+                                                  "W2s": (12, 30, 3, "forward"),
+                                                  "W4": (10, 30, 2, "both")})
+    monkeypatch.setattr(cuda_bench, "_profiles", {})
+    cases = [c for c in cuda_bench.cases(None) if "CLI" not in c.name]
+    names = {c.name for c in cases}
+    assert "alternative/cuda+opt3+opt4+opt5+opt6 tpb=1024" in names and len(cases) == 20
+    for ratio in cuda_bench.RATIOS:
+        assert ratio.subject in names and ratio.baseline in names
+    for case in cases:
+        if "tpb=" in case.name or "c=" in case.name or "multicore" in case.name:
+            continue  # sweeps repeat runs (with hundreds of simulated threads per block), and
+            # the multicore peer only loads the parallel CPU kernels
+        metrics = case.run()
+        assert metrics["seconds"] is not None and metrics["agrees"] in (True, "reference"), case.name
+        if "/cuda" in case.name:
+            assert metrics["device"] == "CUDA simulator"

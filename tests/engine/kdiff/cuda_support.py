@@ -1,0 +1,27 @@
+"""Helpers shared by the kdiff CUDA tests (simulator cases and GPU tests)."""
+
+from __future__ import annotations
+
+import itertools
+
+from engine.kdiff.cuda_options import REQUIRES
+from engine.kdiff.spec import SPEC
+
+
+def cuda_combos():
+    """Every (variant, flags) the cuda backend offers, without flags whose opt4 is missing."""
+    out = []
+    for v in SPEC.variants:
+        b = v.backend("cuda")
+        for n in range(len(b.flags) + 1):
+            for subset in itertools.combinations(b.flags, n):
+                if any(v.name == var and flag in subset and need not in subset
+                       for (var, flag), need in REQUIRES.items()):
+                    continue
+                out.append((v.name, frozenset(subset)))
+    return out
+
+
+def label(combo) -> str:
+    v, f = combo
+    return v + "".join("+" + x for x in sorted(f))

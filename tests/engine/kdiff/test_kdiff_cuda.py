@@ -1,0 +1,93 @@
+"""kdiff's cuda backend seen from the normal test process (numba running natively).
+
+The kernels themselves run in numba's CUDA simulator, which must be switched on
+before numba is first imported: test_kernels_in_the_cuda_simulator runs
+cuda_sim_cases.py in a subprocess with NUMBA_ENABLE_CUDASIM=1. The real-GPU
+checks are in test_kdiff_cuda_gpu.py (marked gpu).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import kdiff, registry
+from engine.kdiff.spec import SPEC
+from engine.sequences import load
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+
+
+def test_the_registry_offers_cuda_with_the_study_flags():
+    cuda = {v.name: v.backend("cuda") for v in SPEC.variants}
+    assert cuda["conventional"].flags == ("opt1", "opt3", "opt4", "opt5")
+    assert cuda["alternative"].flags == ("opt3", "opt4", "opt5", "opt6")
+    assert cuda["bitparallel"].flags == ()
+    assert set(cuda["alternative"].default_flags) == set(cuda["alternative"].flags)
+    for v in SPEC.variants:  # the CPU backends keep their own flags
+        for b in v.backends:
+            if b.name != "cuda":
+                assert not {"opt4", "opt5", "opt6"} & set(b.flags)
+
+
+def test_importing_and_running_on_cpu_never_loads_numba_cuda():
+    code = ("import sys\n"
+            "from engine import kdiff, registry\n"
+            "from engine.sequences import load\n"
+            "registry.families(); registry.backend_status('cuda')\n"
+            "kdiff.solve(load('ACTG'), load('AGCAAG'), 2, backend='serial')\n"
+            "import engine.kdiff.bench, engine.kdiff.cuda_bench\n"
+            "print(sorted(m for m in sys.modules if m.startswith('numba.cuda')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         timeout=300, env={k: v for k, v in os.environ.items()
+                                           if k != "NUMBA_ENABLE_CUDASIM"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_cuda_options_need_the_cuda_backend():
+    for option in ({"threads_per_block": 64}, {"prefetch_factor": 2}):
+        with pytest.raises(ValueError, match="applies to the cuda backend only"):
+            kdiff.make_job(load("ACGT"), load("ACGT"), 2, backend="serial", **option)
+    job = kdiff.make_job(load("ACGT"), load("ACGT"), 2, backend="serial")
+    assert set(job.params) == {"k", "strands"}
+
+
+def test_prefetch_lengths_follow_the_study():
+    from engine.kdiff.cuda import prefetch_lengths
+
+    # Table 4 of the study: k = 256, 256 threads per block, c = 1, 2, 3.
+    assert [prefetch_lengths(256, 256, c) for c in (1, 2, 3)] == [(256, 512), (512, 768), (768, 1024)]
+    assert prefetch_lengths(100, 256, 3) == (512, 768)
+
+
+@pytest.mark.skipif(registry.backend_status("cuda")[0], reason="a GPU (or the simulator) is present")
+def test_cli_without_a_gpu_says_so_in_one_line(tmp_path):
+    out = tmp_path / "out.csv"
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    proc = subprocess.run([sys.executable, "-m", "engine.cli", "kdiff", "ACGTACGT", "ACGTTT", "-k", "2",
+                           "--backend", "cuda", "-o", str(out)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300, env=env)
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "the cuda backend is not available" in proc.stderr and "Traceback" not in proc.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("part", ["conventional", "not conventional"])
+def test_kernels_in_the_cuda_simulator(part):
+    """Every CUDA variant and flag against the oracle, in numba's simulator (see
+    cuda_sim_cases.py); in two complementary parts so that pytest-xdist can share them."""
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    env.pop("PYTEST_XDIST_WORKER", None)
+    proc = subprocess.run([sys.executable, "-m", "pytest", str(HERE / "cuda_sim_cases.py"), "-q", "-n", "0",
+                           "-p", "no:cacheprovider", "-x", "-k", part], capture_output=True, text=True,
+                          cwd=ROOT, timeout=900, env=env)
+    tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-40:])
+    assert proc.returncode == 0, tail
+    assert " passed" in tail and "skipped" not in tail.splitlines()[-1], tail

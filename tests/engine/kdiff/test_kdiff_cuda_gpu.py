@@ -1,0 +1,163 @@
+"""kdiff on a real GPU: every CUDA variant and flag against the CPU solver on real DNA.
+
+Marked ``gpu`` and skipped where numba.cuda finds no GPU (run them with
+``scripts/gpu-kdiff`` on the lent GPU machine).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from engine import config, kdiff, registry
+from engine.sequences import Record
+from tests.engine.kdiff.cuda_support import cuda_combos, label
+
+
+def _gpu_present() -> bool:
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return False  # far too slow for these sizes
+    try:
+        from numba import cuda
+
+        return bool(cuda.is_available())
+    except Exception:
+        return False
+
+
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not _gpu_present(), reason="no CUDA GPU")]
+
+COMBOS = cuda_combos()
+
+
+# The GPU machine runs this file with --noconftest (no hypothesis there), so the real DNA
+# comes from fixtures of its own.
+@pytest.fixture(scope="module")
+def lambda_record():
+    from engine.bench.data import lambda_phage
+
+    return lambda_phage()
+
+
+@pytest.fixture(scope="module")
+def ecoli_record():
+    from engine.bench.data import ecoli
+
+    return ecoli()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _registry_sees_the_gpu():
+    registry.backend_status.cache_clear()  # another test may have cached a patched answer
+    yield
+
+
+def _profiles(result):
+    return {t: p.tolist() for t, p in result.profiles.items()}
+
+
+@pytest.fixture(scope="module")
+def real_inputs(lambda_record, ecoli_record):
+    target = [lambda_record.slice(1000, 1600)]
+    background = [ecoli_record.slice(0, 50_000), ecoli_record.slice(3_000_000, 3_040_000)]
+    return target, background
+
+
+@pytest.fixture(scope="module")
+def cpu_answers(real_inputs):
+    target, background = real_inputs
+    return {k: kdiff.solve(target, background, k, variant="bitparallel", backend="multicore")
+            for k in (1, 5, 100)}
+
+
+@pytest.mark.parametrize("k", [1, 5, 100])
+@pytest.mark.parametrize("combo", COMBOS, ids=label)
+def test_every_variant_equals_the_cpu_on_lambda_vs_ecoli(real_inputs, cpu_answers, combo, k):
+    target, background = real_inputs
+    v, flags = combo
+    got = kdiff.solve(target, background, k, variant=v, backend="cuda", flags=flags, strands="both",
+                      count_comparisons=True)
+    want = cpu_answers[k]
+    assert got.info.complete and got.info.backend == "cuda"
+    assert got.candidates == want.candidates, label(combo)
+    assert _profiles(got) == _profiles(want), label(combo)
+    assert got.info.cells > 0
+
+
+@pytest.mark.parametrize("tpb,factor", [(64, 1), (128, 2), (512, 3), (1024, 3)])
+def test_alternative_threads_per_block_and_prefetch_factor(real_inputs, cpu_answers, tpb, factor):
+    target, background = real_inputs
+    got = kdiff.solve(target, background, 100, variant="alternative", backend="cuda",
+                      threads_per_block=tpb, prefetch_factor=factor)
+    assert got.candidates == cpu_answers[100].candidates
+
+
+def test_bitparallel_long_candidates_and_every_tier(lambda_record, ecoli_record):
+    """A stretch of lambda planted in the background: its starts get c(r) in the
+    thousands, which only the global-memory tiers hold; the rest stay short."""
+    target = [lambda_record.slice(29_000, 34_000)]
+    background = [ecoli_record.slice(0, 400_000), lambda_record.slice(30_000, 33_000)]
+    want = kdiff.solve(target, background, 5, variant="bitparallel", backend="multicore")
+    got = kdiff.solve(target, background, 5, variant="bitparallel", backend="cuda")
+    assert max(c.length for c in want.candidates) > 2000
+    assert got.candidates == want.candidates
+    assert _profiles(got) == _profiles(want)
+
+
+def test_bitparallel_register_tiers_alone(lambda_record, ecoli_record, monkeypatch):
+    """Small chunks and two register tiers: overlaps and re-runs on real data."""
+    monkeypatch.setattr(config, "KDIFF_CUDA_MIN_CHUNK", 256)
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((2, 96), (4, 256)))
+    target = [lambda_record.slice(5_000, 8_000)]
+    background = [ecoli_record.slice(1_000_000, 1_300_000)]
+    want = kdiff.solve(target, background, 5, variant="bitparallel", backend="multicore")
+    got = kdiff.solve(target, background, 5, variant="bitparallel", backend="cuda")
+    assert _profiles(got) == _profiles(want)
+
+
+def test_out_of_memory_and_launch_failures_leave_everything_usable(real_inputs, cpu_answers):
+    from numba import cuda
+
+    from engine.kdiff.cuda import Device
+    from engine.kdiff.cuda_bitparallel import match_table_kernel
+
+    target, background = real_inputs
+    dev = Device(np.array([1, 2, 4, 8], dtype=np.uint8), np.array([0, 4]), 128)
+    _, total = cuda.current_context().get_memory_info()
+    with pytest.raises(RuntimeError, match="ran out of memory") as err:
+        dev.empty((4 * total,), np.uint8, "a test array bigger than the GPU")
+    assert "\n" not in str(err.value)
+    with pytest.raises(RuntimeError, match="CUDA error while launching") as err:
+        dev.launch(match_table_kernel, 1, 4096, 0, dev.beta, dev.empty((16, 4), np.uint64, "t"))
+    assert "\n" not in str(err.value)
+    # The GPU and the CPU both still answer.
+    again = kdiff.solve(target, background, 5, variant="bitparallel", backend="cuda")
+    assert again.candidates == cpu_answers[5].candidates
+    assert kdiff.solve(target, background, 5, backend="serial").candidates == cpu_answers[5].candidates
+
+
+def test_multi_record_target(lambda_record, ecoli_record):
+    target = [lambda_record.slice(0, 300), Record("second", lambda_record.slice(40_000, 40_400).codes)]
+    background = [ecoli_record.slice(2_000_000, 2_100_000)]
+    want = kdiff.solve(target, background, 5, variant="bitparallel", backend="multicore")
+    for variant in ("bitparallel", "alternative", "conventional"):
+        got = kdiff.solve(target, background, 5, variant=variant, backend="cuda")
+        assert got.candidates == want.candidates, variant
+
+
+def test_bitparallel_words_live_in_registers(real_inputs):
+    """The register tiers keep their words in registers: no local memory at all."""
+    from engine.kdiff.cuda_bitparallel import chunk_kernel
+    from engine.kdiff.cuda_device import register_cap
+
+    target, background = real_inputs
+    kdiff.solve(target, background, 5, variant="bitparallel", backend="cuda")  # compiles every tier
+    cap = register_cap(config.KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK)
+    for words, _ in config.KDIFF_CUDA_BITPARALLEL_TIERS:
+        if words > config.KDIFF_CUDA_REGISTER_WORDS:
+            continue
+        local = chunk_kernel(words, cap).get_local_mem_per_thread()
+        values = list(local.values()) if isinstance(local, dict) else [local]
+        assert values and all(v == 0 for v in values), (words, local)
