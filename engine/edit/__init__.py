@@ -21,12 +21,20 @@ Variants (all give the same answers):
 - ``dp``: Sellers (1980), one DP column, O(mn);
 - ``myers``: Myers (1999), one 64-bit word per column, m <= 64, O(n);
 - ``myers-blocked``: Myers' block-based form (Hyyrö), O(n ceil(m/64));
-- ``banded``: Ukkonen (1985): in search, only rows up to the last one <= k
-  (O(kn) expected on random text); in global, the diagonal band of k, or of a
-  threshold doubled until the distance fits, O(n d).
+- ``banded``: Myers' blocks under Ukkonen's (1985) cut-off, as in edlib: in
+  search, only the blocks down to the last one that can hold a value <= k
+  (O(n k / 64) expected on random text); in global, only the blocks of the
+  diagonal band of k, or of a threshold doubled until the distance fits
+  (O(n d / 64)).
 
-The multicore backend spreads tasks over threads: (pattern, strand, record)
-pairs, pairs of a batch, and in search mode overlapping chunks of each record.
+Search results also carry a :class:`ScoreProfile` per pattern, strand and
+record: the best distance per bin along the text (at most ~4096 bins).
+
+Work is cut into tasks: (pattern, strand, record) pairs, pairs of a batch,
+and in search mode overlapping chunks of each record. The multicore backend
+spreads them over threads; ``myers`` also scans two tasks at once on each
+thread (their instruction chains overlap), serial included. In best mode the
+chunks of a record share the best found so far, so they can cut harder.
 
 Examples
 --------
@@ -46,11 +54,12 @@ import numpy as np
 
 from engine import config, registry
 from engine.edit.spec import SPEC
-from engine.edit.results import EditResult, Hit, PairDistance
+from engine.edit.results import EditResult, Hit, PairDistance, ScoreProfile
 from engine.jobs import CancelToken, Job, Progress, RunInfo, SliceClock, drive, now
 from engine.sequences import Record
 
-__all__ = ["EditResult", "Hit", "PairDistance", "SPEC", "iter_solve", "make_job", "solve", "verify"]
+__all__ = ["EditResult", "Hit", "PairDistance", "SPEC", "ScoreProfile", "iter_solve", "make_job",
+           "solve", "verify"]
 
 MODES = ("global", "search")
 REPORTS = ("hits", "best")
@@ -61,7 +70,7 @@ STRANDS = ("forward", "both")
 def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, variant=None,
              backend=None, parallel=None, flags=None, strands: str = "forward",
              pairing: str = "all", report: str | None = None, align: bool | None = None,
-             threads: int | None = None) -> Job:
+             profile: bool | None = None, threads: int | None = None) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Parameters
@@ -84,6 +93,11 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
         pattern, strand and record (the first end with the smallest distance).
     align : bool or None
         Compute starts and CIGARs. Default: True in search mode, False in global.
+    profile : bool or None
+        Search mode: keep a :class:`ScoreProfile` (best distance per bin along
+        each record, capped at k + 1) for every pattern, strand and record.
+        Default: True for ``pairing="all"``, False for batches. In best mode it
+        keeps ``banded`` from cutting below k once a good hit is found.
     threads : int or None
         Threads for the multicore backend.
 
@@ -120,6 +134,12 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
         align = mode == "search"
     if not isinstance(align, bool):
         raise ValueError(f"align must be True or False, got {align!r}")
+    if profile is None:
+        profile = mode == "search" and pairing == "all"
+    if not isinstance(profile, bool):
+        raise ValueError(f"profile must be True or False, got {profile!r}")
+    if profile and mode != "search":
+        raise ValueError("profile applies to search mode only")
     if threads is not None and (isinstance(threads, bool) or threads < 1):
         raise ValueError(f"threads must be >= 1, got {threads}")
     patterns, texts = tuple(patterns), tuple(texts)
@@ -147,7 +167,7 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     return Job(family="edit", inputs={"pattern": patterns, "text": texts}, variant=sel.variant,
                backend=sel.backend, parallel=sel.parallel, flags=sel.flags,
                params={"mode": mode, "k": k, "strands": strands, "pairing": pairing,
-                       "report": report, "align": align},
+                       "report": report, "align": align, "profile": profile},
                threads=threads)
 
 
@@ -163,7 +183,8 @@ def solve(patterns, texts, **options) -> EditResult:
     Returns
     -------
     EditResult
-        ``distances`` (global) or ``hits`` (search), and ``best``.
+        ``distances`` (global) or ``hits`` (search), ``best``, and in search the
+        ``profiles`` (see ``profile`` in :func:`make_job`).
 
     Raises
     ------
@@ -208,7 +229,7 @@ def verify(queries, regions, k: int | None = None, **options) -> EditResult:
     return solve(queries, regions, mode="search", k=k, pairing="zip", report="best", **options)
 
 
-def _nslots(job: Job) -> int:
+def _threads(job: Job) -> int:
     if job.backend != "multicore":
         return 1
     import numba
@@ -227,7 +248,7 @@ def _warm_up(job: Job) -> None:
     tiny = Record("w", np.array([1, 2, 4, 8, 15], dtype=np.uint8))
     warm = make_job([tiny], [tiny], mode="search", k=1, variant=job.variant, backend=job.backend,
                     parallel=job.parallel, flags=job.flags, align=job.params["align"],
-                    threads=job.threads)
+                    profile=True, threads=job.threads)
     drive(_run(warm, CancelToken(), warm_up=False))
 
 
@@ -258,9 +279,11 @@ def _run(job: Job, cancel: CancelToken, warm_up: bool):
     from engine.edit.plan import Plan
     from engine.edit.run import Collector, Runner
 
-    nslots = _nslots(job)
-    plan = Plan(job, nslots)
-    runner = Runner(job, plan, nslots, cancel.flag)
+    from engine.edit.cpu_driver import lanes_per_thread
+
+    nlanes = _threads(job) * lanes_per_thread(job.variant)
+    plan = Plan(job, nlanes)
+    runner = Runner(job, plan, nlanes, cancel.flag)
     total = plan.columns
     if warm_up and not runner.compiled():
         yield Progress(0, total, 0, 0, 0.0, phase="compiling", message="compiling kernels…")
@@ -280,7 +303,7 @@ def _run(job: Job, cancel: CancelToken, warm_up: bool):
         dt = now() - t0
         elapsed += dt
         done = runner.columns()
-        clock.update(max(1, (done - before) // nslots), dt)
+        clock.update(max(1, (done - before) // nlanes), dt)
         if cancel.cancelled:
             complete = False
             break
@@ -297,4 +320,4 @@ def _run(job: Job, cancel: CancelToken, warm_up: bool):
                    runner.cells(), runner.comparisons(), complete, job.threads)
     p = job.params
     return EditResult(info, p["mode"], p["k"], p["strands"], p["pairing"], p["report"], hits,
-                      distances, best)
+                      distances, best, collector.profiles())

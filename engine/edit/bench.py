@@ -9,6 +9,19 @@ V1000: 200 reads of 1,000 bp, k = 200, 5 candidates each (1,000 pairs).
 P20:  primer search: 8 primers of 20-25 nt from E. coli (some mutated), every
       hit within k = 3 on both strands of the whole 4.9 Mb genome.
 G48:  global distance of lambda (48,502 bp) to a copy with 1% random edits.
+S64, S1000: the issue's search figures. Text = E. coli[0:2,000,000], one
+      pattern = lambda[10000:10000+m], m = 64 with k = 6 and m = 1000 with
+      k = 100 (k ~ m/10). Both sides compute the same thing: the best
+      semi-global distance over the text within k. edlib: ``edlib.align(pattern,
+      text, mode="HW", task="distance", k=k)``; ours: ``solve(mode="search",
+      report="best", align=False, profile=False)`` (the best distance and its
+      first end; no start, CIGAR or profile). The pattern occurs in E. coli 536
+      (a lambdoid prophage) at distance 3 (m = 64) and 27 (m = 1000), so both
+      sides lower k to the best found, as edlib does. "+profile" cases also
+      keep the GUI's score profile (banded then cannot cut below k). Timing:
+      best of 15 calls of ``solve`` (make_job, plan, kernels, result) and of
+      ``edlib.align`` (with its own encoding of the sequences), all cases of
+      the workload taking turns in the same process on the same input.
 
 ``seconds`` is the wall time of the whole solve after warm-up (planning,
 kernels, alignments, result objects), so it compares with a peer's loop;
@@ -18,6 +31,7 @@ kernels, alignments, result objects), so it compares with a peer's loop;
 
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 
 import numpy as np
@@ -27,7 +41,12 @@ from engine.bench import Case, Ratio, data, timed
 from engine.jobs import drive
 from engine.sequences import Record, decode, reverse_complement
 
-WORKLOADS = ("V64", "V100", "V1000", "P20", "G48")
+WORKLOADS = ("V64", "V100", "V1000", "P20", "G48", "S64", "S1000")
+
+#: (m, k) of the search figures; the pattern is lambda[10000:10000+m].
+SEARCH = {"S64": (64, 6), "S1000": (1000, 100)}
+SEARCH_TEXT = 2_000_000
+SEARCH_REPEAT = 15
 
 RATIOS = (
     Ratio("V100", "myers-blocked/serial", "dp/serial", None, "myers-blocked vs dp (serial), m=100"),
@@ -48,8 +67,21 @@ RATIOS = (
     Ratio("G48", "myers-blocked/serial", "dp/serial", None, "myers-blocked vs dp, global 48.5 kb"),
     Ratio("G48", "banded/serial", "myers-blocked/serial", None, "banded vs myers-blocked, global"),
     Ratio("G48", "myers-blocked/serial", "edlib NW distance", None, "myers-blocked vs edlib NW"),
+    Ratio("G48", "banded/serial", "edlib NW distance", None, "banded (band of blocks) vs edlib NW"),
     Ratio("G48", "myers-blocked/serial", "rapidfuzz Levenshtein", None,
           "myers-blocked vs RapidFuzz Levenshtein.distance"),
+    Ratio("S64", "myers/serial", "edlib HW distance", 1.5,
+          "search m=64 k=6 in E. coli 2 Mb: myers serial vs edlib HW"),
+    Ratio("S64", "myers/serial+profile", "edlib HW distance", None,
+          "  the same with the GUI's score profile"),
+    Ratio("S1000", "banded/serial", "edlib HW distance", 1.0,
+          "search m=1000 k=100 in E. coli 2 Mb: banded serial vs edlib HW"),
+    Ratio("S1000", "banded/serial+profile", "edlib HW distance", None,
+          "  the same with the GUI's score profile"),
+    Ratio("S1000", "banded/serial", "myers-blocked/serial", None,
+          "  banded (cut-off) vs myers-blocked (every block), serial"),
+    Ratio("S1000", "banded/multicore/coarse", "edlib HW distance", None,
+          "  banded multicore vs edlib HW"),
 )
 
 _ACGT = np.array([1, 2, 4, 8], dtype=np.uint8)
@@ -105,7 +137,16 @@ def _global_pair():
     return (Record("lambda_mut", _mutate(rng, lam.codes, len(lam) // 100)),), (lam,), None
 
 
+@lru_cache(maxsize=None)
+def _search(workload):
+    m, k = SEARCH[workload]
+    return (data.lambda_phage().slice(10000, 10000 + m),), \
+        (data.ecoli().slice(0, SEARCH_TEXT),), k
+
+
 def _inputs(workload):
+    if workload in SEARCH:
+        return _search(workload)
     if workload == "V64":
         return _verification(64, 12, 2000)
     if workload == "V100":
@@ -118,6 +159,8 @@ def _inputs(workload):
 
 
 def _options(workload):
+    if workload in SEARCH:
+        return {"mode": "search", "report": "best", "align": False, "profile": False}
     if workload.startswith("V"):
         return {"mode": "search", "pairing": "zip", "report": "best"}
     if workload == "P20":
@@ -128,6 +171,8 @@ def _options(workload):
 def _checksum(result) -> dict:
     if result.mode == "global":
         return {"distance": result.best}
+    if result.report == "best" and result.pairing == "all":
+        return {"best": result.best, "end": result.hits[0].end if result.hits else None}
     return {"hits": len(result.hits), "sum_dist": int(sum(h.distance for h in result.hits))}
 
 
@@ -145,6 +190,89 @@ def _edit_case(workload, variant, backend, parallel=None, threads=None):
 
     name = f"{variant}/{backend}" + (f"/{parallel}" if parallel else "")
     return Case("edit", workload, name, run, describe=f"edit {workload}")
+
+
+EDLIB_SEARCH = "edlib HW distance"
+
+
+def _search_cases(workload, threads):
+    """(name, variant, backend, parallel, threads, profile) of a search workload's own cases."""
+    if workload == "S64":
+        out = [("myers", "serial", None, None, False),
+               ("myers-blocked", "serial", None, None, False),
+               ("banded", "serial", None, None, False),
+               ("myers", "serial", None, None, True)]
+    else:
+        out = [("myers-blocked", "serial", None, None, False),
+               ("banded", "serial", None, None, False),
+               ("banded", "serial", None, None, True),
+               ("banded", "multicore", "coarse", threads, False)]
+    return [(f"{v}/{b}" + (f"/{par}" if par else "") + ("+profile" if prof else ""), v, b, par, t,
+             prof) for v, b, par, t, prof in out]
+
+
+@lru_cache(maxsize=None)
+def _search_timings(workload, threads):
+    """Every case of a search workload timed in turns, round after round: the best time of each.
+
+    Taking turns gives each side the same share of a busy machine's quiet and
+    loaded moments, so the ratios are like for like. Returns {name: (seconds,
+    metrics)}; edlib is left out when it is not installed.
+    """
+    patterns, texts, k = _inputs(workload)
+    calls = {}
+    for name, variant, backend, parallel, nthreads, profile in _search_cases(workload, threads):
+        options = dict(_options(workload), k=k, variant=variant, backend=backend,
+                       parallel=parallel, threads=nthreads, profile=profile)
+        edit.solve(patterns, [texts[0].slice(0, 2000)], **options)  # compile or load the kernels
+        calls[name] = (lambda o: lambda: edit.solve(patterns, texts, **o))(options)
+    try:
+        import edlib
+    except ImportError:
+        edlib = None
+    if edlib is not None:
+        pattern, text = decode(patterns[0].codes), decode(texts[0].codes)
+        calls[EDLIB_SEARCH] = lambda: edlib.align(pattern, text, mode="HW", task="distance", k=k)
+    best = {name: float("inf") for name in calls}
+    last = {}
+    for _ in range(SEARCH_REPEAT):
+        for name, call in calls.items():
+            t0 = time.perf_counter()
+            last[name] = call()
+            best[name] = min(best[name], time.perf_counter() - t0)
+    out = {}
+    for name, value in last.items():
+        if name == EDLIB_SEARCH:
+            d = value["editDistance"]
+            ours = last[next(iter(last))].best
+            out[name] = (best[name], {"best": d, "best_agrees": ours == (d if d >= 0 else None)})
+        else:
+            out[name] = (best[name], {"kernel_s": value.info.seconds, "cells": value.info.cells,
+                                      "gcups": value.info.cells / best[name] / 1e9,
+                                      **_checksum(value)})
+    return out
+
+
+def _search_case(workload, name, threads, describe):
+    def run():
+        found = _search_timings(workload, threads)
+        if name not in found:
+            raise ImportError("edlib is not installed")
+        seconds, metrics = found[name]
+        return {"seconds": seconds, **metrics}
+
+    return Case("edit", workload, name, run, describe=describe)
+
+
+def _search_workload(workload, threads):
+    m, k = SEARCH[workload]
+    out = []
+    for name, *_, profile in _search_cases(workload, threads):
+        what = "best distance and its end, no alignment" + (", score profile" if profile else "")
+        out.append(_search_case(workload, name, threads, f"edit {workload} (m={m}, k={k}): {what}"))
+    out.append(_search_case(workload, EDLIB_SEARCH, threads,
+                            f"edlib.align(mode=HW, task=distance, k={k}), m={m}"))
+    return out
 
 
 def _edlib_verification(workload):
@@ -238,4 +366,6 @@ def cases(opts) -> list[Case]:
     out.append(_edlib_primers())
     out += [_edit_case("G48", v, "serial") for v in ("dp", "myers-blocked", "banded")]
     out += _global_peers()
+    out += _search_workload("S64", threads)
+    out += _search_workload("S1000", threads)
     return out

@@ -49,7 +49,8 @@ def make_job(args):
     return edit.make_job(patterns, texts, mode=args.mode, k=args.k, variant=args.variant,
                          backend=args.backend, parallel=args.parallel, flags=selected_flags(args),
                          strands=args.strands, pairing=args.pairs, report=args.report,
-                         align=args.align, threads=args.threads)
+                         align=args.align, threads=args.threads,
+                         profile=False)  # the CSV and JSON carry no score profile
 
 
 def _blank(value):

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from engine.edit.cpu_common import ABORT_CHECK_COLUMNS, CELLS, CMPS, SCORE, T, record
+from engine.edit.cpu_common import (CELLS, CMPS, INF, NEVER, SCORE, T, T_SCAN_LO, bin_edge,
+                                    flush_profile, lane, record)
 
 
 @njit(nogil=True, cache=True)
@@ -19,37 +20,44 @@ def init(m, col):
 
 
 @njit(nogil=True, cache=True)
-def scan(pat, m, text, a, b, base, anchored, own_lo, mode, task, info, col, hits, abort):
-    """Columns [a, b) of the task whose first column is ``base``; returns the next column."""
+def run(n, anchored, mode, pats, p_offs, text, tasks, prof, info, col, hits):
+    """n columns of one lane; returns the columns done (fewer after a hit that fills the
+    buffer, or a best of 0). Owned columns lower their profile bins in ``prof``."""
+    task, pos, off, m, owned = lane(tasks, p_offs, info)
+    pat = pats[off:off + m]
+    top = pos - tasks[task, T_SCAN_LO] + 1 if anchored else 0  # C[0,j] at the run's first column
+    step = 1 if anchored else 0
     t = info[T]
-    j = a
-    stop = False
-    while j < b and not stop:
-        if abort[0] != 0:
-            break
-        block_end = min(b, j + ABORT_CHECK_COLUMNS)
-        while j < block_end:
-            s = text[j]
-            diag = col[0]
-            up = j - base + 1 if anchored else 0
-            col[0] = up
-            for i in range(1, m + 1):
-                left = col[i]
-                v = diag if (pat[i - 1] & s) else diag + 1
-                if left + 1 < v:
-                    v = left + 1
-                if up + 1 < v:
-                    v = up + 1
-                col[i] = v
-                diag = left
-                up = v
-            j += 1
-            if up <= t and j - 1 >= own_lo:
-                t, stop = record(up, j - 1, mode, task, info, hits)
-                if stop:
-                    break
-    cells = (j - a) * m
-    info[CELLS] += cells
-    info[CMPS] += cells
+    low = INF
+    edge = bin_edge(tasks, task, pos, owned)
+    done = n
+    for j in range(n):
+        s = text[pos + j]
+        diag = col[0]
+        up = top + step * j
+        col[0] = up
+        for i in range(1, m + 1):
+            left = col[i]
+            v = diag if (pat[i - 1] & s) else diag + 1
+            if left + 1 < v:
+                v = left + 1
+            if up + 1 < v:
+                v = up + 1
+            col[i] = v
+            diag = left
+            up = v
+        low = min(low, up)
+        if pos + j + 1 == edge:
+            edge = flush_profile(prof, tasks, task, pos + j, low)
+            low = INF
+        if up <= t and owned:
+            t, stop = record(up, pos + j, mode, task, info, hits)
+            if stop:
+                done = j + 1
+                break
+    if low < INF and edge != NEVER:
+        flush_profile(prof, tasks, task, pos + done - 1, low)
     info[SCORE] = col[m]
-    return j
+    info[CELLS] += done * m
+    info[CMPS] += done * m
+    return done

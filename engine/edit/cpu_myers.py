@@ -6,7 +6,10 @@ registers; the blocked scan passes the horizontal carry from word to word
 (Myers' block-based algorithm, Hyyrö's formulation). Neither compares symbols:
 the match word of each IUPAC code is looked up instead.
 
-State (a slot's uint64 row): ``[pv, mv, peq x16]`` for one word,
+The one-word scan advances two lanes (independent tasks) in lockstep, the
+blocked scan one lane; see cpu_driver.
+
+State (a lane's uint64 row): ``[pv, mv, peq x16]`` for one word,
 ``[pv x nb, mv x nb, peq x 16 nb]`` for nb words. The score C[m,j] is tracked
 from the horizontal delta leaving the pattern's last row.
 """
@@ -17,7 +20,8 @@ import numpy as np
 from numba import njit
 
 from engine.edit.cpu_bits import ALL, ONE, ZERO, advance_at, advance_column, build_peq, reset_column
-from engine.edit.cpu_common import ABORT_CHECK_COLUMNS, CELLS, SCORE, T, record
+from engine.edit.cpu_common import (CELLS, INF, NEVER, SCORE, T, bin_edge, flush_profile, lane,
+                                    record)
 
 
 def words_needed(m: int, blocked: bool) -> int:
@@ -34,34 +38,64 @@ def init_word(pat, m, state):
 
 
 @njit(nogil=True, cache=True)
-def scan_word(m, text, a, b, anchored, own_lo, mode, task, info, state, hits, abort):
-    """Columns [a, b) with the pattern in one word; returns the next column."""
-    peq = state[2:18]
-    pv = state[0]
-    mv = state[1]
-    score = info[SCORE]
-    t = info[T]
+def run_word(n, two, anchored, mode, p_offs, text, tasks, prof, ix, ux, hx, iy, uy, hy):
+    """n columns of lane x (and of lane y when ``two``), one word each; returns the columns done.
+
+    The lanes are written out side by side so that both lanes' words stay in
+    registers; their dependency chains are independent, so the core overlaps
+    them. A run stops early after a hit that fills a buffer, or a best of 0.
+    Owned columns lower their profile bins in ``prof``.
+    """
+    tx, px, _, mx, ownx = lane(tasks, p_offs, ix)
+    ty, py, _, my, owny = lane(tasks, p_offs, iy)
+    pvx, mvx, sx, lastx = ux[0], ux[1], ix[SCORE], np.uint64(mx - 1)
+    pvy, mvy, sy, lasty = uy[0], uy[1], iy[SCORE], np.uint64(my - 1)
+    # Columns a lane does not own record nothing: a threshold of -1 says so in one compare.
+    thx = ix[T] if ownx else -1
+    thy = iy[T] if owny else -1
     hin = ONE if anchored else ZERO
-    last = np.uint64(m - 1)
-    j = a
-    stop = False
-    while j < b and not stop:
-        if abort[0] != 0:
+    lowx = INF
+    lowy = INF
+    edgex = bin_edge(tasks, tx, px, ownx)
+    edgey = bin_edge(tasks, ty, py, owny)
+    done = n
+    for j in range(n):
+        pvx, mvx, hp, hm = advance_at(pvx, mvx, ux[2 + text[px + j]], hin, ZERO, lastx)
+        sx += np.int64(hp) - np.int64(hm)
+        lowx = min(lowx, sx)
+        if px + j + 1 == edgex:
+            edgex = flush_profile(prof, tasks, tx, px + j, lowx)
+            lowx = INF
+        stop = False
+        if sx <= thx:
+            thx, stop = record(sx, px + j, mode, tx, ix, hx)
+        if two:
+            pvy, mvy, hp, hm = advance_at(pvy, mvy, uy[2 + text[py + j]], hin, ZERO, lasty)
+            sy += np.int64(hp) - np.int64(hm)
+            lowy = min(lowy, sy)
+            if py + j + 1 == edgey:
+                edgey = flush_profile(prof, tasks, ty, py + j, lowy)
+                lowy = INF
+            if sy <= thy:
+                thy, stop_y = record(sy, py + j, mode, ty, iy, hy)
+                stop = stop or stop_y
+        if stop:
+            done = j + 1
             break
-        block_end = min(b, j + ABORT_CHECK_COLUMNS)
-        while j < block_end:
-            pv, mv, hp, hm = advance_at(pv, mv, peq[text[j]], hin, ZERO, last)
-            score += np.int64(hp) - np.int64(hm)
-            j += 1
-            if score <= t and j - 1 >= own_lo:
-                t, stop = record(score, j - 1, mode, task, info, hits)
-                if stop:
-                    break
-    state[0] = pv
-    state[1] = mv
-    info[SCORE] = score
-    info[CELLS] += (j - a) * m
-    return j
+    ux[0] = pvx
+    ux[1] = mvx
+    ix[SCORE] = sx
+    ix[CELLS] += done * mx
+    if lowx < INF and edgex != NEVER:
+        flush_profile(prof, tasks, tx, px + done - 1, lowx)
+    if two:
+        uy[0] = pvy
+        uy[1] = mvy
+        iy[SCORE] = sy
+        iy[CELLS] += done * my
+        if lowy < INF and edgey != NEVER:
+            flush_profile(prof, tasks, ty, py + done - 1, lowy)
+    return done
 
 
 @njit(nogil=True, cache=True)
@@ -72,8 +106,9 @@ def init_blocked(pat, m, state):
 
 
 @njit(nogil=True, cache=True)
-def scan_blocked(m, text, a, b, anchored, own_lo, mode, task, info, state, hits, abort):
-    """Columns [a, b) with the pattern in ceil(m/64) words; returns the next column."""
+def run_blocked(n, anchored, mode, p_offs, text, tasks, prof, info, state, hits):
+    """n columns of one lane, ceil(m/64) words; returns the columns done (as :func:`run_word`)."""
+    task, pos, _, m, owned = lane(tasks, p_offs, info)
     nb = (m + 63) // 64
     pvs = state[0:nb]
     mvs = state[nb:2 * nb]
@@ -82,19 +117,22 @@ def scan_blocked(m, text, a, b, anchored, own_lo, mode, task, info, state, hits,
     hin = ONE if anchored else ZERO
     score = info[SCORE]
     t = info[T]
-    j = a
-    stop = False
-    while j < b and not stop:
-        if abort[0] != 0:
-            break
-        block_end = min(b, j + ABORT_CHECK_COLUMNS)
-        while j < block_end:
-            score += advance_column(pvs, mvs, peq, text[j], nb, hin, last)
-            j += 1
-            if score <= t and j - 1 >= own_lo:
-                t, stop = record(score, j - 1, mode, task, info, hits)
-                if stop:
-                    break
+    low = INF
+    edge = bin_edge(tasks, task, pos, owned)
+    done = n
+    for j in range(n):
+        score += advance_column(pvs, mvs, peq, text[pos + j], nb, hin, last)
+        low = min(low, score)
+        if pos + j + 1 == edge:
+            edge = flush_profile(prof, tasks, task, pos + j, low)
+            low = INF
+        if score <= t and owned:
+            t, stop = record(score, pos + j, mode, task, info, hits)
+            if stop:
+                done = j + 1
+                break
+    if low < INF and edge != NEVER:
+        flush_profile(prof, tasks, task, pos + done - 1, low)
     info[SCORE] = score
-    info[CELLS] += (j - a) * m
-    return j
+    info[CELLS] += done * m
+    return done

@@ -141,3 +141,38 @@ def cigar_cost(cigar_text: str, pattern, window) -> int:
     if i != len(pattern) or j != len(window):
         raise AssertionError("CIGAR does not consume both sequences")
     return cost
+
+
+def end_distances_numpy(pattern, text, anchored: bool = False):
+    """C[m][j] for j = 1..n (search mode; ``anchored``: global), row by row with numpy; the
+    same recurrence as :func:`matrix`, for inputs too long for the pure-Python matrix.
+
+    The left neighbour is folded in with a running minimum: C[i][j] = min over
+    l <= j of A[l] + (j - l), where A is the row from the diagonal and upper
+    neighbours only.
+    """
+    import numpy as np
+
+    pattern = np.asarray(pattern, dtype=np.uint8)
+    text = np.asarray(text, dtype=np.uint8)
+    n = len(text)
+    idx = np.arange(n + 1, dtype=np.int64)
+    row = idx.copy() if anchored else np.zeros(n + 1, dtype=np.int64)  # C[0][j] = j or 0
+    for i in range(1, len(pattern) + 1):
+        cost = np.where((text & pattern[i - 1]) != 0, 0, 1)
+        a = np.empty(n + 1, dtype=np.int64)
+        a[0] = i
+        a[1:] = np.minimum(row[:-1] + cost, row[1:] + 1)
+        row = np.minimum.accumulate(a - idx) + idx
+    return row[1:]
+
+
+def score_profile(distances, cap: int, bin_width: int):
+    """Per bin of ``bin_width`` ends, the smallest of min(C[m][j], cap)."""
+    import numpy as np
+
+    d = np.minimum(np.asarray(distances, dtype=np.int64), cap)
+    bins = -(-len(d) // bin_width)
+    padded = np.full(bins * bin_width, cap, dtype=np.int64)
+    padded[:len(d)] = d
+    return padded.reshape(bins, bin_width).min(axis=1)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from engine.jobs import RunInfo
 
@@ -55,12 +57,45 @@ class PairDistance:
 
 
 @dataclass(frozen=True)
+class ScoreProfile:
+    """The best distance along a text record for one pattern on one strand (search mode).
+
+    Attributes
+    ----------
+    pattern_id, record_id, strand
+        Which search this is (``strand`` ``-``: the reverse complement, at its
+        ends on the forward text).
+    bin_width : int
+        Ends per bin: bin i covers the 1-based ends ``1 + i * bin_width`` to
+        ``(i + 1) * bin_width`` (the last bin may be shorter).
+    length : int
+        Length of the record.
+    cap : int
+        k + 1, or m + 1 when no k was given (no distance reaches it then).
+    values : numpy.ndarray of int32
+        Per bin, the smallest C[m,j] over its ends j, capped at ``cap`` (so
+        ``cap`` means "more than k edits everywhere in this bin"); -1 for a bin
+        not scanned before a cancel. At most about 4096 bins.
+    """
+
+    pattern_id: str
+    record_id: str
+    strand: str
+    bin_width: int
+    length: int
+    cap: int
+    values: np.ndarray = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
 class EditResult:
     """What an edit job found.
 
     ``hits`` (search) or ``distances`` (global, one per pair in pattern then
     record order). ``best`` is the smallest distance among them, None when
     nothing is within k. ``info.complete`` is False after a cancel.
+    ``profiles`` (search with ``profile=True``): one :class:`ScoreProfile` per
+    pattern, record and strand, in that order; :meth:`profile` finds one.
     """
 
     info: RunInfo
@@ -72,3 +107,11 @@ class EditResult:
     hits: tuple[Hit, ...] = ()
     distances: tuple[PairDistance, ...] = ()
     best: int | None = None
+    profiles: tuple[ScoreProfile, ...] = ()
+
+    def profile(self, pattern_id: str, record_id: str, strand: str = "+") -> ScoreProfile | None:
+        """The score profile of one pattern on one strand along one record, or None."""
+        for prof in self.profiles:
+            if (prof.pattern_id, prof.record_id, prof.strand) == (pattern_id, record_id, strand):
+                return prof
+        return None

@@ -13,26 +13,27 @@ import numpy as np
 from engine import config
 from engine.edit import cpu_align, cpu_driver
 from engine.edit import cpu_common as cc
-from engine.edit.plan import Plan
-from engine.edit.results import Hit, PairDistance
+from engine.edit.plan import UNSEEN, Plan
+from engine.edit.results import Hit, PairDistance, ScoreProfile
 
 
 class Runner:
-    """The slots' state, and calls to the driver and the path stage with the job's backend."""
+    """The lanes' state, and calls to the driver and the path stage with the job's backend."""
 
-    def __init__(self, job, plan: Plan, nslots: int, abort: np.ndarray):
+    def __init__(self, job, plan: Plan, nlanes: int, abort: np.ndarray):
         self.job, self.plan, self.abort = job, plan, abort
         self.variant = cpu_driver.VARIANTS.index(job.variant)
         n_int, n_uint = cpu_driver.state_sizes(job.variant, plan.max_m)
-        self.info = np.zeros((nslots, cc.NINFO), dtype=np.int64)
+        self.info = np.zeros((nlanes, cc.NINFO), dtype=np.int64)
         self.info[:, cc.TASK] = -1
-        bounds = cpu_driver.plan_slots(plan.tasks[:, cc.T_HI] - plan.tasks[:, cc.T_SCAN_LO], nslots)
-        self.info[:, cc.NEXT] = bounds[:-1]
-        self.info[:, cc.END] = bounds[1:]
-        self.ist = np.zeros((nslots, n_int), dtype=np.int64)
-        self.ust = np.zeros((nslots, n_uint), dtype=np.uint64)
+        self.per = cpu_driver.lanes_per_thread(job.variant)
+        self.info[:, cc.NEXT] = np.arange(nlanes)  # lane l: tasks l, l + nlanes, ...
+        self.info[:, cc.END] = len(plan.tasks)
+        self.ist = np.zeros((nlanes, n_int), dtype=np.int64)
+        self.ust = np.zeros((nlanes, n_uint), dtype=np.uint64)
         cap = config.EDIT_HIT_BUFFER if plan.mode_id() == cc.MODE_HITS else 1
-        self.hits = np.zeros((nslots, cap, 3), dtype=np.int64)
+        self.hits = np.zeros((nlanes, cap, 3), dtype=np.int64)
+        self.prof = np.full(int(plan.prof_offs[-1]), UNSEEN, dtype=np.int64)
         self.redo = plan.mode == "global" and plan.k is None
         parallel = job.backend == "multicore"
         self.scan = cpu_driver.run_parallel if parallel else cpu_driver.run_serial
@@ -45,7 +46,8 @@ class Runner:
     def scan_slice(self, budget: int) -> None:
         p = self.plan
         self.scan(self.variant, p.mode_id(), self.redo, p.pats, p.p_offs, p.text, p.tasks,
-                  self.info, self.ist, self.ust, self.hits, budget, self.abort)
+                  self.info, self.ist, self.ust, self.hits, self.prof, self.per, budget,
+                  self.abort)
 
     def finished(self) -> bool:
         return bool(np.all(self.info[:, cc.TASK] < 0)
@@ -173,6 +175,23 @@ class Collector:
             self.distances[gi] = PairDistance(plan.patterns[plan.g_pattern[gi]].id,
                                               plan.texts[plan.g_rec[gi]].id, d if ok else None,
                                               cigar)
+
+    def profiles(self) -> tuple[ScoreProfile, ...]:
+        """One profile per group (pattern, record, strand order); bins not scanned are -1."""
+        plan = self.plan
+        if not plan.profile:
+            return ()
+        values = np.where(self.runner.prof == UNSEEN, -1, self.runner.prof).astype(np.int32)
+        out = []
+        for gi in range(len(plan.g_inst)):
+            lo, hi = plan.prof_offs[gi], plan.prof_offs[gi + 1]
+            r = plan.g_rec[gi]
+            out.append(ScoreProfile(plan.patterns[plan.g_pattern[gi]].id, plan.texts[r].id,
+                                    plan.strands[plan.g_strand[gi]], int(plan.binw[gi]),
+                                    int(plan.t_offs[r + 1] - plan.t_offs[r]),
+                                    int(plan.g_cut[gi]) + 1,
+                                    values[lo:hi]))
+        return tuple(out)
 
     def sorted_hits(self) -> tuple[Hit, ...]:
         """Hits in pattern order, then record order, end, strand ('+' first)."""

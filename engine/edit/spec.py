@@ -46,8 +46,9 @@ SPEC = FamilySpec(
                     "Myers' block-based bit-vectors: 64 rows per word, carries passed between words.",
                     _CPU),
         VariantSpec("banded", "banded (Ukkonen cut-off)",
-                    "Dynamic programming on the cells that can still be <= k: Ukkonen's last-active-"
-                    "row cut-off (search) or diagonal band with doubling (global).", _CPU),
+                    "Myers' blocks, only those that can still hold a value <= k (Ukkonen's cut-off, "
+                    "as in edlib): down to the last such block (search), or the diagonal band, "
+                    "doubled until the distance fits when no k is given (global).", _CPU),
     ),
     fastest_variant="myers-blocked",
     module="engine.edit",

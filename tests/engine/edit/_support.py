@@ -25,10 +25,11 @@ def combos(max_m: int):
 def tiny_tunables():
     """Force every resumption path on small inputs.
 
-    Multicore cuts texts into overlapping chunks of 5 columns, a slot's
-    budget starts at 3 columns (scans stop and resume mid-task), the hit
-    buffer holds 2 hits, alignments keep sqrt checkpoints instead of whole
-    matrices, and banded global starts its doubling at |n - m|.
+    Search cuts texts into overlapping chunks of 5 columns (multicore, and
+    serial ``myers`` with its two lanes), a lane's budget starts at 3 columns
+    (scans stop and resume mid-task), the hit buffer holds 2 hits,
+    alignments keep sqrt checkpoints instead of whole matrices, and banded
+    global starts its doubling at |n - m|.
     """
     names = {"EDIT_MIN_CHUNK_COLUMNS": 5, "EDIT_CHUNKS_PER_THREAD": 1 << 20, "EDIT_FIRST_SLICE_COLUMNS": 3, "EDIT_HIT_BUFFER": 2,
              "EDIT_ALIGN_STORE_WORDS": 1, "EDIT_BAND_FIRST_SLACK": 0}

@@ -9,6 +9,7 @@ import pytest
 
 from engine import config, edit
 from engine.edit import cpu_align, cpu_driver
+from engine.edit import cpu_common as cc
 from engine.jobs import CancelToken, drive
 from engine.sequences import Record, load
 
@@ -120,7 +121,11 @@ def test_cancel_returns_partial_result(ecoli_record):
         config.EDIT_FIRST_SLICE_COLUMNS = saved
     assert not res.info.complete
     assert 0 < len(res.hits) < len(full.hits)
-    assert res.hits == full.hits[:len(res.hits)]
+    # The two lanes of a thread scan two chunks of the text at once, so the hits so far
+    # are an ordered subset of all hits (a prefix of each chunk's), not a prefix of them.
+    index = {h: i for i, h in enumerate(full.hits)}
+    assert all(h in index for h in res.hits)
+    assert [index[h] for h in res.hits] == sorted(index[h] for h in res.hits)
 
 
 def test_cancel_reaches_into_a_running_kernel():
@@ -148,16 +153,21 @@ def test_kernels_poll_the_abort_flag():
     pats = np.array([1, 2, 4, 8], np.uint8)
     p_offs = np.array([0, 4], np.int64)
     text = np.tile(np.array([1, 2, 4, 8], np.uint8), 5000)
-    tasks = np.zeros((1, 8), np.int64)
-    tasks[0, 3] = len(text)
-    tasks[0, 7] = 1
-    info = np.zeros((1, 12), np.int64)
-    info[0, 7] = -1
-    info[0, 9] = 1
+    tasks = np.zeros((1, cc.NTASK), np.int64)
+    tasks[0, cc.T_HI] = tasks[0, cc.T_OWN_LO] = len(text)
+    tasks[0, cc.T_THRESH] = 1
+    info = np.zeros((1, cc.NINFO), np.int64)  # one lane (banded: one lane per thread)
+    info[0, cc.TASK] = -1
+    info[0, cc.END] = 1
     hits = np.zeros((1, 4, 3), np.int64)
     abort = np.ones(1, np.uint8)
-    cpu_driver.run_serial(3, 1, False, pats, p_offs, text, tasks, info, np.zeros((1, 8), np.int64),
-                          np.zeros((1, 1), np.uint64), hits, 10_000, abort)
-    assert info[0, 10] == 0 and tasks[0, 6] == 0  # no column scanned, task not finished
+    args = (np.zeros((1, 8), np.int64), np.zeros((1, 18), np.uint64), hits, np.zeros(1, np.int64),
+            1, 10_000, abort)
+    cpu_driver.run_serial(3, cc.MODE_HITS, False, pats, p_offs, text, tasks, info, *args)
+    assert info[0, cc.COLS] == 0 and tasks[0, cc.T_DONE] == 0  # no column scanned, not finished
+    abort[0] = 0
+    cpu_driver.run_serial(3, cc.MODE_HITS, False, pats, p_offs, text, tasks, info, *args)
+    assert info[0, cc.COLS] > 0  # the same call scans once the flag is down
     ops = np.zeros(8, np.uint8)
+    abort[0] = 1
     assert cpu_align.align_window(pats, 4, text, 0, 5000, 4996, 1, ops, abort) == cpu_align.ABORTED
