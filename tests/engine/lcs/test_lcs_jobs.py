@@ -165,7 +165,9 @@ def test_cancel_from_another_thread_stops_a_running_kernel(variant, lambda_recor
     """The kernels poll the flag: a multicore pass (pipeline waits included) stops promptly."""
     import threading
 
-    a, b = lambda_record.slice(0, 30_000), ecoli_record.slice(0, 30_000)
+    # Big enough that the run is still going when the cancel comes, on a quiet machine too.
+    n = 200_000 if variant == "bitparallel" else 30_000
+    a, b = ecoli_record.slice(2_000_000, 2_000_000 + n), ecoli_record.slice(0, n)
     cancel = CancelToken()
     job = lcs.make_job(a, b, variant=variant, backend="multicore", threads=2)
     out = {}
