@@ -1,12 +1,96 @@
-"""The results panel: filter row (length, positions, text) over the sortable results table."""
+"""The results panel: filter row (length, positions, text) over the sortable results table.
+
+A family may add tools under the filter row (:meth:`ResultsPanel.set_tools`; kdiff's primer
+tools): computed columns after the standard ones (:class:`ComputedColumnsModel`) and a filter
+of its own (:class:`ToolFilter`). ``model.rows()`` stays the standard columns, as in the CSV.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from typing import Callable
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QPushButton, QSpinBox, QTableView, QVBoxLayout, QWidget)
 
-from app.table import ResultsFilter, ResultsModel
+from app.table import SORT_ROLE, ResultsFilter, ResultsModel
+
+
+class ComputedColumnsModel(ResultsModel):
+    """The results model plus columns computed from each row's item (``values(item) -> tuple``).
+
+    Computed values may be None (not known yet, or not defined): shown empty, sorted last.
+    """
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.computed: tuple = ()
+        self._values: Callable | None = None
+
+    def set_computed(self, columns, values: Callable | None) -> None:
+        self.beginResetModel()
+        self.computed, self._values = tuple(columns), values
+        self.endResetModel()
+
+    def computed_changed(self) -> None:
+        """The computed values changed (the table repaints and re-sorts)."""
+        if self.computed and self.rowCount():
+            first = len(self.columns)
+            self.dataChanged.emit(self.index(0, first),
+                                  self.index(self.rowCount() - 1, first + len(self.computed) - 1))
+
+    def all_columns(self) -> tuple:
+        return self.columns + self.computed
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.columns) + len(self.computed)
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or index.column() < len(self.columns):
+            return super().data(index, role)
+        column = self.computed[index.column() - len(self.columns)]
+        value = self._values(self.item(index.row()))[index.column() - len(self.columns)]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if value is None:
+                return ""
+            return f"{value:.4g}" if column.kind == "float" else str(value)
+        if role == SORT_ROLE:
+            return value
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        first = len(self.columns)
+        if orientation == Qt.Orientation.Horizontal and first <= section < first + len(self.computed):
+            column = self.computed[section - first]
+            if role == Qt.ItemDataRole.DisplayRole:
+                return column.title
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return column.tip or None
+            return None
+        return super().headerData(section, orientation, role)
+
+
+class ToolFilter(ResultsFilter):
+    """The results filter plus an optional ``keep(item) -> bool`` set by the panel's tools."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.keep: Callable | None = None
+
+    def set_keep(self, keep: Callable | None) -> None:
+        self.beginFilterChange()
+        self.keep = keep
+        self.endFilterChange()
+
+    def active(self) -> bool:
+        return self.keep is not None or super().active()
+
+    def filterAcceptsRow(self, source_row: int, source_parent) -> bool:
+        if self.keep is not None and not self.keep(self.sourceModel().item(source_row)):
+            return False
+        return super().filterAcceptsRow(source_row, source_parent)
 
 
 def _any_spin(tip: str) -> QSpinBox:
@@ -29,8 +113,9 @@ class ResultsPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.model = ResultsModel(self)
-        self.proxy = ResultsFilter(self)
+        self.model = ComputedColumnsModel(self)
+        self.proxy = ToolFilter(self)
+        self.tools = None
         self.proxy.setSourceModel(self.model)
         self.proxy.setDynamicSortFilter(True)
 
@@ -88,6 +173,26 @@ class ResultsPanel(QWidget):
         layout.addWidget(self.view, 1)
         self._show_count()
 
+    def set_tools(self, tools) -> None:
+        """Put a family's tools under the filter row (None: remove them and what they added).
+
+        Tools may offer ``clear_filters()`` (the Clear filters button) and ``table_item(item)``
+        (the row item that stands for a result item, e.g. its merged region's).
+        """
+        if self.tools is not None:
+            self.layout().removeWidget(self.tools)
+            self.tools = None
+            self.model.set_computed((), None)
+            self.proxy.set_keep(None)
+        if tools is not None:
+            self.layout().insertWidget(1, tools)
+            self.tools = tools
+
+    def refilter(self) -> None:
+        """Tools changed what their filter keeps or the computed columns' values."""
+        self._show_count()
+        self.filtered.emit()
+
     def set_columns(self, columns) -> None:
         self.model.set_columns(columns)
         has = {c.role for c in columns}
@@ -100,18 +205,21 @@ class ResultsPanel(QWidget):
 
     def _resize_columns(self) -> None:
         header = self.view.horizontalHeader()
-        for col, column in enumerate(self.model.columns):
-            header.resizeSection(col, 90 if column.kind != "str" else 220)
+        for col, column in enumerate(self.model.all_columns()):
+            computed = col >= len(self.model.columns)  # short numbers: narrower, more of them show
+            header.resizeSection(col, 76 if computed else 90 if column.kind != "str" else 220)
 
     def fit_columns(self) -> None:
         """Text columns as wide as their content (up to 320 px), the last one stretching."""
         header = self.view.horizontalHeader()
-        for col, column in enumerate(self.model.columns[:-1]):
+        for col, column in enumerate(self.model.all_columns()[:-1]):
             if column.kind == "str":
                 self.view.resizeColumnToContents(col)
                 header.resizeSection(col, min(header.sectionSize(col), 320))
 
     def clear_filters(self) -> None:
+        if self.tools is not None and hasattr(self.tools, "clear_filters"):
+            self.tools.clear_filters()
         for box in (self.length_min, self.length_max, self.pos_from, self.pos_to):
             box.blockSignals(True)
             box.setValue(0)
@@ -155,6 +263,8 @@ class ResultsPanel(QWidget):
 
     def select_item(self, item) -> bool:
         """Select the row of ``item`` (a raw result item); False if the filters hide it."""
+        if self.tools is not None and hasattr(self.tools, "table_item"):
+            item = self.tools.table_item(item)
         for row in range(self.model.rowCount()):
             if self.model.item(row) == item:
                 index = self.proxy.mapFromSource(self.model.index(row, 0))

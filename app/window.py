@@ -269,12 +269,16 @@ class MainWindow(QMainWindow):
             view.setParent(None)
             view.deleteLater()
         self.tabs.clear()
+        self.results.set_tools(None)
         self.views = list(self.adapter.create_views(self))
         self.throughput = ThroughputView(fam.metric)
         self.compare_view = CompareView()
         self.views += [self.throughput, self.compare_view]
         for view in self.views:
-            self.tabs.addTab(view, view.title)
+            if getattr(view, "placement", "tab") == "results":  # tools over the results table
+                self.results.set_tools(view)
+            else:
+                self.tabs.addTab(view, view.title)
             view.item_activated.connect(self._on_view_activated)
         self.results.set_columns(self.adapter.table_columns(self.params.state()["params"]))
         self.job = self.result = self.compare_rows = None

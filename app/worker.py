@@ -13,7 +13,7 @@ from __future__ import annotations
 import traceback
 from typing import Callable, Generator
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from engine.jobs import CancelToken
 
@@ -73,9 +73,9 @@ class JobRunner(QObject):
 
     Wiring as in superqt's ``new_worker_qthread``: ``started -> work``; the end
     signals quit the thread (directly, from the worker thread, so that
-    :meth:`shutdown` can wait without spinning the GUI event loop) and delete the
-    worker; the thread is deleted once it has stopped. Python keeps its
-    references until then, so no wrapper is collected while its thread runs.
+    :meth:`shutdown` can wait without spinning the GUI event loop). Python keeps
+    its references to the thread and the worker until the thread has stopped,
+    then drops them, which deletes both (no ``deleteLater``: see :meth:`_reap`).
     """
 
     progress = Signal(object)
@@ -107,7 +107,6 @@ class JobRunner(QObject):
         thread.started.connect(worker.work)
         for end in (worker.finished, worker.failed):
             end.connect(thread.quit, Qt.ConnectionType.DirectConnection)
-            end.connect(worker.deleteLater)
         thread.finished.connect(self._reap)
         # Bound methods of this GUI-thread object: Qt queues the calls onto the GUI thread.
         worker.progress.connect(self._on_progress)
@@ -137,11 +136,21 @@ class JobRunner(QObject):
 
     @Slot()
     def _reap(self) -> None:
+        # Python owns the thread and the worker: dropping a pair here deletes both, once the
+        # thread has stopped for good. Qt 6's isFinished() is already true while the thread is
+        # still finishing (it runs its deferred deletes then), so wait(0) says when it is done;
+        # a deleteLater on the worker thread racing with the last reference going away here
+        # deleted the worker twice (a segfault after a few hundred back-to-back jobs).
+        finishing = False
         for pair in list(self._alive):
             thread = pair[0]
             if thread.isFinished():
-                self._alive.remove(pair)
-                thread.deleteLater()
+                if thread.wait(0):
+                    self._alive.remove(pair)
+                else:
+                    finishing = True
+        if finishing:
+            QTimer.singleShot(20, self._reap)
 
     # Only one worker is current at a time, and a new one starts only after the
     # previous one's end signal has been relayed, so every queued signal that

@@ -1,4 +1,5 @@
-"""kdiff in the GUI: candidates table, specificity profile, candidate D matrix."""
+"""kdiff in the GUI: candidates table, specificity profile, candidate D matrix, primer tools
+(annotations, filters, regions) and the off-target report."""
 
 from __future__ import annotations
 
@@ -54,9 +55,17 @@ class KdiffAdapter(FamilyAdapter):
 
         from app.views import SplitView
         from app.views.kdiff import CandidateView, SpecificityView
+        from app.views.offtarget import OffTargetView
+        from app.views.primers import PrimerTools
 
         profile, candidate = SpecificityView(), CandidateView()
-        return [SplitView("Specificity", [profile, candidate], Qt.Orientation.Horizontal, (600, 500))]
+
+        def backend_choice():  # the off-target search runs on the backend chosen for kdiff
+            state = host.params.state()
+            return state["backend"], state["threads"]
+
+        return [SplitView("Specificity", [profile, candidate], Qt.Orientation.Horizontal, (600, 500)),
+                OffTargetView(backend_choice), PrimerTools(self, host.results, host.settings)]
 
     def demo_inputs(self, dataset):
         if dataset == "lambda-ecoli":

@@ -1,0 +1,316 @@
+"""From kdiff candidates to primers in the GUI, without Qt: the work behind the primer tools.
+
+Everything here calls the engine's own code (:mod:`engine.primers`), so the GUI and
+``primerscope kdiff --annotate/--filter/--merge`` give the same answers:
+
+- annotations come from :func:`engine.primers.annotate_many` (primer3-py), computed by a
+  generator on a worker thread in chunks, so thousands of candidates never block the window;
+- the filter is :func:`engine.primers.passes`;
+- regions are :func:`engine.primers.merge_candidates`, written by ``write_regions_csv`` and
+  ``write_bed``; the annotated CSV is written by ``engine.kdiff.cli.write_csv`` itself (on the
+  worker thread: it annotates again);
+- the off-target report is :func:`engine.primers.offtarget.make_job` run through
+  :func:`engine.iter_solve` (the edit family's search) and ``sites_from_result``.
+
+Primer3's thermodynamics run on one shared object in primer3-py (its arguments are set before
+each call, and the call releases the GIL), so the GUI runs at most one primer3 job at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import re
+import time
+from dataclasses import dataclass, fields
+from typing import Generator, Iterable, Mapping, Sequence
+
+import engine
+from engine.jobs import CancelToken, Job
+from engine.primers import (Annotation, Conditions, Filters, annotate_many, merge_candidates, passes,
+                            write_bed, write_regions_csv)
+from engine.primers import offtarget
+from engine.sequences import Record, encode
+
+from app.closest import short_id
+from app.families import Column
+
+#: Sequences per call of annotate_many: about 50-100 ms of primer3 work between progress reports.
+ANNOTATE_CHUNK = 200
+
+#: Table columns after kdiff's own, in the order of :attr:`Annotation.COLUMNS` (and the CSV's).
+ANNOTATION_COLUMNS = (
+    Column("GC %", "float", "", "GC content (%)"),
+    Column("Tm", "float", "", "Melting temperature (°C), Primer3's nearest-neighbour model at the "
+                              "reaction conditions set above"),
+    Column("hairpin ΔG", "float", "", "Most stable hairpin, ΔG in kcal/mol at 37 °C (0: none)"),
+    Column("hairpin Tm", "float", "", "Melting temperature of that hairpin (°C; 0: none)"),
+    Column("dimer ΔG", "float", "", "Most stable self-dimer (homodimer), ΔG in kcal/mol at 37 °C"),
+    Column("dimer Tm", "float", "", "Melting temperature of that self-dimer (°C)"),
+    Column("3′ ΔG", "float", "", "3′ end stability: ΔG (kcal/mol) of the last 5 bases on their "
+                                 "complement; more negative binds more stably"),
+    Column("GC clamp", "int", "", "G or C among the last 5 bases at the 3′ end"),
+    Column("max run", "int", "", "Longest mononucleotide run (poly-X)"),
+)
+assert len(ANNOTATION_COLUMNS) == len(Annotation.COLUMNS)
+
+#: Merged regions in the table, in the order of ``engine.primers.merge.REGION_COLUMNS``.
+REGION_COLUMNS = (
+    Column("target", "str", "", "Target record"),
+    Column("start", "int", "start", "First base of the region (1-based)"),
+    Column("end", "int", "end", "Last base of the region (1-based, inclusive)"),
+    Column("length", "int", "length", "Region length (bp)"),
+    Column("count", "int", "", "Overlapping candidates merged into the region"),
+    Column("best start", "int", "", "Start of the region's best (shortest, then leftmost) candidate"),
+    Column("best end", "int", "", "End of the best candidate"),
+    Column("best sequence", "str", "", "The best candidate; the annotation columns describe it"),
+)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One number of the primer tools: a Conditions or Filters field and how to show it."""
+
+    name: str
+    label: str
+    unit: str
+    kind: str        # "int" | "float"
+    tip: str
+    step: float = 1.0
+
+
+CONDITION_FIELDS = (
+    Field("mv_conc", "Na⁺/K⁺", "mM", "float", "Monovalent cations, mM (Primer3: 50)", 5.0),
+    Field("dv_conc", "Mg²⁺", "mM", "float", "Divalent cations, mM (Primer3: 1.5)", 0.1),
+    Field("dntp_conc", "dNTP", "mM", "float", "dNTPs, mM (Primer3: 0.6)", 0.1),
+    Field("dna_conc", "oligo", "nM", "float", "Primer (oligo) concentration, nM (Primer3: 50)", 10.0),
+)
+
+#: Filter bounds in :class:`engine.primers.Filters` order; ``label`` reads before the number.
+FILTER_FIELDS = (
+    Field("len_min", "Length ≥", "", "int", "Shortest primer, bp (Primer3: 18)"),
+    Field("len_max", "≤", "bp", "int", "Longest primer, bp (Primer3: 27)"),
+    Field("tm_min", "Tm ≥", "", "float", "Lowest melting temperature, °C (Primer3: 57)", 0.5),
+    Field("tm_max", "≤", "°C", "float", "Highest melting temperature, °C (Primer3: 63)", 0.5),
+    Field("gc_min", "GC ≥", "", "float", "Lowest GC content, % (Primer3: 20)"),
+    Field("gc_max", "≤", "%", "float", "Highest GC content, % (Primer3: 80)"),
+    Field("max_poly_x", "Poly-X ≤", "", "int", "Longest mononucleotide run (Primer3: 5)"),
+    Field("min_gc_clamp", "GC clamp ≥", "", "int",
+          "At least this many G/C among the last 5 bases at the 3′ end (Primer3: off)"),
+    Field("max_hairpin_tm", "Hairpin Tm ≤", "°C", "float",
+          "Highest melting temperature of a hairpin (off by default)", 1.0),
+    Field("max_homodimer_tm", "Dimer Tm ≤", "°C", "float",
+          "Highest melting temperature of a self-dimer (off by default)", 1.0),
+    Field("max_end_stability", "3′ stability ≤", "kcal/mol", "float",
+          "Most stable 3′ end allowed: |ΔG| of the last 5 bases (Primer3's PRIMER_MAX_END_STABILITY: 9)",
+          0.5),
+)
+assert [f.name for f in FILTER_FIELDS] == [f.name for f in fields(Filters)]
+
+#: Values a switched-off filter bound starts from when it is switched on.
+FILTER_SUGGESTIONS = {"min_gc_clamp": 1, "max_hairpin_tm": 47.0, "max_homodimer_tm": 47.0,
+                      "max_end_stability": 9.0}
+
+_NAMES = {
+    "mv_conc": "Na⁺/K⁺", "dv_conc": "Mg²⁺", "dntp_conc": "dNTP", "dna_conc": "oligo",
+    "len_min": "length min", "len_max": "length max", "tm_min": "Tm min", "tm_max": "Tm max",
+    "gc_min": "GC min", "gc_max": "GC max", "max_poly_x": "poly-X", "min_gc_clamp": "GC clamp",
+    "max_hairpin_tm": "hairpin Tm", "max_homodimer_tm": "dimer Tm",
+    "max_end_stability": "3′ stability", "dna_conc (oligo concentration)": "oligo",
+}
+_NAME_RE = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(_NAMES, key=len, reverse=True))
+                      + r")(?!\w)")
+
+
+def friendly(message: str) -> str:
+    """An engine message with the widgets' names for its fields (``tm_min`` -> ``Tm min``)."""
+    return _NAME_RE.sub(lambda m: _NAMES[m.group(1)], message)
+
+
+def default_filter_values() -> dict:
+    """Every bound with a number: Primer3's default, or the suggestion for the bounds it leaves off."""
+    base = Filters()
+    return {f.name: getattr(base, f.name) if getattr(base, f.name) is not None
+            else FILTER_SUGGESTIONS[f.name] for f in FILTER_FIELDS}
+
+
+def default_filter_enabled() -> dict:
+    base = Filters()
+    return {f.name: getattr(base, f.name) is not None for f in FILTER_FIELDS}
+
+
+def make_filters(values: Mapping[str, float], enabled: Mapping[str, bool]) -> Filters:
+    """Filters from the widgets (a switched-off bound is None); ValueError in the widgets' words."""
+    try:
+        return Filters(**{f.name: (_number(f, values[f.name]) if enabled[f.name] else None)
+                          for f in FILTER_FIELDS})
+    except ValueError as err:
+        raise ValueError(friendly(str(err))) from None
+
+
+def make_conditions(values: Mapping[str, float]) -> Conditions:
+    try:
+        return Conditions(**{f.name: float(values[f.name]) for f in CONDITION_FIELDS})
+    except ValueError as err:
+        raise ValueError(friendly(str(err))) from None
+
+
+def _number(f: Field, value):
+    return int(value) if f.kind == "int" else float(value)
+
+
+# -- annotations and filters ------------------------------------------------------------------------
+def annotate_all(sequences: Iterable[str], conditions: Conditions,
+                 cancel: CancelToken) -> Generator[float, None, dict | None]:
+    """Annotate every distinct sequence with annotate_many, in chunks.
+
+    Yields the fraction done after each chunk; returns ``{sequence: Annotation}``, or None
+    when cancelled (a partial set would make the filter drop candidates it never saw).
+    """
+    unique = list(dict.fromkeys(sequences))
+    notes: dict[str, Annotation] = {}
+    for first in range(0, len(unique), ANNOTATE_CHUNK):
+        if cancel.cancelled:
+            return None
+        chunk = unique[first:first + ANNOTATE_CHUNK]
+        notes.update(zip(chunk, annotate_many(chunk, conditions)))
+        yield len(notes) / len(unique)
+    return notes
+
+
+def annotation_values(note: Annotation | None) -> tuple:
+    """The annotation columns of one row (raw numbers; None where Primer3 gives no value)."""
+    if note is None:
+        return (None,) * len(Annotation.COLUMNS)
+    return tuple(getattr(note, name) for name in Annotation.COLUMNS)
+
+
+def passing_sequences(notes: Mapping[str, Annotation], filters: Filters) -> frozenset:
+    """The sequences whose annotation passes ``filters`` (engine.primers.passes)."""
+    return frozenset(seq for seq, note in notes.items() if passes(note, filters))
+
+
+def kept_candidates(candidates: Sequence, passing: frozenset | None) -> list:
+    """The candidates the primer filter keeps (all of them when no filter is in effect)."""
+    if passing is None:
+        return list(candidates)
+    return [c for c in candidates if c.sequence in passing]
+
+
+def region_row(region) -> tuple:
+    """A table row in :data:`REGION_COLUMNS` order (the regions CSV's columns)."""
+    best = region.best
+    return (region.target_id, region.start, region.end, region.length, region.count, best.start,
+            best.end, best.sequence)
+
+
+# -- exports ------------------------------------------------------------------------------------------
+def regions_csv_text(candidates: Sequence) -> str:
+    """What ``primerscope kdiff ... --merge -o OUT.csv`` writes for these (kept) candidates."""
+    buf = io.StringIO(newline="")
+    write_regions_csv(merge_candidates(candidates), buf)
+    return buf.getvalue()
+
+
+def bed_text(candidates: Sequence) -> str:
+    """What ``primerscope kdiff ... --bed OUT.bed`` writes for these (kept) candidates."""
+    buf = io.StringIO(newline="")
+    write_bed(merge_candidates(candidates), buf)
+    return buf.getvalue()
+
+
+def cli_options(conditions: Conditions, filters: Filters | None) -> argparse.Namespace:
+    """The options ``engine.kdiff.cli`` reads after its ``make_job``: ``--annotate``, ``--filter``
+    with these bounds (or none), the reaction conditions; no ``--merge`` or ``--bed``."""
+    return argparse.Namespace(annotate=True, primer_filters=filters, primer_conditions=conditions,
+                              merge=False, bed=None)
+
+
+def annotated_csv_text(result, conditions: Conditions, filters: Filters | None) -> str:
+    """What ``primerscope kdiff ... --annotate [--filter ...] -o OUT.csv`` writes: the kdiff CLI's
+    own writer, so the SPEC columns come first in their order and the annotations after them."""
+    from engine.kdiff import cli
+
+    buf = io.StringIO(newline="")
+    cli.write_csv(result, buf, cli_options(conditions, filters))
+    return buf.getvalue()
+
+
+# -- off-target report ----------------------------------------------------------------------------
+def primer_record(candidate) -> Record:
+    """The candidate as a primer record, named ``target:start-end``."""
+    name = f"{candidate.target_id}:{candidate.start}-{candidate.end}"
+    return Record(name, encode(candidate.sequence), "kdiff candidate", "kdiff")
+
+
+@dataclass(frozen=True)
+class OffTargetReport:
+    """An off-target search and its sites (``complete`` is False after a cancel)."""
+
+    candidate: object
+    job: Job
+    sites: tuple
+    seconds: float
+    complete: bool
+
+
+@dataclass(frozen=True)
+class OffTargetStarted:
+    """First item of an off-target run: the job as the engine validated it."""
+
+    job: Job
+
+
+def offtarget_run(candidate, background: Sequence[Record], max_edits: int, *, backend: str | None,
+                  threads: int | None, cancel: CancelToken) -> Generator:
+    """Every site of ``candidate`` in ``background`` within ``max_edits`` (both strands).
+
+    Yields :class:`OffTargetStarted`, then the edit search's Progress; returns an
+    :class:`OffTargetReport` (with the sites found so far when cancelled).
+    """
+    primer = primer_record(candidate)
+    job = offtarget.make_job(primer, background, max_edits, backend=backend, threads=threads)
+    yield OffTargetStarted(job)
+    started = time.perf_counter()
+    result = yield from engine.iter_solve(job, cancel)
+    sites = offtarget.sites_from_result(primer.text, result)
+    return OffTargetReport(candidate, job, tuple(sites), time.perf_counter() - started,
+                           result.info.complete)
+
+
+def edit_backend(backend: str, threads: int | None) -> tuple[str | None, int | None, str]:
+    """The edit family's backend for the selected one: (backend or None for its default, threads,
+    a note when the selection has no edit counterpart)."""
+    from engine import registry
+
+    fam = registry.family("edit")
+    offered = {b.name for v in fam.variants for b in v.backends if registry.backend_status(b.name)[0]}
+    if backend in offered:
+        return backend, (threads if backend == "multicore" else None), ""
+    return None, None, f"the edit search has no {backend} backend; it ran on its default"
+
+
+def three_prime_marks(site) -> str:
+    """A line that marks the primer's last THREE_PRIME_WINDOW bases under the alignment."""
+    m = sum(ch != "-" for ch in site.primer_line)
+    first = m - offtarget.THREE_PRIME_WINDOW
+    marks, seen = [], 0
+    for ch in site.primer_line:
+        marks.append("^" if ch != "-" and seen >= first else " ")
+        seen += ch != "-"
+    return "".join(marks).rstrip()
+
+
+def site_alignment(site) -> str:
+    """The site's alignment in primer orientation, with the 3′ window marked."""
+    strand = "forward" if site.strand == "+" else "reverse"
+    s3 = "" if site.edits_3prime == 1 else "s"
+    return "\n".join([
+        f"{short_id(site.record_id)} {site.start:,}–{site.end:,} ({strand} strand): {site.edits} "
+        f"edit{'' if site.edits == 1 else 's'}, {site.edits_3prime} edit{s3} in the last "
+        f"{offtarget.THREE_PRIME_WINDOW} bases at the 3′ end",
+        f"primer 5′ {site.primer_line} 3′",
+        f"          {site.bars}",
+        f"site   5′ {site.site_line} 3′",
+        f"          {three_prime_marks(site)} 3′ end",
+    ])
