@@ -23,42 +23,59 @@ from engine.kdiff.cpu_drivers import make_drivers, max_record
 _NEG = -(1 << 40)
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _l_cell(alpha, start, mp, beta, lo, n, K, e, d, prev):
-    """L[d,e] from column e-1 (``prev``, indexed d + K + 1). Returns (row, comparisons)."""
+@njit(nogil=True, cache=True)
+def _l_span(alpha, start, mp, beta, lo, n, K, e, d_lo, d_hi, prev, cur, record, scratch):
+    """L[d,e] for d in [d_lo, d_hi) from column e-1 (arrays indexed d + K + 1).
+
+    Works on a span of cells, not one: numba reference-counts the array arguments of
+    every call, which would cost more than the cell itself. Returns (best, comparisons),
+    best being the largest row that counts for c (column K, or a full match). With
+    ``record`` each cell's candidate also goes to ``scratch`` (the shared-result form).
+    """
     base = K + 1
-    if e == 0:
-        row = 0 if d >= 0 else _NEG
-    else:
-        row = prev[base + d] + 1                       # substitution
-        v = prev[base + d + 1] + 1                     # from diagonal d+1: step down
-        if v > row:
-            row = v
-        if d - 1 >= -(e - 1):
-            v = prev[base + d - 1]                     # from diagonal d-1: step right
+    best = _NEG
+    cmps = 0
+    for d in range(d_lo, d_hi):
+        if e == 0:
+            row = 0 if d >= 0 else _NEG
+        else:
+            row = prev[base + d] + 1                       # substitution
+            v = prev[base + d + 1] + 1                     # from diagonal d+1: step down
             if v > row:
                 row = v
-    if row < 0:
-        return _NEG, 0
-    if row > mp:
-        row = mp
-    if row > n - d:
-        row = n - d
-    cmps = 0
-    while row < mp and row + d < n:
-        cmps += 1
-        if alpha[start + row] & beta[lo + row + d]:
-            row += 1
+            if d - 1 >= -(e - 1):
+                v = prev[base + d - 1]                     # from diagonal d-1: step right
+                if v > row:
+                    row = v
+        if row >= 0:
+            if row > mp:
+                row = mp
+            if row > n - d:
+                row = n - d
+            while row < mp and row + d < n:
+                cmps += 1
+                if alpha[start + row] & beta[lo + row + d]:
+                    row += 1
+                else:
+                    break
         else:
-            break
-    return row, cmps
+            row = _NEG
+        cur[base + d] = row
+        counts = e == K or row == mp
+        if counts and row > best:
+            best = row
+        if record:
+            scratch[base + d] = row if counts else _NEG
+    return best, cmps
 
 
 def build(counting: bool):
     @njit(nogil=True, cache=True)
     def longest_prefix(alpha, start, m_end, beta, offsets, K, opt2, cols, counters, abort):
-        # cols: the (2, width) scratch, two columns of L
-        """c(r) from column K of L, one matrix per background record. -1 when aborted."""
+        """c(r) from column K of L, one matrix per background record. -1 when aborted.
+
+        ``cols`` is the (2, width) scratch: two columns of L.
+        """
         mp = m_end - start
         c = min(K, mp)
         cells = 0
@@ -75,13 +92,12 @@ def build(counting: bool):
             for e in range(K + 1):
                 if abort[0] != 0:
                     return -1
-                for d in range(-e, n + 1):
-                    row, cm = _l_cell(alpha, start, mp, beta, lo, n, K, e, d, prev)
-                    cur[base + d] = row
-                    if counting:
-                        cmps += cm
-                    if row > c and (e == K or row == mp):
-                        c = row
+                best, cm = _l_span(alpha, start, mp, beta, lo, n, K, e, -e, n + 1, prev, cur,
+                                   False, prev)
+                if counting:
+                    cmps += cm
+                if best > c:
+                    c = best
                 cells += n + 1 + e
                 if opt2 and c == mp:
                     break
@@ -101,7 +117,6 @@ def build(counting: bool):
         width = max_record(offsets) + K + 3
         cols = np.empty((2, nq, width), dtype=np.int64)
         scratch = np.empty((nq, width), dtype=np.int64)    # shared result scratch (no opt3)
-        scratch_cmps = np.zeros((nq, width), dtype=np.int64)
         slots = np.zeros((nthreads, nq), dtype=np.int64)   # opt3: per-thread result slots
         slot_cmps = np.zeros(nthreads, dtype=np.int64)
         mps = np.empty(nq, dtype=np.int64)
@@ -126,41 +141,31 @@ def build(counting: bool):
                 span = n + 1 + e
                 total = span * nq
                 slots[:, :] = 0
-                if opt3:
-                    for th in prange(nthreads):
-                        a_ = th * total // nthreads
-                        b_ = (th + 1) * total // nthreads
-                        for flat in range(a_, b_):
-                            q = flat // span
-                            if not live[q]:
-                                continue
-                            d = flat - q * span - e
-                            row, cm = _l_cell(alpha, starts[q], mps[q], beta, lo, n, K, e, d, prev[q])
-                            cur[q, base + d] = row
-                            if (e == K or row == mps[q]) and row > slots[th, q]:
-                                slots[th, q] = row
+                # Cells of this column (of every live matrix) split over the threads.
+                for th in prange(nthreads):
+                    a_ = th * total // nthreads
+                    b_ = (th + 1) * total // nthreads
+                    flat = a_
+                    while flat < b_:
+                        q = flat // span
+                        seg_end = min(b_, (q + 1) * span)
+                        if live[q]:
+                            d_lo = flat - q * span - e
+                            d_hi = seg_end - q * span - e
+                            best, cm = _l_span(alpha, starts[q], mps[q], beta, lo, n, K, e, d_lo, d_hi,
+                                               prev[q], cur[q], not opt3, scratch[q])
+                            if opt3 and best > slots[th, q]:
+                                slots[th, q] = best  # opt3: this thread's own result slot
                             if counting:
                                 slot_cmps[th] += cm
-                else:
-                    for flat in prange(total):
-                        q = flat // span
-                        if not live[q]:
-                            continue
-                        d = flat - q * span - e
-                        row, cm = _l_cell(alpha, starts[q], mps[q], beta, lo, n, K, e, d, prev[q])
-                        cur[q, base + d] = row
-                        scratch[q, base + d] = row if (e == K or row == mps[q]) else _NEG
-                        if counting:
-                            scratch_cmps[q, base + d] = cm
+                        flat = seg_end
+                if not opt3:
                     # The shared result, updated one cell at a time (the critical section).
                     for q in range(nq):
                         if live[q]:
                             for d in range(-e, n + 1):
                                 if scratch[q, base + d] > slots[0, q]:
                                     slots[0, q] = scratch[q, base + d]
-                            if counting:
-                                for d in range(-e, n + 1):
-                                    slot_cmps[0] += scratch_cmps[q, base + d]
                 any_live = False
                 for q in range(nq):
                     if not live[q]:

@@ -123,33 +123,31 @@ def build(counting: bool):
                     total = span * nq
                     if span <= 0:
                         continue
-                    if opt3:
-                        for th in prange(nthreads):
-                            a_ = th * total // nthreads
-                            b_ = (th + 1) * total // nthreads
-                            for flat in range(a_, b_):
-                                q = flat // span
-                                ii = ii_lo + flat - q * span
-                                v = _fine_cell(alpha, starts[q], beta, lo, t, ii, i0, h, n, mps[q],
-                                               live[q], top[q], newtop[q], ad[cur, q], ad[p1, q], ad[p2, q])
-                                if v >= 0 and v <= K:
-                                    row_i = i0 + ii + 1
-                                    if row_i > slots[th, q]:
-                                        slots[th, q] = row_i
-                    else:
-                        for flat in prange(total):
+                    # Cells of this anti-diagonal (of every live matrix) split over the threads.
+                    for th in prange(nthreads):
+                        a_ = th * total // nthreads
+                        b_ = (th + 1) * total // nthreads
+                        flat = a_
+                        while flat < b_:
                             q = flat // span
-                            ii = ii_lo + flat - q * span
-                            v = _fine_cell(alpha, starts[q], beta, lo, t, ii, i0, h, n, mps[q],
-                                           live[q], top[q], newtop[q], ad[cur, q], ad[p1, q], ad[p2, q])
-                            hits[q, ii - ii_lo] = 1 if (v >= 0 and v <= K) else 0
+                            seg_end = min(b_, (q + 1) * span)
+                            if live[q]:
+                                best = _fine_span(alpha, starts[q], beta, lo, t, ii_lo + flat - q * span,
+                                                  ii_lo + seg_end - q * span, ii_lo, i0, h, n, mps[q], K,
+                                                  top[q], newtop[q], ad[cur, q], ad[p1, q], ad[p2, q],
+                                                  not opt3, hits[q])
+                                if opt3 and best > slots[th, q]:
+                                    slots[th, q] = best  # opt3: this thread's own result slot
+                            flat = seg_end
+                    if not opt3:
                         # The shared result, updated one cell at a time (the critical section).
                         for q in range(nq):
-                            for x in range(span):
-                                if hits[q, x] != 0:
-                                    row_i = i0 + ii_lo + x + 1
-                                    if row_i > slots[0, q]:
-                                        slots[0, q] = row_i
+                            if live[q]:
+                                for x in range(span):
+                                    if hits[q, x] != 0:
+                                        row_i = i0 + ii_lo + x + 1
+                                        if row_i > slots[0, q]:
+                                            slots[0, q] = row_i
                     for q in range(nq):
                         if live[q]:
                             rows_q = min(h, mps[q] - i0)
@@ -180,23 +178,36 @@ def build(counting: bool):
     return longest_prefix, serial, coarse, fine_batch
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _fine_cell(alpha, start, beta, lo, t, ii, i0, h, n, mp, live, top, newtop, ad_cur, ad_p1, ad_p2):
-    """Cell (i0+ii+1, t-ii+1) of one stripe; -1 when the matrix has no such row."""
-    row_i = i0 + ii + 1
-    if not live or row_i > mp:
-        return -1
-    j = t - ii + 1
-    a = alpha[start + row_i - 1]
-    if ii == 0:
-        diag = top[j - 1]
-        up = top[j]
-    else:
-        diag = ad_p2[ii - 1] if j > 1 else row_i - 1
-        up = ad_p1[ii - 1]
-    left = ad_p1[ii] if j > 1 else row_i
-    v = edit_cell(diag, up, left, a, beta[lo + j - 1])
-    ad_cur[ii] = v
-    if ii == h - 1 or row_i == mp:
-        newtop[j] = v
-    return v
+@njit(nogil=True, cache=True)
+def _fine_span(alpha, start, beta, lo, t, ii_a, ii_b, ii_lo, i0, h, n, mp, K, top, newtop,
+               ad_cur, ad_p1, ad_p2, record, hits):
+    """Cells ii in [ii_a, ii_b) of anti-diagonal t of one stripe (row i0+ii+1, column t-ii+1).
+
+    A span per call, not a cell: numba reference-counts array arguments on every call.
+    Returns the highest row holding a value <= K (0 if none); with ``record`` each cell's
+    verdict also goes to ``hits[ii - ii_lo]`` (the shared-result form).
+    """
+    best = 0
+    for ii in range(ii_a, ii_b):
+        row_i = i0 + ii + 1
+        hit = False
+        if row_i <= mp:
+            j = t - ii + 1
+            a = alpha[start + row_i - 1]
+            if ii == 0:
+                diag = top[j - 1]
+                up = top[j]
+            else:
+                diag = ad_p2[ii - 1] if j > 1 else row_i - 1
+                up = ad_p1[ii - 1]
+            left = ad_p1[ii] if j > 1 else row_i
+            v = edit_cell(diag, up, left, a, beta[lo + j - 1])
+            ad_cur[ii] = v
+            if ii == h - 1 or row_i == mp:
+                newtop[j] = v
+            hit = v <= K
+            if hit and row_i > best:
+                best = row_i
+        if record:
+            hits[ii - ii_lo] = 1 if hit else 0
+    return best
