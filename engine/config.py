@@ -95,8 +95,11 @@ KMISMATCH_PMASM_BLOCK = 4096
 #: kmismatch: fewest windows a multicore chunk gets (more chunks than threads balance load).
 KMISMATCH_MIN_CHUNK = 1 << 15
 
+#: kmismatch: chunks a multicore slice is cut into, per thread (handed out one at a time).
+KMISMATCH_CHUNKS_PER_THREAD = 4
+
 #: kmismatch: text positions x pattern slots in the first slice (later slices adapt).
-KMISMATCH_FIRST_SLICE_CELLS = 1 << 22
+KMISMATCH_FIRST_SLICE_CELLS = 1 << 24
 
 #: kmismatch: most bins of the hit-density profile of one record.
 KMISMATCH_DENSITY_BINS = 4096

@@ -1,0 +1,200 @@
+"""Hits as columns: cheap to collect by the hundred thousand, rows made only when read.
+
+A genome-wide search with a few primers easily finds 10^5-10^6 hits; one
+Python object per hit would cost more than the search. :class:`HitTable`
+keeps the kernels' numpy columns and behaves as a read-only sequence of
+:class:`Hit`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from engine.sequences import COMPLEMENT_TABLE, DECODE_TABLE
+
+STRANDS = ("+", "-")
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One occurrence, 1-based with an inclusive end; ``matched`` is the text read on ``strand``."""
+
+    pattern_id: str
+    record_id: str
+    start: int
+    end: int
+    strand: str
+    mismatches: int
+    matched: str
+
+
+@dataclass(frozen=True)
+class HitDensity:
+    """Hits that start in each bin of ``bin_width`` positions along one record (for plots)."""
+
+    record_id: str
+    length: int
+    bin_width: int
+    counts: np.ndarray
+
+
+class HitTable(Sequence):
+    """A read-only sequence of :class:`Hit` over numpy columns, sorted by record, start,
+    pattern and strand.
+
+    Stored per hit: ``pos`` (window start in the records laid end to end),
+    ``code`` (2 * pattern index + strand) and ``mismatches``. Derived columns:
+    ``record`` and ``pattern`` (indices into ``record_ids`` / ``pattern_ids``),
+    ``start0`` (0-based start in its record), ``strand`` (0 '+', 1 '-'),
+    ``start`` and ``end`` (1-based, inclusive).
+    """
+
+    def __init__(self, pos, code, mismatches, *, pattern_ids, pattern_lengths, record_ids, text,
+                 offsets):
+        self.pos = pos
+        self.code = code
+        self.mismatches = mismatches
+        self.pattern_ids = tuple(pattern_ids)
+        self.pattern_lengths = np.asarray(pattern_lengths, dtype=np.int64)
+        self.record_ids = tuple(record_ids)
+        self._text = text
+        self._offsets = offsets
+
+    def __len__(self) -> int:
+        return int(self.pos.shape[0])
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return HitTable(self.pos[index], self.code[index], self.mismatches[index],
+                            pattern_ids=self.pattern_ids, pattern_lengths=self.pattern_lengths,
+                            record_ids=self.record_ids, text=self._text, offsets=self._offsets)
+        i = range(len(self))[index]
+        p = int(self.code[i]) >> 1
+        record = int(np.searchsorted(self._offsets, self.pos[i], side="right")) - 1
+        start = int(self.pos[i] - self._offsets[record]) + 1
+        return Hit(self.pattern_ids[p], self.record_ids[record], start,
+                   start + int(self.pattern_lengths[p]) - 1, STRANDS[int(self.code[i]) & 1],
+                   int(self.mismatches[i]), self._matched_one(i))
+
+    @cached_property
+    def record(self) -> np.ndarray:
+        if self._offsets.shape[0] == 2:
+            return np.zeros(len(self), dtype=np.int32)
+        return (np.searchsorted(self._offsets, self.pos, side="right") - 1).astype(np.int32)
+
+    @cached_property
+    def start0(self) -> np.ndarray:
+        if self._offsets.shape[0] == 2:
+            return self.pos
+        return self.pos - self._offsets[self.record]
+
+    @property
+    def pattern(self) -> np.ndarray:
+        return self.code >> 1
+
+    @property
+    def strand(self) -> np.ndarray:
+        return (self.code & 1).astype(np.int8)
+
+    @property
+    def start(self) -> np.ndarray:
+        """1-based starts."""
+        return self.start0 + 1
+
+    @property
+    def end(self) -> np.ndarray:
+        """1-based inclusive ends."""
+        return self.start0 + self.pattern_lengths[self.pattern]
+
+    def _matched_one(self, i: int) -> str:
+        first = int(self.pos[i])
+        window = self._text[first:first + int(self.pattern_lengths[int(self.code[i]) >> 1])]
+        if int(self.code[i]) & 1:
+            window = COMPLEMENT_TABLE[window[::-1]]
+        return DECODE_TABLE[window].tobytes().decode("ascii")
+
+    def matched(self) -> list[str]:
+        """``matched`` of every hit, gathered per pattern length with numpy."""
+        out: list[str] = [""] * len(self)
+        lengths = self.pattern_lengths[self.pattern]
+        for m in np.unique(lengths).tolist():
+            rows = np.flatnonzero(lengths == m)
+            windows = self._text[self.pos[rows, None] + np.arange(m)]
+            minus = (self.code[rows] & 1) == 1
+            windows[minus] = COMPLEMENT_TABLE[windows[minus, ::-1]]
+            text = DECODE_TABLE[windows].tobytes().decode("ascii")
+            for n, row in enumerate(rows.tolist()):
+                out[row] = text[n * m:(n + 1) * m]
+        return out
+
+    def rows(self):
+        """(pattern_id, record_id, start, end, strand, mismatches, matched) tuples, in order."""
+        pids = [self.pattern_ids[p] for p in self.pattern.tolist()]
+        rids = [self.record_ids[r] for r in self.record.tolist()]
+        strands = [STRANDS[s] for s in (self.code & 1).tolist()]
+        return zip(pids, rids, self.start.tolist(), self.end.tolist(), strands,
+                   self.mismatches.tolist(), self.matched())
+
+
+class HitBuffer:
+    """Growable columns (pos, code, mismatches) that kernels write into directly.
+
+    :meth:`room` hands out space after the hits already in; :meth:`keep` then
+    closes the gaps between the regions that were filled and adds them.
+    :meth:`view` is a snapshot: entries below the count are never written again.
+    """
+
+    _DTYPES = (np.int64, np.int32, np.int32)
+
+    def __init__(self, **table_args):
+        self._table_args = table_args
+        self.columns = tuple(np.empty(1024, dtype=d) for d in self._DTYPES)
+        self._n = 0
+
+    def __len__(self) -> int:
+        return self._n
+
+    def reserve(self, capacity: int) -> None:
+        """Room for ``capacity`` hits in all (a hint; :meth:`room` grows as needed)."""
+        if capacity > self.columns[0].shape[0]:
+            grown = []
+            for col in self.columns:
+                new = np.empty(capacity, dtype=col.dtype)
+                new[:self._n] = col[:self._n]
+                grown.append(new)
+            self.columns = tuple(grown)
+
+    def room(self, extra: int) -> int:
+        """Make room for ``extra`` hits after those in; returns where it starts."""
+        need = self._n + extra
+        if need > self.columns[0].shape[0]:
+            self.reserve(max(need, 2 * self.columns[0].shape[0]))
+        return self._n
+
+    def keep(self, regions) -> None:
+        """Add the filled (start, count) regions, in order, packed after the hits in."""
+        at = self._n
+        for start, count in regions:
+            if count and start != at:
+                for col in self.columns:
+                    col[at:at + count] = col[start:start + count]
+            at += count
+        self._n = at
+
+    def truncate(self, n: int) -> None:
+        """Forget the hits after the first ``n`` (none of them was in a view)."""
+        self._n = min(self._n, n)
+
+    def append(self, pos, code, mismatches) -> None:
+        start = self.room(len(pos))
+        for col, values in zip(self.columns, (pos, code, mismatches)):
+            col[start:start + len(pos)] = values
+        self.keep([(start, len(pos))])
+
+    def view(self) -> HitTable:
+        n = self._n
+        return HitTable(*(col[:n] for col in self.columns), **self._table_args)
