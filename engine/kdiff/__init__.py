@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Generator
 
+import numba
 import numpy as np
 
 from engine import config, registry
@@ -121,8 +122,6 @@ class _SliceRunner:
             return self.device.min_slice()
         if self.job.backend != "multicore":
             return 1
-        import numba
-
         threads = min(self.job.threads or numba.config.NUMBA_NUM_THREADS, numba.config.NUMBA_NUM_THREADS)
         per_task = config.KDIFF_BITPARALLEL_LANES if self.job.variant == "bitparallel" else 1
         return 2 * threads * per_task if self.job.parallel == "coarse" else 1
@@ -138,13 +137,15 @@ class _SliceRunner:
         job, m_end = self.job, alpha.shape[0]
         args_tail = (self.beta, self.offsets, self.K)
         if job.backend == "multicore":
-            import numba
             numba.set_num_threads(min(job.threads or numba.config.NUMBA_NUM_THREADS,
                                       numba.config.NUMBA_NUM_THREADS))
         if job.variant == "bitparallel":
-            kernel = self.kernels[1] if job.backend == "serial" else self.kernels[2]
-            return kernel(alpha, m_end, r_lo, r_hi, *args_tail, out_c, counters, self.abort,
-                          config.KDIFF_BITPARALLEL_LANES)
+            lanes = config.KDIFF_BITPARALLEL_LANES
+            if job.backend == "serial":
+                return self.kernels[1](alpha, m_end, r_lo, r_hi, *args_tail, out_c, counters,
+                                       self.abort, lanes)
+            return self.kernels[2](alpha, m_end, r_lo, r_hi, *args_tail, out_c, counters,
+                                   self.abort, lanes, numba.get_num_threads())
         early = "opt1" in self.flags if job.variant == "conventional" else "opt2" in self.flags
         if job.backend == "serial" or job.parallel == "coarse":
             kernel = self.kernels[1] if job.backend == "serial" else self.kernels[2]
@@ -156,7 +157,6 @@ class _SliceRunner:
         batch = 1 if self.job.parallel == "fine" else config.KDIFF_COARSE_FINE_BATCH
         opt3 = "opt3" in self.flags
         fine = self.kernels[3]
-        import numba
         nthreads = numba.get_num_threads()
         m_end = alpha.shape[0]
         r = r_lo

@@ -207,36 +207,46 @@ def build(counting: bool):
             r += width
         return r_hi - r_lo
 
-    @njit(nogil=True, cache=True, parallel=True)
-    def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, out_c, counters, abort, lanes):
-        """Groups of ``lanes`` starts spread over threads with prange.
+    @njit(nogil=True, cache=True)
+    def _coarse_group(alpha, m_end, r_lo, g, lanes, count, beta, offsets, K, out_c, per_group,
+                  aborted, stop, abort):
+        """One group of the coarse form (its own slots; see ``coarse``)."""
+        first = g * lanes
+        width = min(lanes, count - first)
+        if r_lo + first > stop[0]:
+            for l in range(width):
+                out_c[first + l] = -2
+            return
+        ok = longest_prefixes(alpha, m_end, r_lo + first, width, beta, offsets, K,
+                              out_c[first:first + width], per_group[g], abort)
+        if not ok:
+            aborted[g] = True
+            return
+        for l in range(width):
+            r = r_lo + first + l
+            if out_c[first + l] == m_end - r and r < stop[0]:
+                stop[0] = r
+                break
 
-        Each group writes its own slice of ``out_c`` and its own counters row,
-        so no locks. Groups past a start whose suffix fully matched are skipped
-        (``out_c = -2``); the shared stop hint may be stale, which only wastes work.
+    @njit(nogil=True, cache=True, parallel=True)
+    def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, out_c, counters, abort, lanes, nthreads):
+        """Groups of ``lanes`` starts spread over threads, dealt out round-robin.
+
+        Round-robin (not prange's contiguous blocks) keeps every thread near the
+        lowest unsettled start, so the shared stop is found early and few groups past
+        it are computed. Each group writes its own slice of ``out_c`` and its own
+        counters row, so no locks. Groups past a start whose suffix fully matched are
+        skipped (``out_c = -2``); the shared stop hint may be stale, which only wastes work.
         """
         count = r_hi - r_lo
         groups = (count + lanes - 1) // lanes
         stop = np.full(1, r_hi, dtype=np.int64)
         per_group = np.zeros((groups, 2), dtype=np.int64)
         aborted = np.zeros(groups, dtype=np.bool_)
-        for g in prange(groups):
-            first = g * lanes
-            width = min(lanes, count - first)
-            if r_lo + first > stop[0]:
-                for l in range(width):
-                    out_c[first + l] = -2
-                continue
-            ok = longest_prefixes(alpha, m_end, r_lo + first, width, beta, offsets, K,
-                                  out_c[first:first + width], per_group[g], abort)
-            if not ok:
-                aborted[g] = True
-                continue
-            for l in range(width):
-                r = r_lo + first + l
-                if out_c[first + l] == m_end - r and r < stop[0]:
-                    stop[0] = r
-                    break
+        for th in prange(nthreads):
+            for g in range(th, groups, nthreads):
+                _coarse_group(alpha, m_end, r_lo, g, lanes, count, beta, offsets, K, out_c,
+                              per_group, aborted, stop, abort)
         for g in range(groups):
             counters[0] += per_group[g, 0]
             counters[1] += per_group[g, 1]
