@@ -27,7 +27,8 @@ class KdiffAdapter(FamilyAdapter):
         return kdiff.make_job(inputs["target"], inputs["background"], choice.params["k"],
                               variant=sel.variant, backend=sel.backend, parallel=sel.parallel,
                               flags=sel.flags, strands=choice.params["strands"],
-                              threads=choice.threads, count_comparisons=True)
+                              threads=choice.threads, count_comparisons=True,
+                              **_cuda_options(sel.backend, choice.params))
 
     def items(self, result_or_partial):
         if result_or_partial is None:
@@ -84,3 +85,11 @@ class KdiffAdapter(FamilyAdapter):
 
 
 ADAPTER = KdiffAdapter()
+
+
+def _cuda_options(backend: str, params) -> dict:
+    """Threads per block and the prefetch factor act on the cuda backend only."""
+    if backend != "cuda":
+        return {}
+    return {"threads_per_block": params["threads_per_block"],
+            "prefetch_factor": params["prefetch_factor"]}

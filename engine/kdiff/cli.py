@@ -25,6 +25,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("-k", type=int, required=True, help="minimum number of edits (k >= 1)")
     parser.add_argument("--strands", choices=("both", "forward"), default="both",
                         help="'both' also searches the background's reverse complement (default)")
+    parser.add_argument("--threads-per-block", type=int, metavar="N",
+                        help="cuda only: threads per block (default 256)")
+    parser.add_argument("--prefetch-factor", type=int, metavar="C",
+                        help="cuda only: the seed study's prefetch factor c (default 3)")
     parser.add_argument("--merge", action="store_true",
                         help="output regions of overlapping candidates instead of candidates")
     parser.add_argument("--bed", metavar="FILE", help="also write the merged regions as BED")
@@ -41,7 +45,9 @@ def make_job(args):
     background = load(args.background)
     return kdiff.make_job(target, background, args.k, variant=args.variant, backend=args.backend,
                           parallel=args.parallel, flags=selected_flags(args), strands=args.strands,
-                          threads=args.threads, count_comparisons=True)
+                          threads=args.threads, count_comparisons=True,
+                          threads_per_block=args.threads_per_block,
+                          prefetch_factor=args.prefetch_factor)
 
 
 def candidate_rows(result):

@@ -1,5 +1,6 @@
 """Registry entry of the kdiff family (plain data; no numba import)."""
 
+from engine import config
 from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
 
 _FINE = ("fine", "coarse+fine")
@@ -22,6 +23,14 @@ SPEC = FamilySpec(
         ParamSpec("strands", "Strands", "choice", "both",
                   "'both' also searches the reverse complement of the background.",
                   choices=("both", "forward")),
+        ParamSpec("threads_per_block", "Threads per block (CUDA)", "int",
+                  config.KDIFF_CUDA_THREADS_PER_BLOCK,
+                  "CUDA only: threads per block, i.e. the tile size of the seed study's kernels.",
+                  minimum=32, maximum=1024),
+        ParamSpec("prefetch_factor", "Prefetch factor c (CUDA)", "int",
+                  config.KDIFF_CUDA_PREFETCH_FACTOR,
+                  "CUDA alternative with opt5/opt6 only: prefetch ceil(c*k/tpb)*tpb target symbols "
+                  "and that plus tpb background symbols.", minimum=1, maximum=64),
     ),
     flags=(
         FlagSpec("opt1", "opt1: stop matrix at a row >= k",
