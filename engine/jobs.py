@@ -113,6 +113,20 @@ class SliceClock:
         self.size = int(min(self.maximum, max(self.minimum, min(proposal, self.size * 4))))
 
 
+def check_int(name: str, value, minimum: int) -> int:
+    """An integer argument >= ``minimum`` (bools refused), as int; ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def check_threads(threads) -> int | None:
+    """The multicore thread count: None (all) or an integer >= 1."""
+    return None if threads is None else check_int("threads", threads, 1)
+
+
 def drive(gen: Generator, on_progress: Callable[[Progress], None] | None = None):
     """Run an ``iter_solve`` generator to the end and return its result."""
     while True:

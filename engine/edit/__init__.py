@@ -55,7 +55,8 @@ import numpy as np
 from engine import config, registry
 from engine.edit.spec import SPEC
 from engine.edit.results import EditResult, Hit, PairDistance, ScoreProfile
-from engine.jobs import CancelToken, Job, Progress, RunInfo, SliceClock, drive, now
+from engine.jobs import (CancelToken, Job, Progress, RunInfo, SliceClock, check_int, check_threads,
+                         drive, now)
 from engine.sequences import Record
 
 __all__ = ["EditResult", "Hit", "PairDistance", "SPEC", "ScoreProfile", "iter_solve", "make_job",
@@ -109,11 +110,7 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     if mode not in MODES:
         raise ValueError(f"mode must be 'global' or 'search', got {mode!r}")
     if k is not None:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-            raise ValueError(f"k must be an integer, got {k!r}")
-        if k < 0:
-            raise ValueError(f"k must be >= 0, got {k}")
-        k = int(k)
+        k = check_int("k", k, 0)
     if strands not in STRANDS:
         raise ValueError(f"strands must be 'forward' or 'both', got {strands!r}")
     if pairing not in PAIRINGS:
@@ -140,8 +137,7 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
         raise ValueError(f"profile must be True or False, got {profile!r}")
     if profile and mode != "search":
         raise ValueError("profile applies to search mode only")
-    if threads is not None and (isinstance(threads, bool) or threads < 1):
-        raise ValueError(f"threads must be >= 1, got {threads}")
+    threads = check_threads(threads)
     patterns, texts = tuple(patterns), tuple(texts)
     if not patterns:
         raise ValueError("no pattern records")

@@ -15,7 +15,6 @@ Examples
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Generator
@@ -24,7 +23,8 @@ import numba
 import numpy as np
 
 from engine import config, registry
-from engine.jobs import CancelToken, Job, Progress, RunInfo, SliceClock, drive, now
+from engine.jobs import (CancelToken, Job, Progress, RunInfo, SliceClock, check_int, check_threads,
+                         drive, now)
 from engine.kdiff.cuda_options import cuda_params
 from engine.kdiff.spec import SPEC
 from engine.sequences import Record, concat_with_offsets, decode, reverse_complement_record
@@ -67,14 +67,10 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     backend only; they become ``Job.params`` keys of the same names (defaults:
     ``engine.config.KDIFF_CUDA_*``).
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise ValueError(f"k must be an integer, got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
+    k = check_int("k", k, 1)
     if strands not in ("both", "forward"):
         raise ValueError(f"strands must be 'both' or 'forward', got {strands!r}")
-    if threads is not None and threads < 1:
-        raise ValueError(f"threads must be >= 1, got {threads}")
+    threads = check_threads(threads)
     target, background = tuple(target), tuple(background)
     if not target:
         raise ValueError("no target records")

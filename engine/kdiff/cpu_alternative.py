@@ -80,7 +80,6 @@ def build(counting: bool):
         c = min(K, mp)
         cells = 0
         cmps = 0
-        base = K + 1
         for rec in range(offsets.shape[0] - 1):
             lo = offsets[rec]
             n = offsets[rec + 1] - lo

@@ -24,7 +24,8 @@ from typing import Generator
 import numpy as np
 
 from engine import config, registry
-from engine.jobs import CancelToken, Job, Progress, RunInfo, SliceClock, drive, now
+from engine.jobs import (CancelToken, Job, Progress, RunInfo, SliceClock, check_int, check_threads,
+                         drive, now)
 from engine.kmismatch.hits import Hit, HitBuffer, HitDensity, HitTable
 from engine.kmismatch.spec import SPEC
 from engine.sequences import COMPLEMENT_TABLE, Record, concat_with_offsets
@@ -76,14 +77,10 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
         On k < 0 or not an integer, an unknown strands value, an empty text or
         pattern set, or a variant/backend combination that does not exist.
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise ValueError(f"k must be an integer, got {k!r}")
-    if k < 0:
-        raise ValueError(f"k must be >= 0, got {k}")
+    k = check_int("k", k, 0)
     if strands not in ("both", "forward"):
         raise ValueError(f"strands must be 'both' or 'forward', got {strands!r}")
-    if threads is not None and threads < 1:
-        raise ValueError(f"threads must be >= 1, got {threads}")
+    threads = check_threads(threads)
     text, patterns = tuple(text), tuple(patterns)
     if not text:
         raise ValueError("no text records")

@@ -22,7 +22,8 @@ from typing import Generator
 import numpy as np
 
 from engine import config, registry
-from engine.jobs import CancelToken, Job, Progress, RunInfo, SliceClock, drive, now
+from engine.jobs import (CancelToken, Job, Progress, RunInfo, SliceClock, check_threads,
+                         drive, now)
 from engine.lcs.spec import SPEC
 from engine.sequences import DECODE_TABLE, Record, encode
 
@@ -101,9 +102,7 @@ def make_job(a, b, *, variant: str | None = None, backend: str | None = None, ta
     """
     if task not in TASKS:
         raise ValueError(f"task must be 'lcs' or 'length', got {task!r}")
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer))
-                                or threads < 1):
-        raise ValueError(f"threads must be an integer >= 1, got {threads!r}")
+    threads = check_threads(threads)
     if not isinstance(snapshots, bool):
         raise ValueError(f"snapshots must be True or False, got {snapshots!r}")
     rec_a, rec_b = _record(a, "a"), _record(b, "b")

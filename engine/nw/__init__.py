@@ -29,7 +29,7 @@ from typing import Generator
 import numpy as np
 
 from engine import config, registry
-from engine.jobs import CancelToken, Job, Progress, RunInfo, drive
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
 from engine.nw.alignment import Alignment, build
 from engine.nw.driver import Kernels, Recorder, Stats, hirschberg, sweep
 from engine.nw.scoring import Scores, cast_scores, snapshot_scale
@@ -111,9 +111,7 @@ def make_job(a, b, *, match: int = 1, mismatch: int = 0, gap: int = -1, tracebac
         On a bad score, an empty sequence, an unknown variant/backend or threads < 1.
     """
     sc = Scores.checked(match, mismatch, gap)
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
-                                or threads < 1):
-        raise ValueError(f"threads must be an integer >= 1, got {threads!r}")
+    threads = check_threads(threads)
     ra, rb = _first_record(a, "A"), _first_record(b, "B")
     sel = registry.resolve(SPEC, variant, backend, parallel, flags)
     return Job(family="nw", inputs={"a": (ra,), "b": (rb,)}, variant=sel.variant,
