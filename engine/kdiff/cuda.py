@@ -15,113 +15,33 @@ alternative, one block per matrix) and cuda_bitparallel.py.
 
 from __future__ import annotations
 
-import importlib
 import math
-import warnings
-from contextlib import contextmanager
 
 import numpy as np
-from numba import config as numba_config
-from numba import cuda
 
-from engine import config
-from engine.kdiff.cuda_device import register_cap
+from engine import config, gpu
+from engine.gpu import CudaFailure, cuda_errors, device_name, register_cap  # noqa: F401 (re-exported)
 
 _WARMED: set = set()  # kernel sets compiled in this process (for the "compiling" phase)
 
 
-def _no_low_occupancy_warnings() -> None:
-    """Small jobs and the warm-up launch few blocks on purpose; numba would warn on stderr
-    at each (numba-cuda keeps its own config module, the built-in numba.cuda numba's)."""
-    for name in ("numba.cuda.core.config", "numba.core.config"):
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        if hasattr(module, "CUDA_LOW_OCCUPANCY_WARNINGS"):
-            module.CUDA_LOW_OCCUPANCY_WARNINGS = 0
-
-
-_no_low_occupancy_warnings()
-
-
-class CudaFailure(RuntimeError):
-    """A CUDA error, said in one line (the CLI prints it and exits 1)."""
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text[:300] or type(exc).__name__
-
-
-@contextmanager
-def cuda_errors(what: str, need_bytes: int = 0):
-    """Turn any CUDA/numba error raised inside into a one-line :class:`CudaFailure`."""
-    try:
-        yield
-    except CudaFailure:
-        raise
-    except Exception as exc:  # driver, launch, compile or kernel-fault errors alike
-        text = _one_line(exc)
-        if "OUT_OF_MEMORY" in text.upper().replace(" ", "_") or isinstance(exc, MemoryError):
-            need = f" ({need_bytes / 2**20:.0f} MiB)" if need_bytes else ""
-            raise CudaFailure(f"the GPU ran out of memory while allocating {what}{need}; "
-                              "use a shorter background or target, or the multicore backend") from exc
-        raise CudaFailure(f"CUDA error while {what}: {type(exc).__name__}: {text}") from exc
-
-
-@contextmanager
-def _quiet_simulator():
-    """The simulator runs kernels on numpy scalars, which warn where uint64 arithmetic wraps
-    around as it should; silence that for the launch (the simulator only)."""
-    if not numba_config.ENABLE_CUDASIM:
-        yield
-        return
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning)
-        yield
-
-
-def device_name() -> str:
-    """The current device's name ('CUDA simulator' under NUMBA_ENABLE_CUDASIM)."""
-    dev = cuda.current_context().device
-    name = getattr(dev, "name", None)
-    if name is None:
-        return "CUDA simulator"
-    return name.decode() if isinstance(name, bytes) else str(name)
-
-
-class Device:
-    """One job's GPU: the background on the device, allocations and launches with clear errors."""
+class Device(gpu.Device):
+    """The kdiff job's GPU: the background (and its record offsets) uploaded once per job,
+    and the target record uploaded once per record."""
 
     def __init__(self, beta: np.ndarray, offsets: np.ndarray, threads_per_block: int,
                  abort: np.ndarray | None = None):
-        with cuda_errors("starting CUDA"):
-            if not cuda.is_available():
-                raise CudaFailure("no usable CUDA GPU on this machine (numba.cuda.is_available() "
-                                  "is False); use the multicore backend")
-            ctx = cuda.current_context()
-            dev = ctx.device
-            self.name = device_name()
-            self.sms = int(getattr(dev, "MULTIPROCESSOR_COUNT", 1))
-            self.max_threads_per_sm = int(getattr(dev, "MAX_THREADS_PER_MULTIPROCESSOR", 2048))
-            self.max_shared = int(getattr(dev, "MAX_SHARED_MEMORY_PER_BLOCK", 48 * 1024))
-            self.max_block = int(getattr(dev, "MAX_THREADS_PER_BLOCK", 1024))
-        if threads_per_block > self.max_block:
-            raise CudaFailure(f"{threads_per_block} threads per block is more than {self.name} "
-                              f"allows ({self.max_block})")
+        super().__init__(threads_per_block, abort)
         if offsets[-1] >= 2**31:
             raise CudaFailure("the background is longer than 2^31 symbols, too long for the "
                               "CUDA kernels' 32-bit positions")
-        self.threads_per_block = threads_per_block
         self._alpha = self._alpha_d = None
         self.offsets = np.asarray(offsets, dtype=np.int64)
-        self.abort = abort
         self.beta = self.upload(beta, "the background")
         self.offsets_d = self.upload(self.offsets, "the background's record offsets")
         self.max_record = int(np.diff(self.offsets).max()) if len(self.offsets) > 1 else 0
         threads = config.KDIFF_CUDA_BITPARALLEL_THREADS
-        self.target_threads = threads or 4 * self.sms * self.max_threads_per_sm
+        self.target_threads = threads or 4 * self.resident_threads()
 
     def target(self, alpha: np.ndarray):
         """The target record on the device, uploaded once per record (slices reuse it)."""
@@ -129,44 +49,8 @@ class Device:
             self._alpha_d, self._alpha = self.upload(alpha, "the target"), alpha
         return self._alpha_d
 
-    def cancelled(self) -> bool:
-        return self.abort is not None and self.abort[0] != 0
-
-    def resident_blocks(self, tpb: int) -> int:
-        """Blocks of ``tpb`` threads the whole GPU runs at once (one wave)."""
-        return self.sms * max(1, self.max_threads_per_sm // tpb)
-
     def scratch_budget(self) -> int:
-        """Bytes one launch's scratch may take."""
-        with cuda_errors("querying GPU memory"):
-            free = cuda.current_context().get_memory_info()[0]
-        if not math.isfinite(free):  # the simulator reports infinite memory
-            free = 1 << 30
-        return max(1 << 20, int(free * config.KDIFF_CUDA_MEMORY_FRACTION))
-
-    def upload(self, array: np.ndarray, what: str):
-        array = np.ascontiguousarray(array)
-        with cuda_errors(what, array.nbytes):
-            return cuda.to_device(array)
-
-    def empty(self, shape, dtype, what: str):
-        with cuda_errors(what, int(np.prod(shape)) * np.dtype(dtype).itemsize):
-            return cuda.device_array(shape, dtype=dtype)
-
-    def zeros(self, shape, dtype, what: str):
-        return self.upload(np.zeros(shape, dtype=dtype), what)
-
-    def fetch(self, device_array) -> np.ndarray:
-        with cuda_errors("running a kernel (copying its results back)"):
-            return device_array.copy_to_host()
-
-    def launch(self, kernel, blocks: int, tpb: int, shared_bytes: int, *args) -> None:
-        if shared_bytes > self.max_shared:
-            raise CudaFailure(f"the kernel needs {shared_bytes} bytes of shared memory per block, "
-                              f"more than {self.name} allows ({self.max_shared}); use fewer threads "
-                              "per block, a smaller prefetch factor or fewer prefetch flags")
-        with cuda_errors(f"launching {blocks} blocks of {tpb} threads"), _quiet_simulator():
-            kernel[blocks, tpb, 0, shared_bytes](*args)
+        return super().scratch_budget(config.KDIFF_CUDA_MEMORY_FRACTION)
 
 
 def prefetch_lengths(k: int, tpb: int, factor: int) -> tuple[int, int]:

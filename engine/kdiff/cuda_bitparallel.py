@@ -42,7 +42,7 @@ from numba import cuda, int32, int64, uint64
 from numba import uint64 as U  # unsigned indices: numba then skips the negative-index wraparound
 
 from engine import config
-from engine.kdiff.cuda_device import imin, kernel_jit, register_cap
+from engine.gpu import imin, kernel_jit, register_cap
 
 _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)

@@ -57,7 +57,7 @@ from functools import lru_cache
 from numba import cuda, int32, int64
 from numba import uint64 as U  # unsigned indices: numba then skips the negative-index wraparound
 
-from engine.kdiff.cuda_device import imax, imin, kernel_jit
+from engine.gpu import imax, imin, kernel_jit
 
 
 @cuda.jit(device=True, inline=True)

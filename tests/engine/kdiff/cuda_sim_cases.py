@@ -25,6 +25,7 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
 sys.setswitchinterval(1e-6)
 
 from engine import config, kdiff  # noqa: E402
+from engine import gpu as engine_gpu  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.kdiff import cuda as kcuda  # noqa: E402
 from engine.kdiff import cuda_bench, cuda_bitparallel  # noqa: E402
@@ -223,8 +224,8 @@ def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
         raise _DriverError("[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY")
 
     with monkeypatch.context() as mp:
-        mp.setattr(kcuda.cuda, "device_array", no_memory)
-        mp.setattr(kcuda.cuda, "to_device", no_memory)
+        mp.setattr(engine_gpu.cuda, "device_array", no_memory)
+        mp.setattr(engine_gpu.cuda, "to_device", no_memory)
         with pytest.raises(RuntimeError, match="ran out of memory") as err:
             kdiff.solve(target, background, 3, variant="bitparallel", backend="cuda")
         assert "\n" not in str(err.value)

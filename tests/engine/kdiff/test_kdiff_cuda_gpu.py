@@ -150,7 +150,7 @@ def test_multi_record_target(lambda_record, ecoli_record):
 def test_bitparallel_words_live_in_registers(real_inputs):
     """The register tiers keep their words in registers: no local memory at all."""
     from engine.kdiff.cuda_bitparallel import chunk_kernel
-    from engine.kdiff.cuda_device import register_cap
+    from engine.gpu import register_cap
 
     target, background = real_inputs
     kdiff.solve(target, background, 5, variant="bitparallel", backend="cuda")  # compiles every tier

@@ -1,0 +1,186 @@
+"""What every family's CUDA backend shares: one-line errors, the device, launches, kernel jit.
+
+Imported lazily, only by cuda jobs (it imports numba.cuda; the registry's
+``backend_status`` answers "is there a GPU" without it). Every CUDA failure (out
+of memory, a launch the device refuses, a fault inside a kernel, no GPU at all)
+becomes a :class:`CudaFailure`, a RuntimeError with a one-line message that the
+CLI prints before exiting 1; nothing global is left broken, so the CPU backends
+keep working in the same process.
+
+Kernels run unchanged under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``),
+which is how CI tests them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import warnings
+from contextlib import contextmanager
+
+import numpy as np
+from numba import config as numba_config
+from numba import cuda
+
+SIMULATOR = bool(numba_config.ENABLE_CUDASIM)
+
+
+def _no_low_occupancy_warnings() -> None:
+    """Small jobs and the warm-up launch few blocks on purpose; numba would warn on stderr
+    at each (numba-cuda keeps its own config module, the built-in numba.cuda numba's)."""
+    for name in ("numba.cuda.core.config", "numba.core.config"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        if hasattr(module, "CUDA_LOW_OCCUPANCY_WARNINGS"):
+            module.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+
+
+_no_low_occupancy_warnings()
+
+
+class CudaFailure(RuntimeError):
+    """A CUDA error, said in one line (the CLI prints it and exits 1)."""
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text[:300] or type(exc).__name__
+
+
+@contextmanager
+def cuda_errors(what: str, need_bytes: int = 0):
+    """Turn any CUDA/numba error raised inside into a one-line :class:`CudaFailure`."""
+    try:
+        yield
+    except CudaFailure:
+        raise
+    except Exception as exc:  # driver, launch, compile or kernel-fault errors alike
+        text = _one_line(exc)
+        if "OUT_OF_MEMORY" in text.upper().replace(" ", "_") or isinstance(exc, MemoryError):
+            need = f" ({need_bytes / 2**20:.0f} MiB)" if need_bytes else ""
+            raise CudaFailure(f"the GPU ran out of memory while allocating {what}{need}; "
+                              "use shorter inputs or a CPU backend") from exc
+        raise CudaFailure(f"CUDA error while {what}: {type(exc).__name__}: {text}") from exc
+
+
+@contextmanager
+def quiet_simulator():
+    """The simulator runs kernels on numpy scalars, which warn where uint64 arithmetic wraps
+    around as it should; silence that for the launch (the simulator only)."""
+    if not SIMULATOR:
+        yield
+        return
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning)
+        yield
+
+
+def device_name() -> str:
+    """The current device's name ('CUDA simulator' under NUMBA_ENABLE_CUDASIM)."""
+    dev = cuda.current_context().device
+    name = getattr(dev, "name", None)
+    if name is None:
+        return "CUDA simulator"
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+# -- kernels ----------------------------------------------------------------------------
+@cuda.jit(device=True, inline=True)
+def imin(a, b):
+    # Plain comparisons: the builtins min/max go through generic overloads on CUDA.
+    return a if a < b else b
+
+
+@cuda.jit(device=True, inline=True)
+def imax(a, b):
+    return a if a > b else b
+
+
+def register_cap(threads_per_block: int) -> int:
+    """Most registers per thread that still let a block of this size launch (64K per block)."""
+    return min(255, 65536 // max(1, threads_per_block))
+
+
+def kernel_jit(cap: int = 255):
+    """``cuda.jit`` for a kernel, cached on disk (the compile then happens once per
+    machine), with its registers capped at ``cap`` so that a block of 65536 // cap
+    threads always launches (the simulator has neither)."""
+    if SIMULATOR:
+        return cuda.jit
+    if cap >= 255:
+        return cuda.jit(cache=True)
+    return cuda.jit(cache=True, max_registers=cap)
+
+
+# -- the device ---------------------------------------------------------------------------
+class Device:
+    """One job's GPU: its limits, allocations and launches with one-line errors, and the
+    job's cancel flag (polled between launches)."""
+
+    def __init__(self, threads_per_block: int = 256, abort: np.ndarray | None = None):
+        with cuda_errors("starting CUDA"):
+            if not cuda.is_available():
+                raise CudaFailure("no usable CUDA GPU on this machine (numba.cuda.is_available() "
+                                  "is False); use the multicore backend")
+            dev = cuda.current_context().device
+            self.name = device_name()
+            self.sms = int(getattr(dev, "MULTIPROCESSOR_COUNT", 1))
+            self.max_threads_per_sm = int(getattr(dev, "MAX_THREADS_PER_MULTIPROCESSOR", 2048))
+            self.max_shared = int(getattr(dev, "MAX_SHARED_MEMORY_PER_BLOCK", 48 * 1024))
+            self.max_block = int(getattr(dev, "MAX_THREADS_PER_BLOCK", 1024))
+        if threads_per_block > self.max_block:
+            raise CudaFailure(f"{threads_per_block} threads per block is more than {self.name} "
+                              f"allows ({self.max_block})")
+        self.threads_per_block = threads_per_block
+        self.abort = abort
+
+    def cancelled(self) -> bool:
+        return self.abort is not None and self.abort[0] != 0
+
+    def resident_blocks(self, tpb: int) -> int:
+        """Blocks of ``tpb`` threads the whole GPU runs at once (one wave)."""
+        return self.sms * max(1, self.max_threads_per_sm // tpb)
+
+    def resident_threads(self) -> int:
+        return self.sms * self.max_threads_per_sm
+
+    def free_bytes(self) -> int:
+        with cuda_errors("querying GPU memory"):
+            free = cuda.current_context().get_memory_info()[0]
+        if not math.isfinite(free):  # the simulator reports infinite memory
+            free = 1 << 30
+        return int(free)
+
+    def scratch_budget(self, fraction: float = 0.5) -> int:
+        """Bytes one launch's scratch may take."""
+        return max(1 << 20, int(self.free_bytes() * fraction))
+
+    def upload(self, array: np.ndarray, what: str):
+        array = np.ascontiguousarray(array)
+        with cuda_errors(what, array.nbytes):
+            return cuda.to_device(array)
+
+    def empty(self, shape, dtype, what: str):
+        with cuda_errors(what, int(np.prod(shape)) * np.dtype(dtype).itemsize):
+            return cuda.device_array(shape, dtype=dtype)
+
+    def zeros(self, shape, dtype, what: str):
+        return self.upload(np.zeros(shape, dtype=dtype), what)
+
+    def fetch(self, device_array) -> np.ndarray:
+        with cuda_errors("running a kernel (copying its results back)"):
+            return device_array.copy_to_host()
+
+    def synchronize(self, what: str = "running a kernel") -> None:
+        with cuda_errors(what):
+            cuda.synchronize()
+
+    def launch(self, kernel, blocks: int, tpb: int, shared_bytes: int, *args) -> None:
+        if shared_bytes > self.max_shared:
+            raise CudaFailure(f"the kernel needs {shared_bytes} bytes of shared memory per block, "
+                              f"more than {self.name} allows ({self.max_shared}); use fewer threads "
+                              "per block or smaller tiles")
+        with cuda_errors(f"launching {blocks} blocks of {tpb} threads"), quiet_simulator():
+            kernel[blocks, tpb, 0, shared_bytes](*args)
