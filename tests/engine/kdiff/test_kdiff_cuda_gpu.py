@@ -1,7 +1,7 @@
 """kdiff on a real GPU: every CUDA variant and flag against the CPU solver on real DNA.
 
 Marked ``gpu`` and skipped where numba.cuda finds no GPU (run them with
-``scripts/gpu-kdiff`` on the lent GPU machine).
+``scripts/gpu tests kdiff`` on the lent GPU machine).
 """
 
 from __future__ import annotations
