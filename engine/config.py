@@ -98,8 +98,11 @@ KMISMATCH_MIN_CHUNK = 1 << 15
 #: kmismatch: chunks a multicore slice is cut into, per thread (handed out one at a time).
 KMISMATCH_CHUNKS_PER_THREAD = 4
 
-#: kmismatch: text positions x pattern slots in the first slice (later slices adapt).
-KMISMATCH_FIRST_SLICE_CELLS = 1 << 24
+#: kmismatch: text positions x pattern slots in the first slice (later slices adapt), per
+#: variant, for a first slice of about 20 ms on one core (naive scans ~0.05 G cells/s,
+#: shift-add ~0.35, pmasm ~7): progress comes early, and a whole bacterial genome is one or
+#: two slices for pmasm, whose fixed cost per slice would otherwise show.
+KMISMATCH_FIRST_SLICE_CELLS = {"naive": 1 << 20, "shift-add": 1 << 23, "pmasm": 1 << 27}
 
 #: kmismatch: most bins of the hit-density profile of one record.
 KMISMATCH_DENSITY_BINS = 4096

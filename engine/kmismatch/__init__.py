@@ -226,7 +226,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
                       record_ids=tuple(r.id for r in records), text=text, offsets=offsets)
     counts = cpu_driver.Counts([len(r) for r in records], len(patterns),
                                config.KMISMATCH_DENSITY_BINS)
-    clock = SliceClock(first=max(4096, config.KMISMATCH_FIRST_SLICE_CELLS // slots), maximum=total)
+    first_cells = config.KMISMATCH_FIRST_SLICE_CELLS.get(job.variant, 1 << 24)
+    clock = SliceClock(first=max(4096, first_cells // slots), maximum=total)
     elapsed = now() - t0
     cells = comparisons = 0
     done = 0

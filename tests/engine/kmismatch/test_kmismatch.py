@@ -11,6 +11,7 @@ from engine import config, kmismatch
 from engine.jobs import CancelToken, Progress
 from engine.kmismatch import cpu_driver, cpu_pmasm
 from engine.kmismatch.hits import HitBuffer
+from engine.kmismatch.spec import SPEC
 from engine.kmismatch.reference import kmismatch_reference
 from engine.sequences import Record, decode, load, reverse_complement
 from tests.engine.kmismatch.oracles import engine_rows, numpy_hits
@@ -33,7 +34,7 @@ def small_tunables(monkeypatch):
     """Tiny blocks and chunks so that small inputs cross every boundary the kernels have."""
     monkeypatch.setattr(config, "KMISMATCH_PMASM_BLOCK", 16)
     monkeypatch.setattr(config, "KMISMATCH_MIN_CHUNK", 8)
-    monkeypatch.setattr(config, "KMISMATCH_FIRST_SLICE_CELLS", 64)
+    monkeypatch.setattr(config, "KMISMATCH_FIRST_SLICE_CELLS", {v.name: 64 for v in SPEC.variants})
     monkeypatch.setattr(config, "KMISMATCH_DENSITY_BINS", 7)
 
 
@@ -303,7 +304,8 @@ def test_real_dna_matched_text_and_coordinates(lambda_record, ecoli_record):
 # -- jobs: progress, partial results, cancellation, profile -------------------------------
 
 def test_iter_solve_progress_partial_and_density(ecoli_record, monkeypatch):
-    monkeypatch.setattr(config, "KMISMATCH_FIRST_SLICE_CELLS", 4096 * 16)
+    monkeypatch.setattr(config, "KMISMATCH_FIRST_SLICE_CELLS",
+                        {v.name: 4096 * 16 for v in SPEC.variants})
     monkeypatch.setattr(config, "KMISMATCH_DENSITY_BINS", 100)
     text = [ecoli_record.slice(0, 150_000), ecoli_record.slice(200_000, 230_000)]
     pats = [ecoli_record.slice(5000, 5012), ecoli_record.slice(9000, 9014)]
@@ -341,7 +343,7 @@ def engine_rows_prefix(table):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_cancel_keeps_the_hits_of_finished_slices(ecoli_record, monkeypatch, backend):
-    monkeypatch.setattr(config, "KMISMATCH_FIRST_SLICE_CELLS", 20_000)
+    monkeypatch.setattr(config, "KMISMATCH_FIRST_SLICE_CELLS", {v.name: 20_000 for v in SPEC.variants})
     text = [ecoli_record.slice(0, 400_000)]
     pats = [ecoli_record.slice(1000 * i, 1000 * i + 15) for i in range(1, 5)]
     cancel = CancelToken()
