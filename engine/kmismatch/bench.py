@@ -93,7 +93,7 @@ def cases(opts) -> list[Case]:
     out = []
     for strands in ("both", "forward"):
         out.append(_goal_case(strands))
-        for variant, repeat in (("naive", 1), ("shift-add", 3), ("pmasm", 15)):
+        for variant, repeat in (("naive", 1), ("shift-add", 3), ("pmasm", 40)):
             out.append(_case(variant, "serial", strands, repeat))
             out.append(_case(variant, "multicore", strands, repeat, threads))
     return out
