@@ -68,6 +68,27 @@ LCS_TILE_BANDS = 32
 #: stores; bigger problems are split by Hirschberg's rule first (8 MB, ~67 M cells).
 LCS_TRACEBACK_WORDS = 1 << 20
 
+#: lcs CUDA: threads per block. The band kernels (bitparallel, tiled wavefront) run one band
+#: per warp (fewer than 32: one band of that many lanes per block); the seed study's
+#: per-diagonal kernel puts this many cells of an anti-diagonal in a block.
+LCS_CUDA_THREADS_PER_BLOCK = 64
+
+#: lcs CUDA band kernels: columns per tile, per variant. A band publishes its boundary row
+#: to the band below once per tile, so bands lag each other by about a tile (plus the 32
+#: steps of the lane pipeline): the thin bands of the wavefront (32 rows) want short tiles.
+LCS_CUDA_TILE_COLUMNS = {"bitparallel": 256, "wavefront": 64}
+
+#: lcs CUDA: the traceback bit matrix (64-bit words) below which a recovery subproblem is
+#: finished on the CPU with the variant's serial kernels; larger ones are split by score
+#: passes on the GPU (Hirschberg). A pass costs the GPU about one step per column however
+#: few rows it has, so small subproblems are cheaper on the CPU (H100: 100k x 100k took
+#: 0.73 s with 1 << 16 words, mostly in GPU passes of a few thousand rows).
+LCS_CUDA_TRACEBACK_WORDS = 1 << 20
+
+#: lcs CUDA band kernels: polls of the band above's progress before a launch gives up
+#: (a guard against a deadlock; a wait lasts a few tiles at most).
+LCS_CUDA_SPIN_LIMIT = 1 << 24
+
 #: edit: shortest text chunk a multicore search hands to one thread (chunks overlap by m + k).
 EDIT_MIN_CHUNK_COLUMNS = 1 << 16
 
@@ -85,6 +106,38 @@ EDIT_BAND_FIRST_SLACK = 64
 
 #: edit: uint64 words of bit-vector columns an alignment keeps whole; above, sqrt checkpoints.
 EDIT_ALIGN_STORE_WORDS = 1 << 22
+
+#: edit CUDA: threads per block of the task and cooperative kernels (cooperative: a multiple
+#: of 32; the study used 128 on Kepler).
+EDIT_CUDA_THREADS_PER_BLOCK = 128
+
+#: edit CUDA cooperative: 64-bit words each thread holds (the study's words/thread).
+EDIT_CUDA_WORDS_PER_THREAD = 2
+
+#: edit CUDA cooperative: text columns a lane computes per pipeline step (1, 2 or 4): one
+#: warp shuffle carries the horizontal deltas of all of them.
+EDIT_CUDA_COLUMNS_PER_STEP = 2
+
+#: edit CUDA cooperative: most lanes of a warp one query spans; a longer query runs in
+#: stripes of this many lanes x words per thread, its carries passed on through memory.
+EDIT_CUDA_MAX_LANES = 32
+
+#: edit CUDA task: register tiers (words per thread); a query longer than the last tier
+#: keeps its words in global memory.
+EDIT_CUDA_TASK_TIERS = (1, 2, 4, 8, 16)
+
+#: edit CUDA: shortest text chunk of a search in long records (chunks overlap by m + k), and
+#: at least this ratio x that overlap, so that little of the text is scanned twice.
+EDIT_CUDA_MIN_CHUNK_COLUMNS = 4096
+EDIT_CUDA_CHUNK_OVERLAP_RATIO = 4
+
+#: edit CUDA: text columns of the first slice; None: 256 per resident GPU thread (later
+#: slices adapt to SLICE_SECONDS).
+EDIT_CUDA_FIRST_SLICE_COLUMNS = None
+
+#: edit CUDA: hits a launch buffers at first (a launch that finds more runs again with room
+#: for all of them).
+EDIT_CUDA_HIT_BUFFER = 1 << 20
 
 #: kmismatch: largest pmasm look-up memory (bytes) before levels are grouped less.
 KMISMATCH_TABLE_BYTES = 1 << 20
@@ -107,6 +160,35 @@ KMISMATCH_FIRST_SLICE_CELLS = {"naive": 1 << 20, "shift-add": 1 << 23, "pmasm": 
 #: kmismatch: most bins of the hit-density profile of one record.
 KMISMATCH_DENSITY_BINS = 4096
 
+#: kmismatch CUDA: threads per block of thread, shared-mem and pair-tile (block-thread
+#: runs one thread per level).
+KMISMATCH_CUDA_THREADS_PER_BLOCK = 256
+
+#: kmismatch CUDA block-thread: windows a block takes in turn before it writes their hits.
+KMISMATCH_CUDA_BLOCK_THREAD_WINDOWS = 64
+
+#: kmismatch CUDA: pattern lengths up to this get kernels compiled for their length (the
+#: level loop unrolled); longer patterns share one kernel with a run-time loop.
+KMISMATCH_CUDA_UNROLL_MAX = 32
+
+#: kmismatch CUDA pair-tile: shared memory for the pair look-up memory staged at a time.
+KMISMATCH_CUDA_LUT_BYTES = 32 * 1024
+
+#: kmismatch CUDA: threads (and table entries) per block of the pass that puts the hits of
+#: a launch in text order.
+KMISMATCH_CUDA_ORDER_THREADS = 1024
+
+#: kmismatch CUDA: fewest hits a launch's buffer holds (a launch that finds more runs again
+#: with room for all of them).
+KMISMATCH_CUDA_MIN_HITS = 1 << 16
+
+#: kmismatch CUDA: text positions x pattern slots in the first slice (later slices adapt).
+KMISMATCH_CUDA_FIRST_SLICE_CELLS = 1 << 28
+
+#: kmismatch CUDA: fraction of the free GPU memory that one launch's hits may take (a
+#: launch that finds more is split in two).
+KMISMATCH_CUDA_MEMORY_FRACTION = 0.25
+
 #: nw: largest tile of the multicore wavefront (rows, diagonal); tiles of one tile
 #: anti-diagonal run in parallel, so this sets the fork/join grain.
 NW_TILE_ROWS = 1024
@@ -125,3 +207,29 @@ NW_FULL_MATRIX_CELLS = 4 << 20
 #: nw prefix: row segments scanned side by side (Aluru's processors, here SIMD lanes and
 #: threads); a multiple of the SIMD width.
 NW_PREFIX_LANES = 64
+
+#: nw CUDA: threads per block of each form when the job does not set them
+#: (keys: "tiled", "per-launch", "diagonal-one-block", "prefix-one-block", "prefix-multi-block").
+NW_CUDA_THREADS_PER_BLOCK = {"tiled": 64, "per-launch": 256, "diagonal-one-block": 1024,
+                             "prefix-one-block": 1024, "prefix-multi-block": 256}
+
+#: nw CUDA tiled: rows each thread keeps in registers (a band is threads x rows tall).
+NW_CUDA_TILED_ROWS = 8
+
+#: nw CUDA tiled: columns a band hands to the band below at a time. On a GPU a multiple of
+#: 32, so that no two chunks share a 128-byte line (a line read early would go stale in L1).
+NW_CUDA_TILED_CHUNK = 64
+
+#: nw CUDA prefix multi-block: fewest columns per thread when the job sets no block count.
+NW_CUDA_PREFIX_MIN_COLUMNS = 8
+
+#: nw CUDA: cells in the first band of a sweep, per form (later bands adapt to SLICE_SECONDS).
+#: A thin band leaves a multi-block form's GPU mostly idle, so those start with about a
+#: slice's worth at their speed; the anti-diagonal forms also take bands at least as tall
+#: as wide (each band costs h + w anti-diagonal steps).
+NW_CUDA_FIRST_SLICE_CELLS = {"tiled": 1 << 34, "prefix-multi-block": 1 << 32, "per-launch": 1 << 28,
+                             "diagonal-one-block": 1 << 26, "prefix-one-block": 1 << 26}
+
+#: nw CUDA: fraction of the free GPU memory that the cross-block buffers of one launch may
+#: take (taller bands run in several launches).
+NW_CUDA_MEMORY_FRACTION = 0.25

@@ -71,6 +71,9 @@ class ParamSpec:
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple[str, ...] = ()
+    #: backends it applies to (empty: all); e.g. threads per block on cuda only. The GUI
+    #: enables it, and passes it to make_job, only on these backends.
+    backends: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,14 @@ class RunChoice:
     params: Mapping[str, Any]
     threads: int | None = None
 
+    def backend_options(self) -> dict[str, Any]:
+        """The parameters that apply to the chosen backend only (``ParamSpec.backends``),
+        e.g. threads per block on cuda: make_job takes them there and refuses them elsewhere."""
+        spec = registry.family(self.family)
+        backend = self.selection.backend
+        return {p.name: self.params[p.name] for p in spec.params
+                if p.backends and backend in p.backends and p.name in self.params}
+
 
 @dataclass(frozen=True)
 class DemoInput:

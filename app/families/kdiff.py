@@ -28,7 +28,7 @@ class KdiffAdapter(FamilyAdapter):
                               variant=sel.variant, backend=sel.backend, parallel=sel.parallel,
                               flags=sel.flags, strands=choice.params["strands"],
                               threads=choice.threads, count_comparisons=True,
-                              **_cuda_options(sel.backend, choice.params))
+                              **choice.backend_options())
 
     def items(self, result_or_partial):
         if result_or_partial is None:
@@ -86,10 +86,3 @@ class KdiffAdapter(FamilyAdapter):
 
 ADAPTER = KdiffAdapter()
 
-
-def _cuda_options(backend: str, params) -> dict:
-    """Threads per block and the prefetch factor act on the cuda backend only."""
-    if backend != "cuda":
-        return {}
-    return {"threads_per_block": params["threads_per_block"],
-            "prefetch_factor": params["prefetch_factor"]}

@@ -24,7 +24,8 @@ class LcsAdapter(FamilyAdapter):
 
         sel = choice.selection
         return lcs.make_job(inputs["a"][0], inputs["b"][0], variant=sel.variant, backend=sel.backend,
-                            task=choice.params["task"], threads=choice.threads, snapshots=True)
+                            parallel=sel.parallel, task=choice.params["task"],
+                            threads=choice.threads, snapshots=True, **choice.backend_options())
 
     def items(self, result_or_partial):
         if result_or_partial is None:

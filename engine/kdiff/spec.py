@@ -26,11 +26,12 @@ SPEC = FamilySpec(
         ParamSpec("threads_per_block", "Threads per block (CUDA)", "int",
                   config.KDIFF_CUDA_THREADS_PER_BLOCK,
                   "CUDA only: threads per block, i.e. the tile size of the seed study's kernels.",
-                  minimum=32, maximum=1024),
+                  minimum=32, maximum=1024, backends=("cuda",)),
         ParamSpec("prefetch_factor", "Prefetch factor c (CUDA)", "int",
                   config.KDIFF_CUDA_PREFETCH_FACTOR,
                   "CUDA alternative with opt5/opt6 only: prefetch ceil(c*k/tpb)*tpb target symbols "
-                  "and that plus tpb background symbols.", minimum=1, maximum=64),
+                  "and that plus tpb background symbols.", minimum=1, maximum=64,
+                  backends=("cuda",)),
     ),
     flags=(
         FlagSpec("opt1", "opt1: stop matrix at a row >= k",

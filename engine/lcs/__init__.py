@@ -3,7 +3,9 @@
 Two symbols match when their IUPAC base sets intersect. Callers pay only for
 what they ask (edlib's task ladder): ``task="length"`` runs one score pass in
 O(m + n) memory; ``task="lcs"`` also recovers one LCS and its index pairs with
-Hirschberg's linear-space rule, driven by the same variant's kernels.
+Hirschberg's linear-space rule, driven by the same variant's kernels. On the
+``cuda`` backend the score passes (and the recovery's last-row passes) run on
+the GPU (engine/lcs/cuda.py, imported only for cuda jobs).
 
 Examples
 --------
@@ -24,6 +26,7 @@ import numpy as np
 from engine import config, registry
 from engine.jobs import (CancelToken, Job, Progress, RunInfo, SliceClock, check_threads,
                          drive, now)
+from engine.lcs.cuda_options import cuda_params
 from engine.lcs.spec import SPEC
 from engine.sequences import DECODE_TABLE, Record, encode
 
@@ -75,8 +78,9 @@ def _record(value, role: str) -> Record:
     raise ValueError(f"{role} must be a Record or a sequence string, got {type(value).__name__}")
 
 
-def make_job(a, b, *, variant: str | None = None, backend: str | None = None, task: str = "lcs",
-             threads: int | None = None, snapshots: bool = False) -> Job:
+def make_job(a, b, *, variant: str | None = None, backend: str | None = None,
+             parallel: str | None = None, task: str = "lcs", threads: int | None = None,
+             snapshots: bool = False, threads_per_block: int | None = None) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Parameters
@@ -85,20 +89,27 @@ def make_job(a, b, *, variant: str | None = None, backend: str | None = None, ta
         The two sequences (a str is read as a literal sequence).
     variant : {'rows', 'wavefront', 'bitparallel'}, optional
         Default: the fastest, ``bitparallel``.
-    backend : {'serial', 'multicore'}, optional
+    backend : {'serial', 'multicore', 'cuda'}, optional
         Default: the fastest available.
+    parallel : {'tiled', 'diagonal'}, optional
+        wavefront/cuda only: anti-diagonals inside warp-wide bands (``tiled``, the
+        default), or the seed study's one launch per anti-diagonal (``diagonal``).
     task : {'lcs', 'length'}
         ``length`` stops after the score pass.
     threads : int, optional
         Threads for multicore (default: all numba threads).
     snapshots : bool
         Also run a full score pass that samples the DP matrix for the GUI.
+    threads_per_block : int, optional
+        cuda only (default ``engine.config.LCS_CUDA_THREADS_PER_BLOCK``); the band
+        kernels take whole warps above 32.
 
     Raises
     ------
     ValueError
-        On an unknown variant, backend or task, threads < 1, or an input that is
-        neither a Record nor a sequence string (or that holds bad characters).
+        On an unknown variant, backend, parallel form or task, threads < 1, a CUDA
+        option on a CPU backend, or an input that is neither a Record nor a sequence
+        string (or that holds bad characters).
     """
     if task not in TASKS:
         raise ValueError(f"task must be 'lcs' or 'length', got {task!r}")
@@ -108,9 +119,12 @@ def make_job(a, b, *, variant: str | None = None, backend: str | None = None, ta
     rec_a, rec_b = _record(a, "a"), _record(b, "b")
     if len(rec_a) == 0 or len(rec_b) == 0:
         raise ValueError("lcs needs two non-empty sequences")
-    sel = registry.resolve(SPEC, variant, backend, None, None)
+    sel = registry.resolve(SPEC, variant, backend, parallel, None)
+    params = {"task": task}
+    params.update(cuda_params(sel.variant, sel.backend, sel.parallel, threads_per_block))
     return Job(family="lcs", inputs={"a": (rec_a,), "b": (rec_b,)}, variant=sel.variant,
-               backend=sel.backend, params={"task": task}, threads=threads, snapshots=snapshots)
+               backend=sel.backend, parallel=sel.parallel, params=params, threads=threads,
+               snapshots=snapshots)
 
 
 def solve(a, b, **options) -> LcsResult:
@@ -144,6 +158,13 @@ def _warm_up(mod, backend: str) -> None:
     for _ in driver.drive(p, lambda: 1 << 30, np.zeros(1, dtype=np.uint8)):
         pass
     traceback(p.bits(), tiny.shape[0], tiny.shape[0], np.empty((7, 2), dtype=np.int64))
+
+
+def _cuda_passes(job: Job, abort: np.ndarray):
+    """The GPU side of a cuda job (engine.lcs.cuda, and numba.cuda, imported only here)."""
+    from engine.lcs.cuda import CudaPasses
+
+    return CudaPasses(job, abort)
 
 
 def _compiled(mod, backend: str) -> bool:
@@ -218,7 +239,20 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     task = job.params["task"]
     mod = driver.kernels(job.variant)
     score_pass = task == "length" or job.snapshots
-    recovery = driver.Recovery(mod, a, b, job.backend) if task == "lcs" else None
+    score_mode = SNAPSHOT if job.snapshots else PLAIN
+    gpu = _cuda_passes(job, cancel.flag) if job.backend == "cuda" else None
+    if gpu is not None:
+        # Score passes on the GPU; recovery leaves on the CPU (serial kernels of the variant).
+        new_pass = gpu.new_pass
+        recovery = (driver.Recovery(mod, a, b, "serial", gpu.max_words, gpu.new_pass)
+                    if task == "lcs" else None)
+        compiled = gpu.compiled() and (task != "lcs" or _compiled(mod, "serial"))
+    else:
+        def new_pass(a_, b_, mode, sampling=None):
+            return driver.Pass(mod, a_, b_, job.backend, mode, sampling)
+
+        recovery = driver.Recovery(mod, a, b, job.backend) if task == "lcs" else None
+        compiled = _compiled(mod, job.backend)
 
     def later() -> int:
         """Cells the recovery still has to run (an estimate until it is under way)."""
@@ -226,10 +260,15 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
 
     if job.backend == "multicore":
         driver.set_threads(job.threads)  # before any Pass: chunks follow the thread count
-    if not _compiled(mod, job.backend):
+    if not compiled:
         yield Progress(0, (m * n if score_pass else 0) + later(), 0, 0, 0.0, phase="compiling",
                        message="compiling kernels…")
-        _warm_up(mod, job.backend)
+        if gpu is None:
+            _warm_up(mod, job.backend)
+        else:
+            gpu.warm_up(([score_mode] if score_pass else []) + ([PLAIN] if task == "lcs" else []))
+            if task == "lcs":
+                _warm_up(mod, "serial")
 
     meter = _Meter(job)
     sampling = make_sampling(m, n, config.SNAPSHOT_MAX_SIDE) if job.snapshots else None
@@ -239,7 +278,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
 
     if score_pass:
         t0 = now()
-        p = driver.Pass(mod, a, b, job.backend, SNAPSHOT if job.snapshots else PLAIN, sampling)
+        p = new_pass(a, b, score_mode, sampling)
         meter.elapsed += now() - t0  # the match words and buffers are part of the solve
         for _ in meter.run(driver.drive(p, meter.budget, cancel.flag)):
             image = sampling.image.copy() if sampling is not None else None
@@ -249,7 +288,9 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
             if cancel.cancelled:
                 break
         if p.finished:
+            t0 = now()
             found = int(p.last_row()[-1])
+            meter.elapsed += now() - t0  # on the GPU, the copy of the last row back
         else:
             complete = False
 
@@ -269,7 +310,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     elif recovery is not None:
         pairs0 = np.zeros((0, 2), dtype=np.int64)
 
-    info = RunInfo("lcs", job.variant, job.backend, None, (), meter.elapsed, meter.cells,
+    info = RunInfo("lcs", job.variant, job.backend, job.parallel, (), meter.elapsed, meter.cells,
                    meter.cells, complete, job.threads)
     lcs_text = _lcs_text(a, b, pairs0) if pairs0 is not None else None
     return LcsResult(info, task, rec_a.id, rec_b.id, m, n, found, lcs_text,

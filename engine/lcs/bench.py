@@ -20,6 +20,7 @@ from engine import lcs
 from engine.bench import Case, Ratio, timed
 from engine.bench import data
 from engine.jobs import drive
+from engine.lcs import cuda_bench  # the cuda backend's cases (issue 6); imports no numba.cuda
 
 RATIOS = (
     Ratio("L1", "bitparallel/serial", "rapidfuzz LCSseq.similarity", 0.8,
@@ -29,7 +30,7 @@ RATIOS = (
     Ratio("L1", "wavefront/multicore", "wavefront/serial", None, "wavefront multicore vs its serial"),
     Ratio("L1", "rows/multicore", "rows/serial", None, "rows multicore vs its serial"),
     Ratio("L1", "wavefront/serial", "rows/serial", None, "wavefront serial vs rows serial"),
-)
+) + cuda_bench.RATIOS
 
 L1_LENGTH = 48_502
 L2_SLICES = ((0, 100_000), (1_000_000, 1_100_000))
@@ -144,6 +145,8 @@ def _recovery_case(variant: str, backend: str, threads: int) -> Case:
 
 
 def cases(opts) -> list[Case]:
+    if getattr(opts, "backend", None) == "cuda":  # the GPU figures of issue 6
+        return cuda_bench.cases(opts)
     threads = getattr(opts, "threads", None) or 2
     out = [_rapidfuzz_case(repeat=5), _ceiling_case(threads)]
     for variant, repeat in (("bitparallel", 5), ("wavefront", 1), ("rows", 1)):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 
-from engine import lcs
+from engine import config, lcs
 from engine.sequences import load
 
 CSV_COLUMNS = ("a_pos", "b_pos", "symbol")
@@ -24,13 +24,18 @@ def add_arguments(parser) -> None:
     parser.add_argument("--task", choices=lcs.TASKS, default="lcs",
                         help="'lcs' (default): one LCS and its index pairs; 'length': the length "
                              "only, from one score pass")
+    parser.add_argument("--threads-per-block", type=int, metavar="N",
+                        help=f"cuda only: threads per block (default "
+                             f"{config.LCS_CUDA_THREADS_PER_BLOCK}; bitparallel and the tiled "
+                             "wavefront take whole warps above 32)")
 
 
 def make_job(args):
     a = load(args.a)[0]
     b = load(args.b)[0]
-    return lcs.make_job(a, b, variant=args.variant, backend=args.backend, task=args.task,
-                        threads=args.threads)
+    return lcs.make_job(a, b, variant=args.variant, backend=args.backend,
+                        parallel=getattr(args, "parallel", None), task=args.task,
+                        threads=args.threads, threads_per_block=args.threads_per_block)
 
 
 def pair_rows(result):

@@ -130,8 +130,10 @@ class Recovery:
     """
 
     def __init__(self, mod: ModuleType, a: np.ndarray, b: np.ndarray, backend: str,
-                 max_words: int | None = None):
+                 max_words: int | None = None, new_pass=None):
         self.mod, self.backend = mod, backend
+        # new_pass(a, b, mode) -> a pass; the CUDA backend runs its score passes on the GPU.
+        self.new_pass = new_pass or (lambda a_, b_, mode: Pass(mod, a_, b_, backend, mode))
         self.a = np.ascontiguousarray(a, dtype=np.uint8)
         self.b = np.ascontiguousarray(b, dtype=np.uint8)
         self.max_words = config.LCS_TRACEBACK_WORDS if max_words is None else max_words
@@ -173,7 +175,7 @@ class Recovery:
             if m == 0 or n == 0:
                 pass
             elif fits_traceback(m, n, self.max_words):
-                leaf = Pass(self.mod, a[alo:ahi], b[blo:bhi], self.backend, BITS)
+                leaf = self.new_pass(a[alo:ahi], b[blo:bhi], BITS)
                 yield from self._run(leaf, budget, abort, 0)
                 if not leaf.finished:
                     return
@@ -187,8 +189,8 @@ class Recovery:
                     self.pieces.append(np.array([[alo, blo + hits[0]]], dtype=np.int64))
             else:
                 mid = alo + m // 2
-                forward = Pass(self.mod, a[alo:mid], b[blo:bhi], self.backend, PLAIN)
-                backward = Pass(self.mod, a[mid:ahi][::-1], b[blo:bhi][::-1], self.backend, PLAIN)
+                forward = self.new_pass(a[alo:mid], b[blo:bhi], PLAIN)
+                backward = self.new_pass(a[mid:ahi][::-1], b[blo:bhi][::-1], PLAIN)
                 yield from self._run(forward, budget, abort, backward.total)
                 if not forward.finished:
                     return

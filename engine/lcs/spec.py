@@ -1,5 +1,6 @@
 """Registry entry of the lcs family (plain data; no numba import)."""
 
+from engine import config
 from engine.registry import BackendSpec, FamilySpec, InputSpec, ParamSpec, VariantSpec
 
 _CPU = (BackendSpec("serial"), BackendSpec("multicore"))
@@ -17,6 +18,11 @@ SPEC = FamilySpec(
         ParamSpec("task", "Task", "choice", "lcs",
                   "'length' computes the length only (one score pass); 'lcs' also recovers one "
                   "LCS in linear space.", choices=("lcs", "length")),
+        ParamSpec("threads_per_block", "Threads per block (CUDA)", "int",
+                  config.LCS_CUDA_THREADS_PER_BLOCK,
+                  "CUDA only: bitparallel and the tiled wavefront run one band per warp (above 32, "
+                  "whole warps); the per-diagonal wavefront puts this many cells in a block.",
+                  minimum=1, maximum=1024, backends=("cuda",)),
     ),
     flags=(),
     variants=(
@@ -25,10 +31,15 @@ SPEC = FamilySpec(
                     _CPU),
         VariantSpec("wavefront", "wavefront (anti-diagonals)",
                     "Cells of one anti-diagonal at once (SIMD); multicore runs the tiles of each "
-                    "tile anti-diagonal in parallel.", _CPU),
+                    "tile anti-diagonal in parallel; CUDA keeps the anti-diagonals inside warp-wide "
+                    "bands (tiled) or launches one kernel per anti-diagonal (diagonal, the seed "
+                    "study's form).",
+                    # engine/lcs/cuda_band.py (tiled) and engine/lcs/cuda_diagonal.py (diagonal)
+                    _CPU + (BackendSpec("cuda", parallel=("tiled", "diagonal")),)),
         VariantSpec("bitparallel", "bitparallel (Allison-Dix/Hyyrö)",
                     "64 cells per word operation; multicore runs a wavefront of tiles that pass "
-                    "their carry bits on.", _CPU),
+                    "their carry bits on; CUDA pipelines the words of a band across a warp's lanes.",
+                    _CPU + (BackendSpec("cuda"),)),  # engine/lcs/cuda_band.py
     ),
     fastest_variant="bitparallel",
     module="engine.lcs",

@@ -20,7 +20,7 @@ from tests.engine.lcs.helpers import COMBOS, VARIANTS, assert_valid_lcs
 def test_registry_lists_the_family():
     fam = registry.family("lcs")
     assert [v.name for v in fam.variants] == list(VARIANTS)
-    assert all({b.name for b in v.backends} == {"serial", "multicore"} for v in fam.variants)
+    assert all({"serial", "multicore"} <= {b.name for b in v.backends} for v in fam.variants)
     assert fam.fastest_variant == "bitparallel"
 
 

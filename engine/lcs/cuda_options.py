@@ -1,0 +1,30 @@
+"""Checks of the CUDA-only options of an lcs job (plain Python: no numba import)."""
+
+from __future__ import annotations
+
+from engine.jobs import check_int
+
+MAX_THREADS_PER_BLOCK = 1024
+WARP = 32
+
+
+def cuda_params(variant: str, backend: str, parallel: str | None, threads_per_block=None) -> dict:
+    """The job parameters of the CUDA options (empty on CPU backends); ValueError when bad.
+
+    The band kernels (bitparallel, tiled wavefront) run one band per warp, so a block
+    of more than 32 threads must hold whole warps; fewer than 32 make one narrower band.
+    """
+    if backend != "cuda":
+        if threads_per_block is not None:
+            raise ValueError("threads_per_block applies to the cuda backend only")
+        return {}
+    if threads_per_block is None:
+        return {}
+    tpb = check_int("threads_per_block", threads_per_block, 1)
+    if tpb > MAX_THREADS_PER_BLOCK:
+        raise ValueError(f"threads_per_block must be <= {MAX_THREADS_PER_BLOCK}, got {tpb}")
+    banded = not (variant == "wavefront" and parallel == "diagonal")
+    if banded and tpb > WARP and tpb % WARP:
+        raise ValueError(f"threads_per_block of lcs {variant}/cuda above {WARP} must be a multiple "
+                         f"of {WARP} (one band per warp), got {tpb}")
+    return {"threads_per_block": tpb}
