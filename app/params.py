@@ -24,9 +24,6 @@ from engine import registry
 from app.families import RunChoice, has_adapter
 from app.settings import load_json, save_json
 
-#: Parameters that only mean something on CUDA (threads per block, prefetch factor c).
-CUDA_PARAMS = {"tpb", "threads_per_block", "prefetch", "prefetch_factor", "prefetch_c"}
-
 
 def _cpu_threads() -> int:
     return os.cpu_count() or 1
@@ -370,5 +367,5 @@ class ParamsPanel(QWidget):
             box.setToolTip(help_text)
             box.blockSignals(False)
         for name, widget in self._param_widgets.items():
-            if name in CUDA_PARAMS:
-                widget.setEnabled(state["backend"] == "cuda")
+            # Backend- or variant-only parameters (threads per block on cuda...) grey out elsewhere.
+            widget.setEnabled(fam.param(name).applies(state["variant"], state["backend"]))

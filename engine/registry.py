@@ -74,6 +74,13 @@ class ParamSpec:
     #: backends it applies to (empty: all); e.g. threads per block on cuda only. The GUI
     #: enables it, and passes it to make_job, only on these backends.
     backends: tuple[str, ...] = ()
+    #: variants it applies to (empty: all); e.g. words per thread of the cooperative kernel.
+    variants: tuple[str, ...] = ()
+
+    def applies(self, variant: str, backend: str) -> bool:
+        """Whether it means something for this variant on this backend."""
+        return ((not self.backends or backend in self.backends)
+                and (not self.variants or variant in self.variants))
 
 
 @dataclass(frozen=True)

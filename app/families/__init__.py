@@ -44,12 +44,14 @@ class RunChoice:
     threads: int | None = None
 
     def backend_options(self) -> dict[str, Any]:
-        """The parameters that apply to the chosen backend only (``ParamSpec.backends``),
-        e.g. threads per block on cuda: make_job takes them there and refuses them elsewhere."""
+        """The parameters meant for some backends or variants only (``ParamSpec.backends``,
+        ``ParamSpec.variants``) that apply to the chosen ones, e.g. threads per block on cuda:
+        make_job takes them there and refuses them elsewhere."""
         spec = registry.family(self.family)
-        backend = self.selection.backend
+        sel = self.selection
         return {p.name: self.params[p.name] for p in spec.params
-                if p.backends and backend in p.backends and p.name in self.params}
+                if (p.backends or p.variants) and p.applies(sel.variant, sel.backend)
+                and p.name in self.params}
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ class EditAdapter(FamilyAdapter):
                              variant=sel.variant, backend=sel.backend, parallel=sel.parallel,
                              flags=sel.flags, strands=p["strands"] if search else "forward",
                              pairing=p["pairing"], report=p["report"] if search else None,
-                             threads=choice.threads)
+                             threads=choice.threads, **choice.backend_options())
 
     def items(self, result_or_partial):
         if result_or_partial is None:

@@ -26,6 +26,14 @@ Variants (all give the same answers):
   (O(n k / 64) expected on random text); in global, only the blocks of the
   diagonal band of k, or of a threshold doubled until the distance fits
   (O(n d / 64)).
+- ``task`` (cuda): one GPU thread per (pattern, text) pair, its words in
+  registers;
+- ``cooperative`` (cuda): the threads of a warp share a pattern's words and
+  pass carries by warp shuffles, several patterns per warp (Chacon et al.,
+  "Thread-cooperative, bit-parallel computation of Levenshtein distance on
+  GPU"); ``words_per_thread`` sets how many 64-bit words each thread holds.
+  Both GPU variants search long records as overlapping chunks (as multicore
+  does); starts and CIGARs of their hits come from the CPU path stage.
 
 Search results also carry a :class:`ScoreProfile` per pattern, strand and
 record: the best distance per bin along the text (at most ~4096 bins).
@@ -52,7 +60,8 @@ from typing import Generator
 
 import numpy as np
 
-from engine import config, registry
+from engine import registry
+from engine.edit.cuda_options import cuda_params
 from engine.edit.spec import SPEC
 from engine.edit.results import EditResult, Hit, PairDistance, ScoreProfile
 from engine.jobs import (CancelToken, Job, Progress, RunInfo, SliceClock, check_int, check_threads,
@@ -71,7 +80,8 @@ STRANDS = ("forward", "both")
 def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, variant=None,
              backend=None, parallel=None, flags=None, strands: str = "forward",
              pairing: str = "all", report: str | None = None, align: bool | None = None,
-             profile: bool | None = None, threads: int | None = None) -> Job:
+             profile: bool | None = None, threads: int | None = None,
+             threads_per_block: int | None = None, words_per_thread: int | None = None) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Parameters
@@ -101,6 +111,9 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
         keeps ``banded`` from cutting below k once a good hit is found.
     threads : int or None
         Threads for the multicore backend.
+    threads_per_block, words_per_thread : int or None
+        cuda backend only (``words_per_thread``: ``cooperative`` only); job
+        parameters of the same names (defaults: ``engine.config.EDIT_CUDA_*``).
 
     Raises
     ------
@@ -160,10 +173,11 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
         longest = patterns[int(np.argmax(lengths["pattern"]))]
         raise ValueError(f"variant myers takes patterns of up to 64 symbols; pattern "
                          f"{longest.id!r} has {len(longest)} (use myers-blocked)")
+    params = {"mode": mode, "k": k, "strands": strands, "pairing": pairing, "report": report,
+              "align": align, "profile": profile}
+    params.update(cuda_params(sel.variant, sel.backend, threads_per_block, words_per_thread))
     return Job(family="edit", inputs={"pattern": patterns, "text": texts}, variant=sel.variant,
-               backend=sel.backend, parallel=sel.parallel, flags=sel.flags,
-               params={"mode": mode, "k": k, "strands": strands, "pairing": pairing,
-                       "report": report, "align": align, "profile": profile},
+               backend=sel.backend, parallel=sel.parallel, flags=sel.flags, params=params,
                threads=threads)
 
 
@@ -272,20 +286,30 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
 
 
 def _run(job: Job, cancel: CancelToken, warm_up: bool):
-    from engine.edit.plan import Plan
-    from engine.edit.run import Collector, Runner
+    from engine.edit.run import Collector
 
-    from engine.edit.cpu_driver import lanes_per_thread
+    if job.backend == "cuda":
+        from engine.edit.cuda import CudaRunner  # numba.cuda is imported for cuda jobs only
 
-    nlanes = _threads(job) * lanes_per_thread(job.variant)
-    plan = Plan(job, nlanes)
-    runner = Runner(job, plan, nlanes, cancel.flag)
+        runner = CudaRunner(job, cancel.flag)
+        plan, nlanes = runner.plan, 1
+    else:
+        from engine.edit.cpu_driver import lanes_per_thread
+        from engine.edit.plan import Plan
+        from engine.edit.run import Runner
+
+        nlanes = _threads(job) * lanes_per_thread(job.variant)
+        plan = Plan(job, nlanes)
+        runner = Runner(job, plan, nlanes, cancel.flag)
     total = plan.columns
     if warm_up and not runner.compiled():
         yield Progress(0, total, 0, 0, 0.0, phase="compiling", message="compiling kernels…")
-        _warm_up(job)
+        if job.backend == "cuda":
+            runner.warm_up()
+        else:
+            _warm_up(job)
     collector = Collector(plan, runner, job.params["align"])
-    clock = SliceClock(first=config.EDIT_FIRST_SLICE_COLUMNS)
+    clock = SliceClock(first=runner.first_slice())
     elapsed = 0.0
     complete = True
     while not runner.finished():

@@ -38,6 +38,7 @@ import numpy as np
 
 from engine import edit
 from engine.bench import Case, Ratio, data, timed
+from engine.edit import cuda_bench  # the cuda backend's cases (issue 5); imports no numba.cuda
 from engine.jobs import drive
 from engine.sequences import Record, decode, reverse_complement
 
@@ -82,7 +83,7 @@ RATIOS = (
           "  banded (cut-off) vs myers-blocked (every block), serial"),
     Ratio("S1000", "banded/multicore/coarse", "edlib HW distance", None,
           "  banded multicore vs edlib HW"),
-)
+) + cuda_bench.RATIOS
 
 _ACGT = np.array([1, 2, 4, 8], dtype=np.uint8)
 
@@ -353,6 +354,8 @@ def _global_peers():
 
 
 def cases(opts) -> list[Case]:
+    if getattr(opts, "backend", None) == "cuda":  # the GPU figures of issue 5
+        return cuda_bench.cases(opts)
     threads = getattr(opts, "threads", None) or 2
     out = []
     for w in ("V64", "V100", "V1000"):

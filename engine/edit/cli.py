@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import csv
 
-from engine import edit
+from engine import config, edit
 from engine.cli import selected_flags
 from engine.sequences import load
 
@@ -37,6 +37,12 @@ def add_arguments(parser) -> None:
                              "pattern, strand and record (best)")
     parser.add_argument("--align", action=argparse.BooleanOptionalAction, default=None,
                         help="starts and CIGARs (default: on in search mode, off in global)")
+    parser.add_argument("--threads-per-block", type=int, metavar="N",
+                        help="cuda only: threads per block "
+                             f"(default {config.EDIT_CUDA_THREADS_PER_BLOCK})")
+    parser.add_argument("--words-per-thread", type=int, metavar="W",
+                        help="cuda cooperative only: 64-bit words of a query per thread "
+                             f"(default {config.EDIT_CUDA_WORDS_PER_THREAD})")
 
 
 def make_job(args):
@@ -50,6 +56,8 @@ def make_job(args):
                          backend=args.backend, parallel=args.parallel, flags=selected_flags(args),
                          strands=args.strands, pairing=args.pairs, report=args.report,
                          align=args.align, threads=args.threads,
+                         threads_per_block=args.threads_per_block,
+                         words_per_thread=args.words_per_thread,
                          profile=False)  # the CSV and JSON carry no score profile
 
 

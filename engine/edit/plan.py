@@ -42,7 +42,10 @@ def _concat(arrays) -> tuple[np.ndarray, np.ndarray]:
 class Plan:
     """Everything the kernels read for one job."""
 
-    def __init__(self, job, nlanes: int):
+    def __init__(self, job, nlanes: int, min_chunk: int | None = None):
+        """``nlanes``: workers to give search chunks to; ``min_chunk``: the shortest chunk
+        (default config.EDIT_MIN_CHUNK_COLUMNS, sized for CPU threads)."""
+        self.min_chunk = config.EDIT_MIN_CHUNK_COLUMNS if min_chunk is None else min_chunk
         params = job.params
         self.mode, self.k, self.report = params["mode"], params["k"], params["report"]
         self.profile = self.mode == "search" and params["profile"]
@@ -125,7 +128,7 @@ class Plan:
         """Chunk length for search (0: no chunks), so that every lane gets work."""
         if self.mode == "global" or nlanes == 1:
             return 0
-        return max(config.EDIT_MIN_CHUNK_COLUMNS, -(-total // (nlanes * config.EDIT_CHUNKS_PER_THREAD)))
+        return max(self.min_chunk, -(-total // (nlanes * config.EDIT_CHUNKS_PER_THREAD)))
 
     def mode_id(self) -> int:
         if self.mode == "global":

@@ -1,5 +1,8 @@
 """Drives one job's slices: the kernels, the path stage, and the answers as they become final.
 
+:class:`Runner` runs the CPU kernels; engine.edit.cuda's ``CudaRunner`` offers the
+same methods for the GPU variants, so :class:`Collector` serves both.
+
 Hits of ``report="hits"`` are final when found, so they are aligned in the
 slice that found them. A best hit or a global distance is final when every
 task of its group is done. Everything aligned so far is therefore ready when
@@ -69,27 +72,37 @@ class Runner:
         self.info[:, cc.NHITS] = 0
         return rows
 
+    def first_slice(self) -> int:
+        """Columns per lane of the first slice (later slices adapt to SLICE_SECONDS)."""
+        return config.EDIT_FIRST_SLICE_COLUMNS
+
     def align(self, items: np.ndarray):
         """(starts, cigars) for items [instance, end, record start, distance, start or -1].
 
         A cancelled item has cigar None.
         """
-        p = self.plan
-        m = np.diff(p.p_offs)[items[:, 0]]
-        longest = np.where(items[:, 4] >= 0, items[:, 1] - items[:, 4],
-                           np.minimum(items[:, 1] - items[:, 2], m + items[:, 3]))
-        op_offs = np.zeros(len(items) + 1, dtype=np.int64)
-        np.cumsum(m + longest, out=op_offs[1:])
-        ops = np.zeros(int(op_offs[-1]), dtype=np.uint8)
-        starts = np.zeros(len(items), dtype=np.int64)
-        counts = np.zeros(len(items), dtype=np.int64)
-        self.align_kernel(p.pats, p.p_offs, p.text, np.ascontiguousarray(items), op_offs, ops,
-                          starts, counts, config.EDIT_ALIGN_STORE_WORDS, self.abort)
-        bad = np.flatnonzero((counts == -1) | (starts < 0))
-        if bad.size:
-            raise RuntimeError(f"edit: alignment disagrees with the scanned distance for item "
-                               f"{items[bad[0]].tolist()}")
-        return starts, cpu_align.cigar_strings(ops, op_offs, counts)
+        return align_items(self.plan, self.align_kernel, self.abort, items)
+
+
+def align_items(plan, kernel, abort: np.ndarray, items: np.ndarray):
+    """The path stage (cpu_align) for items [instance, end, record start, distance, start or -1]
+    of a plan: (starts, cigars), cigar None for an item a cancel stopped. Every backend's
+    hits and pairs go through it, so all report the same start and CIGAR."""
+    m = np.diff(plan.p_offs)[items[:, 0]]
+    longest = np.where(items[:, 4] >= 0, items[:, 1] - items[:, 4],
+                       np.minimum(items[:, 1] - items[:, 2], m + items[:, 3]))
+    op_offs = np.zeros(len(items) + 1, dtype=np.int64)
+    np.cumsum(m + longest, out=op_offs[1:])
+    ops = np.zeros(int(op_offs[-1]), dtype=np.uint8)
+    starts = np.zeros(len(items), dtype=np.int64)
+    counts = np.zeros(len(items), dtype=np.int64)
+    kernel(plan.pats, plan.p_offs, plan.text, np.ascontiguousarray(items), op_offs, ops, starts,
+           counts, config.EDIT_ALIGN_STORE_WORDS, abort)
+    bad = np.flatnonzero((counts == -1) | (starts < 0))
+    if bad.size:
+        raise RuntimeError(f"edit: alignment disagrees with the scanned distance for item "
+                           f"{items[bad[0]].tolist()}")
+    return starts, cpu_align.cigar_strings(ops, op_offs, counts)
 
 
 class Collector:

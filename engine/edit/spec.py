@@ -1,11 +1,14 @@
 """Registry entry of the edit family (plain data; no numba import)."""
 
+from engine import config
 from engine.registry import BackendSpec, FamilySpec, InputSpec, ParamSpec, VariantSpec
 
 _CPU = (
     BackendSpec("serial"),
     BackendSpec("multicore", parallel=("coarse",)),
 )
+# The GPU variants (engine/edit/cuda*.py), as in Chacon et al.; CUDA-only parameters below.
+_CUDA = (BackendSpec("cuda"),)
 
 SPEC = FamilySpec(
     name="edit",
@@ -35,6 +38,15 @@ SPEC = FamilySpec(
                   "'hits': every end position within k; 'best': one best hit per pattern, strand "
                   "and record (read verification).",
                   choices=("hits", "best")),
+        ParamSpec("threads_per_block", "Threads per block (CUDA)", "int",
+                  config.EDIT_CUDA_THREADS_PER_BLOCK,
+                  "CUDA only: threads per block of the task and cooperative kernels (cooperative: "
+                  "a multiple of 32).", minimum=32, maximum=1024, backends=("cuda",)),
+        ParamSpec("words_per_thread", "Words per thread (CUDA)", "int",
+                  config.EDIT_CUDA_WORDS_PER_THREAD,
+                  "CUDA cooperative only: 64-bit words of a query each thread of a warp holds; a "
+                  "query spans ceil(words / this) threads and a warp takes as many queries as fit.",
+                  minimum=1, maximum=8, backends=("cuda",), variants=("cooperative",)),
     ),
     flags=(),
     variants=(
@@ -49,6 +61,16 @@ SPEC = FamilySpec(
                     "Myers' blocks, only those that can still hold a value <= k (Ukkonen's cut-off, "
                     "as in edlib): down to the last such block (search), or the diagonal band, "
                     "doubled until the distance fits when no k is given (global).", _CPU),
+        VariantSpec("task", "task (GPU, thread per pair)",
+                    "Myers' blocks on the GPU, one thread per (query, text) pair with the query's "
+                    "words in registers (long queries: in global memory). Long texts are searched "
+                    "as overlapping chunks; starts and CIGARs are traced on the CPU.", _CUDA),
+        VariantSpec("cooperative", "cooperative (GPU, warp per queries)",
+                    "Myers' blocks on the GPU, the threads of a warp sharing a query's words "
+                    "(words per thread), carries passed between threads by warp shuffles in a "
+                    "diagonal pipeline, several queries per warp (Chacon et al.). Long texts are "
+                    "searched as overlapping chunks; starts and CIGARs are traced on the CPU.",
+                    _CUDA),
     ),
     fastest_variant="myers-blocked",
     module="engine.edit",

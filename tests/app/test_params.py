@@ -64,3 +64,22 @@ def test_every_family_builds_its_panel(qtbot, settings):
         assert set(panel._param_widgets) == {p.name for p in fam.params}
         assert panel.variant_combo.count() == len(fam.variants)
         panel.choice()  # the defaults always resolve
+
+
+def test_backend_only_parameters_go_to_make_job_where_they_apply():
+    """ParamSpec.backends/variants decide what the GUI passes (the engine refuses the rest)."""
+    from app.families import RunChoice
+
+    fam = registry.family("edit")
+    defaults = {p.name: p.default for p in fam.params}
+
+    def options(variant, backend):
+        sel = registry.Selection(variant, backend, None, frozenset())
+        return set(RunChoice("edit", sel, defaults).backend_options())
+
+    assert options("myers", "serial") == set()
+    assert options("task", "cuda") == {"threads_per_block"}
+    assert options("cooperative", "cuda") == {"threads_per_block", "words_per_thread"}
+    assert fam.param("words_per_thread").applies("cooperative", "cuda")
+    assert not fam.param("words_per_thread").applies("task", "cuda")
+    assert fam.param("k").applies("myers", "serial")

@@ -1,0 +1,519 @@
+"""edit on CUDA: the host side of the ``task`` and ``cooperative`` variants (imported lazily,
+only for cuda jobs).
+
+- :class:`GpuPairs` holds a text and its patterns on the GPU and runs batches of
+  (pattern, text range) pairs through one variant's kernels: the match tables,
+  the ordering of pairs into threads or warps, and the launches (see
+  cuda_kernels.py). It also serves the read-verification benchmark directly.
+- :class:`CudaRunner` is the GPU twin of engine.edit.run.Runner: the job's
+  tasks (pairs of a batch, or overlapping chunks of long records) go to the
+  GPU in slices, the answers land in the plan's task table, and
+  engine.edit.run.Collector turns them into hits and distances as on the CPU.
+  Starts and CIGARs of the reported hits (``align=True``) are traced by the CPU
+  path stage (cpu_align), which every backend shares; the GPU computes the
+  distances and ends.
+
+Every CUDA failure (out of memory, a launch the device refuses, a fault in a
+kernel) becomes a one-line :class:`~engine.gpu.CudaFailure`; the CPU backends
+stay usable.
+"""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import numpy as np
+
+from engine import config, gpu
+from engine.edit import cpu_align
+from engine.edit import cpu_common as cc
+from engine.edit import cuda_kernels as ck
+from engine.edit.plan import UNSEEN, Plan
+from engine.edit.run import align_items
+from engine.gpu import CudaFailure, cuda_errors, register_cap
+
+_COMPILED: set = set()  # kernels launched in this process (for the "compiling" phase)
+
+
+def pack_text(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lookups, codes) of a text as the kernels read them, ``PAD`` symbols in.
+
+    Lookups (cuda_kernels.LOOKUP) are packed 16 per uint64; the codes stay one
+    byte each, for the rare columns of several bases. Both run on for at least
+    PAD + 32 symbols past the end, so that lanes may read ahead.
+    """
+    codes = np.ascontiguousarray(codes, dtype=np.uint8)
+    n = codes.shape[0]
+    total = -(-(ck.PAD + n + ck.PAD + 32) // 16) * 16
+    look = ck.LOOKUP[codes]
+    if n % 2:
+        look = np.append(look, np.uint8(0))
+    packed = np.zeros(total // 2, dtype=np.uint8)
+    packed[ck.PAD // 2:ck.PAD // 2 + look.shape[0] // 2] = look[0::2] | (look[1::2] << 4)
+    padded = np.zeros(total, dtype=np.uint8)
+    padded[ck.PAD:ck.PAD + n] = codes
+    return packed.view(np.uint64), padded
+
+
+def _tiers():
+    return tuple(sorted(config.EDIT_CUDA_TASK_TIERS))
+
+
+def _ceil_div(a, b):
+    return -(-a // b)
+
+
+class GpuPairs:
+    """A text and patterns on the GPU, and one variant's kernels over batches of pairs.
+
+    Parameters
+    ----------
+    dev : engine.gpu.Device
+    variant : {"task", "cooperative"}
+    text : uint8 codes (all records, flat)
+    pats, p_offs : the patterns, flat, with offsets
+    mode : cpu_common.MODE_GLOBAL, MODE_HITS or MODE_BEST
+    profile : bool
+        Search: lower score-profile bins (``prof`` of :meth:`run`).
+    words : int
+        cooperative: words per thread.
+    """
+
+    def __init__(self, dev: gpu.Device, variant: str, text: np.ndarray, pats: np.ndarray,
+                 p_offs: np.ndarray, mode: int, profile: bool = False, words: int = 1):
+        self.dev, self.variant, self.mode, self.profile = dev, variant, mode, bool(profile)
+        self.words = int(words)
+        self.columns = int(config.EDIT_CUDA_COLUMNS_PER_STEP)
+        if not 1 <= self.columns <= ck.MAX_COLUMNS or 16 % self.columns:
+            raise ValueError("EDIT_CUDA_COLUMNS_PER_STEP must be 1, 2 or 4")
+        self.max_lanes = int(config.EDIT_CUDA_MAX_LANES)
+        self.tpb = dev.threads_per_block
+        if variant == "cooperative":
+            need = ck.cooperative_shared_bytes(self.words, self.tpb)
+            if need > dev.max_shared:
+                raise CudaFailure(
+                    f"cooperative/cuda with {self.words} words per thread and {self.tpb} threads "
+                    f"per block needs {need} bytes of shared memory per block, more than "
+                    f"{dev.name} allows ({dev.max_shared}); use fewer threads per block or words "
+                    "per thread")
+        self.p_offs = np.ascontiguousarray(p_offs, dtype=np.int64)
+        self.lengths = np.diff(self.p_offs)
+        lookups, padded = pack_text(text)
+        self.text_d = dev.upload(lookups, "the text")
+        self.codes_d = dev.upload(padded, "the text")
+        self.pats_d = dev.upload(np.ascontiguousarray(pats, dtype=np.uint8), "the patterns")
+        self.p_offs_d = dev.upload(self.p_offs, "the pattern offsets")
+        self.kernel_seconds = 0.0
+        self.launched = {}  # key -> kernel, of the distance kernels launched
+
+    # -- which kernels ------------------------------------------------------------------------
+    def _registers(self) -> int:
+        return register_cap(self.tpb)
+
+    def kernel_keys(self, inst: np.ndarray) -> set:
+        """Kernels a batch of pairs on these patterns launches (cache keys)."""
+        common = (self.variant, self.mode, self.profile, self._registers())
+        nw = (self.lengths[np.unique(inst)] + 63) // 64
+        if self.variant == "cooperative":
+            stripes = _ceil_div(_ceil_div(nw, self.words), self.max_lanes)
+            return {common + (self.words, self.columns, bool(striped))
+                    for striped in np.unique(stripes > 1)}
+        tiers = _tiers()
+        return {common + (self._tier(int(w), tiers),) for w in np.unique(nw)}
+
+    @staticmethod
+    def _tier(nw: int, tiers) -> int:
+        for t in tiers:
+            if nw <= t:
+                return t
+        return 0
+
+    def _kernel(self, key):
+        variant, mode, profile, registers = key[:4]
+        if variant == "cooperative":
+            return ck.cooperative_kernel(key[4], key[5], mode, profile, key[6], registers)
+        return ck.task_kernel(key[4], mode, profile, registers)
+
+    # -- a batch ------------------------------------------------------------------------------
+    def run(self, inst: np.ndarray, jobs: np.ndarray, prof_d=None, hit_cap: int = 1):
+        """Run the pairs of a job table (:func:`new_jobs`; ``inst[i]`` is pair i's pattern).
+        Returns (out, hits): out per pair (cuda_kernels.O_* columns), hits (end, distance,
+        id) rows in hits mode (else None); None when cancelled.
+
+        The table's J_PEQ and J_CARRY fields are filled in here.
+        """
+        dev = self.dev
+        inst = np.ascontiguousarray(inst, dtype=np.int64)
+        if jobs.shape[1] == 0:
+            return np.zeros((0, ck.NO), dtype=np.int64), np.zeros((0, 3), dtype=np.int64)
+        if prof_d is None:
+            prof_d = dev.zeros(1, np.int64, "the score profile")
+        if self.variant == "cooperative":
+            launch = self._plan_cooperative(inst, jobs)
+        else:
+            launch = self._plan_task(inst, jobs)
+        while True:
+            if dev.cancelled():
+                return None
+            cap = max(1, hit_cap) if self.mode == cc.MODE_HITS else 1
+            hits_d = dev.empty((cap, 3), np.int64, f"a buffer for {cap} hits")
+            count_d = dev.zeros(1, np.int64, "the hit count")
+            out = launch(hits_d, count_d, prof_d)
+            if out is None:
+                return None
+            count = int(dev.fetch(count_d)[0])
+            if count <= cap:
+                break
+            hit_cap = count  # every hit again, with room for all of them
+        hits = dev.fetch(hits_d)[:count] if self.mode == cc.MODE_HITS else None
+        return out, hits
+
+    def _tables(self, inst: np.ndarray, nwp: np.ndarray) -> tuple[np.ndarray, object]:
+        """Match tables (4 words per padded word) of the batch's patterns, built on the GPU
+        once per pattern (``nwp``, the padded words, depends on the pattern alone); returns
+        each pair's table offset and the table."""
+        used = np.zeros(len(self.lengths), dtype=bool)
+        used[inst] = True
+        u_inst = np.flatnonzero(used)
+        words = np.zeros(len(self.lengths), dtype=np.int64)
+        words[inst] = nwp
+        u_nwp = words[u_inst]
+        woff = np.zeros(len(u_inst) + 1, dtype=np.int64)
+        np.cumsum(u_nwp, out=woff[1:])
+        total = int(woff[-1])
+        slot = np.zeros(len(self.lengths), dtype=np.int64)
+        slot[u_inst] = woff[:-1]
+        owner = np.repeat(np.arange(len(u_inst)), u_nwp)
+        word_inst = u_inst[owner]
+        word_index = np.arange(total, dtype=np.int64) - woff[owner]
+        word_dummy = (u_nwp * 64 - self.lengths[u_inst])[owner]
+        table_d = self.dev.empty(4 * max(1, total), np.uint64,
+                                 f"the match words of {len(u_inst)} patterns")
+        tpb = self.tpb
+        self._timed(ck.peq_kernel, -(-total // tpb), tpb, 0, self.pats_d, self.p_offs_d,
+                    self.dev.upload(word_inst, "match-table plan"),
+                    self.dev.upload(word_index, "match-table plan"),
+                    self.dev.upload(word_dummy, "match-table plan"), self.mode != cc.MODE_GLOBAL,
+                    table_d)
+        return 4 * slot[inst], table_d
+
+    def _timed(self, kernel, blocks, tpb, shared, *args) -> None:
+        """Launch, timing the kernel with CUDA events (summed into ``kernel_seconds``)."""
+        if blocks <= 0:
+            return
+        if gpu.SIMULATOR:  # no device timers there
+            t0 = time.perf_counter()
+            self.dev.launch(kernel, blocks, tpb, shared, *args)
+            self.kernel_seconds += time.perf_counter() - t0
+            return
+        from numba import cuda
+
+        with cuda_errors("timing a kernel"):
+            start, stop = cuda.event(), cuda.event()
+            start.record()
+        self.dev.launch(kernel, blocks, tpb, shared, *args)
+        with cuda_errors("running a kernel"):
+            stop.record()
+            stop.synchronize()
+            self.kernel_seconds += start.elapsed_time(stop) / 1e3
+
+    # task: one thread per pair, grouped by register tier
+    def _plan_task(self, inst, jobs):
+        tiers = _tiers()
+        n = jobs[ck.J_N]
+        nw = (jobs[ck.J_M] + 63) // 64
+        rank = np.searchsorted(np.array(tiers), nw)  # len(tiers): words in global memory
+        tier = np.append(np.array(tiers), 0)[rank]
+        nwp = np.where(tier > 0, tier, nw)
+        # A tier at a time, long texts first within it (threads of a warp end together).
+        order = _order(rank * (int(n.max()) + 1) + (int(n.max()) - n))
+        ranks = rank if order is None else rank[order]
+        bounds = np.flatnonzero(np.diff(ranks)) + 1
+        parts = np.split(np.arange(len(n)) if order is None else order, bounds)
+
+        def launch(hits_d, count_d, prof_d):
+            jobs[ck.J_PEQ], table_d = self._tables(inst, nwp)
+            jobs_d = self.dev.upload(jobs, "the pairs")
+            out_d = self.dev.empty((jobs.shape[1], ck.NO), np.int64, "the results")
+            for rows in parts:
+                if self.dev.cancelled():
+                    return None
+                t = int(tier[rows[0]])
+                if t > 0:
+                    spv = smv = self.dev.zeros((1, 1), np.uint64, "scratch")
+                else:
+                    words = int(nw[rows].max())
+                    what = f"{words} words for each of {len(rows)} pairs"
+                    spv = self.dev.empty((words, len(rows)), np.uint64, what)
+                    smv = self.dev.empty((words, len(rows)), np.uint64, what)
+                key = (self.variant, self.mode, self.profile, self._registers(), t)
+                kernel = self.launched[key] = self._kernel(key)
+                self._timed(kernel, -(-len(rows) // self.tpb), self.tpb, 0, self.text_d,
+                            self.codes_d, table_d, jobs_d, self.dev.upload(rows, "the pair order"),
+                            out_d, hits_d, count_d, prof_d, spv, smv)
+                _COMPILED.add(key)
+            return self.dev.fetch(out_d)
+
+        return launch
+
+    # cooperative: pairs side by side in warps, a few lanes each
+    def _plan_cooperative(self, inst, jobs):
+        W, C, maxl = self.words, self.columns, self.max_lanes
+        n = jobs[ck.J_N]
+        nw = (jobs[ck.J_M] + 63) // 64
+        lanes = _ceil_div(nw, W)
+        stripes = _ceil_div(lanes, maxl)
+        L = np.where(stripes > 1, maxl, lanes)
+        nwp = stripes * L * W
+        # Pairs of one shape (stripes, lanes) a warp at a time, long texts first within it.
+        kind = stripes * (maxl + 1) + L
+        order = _order(kind * (int(n.max()) + 1) + (int(n.max()) - n))
+
+        def take(a):
+            return a if order is None else a[order]
+
+        Ls, Ss, ns, kinds = take(L), take(stripes), take(n), take(kind)
+        per_warp = ck.WARP // Ls
+        new_kind = np.ones(len(ns), dtype=bool)
+        new_kind[1:] = kinds[1:] != kinds[:-1]
+        kind_start = np.maximum.accumulate(np.where(new_kind, np.arange(len(ns)), 0))
+        firsts = np.flatnonzero((np.arange(len(ns)) - kind_start) % per_warp == 0)
+        counts = np.diff(np.append(firsts, len(ns)))
+        steps = -(-np.maximum.reduceat(ns, firsts) // C) + Ls[firsts] - 1
+        warps = np.column_stack((firsts, counts, Ls[firsts], Ss[firsts], steps)).astype(np.int64)
+        carry_rows = np.where(Ss > 1, 2 * ns, 0)
+        common = (self.variant, self.mode, self.profile, self._registers(), W, C)
+
+        def launch(hits_d, count_d, prof_d):
+            jobs[ck.J_PEQ], table_d = self._tables(inst, nwp)
+            ordered = jobs if order is None else np.ascontiguousarray(jobs[:, order])
+            ordered[ck.J_CARRY, 0] = 0
+            np.cumsum(carry_rows[:-1], out=ordered[ck.J_CARRY, 1:])
+            carry_d = self.dev.empty(max(1, int(carry_rows.sum())), np.uint8, "stripe carries")
+            out_d = self.dev.empty((len(ns), ck.NO), np.int64, "the results")
+            jobs_d = self.dev.upload(ordered, "the pairs")
+            # Warps of one stripe and of several run in kernels of their own (no carry code
+            # in the former's loop).
+            for striped in (False, True):
+                if self.dev.cancelled():
+                    return None
+                part = warps[(warps[:, 3] > 1) == striped]
+                if not len(part):
+                    continue
+                key = common + (striped,)
+                threads = len(part) * ck.WARP
+                self.launched[key] = self._kernel(key)
+                self._timed(self.launched[key], -(-threads // self.tpb), self.tpb,
+                            ck.cooperative_shared_bytes(W, self.tpb), self.text_d, self.codes_d,
+                            table_d, jobs_d, self.dev.upload(part, "the warp plan"), out_d,
+                            hits_d, count_d, prof_d, carry_d)
+                _COMPILED.add(key)
+            if order is None:
+                return self.dev.fetch(out_d)
+            out = np.empty((len(ns), ck.NO), dtype=np.int64)
+            out[order] = self.dev.fetch(out_d)
+            return out
+
+        return launch
+
+    def warm_up(self, keys) -> None:
+        """Compile (or load) the given kernels by running each on a tiny batch."""
+        for key in keys:
+            if key in _COMPILED:
+                continue
+            if key[0] == "task":  # a pattern of the tier's words (past the last tier: one more)
+                words = key[4] if key[4] > 0 else _tiers()[-1] + 1
+            else:  # one word, or more than a stripe holds
+                words = self.words * self.max_lanes + 1 if key[6] else 1
+            m = 64 * words
+            pats = np.tile(np.array([1, 2, 4, 8], dtype=np.uint8), m // 4)
+            tiny = GpuPairs(self.dev, self.variant, np.array([1, 2, 4, 8, 15], dtype=np.uint8),
+                            pats, np.array([0, m], dtype=np.int64), key[1], key[2], self.words)
+            jobs = new_jobs(1)
+            jobs[ck.J_N] = 5
+            jobs[ck.J_M] = m
+            tiny.run(np.zeros(1, dtype=np.int64), jobs)
+            _COMPILED.add(key)
+
+
+def new_jobs(count: int) -> np.ndarray:
+    """An empty job table for ``count`` pairs: cuda_kernels.J_* fields x pairs (field-major,
+    so that filling a field and the kernels' reads of it are contiguous)."""
+    return np.zeros((ck.NJ, count), dtype=np.int64)
+
+
+def _order(key: np.ndarray):
+    """A stable order of the pairs by ``key``, or None when they are in that order already
+    (a batch of one read length needs no sort nor copy)."""
+    if len(key) < 2 or bool(np.all(key[1:] >= key[:-1])):
+        return None
+    return np.argsort(key, kind="stable")
+
+
+def job_rows(plan: Plan, lengths: np.ndarray, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """(pattern per row, job table) of the plan's tasks a .. b-1."""
+    t = plan.tasks[a:b]
+    scan = t[:, cc.T_SCAN_LO]
+    jobs = new_jobs(b - a)
+    jobs[ck.J_SCAN] = scan
+    jobs[ck.J_N] = t[:, cc.T_HI] - scan
+    jobs[ck.J_OWN] = t[:, cc.T_OWN_LO] - scan
+    jobs[ck.J_M] = lengths[t[:, cc.T_PAT]]
+    jobs[ck.J_THRESH] = np.minimum(t[:, cc.T_THRESH], cc.INF)
+    jobs[ck.J_ID] = np.arange(a, b)
+    binw = t[:, cc.T_BINW]
+    if plan.profile:
+        first = t[:, cc.T_OWN_LO]
+        lo = t[:, cc.T_REC_LO]
+        bin_ = (first - lo) // np.maximum(binw, 1)
+        jobs[ck.J_BINW] = binw
+        jobs[ck.J_BIN] = t[:, cc.T_PROF] + bin_
+        jobs[ck.J_EDGE] = lo + (bin_ + 1) * binw - scan
+        jobs[ck.J_CAP] = t[:, cc.T_CUT] + 1
+    return t[:, cc.T_PAT], jobs
+
+
+class CudaRunner:
+    """Runs a job's tasks on the GPU in slices; the same methods as engine.edit.run.Runner."""
+
+    def __init__(self, job, abort: np.ndarray):
+        self.job, self.abort = job, abort
+        params = job.params
+        tpb = int(params.get("threads_per_block") or config.EDIT_CUDA_THREADS_PER_BLOCK)
+        if job.variant == "cooperative" and tpb % ck.WARP:
+            raise ValueError(f"threads_per_block of the cooperative variant must be a multiple "
+                             f"of {ck.WARP}, got {tpb}")
+        words = int(params.get("words_per_thread") or config.EDIT_CUDA_WORDS_PER_THREAD)
+        self.dev = gpu.Device(tpb, abort)
+        longest = max(len(p) for p in job.inputs["pattern"])
+        k = params["k"]
+        # A chunk re-scans m + min(k, m) columns of the one before: keep that a small part.
+        overlap = longest + (min(k, longest) if k is not None else longest)
+        min_chunk = max(config.EDIT_CUDA_MIN_CHUNK_COLUMNS,
+                        config.EDIT_CUDA_CHUNK_OVERLAP_RATIO * overlap)
+        self.plan = plan = Plan(job, self.dev.resident_threads(), min_chunk)
+        self.mode = plan.mode_id()
+        self.lengths = np.diff(plan.p_offs)
+        self.pairs = GpuPairs(self.dev, job.variant, plan.text, plan.pats, plan.p_offs, self.mode,
+                              plan.profile, words)
+        tasks = plan.tasks
+        self.widths = tasks[:, cc.T_HI] - tasks[:, cc.T_SCAN_LO]
+        self.ends = np.cumsum(self.widths)
+        self.next = 0
+        self._columns = 0
+        self._cells = 0
+        self._hits = []
+        self.prof_d = self.dev.upload(np.full(max(1, int(plan.prof_offs[-1])), UNSEEN,
+                                              dtype=np.int64), "the score profile")
+        self.align_kernel = cpu_align.align_parallel
+        self.keys = self.pairs.kernel_keys(tasks[:, cc.T_PAT])
+
+    # -- what iter_solve asks ------------------------------------------------------------------
+    def compiled(self) -> bool:
+        return self.keys <= _COMPILED and (not self.job.params["align"]
+                                           or bool(self.align_kernel.signatures))
+
+    def warm_up(self) -> None:
+        """Compile (or load) the job's kernels, and the path stage's when aligning."""
+        self.pairs.warm_up(self.keys)
+        if self.job.params["align"] and not self.align_kernel.signatures:
+            tiny = np.array([1, 2, 4, 8, 15], dtype=np.uint8)
+            plan = SimpleNamespace(pats=tiny, p_offs=np.array([0, 5], dtype=np.int64), text=tiny)
+            align_items(plan, self.align_kernel, np.zeros(1, dtype=np.uint8),
+                        np.array([[0, 5, 0, 0, -1]], dtype=np.int64))
+
+    def first_slice(self) -> int:
+        """Text columns of the first slice: enough to fill the GPU."""
+        if config.EDIT_CUDA_FIRST_SLICE_COLUMNS is not None:
+            return int(config.EDIT_CUDA_FIRST_SLICE_COLUMNS)
+        return 256 * self.dev.resident_threads()
+
+    def scan_slice(self, budget: int) -> None:
+        """The next tasks, about ``budget`` text columns of them (at least one task)."""
+        a = self.next
+        start = self.ends[a - 1] if a else 0
+        b = int(np.searchsorted(self.ends, start + max(1, budget), side="right"))
+        b = min(len(self.widths), max(a + 1, b))
+        inst, jobs = job_rows(self.plan, self.lengths, a, b)
+        cap = 1
+        if self.mode == cc.MODE_HITS:
+            cap = max(1, min(config.EDIT_CUDA_HIT_BUFFER, int(self.widths[a:b].sum())))
+        done = self.pairs.run(inst, jobs, self.prof_d, cap)
+        if done is None:  # cancelled between launches
+            return
+        out, hits = done
+        tasks = self.plan.tasks
+        if self.mode == cc.MODE_GLOBAL:
+            tasks[a:b, cc.T_BEST] = out[:, ck.O_SCORE]
+        else:
+            found = out[:, ck.O_BEST] <= jobs[ck.J_THRESH]
+            tasks[a:b, cc.T_BEST] = np.where(found, out[:, ck.O_BEST], cc.INF)
+            tasks[a:b, cc.T_END] = np.where(found, jobs[ck.J_SCAN] + out[:, ck.O_END], -1)
+        tasks[a:b, cc.T_DONE] = 1
+        if hits is not None and len(hits):
+            self._hits.append(hits)
+        self._columns += int(self.widths[a:b].sum())
+        self._cells += int(np.sum(self.widths[a:b] * jobs[ck.J_M]))
+        self.next = b
+
+    def finished(self) -> bool:
+        return self.next >= len(self.widths)
+
+    def columns(self) -> int:
+        return self._columns
+
+    def cells(self) -> int:
+        return self._cells
+
+    def comparisons(self) -> int:
+        return 0  # bit-parallel: match words are looked up, symbols never compared
+
+    def take_hits(self) -> np.ndarray:
+        rows = np.concatenate(self._hits) if self._hits else np.zeros((0, 3), dtype=np.int64)
+        self._hits = []
+        return rows
+
+    def align(self, items: np.ndarray):
+        return align_items(self.plan, self.align_kernel, self.abort, items)
+
+    @property
+    def prof(self) -> np.ndarray:
+        """The score profile bins (UNSEEN where no column was scanned)."""
+        return self.dev.fetch(self.prof_d)[:int(self.plan.prof_offs[-1])]
+
+
+def verify_arrays(dev: gpu.Device, variant: str, text: np.ndarray, starts: np.ndarray,
+                  ends: np.ndarray, queries: np.ndarray, q_offs: np.ndarray, pair_query: np.ndarray,
+                  k: int | None = None, mode: str = "search", words: int | None = None):
+    """Read verification straight from arrays: query ``pair_query[i]`` against
+    ``text[starts[i]:ends[i]]`` for every pair i, on the GPU.
+
+    Returns (best, end): search mode, the smallest distance over the region's end
+    positions (-1 when above k) and its first end (1-based, inclusive, in the region;
+    -1 when none); global mode, the edit distance (end -1). Regions are ranges of one
+    text (a genome), so candidate regions are never copied. The pairs' kernel time is
+    added to ``GpuPairs.kernel_seconds`` of the returned batch's ``pairs`` attribute.
+    """
+    mode_id = cc.MODE_GLOBAL if mode == "global" else cc.MODE_BEST
+    pairs = GpuPairs(dev, variant, text, queries, q_offs, mode_id, False,
+                     words or config.EDIT_CUDA_WORDS_PER_THREAD)
+    starts = np.asarray(starts, dtype=np.int64)
+    n = np.asarray(ends, dtype=np.int64) - starts
+    if np.any(n <= 0):
+        raise ValueError("every region must be non-empty")
+    pair_query = np.asarray(pair_query, dtype=np.int64)
+    jobs = new_jobs(len(starts))
+    jobs[ck.J_SCAN] = starts
+    jobs[ck.J_N] = n
+    jobs[ck.J_M] = np.diff(np.asarray(q_offs, dtype=np.int64))[pair_query]
+    jobs[ck.J_THRESH] = cc.INF if k is None else k
+    out = pairs.run(pair_query, jobs)[0]
+    if mode_id == cc.MODE_GLOBAL:
+        best, end = out[:, ck.O_SCORE], np.full(len(out), -1, dtype=np.int64)
+    else:
+        found = out[:, ck.O_BEST] <= jobs[ck.J_THRESH]
+        best = np.where(found, out[:, ck.O_BEST], -1)
+        end = np.where(found, out[:, ck.O_END], -1)
+    return SimpleNamespace(best=best, end=end, pairs=pairs)
+

@@ -1,0 +1,41 @@
+"""Checks of the CUDA-only options of an edit job (plain Python: no numba import).
+
+``threads_per_block`` applies to both GPU variants; ``words_per_thread`` to
+``cooperative`` only, whose kernel works a warp at a time, so its blocks are
+whole warps.
+"""
+
+from __future__ import annotations
+
+from engine.jobs import check_int
+
+MAX_THREADS_PER_BLOCK = 1024
+MAX_WORDS_PER_THREAD = 8
+WARP = 32
+
+
+def cuda_params(variant: str, backend: str, threads_per_block=None, words_per_thread=None) -> dict:
+    """The job parameters of the CUDA options (empty on CPU backends); ValueError when bad."""
+    if backend != "cuda":
+        for name, value in (("threads_per_block", threads_per_block),
+                            ("words_per_thread", words_per_thread)):
+            if value is not None:
+                raise ValueError(f"{name} applies to the cuda backend only")
+        return {}
+    params = {}
+    if words_per_thread is not None:
+        if variant != "cooperative":
+            raise ValueError("words_per_thread applies to the cooperative variant only")
+        words = check_int("words_per_thread", words_per_thread, 1)
+        if words > MAX_WORDS_PER_THREAD:
+            raise ValueError(f"words_per_thread must be <= {MAX_WORDS_PER_THREAD}, got {words}")
+        params["words_per_thread"] = words
+    if threads_per_block is not None:
+        tpb = check_int("threads_per_block", threads_per_block, 1)
+        if tpb > MAX_THREADS_PER_BLOCK:
+            raise ValueError(f"threads_per_block must be <= {MAX_THREADS_PER_BLOCK}, got {tpb}")
+        if variant == "cooperative" and tpb % WARP:
+            raise ValueError(f"threads_per_block of the cooperative variant must be a multiple of "
+                             f"{WARP} (whole warps), got {tpb}")
+        params["threads_per_block"] = tpb
+    return params
