@@ -72,6 +72,16 @@ def quiet_simulator():
     if not SIMULATOR:
         yield
         return
+    # The simulator runs each CUDA thread as a Python thread and, at every device-function
+    # call, iterates over the function's module globals. The first warning raised in a module
+    # adds __warningregistry__ to those globals (even when ignored), and a thread iterating
+    # them at that moment fails with "dictionary changed size during iteration". Creating the
+    # registries up front closes that race.
+    import sys
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("engine.") and module is not None:
+            vars(module).setdefault("__warningregistry__", {})
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning)
         yield

@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+#: The CUDA tests' shared fixtures (the GPU machine loads the same plugin with -p).
+pytest_plugins = ("tests.cuda_support",)
+
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "resources" / "demo"
 

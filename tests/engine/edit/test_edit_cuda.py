@@ -8,19 +8,17 @@ checks are in test_edit_cuda_gpu.py (marked gpu).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cuda_support import (check_cli_without_a_gpu, numba_cuda_modules_loaded_by,
+                                 run_simulator_cases)
 from engine import edit, registry
 from engine.edit.spec import SPEC
 from engine.sequences import load
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
 
 
 def test_the_registry_offers_the_gpu_variants_on_cuda_only():
@@ -36,18 +34,12 @@ def test_the_registry_offers_the_gpu_variants_on_cuda_only():
 
 
 def test_importing_and_running_on_cpu_never_loads_numba_cuda():
-    code = ("import sys\n"
-            "from engine import edit, registry\n"
+    code = ("from engine import edit, registry\n"
             "from engine.sequences import load\n"
             "registry.families(); registry.backend_status('cuda')\n"
             "edit.solve(load('ACGT'), load('TTACGATT'), mode='search', k=1, backend='serial')\n"
-            "import engine.edit.bench, engine.edit.cuda_bench, engine.edit.cuda_options\n"
-            "print(sorted(m for m in sys.modules if m.startswith('numba.cuda')))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                         timeout=300, env={k: v for k, v in os.environ.items()
-                                           if k != "NUMBA_ENABLE_CUDASIM"})
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+            "import engine.edit.bench, engine.edit.cuda_bench, engine.edit.cuda_options\n")
+    assert numba_cuda_modules_loaded_by(code) == []
 
 
 def test_cuda_options_need_the_cuda_backend():
@@ -60,26 +52,11 @@ def test_cuda_options_need_the_cuda_backend():
 
 @pytest.mark.skipif(registry.backend_status("cuda")[0], reason="a GPU (or the simulator) is present")
 def test_cli_without_a_gpu_says_so_in_one_line(tmp_path):
-    out = tmp_path / "out.csv"
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    proc = subprocess.run([sys.executable, "-m", "engine.cli", "edit", "ACGTACGT", "ACGTTT",
-                           "--variant", "cooperative", "--backend", "cuda", "-o", str(out)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300, env=env)
-    assert proc.returncode == 2
-    assert len(proc.stderr.strip().splitlines()) == 1
-    assert "the cuda backend is not available" in proc.stderr and "Traceback" not in proc.stderr
-    assert not out.exists()
+    check_cli_without_a_gpu(["edit", "ACGTACGT", "ACGTTT", "--variant", "cooperative"], tmp_path / "out.csv")
 
 
 @pytest.mark.parametrize("part", ["zipped", "not zipped"])
 def test_kernels_in_the_cuda_simulator(part):
     """Every CUDA variant and parameter against the oracle, in numba's simulator (see
     cuda_sim_cases.py); in two complementary parts so that pytest-xdist can share them."""
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    env.pop("PYTEST_XDIST_WORKER", None)
-    proc = subprocess.run([sys.executable, "-m", "pytest", str(HERE / "cuda_sim_cases.py"), "-q",
-                           "-n", "0", "-p", "no:cacheprovider", "-x", "-k", part],
-                          capture_output=True, text=True, cwd=ROOT, timeout=900, env=env)
-    tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-40:])
-    assert proc.returncode == 0, tail
-    assert " passed" in tail and "skipped" not in tail.splitlines()[-1], tail
+    run_simulator_cases(HERE / "cuda_sim_cases.py", part)

@@ -7,56 +7,25 @@ Marked ``gpu`` and skipped where numba.cuda finds no GPU (run them with
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pytest
 
-from engine import config, edit, registry
+from tests.cuda_support import GPU_ONLY
+from engine import config, edit
 from engine.sequences import Record
 from tests.engine.edit.cuda_support import hit_rows, label, options, pair_rows
 
 
-def _gpu_present() -> bool:
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-        return False  # far too slow for these sizes
-    try:
-        from numba import cuda
-
-        return bool(cuda.is_available())
-    except Exception:
-        return False
-
-
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not _gpu_present(), reason="no CUDA GPU")]
+pytestmark = GPU_ONLY
 
 #: task, and cooperative with 1, 2 and 4 words per thread (3 runs in the simulator cases).
 COMBOS = (("task", None), ("cooperative", 1), ("cooperative", 2), ("cooperative", 4))
 CPU = {"variant": "myers-blocked", "backend": "multicore"}
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _registry_sees_the_gpu():
-    registry.backend_status.cache_clear()  # another test may have cached a patched answer
-    yield
-
-
 @pytest.fixture(scope="module")
-def ecoli():
-    from engine.bench.data import ecoli
-
-    return ecoli()
-
-
-@pytest.fixture(scope="module")
-def lam():
-    from engine.bench.data import lambda_phage
-
-    return lambda_phage()
-
-
-@pytest.fixture(scope="module")
-def reads(ecoli):
+def reads(ecoli_record):
     """Reads of 100, 400 and 1000 bases sampled from E. coli with about 5% edits, each with 8
     candidate regions of m + m/5 bases (its origin and random ones), as in the benchmark."""
     from engine.edit import cuda_bench
@@ -108,10 +77,10 @@ def test_cooperative_columns_per_step(reads, cpu_reads, monkeypatch, columns):
 
 
 @pytest.fixture(scope="module")
-def lambda_search(lam, ecoli):
-    patterns = [lam.slice(1000, 1030), lam.slice(20_000, 20_200), lam.slice(40_000, 40_070)]
-    texts = [ecoli.slice(0, 150_000), ecoli.slice(3_000_000, 3_060_000),
-             Record("lambda_piece", lam.codes[19_900:20_400].copy())]
+def lambda_search(lambda_record, ecoli_record):
+    patterns = [lambda_record.slice(1000, 1030), lambda_record.slice(20_000, 20_200), lambda_record.slice(40_000, 40_070)]
+    texts = [ecoli_record.slice(0, 150_000), ecoli_record.slice(3_000_000, 3_060_000),
+             Record("lambda_piece", lambda_record.codes[19_900:20_400].copy())]
     return patterns, texts
 
 
@@ -138,10 +107,10 @@ def test_lambda_search_in_ecoli_slices_equals_the_cpu(lambda_search, combo, k):
 
 
 @pytest.fixture(scope="module")
-def long_pieces(lam, ecoli):
-    patterns = [lam.slice(0, 3000), lam.slice(10_000, 15_000), lam.slice(30_000, 30_500)]
-    texts = [ecoli.slice(100_000, 103_100), Record("lambda_part", lam.codes[10_010:15_100].copy()),
-             ecoli.slice(2_000_000, 2_005_000)]
+def long_pieces(lambda_record, ecoli_record):
+    patterns = [lambda_record.slice(0, 3000), lambda_record.slice(10_000, 15_000), lambda_record.slice(30_000, 30_500)]
+    texts = [ecoli_record.slice(100_000, 103_100), Record("lambda_part", lambda_record.codes[10_010:15_100].copy()),
+             ecoli_record.slice(2_000_000, 2_005_000)]
     return patterns, texts, edit.solve(patterns, texts, pairing="zip", align=True, **CPU)
 
 

@@ -6,52 +6,19 @@ Marked ``gpu`` and skipped where numba.cuda finds no GPU (run them with
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pytest
 
-from engine import config, kdiff, registry
+from tests.cuda_support import GPU_ONLY
+from engine import config, kdiff
 from engine.sequences import Record
 from tests.engine.kdiff.cuda_support import cuda_combos, label
 
 
-def _gpu_present() -> bool:
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-        return False  # far too slow for these sizes
-    try:
-        from numba import cuda
-
-        return bool(cuda.is_available())
-    except Exception:
-        return False
-
-
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not _gpu_present(), reason="no CUDA GPU")]
+pytestmark = GPU_ONLY
 
 COMBOS = cuda_combos()
-
-
-# The GPU machine runs this file with --noconftest (no hypothesis there), so the real DNA
-# comes from fixtures of its own.
-@pytest.fixture(scope="module")
-def lambda_record():
-    from engine.bench.data import lambda_phage
-
-    return lambda_phage()
-
-
-@pytest.fixture(scope="module")
-def ecoli_record():
-    from engine.bench.data import ecoli
-
-    return ecoli()
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _registry_sees_the_gpu():
-    registry.backend_status.cache_clear()  # another test may have cached a patched answer
-    yield
 
 
 def _profiles(result):

@@ -8,22 +8,16 @@ checks are in test_lcs_cuda_gpu.py (marked gpu).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cuda_support import (check_cli_without_a_gpu, numba_cuda_modules_loaded_by,
+                                 run_simulator_cases)
 from engine import lcs, registry
 from engine.lcs.spec import SPEC
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-
-
-def _no_simulator_env():
-    return {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
 
 
 def test_the_registry_offers_cuda_for_wavefront_and_bitparallel():
@@ -38,17 +32,12 @@ def test_the_registry_offers_cuda_for_wavefront_and_bitparallel():
 
 
 def test_importing_and_running_on_cpu_never_loads_numba_cuda():
-    code = ("import sys\n"
-            "from engine import lcs, registry\n"
+    code = ("from engine import lcs, registry\n"
             "registry.families(); registry.backend_status('cuda')\n"
             "assert lcs.solve('ACCGGTT', 'ACGTAGT', backend='serial').length == 5\n"
             "assert lcs.length('ACCGGTT', 'ACGTAGT', variant='wavefront', backend='multicore') == 5\n"
-            "import engine.lcs.bench, engine.lcs.cuda_bench, engine.lcs.cuda_options\n"
-            "print(sorted(m for m in sys.modules if m.startswith('numba.cuda')))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                         timeout=300, env=_no_simulator_env())
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+            "import engine.lcs.bench, engine.lcs.cuda_bench, engine.lcs.cuda_options\n")
+    assert numba_cuda_modules_loaded_by(code) == []
 
 
 @pytest.mark.parametrize("kwargs,message", [
@@ -80,14 +69,7 @@ def test_cuda_option_checks(monkeypatch):
 
 @pytest.mark.skipif(registry.backend_status("cuda")[0], reason="a GPU (or the simulator) is present")
 def test_cli_without_a_gpu_says_so_in_one_line(tmp_path):
-    out = tmp_path / "out.csv"
-    proc = subprocess.run([sys.executable, "-m", "engine.cli", "lcs", "ACGTACGT", "ACGTTT",
-                           "--backend", "cuda", "-o", str(out)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300, env=_no_simulator_env())
-    assert proc.returncode == 2
-    assert len(proc.stderr.strip().splitlines()) == 1
-    assert "the cuda backend is not available" in proc.stderr and "Traceback" not in proc.stderr
-    assert not out.exists()
+    check_cli_without_a_gpu(["lcs", "ACGTACGT", "ACGTTT"], tmp_path / "out.csv")
 
 
 @pytest.mark.parametrize("part", ["oracle or launch or one_symbol",
@@ -95,11 +77,4 @@ def test_cli_without_a_gpu_says_so_in_one_line(tmp_path):
 def test_kernels_in_the_cuda_simulator(part):
     """Every CUDA variant and form against the oracle, in numba's simulator (see
     cuda_sim_cases.py); in two complementary parts so that pytest-xdist can share them."""
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    env.pop("PYTEST_XDIST_WORKER", None)
-    proc = subprocess.run([sys.executable, "-m", "pytest", str(HERE / "cuda_sim_cases.py"), "-q",
-                           "-n", "0", "-p", "no:cacheprovider", "-x", "-k", part],
-                          capture_output=True, text=True, cwd=ROOT, timeout=900, env=env)
-    tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-40:])
-    assert proc.returncode == 0, tail
-    assert " passed" in tail and "skipped" not in tail.splitlines()[-1], tail
+    run_simulator_cases(HERE / "cuda_sim_cases.py", part)

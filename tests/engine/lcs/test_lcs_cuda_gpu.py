@@ -7,53 +7,22 @@ real DNA comes from fixtures of this file).
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pytest
 
-from engine import config, lcs, registry
+from tests.cuda_support import GPU_ONLY
+from engine import config, lcs
 from engine.jobs import CancelToken, drive
 
 
-def _gpu_present() -> bool:
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-        return False  # far too slow for these sizes
-    try:
-        from numba import cuda
-
-        return bool(cuda.is_available())
-    except Exception:
-        return False
-
-
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not _gpu_present(), reason="no CUDA GPU")]
+pytestmark = GPU_ONLY
 
 FORMS = [("bitparallel", None), ("wavefront", "tiled"), ("wavefront", "diagonal")]
 
 
 def _label(form):
     return form[0] + (f"/{form[1]}" if form[1] else "")
-
-
-@pytest.fixture(scope="module")
-def lambda_record():
-    from engine.bench.data import lambda_phage
-
-    return lambda_phage()
-
-
-@pytest.fixture(scope="module")
-def ecoli_record():
-    from engine.bench.data import ecoli
-
-    return ecoli()
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _registry_sees_the_gpu():
-    registry.backend_status.cache_clear()
-    yield
 
 
 def _assert_valid(a, b, res, length):

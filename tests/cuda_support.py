@@ -1,0 +1,103 @@
+"""What every family's CUDA tests share (no hypothesis, no conftest: the GPU machine runs the
+gpu-marked files with --noconftest).
+
+Three kinds of CUDA test live in each family's test folder:
+- ``test_<family>_cuda.py`` runs in the normal test process: registry entries, options, that the
+  CPU paths never load numba.cuda, the CLI without a GPU, and ``cuda_sim_cases.py`` run in a
+  subprocess under numba's CUDA simulator (:func:`run_simulator_cases`; the simulator must be
+  switched on before numba is first imported, hence the subprocess);
+- ``cuda_sim_cases.py``, the kernels against the family's oracle on small inputs;
+- ``test_<family>_cuda_gpu.py``, marked ``gpu`` (:data:`GPU_ONLY`), the kernels against the CPU
+  solvers on real DNA, run on the lent GPU machine by ``scripts/gpu tests FAMILY``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def gpu_present() -> bool:
+    """A real CUDA GPU (the simulator does not count: the gpu tests are far too big for it)."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return False
+    try:
+        from numba import cuda
+
+        return bool(cuda.is_available())
+    except Exception:
+        return False
+
+
+#: ``pytestmark`` of a gpu test file: marked gpu, skipped without a GPU, and the registry asked
+#: afresh whether there is one.
+GPU_ONLY = [pytest.mark.gpu, pytest.mark.skipif(not gpu_present(), reason="no CUDA GPU"),
+            pytest.mark.usefixtures("registry_sees_the_gpu")]
+
+
+def _native_env() -> dict:
+    return {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+
+
+def numba_cuda_modules_loaded_by(code: str) -> list[str]:
+    """Run ``code`` in a fresh interpreter without the simulator and return the numba.cuda
+    modules it ended up loading (a CPU path and application start-up must load none)."""
+    code += "\nimport sys\nprint(sorted(m for m in sys.modules if m.startswith('numba.cuda')))\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         timeout=300, env=_native_env())
+    assert out.returncode == 0, out.stderr
+    return eval(out.stdout.strip().splitlines()[-1])  # a printed list of names
+
+
+def run_simulator_cases(cases_file: Path, selection: str) -> None:
+    """Run the ``-k selection`` part of a family's cuda_sim_cases.py under the simulator, in a
+    subprocess, and fail with its last lines unless it passed and skipped nothing."""
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    env.pop("PYTEST_XDIST_WORKER", None)
+    proc = subprocess.run([sys.executable, "-m", "pytest", str(cases_file), "-q", "-n", "0",
+                           "-p", "no:cacheprovider", "-x", "-k", selection],
+                          capture_output=True, text=True, cwd=ROOT, timeout=900, env=env)
+    tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-40:])
+    assert proc.returncode == 0, tail
+    assert " passed" in tail and "skipped" not in tail.splitlines()[-1], tail
+
+
+def check_cli_without_a_gpu(args: list[str], out: Path) -> None:
+    """``primerscope ARGS --backend cuda -o OUT`` on a machine without a GPU: exit 2, one line
+    that says so, no traceback, no output file."""
+    proc = subprocess.run([sys.executable, "-m", "engine.cli", *args, "--backend", "cuda",
+                           "-o", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          env=_native_env())
+    assert proc.returncode == 2, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "the cuda backend is not available" in proc.stderr and "Traceback" not in proc.stderr
+    assert not out.exists()
+
+
+# -- fixtures (a pytest plugin: tests/conftest.py loads it, and scripts/gpu with -p) -------------
+@pytest.fixture(scope="module")
+def registry_sees_the_gpu():
+    from engine import registry
+
+    registry.backend_status.cache_clear()  # another test may have cached a patched answer
+    yield
+
+
+@pytest.fixture(scope="module")
+def lambda_record():
+    from engine.bench.data import lambda_phage
+
+    return lambda_phage()
+
+
+@pytest.fixture(scope="module")
+def ecoli_record():
+    from engine.bench.data import ecoli
+
+    return ecoli()
