@@ -214,11 +214,11 @@ NW_CUDA_THREADS_PER_BLOCK = {"tiled": 64, "per-launch": 256, "diagonal-one-block
                              "prefix-one-block": 1024, "prefix-multi-block": 256}
 
 #: nw CUDA tiled: rows each thread keeps in registers (a band is threads x rows tall).
-NW_CUDA_TILED_ROWS = 4
+NW_CUDA_TILED_ROWS = 8
 
 #: nw CUDA tiled: columns each thread computes per step (its rows x columns cells are one
 #: register tile, so the step's fixed cost is shared and the columns' chains overlap).
-NW_CUDA_TILED_COLUMNS = 2
+NW_CUDA_TILED_COLUMNS = 4
 
 #: nw CUDA tiled: columns a band hands to the band below at a time (a multiple of the
 #: columns per step). On a GPU also a multiple of 32, so that no two chunks share a

@@ -32,7 +32,8 @@ class KmismatchAdapter(FamilyAdapter):
         sel = choice.selection
         return kmismatch.make_job(inputs["text"], inputs["patterns"], choice.params["k"],
                                   variant=sel.variant, backend=sel.backend,
-                                  strands=choice.params["strands"], threads=choice.threads)
+                                  strands=choice.params["strands"], threads=choice.threads,
+                                  **choice.backend_options())
 
     def items(self, result_or_partial):
         if result_or_partial is None:

@@ -6,7 +6,9 @@ IUPAC base sets intersect. With both strands each pattern's reverse
 complement is searched too; such hits are reported on '-' in forward
 coordinates, with ``matched`` read on that strand. Patterns are grouped by
 length; each group is one fixed-length problem for the chosen variant. No
-window spans two text records.
+window spans two text records. The variants thread, block-thread, shared-mem and
+pair-tile run on the cuda backend (engine/kmismatch/cuda.py, imported only for
+cuda jobs); the others on serial and multicore.
 
 Examples
 --------
@@ -52,8 +54,16 @@ class KmismatchResult:
     scanned: int
 
 
+#: The CUDA methods (SPEC's variants with a cuda backend); pair-tile is the fastest.
+CUDA_VARIANTS = tuple(v.name for v in SPEC.variants if v.backend("cuda"))
+CUDA_FASTEST = "pair-tile"
+#: Limits of the CUDA kernels' packed hits: 16 bits each for the slot and the mismatches.
+CUDA_MAX_SLOTS = 1 << 16
+CUDA_MAX_LENGTH = (1 << 16) - 1
+
+
 def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str = "both",
-             threads: int | None = None) -> Job:
+             threads: int | None = None, threads_per_block: int | None = None) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Parameters
@@ -62,14 +72,19 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
         The text records and the patterns (one record each, any lengths).
     k : int
         Largest number of mismatches reported (k >= 0).
-    variant : {'naive', 'shift-add', 'pmasm'}, optional
-        Default: pmasm.
-    backend : {'serial', 'multicore'}, optional
+    variant : {'naive', 'shift-add', 'pmasm', 'thread', 'block-thread', 'shared-mem', 'pair-tile'}
+        Default: pair-tile where a GPU is present (or the backend is cuda), else pmasm.
+        The last four are the CUDA methods (cuda backend only).
+    backend : {'serial', 'multicore', 'cuda'}, optional
         Default: the fastest available.
     strands : {'both', 'forward'}
         'both' also searches each pattern's reverse complement.
     threads : int, optional
         Threads for multicore.
+    threads_per_block : int, optional
+        CUDA thread, shared-mem and pair-tile only (default
+        ``engine.config.KMISMATCH_CUDA_THREADS_PER_BLOCK``); block-thread runs one
+        thread per level.
 
     Raises
     ------
@@ -91,10 +106,38 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
             raise ValueError(f"expected engine.sequences.Record inputs, got {type(rec).__name__}")
         if len(rec) == 0:
             raise ValueError(f"record '{rec.id}' is empty")
+    if variant is None and (backend == "cuda"
+                            or backend is None and registry.backend_status("cuda")[0]):
+        variant = CUDA_FASTEST
     sel = registry.resolve(SPEC, variant, backend, None, frozenset())
+    params = {"k": int(k), "strands": strands}
+    if threads_per_block is not None:
+        if sel.backend != "cuda":
+            raise ValueError("threads_per_block applies to the cuda backend only")
+        if sel.variant == "block-thread":
+            raise ValueError("threads_per_block does not apply to block-thread (one thread per "
+                             "pattern position)")
+        params["threads_per_block"] = check_int("threads_per_block", threads_per_block, 1)
+        if params["threads_per_block"] > 1024:
+            raise ValueError(f"threads_per_block must be <= 1024, got {threads_per_block}")
+    if sel.backend == "cuda":
+        _check_cuda_limits(patterns, strands)
     return Job(family="kmismatch", inputs={"text": text, "patterns": patterns},
                variant=sel.variant, backend=sel.backend, parallel=None, flags=frozenset(),
-               params={"k": int(k), "strands": strands}, threads=threads)
+               params=params, threads=threads)
+
+
+def _check_cuda_limits(patterns, strands: str) -> None:
+    per_length: dict[int, int] = {}
+    for rec in patterns:
+        if len(rec) > CUDA_MAX_LENGTH:
+            raise ValueError(f"pattern '{rec.id}' is {len(rec)} long; the cuda backend takes "
+                             f"patterns of at most {CUDA_MAX_LENGTH} symbols (use a CPU backend)")
+        per_length[len(rec)] = per_length.get(len(rec), 0) + (2 if strands == "both" else 1)
+    for m, slots in per_length.items():
+        if slots > CUDA_MAX_SLOTS:
+            raise ValueError(f"{slots} patterns of length {m} (with both strands) exceed the cuda "
+                             f"backend's {CUDA_MAX_SLOTS} per length (use a CPU backend)")
 
 
 def solve(text, patterns, k: int, **options) -> KmismatchResult:
@@ -107,14 +150,18 @@ class _Group:
     """Patterns of one length, compiled for the job's variant."""
 
     m: int
-    model: object  # cpu_driver.Model
+    model: object  # cpu_driver.Model, or cuda.Group on the GPU
     #: Hits a window, as seen so far (the first guess: one in 8 windows hits 8 slots).
     per_window: float = 1.0
 
+    @property
+    def slots(self) -> int:
+        return self.model.slots
 
-def _groups(patterns, strands: str, k: int, variant: str) -> list[_Group]:
-    from engine.kmismatch import cpu_driver
 
+def _slot_groups(patterns, strands: str):
+    """(m, slot patterns (R, m), slot codes (R,)) per pattern length, shortest first: the
+    patterns of that length and, with both strands, each one's reverse complement."""
     by_length: dict[int, list[int]] = {}
     for index, rec in enumerate(patterns):
         by_length.setdefault(len(rec), []).append(index)
@@ -132,6 +179,15 @@ def _groups(patterns, strands: str, k: int, variant: str) -> list[_Group]:
         # A hit reports 2 * pattern + strand, so hits sort by pattern then strand.
         slot_code = (2 * np.repeat(np.array(members, dtype=np.int32), ns)
                      + np.tile(np.arange(ns, dtype=np.int32), len(members)))
+        out.append((m, slot_patterns, slot_code))
+    return out
+
+
+def _groups(patterns, strands: str, k: int, variant: str) -> list[_Group]:
+    from engine.kmismatch import cpu_driver
+
+    out = []
+    for m, slot_patterns, slot_code in _slot_groups(patterns, strands):
         model = cpu_driver.build_model(variant, slot_patterns, k, slot_code)
         out.append(_Group(m, model, min(model.slots, 8) / 8))
     return out
@@ -205,16 +261,31 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
     records: tuple[Record, ...] = job.inputs["text"]
     patterns: tuple[Record, ...] = job.inputs["patterns"]
     total = sum(len(r) for r in records)
-    if job.backend == "multicore":
-        cpu_driver.set_threads(job.threads)
-    if not cpu_driver.compiled(job.variant, job.backend):
-        yield Progress(0, total, 0, 0, 0.0, phase="compiling", message="compiling kernels…")
-        _warm_up(job.variant, job.backend)
+    on_gpu = job.backend == "cuda"
+    if on_gpu:  # CPU jobs never import numba.cuda
+        from engine.kmismatch import cuda as kcuda
+
+        tpb = job.params.get("threads_per_block")
+        slot_groups = _slot_groups(patterns, strands)
+        if not kcuda.compiled(job.variant, slot_groups, k, tpb):
+            yield Progress(0, total, 0, 0, 0.0, phase="compiling", message="compiling kernels…")
+            kcuda.warm_up(job.variant, slot_groups, k, tpb)
+    else:
+        if job.backend == "multicore":
+            cpu_driver.set_threads(job.threads)
+        if not cpu_driver.compiled(job.variant, job.backend):
+            yield Progress(0, total, 0, 0, 0.0, phase="compiling", message="compiling kernels…")
+            _warm_up(job.variant, job.backend)
 
     t0 = now()
     text, offsets = _flat_text(records)
-    groups = _groups(patterns, strands, k, job.variant)
-    slots = sum(g.model.slots for g in groups)
+    search = None
+    if on_gpu:
+        search = kcuda.CudaSearch(job.variant, text, offsets, slot_groups, k, tpb, cancel.flag)
+        groups = [_Group(g.m, g) for g in search.groups]
+    else:
+        groups = _groups(patterns, strands, k, job.variant)
+    slots = sum(g.slots for g in groups)
     pieces = 1  # chunks a slice is cut into
     if job.backend == "multicore":
         import numba
@@ -226,7 +297,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
                       record_ids=tuple(r.id for r in records), text=text, offsets=offsets)
     counts = cpu_driver.Counts([len(r) for r in records], len(patterns),
                                config.KMISMATCH_DENSITY_BINS)
-    first_cells = config.KMISMATCH_FIRST_SLICE_CELLS.get(job.variant, 1 << 24)
+    first_cells = (config.KMISMATCH_CUDA_FIRST_SLICE_CELLS if on_gpu
+                   else config.KMISMATCH_FIRST_SLICE_CELLS.get(job.variant, 1 << 24))
     clock = SliceClock(first=max(4096, first_cells // slots), maximum=total)
     elapsed = now() - t0
     cells = comparisons = 0
@@ -239,7 +311,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
         t_slice = now()
         lo, hi = done, min(total, done + clock.size)
         counted = _scan_slice(groups, text, offsets, lo, hi, job.backend, pieces, cancel.flag,
-                              found, counts)
+                              found, counts, search)
         if counted is None:
             complete = False  # a kernel saw the cancel flag mid-slice: drop that slice
             counts.recount(found)
@@ -268,10 +340,12 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
                            counts.pattern_hits, profile, done)
 
 
-def _scan_slice(groups, text, offsets, lo, hi, backend, pieces, abort, found: HitBuffer, counts):
+def _scan_slice(groups, text, offsets, lo, hi, backend, pieces, abort, found: HitBuffer, counts,
+                search=None):
     """Add the hits of windows starting in text[lo:hi] to ``found``, in (record, start,
     pattern, strand) order, and count them. Returns (cells, comparisons), or None when
-    aborted (then ``found`` is unchanged)."""
+    aborted (then ``found`` is unchanged). ``search`` (a cuda.CudaSearch) runs cuda jobs:
+    one launch per length group, which skips the windows that cross records itself."""
     from engine.kmismatch import cpu_driver
 
     cells = comparisons = 0
@@ -281,14 +355,17 @@ def _scan_slice(groups, text, offsets, lo, hi, backend, pieces, abort, found: Hi
         los, his = _chunks(offsets, lo, hi, group.m, pieces)
         if not los.size:
             continue
-        added = cpu_driver.scan(group.model, text, los, his, backend, abort, out,
-                                1.5 * group.per_window, counts)
+        if search is not None:
+            added = search.scan(group.model, int(los[0]), int(his[-1]), out, counts)
+        else:
+            added = cpu_driver.scan(group.model, text, los, his, backend, abort, out,
+                                    1.5 * group.per_window, counts)
         if added is None:
             return None
         windows = int((his - los).sum())
         group.per_window = max(added / windows, 0.01)
-        cells += windows * group.model.slots
-        comparisons += windows * group.model.slots * group.m
+        cells += windows * group.slots
+        comparisons += windows * group.slots * group.m
     if len(groups) > 1:
         pos, code, mis = (np.concatenate([b.columns[i][:len(b)] for b in merge])
                           for i in range(3))

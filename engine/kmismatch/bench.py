@@ -17,6 +17,7 @@ from engine import kmismatch
 from engine.bench import Case, Ratio
 from engine.bench import data
 from engine.jobs import drive
+from engine.kmismatch import cuda_bench  # the cuda backend's cases (issue 6); no numba.cuda
 
 WORKLOAD = "T3"
 PATTERNS, LENGTH, K = 8, 12, 4
@@ -86,9 +87,12 @@ RATIOS = (
     Ratio(WORKLOAD, "pmasm/serial/both", "naive/serial/both", None,
           "pmasm vs naive, serial, both strands"),
 )
+RATIOS += cuda_bench.RATIOS
 
 
 def cases(opts) -> list[Case]:
+    if getattr(opts, "backend", None) == "cuda":  # the GPU figures of issue 6
+        return cuda_bench.cases(opts)
     threads = getattr(opts, "threads", None) or 2
     out = []
     for strands in ("both", "forward"):

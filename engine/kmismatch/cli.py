@@ -24,6 +24,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("-k", type=int, required=True, help="most mismatches reported (k >= 0)")
     parser.add_argument("--strands", choices=("both", "forward"), default="both",
                         help="'both' also searches each pattern's reverse complement (default)")
+    parser.add_argument("--threads-per-block", type=int, metavar="N",
+                        help="cuda thread, shared-mem and pair-tile only: threads per block "
+                             "(default 256)")
 
 
 def load_patterns(source: str):
@@ -45,7 +48,8 @@ def make_job(args):
     patterns = load_patterns(args.patterns)
     text = load(args.text)
     return kmismatch.make_job(text, patterns, args.k, variant=args.variant, backend=args.backend,
-                              strands=args.strands, threads=args.threads)
+                              strands=args.strands, threads=args.threads,
+                              threads_per_block=args.threads_per_block)
 
 
 def write_csv(result, fh) -> None:

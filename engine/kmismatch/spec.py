@@ -1,8 +1,11 @@
 """Registry entry of the kmismatch family (plain data; no numba import)."""
 
+from engine import config
 from engine.registry import BackendSpec, FamilySpec, InputSpec, ParamSpec, VariantSpec
 
 _CPU = (BackendSpec("serial"), BackendSpec("multicore"))
+# The seed study's three CUDA methods and our pair-tile kernel (engine/kmismatch/cuda*.py).
+_CUDA = (BackendSpec("cuda"),)
 
 SPEC = FamilySpec(
     name="kmismatch",
@@ -20,6 +23,11 @@ SPEC = FamilySpec(
         ParamSpec("strands", "Strands", "choice", "both",
                   "'both' also searches each pattern's reverse complement.",
                   choices=("both", "forward")),
+        ParamSpec("threads_per_block", "Threads per block (CUDA)", "int",
+                  config.KMISMATCH_CUDA_THREADS_PER_BLOCK,
+                  "CUDA thread, shared-mem and pair-tile: threads (text windows) per block; "
+                  "block-thread runs one thread per pattern position.", minimum=1, maximum=1024,
+                  backends=("cuda",), variants=("thread", "shared-mem", "pair-tile")),
     ),
     flags=(),
     variants=(
@@ -31,6 +39,19 @@ SPEC = FamilySpec(
         VariantSpec("pmasm", "PMASM (look-up memory)",
                     "Per level and text symbol, a look-up memory of fb-vectors holding one b-bit "
                     "counter per pattern, so that one add updates all patterns at once.", _CPU),
+        VariantSpec("thread", "thread (PMASM, CUDA)",
+                    "The study's thread PMASM: one GPU thread per text window, whose bit_vector adds "
+                    "the window's m fb-vectors from the look-up memory in global memory.", _CUDA),
+        VariantSpec("block-thread", "block-thread (PMASM, CUDA)",
+                    "The study's block-thread PMASM: one block per window and one thread per level; "
+                    "one thread sums the fb-vectors the others leave in shared memory.", _CUDA),
+        VariantSpec("shared-mem", "shared-mem (PMASM, CUDA)",
+                    "The study's shared-mem PMASM: the thread method, with each block's text chunk "
+                    "staged in shared memory first.", _CUDA),
+        VariantSpec("pair-tile", "pair-tile (CUDA, ours)",
+                    "PMASM with two levels per look-up (a 256-entry table per level pair, in shared "
+                    "memory, laid out free of bank conflicts for A/C/G/T) and four windows per "
+                    "thread: half the look-ups and a quarter of the hit bookkeeping.", _CUDA),
     ),
     fastest_variant="pmasm",
     module="engine.kmismatch",

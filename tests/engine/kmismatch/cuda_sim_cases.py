@@ -1,0 +1,346 @@
+"""kmismatch CUDA kernels in numba's CUDA simulator, against the oracles.
+
+Run by test_kmismatch_cuda.py in a subprocess with NUMBA_ENABLE_CUDASIM=1 (the
+variable must be set before numba is first imported, so these cases cannot
+share a process with the rest of the suite). Threads per block, block-thread's
+tile and the ordering pass's block are patched small, so that the tiny inputs
+the simulator can afford span several tiles and ordering groups.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
+    pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_kmismatch_cuda.py does)",
+                allow_module_level=True)
+
+# Simulated threads hand the GIL to each other at every syncthreads; the default 5 ms
+# switch interval would make that the whole run time.
+sys.setswitchinterval(1e-6)
+
+from engine import config, kmismatch  # noqa: E402
+from engine import gpu as engine_gpu  # noqa: E402
+from engine.jobs import CancelToken, drive  # noqa: E402
+from engine.kmismatch import cuda as kcuda  # noqa: E402
+from engine.kmismatch import cuda_bench  # noqa: E402
+from engine.kmismatch.reference import kmismatch_reference  # noqa: E402
+from engine.sequences import Record, load, reverse_complement  # noqa: E402
+from tests.engine.kmismatch.oracles import engine_rows, numpy_hits  # noqa: E402
+from tests.strategies import random_codes  # noqa: E402
+
+pytestmark = [pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning"),
+              pytest.mark.filterwarnings("ignore:Simulator timings are bogus")]
+
+METHODS = kcuda.METHODS
+
+
+@pytest.fixture(autouse=True)
+def small_gpu(monkeypatch):
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_THREADS_PER_BLOCK", 8)
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_BLOCK_THREAD_WINDOWS", 5)
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_ORDER_THREADS", 4)
+
+
+def records(arrays, prefix):
+    return [Record(f"{prefix}{i}", np.asarray(a, dtype=np.uint8)) for i, a in enumerate(arrays)]
+
+
+def planted_text(rng, n, patterns, copies=4, iupac_rate=0.1):
+    """Random text with near-copies of the patterns (and of their reverse complements)."""
+    text = random_codes(rng, n, iupac_rate)
+    for i in range(copies):
+        p = patterns[i % len(patterns)]
+        p = p if i % 2 == 0 else reverse_complement(p)
+        if len(p) >= n:
+            continue
+        at = int(rng.integers(0, n - len(p)))
+        text[at:at + len(p)] = p
+        text[at + int(rng.integers(0, len(p)))] = rng.choice(np.array([1, 2, 4, 8], np.uint8))
+    return text
+
+
+def check(method, text, patterns, k, strands="both", oracle=False, **kw):
+    """The method's hits equal the numpy brute force (and, with ``oracle``, the family's
+    reference); the per-pattern counts agree with the hits."""
+    res = kmismatch.solve(text, patterns, k, variant=method, backend="cuda", strands=strands, **kw)
+    assert res.info.backend == "cuda" and res.info.variant == method and res.info.complete
+    got = engine_rows(res)
+    texts, pats = [t.codes for t in text], [p.codes for p in patterns]
+    assert got == numpy_hits(texts, pats, k, strands), (method, k, strands)
+    if oracle:
+        assert got == kmismatch_reference(texts, pats, k, strands)
+    assert res.pattern_hits.tolist() == np.bincount(res.hits.pattern, minlength=len(patterns)
+                                                    ).tolist()
+    return res
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_seed_example_of_the_study(method):
+    """Fig. 1/3 of the study: patterns {ACTG, ATCG, CACT}, text ACTTGTAC, k = 2."""
+    pats = [Record(n, load(s)[0].codes) for n, s in (("p1", "ACTG"), ("p2", "ATCG"), ("p3", "CACT"))]
+    res = kmismatch.solve(load("ACTTGTAC"), pats, 2, variant=method, backend="cuda",
+                          strands="forward")
+    got = [(h.pattern_id, h.start, h.mismatches, h.matched) for h in res.hits]
+    assert got == [("p1", 1, 1, "ACTT"), ("p1", 2, 2, "CTTG"), ("p2", 2, 2, "CTTG")]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_random_inputs_match_the_oracles(method):
+    """IUPAC in text and patterns, mixed lengths, several records (one shorter than a
+    pattern), both strands and forward, k = 0, 1 and k >= m (every window hits)."""
+    rng = np.random.default_rng(sum(map(ord, method)))
+    pats = records([random_codes(rng, m, 0.15) for m in (3, 5, 8, 5)], "p")
+    text = records([planted_text(rng, 70, [p.codes for p in pats]), random_codes(rng, 4, 0.2),
+                    planted_text(rng, 23, [pats[2].codes], 1)], "t")
+    check(method, text, pats, 1, oracle=True)
+    check(method, text, pats, 0, "forward")
+    pats = records([random_codes(rng, m, 0.15) for m in (4, 6)], "q")
+    check(method, text[:2], pats, 6)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_many_slots_need_several_counter_words(method):
+    """40 slots of 5-bit counters (m = 12, k = 1) fill four words; 6 slots of m = 17 one."""
+    rng = np.random.default_rng(7)
+    pats = records([random_codes(rng, 12, 0.05) for _ in range(20)]
+                   + [random_codes(rng, 17) for _ in range(3)], "p")
+    text = records([planted_text(rng, 80, [p.codes for p in pats], copies=8, iupac_rate=0.05)], "t")
+    for k in (1, 4):
+        check(method, text, pats, k)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_long_patterns_use_the_any_length_kernels(method, monkeypatch):
+    """Lengths past KMISMATCH_CUDA_UNROLL_MAX run the run-time-loop kernels; pair-tile
+    stages their pair look-up memory two pair levels at a time (m = 9: three pieces)."""
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_UNROLL_MAX", 4)
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_LUT_BYTES", 2 * 2048)
+    rng = np.random.default_rng(9)
+    pats = records([random_codes(rng, 9, 0.1) for _ in range(14)]
+                   + [random_codes(rng, 10), random_codes(rng, 4)], "p")
+    text = records([planted_text(rng, 60, [p.codes for p in pats], copies=6)], "t")
+    check(method, text, pats, 2)
+
+
+@pytest.mark.parametrize("method", ["thread", "block-thread"])
+def test_windows_never_span_two_records(method):
+    """CGTA across t0|t1 is no hit; TACG (its reverse complement) in t0 and t1 are."""
+    text = records([load("TTACG")[0].codes, load("TACGT")[0].codes, load("ACG")[0].codes], "t")
+    pats = [Record("p", load("CGTA")[0].codes)]
+    res = check(method, text, pats, 0)
+    assert [(h.record_id, h.start, h.strand) for h in res.hits] == [("t0", 2, "-"),
+                                                                    ("t1", 1, "-")]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_hit_buffer_overflow_runs_the_launch_again(method, monkeypatch):
+    """Tile regions sized for almost no hits and a tiny spill area: tiles spill, the spill
+    area overflows, and the launch runs again with room for all."""
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_MIN_HITS", 1)
+    original_group = kcuda.CudaSearch._group
+
+    def pessimist(self, *args):
+        g = original_group(self, *args)
+        g.per_window = 1e-6
+        return g
+
+    monkeypatch.setattr(kcuda.CudaSearch, "_group", pessimist)
+    runs = []
+    original = kcuda.CudaSearch.run
+
+    def spy(self, g, lo, hi):
+        before = self.launches
+        n = original(self, g, lo, hi)
+        runs.append((n, self.launches - before))
+        return n
+
+    monkeypatch.setattr(kcuda.CudaSearch, "run", spy)
+    rng = np.random.default_rng(3)
+    pats = records([random_codes(rng, 5), random_codes(rng, 3)], "p")
+    text = records([random_codes(rng, 40, 0.1)], "t")
+    check(method, text, pats, 5)  # k >= m: every window hits every slot
+    assert any(launches > 1 for _, launches in runs), runs
+
+
+def test_hits_beyond_the_memory_for_one_launch_split_it(monkeypatch):
+    monkeypatch.setattr(kcuda, "HIT_BYTES", 1 << 24)  # room for 16 hits a launch
+    nones = []
+    original = kcuda.CudaSearch.run
+
+    def spy(self, g, lo, hi):
+        n = original(self, g, lo, hi)
+        nones.append(n is None)
+        return n
+
+    monkeypatch.setattr(kcuda.CudaSearch, "run", spy)
+    rng = np.random.default_rng(4)
+    pats = records([random_codes(rng, 4, 0.2)], "p")
+    text = records([random_codes(rng, 50, 0.1)], "t")
+    check("pair-tile", text, pats, 4)  # 94 hits
+    assert sum(nones) >= 3
+
+
+def test_progress_slices_and_cancel(monkeypatch):
+    """Slices, progress and cancel are the same for every method (iter_solve's loop)."""
+    monkeypatch.setattr(config, "SLICE_SECONDS", 1e-4)
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_FIRST_SLICE_CELLS", 2)  # slices of 4096 windows
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_THREADS_PER_BLOCK", 64)
+    rng = np.random.default_rng(12)
+    pats = records([random_codes(rng, 6)], "p")
+    text = records([random_codes(rng, 8400)], "t")
+    job = kmismatch.make_job(text, pats, 2, variant="pair-tile", backend="cuda")
+    progress = []
+    full = drive(kmismatch.iter_solve(job), progress.append)
+    running = [p for p in progress if p.phase == "running"]
+    assert len(running) == 3 and running[-1].done == running[-1].total == 8400
+    assert engine_rows(full) == numpy_hits([text[0].codes], [pats[0].codes], 2)
+    token = CancelToken()
+    gen = kmismatch.iter_solve(job, token)
+    first = next(p for p in gen if p.phase == "running")
+    token.cancel()
+    part = drive(gen)
+    assert not part.info.complete and part.scanned == first.done == 4096
+    assert engine_rows(part) == [h for h in engine_rows(full) if h[1] < first.done]
+
+
+@pytest.mark.parametrize("method", ["thread", "shared-mem", "pair-tile"])
+def test_threads_per_block_is_a_job_parameter(method):
+    rng = np.random.default_rng(5)
+    pats = records([random_codes(rng, 7, 0.1), random_codes(rng, 4)], "p")
+    text = records([planted_text(rng, 50, [p.codes for p in pats])], "t")
+    for tpb in (1, 3, 32):
+        job = kmismatch.make_job(text, pats, 2, variant=method, backend="cuda",
+                                 threads_per_block=tpb)
+        assert job.params["threads_per_block"] == tpb
+        assert engine_rows(drive(kmismatch.iter_solve(job))) == numpy_hits(
+            [text[0].codes], [p.codes for p in pats], 2)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"backend": "serial", "threads_per_block": 64}, "applies to the cuda backend only"),
+    ({"variant": "block-thread", "threads_per_block": 64}, "does not apply to block-thread"),
+    ({"variant": "thread", "threads_per_block": 0}, "threads_per_block must be >= 1"),
+    ({"variant": "thread", "threads_per_block": 2048}, "threads_per_block must be <= 1024"),
+    ({"variant": "pmasm", "backend": "cuda"}, "has no cuda backend"),
+    ({"variant": "shared-mem", "backend": "multicore"}, "has no multicore backend"),
+])
+def test_bad_options_raise_value_error(kwargs, message):
+    kwargs = {"backend": "cuda", **kwargs}
+    with pytest.raises(ValueError, match=message):
+        kmismatch.make_job(load("ACGTACGT"), load("ACG"), 1, **kwargs)
+
+
+def test_cuda_limits_raise_value_error():
+    with pytest.raises(ValueError, match="at most 65535 symbols"):
+        kmismatch.make_job(load("ACGT"), [Record("long", np.ones(70_000, np.uint8))], 1,
+                           backend="cuda")
+    many = [Record(f"p{i}", np.ones(3, np.uint8)) for i in range(32_769)]
+    with pytest.raises(ValueError, match="exceed the cuda backend's 65536 per length"):
+        kmismatch.make_job(load("ACGT"), many, 1, backend="cuda")
+    kmismatch.make_job(load("ACGT"), many, 1, backend="cuda", strands="forward")
+
+
+def test_defaults_pick_the_fastest_cuda_method_where_a_gpu_is():
+    assert kmismatch.make_job(load("ACGT"), load("ACG"), 1, backend="cuda").variant == "pair-tile"
+    job = kmismatch.make_job(load("ACGT"), load("ACG"), 1)
+    assert (job.variant, job.backend) == ("pair-tile", "cuda")
+    assert kmismatch.make_job(load("ACGT"), load("ACG"), 1, backend="serial").variant == "pmasm"
+
+
+class _DriverError(Exception):
+    """Stands in for numba's CudaAPIError (the simulator has no driver)."""
+
+
+def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
+    text, pats = load("ACGTTGCAAGGTACCAGT"), load("TTGCA")
+
+    def no_memory(*args, **kwargs):
+        raise _DriverError("[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY")
+
+    with monkeypatch.context() as mp:
+        mp.setattr(engine_gpu.cuda, "device_array", no_memory)
+        mp.setattr(engine_gpu.cuda, "to_device", no_memory)
+        with pytest.raises(RuntimeError, match="ran out of memory") as err:
+            kmismatch.solve(text, pats, 1, variant="shared-mem", backend="cuda")
+        assert "\n" not in str(err.value)
+
+    def refused(self, kernel, blocks, tpb, shared_bytes, *args):
+        with engine_gpu.cuda_errors(f"launching {blocks} blocks of {tpb} threads"):
+            raise _DriverError("[701] Call to cuLaunchKernel results in\n"
+                               "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")
+
+    with monkeypatch.context() as mp:
+        mp.setattr(engine_gpu.Device, "launch", refused)
+        with pytest.raises(RuntimeError, match="CUDA error while launching") as err:
+            kmismatch.solve(text, pats, 1, variant="pair-tile", backend="cuda")
+        assert "\n" not in str(err.value)
+    # Nothing is left broken: the CPU and the GPU paths both still work.
+    cpu = kmismatch.solve(text, pats, 1, backend="serial")
+    gpu = kmismatch.solve(text, pats, 1, variant="pair-tile", backend="cuda")
+    assert engine_rows(cpu) == engine_rows(gpu) and len(cpu.hits) > 0
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "engine.cli", "kmismatch", *args],
+                          capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"))
+
+
+def test_cli_runs_cuda_and_reports_failures_in_one_line(tmp_path):
+    ok = _cli("ACTTGTAC", "ACTG,ATCG,CACT", "-k", "2", "--strands", "forward", "--backend", "cuda",
+              "--variant", "shared-mem", "--threads-per-block", "3", "--json")
+    assert ok.returncode == 0, ok.stderr
+    assert '"backend": "cuda"' in ok.stdout and '"variant": "shared-mem"' in ok.stdout
+    assert ('"hits": [["literal1", "literal", 1, 4, "+", 1], ["literal1", "literal", 2, 5, "+", 2], '
+            '["literal2", "literal", 2, 5, "+", 2]]') in ok.stdout
+    # A pattern this long needs more shared memory for shared-mem's text chunk than a block has.
+    (tmp_path / "t.fa").write_text(">t\n" + "ACGT" * 12_600 + "\n")
+    (tmp_path / "p.fa").write_text(">p\n" + "ACGT" * 12_500 + "\n")
+    out = tmp_path / "out.csv"
+    bad = _cli(str(tmp_path / "t.fa"), str(tmp_path / "p.fa"), "-k", "3", "--backend", "cuda",
+               "--variant", "shared-mem", "-o", str(out))
+    assert bad.returncode == 1, bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1 and "shared memory" in bad.stderr
+    assert "Traceback" not in bad.stderr and not out.exists()
+    usage = _cli("ACGT", "ACG", "-k", "1", "--backend", "serial", "--threads-per-block", "64")
+    assert usage.returncode == 2 and "cuda backend only" in usage.stderr
+
+
+def test_bench_cases_run_on_tiny_workloads(monkeypatch):
+    """The CUDA bench plumbing (kernel and end-to-end rows, peers, digests) on tiny texts."""
+    from engine.bench.data import lambda_phage
+
+    rng = np.random.default_rng(6)
+    lam = lambda_phage().codes
+    texts = {}
+    for workload, n in (("T3x20", 170), ("T3x1", 90)):
+        codes = random_codes(rng, n)
+        for at in range(0, n - 40, 40):  # stretches of lambda, so that the 12-mers hit
+            start = int(rng.integers(0, len(lam) - 40))
+            codes[at:at + 30] = lam[start:start + 30]
+        texts[workload] = Record(workload, codes)
+    monkeypatch.setattr(cuda_bench, "_texts", texts)
+    monkeypatch.setattr(cuda_bench, "_reference", {})
+    monkeypatch.setattr(cuda_bench, "SWEEP_TPB", (16,))
+    monkeypatch.setattr(cuda_bench, "KERNEL_RUNS", 1)
+    monkeypatch.setattr(cuda_bench, "SOLVE_RUNS", 1)
+    cases = cuda_bench.cases(None)
+    names = {c.name for c in cases}
+    for ratio in cuda_bench.RATIOS:
+        assert ratio.subject in names and ratio.baseline in names, ratio
+    for case in cases:
+        if "multicore" in case.name or "naive" in case.name or "shift-add" in case.name:
+            continue  # CPU peers of their own tests; here only the reference peer runs
+        metrics = case.run()
+        if "computed" in case.name:
+            continue
+        # (the simulator times kernels as 0 s)
+        assert metrics["seconds"] >= 0 and metrics["agrees"] in (True, "reference"), case.name
+        if "/cuda" in case.name:
+            assert metrics["device"] == "CUDA simulator" and metrics["hits"] > 0
