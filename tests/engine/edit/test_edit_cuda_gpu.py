@@ -7,14 +7,13 @@ Marked ``gpu`` and skipped where numba.cuda finds no GPU (run them with
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
-from tests.cuda_support import GPU_ONLY
 from engine import config, edit
 from engine.sequences import Record
 from tests.engine.edit.cuda_support import hit_rows, label, options, pair_rows
+from tests.cuda_support import GPU_ONLY
 
 
 pytestmark = GPU_ONLY

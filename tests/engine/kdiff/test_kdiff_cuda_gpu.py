@@ -6,14 +6,13 @@ Marked ``gpu`` and skipped where numba.cuda finds no GPU (run them with
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
-from tests.cuda_support import GPU_ONLY
 from engine import config, kdiff
 from engine.sequences import Record
 from tests.engine.kdiff.cuda_support import cuda_combos, label
+from tests.cuda_support import GPU_ONLY
 
 
 pytestmark = GPU_ONLY

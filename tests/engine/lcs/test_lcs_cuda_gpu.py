@@ -7,13 +7,12 @@ real DNA comes from fixtures of this file).
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
-from tests.cuda_support import GPU_ONLY
 from engine import config, lcs
 from engine.jobs import CancelToken, drive
+from tests.cuda_support import GPU_ONLY
 
 
 pytestmark = GPU_ONLY
