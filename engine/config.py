@@ -171,7 +171,8 @@ KMISMATCH_CUDA_BLOCK_THREAD_WINDOWS = 64
 #: level loop unrolled); longer patterns share one kernel with a run-time loop.
 KMISMATCH_CUDA_UNROLL_MAX = 32
 
-#: kmismatch CUDA pair-tile: shared memory for the pair look-up memory staged at a time.
+#: kmismatch CUDA pair-tile: shared memory for the pair look-up memory staged at a time;
+#: shared-mem stages its look-up memory in shared memory when it takes at most this.
 KMISMATCH_CUDA_LUT_BYTES = 32 * 1024
 
 #: kmismatch CUDA: threads (and table entries) per block of the pass that puts the hits of
@@ -217,8 +218,9 @@ NW_CUDA_THREADS_PER_BLOCK = {"tiled": 64, "per-launch": 256, "diagonal-one-block
 NW_CUDA_TILED_ROWS = 8
 
 #: nw CUDA tiled: columns each thread computes per step (its rows x columns cells are one
-#: register tile, so the step's fixed cost is shared and the columns' chains overlap).
-NW_CUDA_TILED_COLUMNS = 4
+#: register tile, so the step's fixed cost is shared). 64 threads x 8 rows x 2 columns was
+#: the best all-round setting of the H100 sweep in docs/bench/gpu-nw-bench-score.log.
+NW_CUDA_TILED_COLUMNS = 2
 
 #: nw CUDA tiled: columns a band hands to the band below at a time (a multiple of the
 #: columns per step). On a GPU also a multiple of 32, so that no two chunks share a

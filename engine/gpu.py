@@ -40,6 +40,36 @@ def _no_low_occupancy_warnings() -> None:
 _no_low_occupancy_warnings()
 
 
+def _atomic_simulator_shared_arrays() -> None:
+    """The simulator hands out a block's static shared arrays per call site, creating one on
+    first use with a get-then-set that two simulated threads can both pass, so that each gets
+    its own array (a rare wrong result in tests). Create them with an atomic setdefault."""
+    import sys
+
+    from numba import types
+    from numba.cuda.simulator import kernelapi
+    from numba.np import numpy_support
+
+    def array(self, shape, dtype):
+        if isinstance(dtype, types.Type):
+            dtype = numpy_support.as_dtype(dtype)
+        if shape == 0:  # dynamic shared memory: one buffer for all
+            count = self._dynshared_size // dtype.itemsize
+            return np.frombuffer(self._dynshared.data, dtype=dtype, count=count)
+        frame = sys._getframe(1)
+        caller = (frame.f_code.co_filename, frame.f_lineno)
+        res = self._allocations.get(caller)
+        if res is None:
+            res = self._allocations.setdefault(caller, np.empty(shape, dtype))
+        return res
+
+    kernelapi.FakeCUDAShared.array = array
+
+
+if SIMULATOR:
+    _atomic_simulator_shared_arrays()
+
+
 class CudaFailure(RuntimeError):
     """A CUDA error, said in one line (the CLI prints it and exits 1)."""
 

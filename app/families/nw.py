@@ -31,7 +31,8 @@ class NwAdapter(FamilyAdapter):
         p, sel = choice.params, choice.selection
         return nw.make_job(inputs["a"], inputs["b"], match=p["match"], mismatch=p["mismatch"],
                            gap=p["gap"], variant=sel.variant, backend=sel.backend,
-                           threads=choice.threads, snapshots=True)
+                           parallel=sel.parallel, flags=sel.flags, threads=choice.threads,
+                           snapshots=True, **choice.backend_options())
 
     def items(self, result_or_partial):
         al = getattr(result_or_partial, "alignment", None)

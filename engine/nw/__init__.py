@@ -31,7 +31,8 @@ import numpy as np
 from engine import config, registry
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
 from engine.nw.alignment import Alignment, build
-from engine.nw.driver import Kernels, Recorder, Stats, hirschberg, sweep
+from engine.nw.cuda_options import cuda_params
+from engine.nw.driver import Kernels, Recorder, Stats, hirschberg, make_kernels, sweep
 from engine.nw.scoring import Scores, cast_scores, snapshot_scale
 from engine.nw.spec import SPEC
 from engine.sequences import Record
@@ -84,7 +85,8 @@ def _first_record(value, role: str) -> Record:
 
 def make_job(a, b, *, match: int = 1, mismatch: int = 0, gap: int = -1, traceback: bool = True,
              variant=None, backend=None, parallel=None, flags=None, threads: int | None = None,
-             snapshots: bool = False) -> Job:
+             snapshots: bool = False, threads_per_block: int | None = None,
+             blocks: int | None = None) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Parameters
@@ -96,27 +98,37 @@ def make_job(a, b, *, match: int = 1, mismatch: int = 0, gap: int = -1, tracebac
     traceback : bool
         False computes the score only (one row of memory, no alignment).
     variant : {'rows', 'diagonal', 'prefix'}, optional
-    backend : {'serial', 'multicore'}, optional
-    parallel, flags : None
-        Accepted for a uniform job API; nw has no parallel forms or flags, so anything
-        else is a ValueError.
+    backend : {'serial', 'multicore', 'cuda'}, optional
+        cuda offers diagonal and prefix.
+    parallel : {'multi-block', 'one-block'}, optional
+        The cuda form (default multi-block); the CPU backends have none.
+    flags : collection of str, optional
+        ``tiled`` (cuda multi-block diagonal, on by default): bands of rows swept as a
+        tiled wavefront in one persistent launch, instead of one launch per anti-diagonal.
     threads : int, optional
         Threads for multicore.
     snapshots : bool
         Attach downsampled uint16 images of the score matrix to the progress reports.
+    threads_per_block, blocks : int, optional
+        cuda only; 0 or None picks them (``engine.config.NW_CUDA_THREADS_PER_BLOCK``; one
+        block count for the input and the GPU). One-block forms take no block count.
 
     Raises
     ------
     ValueError
-        On a bad score, an empty sequence, an unknown variant/backend or threads < 1.
+        On a bad score, an empty sequence, an unknown variant/backend/form/flag, threads
+        < 1, a CUDA option on a CPU backend, or a problem too large for 32-bit CUDA scores.
     """
     sc = Scores.checked(match, mismatch, gap)
     threads = check_threads(threads)
     ra, rb = _first_record(a, "A"), _first_record(b, "B")
     sel = registry.resolve(SPEC, variant, backend, parallel, flags)
+    params = {"match": sc.match, "mismatch": sc.mismatch, "gap": sc.gap,
+              "traceback": bool(traceback)}
+    params.update(cuda_params(sel.variant, sel.backend, sel.parallel, sel.flags, len(ra), len(rb),
+                              sc, threads_per_block, blocks))
     return Job(family="nw", inputs={"a": (ra,), "b": (rb,)}, variant=sel.variant,
-               backend=sel.backend, params={"match": sc.match, "mismatch": sc.mismatch,
-                                            "gap": sc.gap, "traceback": bool(traceback)},
+               backend=sel.backend, parallel=sel.parallel, flags=sel.flags, params=params,
                threads=threads, snapshots=bool(snapshots))
 
 
@@ -140,14 +152,14 @@ def score(a, b, **options) -> int:
 _WARM: set = set()
 
 
-def _warm_up(kernels: Kernels, dtype, traceback: bool) -> None:
+def _warm_up(kernels: Kernels, dtype, traceback: bool, snapshots: bool) -> None:
     """Compile (or load from numba's cache) the kernels a job uses, on a tiny input."""
     from engine.nw.cpu_traceback import full_traceback
 
     sc = Scores()
     a = np.array([1, 2, 4, 8, 15, 1], dtype=np.uint8)
     b = np.array([1, 4, 8, 2, 3], dtype=np.uint8)
-    rec = Recorder(a.shape[0], b.shape[0], sc, dtype, 0, True)
+    rec = Recorder(a.shape[0], b.shape[0], sc, dtype, 0, snapshots)
     top = (np.arange(6) * -1).astype(dtype)
     left = (np.arange(7) * -1).astype(dtype)
     kernels.tile(a, b, top, left, np.empty(6, dtype), np.empty(7, dtype), cast_scores(sc, dtype),
@@ -173,16 +185,17 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     p = job.params
     sc = Scores(p["match"], p["mismatch"], p["gap"])
     traceback = p["traceback"]
-    kernels = Kernels(job.variant, job.backend, job.threads)
+    kernels = make_kernels(job)
     vtype = kernels.value_type(m, n, sc)
     dtype, offset = vtype
     score_cells = m * n
     # Hirschberg's passes after the score pass: at most 1.5 m n (halves at every level).
     total = score_cells + (int(1.5 * score_cells) if traceback else 0)
-    key = (job.variant, job.backend, np.dtype(dtype).name, traceback)
+    key = (job.variant, job.backend, np.dtype(dtype).name, traceback) + kernels.warm_key(
+        job.snapshots)
     if key not in _WARM:
         yield Progress(0, total, 0, 0, 0.0, phase="compiling", message="compiling kernels…")
-        _warm_up(kernels, dtype, traceback)
+        _warm_up(kernels, dtype, traceback, job.snapshots)
         _WARM.add(key)
 
     recorder = Recorder(m, n, sc, dtype, offset, job.snapshots)
@@ -199,8 +212,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
 
     def result(score_value, alignment, complete):
         stats.pause()
-        info = RunInfo("nw", job.variant, job.backend, None, (), stats.seconds, stats.cells,
-                       stats.cells, complete, job.threads)
+        info = RunInfo("nw", job.variant, job.backend, job.parallel, tuple(sorted(job.flags)),
+                       stats.seconds, stats.cells, stats.cells, complete, job.threads)
         image = recorder.image(base, step) if recorder.enabled else None
         return NwResult(info, ra.id, rb.id, m, n, sc, score_value, alignment, image,
                         recorder.rows if image is not None else None,

@@ -1,4 +1,5 @@
 """nw benchmark (issue 3): A = lambda[0:20000], B = E. coli[0:20000], scores 1 / 0 / -1.
+(``--backend cuda`` runs the GPU cases of engine/nw/cuda_bench.py instead.)
 
 - score only: every variant x backend, parasail ``nw_striped_16`` (the goal's
   baseline) and ``nw_scan_32``; "score/fastest" is the fastest of our
@@ -19,6 +20,7 @@ import textwrap
 from engine import nw
 from engine.bench import Case, Ratio, timed
 from engine.bench import data
+from engine.nw import cuda_bench  # the cuda backend's cases (issue 6); imports no numba.cuda
 from engine.sequences import decode
 
 WORKLOAD = "N1"
@@ -36,7 +38,7 @@ RATIOS = (
             f"score {v}/{b} vs parasail nw_striped_16") for v in VARIANTS for b in BACKENDS),
     *(Ratio(WORKLOAD, f"score/{v}/multicore", f"score/{v}/serial", None,
             f"score {v} multicore vs serial") for v in VARIANTS),
-)
+) + cuda_bench.RATIOS
 
 # Seconds of the cases already run in this process: the "fastest" cases choose from these.
 _SECONDS: dict[str, float] = {}
@@ -158,6 +160,8 @@ def peak_memory(which: str, variant: str, backend: str, threads) -> int:
 
 def cases(opts) -> list[Case]:
     threads = getattr(opts, "threads", None)
+    if getattr(opts, "backend", None) == "cuda":   # the GPU figures of issue 6
+        return cuda_bench.cases(opts)
     out = [_parasail("nw_striped_16"), _parasail("nw_scan_32")]
     out += [_ours(v, b, False, threads) for v in VARIANTS for b in BACKENDS]
     out.append(_fastest("score", threads))

@@ -7,6 +7,7 @@ text and any other ``-o OUT`` the CSV of columns (``column,a_pos,b_pos,a,b,op``)
 from __future__ import annotations
 
 from engine import nw
+from engine.cli import selected_flags
 from engine.nw.export import result_text as text   # the GUI's export calls cli.text too
 from engine.nw.export import write_columns_csv
 from engine.sequences import load
@@ -21,13 +22,20 @@ def add_arguments(parser) -> None:
     parser.add_argument("--mismatch", type=int, default=0, help="score of a mismatch (default 0)")
     parser.add_argument("--gap", type=int, default=-1,
                         help="score of each gap column, linear (default -1)")
+    parser.add_argument("--threads-per-block", type=int, metavar="N",
+                        help="cuda only: threads per block (default: the form's own)")
+    parser.add_argument("--blocks", type=int, metavar="N",
+                        help="cuda multi-block forms only: blocks per launch (default: chosen "
+                             "for the input and the GPU)")
 
 
 def make_job(args):
     a = load(args.a)[0]
     b = load(args.b)[0]
     return nw.make_job(a, b, match=args.match, mismatch=args.mismatch, gap=args.gap,
-                       variant=args.variant, backend=args.backend, threads=args.threads)
+                       variant=args.variant, backend=args.backend, parallel=args.parallel,
+                       flags=selected_flags(args), threads=args.threads,
+                       threads_per_block=args.threads_per_block, blocks=args.blocks)
 
 
 def write_csv(result, fh, args=None) -> None:

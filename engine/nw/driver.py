@@ -67,6 +67,14 @@ class Kernels:
         :func:`engine.nw.scoring.value_type`; prefix also holds rows shifted by j*gap)."""
         return value_type(m, n, sc, shifted=self.variant == "prefix")
 
+    def first_rows(self, m: int, n: int) -> int:
+        """Rows of a sweep's first band."""
+        return max(1, config.NW_FIRST_SLICE_CELLS // max(1, n))
+
+    def warm_key(self, snapshots: bool) -> tuple:
+        """What, besides variant, backend and dtype, decides the kernels a job compiles."""
+        return ()
+
     def _nthreads(self) -> int:
         import numba
 
@@ -88,6 +96,17 @@ class Kernels:
         threads = self._nthreads()
         th, tw = tile_shape(a.shape[0], b.shape[0], threads)
         return self._tile(self._kind, *args, th, tw)
+
+
+def make_kernels(job) -> "Kernels":
+    """The job's kernels: CPU ones here, CUDA ones from engine.nw.cuda (imported only for
+    cuda jobs, so CPU paths never load numba.cuda)."""
+    if job.backend == "cuda":
+        from engine.nw.cuda import CudaKernels
+
+        return CudaKernels(job.variant, job.parallel, job.flags,
+                           job.params.get("threads_per_block", 0), job.params.get("blocks", 0))
+    return Kernels(job.variant, job.backend, job.threads)
 
 
 def tile_shape(h: int, w: int, threads: int) -> tuple[int, int]:
@@ -151,10 +170,12 @@ def sweep(kernels: Kernels, a, b, sc: Scores, vtype, abort, stats: Stats,
     rec_rows, rec_cols, snap = ((recorder.rows, recorder.cols, recorder.raw)
                                 if recorder is not None and recorder.enabled
                                 else (_NO_ROWS, _NO_ROWS, np.zeros((0, 0), dtype=dtype)))
-    clock = SliceClock(first=max(1, config.NW_FIRST_SLICE_CELLS // max(1, n)), maximum=max(1, m))
+    clock = SliceClock(first=kernels.first_rows(m, n), maximum=max(1, m))
     r = 0
     while r < m:
         h = min(clock.size, m - r)
+        if m - r - h < h // 4:
+            h = m - r   # no thin last band: it would leave most of a GPU idle
         if keep is not None and r < keep < r + h:
             h = keep - r
         left = (np.arange(r, r + h + 1, dtype=np.int64) * sc.gap - offset).astype(dtype)

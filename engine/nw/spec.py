@@ -1,8 +1,11 @@
 """Registry entry of the nw family (plain data; no numba import)."""
 
-from engine.registry import BackendSpec, FamilySpec, InputSpec, ParamSpec, VariantSpec
+from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
 
 _CPU = (BackendSpec("serial"), BackendSpec("multicore"))
+# The study's two CUDA forms of both variants (Dicker et al.): the whole matrix in one block,
+# or spread over many blocks; "multi-block" first, so it is the default.
+_FORMS = ("multi-block", "one-block")
 
 SPEC = FamilySpec(
     name="nw",
@@ -22,18 +25,39 @@ SPEC = FamilySpec(
                   minimum=-1000, maximum=1000),
         ParamSpec("gap", "Gap", "int", -1, "Score of each gap column (linear gaps; usually < 0).",
                   minimum=-1000, maximum=1000),
+        ParamSpec("threads_per_block", "Threads per block (CUDA)", "int", 0,
+                  "CUDA only: threads per block; 0 picks the form's default "
+                  "(engine.config.NW_CUDA_THREADS_PER_BLOCK).", minimum=0, maximum=1024,
+                  backends=("cuda",)),
+        ParamSpec("blocks", "Blocks (CUDA)", "int", 0,
+                  "CUDA multi-block forms only: blocks per launch (per-launch diagonal: a "
+                  "grid-stride loop over each anti-diagonal; tiled: bands in flight; prefix: "
+                  "column segments of every row); 0 picks one for the input and the GPU.",
+                  minimum=0, maximum=65535, backends=("cuda",)),
     ),
-    flags=(),
+    flags=(
+        FlagSpec("tiled", "tiled wavefront",
+                 "CUDA multi-block diagonal: a block owns a band of rows and sweeps it by "
+                 "anti-diagonals in registers and shared memory, handing its bottom row to the "
+                 "next band in chunks (tiles along tile anti-diagonals, one persistent launch); "
+                 "without it, one launch per anti-diagonal of the whole matrix."),
+    ),
     variants=(
         VariantSpec("rows", "rows (row-wise)",
                     "The textbook row sweep. Multicore: tiles of rows, tile anti-diagonals in "
                     "parallel.", _CPU),
         VariantSpec("diagonal", "diagonal (anti-diagonals)",
                     "Cells of one anti-diagonal are independent (SIMD inside a tile). Multicore: "
-                    "the tiles of a tile anti-diagonal in parallel.", _CPU),
+                    "the tiles of a tile anti-diagonal in parallel. CUDA: one block, or many "
+                    "(one launch per anti-diagonal, or tiled).",
+                    _CPU + (BackendSpec("cuda", parallel=_FORMS, flags=("tiled",),
+                                        default_flags=("tiled",),
+                                        flag_forms={"tiled": ("multi-block",)}),)),
         VariantSpec("prefix", "prefix (Aluru prefix-max scan)",
                     "Each row from the previous one with a prefix-max scan (Aluru et al. 2003). "
-                    "Multicore: a parallel scan over column blocks of every row.", _CPU),
+                    "Multicore: a parallel scan over column blocks of every row. CUDA: one block "
+                    "scans each row, or blocks own column segments and pass carries along.",
+                    _CPU + (BackendSpec("cuda", parallel=_FORMS),)),
     ),
     fastest_variant="diagonal",
     module="engine.nw",

@@ -1,0 +1,77 @@
+"""Checks of the CUDA-only options of an nw job (plain Python: no numba import).
+
+The cuda backend has five forms: the registry's parallel form (one-block or
+multi-block) of each variant, and for the multi-block diagonal the ``tiled`` flag
+(without it, one launch per anti-diagonal).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.nw.scoring import Scores, value_range
+
+#: Largest |W| the CUDA kernels allow (W = H - (i + j) * gap in int32; the headroom keeps
+#: every intermediate sum and the kernels' sentinels out of reach).
+W_LIMIT = 1 << 30
+
+FORMS = ("tiled", "per-launch", "diagonal-one-block", "prefix-one-block", "prefix-multi-block")
+
+MAX_THREADS_PER_BLOCK = 1024
+
+
+def form_of(variant: str, parallel: str | None, flags) -> str:
+    """The form a cuda job runs (one of FORMS)."""
+    if variant == "diagonal":
+        if parallel == "one-block":
+            return "diagonal-one-block"
+        return "tiled" if "tiled" in (flags or ()) else "per-launch"
+    if variant == "prefix":
+        return "prefix-one-block" if parallel == "one-block" else "prefix-multi-block"
+    raise ValueError(f"nw variant {variant!r} has no cuda backend")
+
+
+def _count(name: str, value, maximum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < 0 or value > maximum:
+        raise ValueError(f"{name} must be >= 0 and <= {maximum} (0 picks one), got {value}")
+    return int(value)
+
+
+def cuda_params(variant: str, backend: str, parallel: str | None, flags, m: int, n: int,
+                sc: Scores, threads_per_block=None, blocks=None) -> dict:
+    """The job parameters of the CUDA options (empty on CPU backends); ValueError when bad.
+
+    ``threads_per_block`` and ``blocks`` of 0 (or None) leave the choice to the form;
+    one-block forms take no block count.
+    """
+    if backend != "cuda":
+        for name, value in (("threads_per_block", threads_per_block), ("blocks", blocks)):
+            if value:
+                raise ValueError(f"{name} applies to the cuda backend only")
+        return {}
+    tpb = _count("threads_per_block", threads_per_block or 0, MAX_THREADS_PER_BLOCK)
+    count = _count("blocks", blocks or 0, 65535)
+    if parallel == "one-block" and count > 1:
+        raise ValueError("blocks applies to the multi-block forms only (one-block runs one block)")
+    check_size(m, n, sc)
+    return {"threads_per_block": tpb, "blocks": count}
+
+
+def check_size(m: int, n: int, sc: Scores) -> None:
+    """ValueError when an m x n problem could overflow the kernels' 32-bit W.
+
+    It covers what engine/nw/cuda.py checks on every tile: the host rows hold
+    H - offset (offset centring H's range); W is -offset on a problem's first row and
+    column and grows by at most max(s - 2 * gap) per diagonal step; a band that starts
+    r rows down sees its W shifted by r * gap; a tile adds at most min(h, w) steps of
+    growth to its boundary.
+    """
+    lo, hi = value_range(m, n, sc)
+    offset = (lo + hi) // 2
+    grow = max(0, sc.match - 2 * sc.gap, sc.mismatch - 2 * sc.gap)
+    drop = max(0, 2 * sc.gap - min(sc.match, sc.mismatch))
+    if abs(offset) + (m + n) * abs(sc.gap) + 2 * min(m, n) * grow + drop + 8 > W_LIMIT:
+        raise ValueError(f"a {m} x {n} alignment with these scores is too large for the CUDA "
+                         "kernels' 32-bit arithmetic; use a CPU backend")
