@@ -41,7 +41,10 @@ BLOCK_COUNTS = {"prefix multi-block": (1, 2, 4, 8, 16, 32, 64),
 #: on L1 and E1.
 TILED_CONFIGS = ((64, 8, 2, 64), (32, 8, 4, 64), (128, 8, 4, 64), (64, 4, 4, 64), (64, 16, 4, 64),
                  (64, 8, 8, 64), (64, 8, 4, 64), (64, 4, 2, 64), (128, 4, 4, 128), (64, 8, 4, 128),
-                 (64, 8, 4, 32), (32, 16, 2, 64), (64, 8, 1, 64))
+                 (64, 8, 4, 32), (32, 16, 2, 64), (64, 8, 1, 64),
+                 # thin bands: more bands in flight, so more warps per SM to hide latency
+                 (32, 1, 1, 32), (32, 2, 1, 32), (32, 2, 2, 64), (32, 4, 1, 64), (32, 4, 2, 64),
+                 (32, 1, 2, 32), (64, 2, 2, 64), (64, 1, 1, 64))
 #: Skip a run whose predicted time (from the half-size run of the same form) exceeds this.
 LONG_RUN_SECONDS = 10.0
 
