@@ -60,6 +60,8 @@ CUDA_FASTEST = "pair-tile"
 #: Limits of the CUDA kernels' packed hits: 16 bits each for the slot and the mismatches.
 CUDA_MAX_SLOTS = 1 << 16
 CUDA_MAX_LENGTH = (1 << 16) - 1
+#: Most threads a block of the shared-mem kernels.
+SHARED_MEM_MAX_THREADS = 512
 
 
 def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str = "both",
@@ -120,6 +122,11 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
         params["threads_per_block"] = check_int("threads_per_block", threads_per_block, 1)
         if params["threads_per_block"] > 1024:
             raise ValueError(f"threads_per_block must be <= 1024, got {threads_per_block}")
+        if sel.variant == "shared-mem" and params["threads_per_block"] > SHARED_MEM_MAX_THREADS:
+            # Its kernels (eight windows a thread) need more registers than a block of 1024
+            # threads has: the launch is refused (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES on an H200).
+            raise ValueError(f"threads_per_block of shared-mem must be <= {SHARED_MEM_MAX_THREADS}, "
+                             f"got {threads_per_block}")
     if sel.backend == "cuda":
         _check_cuda_limits(patterns, strands)
     return Job(family="kmismatch", inputs={"text": text, "patterns": patterns},

@@ -29,12 +29,13 @@ import numpy as np
 from numba import cuda
 
 from engine import config, gpu
-from engine.gpu import CudaFailure, cuda_errors
+from engine.gpu import CudaFailure, cuda_errors, register_cap
 from engine.kmismatch.cpu_pmasm import counter_bits, fb_vectors
-from engine.kmismatch.cuda_kernels import (PAIR_SWIZZLE, block_thread_kernel,
+from engine.kmismatch.cuda_kernels import (PAIR_SWIZZLE, SHARED_WINDOWS, block_thread_kernel,
                                            block_thread_shared_bytes, hold, order_hits,
-                                           pair_tile_kernel,
-                                           pair_tile_shared_bytes, scan_groups, window_kernel,
+                                           pair_tile_kernel, pair_tile_shared_bytes,
+                                           scan_groups, shared_mem_kernel,
+                                           shared_mem_shared_bytes, window_kernel,
                                            window_shared_bytes)
 
 METHODS = ("thread", "block-thread", "shared-mem", "pair-tile")
@@ -149,6 +150,9 @@ def kernel_key(variant: str, m: int, words: int, tpb: int):
         return variant, 0, 0
     if variant == "pair-tile":
         return variant, (m + 1) // 2 if unrolled else 0, words == 1, tpb
+    if variant == "shared-mem":
+        staged = 128 * m * words <= config.KMISMATCH_CUDA_LUT_BYTES
+        return variant, m if unrolled else 0, words == 1, staged, tpb
     return variant, m if unrolled else 0, words == 1, tpb
 
 
@@ -180,7 +184,7 @@ class CudaSearch:
         self.order_shift = order.bit_length() - 1
         self.order_tpb = 1 << self.order_shift
         self.max_hits = self.dev.scratch_budget(config.KMISMATCH_CUDA_MEMORY_FRACTION) // HIT_BYTES
-        # Whole 4-byte words (zeros after the end): shared-mem reads the text a word at a time.
+        # Whole 4-byte words (zeros after the end): shared-mem stages the text a word at a time.
         n = text.shape[0]
         self.text = self.dev.empty(-(-n // 4) * 4, np.uint8, "the text")
         with cuda_errors("copying the text to the GPU", n):
@@ -203,11 +207,17 @@ class CudaSearch:
         unrolled = m <= config.KMISMATCH_CUDA_UNROLL_MAX
         one_word = tables.words == 1
         tpb, tile, extra, texts = self.tpb, self.tpb, (), (self.text,)
-        if self.variant in ("thread", "shared-mem"):
-            staged = self.variant == "shared-mem"
-            kernel = window_kernel(m if unrolled else 0, staged, one_word)
-            texts = (self.text, self.text32)
-            shared = window_shared_bytes(tpb, m, staged)
+        if self.variant == "thread":
+            kernel = window_kernel(m if unrolled else 0, one_word)
+            shared = window_shared_bytes(tpb)
+        elif self.variant == "shared-mem":
+            # The look-up memory goes to shared memory too when it fits the budget.
+            table_staged = 128 * m * tables.words <= config.KMISMATCH_CUDA_LUT_BYTES
+            kernel = shared_mem_kernel(m if unrolled else 0, one_word, table_staged,
+                                       register_cap(tpb))
+            texts = (self.text32,)
+            shared = shared_mem_shared_bytes(tpb, m, tables.words, table_staged)
+            tile = SHARED_WINDOWS * tpb
         elif self.variant == "block-thread":
             # The study's m threads a block (at most the device's limit; then threads take
             # several levels each).
@@ -318,8 +328,11 @@ class CudaSearch:
             pos = self._room("pos", total, np.int64, "the hit columns")
             code = self._room("code", total, np.int32, "the hit columns")
             mis = self._room("mis", total, np.int32, "the hit columns")
+            # Blocks enough for about 16 hits a thread (several blocks a group of tiles when
+            # tiles have many hits).
+            split = max(1, min(64, -(-total // (16 * tiles))))
             self._timed("putting the hits in order", lambda: self.dev.launch(
-                order_hits, groups, self.order_tpb, 8 * self.order_tpb, tile_base, tile_hits,
+                order_hits, (groups, split), self.order_tpb, 8 * self.order_tpb, tile_base, tile_hits,
                 tiles, group_sums, found, lo, g.slot_code, pos, code, mis))
         return total
 

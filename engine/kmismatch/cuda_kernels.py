@@ -12,8 +12,12 @@ top bit is set exactly when its mismatches exceed k: the hits of a word are
 - ``thread`` (the study's 5.3.1): one thread per text window; its bit_vector
   adds the m fb-vectors ``fb[w, level, symbol]`` read from the look-up memory
   in global memory, and the text from global memory.
-- ``shared-mem`` (5.3.3): the same threads, but a block first stages the text
-  chunk its windows read (tpb + m - 1 symbols) in shared memory.
+- ``shared-mem`` (5.3.3): a block first stages the text chunk its windows read in
+  shared memory (and the look-up memory, when it fits). Each thread takes 8
+  consecutive windows: symbol p of their 7 + m symbols adds level p - i to
+  window i, so each symbol is read once and, in a kernel compiled for its m,
+  every look-up has a constant offset; the record checks and the hit
+  bookkeeping run once per 8 windows.
 - ``block-thread`` (5.3.2): one block per window and one thread per level; each
   thread leaves its fb-vector in shared memory (``fb_vec_rlt``) and thread 0
   adds them up. A block takes the windows of its tile one after the other.
@@ -264,25 +268,22 @@ def window_sum(src, start, table, first, m):
     return acc
 
 
-def window_shared_bytes(tpb: int, m: int, staged: bool) -> int:
-    """block_prefix's buffer, and shared-mem's text chunk (in whole 4-byte words)."""
-    return 4 * prefix_entries(tpb) + (4 * ((tpb + m + 5) // 4) if staged else 0)
+def window_shared_bytes(tpb: int) -> int:
+    """``thread``: block_prefix's buffer."""
+    return 4 * prefix_entries(tpb)
 
 
 @lru_cache(maxsize=None)
-def window_kernel(levels: int, staged: bool, one_word: bool):
-    """``thread`` (staged False) or ``shared-mem`` (staged True), for patterns of length
-    ``levels`` (0: any length) and, with ``one_word``, one word of counters (the look-up
-    memory's offsets are then constants). shared-mem stages its block's text chunk
-    (tpb + m - 1 symbols) in shared memory, read from global memory 4 bytes at a time;
-    both read the look-up memory from global memory (through L1: a warp reads 4 of the 16
-    fb-vectors of a level, one 128-byte line)."""
+def window_kernel(levels: int, one_word: bool):
+    """``thread``, for patterns of length ``levels`` (0: any length) and, with ``one_word``,
+    one word of counters (the look-up memory's offsets are then constants): one thread per
+    window, the text and the look-up memory read from global memory (through L1: a warp
+    reads 4 of the 16 fb-vectors of a level, one 128-byte line)."""
     M = levels
-    STAGED = staged
     ONE = one_word
 
     @kernel_jit()
-    def kernel(text, text32, offsets, lo, hi, m, fb, valid, b, binv, mask, bias, rpw, out,
+    def kernel(text, offsets, lo, hi, m, fb, valid, b, binv, mask, bias, rpw, out,
                per_tile, regular, counters, spill_cap, group_sums, group_shift, tile_base,
                tile_hits):
         t = cuda.threadIdx.x
@@ -290,33 +291,19 @@ def window_kernel(levels: int, staged: bool, one_word: bool):
         tile = cuda.blockIdx.x
         mm = M if M > 0 else m
         W = 1 if ONE else valid.shape[0]
-        buf = cuda.shared.array(0, int32)       # block_prefix's [0, P)
-        chunk32 = cuda.shared.array(0, uint32)  # the text chunk's words from w_at
-        chunk = cuda.shared.array(0, uint8)     # ... and its bytes
+        buf = cuda.shared.array(0, int32)
         scal = cuda.shared.array(_SCALARS, int64)
-        w_at = imax(T + 1, 33)
         j0 = lo + tile * T
         if t == 0:
             tile_begin(offsets, j0, mm, hi, T, scal)
-        if STAGED:  # the words holding text[j0 : j0 + T + m - 1]
-            first = j0 >> 2
-            n32 = text32.shape[0]
-            x = t
-            while x < (T + mm + 5) >> 2:
-                chunk32[w_at + x] = text32[first + x] if first + x < n32 else uint32(0)
-                x += T
         cuda.syncthreads()
         j = j0 + t
-        c = 4 * w_at + (j0 & 3) + t  # the window's first symbol in the chunk
         ok = t < scal[_LIM] or window_ok(j, mm, lo, hi, scal[_END], offsets)
         hits = int64(0)
         acc0 = _ZERO
         if ok:
             for w in range(W):
-                if STAGED:
-                    acc = window_sum(chunk, c, fb, 16 * mm * w, mm)
-                else:
-                    acc = window_sum(text, j, fb, 16 * mm * w, mm)
+                acc = window_sum(text, j, fb, 16 * mm * w, mm)
                 if w == 0:
                     acc0 = acc
                 hits += hit_count(acc, valid[w])
@@ -333,11 +320,270 @@ def window_kernel(levels: int, staged: bool, one_word: bool):
                 emit_word(acc0, valid[0], 0, b, binv, mask, bias, window, out, at)
             else:  # the words' sums were not kept: add them up again
                 for w in range(W):
-                    if STAGED:
-                        acc = window_sum(chunk, c, fb, 16 * mm * w, mm)
-                    else:
-                        acc = window_sum(text, j, fb, 16 * mm * w, mm)
+                    acc = window_sum(text, j, fb, 16 * mm * w, mm)
                     at = emit_word(acc, valid[w], w * rpw, b, binv, mask, bias, window, out, at)
+
+    return kernel
+
+
+# -- shared-mem ----------------------------------------------------------------------------
+#: Windows a shared-mem thread takes (consecutive: the symbols they share are read once).
+SHARED_WINDOWS = 8
+
+
+@cuda.jit(device=True, inline=True)
+def symbol_adds(tab, c, p, m, a0, a1, a2, a3, a4, a5, a6, a7):
+    """Symbol p of the 8 windows' stretch (look-up entry c of level 0) adds level p - i
+    to window i."""
+    if p < m:
+        a0 += tab[c + U(16 * p)]
+    if p >= 1 and p - 1 < m:
+        a1 += tab[c + U(16 * (p - 1))]
+    if p >= 2 and p - 2 < m:
+        a2 += tab[c + U(16 * (p - 2))]
+    if p >= 3 and p - 3 < m:
+        a3 += tab[c + U(16 * (p - 3))]
+    if p >= 4 and p - 4 < m:
+        a4 += tab[c + U(16 * (p - 4))]
+    if p >= 5 and p - 5 < m:
+        a5 += tab[c + U(16 * (p - 5))]
+    if p >= 6 and p - 6 < m:
+        a6 += tab[c + U(16 * (p - 6))]
+    if p >= 7 and p - 7 < m:
+        a7 += tab[c + U(16 * (p - 7))]
+    return a0, a1, a2, a3, a4, a5, a6, a7
+
+
+@cuda.jit(device=True, inline=True)
+def word_adds(tab, chunk, q, g, first, m, a0, a1, a2, a3, a4, a5, a6, a7):
+    """Word g of the 8 windows' stretch: its 4 symbols, p = 4g to 4g + 3."""
+    wd = chunk[U(q + g)]
+    for k in range(4):
+        c = U(first) + U((wd >> uint32(8 * k)) & uint32(15))
+        a0, a1, a2, a3, a4, a5, a6, a7 = symbol_adds(tab, c, 4 * g + k, m, a0, a1, a2, a3,
+                                                     a4, a5, a6, a7)
+    return a0, a1, a2, a3, a4, a5, a6, a7
+
+
+@cuda.jit(device=True, inline=True)
+def eight_sums(tab, chunk, q, first, m, spelled):
+    """The bit_vectors of the 8 windows whose symbols start at word q of the staged chunk
+    (4 symbols a word): the 7 + m symbols are walked once, a word at a time, and symbol
+    p adds level p - i of window i; so each symbol is taken out of its word once. With
+    ``spelled`` (a kernel compiled for its m <= 33) the words are spelled out (LLVM does
+    not unroll a loop this long): every level offset and every test is then a constant."""
+    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = _ZERO
+    if spelled and m <= 33:
+        a0, a1, a2, a3, a4, a5, a6, a7 = word_adds(tab, chunk, q, 0, first, m, a0, a1, a2,
+                                                   a3, a4, a5, a6, a7)
+        a0, a1, a2, a3, a4, a5, a6, a7 = word_adds(tab, chunk, q, 1, first, m, a0, a1, a2,
+                                                   a3, a4, a5, a6, a7)
+        if m > 1:
+            a0, a1, a2, a3, a4, a5, a6, a7 = word_adds(tab, chunk, q, 2, first, m, a0, a1,
+                                                       a2, a3, a4, a5, a6, a7)
+        if m > 5:
+            a0, a1, a2, a3, a4, a5, a6, a7 = word_adds(tab, chunk, q, 3, first, m, a0, a1,
+                                                       a2, a3, a4, a5, a6, a7)
+        if m > 9:
+            a0, a1, a2, a3, a4, a5, a6, a7 = word_adds(tab, chunk, q, 4, first, m, a0, a1,
+                                                       a2, a3, a4, a5, a6, a7)
+        if m > 13:
+            a0, a1, a2, a3, a4, a5, a6, a7 = word_adds(tab, chunk, q, 5, first, m, a0, a1,
+                                                       a2, a3, a4, a5, a6, a7)
+        if m > 17:
+            a0, a1, a2, a3, a4, a5, a6, a7 = word_adds(tab, chunk, q, 6, first, m, a0, a1,
+                                                       a2, a3, a4, a5, a6, a7)
+        if m > 21:
+            a0, a1, a2, a3, a4, a5, a6, a7 = word_adds(tab, chunk, q, 7, first, m, a0, a1,
+                                                       a2, a3, a4, a5, a6, a7)
+        if m > 25:
+            a0, a1, a2, a3, a4, a5, a6, a7 = word_adds(tab, chunk, q, 8, first, m, a0, a1,
+                                                       a2, a3, a4, a5, a6, a7)
+        if m > 29:
+            a0, a1, a2, a3, a4, a5, a6, a7 = word_adds(tab, chunk, q, 9, first, m, a0, a1,
+                                                       a2, a3, a4, a5, a6, a7)
+    else:
+        for g in range((m + 10) >> 2):
+            a0, a1, a2, a3, a4, a5, a6, a7 = word_adds(tab, chunk, q, g, first, m, a0, a1,
+                                                       a2, a3, a4, a5, a6, a7)
+    return a0, a1, a2, a3, a4, a5, a6, a7
+
+
+@cuda.jit(device=True, inline=True)
+def eight_count(a0, a1, a2, a3, a4, a5, a6, a7, vw, okm):
+    """Hits of each of the 8 windows in one counter word (bit i of okm: window i counts)."""
+    n0 = hit_count(a0, vw) if okm & 1 else int64(0)
+    n1 = hit_count(a1, vw) if okm & 2 else int64(0)
+    n2 = hit_count(a2, vw) if okm & 4 else int64(0)
+    n3 = hit_count(a3, vw) if okm & 8 else int64(0)
+    n4 = hit_count(a4, vw) if okm & 16 else int64(0)
+    n5 = hit_count(a5, vw) if okm & 32 else int64(0)
+    n6 = hit_count(a6, vw) if okm & 64 else int64(0)
+    n7 = hit_count(a7, vw) if okm & 128 else int64(0)
+    return n0, n1, n2, n3, n4, n5, n6, n7
+
+
+@cuda.jit(device=True, inline=True)
+def pick8(i, a0, a1, a2, a3, a4, a5, a6, a7):
+    """a_i (selects, not a local array: the eight stay in registers)."""
+    x = a0
+    x = a1 if i == 1 else x
+    x = a2 if i == 2 else x
+    x = a3 if i == 3 else x
+    x = a4 if i == 4 else x
+    x = a5 if i == 5 else x
+    x = a6 if i == 6 else x
+    return a7 if i == 7 else x
+
+
+def shared_mem_shared_bytes(tpb: int, m: int, words: int, table_staged: bool) -> int:
+    """The staged look-up memory (uint64), block_prefix's buffer, the text chunk (the tile's
+    SHARED_WINDOWS * tpb + m - 1 symbols, in whole 4-byte words)."""
+    return ((128 * m * words if table_staged else 0) + 4 * prefix_entries(tpb)
+            + 4 * ((SHARED_WINDOWS * tpb + m + 2) // 4))
+
+
+@lru_cache(maxsize=None)
+def shared_mem_kernel(levels: int, one_word: bool, table_staged: bool, cap: int = 255):
+    """``shared-mem`` for patterns of length ``levels`` (0: any length); ``one_word``: one
+    word of counters (kept from the count to the writing of the hits). A block stages its
+    tile's text chunk in shared memory (realigned so that word x holds the tile's symbols
+    4x to 4x + 3), and with ``table_staged`` the look-up memory too (16 fb-vectors of 128
+    bytes a level: the 4 plain bases of a level fall in different banks, so a warp's
+    look-ups never conflict on DNA; otherwise it is read from global memory). Each thread
+    takes SHARED_WINDOWS consecutive windows, so that the record checks and the hit
+    bookkeeping (block_prefix, three barriers) run once per 8 windows, and a tile that lies
+    inside one record skips the per-window checks. ``cap``: at most that many registers a
+    thread (the kernels of several counter words take more than a block of 1024 threads
+    may have)."""
+    M = levels
+    ONE = one_word
+    TS = table_staged
+    V = SHARED_WINDOWS
+    SPELL = 0 < levels <= 33
+
+    @kernel_jit(cap)
+    def kernel(text32, offsets, lo, hi, m, fb, valid, b, binv, mask, bias, rpw, out,
+               per_tile, regular, counters, spill_cap, group_sums, group_shift, tile_base,
+               tile_hits):
+        t = cuda.threadIdx.x
+        T = cuda.blockDim.x
+        tile = cuda.blockIdx.x
+        mm = M if M > 0 else m
+        W = 1 if ONE else valid.shape[0]
+        lut = cuda.shared.array(0, uint64)     # [0, nt): the look-up memory (TS)
+        buf = cuda.shared.array(0, int32)      # block_prefix's, from b_at
+        chunk = cuda.shared.array(0, uint32)   # the text chunk, from c_at
+        scal = cuda.shared.array(_SCALARS, int64)
+        nt = 16 * mm * W if TS else 0
+        b_at = 2 * nt
+        c_at = b_at + imax(T + 1, 33)
+        span = V * T
+        j0 = lo + tile * span
+        if t == 0:
+            tile_begin(offsets, j0, mm, hi, span, scal)
+        if TS:
+            x = t
+            while x < nt:
+                lut[x] = fb[x]
+                x += T
+        # Word x of the chunk: text[j0 + 4x : j0 + 4x + 4], from two words of the text.
+        w0 = j0 >> 2
+        sh = U(8 * (j0 & 3))
+        n32 = text32.shape[0]
+        x = t
+        while x < (span + mm + 2) >> 2:
+            y = w0 + x
+            a = U(text32[y]) if y < n32 else _ZERO
+            z = U(text32[y + 1]) if y + 1 < n32 else _ZERO
+            chunk[c_at + x] = uint32((a | (z << _WINDOW_SHIFT)) >> sh)
+            x += T
+        cuda.syncthreads()
+        lim = scal[_LIM]
+        j = j0 + V * t
+        okm = 255
+        if V * t + V > lim:  # a window of this thread may lie outside [lo, hi) or a record
+            okm = 0
+            for i in range(V):
+                if V * t + i < lim or window_ok(j + i, mm, lo, hi, scal[_END], offsets):
+                    okm |= 1 << i
+        q = c_at + 2 * t
+        n0 = n1 = n2 = n3 = n4 = n5 = n6 = n7 = int64(0)
+        a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = _ZERO
+        for w in range(W):
+            first = 16 * mm * w
+            if TS:
+                a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(lut, chunk, q, first, mm, SPELL)
+            else:
+                a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(fb, chunk, q, first, mm, SPELL)
+            c0, c1, c2, c3, c4, c5, c6, c7 = eight_count(a0, a1, a2, a3, a4, a5, a6, a7,
+                                                         valid[w], okm)
+            n0 += c0
+            n1 += c1
+            n2 += c2
+            n3 += c3
+            n4 += c4
+            n5 += c5
+            n6 += c6
+            n7 += c7
+        hits = n0 + n1 + n2 + n3 + n4 + n5 + n6 + n7
+        # The windows with hits (one word: their bit_vectors are still at hand).
+        pend = ((n0 > 0) * 1 + (n1 > 0) * 2 + (n2 > 0) * 4 + (n3 > 0) * 8 + (n4 > 0) * 16
+                + (n5 > 0) * 32 + (n6 > 0) * 64 + (n7 > 0) * 128)
+        before, run = block_prefix(hits, buf[b_at:])
+        if t == 0:
+            scal[_BASE] = tile_place(tile, run, per_tile, regular, counters, spill_cap,
+                                     group_sums, group_shift, tile_base, tile_hits)
+        cuda.syncthreads()
+        base = scal[_BASE]
+        if ONE and hits > 0 and base >= 0:
+            # One loop over the windows with hits, in order (hits are sparse: eight loops,
+            # one a window, would each run as often as the warp's busiest lane needs).
+            at = base + before
+            vw = valid[0]
+            while pend != 0:
+                i = lowest_bit(U(pend))
+                pend &= pend - 1
+                acc = pick8(i, a0, a1, a2, a3, a4, a5, a6, a7)
+                at = emit_word(acc, vw, 0, b, binv, mask, bias, U(j - lo + i), out, at)
+        elif hits > 0 and base >= 0:
+            # Where each window's hits start: the 8 windows' hits follow one another; the
+            # cursors move on word by word (hits in window, then slot, order).
+            e0 = base + before
+            e1 = e0 + n0
+            e2 = e1 + n1
+            e3 = e2 + n2
+            e4 = e3 + n3
+            e5 = e4 + n4
+            e6 = e5 + n5
+            e7 = e6 + n6
+            window = U(j - lo)
+            for w in range(W):
+                if not ONE:  # the words' sums were not kept: add them up again
+                    if TS:
+                        a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(lut, chunk, q,
+                                                                    16 * mm * w, mm, SPELL)
+                    else:
+                        a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(fb, chunk, q,
+                                                                    16 * mm * w, mm, SPELL)
+                vw = valid[w]
+                s0 = w * rpw
+                if okm & 1:
+                    e0 = emit_word(a0, vw, s0, b, binv, mask, bias, window, out, e0)
+                if okm & 2:
+                    e1 = emit_word(a1, vw, s0, b, binv, mask, bias, window + U(1), out, e1)
+                if okm & 4:
+                    e2 = emit_word(a2, vw, s0, b, binv, mask, bias, window + U(2), out, e2)
+                if okm & 8:
+                    e3 = emit_word(a3, vw, s0, b, binv, mask, bias, window + U(3), out, e3)
+                if okm & 16:
+                    e4 = emit_word(a4, vw, s0, b, binv, mask, bias, window + U(4), out, e4)
+                if okm & 32:
+                    e5 = emit_word(a5, vw, s0, b, binv, mask, bias, window + U(5), out, e5)
+                if okm & 64:
+                    e6 = emit_word(a6, vw, s0, b, binv, mask, bias, window + U(6), out, e6)
+                if okm & 128:
+                    e7 = emit_word(a7, vw, s0, b, binv, mask, bias, window + U(7), out, e7)
 
     return kernel
 
@@ -592,9 +838,10 @@ def scan_groups(group_sums, n, counters):
 
 @kernel_jit()
 def order_hits(tile_base, tile_hits, tiles, group_sums, found, lo, slot_code, pos, code, mis):
-    """Block g copies the hits of tiles [g T, (g + 1) T) from where they were placed to
+    """Block (g, y) copies the hits of tiles [g T, (g + 1) T) from where they were placed to
     their place in text order (group_sums[g] holds where its group starts), unpacked:
-    window start, slot code (2 * pattern + strand), mismatches."""
+    window start, slot code (2 * pattern + strand), mismatches. The gridDim.y blocks of a
+    group share its hits (many when tiles are large), so that a thread copies only a few."""
     t = cuda.threadIdx.x
     T = cuda.blockDim.x
     g = cuda.blockIdx.x
@@ -603,7 +850,7 @@ def order_hits(tile_base, tile_hits, tiles, group_sums, found, lo, slot_code, po
     ends[t] = tile_hits[e] if e < tiles else int64(0)
     inclusive_scan(ends, t, T)
     dst = group_sums[g]
-    h = t
+    h = t + cuda.blockIdx.y * T
     while h < ends[T - 1]:
         a = 0
         z = T - 1
@@ -618,7 +865,7 @@ def order_hits(tile_base, tile_hits, tiles, group_sums, found, lo, slot_code, po
         pos[dst + h] = lo + int64(v >> _WINDOW_SHIFT)
         code[dst + h] = slot_code[(v >> _SLOT_SHIFT) & _LOW16]
         mis[dst + h] = int32(v & _LOW16)
-        h += T
+        h += T * cuda.gridDim.y
 
 
 @kernel_jit()

@@ -128,7 +128,7 @@ def test_long_patterns_use_the_any_length_kernels(method, monkeypatch):
     check(method, text, pats, 2)
 
 
-@pytest.mark.parametrize("method", ["thread", "block-thread"])
+@pytest.mark.parametrize("method", METHODS)
 def test_windows_never_span_two_records(method):
     """CGTA across t0|t1 is no hit; TACG (its reverse complement) in t0 and t1 are."""
     text = records([load("TTACG")[0].codes, load("TACGT")[0].codes, load("ACG")[0].codes], "t")
@@ -136,6 +136,35 @@ def test_windows_never_span_two_records(method):
     res = check(method, text, pats, 0)
     assert [(h.record_id, h.start, h.strand) for h in res.hits] == [("t0", 2, "-"),
                                                                     ("t1", 1, "-")]
+
+
+@pytest.mark.parametrize("method", ["shared-mem", "pair-tile"])
+def test_several_windows_a_thread_across_records_and_ranges(method):
+    """shared-mem takes 8 windows a thread, pair-tile 4 (tiles of 64 and 32 windows at 8
+    threads a block): records of 63, 64, 65, 1, 13 and 130 symbols end inside tiles and
+    inside threads' windows, the text length is no multiple of the windows a thread, and
+    launches over window ranges that start at any offset (shared-mem realigns its chunk)
+    give exactly the hits of those windows."""
+    rng = np.random.default_rng(21)
+    pats = records([random_codes(rng, 6, 0.1), random_codes(rng, 9)], "p")
+    lens = (63, 64, 65, 1, 13, 130)
+    text = records([planted_text(rng, n, [p.codes for p in pats], copies=2) for n in lens], "t")
+    for k in (1, 3):
+        check(method, text, pats, k)
+    flat = np.concatenate([t.codes for t in text])
+    offsets = np.concatenate([[0], np.cumsum(lens)])
+    search = kcuda.CudaSearch(method, flat, offsets, kmismatch._slot_groups(pats, "both"), 2)
+    for g in search.groups:
+        end = len(flat) - g.m + 1
+        rows = []
+        for lo, hi in ((0, end), (1, 200), (3, 97), (6, 7), (130, end), (end - 5, end)):
+            n = search.run(g, lo, hi)
+            got = list(zip(*(search.dev.fetch(c[:n]).tolist() for c in (search.pos, search.code,
+                                                                        search.mis))))
+            if lo == 0:
+                rows = got
+                assert any(p < 64 for p, _, _ in got) and any(p >= 207 for p, _, _ in got)
+            assert got == [r for r in rows if lo <= r[0] < hi], (g.m, lo, hi)
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -127,6 +127,11 @@ def test_every_method_equals_the_cpu_on_the_whole_ecoli_genome(ecoli_record, gen
 @pytest.mark.parametrize("method", ["thread", "shared-mem", "pair-tile"])
 def test_threads_per_block(mixed, mixed_cpu, method, tpb):
     text, patterns = mixed
+    if method == "shared-mem" and tpb > kmismatch.SHARED_MEM_MAX_THREADS:
+        with pytest.raises(ValueError, match="threads_per_block of shared-mem must be <= 512"):
+            kmismatch.make_job(text, patterns, 6, variant=method, backend="cuda",
+                               threads_per_block=tpb)
+        return
     got = kmismatch.solve(text, patterns, 6, variant=method, backend="cuda",
                           threads_per_block=tpb)
     _same(got, mixed_cpu[6], f"{method} tpb={tpb}")
@@ -208,13 +213,14 @@ def test_kernel_resources(mixed):
     """Registers and local memory of the compiled search kernels (printed with -s; the
     study methods and pair-tile keep their counters in registers: no local memory)."""
     from engine.kmismatch import cuda as kcuda
-    from engine.kmismatch.cuda_kernels import pair_tile_kernel, window_kernel
+    from engine.gpu import register_cap
+    from engine.kmismatch.cuda_kernels import pair_tile_kernel, shared_mem_kernel, window_kernel
 
     text, patterns = mixed
     for method in ("thread", "shared-mem", "pair-tile"):
         kmismatch.solve(text, patterns, 6, variant=method, backend="cuda")
-    for name, kernel in (("thread", window_kernel(12, False, True)),
-                         ("shared-mem", window_kernel(12, True, True)),
+    for name, kernel in (("thread", window_kernel(12, True)),
+                         ("shared-mem", shared_mem_kernel(12, True, True, register_cap(256))),
                          ("pair-tile", pair_tile_kernel(6, True))):
         regs = kernel.get_regs_per_thread()
         local = kernel.get_local_mem_per_thread()
