@@ -326,8 +326,13 @@ class ParamsPanel(QWidget):
             combo.clear()
         for v in fam.variants:
             self.variant_combo.addItem(v.title, v.name)
-            self.variant_combo.setItemData(self.variant_combo.count() - 1, v.help,
-                                           Qt.ItemDataRole.ToolTipRole)
+            index = self.variant_combo.count() - 1
+            self.variant_combo.setItemData(index, v.help, Qt.ItemDataRole.ToolTipRole)
+            reasons = [registry.backend_status(b.name) for b in v.backends]
+            if v.name != state["variant"] and not any(ok for ok, _ in reasons):
+                # GPU-only variants on a machine without a GPU, say: shown, greyed, with why.
+                self._disable_item(self.variant_combo, index,
+                                   f"unavailable: {reasons[0][1]}" if reasons else "unavailable")
         self.variant_combo.setCurrentIndex(self.variant_combo.findData(state["variant"]))
         for name in registry.BACKENDS:
             self.backend_combo.addItem(name, name)

@@ -83,3 +83,18 @@ def test_backend_only_parameters_go_to_make_job_where_they_apply():
     assert fam.param("words_per_thread").applies("cooperative", "cuda")
     assert not fam.param("words_per_thread").applies("task", "cuda")
     assert fam.param("k").applies("myers", "serial")
+
+
+def test_gpu_only_variants_are_greyed_without_a_gpu(qtbot, settings):
+    panel = ParamsPanel(settings)
+    qtbot.addWidget(panel)
+    panel.set_family("edit")
+    panel.set_selection(variant="myers", backend="serial")
+    combo = panel.variant_combo
+    available, reason = registry.backend_status("cuda")
+    for name in ("task", "cooperative"):  # cuda-only variants
+        index = combo.findData(name)
+        assert _item_enabled(combo, index) == available
+        if not available:
+            assert reason in combo.itemData(index, Qt.ItemDataRole.ToolTipRole)
+    assert _item_enabled(combo, combo.findData("myers-blocked"))
