@@ -8,25 +8,19 @@ checks are in test_kmismatch_cuda_gpu.py (marked gpu).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.cuda_support import (check_cli_without_a_gpu, numba_cuda_modules_loaded_by,
+                                 run_simulator_cases)
 from engine import kmismatch, registry
 from engine.kmismatch.spec import SPEC
 from engine.sequences import load
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
 CUDA_METHODS = ("thread", "block-thread", "shared-mem", "pair-tile")
-
-
-def _no_sim_env():
-    return {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
 
 
 def test_the_registry_offers_the_cuda_methods():
@@ -39,17 +33,12 @@ def test_the_registry_offers_the_cuda_methods():
 
 
 def test_importing_and_running_on_cpu_never_loads_numba_cuda():
-    code = ("import sys\n"
-            "from engine import kmismatch, registry\n"
+    code = ("from engine import kmismatch, registry\n"
             "from engine.sequences import load\n"
             "registry.families(); registry.backend_status('cuda')\n"
             "kmismatch.solve(load('ACTTGTAC'), load('ACTG'), 1, backend='serial')\n"
-            "import engine.kmismatch.bench, engine.kmismatch.cuda_bench, engine.kmismatch.cli\n"
-            "print(sorted(m for m in sys.modules if m.startswith('numba.cuda')))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                         timeout=300, env=_no_sim_env())
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+            "import engine.kmismatch.bench, engine.kmismatch.cuda_bench, engine.kmismatch.cli\n")
+    assert numba_cuda_modules_loaded_by(code) == []
 
 
 def test_threads_per_block_needs_the_cuda_backend():
@@ -79,14 +68,7 @@ def test_counter_layout_flags_hits_with_the_top_bit():
 
 @pytest.mark.skipif(registry.backend_status("cuda")[0], reason="a GPU (or the simulator) is present")
 def test_cli_without_a_gpu_says_so_in_one_line(tmp_path):
-    out = tmp_path / "out.csv"
-    proc = subprocess.run([sys.executable, "-m", "engine.cli", "kmismatch", "ACGTACGT", "ACG",
-                           "-k", "1", "--backend", "cuda", "-o", str(out)], capture_output=True,
-                          text=True, cwd=ROOT, timeout=300, env=_no_sim_env())
-    assert proc.returncode == 2
-    assert len(proc.stderr.strip().splitlines()) == 1
-    assert "the cuda backend is not available" in proc.stderr and "Traceback" not in proc.stderr
-    assert not out.exists()
+    check_cli_without_a_gpu(["kmismatch", "ACGTACGT", "ACG", "-k", "1"], tmp_path / "out.csv")
     # Without a GPU the defaults stay on the CPU.
     job = kmismatch.make_job(load("ACGT"), load("ACG"), 1)
     assert job.variant == "pmasm" and job.backend in ("serial", "multicore")
@@ -94,14 +76,7 @@ def test_cli_without_a_gpu_says_so_in_one_line(tmp_path):
 
 def test_kernels_in_the_cuda_simulator():
     """Every CUDA method against the oracles, in numba's simulator (see cuda_sim_cases.py)."""
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    env.pop("PYTEST_XDIST_WORKER", None)
-    proc = subprocess.run([sys.executable, "-m", "pytest", str(HERE / "cuda_sim_cases.py"), "-q",
-                           "-n", "0", "-p", "no:cacheprovider", "-x"], capture_output=True,
-                          text=True, cwd=ROOT, timeout=900, env=env)
-    tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-40:])
-    assert proc.returncode == 0, tail
-    assert " passed" in tail and "skipped" not in tail.splitlines()[-1], tail
+    run_simulator_cases(HERE / "cuda_sim_cases.py", "")
 
 
 def test_numpy_oracle_agrees_with_reference_on_iupac():

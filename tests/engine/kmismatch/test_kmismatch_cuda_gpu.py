@@ -2,54 +2,23 @@
 
 Marked ``gpu`` and skipped where numba.cuda finds no GPU (run them with
 ``scripts/gpu tests kmismatch`` on the lent GPU machine, which runs this file with
---noconftest: no hypothesis there, so the real DNA comes from fixtures of its own).
+--noconftest and tests/cuda_support.py as a plugin: the real DNA comes from its fixtures).
 """
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pytest
 
-from engine import config, kmismatch, registry
+from engine import config, kmismatch
 from engine.sequences import Record
+from tests.cuda_support import GPU_ONLY
 
 METHODS = ("thread", "block-thread", "shared-mem", "pair-tile")
 
 
-def _gpu_present() -> bool:
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-        return False  # far too slow for these sizes
-    try:
-        from numba import cuda
-
-        return bool(cuda.is_available())
-    except Exception:
-        return False
-
-
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not _gpu_present(), reason="no CUDA GPU")]
-
-
-@pytest.fixture(scope="module")
-def lambda_record():
-    from engine.bench.data import lambda_phage
-
-    return lambda_phage()
-
-
-@pytest.fixture(scope="module")
-def ecoli_record():
-    from engine.bench.data import ecoli
-
-    return ecoli()
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _registry_sees_the_gpu():
-    registry.backend_status.cache_clear()  # another test may have cached a patched answer
-    yield
+pytestmark = GPU_ONLY
 
 
 def _windows(record, length, count, seed):
