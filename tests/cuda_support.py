@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,37 @@ def ecoli_record():
     from engine.bench.data import ecoli
 
     return ecoli()
+
+
+# -- failures the simulator cannot produce (no driver), for the one-line error checks ---------
+class DriverError(Exception):
+    """Stands in for numba's CudaAPIError (the simulator has no driver)."""
+
+
+@contextmanager
+def no_gpu_memory(monkeypatch):
+    """Inside, every device allocation fails as the driver does when the GPU is full."""
+    from engine import gpu
+
+    def no_memory(*args, **kwargs):
+        raise DriverError("[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY")
+
+    with monkeypatch.context() as mp:
+        mp.setattr(gpu.cuda, "device_array", no_memory)
+        mp.setattr(gpu.cuda, "to_device", no_memory)
+        yield
+
+
+@contextmanager
+def launches_refused(monkeypatch):
+    """Inside, every kernel launch fails as the driver does when a block asks too much."""
+    from engine import gpu
+
+    def refused(self, kernel, blocks, tpb, shared_bytes, *args):
+        with gpu.cuda_errors(f"launching {blocks} blocks of {tpb} threads"):
+            raise DriverError("[701] Call to cuLaunchKernel results in\n"
+                              "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")
+
+    with monkeypatch.context() as mp:
+        mp.setattr(gpu.Device, "launch", refused)
+        yield

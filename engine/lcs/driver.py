@@ -172,7 +172,7 @@ class Recovery:
             # Stays set until the subproblem is done, so an abort leaves it unfinished.
             self.current = alo, ahi, blo, bhi = self.stack.pop()
             m, n = ahi - alo, bhi - blo
-            if m == 0 or n == 0:
+            if m == 0 or n == 0:  # an empty side has no pairs to add
                 pass
             elif fits_traceback(m, n, self.max_words):
                 leaf = self.new_pass(a[alo:ahi], b[blo:bhi], BITS)

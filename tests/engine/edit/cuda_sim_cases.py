@@ -25,6 +25,7 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
 # the default 5 ms switch interval would make that the whole run time.
 sys.setswitchinterval(1e-6)
 
+from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
 from engine import config, edit  # noqa: E402
 from engine import gpu as engine_gpu  # noqa: E402
 from engine.edit import cuda as ecuda  # noqa: E402
@@ -250,31 +251,16 @@ def test_verify_arrays_reads_regions_of_one_text():
                                      for a, b, q in zip(starts, ends, pair_query)]
 
 
-class _DriverError(Exception):
-    """Stands in for numba's CudaAPIError (the simulator has no driver)."""
-
-
 def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
     queries, regions, rows = _oracle(1)
 
-    def no_memory(*args, **kwargs):
-        raise _DriverError("[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY")
-
-    with monkeypatch.context() as mp:
-        mp.setattr(engine_gpu.cuda, "device_array", no_memory)
-        mp.setattr(engine_gpu.cuda, "to_device", no_memory)
+    with no_gpu_memory(monkeypatch):
         for variant in ("task", "cooperative"):
             with pytest.raises(RuntimeError, match="ran out of memory") as err:
                 edit.verify(queries, regions, variant=variant, backend="cuda")
             assert "\n" not in str(err.value)
 
-    def refused(self, kernel, blocks, tpb, shared_bytes, *args):
-        with engine_gpu.cuda_errors(f"launching {blocks} blocks of {tpb} threads"):
-            raise _DriverError("[701] Call to cuLaunchKernel results in\n"
-                               "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")
-
-    with monkeypatch.context() as mp:
-        mp.setattr(engine_gpu.Device, "launch", refused)
+    with launches_refused(monkeypatch):
         for variant in ("task", "cooperative"):
             with pytest.raises(RuntimeError, match="CUDA error while launching") as err:
                 edit.verify(queries, regions, variant=variant, backend="cuda")

@@ -24,8 +24,8 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
 # switch interval would make that the whole run time.
 sys.setswitchinterval(1e-6)
 
+from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
 from engine import config, kdiff  # noqa: E402
-from engine import gpu as engine_gpu  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.kdiff import cuda as kcuda  # noqa: E402
 from engine.kdiff import cuda_bench, cuda_bitparallel  # noqa: E402
@@ -213,29 +213,15 @@ def test_progress_slices_and_cancel(monkeypatch):
         assert part.candidates == tuple(c for c in full.candidates if c.start <= settled)
 
 
-class _DriverError(Exception):
-    """Stands in for numba's CudaAPIError (the simulator has no driver)."""
-
-
 def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
     target, background = load("ACGTTGCAAGGTACCA"), load("TTGCAAGCCGTACG")
 
-    def no_memory(*args, **kwargs):
-        raise _DriverError("[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY")
-
-    with monkeypatch.context() as mp:
-        mp.setattr(engine_gpu.cuda, "device_array", no_memory)
-        mp.setattr(engine_gpu.cuda, "to_device", no_memory)
+    with no_gpu_memory(monkeypatch):
         with pytest.raises(RuntimeError, match="ran out of memory") as err:
             kdiff.solve(target, background, 3, variant="bitparallel", backend="cuda")
         assert "\n" not in str(err.value)
 
-    def refused(self, kernel, blocks, tpb, shared_bytes, *args):
-        with kcuda.cuda_errors(f"launching {blocks} blocks of {tpb} threads"):
-            raise _DriverError("[701] Call to cuLaunchKernel results in\nCUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")
-
-    with monkeypatch.context() as mp:
-        mp.setattr(kcuda.Device, "launch", refused)
+    with launches_refused(monkeypatch):
         with pytest.raises(RuntimeError, match="CUDA error while launching") as err:
             kdiff.solve(target, background, 3, variant="alternative", backend="cuda")
         assert "\n" not in str(err.value)

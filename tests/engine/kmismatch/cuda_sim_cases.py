@@ -24,8 +24,8 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
 # switch interval would make that the whole run time.
 sys.setswitchinterval(1e-6)
 
+from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
 from engine import config, kmismatch  # noqa: E402
-from engine import gpu as engine_gpu  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.kmismatch import cuda as kcuda  # noqa: E402
 from engine.kmismatch import cuda_bench  # noqa: E402
@@ -282,30 +282,15 @@ def test_defaults_pick_the_fastest_cuda_method_where_a_gpu_is():
     assert kmismatch.make_job(load("ACGT"), load("ACG"), 1, backend="serial").variant == "pmasm"
 
 
-class _DriverError(Exception):
-    """Stands in for numba's CudaAPIError (the simulator has no driver)."""
-
-
 def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
     text, pats = load("ACGTTGCAAGGTACCAGT"), load("TTGCA")
 
-    def no_memory(*args, **kwargs):
-        raise _DriverError("[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY")
-
-    with monkeypatch.context() as mp:
-        mp.setattr(engine_gpu.cuda, "device_array", no_memory)
-        mp.setattr(engine_gpu.cuda, "to_device", no_memory)
+    with no_gpu_memory(monkeypatch):
         with pytest.raises(RuntimeError, match="ran out of memory") as err:
             kmismatch.solve(text, pats, 1, variant="shared-mem", backend="cuda")
         assert "\n" not in str(err.value)
 
-    def refused(self, kernel, blocks, tpb, shared_bytes, *args):
-        with engine_gpu.cuda_errors(f"launching {blocks} blocks of {tpb} threads"):
-            raise _DriverError("[701] Call to cuLaunchKernel results in\n"
-                               "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")
-
-    with monkeypatch.context() as mp:
-        mp.setattr(engine_gpu.Device, "launch", refused)
+    with launches_refused(monkeypatch):
         with pytest.raises(RuntimeError, match="CUDA error while launching") as err:
             kmismatch.solve(text, pats, 1, variant="pair-tile", backend="cuda")
         assert "\n" not in str(err.value)

@@ -22,8 +22,8 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
 # Simulated threads hand the GIL to each other at every syncthreads.
 sys.setswitchinterval(1e-6)
 
+from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
 from engine import config, lcs  # noqa: E402
-from engine import gpu as engine_gpu  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.lcs import cuda as lcuda  # noqa: E402
 from engine.lcs import cuda_bench, reference  # noqa: E402
@@ -220,30 +220,16 @@ def test_a_band_that_waits_forever_becomes_a_one_line_failure():
     assert "\n" not in str(err.value)
 
 
-class _DriverError(Exception):
-    """Stands in for numba's CudaAPIError (the simulator has no driver)."""
-
-
 def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
     a, b = _inputs(5, 40, 30)
     expected, _ = reference.lcs(a, b)
 
-    def no_memory(*args, **kwargs):
-        raise _DriverError("[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY")
-
-    with monkeypatch.context() as mp:
-        mp.setattr(engine_gpu.cuda, "device_array", no_memory)
-        mp.setattr(engine_gpu.cuda, "to_device", no_memory)
+    with no_gpu_memory(monkeypatch):
         with pytest.raises(RuntimeError, match="ran out of memory") as err:
             _solve(a, b, FORMS[0])
         assert "\n" not in str(err.value)
 
-    def refused(self, kernel, blocks, tpb, shared_bytes, *args):
-        with engine_gpu.cuda_errors(f"launching {blocks} blocks of {tpb} threads"):
-            raise _DriverError("[701] Call to cuLaunchKernel results in\nCUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")
-
-    with monkeypatch.context() as mp:
-        mp.setattr(engine_gpu.Device, "launch", refused)
+    with launches_refused(monkeypatch):
         with pytest.raises(RuntimeError, match="CUDA error while launching") as err:
             _solve(a, b, FORMS[2])
         assert "\n" not in str(err.value)

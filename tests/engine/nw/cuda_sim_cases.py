@@ -23,6 +23,7 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
 # switch interval would make that the whole run time.
 sys.setswitchinterval(1e-6)
 
+from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
 from engine import config, gpu, nw  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.nw import cuda_bench  # noqa: E402
@@ -215,31 +216,17 @@ def test_progress_and_cancel(monkeypatch):
     assert not part.info.complete and part.score is None and full.score is not None
 
 
-class _DriverError(Exception):
-    """Stands in for numba's CudaAPIError (the simulator has no driver)."""
-
-
 def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
     ra, rb = load("ACGTTGCAAGGTACCA"), load("TTGCAAGCCGTACG")
     want = nw.solve(ra, rb, backend="serial").score
 
-    def no_memory(*args, **kwargs):
-        raise _DriverError("[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY")
-
-    with monkeypatch.context() as mp:
-        mp.setattr(gpu.cuda, "device_array", no_memory)
-        mp.setattr(gpu.cuda, "to_device", no_memory)
+    with no_gpu_memory(monkeypatch):
         with pytest.raises(gpu.CudaFailure, match="ran out of memory") as err:
             nw.solve(ra, rb, variant="diagonal", backend="cuda")
         assert "\n" not in str(err.value)
 
-    def refused(self, kernel, blocks, tpb, shared_bytes, *args):
-        with gpu.cuda_errors(f"launching {blocks} blocks of {tpb} threads"):
-            raise _DriverError("[701] Call to cuLaunchKernel results in\nCUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")
-
     for combo in FORMS:
-        with monkeypatch.context() as mp:
-            mp.setattr(gpu.Device, "launch", refused)
+        with launches_refused(monkeypatch):
             with pytest.raises(gpu.CudaFailure, match="CUDA error while launching") as err:
                 nw.solve(ra, rb, **options(combo))
             assert "\n" not in str(err.value)
