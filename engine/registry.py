@@ -138,6 +138,15 @@ def family(name: str) -> FamilySpec:
     raise ValueError(f"unknown family {name!r} (choose from {', '.join(f.name for f in families())})")
 
 
+def check_backend_only(spec: FamilySpec, backend: str, **values) -> None:
+    """ValueError naming the first given (not None) parameter that does not apply on this
+    backend (``ParamSpec.backends``), e.g. threads per block on a CPU backend."""
+    for name, value in values.items():
+        param = spec.param(name)
+        if value is not None and param.backends and backend not in param.backends:
+            raise ValueError(f"{name} applies to the {'/'.join(param.backends)} backend only")
+
+
 @lru_cache(maxsize=None)
 def backend_status(name: str) -> tuple[bool, str]:
     """(available, reason). Never imports numba.cuda: the GUI asks this at start-up."""

@@ -8,6 +8,8 @@ whole warps.
 from __future__ import annotations
 
 from engine.jobs import check_int
+from engine.edit.spec import SPEC
+from engine.registry import check_backend_only
 
 MAX_THREADS_PER_BLOCK = 1024
 MAX_WORDS_PER_THREAD = 8
@@ -16,11 +18,9 @@ WARP = 32
 
 def cuda_params(variant: str, backend: str, threads_per_block=None, words_per_thread=None) -> dict:
     """The job parameters of the CUDA options (empty on CPU backends); ValueError when bad."""
+    check_backend_only(SPEC, backend, threads_per_block=threads_per_block,
+                       words_per_thread=words_per_thread)
     if backend != "cuda":
-        for name, value in (("threads_per_block", threads_per_block),
-                            ("words_per_thread", words_per_thread)):
-            if value is not None:
-                raise ValueError(f"{name} applies to the cuda backend only")
         return {}
     params = {}
     if words_per_thread is not None:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.kdiff.spec import SPEC
+from engine.registry import check_backend_only
+
 #: (variant, flag) -> the flag it needs on the cuda backend.
 REQUIRES = {
     ("conventional", "opt1"): "opt4",
@@ -32,11 +35,9 @@ def _positive_int(name: str, value, maximum: int | None = None) -> int:
 def cuda_params(variant: str, backend: str, flags, threads_per_block=None,
                 prefetch_factor=None) -> dict:
     """The job parameters of the CUDA options (empty on CPU backends); ValueError when bad."""
+    check_backend_only(SPEC, backend, threads_per_block=threads_per_block,
+                       prefetch_factor=prefetch_factor)
     if backend != "cuda":
-        for name, value in (("threads_per_block", threads_per_block),
-                            ("prefetch_factor", prefetch_factor)):
-            if value is not None:
-                raise ValueError(f"{name} applies to the cuda backend only")
         return {}
     for (v, flag), needed in REQUIRES.items():
         if v == variant and flag in flags and needed not in flags:

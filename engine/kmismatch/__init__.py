@@ -113,9 +113,8 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
         variant = CUDA_FASTEST
     sel = registry.resolve(SPEC, variant, backend, None, frozenset())
     params = {"k": int(k), "strands": strands}
+    registry.check_backend_only(SPEC, sel.backend, threads_per_block=threads_per_block)
     if threads_per_block is not None:
-        if sel.backend != "cuda":
-            raise ValueError("threads_per_block applies to the cuda backend only")
         if sel.variant == "block-thread":
             raise ValueError("threads_per_block does not apply to block-thread (one thread per "
                              "pattern position)")

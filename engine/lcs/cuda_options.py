@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from engine.jobs import check_int
+from engine.lcs.spec import SPEC
+from engine.registry import check_backend_only
 
 MAX_THREADS_PER_BLOCK = 1024
 WARP = 32
@@ -14,9 +16,8 @@ def cuda_params(variant: str, backend: str, parallel: str | None, threads_per_bl
     The band kernels (bitparallel, tiled wavefront) run one band per warp, so a block
     of more than 32 threads must hold whole warps; fewer than 32 make one narrower band.
     """
+    check_backend_only(SPEC, backend, threads_per_block=threads_per_block)
     if backend != "cuda":
-        if threads_per_block is not None:
-            raise ValueError("threads_per_block applies to the cuda backend only")
         return {}
     if threads_per_block is None:
         return {}

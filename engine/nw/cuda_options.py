@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine.nw.scoring import Scores, value_range
+from engine.nw.spec import SPEC
+from engine.registry import check_backend_only
 
 #: Largest |W| the CUDA kernels allow (W = H - (i + j) * gap in int32; the headroom keeps
 #: every intermediate sum and the kernels' sentinels out of reach).
@@ -46,10 +48,10 @@ def cuda_params(variant: str, backend: str, parallel: str | None, flags, m: int,
     ``threads_per_block`` and ``blocks`` of 0 (or None) leave the choice to the form;
     one-block forms take no block count.
     """
+    # 0 stands for "automatic", as None does.
+    check_backend_only(SPEC, backend, threads_per_block=threads_per_block or None,
+                       blocks=blocks or None)
     if backend != "cuda":
-        for name, value in (("threads_per_block", threads_per_block), ("blocks", blocks)):
-            if value:
-                raise ValueError(f"{name} applies to the cuda backend only")
         return {}
     tpb = _count("threads_per_block", threads_per_block or 0, MAX_THREADS_PER_BLOCK)
     count = _count("blocks", blocks or 0, 65535)
