@@ -85,9 +85,9 @@ LCS_CUDA_TILE_COLUMNS = {"bitparallel": 256, "wavefront": 64}
 #: 0.73 s with 1 << 16 words, mostly in GPU passes of a few thousand rows).
 LCS_CUDA_TRACEBACK_WORDS = 1 << 20
 
-#: lcs CUDA band kernels: polls of the band above's progress before a launch gives up
-#: (a guard against a deadlock; a wait lasts a few tiles at most).
-LCS_CUDA_SPIN_LIMIT = 1 << 24
+#: CUDA band kernels (lcs, nw tiled): polls of the band above's progress before a launch
+#: gives up (a guard against a deadlock; a wait lasts a few tiles at most).
+CUDA_SPIN_LIMIT = 1 << 24
 
 #: edit: shortest text chunk a multicore search hands to one thread (chunks overlap by m + k).
 EDIT_MIN_CHUNK_COLUMNS = 1 << 16
@@ -211,21 +211,17 @@ NW_PREFIX_LANES = 64
 
 #: nw CUDA: threads per block of each form when the job does not set them
 #: (keys: "tiled", "per-launch", "diagonal-one-block", "prefix-one-block", "prefix-multi-block").
-NW_CUDA_THREADS_PER_BLOCK = {"tiled": 64, "per-launch": 256, "diagonal-one-block": 1024,
+NW_CUDA_THREADS_PER_BLOCK = {"tiled": 32, "per-launch": 256, "diagonal-one-block": 1024,
                              "prefix-one-block": 1024, "prefix-multi-block": 256}
 
-#: nw CUDA tiled: rows each thread keeps in registers (a band is threads x rows tall).
-NW_CUDA_TILED_ROWS = 8
+#: nw CUDA tiled: rows each lane keeps in registers (a band is 32 lanes x rows tall). More
+#: rows: more work per step for the same fixed cost, but fewer bands to share the GPU.
+NW_CUDA_TILED_ROWS = 16
 
-#: nw CUDA tiled: columns each thread computes per step (its rows x columns cells are one
-#: register tile, so the step's fixed cost is shared). 64 threads x 8 rows x 2 columns was
-#: the best all-round setting of the H100 sweep in docs/bench/gpu-nw-bench-score.log.
-NW_CUDA_TILED_COLUMNS = 2
-
-#: nw CUDA tiled: columns a band hands to the band below at a time (a multiple of the
-#: columns per step). On a GPU also a multiple of 32, so that no two chunks share a
-#: 128-byte line (a line read early would go stale in L1).
-NW_CUDA_TILED_CHUNK = 64
+#: nw CUDA tiled: columns of the row above that a band hands to the band below at a time
+#: (a multiple of the lanes of a band; each band runs about three tiles behind the one
+#: above it).
+NW_CUDA_TILED_CHUNK = 32
 
 #: nw CUDA prefix multi-block: fewest columns per thread when the job sets no block count.
 NW_CUDA_PREFIX_MIN_COLUMNS = 8

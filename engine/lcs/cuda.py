@@ -145,7 +145,7 @@ class BandPass(_Slices):
         self.tickets = dev.zeros(self.cumulative.shape[0], np.int32, "the block tickets")
         self.status = dev.zeros(1, np.int32, "the status flag")
         self.snapshot = _Snapshot(dev, sampling if snap else None, rows, nunits)
-        self.spin_limit = 1000 if gpu.SIMULATOR else int(config.LCS_CUDA_SPIN_LIMIT)
+        self.spin_limit = 1000 if gpu.SIMULATOR else int(config.CUDA_SPIN_LIMIT)
 
     def run(self, budget_cells: int, abort: np.ndarray) -> int:
         """Launch whole tile anti-diagonals worth about ``budget_cells``; return the cells done."""

@@ -35,14 +35,18 @@ class CudaKernels:
         self.tpb = int(threads_per_block or config.NW_CUDA_THREADS_PER_BLOCK[self.form])
         self.blocks = int(blocks or 0)
         self.rows = int(config.NW_CUDA_TILED_ROWS)
-        self.cols = int(config.NW_CUDA_TILED_COLUMNS)
         self.chunk = int(config.NW_CUDA_TILED_CHUNK)
         self.cap = register_cap(self.tpb)
         self.dev = gpu.Device(self.tpb)
-        if self.form == "tiled" and (self.chunk % self.cols
-                                     or (self.chunk % 32 and not gpu.SIMULATOR)):
-            raise CudaFailure(f"NW_CUDA_TILED_CHUNK ({self.chunk}) must be a multiple of "
-                              f"NW_CUDA_TILED_COLUMNS ({self.cols}), and of 32 on a GPU")
+        self.spin_limit = 1000 if gpu.SIMULATOR else int(config.CUDA_SPIN_LIMIT)
+        if self.form == "tiled":
+            from engine.nw.cuda_diagonal import band_layout
+
+            lanes = band_layout(self.tpb)[0]
+            if self.chunk < lanes or self.chunk % lanes or self.tpb % lanes:
+                raise CudaFailure(f"the tiled form needs NW_CUDA_TILED_CHUNK ({self.chunk}) to be "
+                                  f"a multiple of the lanes of a band ({lanes}), and threads per "
+                                  f"block ({self.tpb}) a multiple of {lanes}")
         self._scratch: dict[str, object] = {}
         self._stripes: dict[tuple, np.ndarray] = {}
         self._no_snapshot = None
@@ -60,7 +64,7 @@ class CudaKernels:
 
     def warm_key(self, snapshots: bool) -> tuple:
         """What decides which kernels a job compiles."""
-        return (self.form, self.cap, self.rows, self.cols, self.chunk, bool(snapshots))
+        return (self.form, self.cap, self.rows, self.chunk, bool(snapshots))
 
     def tile(self, a, b, top, left, bottom, right, scores, rec_rows, rec_cols, snap,
              row0, col0, abort) -> bool:
@@ -150,35 +154,28 @@ class CudaKernels:
         return self._fetch(bottom_d, right_d, h, w)
 
     def _tiled(self, a_d, b, b_d, h, w, top_w, left_w, sm2, sx2, snaps):
-        from engine.nw.cuda_diagonal import tiled_kernel, tiled_layout
+        from engine.nw.cuda_diagonal import PAD, band_layout, tiled_kernel
 
-        tpb, R, K, C = self.tpb, self.rows, self.cols, self.chunk
-        band = tpb * R
-        nbands = -(-h // band)
-        stride = -(-w // 32) * 32            # each band's row starts on a 128-byte line
-        budget = self.dev.scratch_budget(config.NW_CUDA_MEMORY_FRACTION)
-        per_group = max(1, min(nbands, budget // (4 * stride)))
-        bufs = self._buffer("bands", per_group * stride)
+        lanes, per_block = band_layout(self.tpb)
+        R, T = self.rows, self.chunk
+        nbands = -(-h // (lanes * R))
+        groups = -(-nbands // per_block)
+        grid = min(groups, self.blocks) if self.blocks else groups
+        b_pad = np.zeros(w + 2 * PAD, dtype=np.uint8)
+        b_pad[PAD:PAD + w] = b
         bottom_d, right_d = self._rows_out(h, w)
-        left_d = self.dev.upload(left_w, "the tile's left column")
-        current = self.dev.upload(top_w, "the tile's top row")
-        spare = (self._buffer("band_top_a", w + 1), self._buffer("band_top_b", w + 1))
-        kernel = tiled_kernel(R, K, C, snaps.on, self.cap)
-        ring, shared = tiled_layout(tpb, K, C)
-        g0 = 0
-        while g0 < h:
-            if self.dev.cancelled():
-                return None
-            g1 = min(h, g0 + per_group * band)
-            nb = -(-(g1 - g0) // band)
-            out = bottom_d if g1 == h else (spare[0] if current is not spare[0] else spare[1])
-            grid = min(nb, self.blocks or self.dev.resident_blocks(tpb))
-            progress = self.dev.zeros(nb, np.int32, "the bands' progress counters")
-            ticket = self.dev.zeros(1, np.int32, "the band ticket")
-            self.dev.launch(kernel, grid, tpb, shared, a_d, b_d, w, g0, g1, current, left_d, bufs,
-                            stride, progress, ticket, sm2, sx2, out, right_d, *snaps.args, ring)
-            current = out
-            g0 = g1
+        edge = self._buffer("edge", w + 1)
+        status = self.dev.zeros(1, np.int32, "the status flag")
+        self.dev.launch(tiled_kernel(R, T, lanes, per_block, snaps.on, self.cap), grid,
+                        lanes * per_block, 0, a_d, self.dev.upload(b_pad, "sequence B"), h, w,
+                        self.dev.upload(top_w, "the tile's top row"),
+                        self.dev.upload(left_w, "the tile's left column"), edge,
+                        self.dev.zeros(nbands, np.int32, "the bands' progress counters"),
+                        self.dev.zeros(1, np.int32, "the band ticket"), sm2, sx2, bottom_d,
+                        right_d, *snaps.args, self.spin_limit, status)
+        if int(self.dev.fetch(status)[0]) != 0:
+            raise CudaFailure("a band of the nw tiled kernel waited too long for the band above "
+                              "it (blocks not scheduled in order?); the pass was abandoned")
         return self._fetch(bottom_d, right_d, h, w)
 
     # -- prefix -------------------------------------------------------------------------------

@@ -16,28 +16,50 @@ Forms (Dicker et al., sec. 2.1; the tiled one is ours):
   barrier separates consecutive ones.
 - **per-launch** (multi-block): the same cells, one launch per anti-diagonal with a
   grid-stride loop, so every SM helps; the launch boundary is the barrier.
-- **tiled** (multi-block): a block owns a band of tpb * R rows (R rows per thread, held
-  in registers) and sweeps it by anti-diagonals: thread t handles column s - t + 1 at
-  step s, taking the cell above its first row from thread t-1 through shared memory.
-  Bands are tiles of a persistent launch: a block takes the next band by ticket and
-  waits for the band above chunk by chunk (its bottom row goes through global memory,
-  its progress through an atomic counter), so tiles are processed along tile
-  anti-diagonals and all bands in flight run at once. A block only ever waits for a
-  band with an earlier ticket, which is running or done, so the wait cannot deadlock
-  (numba's simulator, which runs blocks one after another, included).
+- **tiled** (multi-block): a warp owns a *band* of 32 * R rows, R rows per lane held in
+  registers, and sweeps it as a pipeline: at step s lane l computes column s - l + 1 of
+  its R rows, taking the cell above its first row from lane l - 1 by a warp shuffle, so
+  the band's cells of one step lie on one anti-diagonal and no step needs a barrier or
+  shared memory. The last lane leaves the band's bottom row in ``edge`` (one array for
+  every band: a band reads a tile of it before it overwrites it) and publishes, once per
+  tile of ``tile`` columns, how many columns it has done (fence, then an atomic). The
+  steps of a tile in which every lane is inside the matrix run without a check (the fill
+  and drain of the pipeline, and the last tile, take the checked path): with one warp per
+  band and few warps per SM nothing hides latency, so every instruction a step saves
+  counts. Lane 0 of the band below
+  takes the row above a tile ahead (atomic reads, served by L2: the SMs' L1 caches are not
+  coherent) and polls the band above's progress a tile before it needs it, so in the
+  steady state no band stalls on another. Blocks take bands by ticket (persistent blocks
+  when the job caps the block count); a band only ever waits for a band with an earlier
+  ticket, which is running or done, so the wait cannot deadlock (numba's simulator, which
+  runs blocks one after another, included). Rows past the tile (the last band's padding)
+  get a score so low that they copy the row above, so the last lane's row is always the
+  tile's bottom row. This is the form that keeps anti-diagonals inside a block (a warp).
 
 The helpers that call ``cuda.*`` live here beside the kernels: the simulator swaps its
-fake ``cuda`` module into the launched kernel's module only.
+fake ``cuda`` module into a helper's module for the length of each call, which races
+when the simulated threads call helpers of another module (engine/lcs/cuda_band.py has
+its own copies of the lane exchange for that reason). Under the simulator, which has no
+warp shuffles, lanes exchange values through shared memory and every block holds one
+band.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from numba import cuda, int32, uint8
+from numba import cuda, int32, uint32
 from numba import uint64 as U  # unsigned indices: numba then skips the negative-index wraparound
 
-from engine.gpu import imax, imin, kernel_jit
+from engine.gpu import SIMULATOR, imax, imin, kernel_jit
+
+WARP = 32
+#: Zeros on each side of ``b`` on the device, so that lanes ahead of or behind the
+#: columns read in bounds without a check.
+PAD = WARP
+#: Subtracted from the scores of padding rows: W[i-1][j-1] + s - PENALTY < W[i-1][j], so a
+#: padding row copies the row above (|W| <= 2**30 and |s| <= 3000 keep it inside int32).
+PENALTY = 1 << 29
 
 
 @cuda.jit(device=True, inline=True)
@@ -115,179 +137,244 @@ def per_launch_kernel(snap_on: bool, registers: int = 255):
     return kernel
 
 
-def tiled_layout(tpb: int, cols: int, chunk: int) -> tuple[int, int]:
-    """(size of the b ring, dynamic shared bytes) of the tiled kernel: the exchange pairs,
-    the staged cells above thread 0, the band's bottom row (two chunks), the block's band
-    number and, in bytes, the b ring, which holds every column a thread of the block may
-    still read (a power of two). (No static shared arrays: numba's simulator allocates those per
-    thread without a lock, so two simulated threads could get different ones.)"""
-    ring = 1
-    while ring < chunk + tpb * cols:
-        ring *= 2
-    return ring, 4 * (2 * cols * tpb + 3 * chunk + 1) + ring
 
-
-@cuda.jit(device=True, inline=True)
-def flush_bottom(dyn, o_out, C, t, tpb, lo, hi, last_band, bottom, bufs, out, progress, k):
-    """Copy the band's bottom row, columns lo+1..hi, from shared memory to the next band's
-    buffer (or to ``bottom``) and publish it; every thread of the block calls it."""
-    for x in range(t, hi - lo, tpb):
-        col = lo + x + 1
-        val = dyn[U(o_out + (((col - 1) // C) & 1) * C + (col - 1) % C)]
-        if last_band:
-            bottom[U(col)] = val
-        else:
-            bufs[U(out + col - 1)] = val
-    if not last_band:
-        cuda.threadfence()      # each writer's part reaches L2 before the count says so
+# -- the tiled wavefront -------------------------------------------------------------------
+if SIMULATOR:
+    @cuda.jit(device=True)
+    def from_lane_above(value, lane, mask, exch):
+        """``value`` of lane - 1 (lane 0 gets its own)."""
+        exch[lane] = value
         cuda.syncthreads()
-        if t == 0:
-            cuda.atomic.max(progress, k, hi)
+        got = exch[lane - 1] if lane > 0 else value
+        cuda.syncthreads()
+        return got
+
+    @cuda.jit(device=True)
+    def band_sync(mask):
+        cuda.syncthreads()
+
+    @cuda.jit(device=True)
+    def back_off():
+        pass
+else:
+    @cuda.jit(device=True, inline=True)
+    def from_lane_above(value, lane, mask, exch):
+        """``value`` of lane - 1 (lane 0 gets its own)."""
+        return cuda.shfl_up_sync(mask, value, 1)
+
+    @cuda.jit(device=True, inline=True)
+    def band_sync(mask):
+        cuda.syncwarp(mask)
+
+    @cuda.jit(device=True, inline=True)
+    def back_off():
+        # A waiting band polls less often, leaving the L2 atomics to the bands at work.
+        cuda.nanosleep(uint32(64))
+
+
+def band_layout(threads_per_block: int) -> tuple[int, int]:
+    """(lanes per band, bands per block) for a block of ``threads_per_block`` threads."""
+    if threads_per_block <= WARP:
+        return threads_per_block, 1
+    return WARP, 1 if SIMULATOR else threads_per_block // WARP
 
 
 @lru_cache(maxsize=None)
-def tiled_kernel(rows: int, cols: int, chunk: int, snap_on: bool, registers: int = 255):
-    """The tiled wavefront: ``rows`` rows per thread, ``cols`` columns per step, bands
-    handing over ``chunk`` columns at a time (compile-time constants, so a thread's
-    rows x cols cells stay in registers and the unrolled columns overlap)."""
-    R, K, C, SNAP, CAP = rows, cols, chunk, snap_on, registers
-    CS = C // K          # steps per chunk (the host checks that K divides C)
+def tiled_kernel(rows: int, tile: int, lanes: int, per_block: int, snap_on: bool,
+                 registers: int = 255):
+    """The tiled wavefront: ``rows`` rows per lane, bands of ``lanes`` lanes (``per_block``
+    to a block), the row above handed over ``tile`` columns at a time (compile-time
+    constants, so a lane's rows stay in registers and its loops unroll)."""
+    R, T, L, PB, SNAP, CAP = rows, tile, lanes, per_block, snap_on, registers
+    LAST = L - 1
+    TPL = T // L          # values of a tile each lane fetches (the host checks L divides T)
+    MASK = 0xFFFFFFFF if L == WARP else (1 << L) - 1
+
+    @cuda.jit(device=True, inline=True)
+    def step(s, pos, check, lane, lb, bj, out, diag, v, ac, smq, sxq, edge_sh, exch, dst, w,
+             snap_any, rslot, col_slot, snap):
+        """Step s of the band: the lane's R cells in column s - lane + 1 (when ``check``,
+        only if that column exists); returns the new (diag, out)."""
+        # Every lane reads lane 0's value of the row above (a broadcast) before the
+        # exchange, which orders the read before the next tile's values overwrite it.
+        above = edge_sh[lb, pos]
+        recv = from_lane_above(out, lane, MASK, exch)
+        if lane == 0:
+            recv = above
+        j = s - lane + 1
+        if not check or (j >= 1 and j <= w):
+            d = diag
+            diag = recv
+            up = recv
+            for q in range(R):
+                lft = v[q]
+                x = int32(d + (smq[q] if int32(ac[q] & bj) != 0 else sxq[q]))
+                up = imax(up, imax(lft, x))
+                v[q] = up
+                d = lft
+            out = up
+            if lane == LAST:
+                dst[U(j)] = up
+            if SNAP and snap_any:
+                cs = col_slot[U(j)]
+                if cs >= 0:
+                    for q in range(R):
+                        if rslot[q] >= 0:
+                            snap[rslot[q], cs] = v[q]
+        return diag, out
 
     @kernel_jit(registers)
-    def kernel(a, b, w, g0, g1, top, left, bufs, stride, progress, ticket, sm2, sx2, bottom, right,
-               row_slot, col_slot, snap, ring):
-        """Rows g0+1..g1 of the tile: ``top`` is W on row g0, ``bottom`` gets W on row g1.
+    def kernel(a, b_pad, h, w, top, left, edge, flags, tickets, sm2, sx2, bottom, right,
+               row_slot, col_slot, snap, spin_limit, status):
+        """Rows 1..h of the tile: ``top`` is W on row 0, ``bottom`` gets W on row h.
 
-        Band k (rows g0 + k*tpb*R + 1 ...) leaves its bottom row in bufs[k*stride ...] and
-        the number of its columns there in progress[k]; ``ticket`` hands out bands. At
-        step s thread t computes columns (s-t)*K + 1 .. (s-t)*K + K of its R rows; per
-        step it touches only registers and shared memory (global memory once per chunk).
+        Band k (rows k*L*R + 1 ..) leaves its bottom row in ``edge[1..w]`` and the number
+        of its columns there in ``flags[k]``; ``tickets[0]`` hands out blocks of bands.
         """
         if CAP == 0:
             return
-        t = cuda.threadIdx.x
-        tpb = cuda.blockDim.x
-        # Shared int32: exchange [2 parities][K][tpb] | cells above thread 0's chunk [C] |
-        # the band's bottom row [2][C] | this block's band [1]; then bytes: b codes, column
-        # j at (j - 1) & (ring - 1) [ring]. (Dynamic shared arrays all start at the same
-        # address, so dyn8 is a byte view of the same memory.)
-        dyn = cuda.shared.array(0, int32)
-        dyn8 = cuda.shared.array(0, uint8)
-        o_stage = 2 * K * tpb
-        o_out = o_stage + C
-        o_box = U(o_out + 2 * C)
-        o_ring = 4 * (o_out + 2 * C + 1)
-        mask = ring - 1
-        ac = cuda.local.array(R, int32)    # a's codes of the thread's rows
-        v = cuda.local.array(R, int32)     # W of the thread's rows in the last column done
+        tid = cuda.threadIdx.x
+        lane = tid % L
+        lb = tid // L
+        ticket = cuda.shared.array(1, int32)
+        failed = cuda.shared.array(PB, int32)
+        edge_sh = cuda.shared.array((PB, T), int32)
+        exch = cuda.shared.array(L, int32)
+        ac = cuda.local.array(R, int32)      # a's codes of the lane's rows
+        v = cuda.local.array(R, int32)       # W of the lane's rows in the last column done
+        smq = cuda.local.array(R, int32)     # each row's match and mismatch scores
+        sxq = cuda.local.array(R, int32)
         rslot = cuda.local.array(R, int32)
-        hb = tpb * R
-        nbands = (g1 - g0 + hb - 1) // hb
+        pre = cuda.local.array(TPL, int32)   # the next tile of the row above
+        hb = L * R
+        nbands = (h + hb - 1) // hb
+        ntiles = (w + T - 1) // T
         while True:
-            if t == 0:
-                dyn[o_box] = cuda.atomic.add(ticket, 0, 1)
+            if tid == 0:
+                ticket[0] = cuda.atomic.add(tickets, 0, 1)
             cuda.syncthreads()
-            k = dyn[o_box]
+            band = ticket[0] * PB + lb
             cuda.syncthreads()
-            if k >= nbands:
+            if band - lb >= nbands:
                 return
-            base = g0 + k * hb
-            end = imin(g1, base + hb)
-            tl = (end - base - 1) // R        # the last thread with rows: it holds the band's bottom
-            r0 = base + t * R                 # the row above the thread's first row
-            rv = imax(0, imin(R, end - r0))   # rows of this thread
-            snap_any = False
-            for q in range(R):
-                i = r0 + q + 1
-                if q < rv:
-                    ac[q] = int32(a[U(i - 1)])
-                    v[q] = left[i]
-                    if SNAP:
-                        rslot[q] = row_slot[i]
+            if band < nbands:
+                r0 = band * hb + lane * R           # the row above the lane's first row
+                corner = left[imin(r0, h)]
+                snap_any = False
+                for q in range(R):
+                    i = r0 + q + 1
+                    if i <= h:
+                        ac[q] = int32(a[U(i - 1)])
+                        v[q] = left[U(i)]
+                        smq[q] = sm2
+                        sxq[q] = sx2
+                    else:
+                        ac[q] = 0
+                        v[q] = left[U(h)]
+                        smq[q] = int32(sm2 - PENALTY)
+                        sxq[q] = int32(sx2 - PENALTY)
+                    rslot[q] = -1
+                    if SNAP and i <= h:
+                        rslot[q] = row_slot[U(i)]
                         if rslot[q] >= 0:
                             snap_any = True
-                else:
-                    ac[q] = 0
-                    v[q] = 0
-                    rslot[q] = -1
-            dprev = left[imin(r0, g1)]        # W[r0][0]: the diagonal of row r0+1, column 1
-            last_band = k == nbands - 1
-            out = k * stride
-            src = (k - 1) * stride if k > 0 else 0
-            known = 0                         # columns of the band above seen published
-            flushed = 0                       # columns of this band's bottom row flushed
-            cpos = 0                          # thread 0's step within its chunk
-            for s in range((w + K - 1) // K + tl):
-                if cpos == 0 and s * K < w:
-                    # Thread 0 starts columns s*K+1 .. s*K+C: stage the cells above them
-                    # and their b codes.
-                    c0 = s * K
-                    if k > 0:
-                        if t == 0:
-                            need = imin(w, c0 + C)
-                            while known < need:
-                                known = cuda.atomic.max(progress, k - 1, 0)
-                        cuda.syncthreads()
-                    for x in range(t, C, tpb):
-                        col = c0 + x + 1
-                        code = uint8(0)       # past the end: matches nothing, never output
-                        if col <= w:
-                            code = b[U(col - 1)]
-                            if k == 0:
-                                dyn[U(o_stage + x)] = top[U(col)]
-                            else:
-                                dyn[U(o_stage + x)] = bufs[U(src + col - 1)]
-                        dyn8[U(o_ring + ((col - 1) & mask))] = code
-                    cuda.syncthreads()
-                done = imin(w, imax(0, (s - tl) * K))   # bottom-row columns before this step
-                if done - flushed >= C:
-                    flush_bottom(dyn, o_out, C, t, tpb, flushed, flushed + C, last_band, bottom,
-                                 bufs, out, progress, k)
-                    flushed += C
-                jb = (s - t) * K
-                if rv > 0 and jb >= 0 and jb < w:
-                    exr = U(((s - 1) & 1) * K * tpb + imax(t, 1) - 1)   # unused by thread 0
-                    exw = U((s & 1) * K * tpb + t)
-                    for kk in range(K):
-                        j = jb + kk + 1
-                        if t == 0:
-                            up = dyn[U(o_stage + cpos * K + kk)]
-                        else:
-                            up = dyn[exr + U(kk * tpb)]
-                        bj = int32(dyn8[U(o_ring + ((j - 1) & mask))])
-                        d = dprev
-                        dprev = up
-                        for q in range(R):
-                            lft = v[q]
-                            x = int32(d + (sm2 if (ac[q] & bj) != 0 else sx2))
-                            up = imax(up, imax(lft, x))
-                            v[q] = up
-                            d = lft
-                        last = up
-                        if rv < R:            # the band's last thread may hold fewer rows
-                            for q in range(R):
-                                if q == rv - 1:
-                                    last = v[q]
-                        dyn[exw + U(kk * tpb)] = last
-                        if t == tl:
-                            dyn[U(o_out + (((j - 1) // C) & 1) * C + (j - 1) % C)] = last
-                        if j == w:
-                            for q in range(R):
-                                if q < rv:
-                                    right[U(r0 + q + 1)] = v[q]
-                        if SNAP and snap_any and j <= w:
-                            cs = col_slot[U(j)]
-                            if cs >= 0:
-                                for q in range(R):
-                                    if rslot[q] >= 0:
-                                        snap[rslot[q], cs] = v[q]
-                cpos += 1
-                if cpos == CS:
-                    cpos = 0
-                cuda.syncthreads()
-            if flushed < w:
-                flush_bottom(dyn, o_out, C, t, tpb, flushed, w, last_band, bottom, bufs, out,
-                             progress, k)
+                dst = bottom if band == nbands - 1 else edge
+                publish = band < nbands - 1 and lane == LAST
+                # The first tile of the row above; the loop then fetches a tile ahead.
+                known = 0                           # columns of the band above seen done
+                polled = 0                          # the count asked for a tile earlier
+                if lane == 0:
+                    failed[lb] = 0
+                    if band > 0:
+                        known = wait_for(flags, band - 1, imin(w, T), known, spin_limit)
+                        if known < 0:
+                            failed[lb] = 1
+                            status[0] = 1
+                band_sync(MASK)
+                total = w + LAST if failed[lb] == 0 else 0
+                fetch_tile(pre, TPL, L, T, 0, band, lane, w, top, edge)
+                diag = corner                       # W one row up, one column left
+                out = int32(0)                      # W on the lane's last row, last column
+                xb_next = b_pad[U(PAD - lane)]      # b's code at the lane's next column
+                s = 0                               # lane 0 is at column s + 1
+                c = 0                               # tiles lane 0 has entered
+                while s < total:
+                    if s < w and s == c * T:
+                        # Lane 0 enters tile c: its row above goes to shared memory, and
+                        # the next tile's is fetched (polled for a tile earlier).
+                        for x in range(TPL):
+                            edge_sh[lb, x * L + lane] = pre[x]
+                        band_sync(MASK)
+                        if (c + 1) * T < w:
+                            need = imin(w, (c + 2) * T)
+                            if band > 0 and lane == 0:
+                                known = imax(known, polled)
+                                if known < need:
+                                    known = wait_for(flags, band - 1, need, known, spin_limit)
+                                    if known < 0:
+                                        failed[lb] = 1
+                                        status[0] = 1
+                                polled = cuda.atomic.add(flags, band - 1, 0)
+                            band_sync(MASK)
+                            if failed[lb] != 0:
+                                break
+                            fetch_tile(pre, TPL, L, T, c + 1, band, lane, w, top, edge)
+                        c += 1
+                    if s == (c - 1) * T and s >= LAST and s + T <= w:
+                        # A whole tile with every lane inside the matrix: no checks.
+                        for u in range(T):
+                            xb = xb_next
+                            xb_next = b_pad[U(s + u + 1 + PAD - lane)]
+                            diag, out = step(s + u, u, False, lane, lb, int32(xb), out, diag, v,
+                                             ac, smq, sxq, edge_sh, exch, dst, w, snap_any,
+                                             rslot, col_slot, snap)
+                        s += T
+                    else:
+                        xb = xb_next
+                        xb_next = b_pad[U(s + 1 + PAD - lane)]
+                        diag, out = step(s, s % T, True, lane, lb, int32(xb), out, diag, v, ac,
+                                         smq, sxq, edge_sh, exch, dst, w, snap_any, rslot,
+                                         col_slot, snap)
+                        s += 1
+                    if publish and (s % T == 0 or s == total) and s > LAST:
+                        # The last lane's columns so far reach L2 before their count does.
+                        cuda.threadfence()
+                        cuda.atomic.max(flags, band, imin(w, s - LAST))
+                for q in range(R):
+                    if r0 + q + 1 <= h:
+                        right[U(r0 + q + 1)] = v[q]
             cuda.syncthreads()
 
     return kernel
+
+
+@cuda.jit(device=True)
+def wait_for(flags, index, need, known, limit):
+    """Spin until ``flags[index] >= need`` (atomic reads, then an acquire fence); returns
+    the count seen, or -1 when ``limit`` polls were not enough (the host reports it)."""
+    spins = 0
+    while known < need:
+        known = cuda.atomic.add(flags, index, 0)
+        if known >= need:
+            break
+        spins += 1
+        if spins > limit:
+            return -1
+        back_off()
+    cuda.threadfence()
+    return known
+
+
+@cuda.jit(device=True, inline=True)
+def fetch_tile(pre, count, lanes, tile, c, band, lane, w, top, edge):
+    """The lane's ``count`` values of tile ``c`` of the row above the band (columns
+    c*tile + x*lanes + lane + 1): ``top`` for the first band, else what the band above
+    left in ``edge`` (atomic reads: L2, never a stale L1 line). They land in registers;
+    the loop stores them to shared memory a tile later, so the reads are not waited for."""
+    for x in range(count):
+        col = c * tile + x * lanes + lane + 1
+        if col <= w:
+            if band == 0:
+                pre[x] = top[U(col)]
+            else:
+                pre[x] = cuda.atomic.add(edge, U(col), 0)

@@ -48,8 +48,7 @@ TINY_TPB = {"tiled": 3, "per-launch": 4, "diagonal-one-block": 5, "prefix-one-bl
 def small_gpu(monkeypatch):
     monkeypatch.setattr(config, "NW_CUDA_THREADS_PER_BLOCK", TINY_TPB)
     monkeypatch.setattr(config, "NW_CUDA_TILED_ROWS", 2)
-    monkeypatch.setattr(config, "NW_CUDA_TILED_COLUMNS", 2)
-    monkeypatch.setattr(config, "NW_CUDA_TILED_CHUNK", 4)
+    monkeypatch.setattr(config, "NW_CUDA_TILED_CHUNK", 6)
     monkeypatch.setattr(config, "NW_CUDA_PREFIX_MIN_COLUMNS", 1)
     monkeypatch.setattr(config, "NW_CUDA_FIRST_SLICE_CELLS", dict.fromkeys(TINY_TPB, 200))
 
@@ -114,7 +113,7 @@ def _tile_reference(a, b, top, left, sc):
 @pytest.mark.parametrize("combo", FORMS, ids=label)
 def test_tiles_with_any_boundary_and_several_launch_groups(combo, monkeypatch):
     """The tile contract with arbitrary (consistent) boundaries; the scratch budget is cut so
-    that the tiled and multi-block prefix forms split a tile into several launches."""
+    that the multi-block prefix form splits a tile into several launches."""
     monkeypatch.setattr(gpu.Device, "scratch_budget", lambda self, fraction=0.5: 100)
     rng = np.random.default_rng(7)
     v, p, f = combo
@@ -137,7 +136,7 @@ def test_tiles_with_any_boundary_and_several_launch_groups(combo, monkeypatch):
 @pytest.mark.parametrize("combo,tpb,blocks", [
     (("diagonal", "multi-block", frozenset({"tiled"})), 1, 0),
     (("diagonal", "multi-block", frozenset({"tiled"})), 2, 1),
-    (("diagonal", "multi-block", frozenset({"tiled"})), 5, 2),
+    (("diagonal", "multi-block", frozenset({"tiled"})), 6, 2),   # persistent blocks
     (("diagonal", "multi-block", frozenset()), 3, 1),
     (("diagonal", "multi-block", frozenset()), 2, 3),
     (("diagonal", "one-block", frozenset()), 1, 0),
@@ -156,16 +155,14 @@ def test_threads_per_block_and_blocks(combo, tpb, blocks):
     assert drive(nw.iter_solve(job)).score == nw_reference(a, b, 2, -1, -1)[0]
 
 
-@pytest.mark.parametrize("rows,cols,chunk,tpb", [(1, 1, 1, 1), (2, 1, 3, 3), (3, 2, 4, 2),
-                                                 (2, 3, 6, 4), (4, 4, 8, 2), (1, 2, 2, 5),
-                                                 (5, 3, 3, 1)])
-def test_tiled_rows_columns_and_chunks(monkeypatch, rows, cols, chunk, tpb):
-    """The tiled register tile (rows x columns per thread) and chunk sizes: bands that end
-    inside a thread's rows, widths that end inside a step's columns and inside a chunk."""
+@pytest.mark.parametrize("rows,chunk,tpb", [(1, 1, 1), (2, 3, 3), (3, 4, 2), (2, 8, 4),
+                                            (4, 8, 2), (1, 10, 5), (5, 3, 1), (3, 12, 4)])
+def test_tiled_rows_and_tiles(monkeypatch, rows, chunk, tpb):
+    """Rows per lane, lanes per band and tile widths: bands that end inside a lane's rows
+    (padding rows), widths that end inside a tile, one- and many-tile rows."""
     monkeypatch.setattr(config, "NW_CUDA_TILED_ROWS", rows)
-    monkeypatch.setattr(config, "NW_CUDA_TILED_COLUMNS", cols)
     monkeypatch.setattr(config, "NW_CUDA_TILED_CHUNK", chunk)
-    rng = np.random.default_rng(rows * 100 + cols * 10 + chunk)
+    rng = np.random.default_rng(rows * 100 + chunk * 10 + tpb)
     for m, n in ((23, 19), (7, 31), (1, 17), (16, 1)):
         a, b = random_codes(rng, m, 0.1), random_codes(rng, n, 0.1)
         ra, rb = _records(a, b)
@@ -174,9 +171,9 @@ def test_tiled_rows_columns_and_chunks(monkeypatch, rows, cols, chunk, tpb):
         assert got == nw_reference(a, b, 2, -1, -2)[0], (m, n)
 
 
-def test_tiled_chunk_must_be_a_multiple_of_the_columns(monkeypatch):
-    monkeypatch.setattr(config, "NW_CUDA_TILED_COLUMNS", 3)
-    with pytest.raises(gpu.CudaFailure, match="multiple of NW_CUDA_TILED_COLUMNS"):
+def test_tiled_chunk_must_be_a_multiple_of_the_lanes(monkeypatch):
+    monkeypatch.setattr(config, "NW_CUDA_TILED_CHUNK", 4)
+    with pytest.raises(gpu.CudaFailure, match=r"multiple of the lanes of a band \(3\)"):
         nw.score(load("ACGT"), load("ACGT"), variant="diagonal", backend="cuda")
 
 
@@ -301,7 +298,7 @@ def test_bench_cases_run_on_tiny_workloads(monkeypatch):
 
     monkeypatch.setattr(cuda_bench, "_inputs", inputs)
     monkeypatch.setattr(cuda_bench, "STUDY_LENGTHS", (8, 16))
-    monkeypatch.setattr(cuda_bench, "TILED_CONFIGS", ((4, 2, 1, 4), (2, 3, 2, 4)))
+    monkeypatch.setattr(cuda_bench, "TILED_CONFIGS", ((4, 2, 4), (2, 3, 4)))
     monkeypatch.setattr(cuda_bench, "STUDY_FORMS", {k: v[:3] + ((3,),)
                                                     for k, v in cuda_bench.STUDY_FORMS.items()})
     monkeypatch.setattr(cuda_bench, "BLOCK_COUNTS", {k: (1, 2) for k in cuda_bench.BLOCK_COUNTS})

@@ -69,13 +69,14 @@ def test_alignment_of_20_kb_by_20_kb(lambda_record, ecoli_record, combo):
     assert got.alignment.cigar == want.alignment.cigar
 
 
-@pytest.mark.parametrize("tpb,rows,cols,blocks", [(32, 8, 1, 0), (64, 4, 2, 0), (128, 16, 1, 0),
-                                                  (256, 8, 2, 0), (1024, 4, 2, 0), (64, 2, 4, 0),
-                                                  (64, 4, 2, 1), (64, 8, 4, 7)])
-def test_tiled_threads_rows_columns_and_blocks(pair, cpu_scores, monkeypatch, tpb, rows, cols,
-                                               blocks):
+@pytest.mark.parametrize("tpb,rows,chunk,blocks", [(32, 8, 32, 0), (64, 4, 64, 0), (128, 16, 32, 0),
+                                                   (256, 8, 64, 0), (1024, 4, 32, 0), (32, 32, 32, 0),
+                                                   (32, 1, 96, 0), (16, 5, 16, 0), (64, 4, 32, 1),
+                                                   (32, 16, 32, 3), (96, 7, 32, 2)])
+def test_tiled_threads_rows_tiles_and_blocks(pair, cpu_scores, monkeypatch, tpb, rows, chunk,
+                                             blocks):
     monkeypatch.setattr(config, "NW_CUDA_TILED_ROWS", rows)
-    monkeypatch.setattr(config, "NW_CUDA_TILED_COLUMNS", cols)
+    monkeypatch.setattr(config, "NW_CUDA_TILED_CHUNK", chunk)
     a, b = pair
     got = nw.score(a, b, variant="diagonal", backend="cuda", threads_per_block=tpb, blocks=blocks)
     assert got == cpu_scores[(1, 0, -1)]
@@ -96,7 +97,8 @@ def test_study_forms_threads_and_blocks(pair, cpu_scores, variant, parallel, tpb
 
 
 def test_several_launches_per_band(pair, cpu_scores, monkeypatch):
-    """A small memory budget: the tiled bands and the prefix rows spread over several launches."""
+    """A small memory budget: the prefix rows spread over several launches (the tiled form
+    needs no more than a row, whatever the budget)."""
     monkeypatch.setattr(gpu.Device, "scratch_budget", lambda self, fraction=0.5: 1 << 16)
     a, b = pair
     for variant in ("diagonal", "prefix"):
@@ -124,7 +126,7 @@ def test_snapshots_equal_the_cpu(lambda_record, ecoli_record, combo):
 def test_out_of_memory_and_launch_failures_leave_everything_usable(pair, cpu_scores):
     from numba import cuda
 
-    from engine.nw.cuda_diagonal import tiled_kernel, tiled_layout
+    from engine.nw.cuda_diagonal import tiled_kernel
 
     a, b = pair
     dev = gpu.Device(64)
@@ -140,12 +142,10 @@ def test_out_of_memory_and_launch_failures_leave_everything_usable(pair, cpu_sco
         return dev.zeros(n, np.int32, "test")
 
     slots = dev.upload(np.full(1, -1, np.int32), "slots")
-    args = (dev.upload(a.codes[:h], "a"), dev.upload(b.codes[:w], "b"), w, 0, h, ints(w + 1),
-            ints(h + 1), ints(64), 64, ints(1), ints(1), np.int32(3), np.int32(2), ints(w + 1),
-            ints(h + 1), slots, slots, dev.zeros((1, 1), np.int32, "snap"),
-            tiled_layout(64, config.NW_CUDA_TILED_COLUMNS, config.NW_CUDA_TILED_CHUNK)[0])
-    kernel = tiled_kernel(config.NW_CUDA_TILED_ROWS, config.NW_CUDA_TILED_COLUMNS,
-                          config.NW_CUDA_TILED_CHUNK, False,
+    args = (dev.upload(a.codes[:h], "a"), dev.upload(b.codes[:w + 64], "b"), h, w, ints(w + 1),
+            ints(h + 1), ints(w + 1), ints(8), ints(1), np.int32(3), np.int32(2), ints(w + 1),
+            ints(h + 1), slots, slots, dev.zeros((1, 1), np.int32, "snap"), 1000, ints(1))
+    kernel = tiled_kernel(config.NW_CUDA_TILED_ROWS, config.NW_CUDA_TILED_CHUNK, 32, 1, False,
                           gpu.register_cap(config.NW_CUDA_THREADS_PER_BLOCK["tiled"]))
     with pytest.raises(gpu.CudaFailure, match="CUDA error while launching") as err:
         dev.launch(kernel, 1, 4096, 0, *args)
