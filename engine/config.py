@@ -164,6 +164,16 @@ KMISMATCH_DENSITY_BINS = 4096
 #: runs one thread per level).
 KMISMATCH_CUDA_THREADS_PER_BLOCK = 256
 
+#: kmismatch CUDA shared-mem: threads per block when the job does not set them (smaller
+#: blocks than the other methods': fewer warps wait at its barriers and for a block's last
+#: warp; 128 was fastest on an H200).
+KMISMATCH_CUDA_SHARED_MEM_THREADS_PER_BLOCK = 128
+
+#: kmismatch CUDA shared-mem: most registers a thread of its kernels for one counter word and
+#: a look-up memory in shared memory (fewer than the compiler would take, so that more warps
+#: are resident to hide the shared-memory look-ups' latency; 40 spill nothing up to m = 32).
+KMISMATCH_CUDA_SHARED_MEM_REGISTERS = 40
+
 #: kmismatch CUDA block-thread: windows a block takes in turn before it writes their hits.
 KMISMATCH_CUDA_BLOCK_THREAD_WINDOWS = 64
 
@@ -216,12 +226,16 @@ NW_CUDA_THREADS_PER_BLOCK = {"tiled": 32, "per-launch": 256, "diagonal-one-block
 
 #: nw CUDA tiled: rows each lane keeps in registers (a band is 32 lanes x rows tall). More
 #: rows: more work per step for the same fixed cost, but fewer bands to share the GPU.
-NW_CUDA_TILED_ROWS = 16
+NW_CUDA_TILED_ROWS = 12
+
+#: nw CUDA tiled: columns each lane computes per step (1, 2 or 4): the step's fixed cost
+#: (shuffles, loads, the loop) is shared, and the columns' chains overlap.
+NW_CUDA_TILED_COLUMNS = 4
 
 #: nw CUDA tiled: columns of the row above that a band hands to the band below at a time
-#: (a multiple of the lanes of a band; each band runs about three tiles behind the one
-#: above it).
-NW_CUDA_TILED_CHUNK = 32
+#: (a multiple of the lanes of a band and of the columns per step; each band runs about
+#: three tiles behind the one above it).
+NW_CUDA_TILED_CHUNK = 64
 
 #: nw CUDA prefix multi-block: fewest columns per thread when the job sets no block count.
 NW_CUDA_PREFIX_MIN_COLUMNS = 8

@@ -85,8 +85,9 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
         Threads for multicore.
     threads_per_block : int, optional
         CUDA thread, shared-mem and pair-tile only (default
-        ``engine.config.KMISMATCH_CUDA_THREADS_PER_BLOCK``); block-thread runs one
-        thread per level.
+        ``engine.config.KMISMATCH_CUDA_THREADS_PER_BLOCK``, for shared-mem
+        ``KMISMATCH_CUDA_SHARED_MEM_THREADS_PER_BLOCK``); block-thread runs one thread
+        per level.
 
     Raises
     ------

@@ -31,10 +31,10 @@ from numba import cuda
 from engine import config, gpu
 from engine.gpu import CudaFailure, cuda_errors, register_cap
 from engine.kmismatch.cpu_pmasm import counter_bits, fb_vectors
-from engine.kmismatch.cuda_kernels import (PAIR_SWIZZLE, SHARED_WINDOWS, block_thread_kernel,
-                                           block_thread_shared_bytes, hold, order_hits,
-                                           pair_tile_kernel, pair_tile_shared_bytes,
-                                           scan_groups, shared_mem_kernel,
+from engine.kmismatch.cuda_kernels import (ORDER_RUN, PAIR_SWIZZLE, SHARED_WINDOWS,
+                                           block_thread_kernel, block_thread_shared_bytes,
+                                           hold, order_hits, pair_tile_kernel,
+                                           pair_tile_shared_bytes, shared_mem_kernel,
                                            shared_mem_shared_bytes, window_kernel,
                                            window_shared_bytes)
 
@@ -130,6 +130,9 @@ class Group:
     shared: int        # dynamic shared memory bytes
     extra: tuple       # method arguments after rpw (block-thread's tiles are added per launch)
     texts: tuple       # the text as the kernel takes it (bytes, and words for the window kernels)
+    #: Tiles start at multiples of this from lo rounded down to one (shared-mem: 4, so that it
+    #: stages whole text words; the windows before lo are masked out).
+    align: int = 1
     #: Hits a window, as seen so far (the first guess: expected_per_window).
     per_window: float = 1.0
     #: Room for the hits of tiles that outgrow their regions (grown as launches need).
@@ -143,6 +146,26 @@ def expected_per_window(m: int, k: int, slots: int) -> float:
     return slots * p
 
 
+def default_threads(variant: str, threads_per_block: int | None) -> int:
+    """The threads per block a job asked for, else its method's default."""
+    if threads_per_block:
+        return int(threads_per_block)
+    if variant == "shared-mem":
+        return config.KMISMATCH_CUDA_SHARED_MEM_THREADS_PER_BLOCK
+    return config.KMISMATCH_CUDA_THREADS_PER_BLOCK
+
+
+def shared_mem_registers(tpb: int, words: int = 1, staged: bool = True) -> int:
+    """Registers a shared-mem thread may have: few enough for a block of tpb, and for one
+    counter word and the look-up memory in shared memory at most
+    KMISMATCH_CUDA_SHARED_MEM_REGISTERS (more resident warps to hide the look-ups'
+    latency; the other kernels would spill)."""
+    cap = register_cap(tpb)
+    if words == 1 and staged:
+        return min(cap, config.KMISMATCH_CUDA_SHARED_MEM_REGISTERS)
+    return cap
+
+
 def kernel_key(variant: str, m: int, words: int, tpb: int):
     """What tells the compiled kernels of one length group apart (and the launch size)."""
     unrolled = m <= config.KMISMATCH_CUDA_UNROLL_MAX
@@ -152,7 +175,8 @@ def kernel_key(variant: str, m: int, words: int, tpb: int):
         return variant, (m + 1) // 2 if unrolled else 0, words == 1, tpb
     if variant == "shared-mem":
         staged = 128 * m * words <= config.KMISMATCH_CUDA_LUT_BYTES
-        return variant, m if unrolled else 0, words == 1, staged, tpb
+        return (variant, m if unrolled else 0, words == 1, staged, tpb,
+                shared_mem_registers(tpb, words, staged))
     return variant, m if unrolled else 0, words == 1, tpb
 
 
@@ -162,7 +186,9 @@ class CudaSearch:
 
     ``groups`` holds (m, slot_patterns (R, m) uint8, slot_code (R,) int32) per length.
     With ``timing``, :attr:`kernel_seconds` adds up the GPU time of every kernel (CUDA
-    events), and :attr:`launches` counts the search kernel's launches (reruns included).
+    events), :attr:`phase_seconds` splits it into the search kernel's (``search``) and the
+    ordering pass's (``order``), and :attr:`launches` counts the search kernel's launches
+    (reruns included).
     """
 
     def __init__(self, variant: str, text: np.ndarray, offsets: np.ndarray, groups, k: int,
@@ -171,13 +197,14 @@ class CudaSearch:
         if variant not in METHODS:
             raise ValueError(f"kmismatch has no CUDA method {variant!r}")
         self.variant = variant
-        self.tpb = int(threads_per_block or config.KMISMATCH_CUDA_THREADS_PER_BLOCK)
+        self.tpb = default_threads(variant, threads_per_block)
         self.dev = gpu.Device(self.tpb, abort)
         if text.shape[0] >= 1 << 32:
             raise CudaFailure("the text is longer than 2^32 symbols, too long for the CUDA "
                               "kernels' 32-bit window numbers; use a CPU backend")
         self.timing = timing
         self.kernel_seconds = 0.0
+        self.phase_seconds = {"search": 0.0, "order": 0.0}
         self.launches = 0
         # Ordering blocks take a power of two of tiles (tiles are summed per group by a shift).
         order = min(config.KMISMATCH_CUDA_ORDER_THREADS, self.dev.max_block)
@@ -194,8 +221,8 @@ class CudaSearch:
         self.text32 = self.text.view(np.uint32)
         self.offsets = self.dev.upload(np.asarray(offsets, dtype=np.int64), "the record offsets")
         self.groups = [self._group(m, pats, codes, k) for m, pats, codes in groups]
-        self.counters = self.dev.zeros(2, np.int64, "the hit counters")  # spilled, total
-        self.found = self.tile_base = self.tile_hits = self.group_sums = None
+        # The hit counters: what spilled, then the hits of each group of ordering blocks' tiles.
+        self.counters = self.found = self.tile_base = self.tile_hits = None
         self.pos = self.code = self.mis = None
 
     def _group(self, m: int, slot_patterns, slot_code, k: int) -> Group:
@@ -206,7 +233,7 @@ class CudaSearch:
                               "too large for the CUDA kernels; use a CPU backend")
         unrolled = m <= config.KMISMATCH_CUDA_UNROLL_MAX
         one_word = tables.words == 1
-        tpb, tile, extra, texts = self.tpb, self.tpb, (), (self.text,)
+        tpb, tile, extra, texts, align = self.tpb, self.tpb, (), (self.text,), 1
         if self.variant == "thread":
             kernel = window_kernel(m if unrolled else 0, one_word)
             shared = window_shared_bytes(tpb)
@@ -214,10 +241,12 @@ class CudaSearch:
             # The look-up memory goes to shared memory too when it fits the budget.
             table_staged = 128 * m * tables.words <= config.KMISMATCH_CUDA_LUT_BYTES
             kernel = shared_mem_kernel(m if unrolled else 0, one_word, table_staged,
-                                       register_cap(tpb))
+                                       shared_mem_registers(tpb, tables.words,
+                                                            table_staged))
             texts = (self.text32,)
             shared = shared_mem_shared_bytes(tpb, m, tables.words, table_staged)
             tile = SHARED_WINDOWS * tpb
+            align = 4
         elif self.variant == "block-thread":
             # The study's m threads a block (at most the device's limit; then threads take
             # several levels each).
@@ -238,7 +267,7 @@ class CudaSearch:
                      self.dev.upload(np.asarray(slot_code, dtype=np.int32), "the slot codes"),
                      self.dev.upload(table, "the look-up memory"),
                      self.dev.upload(tables.valid, "the counter masks"), kernel, tpb, tile, shared,
-                     extra, texts, expected_per_window(m, min(k, m), tables.slots))
+                     extra, texts, align, expected_per_window(m, min(k, m), tables.slots))
 
     # -- buffers --------------------------------------------------------------------------
     def _room(self, name: str, size: int, dtype, what: str):
@@ -255,21 +284,29 @@ class CudaSearch:
         with cuda_errors("clearing the hit counters"):
             array[:n].copy_to_device(np.zeros(n, dtype=array.dtype))
 
-    def _timed(self, what: str, launch) -> None:
-        """Run ``launch`` (it queues kernels); with timing, add their GPU time up."""
+    def _timed(self, what: str, steps) -> None:
+        """Run the ``(phase, launch)`` steps in order (each queues a kernel); with timing,
+        add up the GPU time of each (CUDA events between them) by phase."""
         if not self.timing:
-            launch()
+            for _, launch in steps:
+                launch()
             return
         if not gpu.SIMULATOR:  # (the simulator has no sleep, and no timings anyway)
             self.dev.launch(hold, 1, 1, 0, 300)
         with cuda_errors(what):
-            start, stop = cuda.event(), cuda.event()
-            start.record()
-        launch()
+            marks = [cuda.event()]
+            marks[0].record()
+        for phase, launch in steps:
+            launch()
+            with cuda_errors(what):
+                marks.append(cuda.event())
+                marks[-1].record()
         with cuda_errors(what):
-            stop.record()
-            stop.synchronize()
-            self.kernel_seconds += start.elapsed_time(stop) / 1000
+            marks[-1].synchronize()
+            for (phase, _), a, z in zip(steps, marks, marks[1:]):
+                seconds = a.elapsed_time(z) / 1000
+                self.phase_seconds[phase] += seconds
+                self.kernel_seconds += seconds
 
     # -- one launch -----------------------------------------------------------------------
     def run(self, g: Group, lo: int, hi: int) -> int | None:
@@ -280,7 +317,8 @@ class CudaSearch:
         windows = hi - lo
         if windows <= 0:
             return 0
-        tiles = -(-windows // g.tile)
+        start = lo - lo % g.align  # where the first tile starts
+        tiles = -(-(hi - start) // g.tile)
         groups = -(-tiles // self.order_tpb)
         grid, extra = tiles, g.extra
         if self.variant == "block-thread":  # blocks take tiles in turn
@@ -288,10 +326,11 @@ class CudaSearch:
             extra = extra + (tiles,)
         tile_base = self._room("tile_base", tiles, np.int64, "the tile table")
         tile_hits = self._room("tile_hits", tiles, np.int64, "the tile table")
-        group_sums = self._room("group_sums", groups, np.int64, "the tile group sums")
+        counters = self._room("counters", 1 + groups, np.int64, "the hit counters")
+        group_sums = counters[1:1 + groups]
         # Each tile's region holds twice the hits a tile is expected to have, and more than
         # a handful (hits cluster); the spill area takes what a few tiles have beyond that.
-        span = min(g.tile, windows)
+        span = min(g.tile, hi - start)
         per_tile = min(int(2 * span * g.per_window) + 8, span * g.slots)
         regular = tiles * per_tile
         spill = max(g.spill, min(config.KMISMATCH_CUDA_MIN_HITS, self.max_hits // 4),
@@ -301,21 +340,17 @@ class CudaSearch:
         found = self._room("found", regular + spill, np.uint64, "the hit buffer")
         t = g.tables
         while True:
-            self._zero(self.counters, 2)
-            self._zero(group_sums, groups)
+            self._zero(counters, 1 + groups)
             args = g.texts + (self.offsets, lo, hi, g.m, g.table, g.valid, t.b, -(-65536 // t.b),
                               np.uint64((1 << t.b) - 1), np.uint64(t.bias), t.rpw) + extra + (
-                found, per_tile, regular, self.counters, spill, group_sums, self.order_shift,
+                found, per_tile, regular, counters, spill, group_sums, self.order_shift,
                 tile_base, tile_hits)
-
-            def search():
-                self.dev.launch(g.kernel, grid, g.tpb, g.shared, *args)
-                self.dev.launch(scan_groups, 1, self.order_tpb, 8 * self.order_tpb, group_sums,
-                                groups, self.counters)
-
-            self._timed("running the search kernel", search)
+            self._timed("running the search kernel", (
+                ("search", lambda args=args: self.dev.launch(g.kernel, grid, g.tpb, g.shared,
+                                                             *args)),))
             self.launches += 1
-            spilled, total = (int(x) for x in self.dev.fetch(self.counters))
+            counts = self.dev.fetch(counters[:1 + groups])
+            spilled, total = int(counts[0]), int(counts[1:].sum())
             if spilled <= spill:
                 break
             if regular + spilled > self.max_hits:
@@ -328,12 +363,11 @@ class CudaSearch:
             pos = self._room("pos", total, np.int64, "the hit columns")
             code = self._room("code", total, np.int32, "the hit columns")
             mis = self._room("mis", total, np.int32, "the hit columns")
-            # Blocks enough for about 16 hits a thread (several blocks a group of tiles when
-            # tiles have many hits).
-            split = max(1, min(64, -(-total // (16 * tiles))))
-            self._timed("putting the hits in order", lambda: self.dev.launch(
-                order_hits, (groups, split), self.order_tpb, 8 * self.order_tpb, tile_base, tile_hits,
-                tiles, group_sums, found, lo, g.slot_code, pos, code, mis))
+            # Blocks enough for about ORDER_RUN hits a thread (several blocks a group of tiles).
+            split = max(1, min(65535, -(-total // (ORDER_RUN * groups * self.order_tpb))))
+            self._timed("putting the hits in order", (("order", lambda: self.dev.launch(
+                order_hits, (groups, split), self.order_tpb, 16 * self.order_tpb, tile_base,
+                tile_hits, tiles, group_sums, found, lo, g.slot_code, pos, code, mis)),))
         return total
 
     def scan(self, g: Group, lo: int, hi: int, out, counts) -> int:
@@ -368,7 +402,7 @@ def counter_words(m: int, slots: int, k: int) -> int:
 
 
 def _keys(variant: str, groups, k: int, threads_per_block: int | None):
-    tpb = int(threads_per_block or config.KMISMATCH_CUDA_THREADS_PER_BLOCK)
+    tpb = default_threads(variant, threads_per_block)
     return {kernel_key(variant, m, counter_words(m, len(codes), k), tpb) for m, _, codes in groups}
 
 

@@ -10,7 +10,9 @@ Every CUDA method has two rows: ``kernel`` (GPU time, from CUDA events, of the s
 kernel and of the passes that put its hits in order, over the whole text in one launch,
 the text already on the GPU: the study's throughput) and end to end (the solve time of
 ``kmismatch.solve``: text upload, kernels, hits copied back and counted, as ``--json``
-reports it; file loading and compilation excluded). Throughput is text bytes per second
+reports it; file loading and compilation excluded). Kernel rows also split their time into
+``search_ms`` (the search kernel) and ``order_ms`` (the ordering passes); shared-mem's
+``regs=`` rows try other register caps. Throughput is text bytes per second
 (GB = 1e9 bytes). Peers (CPU runs of the same workload, for the speed-ups) have names
 without a '/', so that ``--backend cuda`` keeps them. Every row's hits are checked
 against the workload's first run (a CPU peer): ``agrees`` compares a digest of every hit
@@ -24,7 +26,7 @@ import os
 
 import numpy as np
 
-from engine import kmismatch
+from engine import config, kmismatch
 from engine.bench import Case, Ratio
 from engine.bench import data
 from engine.sequences import Record
@@ -36,6 +38,8 @@ GOAL_GBPS = 200.0
 #: The study's Table 3 (GTX 660 and Xeon E31270, 22.97 MB package, GB/s).
 STUDY_GBPS = {"naive": 0.01, "shift-add": 0.05, "pmasm": 0.06, "shared-mem": 3.85}
 SWEEP_TPB = (64, 128, 512, 1024)
+#: shared-mem register caps tried beside KMISMATCH_CUDA_SHARED_MEM_REGISTERS (T3x20).
+SWEEP_REGISTERS = (64, 96)
 #: Timed runs of a kernel row and of an end-to-end row (the best counts).
 KERNEL_RUNS, SOLVE_RUNS = 5, 3
 
@@ -108,9 +112,20 @@ def _solve(workload, variant, backend, repeat, threads=None, threads_per_block=N
     return out
 
 
-def _kernel(workload, variant, repeat=None, threads_per_block=None):
+def _kernel(workload, variant, repeat=None, threads_per_block=None, registers=None):
     """Kernel only: the best GPU time of ``repeat`` single launches over the whole text (after
-    one that compiles and sizes the hit buffer)."""
+    one that compiles and sizes the hit buffer); ``search_ms`` and ``order_ms`` split the
+    best one into the search kernel and the passes that put its hits in order.
+    ``registers``: shared-mem's register cap instead of KMISMATCH_CUDA_SHARED_MEM_REGISTERS."""
+    if registers is not None:
+        saved = config.KMISMATCH_CUDA_SHARED_MEM_REGISTERS
+        config.KMISMATCH_CUDA_SHARED_MEM_REGISTERS = registers
+        try:
+            out = _kernel(workload, variant, repeat, threads_per_block)
+        finally:
+            config.KMISMATCH_CUDA_SHARED_MEM_REGISTERS = saved
+        out["registers"] = registers
+        return out
     from engine.kmismatch import cuda as kcuda
 
     text = _text(workload)
@@ -121,17 +136,19 @@ def _kernel(workload, variant, repeat=None, threads_per_block=None):
                               threads_per_block, timing=True)
     (g,) = search.groups
     repeat = repeat or KERNEL_RUNS
-    best, n = float("inf"), 0
+    best, split, n = float("inf"), {}, 0
     for run in range(repeat + 1):
         search.kernel_seconds, launches = 0.0, search.launches
+        search.phase_seconds = dict.fromkeys(search.phase_seconds, 0.0)
         n = search.run(g, 0, len(text) - g.m + 1)
-        if run and search.launches == launches + 1:
-            best = min(best, search.kernel_seconds)
+        if run and search.launches == launches + 1 and search.kernel_seconds < best:
+            best, split = search.kernel_seconds, dict(search.phase_seconds)
     pos, code, mis = (search.dev.fetch(column[:n]) for column in (search.pos, search.code,
                                                                    search.mis))
     out = _rates(len(text), best)
-    out.update(kernel_ms=1e3 * best, hits=n, agrees=_agrees(workload, digest(pos, code, mis)),
-               device=_device(), threads_per_block=g.tpb)
+    out.update(kernel_ms=1e3 * best, **{f"{k}_ms": 1e3 * v for k, v in split.items()}, hits=n,
+               agrees=_agrees(workload, digest(pos, code, mis)), device=_device(),
+               threads_per_block=g.tpb)
     if variant == "shared-mem":
         out["study_gpu_GB_per_s"] = STUDY_GBPS["shared-mem"]
     return out
@@ -173,10 +190,17 @@ def cases(opts) -> list[Case]:
         *_cuda_cases("T3x20"),
     ]
     for v in ("thread", "shared-mem", "pair-tile"):
-        for tpb in SWEEP_TPB:
+        # The sweep and the common default, less the method's own default (its plain row).
+        default = (config.KMISMATCH_CUDA_SHARED_MEM_THREADS_PER_BLOCK if v == "shared-mem"
+                   else config.KMISMATCH_CUDA_THREADS_PER_BLOCK)
+        for tpb in sorted({*SWEEP_TPB, config.KMISMATCH_CUDA_THREADS_PER_BLOCK} - {default}):
             out.append(Case("kmismatch", "T3x20", f"{v}/cuda kernel tpb={tpb}",
                             lambda v=v, tpb=tpb: _kernel("T3x20", v, 3, tpb),
                             describe=f"{v}: kernels only, {tpb} threads per block"))
+    for regs in SWEEP_REGISTERS:
+        out.append(Case("kmismatch", "T3x20", f"shared-mem/cuda kernel regs={regs}",
+                        lambda r=regs: _kernel("T3x20", "shared-mem", 3, None, r),
+                        describe=f"shared-mem: kernels only, {regs} registers a thread"))
     out += [
         _peer("T3x1", "pmasm", "serial", SOLVE_RUNS),
         _peer("T3x1", "naive", "serial", 1),

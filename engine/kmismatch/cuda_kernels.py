@@ -13,11 +13,11 @@ top bit is set exactly when its mismatches exceed k: the hits of a word are
   adds the m fb-vectors ``fb[w, level, symbol]`` read from the look-up memory
   in global memory, and the text from global memory.
 - ``shared-mem`` (5.3.3): a block first stages the text chunk its windows read in
-  shared memory (and the look-up memory, when it fits). Each thread takes 8
-  consecutive windows: symbol p of their 7 + m symbols adds level p - i to
-  window i, so each symbol is read once and, in a kernel compiled for its m,
-  every look-up has a constant offset; the record checks and the hit
-  bookkeeping run once per 8 windows.
+  shared memory (whole text words: tiles start at multiples of 4), and the
+  look-up memory when it fits. Each thread takes 8 consecutive windows: symbol
+  p of their 7 + m symbols adds level p - i to window i, so each symbol is read
+  once and, in a kernel compiled for its m, every look-up has a constant
+  offset; the record checks and the hit bookkeeping run once per 8 windows.
 - ``block-thread`` (5.3.2): one block per window and one thread per level; each
   thread leaves its fb-vector in shared memory (``fb_vec_rlt``) and thread 0
   adds them up. A block takes the windows of its tile one after the other.
@@ -37,16 +37,17 @@ divides.
 **Hits in text order.** A block's windows form a tile, and each tile has its
 own region of ``per_tile`` hits in the buffer (sized by the host from the hits
 per window seen so far), so no atomic is needed to place them: the threads add
-up their hit counts (``block_prefix``: warp shuffles, then warp 0 over the
-warps' sums) and write their hits, packed as ``window << 32 | slot << 16 |
-mismatches``, in window then slot order from the region's start. A tile that
-finds more than its region holds takes room in a spill area after the regions
-(an atomic add on a counter, rare); when the spill area is full it writes
-nothing, but the counter still counts it, so the host knows the room needed and
-runs the launch again. Tiles end in regions of different fill: ``scan_groups``
-(with the tiles' counts summed per group of ordering blocks as they finish) and
-``order_hits`` then copy each tile's hits to their place in text order,
-unpacked into the columns the host fetches. numba's CUDA simulator, in which CI
+up their hit counts (``block_prefix``: warp shuffles, one barrier, then every
+warp over the warps' sums, so that every thread knows the tile's total and
+where its region starts) and write their hits, packed as ``window << 32 | slot
+<< 16 | mismatches``, in window then slot order from the region's start. A tile
+that finds more than its region holds takes room in a spill area after the
+regions (thread 0's atomic add on a counter, rare, and a second barrier); when
+the spill area is full it writes nothing, but the counter still counts it, so
+the host knows the room needed and runs the launch again. Tiles end in regions of different fill: ``order_hits`` (with the
+tiles' counts also summed per group of ordering blocks as they finish) then
+copies each tile's hits to their place in text order, unpacked into the columns
+the host fetches. numba's CUDA simulator, in which CI
 runs these kernels, has no warp shuffles; there ``block_prefix`` lets one thread
 add the counts up (every other line of the kernels is the same).
 
@@ -113,13 +114,14 @@ def record_end(offsets, j):
 
 
 @cuda.jit(device=True, inline=True)
-def tile_begin(offsets, j0, m, hi, span, scal):
+def tile_begin(offsets, j0, m, lo, hi, span, scal):
     """Thread 0, before the tile's first barrier: the end of the record of the tile's first
     window, and how many of the tile's first windows surely lie in [lo, hi) and in that
-    record (the others are checked one by one, by ``window_ok``)."""
+    record (the others are checked one by one, by ``window_ok``; all of them in a tile
+    that starts before lo)."""
     end = record_end(offsets, j0)
     scal[_END] = end
-    scal[_LIM] = imax(int64(0), imin(imin(hi, end - m + 1) - j0, span))
+    scal[_LIM] = imax(int64(0), imin(imin(hi, end - m + 1) - j0, span)) if j0 >= lo else int64(0)
 
 
 @cuda.jit(device=True, inline=True)
@@ -143,19 +145,22 @@ def hit_count(acc, valid_w):
 def packed_hit(window, hits, acc, slot0, b, binv, mask, bias):
     """The lowest hit of ``hits`` (top bits of a word ``acc``), packed. Its field is
     (bit + 1) / b - 1, with the division by b done as a multiplication by binv =
-    ceil(2^16 / b) (exact for these small numbers)."""
-    f = (((lowest_bit(hits) + 1) * binv) >> 16) - 1
-    mis = ((acc >> U(f * b)) & mask) - bias
-    return (window << _WINDOW_SHIFT) | (U(slot0 + f) << _SLOT_SHIFT) | mis
+    ceil(2^16 / b) (exact for these small numbers). The field arithmetic is 32-bit
+    (numba widens every integer sum to 64 bits; the casts let LLVM narrow them again)."""
+    bit = uint32(cuda.popc((hits & (~hits + _ONE)) - _ONE))
+    f = uint32(uint32(uint32(bit + uint32(1)) * uint32(binv)) >> uint32(16)) - uint32(1)
+    mis = uint32(uint32(uint32(acc >> U(uint32(f * uint32(b)))) & uint32(mask)) - uint32(bias))
+    low = uint32(uint32(uint32(uint32(slot0) + f) << uint32(16)) | mis)
+    return (window << _WINDOW_SHIFT) | U(low)
 
 
 @cuda.jit(device=True, inline=True)
 def emit_word(acc, valid_w, slot0, b, binv, mask, bias, window, out, at):
     """One thread writes the hits of one counter word of a window from out[at] on; returns
-    the next index (kernels with several counter words)."""
+    the next index."""
     hits = valid_w & ~acc
     while hits != _ZERO:
-        out[at] = packed_hit(window, hits, acc, slot0, b, binv, mask, bias)
+        out[U(at)] = packed_hit(window, hits, acc, slot0, b, binv, mask, bias)
         hits &= hits - _ONE
         at += 1
     return at
@@ -181,19 +186,22 @@ if SIMULATOR:
         before = buf[t]
         total = buf[T]
         cuda.syncthreads()  # buf is free again
-        return int64(before), int64(total)
+        return int32(before), int32(total)
 else:
     @cuda.jit(device=True)
     def block_prefix(c, buf):
-        """(Hits before this thread's in the block, the block's hits); every thread calls it.
-        Each warp adds up its lanes with shuffles, warp 0 the warps' sums (in buf[0:32])."""
-        t = cuda.threadIdx.x
-        T = cuda.blockDim.x
-        lane = t & 31
-        warp = t >> 5
-        warps = (T + 31) >> 5
-        live = imin(32, T - 32 * warp)  # lanes of this warp (the last one may be partial)
-        mask = _FULL if live == 32 else uint32((1 << live) - 1)
+        """(Hits before this thread's in the block, the block's hits); every thread calls it
+        (and the block does not write buf again). Each warp adds up its lanes with shuffles
+        and leaves its sum in buf[0:32]; after the one barrier every warp adds up the
+        warps' sums itself (a last, partial warp with fewer lanes than there are warps
+        walks them), so that every thread knows the total."""
+        t = int32(cuda.threadIdx.x)
+        T = int32(cuda.blockDim.x)
+        lane = int32(t & 31)
+        warp = int32(t >> 5)
+        warps = int32(int32(T + 31) >> 5)
+        live = int32(imin(int32(32), int32(T - int32(32 * warp))))  # lanes of this warp
+        mask = _FULL if live == 32 else uint32(uint32(1 << live) - uint32(1))
         x = int32(c)
         d = 1
         while d < 32:
@@ -204,7 +212,8 @@ else:
         if lane == live - 1:
             buf[warp] = x
         cuda.syncthreads()
-        if warp == 0:
+        x = int32(x - int32(c))
+        if live >= warps:  # (every warp but a last one of fewer lanes than there are warps)
             v = buf[lane] if lane < warps else int32(0)
             d = 1
             while d < 32:
@@ -212,13 +221,18 @@ else:
                 if lane >= d:
                     v = int32(v + y)
                 d <<= 1
-            if lane < warps:
-                buf[lane] = v
-        cuda.syncthreads()
-        before = x - int32(c) + (buf[warp - 1] if warp > 0 else int32(0))
-        total = buf[warps - 1]
-        cuda.syncthreads()  # buf is free again
-        return int64(before), int64(total)
+            w = cuda.shfl_sync(mask, v, imax(warp - 1, 0))
+            total = cuda.shfl_sync(mask, v, warps - 1)
+            before = int32(x + w) if warp > 0 else x
+        else:
+            before = x
+            total = int32(0)
+            for u in range(warps):
+                v = buf[u]
+                total = int32(total + v)
+                if u < warp:
+                    before = int32(before + v)
+        return before, total
 
 
 def prefix_entries(tpb: int) -> int:
@@ -242,6 +256,21 @@ def tile_place(tile, run, per_tile, regular, counters, spill_cap, group_sums, gr
     tile_base[tile] = base
     tile_hits[tile] = run
     return base
+
+
+@cuda.jit(device=True, inline=True)
+def tile_start(tile, run, per_tile, regular, counters, spill_cap, group_sums, group_shift,
+               tile_base, tile_hits, scal):
+    """Every thread, after block_prefix: where the tile's hits start (-1: nowhere). Thread 0
+    records the tile (``tile_place``); only a tile whose hits outgrow its region (rare, and
+    the same answer in every thread) waits at a barrier for thread 0's place."""
+    if cuda.threadIdx.x == 0:
+        scal[_BASE] = tile_place(tile, int64(run), per_tile, regular, counters, spill_cap,
+                                 group_sums, group_shift, tile_base, tile_hits)
+    if run > per_tile:
+        cuda.syncthreads()
+        return scal[_BASE]
+    return tile * per_tile
 
 
 @cuda.jit(device=True, inline=True)
@@ -295,7 +324,7 @@ def window_kernel(levels: int, one_word: bool):
         scal = cuda.shared.array(_SCALARS, int64)
         j0 = lo + tile * T
         if t == 0:
-            tile_begin(offsets, j0, mm, hi, T, scal)
+            tile_begin(offsets, j0, mm, lo, hi, T, scal)
         cuda.syncthreads()
         j = j0 + t
         ok = t < scal[_LIM] or window_ok(j, mm, lo, hi, scal[_END], offsets)
@@ -308,11 +337,8 @@ def window_kernel(levels: int, one_word: bool):
                     acc0 = acc
                 hits += hit_count(acc, valid[w])
         before, run = block_prefix(hits, buf)
-        if t == 0:
-            scal[_BASE] = tile_place(tile, run, per_tile, regular, counters, spill_cap,
-                                     group_sums, group_shift, tile_base, tile_hits)
-        cuda.syncthreads()
-        base = scal[_BASE]
+        base = tile_start(tile, run, per_tile, regular, counters, spill_cap, group_sums,
+                          group_shift, tile_base, tile_hits, scal)
         if hits > 0 and base >= 0:
             at = base + before
             window = U(j - lo)
@@ -410,35 +436,54 @@ def eight_sums(tab, chunk, q, first, m, spelled):
 
 
 @cuda.jit(device=True, inline=True)
-def eight_count(a0, a1, a2, a3, a4, a5, a6, a7, vw, okm):
-    """Hits of each of the 8 windows in one counter word (bit i of okm: window i counts)."""
-    n0 = hit_count(a0, vw) if okm & 1 else int64(0)
-    n1 = hit_count(a1, vw) if okm & 2 else int64(0)
-    n2 = hit_count(a2, vw) if okm & 4 else int64(0)
-    n3 = hit_count(a3, vw) if okm & 8 else int64(0)
-    n4 = hit_count(a4, vw) if okm & 16 else int64(0)
-    n5 = hit_count(a5, vw) if okm & 32 else int64(0)
-    n6 = hit_count(a6, vw) if okm & 64 else int64(0)
-    n7 = hit_count(a7, vw) if okm & 128 else int64(0)
-    return n0, n1, n2, n3, n4, n5, n6, n7
+def eight_hits(a0, a1, a2, a3, a4, a5, a6, a7, vw, okm):
+    """The hit bits (top bits of the counters past k) of the 8 windows in one counter word;
+    bit i of okm: window i counts (all 8 but near the ends of a range or a record, where
+    the others are masked out)."""
+    h0 = vw & ~a0
+    h1 = vw & ~a1
+    h2 = vw & ~a2
+    h3 = vw & ~a3
+    h4 = vw & ~a4
+    h5 = vw & ~a5
+    h6 = vw & ~a6
+    h7 = vw & ~a7
+    if okm != 255:
+        h0 = h0 if okm & 1 else _ZERO
+        h1 = h1 if okm & 2 else _ZERO
+        h2 = h2 if okm & 4 else _ZERO
+        h3 = h3 if okm & 8 else _ZERO
+        h4 = h4 if okm & 16 else _ZERO
+        h5 = h5 if okm & 32 else _ZERO
+        h6 = h6 if okm & 64 else _ZERO
+        h7 = h7 if okm & 128 else _ZERO
+    return h0, h1, h2, h3, h4, h5, h6, h7
+
+
+@cuda.jit(device=True, inline=True)
+def bits(h):
+    """Set bits of a uint64, as int32."""
+    return int32(cuda.popc(h))
 
 
 @cuda.jit(device=True, inline=True)
 def pick8(i, a0, a1, a2, a3, a4, a5, a6, a7):
-    """a_i (selects, not a local array: the eight stay in registers)."""
-    x = a0
-    x = a1 if i == 1 else x
-    x = a2 if i == 2 else x
-    x = a3 if i == 3 else x
-    x = a4 if i == 4 else x
-    x = a5 if i == 5 else x
-    x = a6 if i == 6 else x
-    return a7 if i == 7 else x
+    """a_i for 0 <= i < 8: a tree of selects on the bits of i (not a local array: the eight
+    stay in registers)."""
+    odd = (i & 1) != 0
+    b0 = a1 if odd else a0
+    b1 = a3 if odd else a2
+    b2 = a5 if odd else a4
+    b3 = a7 if odd else a6
+    two = (i & 2) != 0
+    c0 = b1 if two else b0
+    c1 = b3 if two else b2
+    return c1 if (i & 4) != 0 else c0
 
 
 def shared_mem_shared_bytes(tpb: int, m: int, words: int, table_staged: bool) -> int:
-    """The staged look-up memory (uint64), block_prefix's buffer, the text chunk (the tile's
-    SHARED_WINDOWS * tpb + m - 1 symbols, in whole 4-byte words)."""
+    """The staged look-up memory (uint64), block_prefix's buffer, the text chunk (the words
+    holding the tile's SHARED_WINDOWS * tpb + m - 1 symbols)."""
     return ((128 * m * words if table_staged else 0) + 4 * prefix_entries(tpb)
             + 4 * ((SHARED_WINDOWS * tpb + m + 2) // 4))
 
@@ -447,25 +492,29 @@ def shared_mem_shared_bytes(tpb: int, m: int, words: int, table_staged: bool) ->
 def shared_mem_kernel(levels: int, one_word: bool, table_staged: bool, cap: int = 255):
     """``shared-mem`` for patterns of length ``levels`` (0: any length); ``one_word``: one
     word of counters (kept from the count to the writing of the hits). A block stages its
-    tile's text chunk in shared memory (realigned so that word x holds the tile's symbols
-    4x to 4x + 3), and with ``table_staged`` the look-up memory too (16 fb-vectors of 128
-    bytes a level: the 4 plain bases of a level fall in different banks, so a warp's
-    look-ups never conflict on DNA; otherwise it is read from global memory). Each thread
-    takes SHARED_WINDOWS consecutive windows, so that the record checks and the hit
-    bookkeeping (block_prefix, three barriers) run once per 8 windows, and a tile that lies
-    inside one record skips the per-window checks. ``cap``: at most that many registers a
-    thread (the kernels of several counter words take more than a block of 1024 threads
-    may have)."""
+    tile's text chunk in shared memory, and with ``table_staged`` the look-up memory too
+    (16 fb-vectors of 128 bytes a level: the 4 plain bases of a level fall in different
+    banks, so a warp's look-ups never conflict on DNA; otherwise it is read from global
+    memory). Tiles start at multiples of 4 symbols (from ``lo`` rounded down, the windows
+    before ``lo`` masked out), so that the chunk is a plain copy of whole text words.
+    Each thread takes SHARED_WINDOWS consecutive windows, so that the record checks and
+    the hit bookkeeping (block_prefix, one barrier) run once per 8 windows, and a tile
+    that lies inside one record skips the per-window checks. ``cap``: at most that many
+    registers a thread (the kernels of several counter words take more than a block of
+    1024 threads may have)."""
     M = levels
     ONE = one_word
     TS = table_staged
     V = SHARED_WINDOWS
     SPELL = 0 < levels <= 33
+    CAP = cap
 
     @kernel_jit(cap)
     def kernel(text32, offsets, lo, hi, m, fb, valid, b, binv, mask, bias, rpw, out,
                per_tile, regular, counters, spill_cap, group_sums, group_shift, tile_base,
                tile_hits):
+        if CAP < 1:  # never: CAP is read so that numba's disk cache, keyed by the closure's
+            return   # values but not by max_registers, keeps kernels of other caps apart
         t = cuda.threadIdx.x
         T = cuda.blockDim.x
         tile = cuda.blockIdx.x
@@ -479,73 +528,89 @@ def shared_mem_kernel(levels: int, one_word: bool, table_staged: bool, cap: int 
         b_at = 2 * nt
         c_at = b_at + imax(T + 1, 33)
         span = V * T
-        j0 = lo + tile * span
+        j0 = lo - (lo & 3) + tile * span
         if t == 0:
-            tile_begin(offsets, j0, mm, hi, span, scal)
+            tile_begin(offsets, j0, mm, lo, hi, span, scal)
         if TS:
             x = t
             while x < nt:
                 lut[x] = fb[x]
                 x += T
-        # Word x of the chunk: text[j0 + 4x : j0 + 4x + 4], from two words of the text.
-        w0 = j0 >> 2
-        sh = U(8 * (j0 & 3))
-        n32 = text32.shape[0]
-        x = t
-        while x < (span + mm + 2) >> 2:
-            y = w0 + x
-            a = U(text32[y]) if y < n32 else _ZERO
-            z = U(text32[y + 1]) if y + 1 < n32 else _ZERO
-            chunk[c_at + x] = uint32((a | (z << _WINDOW_SHIFT)) >> sh)
-            x += T
+        # Word x of the chunk: text[j0 + 4x : j0 + 4x + 4] (32-bit indices: the text is
+        # shorter than 2^32 symbols).
+        w0 = uint32(j0 >> 2)
+        n32 = uint32(text32.shape[0])
+        nw = uint32((span + mm + 2) >> 2)
+        x = uint32(t)
+        while x < nw:
+            y = uint32(w0 + x)
+            chunk[uint32(c_at + x)] = text32[y] if y < n32 else uint32(0)
+            x = uint32(x + T)
         cuda.syncthreads()
         lim = scal[_LIM]
         j = j0 + V * t
-        okm = 255
+        okm = int32(255)
         if V * t + V > lim:  # a window of this thread may lie outside [lo, hi) or a record
-            okm = 0
+            okm = int32(0)
             for i in range(V):
                 if V * t + i < lim or window_ok(j + i, mm, lo, hi, scal[_END], offsets):
-                    okm |= 1 << i
+                    okm = int32(okm | (1 << i))
         q = c_at + 2 * t
-        n0 = n1 = n2 = n3 = n4 = n5 = n6 = n7 = int64(0)
         a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = _ZERO
-        for w in range(W):
-            first = 16 * mm * w
+        n0 = n1 = n2 = n3 = n4 = n5 = n6 = n7 = int32(0)
+        pend = int32(0)
+        vw = valid[0]
+        if ONE:
             if TS:
-                a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(lut, chunk, q, first, mm, SPELL)
+                a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(lut, chunk, q, 0, mm, SPELL)
             else:
-                a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(fb, chunk, q, first, mm, SPELL)
-            c0, c1, c2, c3, c4, c5, c6, c7 = eight_count(a0, a1, a2, a3, a4, a5, a6, a7,
-                                                         valid[w], okm)
-            n0 += c0
-            n1 += c1
-            n2 += c2
-            n3 += c3
-            n4 += c4
-            n5 += c5
-            n6 += c6
-            n7 += c7
-        hits = n0 + n1 + n2 + n3 + n4 + n5 + n6 + n7
-        # The windows with hits (one word: their bit_vectors are still at hand).
-        pend = ((n0 > 0) * 1 + (n1 > 0) * 2 + (n2 > 0) * 4 + (n3 > 0) * 8 + (n4 > 0) * 16
-                + (n5 > 0) * 32 + (n6 > 0) * 64 + (n7 > 0) * 128)
+                a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(fb, chunk, q, 0, mm, SPELL)
+            h0, h1, h2, h3, h4, h5, h6, h7 = eight_hits(a0, a1, a2, a3, a4, a5, a6, a7, vw, okm)
+            n0 = bits(h0)
+            n1 = bits(h1)
+            n2 = bits(h2)
+            n3 = bits(h3)
+            n4 = bits(h4)
+            n5 = bits(h5)
+            n6 = bits(h6)
+            n7 = bits(h7)
+            # The windows with hits (their bit_vectors are still at hand).
+            pend = int32(int32(n0 != 0) | (int32(n1 != 0) << 1) | (int32(n2 != 0) << 2)
+                         | (int32(n3 != 0) << 3) | (int32(n4 != 0) << 4)
+                         | (int32(n5 != 0) << 5) | (int32(n6 != 0) << 6)
+                         | (int32(n7 != 0) << 7))
+        else:
+            for w in range(W):
+                if TS:
+                    a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(lut, chunk, q, 16 * mm * w, mm,
+                                                                SPELL)
+                else:
+                    a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(fb, chunk, q, 16 * mm * w, mm,
+                                                                SPELL)
+                h0, h1, h2, h3, h4, h5, h6, h7 = eight_hits(a0, a1, a2, a3, a4, a5, a6, a7,
+                                                            valid[w], okm)
+                n0 = int32(n0 + bits(h0))
+                n1 = int32(n1 + bits(h1))
+                n2 = int32(n2 + bits(h2))
+                n3 = int32(n3 + bits(h3))
+                n4 = int32(n4 + bits(h4))
+                n5 = int32(n5 + bits(h5))
+                n6 = int32(n6 + bits(h6))
+                n7 = int32(n7 + bits(h7))
+        hits = int32(n0 + n1 + n2 + n3 + n4 + n5 + n6 + n7)
         before, run = block_prefix(hits, buf[b_at:])
-        if t == 0:
-            scal[_BASE] = tile_place(tile, run, per_tile, regular, counters, spill_cap,
-                                     group_sums, group_shift, tile_base, tile_hits)
-        cuda.syncthreads()
-        base = scal[_BASE]
+        base = tile_start(tile, run, per_tile, regular, counters, spill_cap, group_sums,
+                          group_shift, tile_base, tile_hits, scal)
         if ONE and hits > 0 and base >= 0:
             # One loop over the windows with hits, in order (hits are sparse: eight loops,
             # one a window, would each run as often as the warp's busiest lane needs).
             at = base + before
-            vw = valid[0]
+            jl = j - lo  # (negative in a tile that starts before lo: such windows have no hits)
             while pend != 0:
-                i = lowest_bit(U(pend))
-                pend &= pend - 1
+                i = int32(cuda.popc(int32(int32(pend & -pend) - 1)))
+                pend = int32(pend & int32(pend - 1))
                 acc = pick8(i, a0, a1, a2, a3, a4, a5, a6, a7)
-                at = emit_word(acc, vw, 0, b, binv, mask, bias, U(j - lo + i), out, at)
+                at = emit_word(acc, vw, 0, b, binv, mask, bias, U(jl + i), out, at)
         elif hits > 0 and base >= 0:
             # Where each window's hits start: the 8 windows' hits follow one another; the
             # cursors move on word by word (hits in window, then slot, order).
@@ -557,33 +622,32 @@ def shared_mem_kernel(levels: int, one_word: bool, table_staged: bool, cap: int 
             e5 = e4 + n4
             e6 = e5 + n5
             e7 = e6 + n6
-            window = U(j - lo)
-            for w in range(W):
-                if not ONE:  # the words' sums were not kept: add them up again
-                    if TS:
-                        a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(lut, chunk, q,
-                                                                    16 * mm * w, mm, SPELL)
-                    else:
-                        a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(fb, chunk, q,
-                                                                    16 * mm * w, mm, SPELL)
+            jl = j - lo
+            for w in range(W):  # the words' sums were not kept: add them up again
+                if TS:
+                    a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(lut, chunk, q, 16 * mm * w, mm,
+                                                                SPELL)
+                else:
+                    a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(fb, chunk, q, 16 * mm * w, mm,
+                                                                SPELL)
                 vw = valid[w]
                 s0 = w * rpw
                 if okm & 1:
-                    e0 = emit_word(a0, vw, s0, b, binv, mask, bias, window, out, e0)
+                    e0 = emit_word(a0, vw, s0, b, binv, mask, bias, U(jl), out, e0)
                 if okm & 2:
-                    e1 = emit_word(a1, vw, s0, b, binv, mask, bias, window + U(1), out, e1)
+                    e1 = emit_word(a1, vw, s0, b, binv, mask, bias, U(jl + 1), out, e1)
                 if okm & 4:
-                    e2 = emit_word(a2, vw, s0, b, binv, mask, bias, window + U(2), out, e2)
+                    e2 = emit_word(a2, vw, s0, b, binv, mask, bias, U(jl + 2), out, e2)
                 if okm & 8:
-                    e3 = emit_word(a3, vw, s0, b, binv, mask, bias, window + U(3), out, e3)
+                    e3 = emit_word(a3, vw, s0, b, binv, mask, bias, U(jl + 3), out, e3)
                 if okm & 16:
-                    e4 = emit_word(a4, vw, s0, b, binv, mask, bias, window + U(4), out, e4)
+                    e4 = emit_word(a4, vw, s0, b, binv, mask, bias, U(jl + 4), out, e4)
                 if okm & 32:
-                    e5 = emit_word(a5, vw, s0, b, binv, mask, bias, window + U(5), out, e5)
+                    e5 = emit_word(a5, vw, s0, b, binv, mask, bias, U(jl + 5), out, e5)
                 if okm & 64:
-                    e6 = emit_word(a6, vw, s0, b, binv, mask, bias, window + U(6), out, e6)
+                    e6 = emit_word(a6, vw, s0, b, binv, mask, bias, U(jl + 6), out, e6)
                 if okm & 128:
-                    e7 = emit_word(a7, vw, s0, b, binv, mask, bias, window + U(7), out, e7)
+                    e7 = emit_word(a7, vw, s0, b, binv, mask, bias, U(jl + 7), out, e7)
 
     return kernel
 
@@ -634,7 +698,7 @@ def block_thread_kernel():
             j0 = lo + tile * C
             cuda.syncthreads()  # the previous tile's hits are written
             if t == 0:
-                tile_begin(offsets, j0, m, hi, C, scal)
+                tile_begin(offsets, j0, m, lo, hi, C, scal)
             cuda.syncthreads()
             run = int64(0)
             for i in range(C):  # one window after the other, all threads on its levels
@@ -737,7 +801,7 @@ def pair_tile_kernel(groups: int, one_word: bool):
             codes[q_at + i] = pair_code(c1, c2)
             i += T
         if t == 0:
-            tile_begin(offsets, j0, m, hi, 4 * T, scal)
+            tile_begin(offsets, j0, m, lo, hi, 4 * T, scal)
         cuda.syncthreads()
         lim = scal[_LIM]
         tile_end = scal[_END]
@@ -768,11 +832,8 @@ def pair_tile_kernel(groups: int, one_word: bool):
                 n3 += hit_count(a3, vw)
         hits = n0 + n1 + n2 + n3
         before, run = block_prefix(hits, buf[p_at:])
-        if t == 0:
-            scal[_BASE] = tile_place(tile, run, per_tile, regular, counters, spill_cap,
-                                     group_sums, group_shift, tile_base, tile_hits)
-        cuda.syncthreads()
-        base = scal[_BASE]
+        base = tile_start(tile, run, per_tile, regular, counters, spill_cap, group_sums,
+                          group_shift, tile_base, tile_hits, scal)
         if base >= 0:
             # Where each window's hits start: the four windows' hits follow one another.
             e0 = base + before
@@ -812,60 +873,69 @@ def inclusive_scan(buf, t, T):
     cuda.syncthreads()
 
 
-@kernel_jit()
-def scan_groups(group_sums, n, counters):
-    """group_sums[0:n] becomes its exclusive prefix sums, counters[1] their total (one
-    block, any n)."""
-    t = cuda.threadIdx.x
-    T = cuda.blockDim.x
-    buf = cuda.shared.array(0, int64)
-    per = (n + T - 1) // T
-    a = t * per
-    z = imin(n, a + per)
-    part = int64(0)
-    for i in range(a, z):
-        part += group_sums[i]
-    buf[t] = part
-    inclusive_scan(buf, t, T)
-    run = buf[t] - part
-    for i in range(a, z):
-        c = group_sums[i]
-        group_sums[i] = run
-        run += c
-    if t == T - 1:
-        counters[1] = buf[t]
+#: Hits a lane of the ordering pass copies after one search for their tile.
+ORDER_RUN = 8
 
 
 @kernel_jit()
 def order_hits(tile_base, tile_hits, tiles, group_sums, found, lo, slot_code, pos, code, mis):
-    """Block (g, y) copies the hits of tiles [g T, (g + 1) T) from where they were placed to
-    their place in text order (group_sums[g] holds where its group starts), unpacked:
-    window start, slot code (2 * pattern + strand), mismatches. The gridDim.y blocks of a
-    group share its hits (many when tiles are large), so that a thread copies only a few."""
+    """Block (g, y) copies hits of the tiles [g T, (g + 1) T) from where they were placed to
+    their place in text order, unpacked: window start, slot code (2 * pattern + strand),
+    mismatches. The block first adds up the hits of the groups before g (group_sums: where
+    its group starts) and of its tiles (their ends, and where each tile's hits sit in
+    ``found``) in shared memory. Then each team of up to 32 threads takes runs of
+    ORDER_RUN * 32 consecutive hits, lane l hits l, l + 32, ... (coalesced): a lane finds
+    the tile of its first hit by a binary search and walks on from there, one search per
+    ORDER_RUN hits rather than one a hit. The gridDim.y blocks of a group share its runs."""
     t = cuda.threadIdx.x
     T = cuda.blockDim.x
     g = cuda.blockIdx.x
-    ends = cuda.shared.array(0, int64)
-    e = g * T + t
-    ends[t] = tile_hits[e] if e < tiles else int64(0)
+    ends = cuda.shared.array(0, int64)   # [0, T): the tiles' ends (an inclusive scan)
+    at = cuda.shared.array(0, int64)     # [T, 2T): hit h of tile a sits at found[at[T + a] + h]
+    part = int64(0)
+    i = t
+    while i < g:
+        part += group_sums[i]
+        i += T
+    ends[t] = part
     inclusive_scan(ends, t, T)
-    dst = group_sums[g]
-    h = t + cuda.blockIdx.y * T
-    while h < ends[T - 1]:
+    dst = ends[T - 1]
+    cuda.syncthreads()
+    e = g * T + t
+    n = tile_hits[e] if e < tiles else int64(0)
+    ends[t] = n
+    inclusive_scan(ends, t, T)
+    if e < tiles:
+        at[T + t] = tile_base[e] - (ends[t] - n)
+    cuda.syncthreads()
+    total = ends[T - 1]
+    L = imin(32, T)  # (T is a power of two)
+    lane = t % L
+    teams = T // L
+    span = L * ORDER_RUN
+    r = cuda.blockIdx.y * teams + t // L
+    while r * span < total:
+        h = r * span + lane
         a = 0
         z = T - 1
         while a < z:  # the first tile whose hits end after h
             mid = (a + z) >> 1
-            if ends[mid] > h:
+            if ends[U(mid)] > h:
                 z = mid
             else:
                 a = mid + 1
-        first = ends[a - 1] if a > 0 else int64(0)
-        v = found[tile_base[g * T + a] + h - first]
-        pos[dst + h] = lo + int64(v >> _WINDOW_SHIFT)
-        code[dst + h] = slot_code[(v >> _SLOT_SHIFT) & _LOW16]
-        mis[dst + h] = int32(v & _LOW16)
-        h += T * cuda.gridDim.y
+        for _ in range(ORDER_RUN):
+            if h >= total:
+                break
+            while ends[U(a)] <= h:
+                a += 1
+            v = found[U(at[U(T + a)] + h)]
+            d = U(dst + h)
+            pos[d] = lo + int64(v >> _WINDOW_SHIFT)
+            code[d] = slot_code[(v >> _SLOT_SHIFT) & _LOW16]
+            mis[d] = int32(v & _LOW16)
+            h += L
+        r += teams * cuda.gridDim.y
 
 
 @kernel_jit()

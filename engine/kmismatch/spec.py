@@ -25,8 +25,9 @@ SPEC = FamilySpec(
                   choices=("both", "forward")),
         ParamSpec("threads_per_block", "Threads per block (CUDA)", "int",
                   config.KMISMATCH_CUDA_THREADS_PER_BLOCK,
-                  "CUDA thread, shared-mem and pair-tile: threads (text windows) per block; "
-                  "block-thread runs one thread per pattern position.", minimum=1, maximum=1024,
+                  "CUDA thread, shared-mem and pair-tile: threads (text windows) per block "
+                  "(shared-mem is fastest at 128); block-thread runs one thread per pattern "
+                  "position.", minimum=1, maximum=1024,
                   backends=("cuda",), variants=("thread", "shared-mem", "pair-tile")),
     ),
     flags=(),

@@ -35,18 +35,24 @@ class CudaKernels:
         self.tpb = int(threads_per_block or config.NW_CUDA_THREADS_PER_BLOCK[self.form])
         self.blocks = int(blocks or 0)
         self.rows = int(config.NW_CUDA_TILED_ROWS)
+        self.cols = int(config.NW_CUDA_TILED_COLUMNS)
         self.chunk = int(config.NW_CUDA_TILED_CHUNK)
         self.cap = register_cap(self.tpb)
         self.dev = gpu.Device(self.tpb)
         self.spin_limit = 1000 if gpu.SIMULATOR else int(config.CUDA_SPIN_LIMIT)
         if self.form == "tiled":
-            from engine.nw.cuda_diagonal import band_layout
+            from engine.nw.cuda_diagonal import STEP_COLUMNS, band_layout
 
             lanes = band_layout(self.tpb)[0]
-            if self.chunk < lanes or self.chunk % lanes or self.tpb % lanes:
+            if self.cols not in STEP_COLUMNS:
+                raise CudaFailure(f"NW_CUDA_TILED_COLUMNS must be one of {STEP_COLUMNS}, "
+                                  f"got {self.cols}")
+            if (self.chunk < lanes or self.chunk % lanes or self.chunk % self.cols
+                    or self.tpb % lanes):
                 raise CudaFailure(f"the tiled form needs NW_CUDA_TILED_CHUNK ({self.chunk}) to be "
-                                  f"a multiple of the lanes of a band ({lanes}), and threads per "
-                                  f"block ({self.tpb}) a multiple of {lanes}")
+                                  f"a multiple of the lanes of a band ({lanes}) and of "
+                                  f"NW_CUDA_TILED_COLUMNS ({self.cols}), and threads per block "
+                                  f"({self.tpb}) a multiple of {lanes}")
         self._scratch: dict[str, object] = {}
         self._stripes: dict[tuple, np.ndarray] = {}
         self._no_snapshot = None
@@ -64,7 +70,7 @@ class CudaKernels:
 
     def warm_key(self, snapshots: bool) -> tuple:
         """What decides which kernels a job compiles."""
-        return (self.form, self.cap, self.rows, self.chunk, bool(snapshots))
+        return (self.form, self.cap, self.rows, self.cols, self.chunk, bool(snapshots))
 
     def tile(self, a, b, top, left, bottom, right, scores, rec_rows, rec_cols, snap,
              row0, col0, abort) -> bool:
@@ -154,20 +160,24 @@ class CudaKernels:
         return self._fetch(bottom_d, right_d, h, w)
 
     def _tiled(self, a_d, b, b_d, h, w, top_w, left_w, sm2, sx2, snaps):
-        from engine.nw.cuda_diagonal import PAD, band_layout, tiled_kernel
+        from engine.nw.cuda_diagonal import band_layout, tiled_kernel
 
         lanes, per_block = band_layout(self.tpb)
-        R, T = self.rows, self.chunk
+        R, K, T = self.rows, self.cols, self.chunk
         nbands = -(-h // (lanes * R))
         groups = -(-nbands // per_block)
         grid = min(groups, self.blocks) if self.blocks else groups
-        b_pad = np.zeros(w + 2 * PAD, dtype=np.uint8)
-        b_pad[PAD:PAD + w] = b
+        # b's codes K to a word, with a lane's worth of zero words on each side, so that
+        # lanes ahead of or behind the matrix read in bounds without a check.
+        steps = -(-w // K)
+        b_pad = np.zeros((steps + 2 * lanes) * K, dtype=np.uint8)
+        b_pad[lanes * K:lanes * K + w] = b
+        b_words = b_pad.view({1: np.uint8, 2: np.uint16, 4: np.uint32}[K])
         bottom_d, right_d = self._rows_out(h, w)
         edge = self._buffer("edge", w + 1)
         status = self.dev.zeros(1, np.int32, "the status flag")
-        self.dev.launch(tiled_kernel(R, T, lanes, per_block, snaps.on, self.cap), grid,
-                        lanes * per_block, 0, a_d, self.dev.upload(b_pad, "sequence B"), h, w,
+        self.dev.launch(tiled_kernel(R, K, T, lanes, per_block, snaps.on, self.cap), grid,
+                        lanes * per_block, 0, a_d, self.dev.upload(b_words, "sequence B"), h, w,
                         self.dev.upload(top_w, "the tile's top row"),
                         self.dev.upload(left_w, "the tile's left column"), edge,
                         self.dev.zeros(nbands, np.int32, "the bands' progress counters"),

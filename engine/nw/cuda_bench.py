@@ -37,10 +37,12 @@ STUDY_FORMS = {
 BLOCK_COUNTS = {"prefix multi-block": (1, 2, 4, 8, 16, 32, 64),
                 "diagonal per-launch": (1, 16, 256),
                 "diagonal tiled": (1, 2, 4, 8, 16, 32, 64)}
-#: (threads per block, rows per lane, tile columns) of the tiled kernel tried on L1 and E1
-#: (a band is a warp: 32 lanes x rows; threads per block / 32 bands share a block).
-TILED_CONFIGS = ((32, 16, 32), (32, 8, 32), (32, 12, 32), (32, 24, 32), (32, 32, 32),
-                 (32, 4, 32), (32, 16, 64), (32, 8, 64), (64, 16, 32), (128, 8, 32))
+#: (threads per block, rows per lane, columns per step, tile columns) of the tiled kernel
+#: tried on L1 and E1 (a band is a warp: 32 lanes x rows; threads per block / 32 bands
+#: share a block).
+TILED_CONFIGS = ((32, 8, 4, 64), (32, 4, 4, 64), (32, 12, 4, 64), (32, 16, 4, 64),
+                 (32, 8, 2, 64), (32, 12, 2, 64), (32, 16, 2, 64), (32, 16, 1, 32),
+                 (32, 8, 4, 128), (32, 6, 4, 64), (64, 8, 4, 64), (128, 8, 4, 64))
 #: Skip a run whose predicted time (from the half-size run of the same form) exceeds this.
 LONG_RUN_SECONDS = 10.0
 
@@ -89,10 +91,12 @@ def _device() -> str:
 
 
 @contextlib.contextmanager
-def _tiled_config(rows=None, chunk=None):
+def _tiled_config(rows=None, cols=None, chunk=None):
     values = {}
     if rows is not None:
         values["NW_CUDA_TILED_ROWS"] = rows
+    if cols is not None:
+        values["NW_CUDA_TILED_COLUMNS"] = cols
     if chunk is not None:
         values["NW_CUDA_TILED_CHUNK"] = chunk
     with mock.patch.multiple(config, **values) if values else contextlib.nullcontext():
@@ -129,7 +133,7 @@ def _peer(workload: str, threads):
                 describe="CPU peer (score check and speed-up)")
 
 
-def _score_case(workload: str, name: str, options: dict, tiled=(None, None), threads=None):
+def _score_case(workload: str, name: str, options: dict, tiled=(None, None, None), threads=None):
     def run():
         a, b = _inputs(workload)
         with _tiled_config(*tiled):
@@ -274,11 +278,12 @@ def cases(opts) -> list[Case]:
     out = []
     for workload in ("L1", "E1"):
         out.append(_peer(workload, threads))
-        for tpb, rows, chunk in TILED_CONFIGS:
-            out.append(_score_case(workload, f"score tiled/cuda tpb={tpb} R={rows} T={chunk}",
+        for tpb, rows, cols, chunk in TILED_CONFIGS:
+            out.append(_score_case(workload, f"score tiled/cuda tpb={tpb} R={rows} K={cols} "
+                                             f"T={chunk}",
                                    {"variant": "diagonal", "parallel": "multi-block",
                                     "flags": ("tiled",), "threads_per_block": tpb},
-                                   (rows, chunk), threads))
+                                   (rows, cols, chunk), threads))
         out.append(_score_case(workload, "score prefix multi-block/cuda",
                                {"variant": "prefix", "parallel": "multi-block"}, threads=threads))
         out.append(_fastest(workload))

@@ -17,24 +17,27 @@ Forms (Dicker et al., sec. 2.1; the tiled one is ours):
 - **per-launch** (multi-block): the same cells, one launch per anti-diagonal with a
   grid-stride loop, so every SM helps; the launch boundary is the barrier.
 - **tiled** (multi-block): a warp owns a *band* of 32 * R rows, R rows per lane held in
-  registers, and sweeps it as a pipeline: at step s lane l computes column s - l + 1 of
-  its R rows, taking the cell above its first row from lane l - 1 by a warp shuffle, so
-  the band's cells of one step lie on one anti-diagonal and no step needs a barrier or
-  shared memory. The last lane leaves the band's bottom row in ``edge`` (one array for
+  registers, and sweeps it as a pipeline: at step s lane l computes K columns from
+  (s - l) * K + 1 on of its R rows, taking the cells above its first row from lane l - 1
+  by warp shuffles, so the band's cells of one step lie on K anti-diagonals and no step
+  needs a barrier or shared memory. The K columns' chains overlap (each waits on the one
+  before for a single cell), and the step's fixed cost (shuffles, the b word, the loop)
+  is shared by K * R cells: with one warp per band and few warps per SM nothing hides
+  latency, so every instruction a cell saves counts. The steps of a tile in which every
+  lane is inside the matrix run without a check (the pipeline's fill and drain and the
+  last tile take the checked path).
+
+  Between bands, the last lane leaves the band's bottom row in ``edge`` (one row for
   every band: a band reads a tile of it before it overwrites it) and publishes, once per
-  tile of ``tile`` columns, how many columns it has done (fence, then an atomic). The
-  steps of a tile in which every lane is inside the matrix run without a check (the fill
-  and drain of the pipeline, and the last tile, take the checked path): with one warp per
-  band and few warps per SM nothing hides latency, so every instruction a step saves
-  counts. Lane 0 of the band below
-  takes the row above a tile ahead (atomic reads, served by L2: the SMs' L1 caches are not
-  coherent) and polls the band above's progress a tile before it needs it, so in the
-  steady state no band stalls on another. Blocks take bands by ticket (persistent blocks
-  when the job caps the block count); a band only ever waits for a band with an earlier
-  ticket, which is running or done, so the wait cannot deadlock (numba's simulator, which
-  runs blocks one after another, included). Rows past the tile (the last band's padding)
-  get a score so low that they copy the row above, so the last lane's row is always the
-  tile's bottom row. This is the form that keeps anti-diagonals inside a block (a warp).
+  tile of ``tile`` columns, how many columns it has done (fence, then an atomic). Lane 0
+  of the band below takes the row above a tile ahead (atomic reads, served by L2: the
+  SMs' L1 caches are not coherent) and polls the band above's progress a tile before it
+  needs it, so in the steady state no band stalls on another. Blocks take bands by ticket
+  (persistent blocks when the job caps the block count); a band only ever waits for a
+  band with an earlier ticket, which is running or done, so the wait cannot deadlock
+  (numba's simulator, which runs blocks one after another, included). Rows past the tile
+  (the last band's padding) get a score so low that they copy the row above, so the last
+  lane's row is always the tile's bottom row. This is the form that keeps anti-diagonals inside a block (a warp).
 
 The helpers that call ``cuda.*`` live here beside the kernels: the simulator swaps its
 fake ``cuda`` module into a helper's module for the length of each call, which races
@@ -48,15 +51,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from numba import cuda, int32, uint32
+from numba import cuda, int32, int64, uint32
 from numba import uint64 as U  # unsigned indices: numba then skips the negative-index wraparound
 
 from engine.gpu import SIMULATOR, imax, imin, kernel_jit
 
 WARP = 32
-#: Zeros on each side of ``b`` on the device, so that lanes ahead of or behind the
-#: columns read in bounds without a check.
-PAD = WARP
 #: Subtracted from the scores of padding rows: W[i-1][j-1] + s - PENALTY < W[i-1][j], so a
 #: padding row copies the row above (|W| <= 2**30 and |s| <= 3000 keep it inside int32).
 PENALTY = 1 << 29
@@ -179,54 +179,69 @@ def band_layout(threads_per_block: int) -> tuple[int, int]:
     return WARP, 1 if SIMULATOR else threads_per_block // WARP
 
 
+#: Columns per step the tiled kernel supports: b's codes of one step are one word of
+#: this many bytes (uint8, uint16, uint32).
+STEP_COLUMNS = (1, 2, 4)
+
+
 @lru_cache(maxsize=None)
-def tiled_kernel(rows: int, tile: int, lanes: int, per_block: int, snap_on: bool,
+def tiled_kernel(rows: int, cols: int, tile: int, lanes: int, per_block: int, snap_on: bool,
                  registers: int = 255):
-    """The tiled wavefront: ``rows`` rows per lane, bands of ``lanes`` lanes (``per_block``
-    to a block), the row above handed over ``tile`` columns at a time (compile-time
-    constants, so a lane's rows stay in registers and its loops unroll)."""
-    R, T, L, PB, SNAP, CAP = rows, tile, lanes, per_block, snap_on, registers
+    """The tiled wavefront: ``rows`` rows and ``cols`` columns per lane and step, bands of
+    ``lanes`` lanes (``per_block`` to a block), the row above handed over ``tile`` columns
+    at a time (compile-time constants, so a lane's cells stay in registers and its loops
+    unroll). The ``cols`` columns of a step are independent chains but for one cell each,
+    so the step's fixed cost (shuffles, the b word, the loop) is shared and the chains
+    overlap."""
+    R, K, T, L, PB, SNAP, CAP = rows, cols, tile, lanes, per_block, snap_on, registers
     LAST = L - 1
-    TPL = T // L          # values of a tile each lane fetches (the host checks L divides T)
+    TS = T // K           # steps per tile
+    TPL = T // L          # values of a tile each lane fetches (the host checks L and K divide T)
     MASK = 0xFFFFFFFF if L == WARP else (1 << L) - 1
 
     @cuda.jit(device=True, inline=True)
-    def step(s, pos, check, lane, lb, bj, out, diag, v, ac, smq, sxq, edge_sh, exch, dst, w,
-             snap_any, rslot, col_slot, snap):
-        """Step s of the band: the lane's R cells in column s - lane + 1 (when ``check``,
-        only if that column exists); returns the new (diag, out)."""
-        # Every lane reads lane 0's value of the row above (a broadcast) before the
-        # exchange, which orders the read before the next tile's values overwrite it.
-        above = edge_sh[lb, pos]
-        recv = from_lane_above(out, lane, MASK, exch)
-        if lane == 0:
-            recv = above
-        j = s - lane + 1
-        if not check or (j >= 1 and j <= w):
-            d = diag
-            diag = recv
-            up = recv
-            for q in range(R):
-                lft = v[q]
-                x = int32(d + (smq[q] if int32(ac[q] & bj) != 0 else sxq[q]))
-                up = imax(up, imax(lft, x))
-                v[q] = up
-                d = lft
-            out = up
-            if lane == LAST:
-                dst[U(j)] = up
-            if SNAP and snap_any:
-                cs = col_slot[U(j)]
-                if cs >= 0:
-                    for q in range(R):
-                        if rslot[q] >= 0:
-                            snap[rslot[q], cs] = v[q]
-        return diag, out
+    def step(s, pos, check, lane, lb, word, outk, diag, v, ac, smq, sxq, edge_sh, exch, dst,
+             w, snap_any, rslot, col_slot, snap):
+        """Step s of the band: the lane's R x K cells in columns (s - lane) * K + 1 ..
+        (when ``check``, only the columns that exist); ``word`` holds their b codes and
+        ``outk`` the lane's last row in them. Returns the new diag."""
+        codes = int64(word)
+        for kk in range(K):
+            # Every lane reads lane 0's value of the row above (a broadcast) before the
+            # exchange, which (under the simulator) orders the read before the next tile's
+            # values overwrite it.
+            above = edge_sh[lb, pos * K + kk]
+            recv = from_lane_above(outk[kk], lane, MASK, exch)
+            if lane == 0:
+                recv = above
+            j = (s - lane) * K + kk + 1
+            if not check or (j >= 1 and j <= w):
+                bj = int32((codes >> (8 * kk)) & 255)
+                d = diag
+                diag = recv
+                up = recv
+                for q in range(R):
+                    lft = v[q]
+                    x = int32(d + (smq[q] if int32(ac[q] & bj) != 0 else sxq[q]))
+                    up = imax(up, imax(lft, x))
+                    v[q] = up
+                    d = lft
+                outk[kk] = up
+                if lane == LAST:
+                    dst[U(j)] = up
+                if SNAP and snap_any:
+                    cs = col_slot[U(j)]
+                    if cs >= 0:
+                        for q in range(R):
+                            if rslot[q] >= 0:
+                                snap[rslot[q], cs] = v[q]
+        return diag
 
     @kernel_jit(registers)
-    def kernel(a, b_pad, h, w, top, left, edge, flags, tickets, sm2, sx2, bottom, right,
+    def kernel(a, b_words, h, w, top, left, edge, flags, tickets, sm2, sx2, bottom, right,
                row_slot, col_slot, snap, spin_limit, status):
-        """Rows 1..h of the tile: ``top`` is W on row 0, ``bottom`` gets W on row h.
+        """Rows 1..h of the tile: ``top`` is W on row 0, ``bottom`` gets W on row h;
+        ``b_words`` holds b's codes K to a word, after L words of zeros.
 
         Band k (rows k*L*R + 1 ..) leaves its bottom row in ``edge[1..w]`` and the number
         of its columns there in ``flags[k]``; ``tickets[0]`` hands out blocks of bands.
@@ -245,10 +260,10 @@ def tiled_kernel(rows: int, tile: int, lanes: int, per_block: int, snap_on: bool
         smq = cuda.local.array(R, int32)     # each row's match and mismatch scores
         sxq = cuda.local.array(R, int32)
         rslot = cuda.local.array(R, int32)
+        outk = cuda.local.array(K, int32)    # W on the lane's last row in the step's columns
         pre = cuda.local.array(TPL, int32)   # the next tile of the row above
         hb = L * R
         nbands = (h + hb - 1) // hb
-        ntiles = (w + T - 1) // T
         while True:
             if tid == 0:
                 ticket[0] = cuda.atomic.add(tickets, 0, 1)
@@ -278,6 +293,8 @@ def tiled_kernel(rows: int, tile: int, lanes: int, per_block: int, snap_on: bool
                         rslot[q] = row_slot[U(i)]
                         if rslot[q] >= 0:
                             snap_any = True
+                for kk in range(K):
+                    outk[kk] = 0
                 dst = bottom if band == nbands - 1 else edge
                 publish = band < nbands - 1 and lane == LAST
                 # The first tile of the row above; the loop then fetches a tile ahead.
@@ -291,17 +308,18 @@ def tiled_kernel(rows: int, tile: int, lanes: int, per_block: int, snap_on: bool
                             failed[lb] = 1
                             status[0] = 1
                 band_sync(MASK)
-                total = w + LAST if failed[lb] == 0 else 0
+                total = (w + K - 1) // K + LAST if failed[lb] == 0 else 0
                 fetch_tile(pre, TPL, L, T, 0, band, lane, w, top, edge)
                 diag = corner                       # W one row up, one column left
-                out = int32(0)                      # W on the lane's last row, last column
-                xb_next = b_pad[U(PAD - lane)]      # b's code at the lane's next column
-                s = 0                               # lane 0 is at column s + 1
+                word_next = b_words[U(L - lane)]    # b's codes at the lane's next step
+                s = 0                               # lane 0 is at columns s*K + 1 ..
                 c = 0                               # tiles lane 0 has entered
                 while s < total:
-                    if s < w and s == c * T:
-                        # Lane 0 enters tile c: its row above goes to shared memory, and
-                        # the next tile's is fetched (polled for a tile earlier).
+                    if s * K < w and s == c * TS:
+                        # Lane 0 enters tile c: its row above goes to shared memory (once
+                        # lane 0 has read the last tile's), and the next tile's is fetched
+                        # (polled for a tile earlier).
+                        band_sync(MASK)
                         for x in range(TPL):
                             edge_sh[lb, x * L + lane] = pre[x]
                         band_sync(MASK)
@@ -320,26 +338,25 @@ def tiled_kernel(rows: int, tile: int, lanes: int, per_block: int, snap_on: bool
                                 break
                             fetch_tile(pre, TPL, L, T, c + 1, band, lane, w, top, edge)
                         c += 1
-                    if s == (c - 1) * T and s >= LAST and s + T <= w:
+                    if s == (c - 1) * TS and s >= LAST and (s + TS) * K <= w:
                         # A whole tile with every lane inside the matrix: no checks.
-                        for u in range(T):
-                            xb = xb_next
-                            xb_next = b_pad[U(s + u + 1 + PAD - lane)]
-                            diag, out = step(s + u, u, False, lane, lb, int32(xb), out, diag, v,
-                                             ac, smq, sxq, edge_sh, exch, dst, w, snap_any,
-                                             rslot, col_slot, snap)
-                        s += T
+                        for u in range(TS):
+                            word = word_next
+                            word_next = b_words[U(s + u + 1 + L - lane)]
+                            diag = step(s + u, u, False, lane, lb, word, outk, diag, v, ac, smq,
+                                        sxq, edge_sh, exch, dst, w, snap_any, rslot, col_slot,
+                                        snap)
+                        s += TS
                     else:
-                        xb = xb_next
-                        xb_next = b_pad[U(s + 1 + PAD - lane)]
-                        diag, out = step(s, s % T, True, lane, lb, int32(xb), out, diag, v, ac,
-                                         smq, sxq, edge_sh, exch, dst, w, snap_any, rslot,
-                                         col_slot, snap)
+                        word = word_next
+                        word_next = b_words[U(s + 1 + L - lane)]
+                        diag = step(s, s % TS, True, lane, lb, word, outk, diag, v, ac, smq, sxq,
+                                    edge_sh, exch, dst, w, snap_any, rslot, col_slot, snap)
                         s += 1
-                    if publish and (s % T == 0 or s == total) and s > LAST:
+                    if publish and (s % TS == 0 or s == total) and s > LAST:
                         # The last lane's columns so far reach L2 before their count does.
                         cuda.threadfence()
-                        cuda.atomic.max(flags, band, imin(w, s - LAST))
+                        cuda.atomic.max(flags, band, imin(w, (s - LAST) * K))
                 for q in range(R):
                     if r0 + q + 1 <= h:
                         right[U(r0 + q + 1)] = v[q]

@@ -43,6 +43,7 @@ METHODS = kcuda.METHODS
 @pytest.fixture(autouse=True)
 def small_gpu(monkeypatch):
     monkeypatch.setattr(config, "KMISMATCH_CUDA_THREADS_PER_BLOCK", 8)
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_SHARED_MEM_THREADS_PER_BLOCK", 8)
     monkeypatch.setattr(config, "KMISMATCH_CUDA_BLOCK_THREAD_WINDOWS", 5)
     monkeypatch.setattr(config, "KMISMATCH_CUDA_ORDER_THREADS", 4)
 
@@ -342,6 +343,7 @@ def test_bench_cases_run_on_tiny_workloads(monkeypatch):
     monkeypatch.setattr(cuda_bench, "_texts", texts)
     monkeypatch.setattr(cuda_bench, "_reference", {})
     monkeypatch.setattr(cuda_bench, "SWEEP_TPB", (16,))
+    monkeypatch.setattr(cuda_bench, "SWEEP_REGISTERS", (80,))
     monkeypatch.setattr(cuda_bench, "KERNEL_RUNS", 1)
     monkeypatch.setattr(cuda_bench, "SOLVE_RUNS", 1)
     cases = cuda_bench.cases(None)

@@ -48,6 +48,7 @@ TINY_TPB = {"tiled": 3, "per-launch": 4, "diagonal-one-block": 5, "prefix-one-bl
 def small_gpu(monkeypatch):
     monkeypatch.setattr(config, "NW_CUDA_THREADS_PER_BLOCK", TINY_TPB)
     monkeypatch.setattr(config, "NW_CUDA_TILED_ROWS", 2)
+    monkeypatch.setattr(config, "NW_CUDA_TILED_COLUMNS", 2)
     monkeypatch.setattr(config, "NW_CUDA_TILED_CHUNK", 6)
     monkeypatch.setattr(config, "NW_CUDA_PREFIX_MIN_COLUMNS", 1)
     monkeypatch.setattr(config, "NW_CUDA_FIRST_SLICE_CELLS", dict.fromkeys(TINY_TPB, 200))
@@ -155,14 +156,18 @@ def test_threads_per_block_and_blocks(combo, tpb, blocks):
     assert drive(nw.iter_solve(job)).score == nw_reference(a, b, 2, -1, -1)[0]
 
 
-@pytest.mark.parametrize("rows,chunk,tpb", [(1, 1, 1), (2, 3, 3), (3, 4, 2), (2, 8, 4),
-                                            (4, 8, 2), (1, 10, 5), (5, 3, 1), (3, 12, 4)])
-def test_tiled_rows_and_tiles(monkeypatch, rows, chunk, tpb):
-    """Rows per lane, lanes per band and tile widths: bands that end inside a lane's rows
-    (padding rows), widths that end inside a tile, one- and many-tile rows."""
+@pytest.mark.parametrize("rows,cols,chunk,tpb", [(1, 1, 1, 1), (2, 1, 3, 3), (3, 2, 4, 2),
+                                                 (2, 4, 8, 4), (4, 2, 8, 2), (1, 1, 10, 5),
+                                                 (5, 1, 3, 1), (3, 4, 12, 4), (2, 2, 6, 3),
+                                                 (3, 4, 4, 1)])
+def test_tiled_rows_columns_and_tiles(monkeypatch, rows, cols, chunk, tpb):
+    """Rows and columns per lane and step, lanes per band and tile widths: bands that end
+    inside a lane's rows (padding rows), widths that end inside a step and inside a tile,
+    one- and many-tile rows."""
     monkeypatch.setattr(config, "NW_CUDA_TILED_ROWS", rows)
+    monkeypatch.setattr(config, "NW_CUDA_TILED_COLUMNS", cols)
     monkeypatch.setattr(config, "NW_CUDA_TILED_CHUNK", chunk)
-    rng = np.random.default_rng(rows * 100 + chunk * 10 + tpb)
+    rng = np.random.default_rng(rows * 1000 + cols * 100 + chunk * 10 + tpb)
     for m, n in ((23, 19), (7, 31), (1, 17), (16, 1)):
         a, b = random_codes(rng, m, 0.1), random_codes(rng, n, 0.1)
         ra, rb = _records(a, b)
@@ -171,9 +176,35 @@ def test_tiled_rows_and_tiles(monkeypatch, rows, chunk, tpb):
         assert got == nw_reference(a, b, 2, -1, -2)[0], (m, n)
 
 
-def test_tiled_chunk_must_be_a_multiple_of_the_lanes(monkeypatch):
+def test_tiled_band_that_waits_in_vain_reports_it():
+    """A band whose band above never runs (its ticket skipped) gives up after the spin
+    limit and sets the status flag, which the host turns into a one-line CudaFailure."""
+    from engine.nw.cuda_diagonal import tiled_kernel
+
+    dev = gpu.Device(4)
+    h, w = 12, 10
+    status = dev.zeros(1, np.int32, "status")
+    slots = dev.upload(np.full(1, -1, np.int32), "slots")
+    kernel = tiled_kernel(2, 2, 6, 3, 1, False, 255)
+    dev.launch(kernel, 1, 3, 0, dev.upload(random_codes(np.random.default_rng(1), h, 0), "a"),
+               dev.zeros(w + 16, np.uint16, "b"), h, w, dev.zeros(w + 1, np.int32, "top"),
+               dev.zeros(h + 1, np.int32, "left"),
+               dev.zeros(w + 1, np.int32, "edge"), dev.zeros(2, np.int32, "flags"),
+               dev.upload(np.ones(1, np.int32), "the ticket: band 0 skipped"), np.int32(3),
+               np.int32(2), dev.zeros(w + 1, np.int32, "bottom"), dev.zeros(h + 1, np.int32, "r"),
+               slots, slots, dev.zeros((1, 1), np.int32, "snap"), 50, status)
+    assert status.copy_to_host()[0] == 1
+
+
+def test_tiled_chunk_must_be_a_multiple_of_the_lanes_and_columns(monkeypatch):
     monkeypatch.setattr(config, "NW_CUDA_TILED_CHUNK", 4)
     with pytest.raises(gpu.CudaFailure, match=r"multiple of the lanes of a band \(3\)"):
+        nw.score(load("ACGT"), load("ACGT"), variant="diagonal", backend="cuda")
+    monkeypatch.setattr(config, "NW_CUDA_TILED_CHUNK", 9)
+    with pytest.raises(gpu.CudaFailure, match=r"and of NW_CUDA_TILED_COLUMNS \(2\)"):
+        nw.score(load("ACGT"), load("ACGT"), variant="diagonal", backend="cuda")
+    monkeypatch.setattr(config, "NW_CUDA_TILED_COLUMNS", 3)
+    with pytest.raises(gpu.CudaFailure, match=r"must be one of \(1, 2, 4\), got 3"):
         nw.score(load("ACGT"), load("ACGT"), variant="diagonal", backend="cuda")
 
 
@@ -298,7 +329,7 @@ def test_bench_cases_run_on_tiny_workloads(monkeypatch):
 
     monkeypatch.setattr(cuda_bench, "_inputs", inputs)
     monkeypatch.setattr(cuda_bench, "STUDY_LENGTHS", (8, 16))
-    monkeypatch.setattr(cuda_bench, "TILED_CONFIGS", ((4, 2, 4), (2, 3, 4)))
+    monkeypatch.setattr(cuda_bench, "TILED_CONFIGS", ((4, 2, 2, 4), (2, 3, 1, 4)))
     monkeypatch.setattr(cuda_bench, "STUDY_FORMS", {k: v[:3] + ((3,),)
                                                     for k, v in cuda_bench.STUDY_FORMS.items()})
     monkeypatch.setattr(cuda_bench, "BLOCK_COUNTS", {k: (1, 2) for k in cuda_bench.BLOCK_COUNTS})

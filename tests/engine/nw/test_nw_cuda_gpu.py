@@ -69,13 +69,14 @@ def test_alignment_of_20_kb_by_20_kb(lambda_record, ecoli_record, combo):
     assert got.alignment.cigar == want.alignment.cigar
 
 
-@pytest.mark.parametrize("tpb,rows,chunk,blocks", [(32, 8, 32, 0), (64, 4, 64, 0), (128, 16, 32, 0),
-                                                   (256, 8, 64, 0), (1024, 4, 32, 0), (32, 32, 32, 0),
-                                                   (32, 1, 96, 0), (16, 5, 16, 0), (64, 4, 32, 1),
-                                                   (32, 16, 32, 3), (96, 7, 32, 2)])
-def test_tiled_threads_rows_tiles_and_blocks(pair, cpu_scores, monkeypatch, tpb, rows, chunk,
-                                             blocks):
+@pytest.mark.parametrize("tpb,rows,cols,chunk,blocks", [
+    (32, 8, 4, 64, 0), (64, 4, 2, 64, 0), (128, 16, 1, 32, 0), (256, 8, 4, 128, 0),
+    (1024, 4, 2, 32, 0), (32, 32, 1, 32, 0), (32, 1, 4, 96, 0), (16, 5, 2, 16, 0),
+    (64, 4, 4, 32, 1), (32, 16, 2, 32, 3), (96, 7, 1, 32, 2), (32, 12, 4, 256, 0)])
+def test_tiled_threads_rows_columns_tiles_and_blocks(pair, cpu_scores, monkeypatch, tpb, rows,
+                                                     cols, chunk, blocks):
     monkeypatch.setattr(config, "NW_CUDA_TILED_ROWS", rows)
+    monkeypatch.setattr(config, "NW_CUDA_TILED_COLUMNS", cols)
     monkeypatch.setattr(config, "NW_CUDA_TILED_CHUNK", chunk)
     a, b = pair
     got = nw.score(a, b, variant="diagonal", backend="cuda", threads_per_block=tpb, blocks=blocks)
@@ -142,10 +143,12 @@ def test_out_of_memory_and_launch_failures_leave_everything_usable(pair, cpu_sco
         return dev.zeros(n, np.int32, "test")
 
     slots = dev.upload(np.full(1, -1, np.int32), "slots")
-    args = (dev.upload(a.codes[:h], "a"), dev.upload(b.codes[:w + 64], "b"), h, w, ints(w + 1),
-            ints(h + 1), ints(w + 1), ints(8), ints(1), np.int32(3), np.int32(2), ints(w + 1),
+    args = (dev.upload(a.codes[:h], "a"), dev.zeros(w + 64, np.uint32, "b"), h, w, ints(w + 1),
+            ints(h + 1), ints(w + 1), ints(8), ints(1), np.int32(3),
+            np.int32(2), ints(w + 1),
             ints(h + 1), slots, slots, dev.zeros((1, 1), np.int32, "snap"), 1000, ints(1))
-    kernel = tiled_kernel(config.NW_CUDA_TILED_ROWS, config.NW_CUDA_TILED_CHUNK, 32, 1, False,
+    kernel = tiled_kernel(config.NW_CUDA_TILED_ROWS, config.NW_CUDA_TILED_COLUMNS,
+                          config.NW_CUDA_TILED_CHUNK, 32, 1, False,
                           gpu.register_cap(config.NW_CUDA_THREADS_PER_BLOCK["tiled"]))
     with pytest.raises(gpu.CudaFailure, match="CUDA error while launching") as err:
         dev.launch(kernel, 1, 4096, 0, *args)
