@@ -247,6 +247,6 @@ NW_CUDA_PREFIX_MIN_COLUMNS = 8
 NW_CUDA_FIRST_SLICE_CELLS = {"tiled": 1 << 34, "prefix-multi-block": 1 << 32, "per-launch": 1 << 28,
                              "diagonal-one-block": 1 << 26, "prefix-one-block": 1 << 26}
 
-#: nw CUDA: fraction of the free GPU memory that the cross-block buffers of one launch may
-#: take (taller bands run in several launches).
+#: nw CUDA prefix multi-block: fraction of the free GPU memory that the blocks' row carries
+#: of one launch may take (taller bands run in several launches).
 NW_CUDA_MEMORY_FRACTION = 0.25

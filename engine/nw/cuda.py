@@ -47,12 +47,10 @@ class CudaKernels:
             if self.cols not in STEP_COLUMNS:
                 raise CudaFailure(f"NW_CUDA_TILED_COLUMNS must be one of {STEP_COLUMNS}, "
                                   f"got {self.cols}")
-            if (self.chunk < lanes or self.chunk % lanes or self.chunk % self.cols
-                    or self.tpb % lanes):
+            if self.chunk < lanes or self.chunk % lanes or self.chunk % self.cols:
                 raise CudaFailure(f"the tiled form needs NW_CUDA_TILED_CHUNK ({self.chunk}) to be "
                                   f"a multiple of the lanes of a band ({lanes}) and of "
-                                  f"NW_CUDA_TILED_COLUMNS ({self.cols}), and threads per block "
-                                  f"({self.tpb}) a multiple of {lanes}")
+                                  f"NW_CUDA_TILED_COLUMNS ({self.cols})")
         self._scratch: dict[str, object] = {}
         self._stripes: dict[tuple, np.ndarray] = {}
         self._no_snapshot = None

@@ -55,8 +55,8 @@ from numba import cuda, int32, int64, uint32
 from numba import uint64 as U  # unsigned indices: numba then skips the negative-index wraparound
 
 from engine.gpu import SIMULATOR, imax, imin, kernel_jit
+from engine.nw.cuda_options import TILED_WARP as WARP
 
-WARP = 32
 #: Subtracted from the scores of padding rows: W[i-1][j-1] + s - PENALTY < W[i-1][j], so a
 #: padding row copies the row above (|W| <= 2**30 and |s| <= 3000 keep it inside int32).
 PENALTY = 1 << 29

@@ -21,6 +21,9 @@ FORMS = ("tiled", "per-launch", "diagonal-one-block", "prefix-one-block", "prefi
 
 MAX_THREADS_PER_BLOCK = 1024
 
+#: Lanes of a band of the tiled form (a warp; engine/nw/cuda_diagonal.py).
+TILED_WARP = 32
+
 
 def form_of(variant: str, parallel: str | None, flags) -> str:
     """The form a cuda job runs (one of FORMS)."""
@@ -57,6 +60,9 @@ def cuda_params(variant: str, backend: str, parallel: str | None, flags, m: int,
     count = _count("blocks", blocks or 0, 65535)
     if parallel == "one-block" and count > 1:
         raise ValueError("blocks applies to the multi-block forms only (one-block runs one block)")
+    if form_of(variant, parallel, flags) == "tiled" and tpb > TILED_WARP and tpb % TILED_WARP:
+        raise ValueError(f"threads_per_block of the tiled form must be at most {TILED_WARP} or a "
+                         f"multiple of {TILED_WARP} (a band is a warp), got {tpb}")
     check_size(m, n, sc)
     return {"threads_per_block": tpb, "blocks": count}
 

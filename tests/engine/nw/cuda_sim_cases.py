@@ -274,6 +274,7 @@ def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
     ({"variant": "prefix", "threads_per_block": 2048}, "threads_per_block must be >= 0 and <= 1024"),
     ({"variant": "prefix", "threads_per_block": -1}, "threads_per_block must be"),
     ({"variant": "prefix", "blocks": 1.5}, "blocks must be an integer"),
+    ({"variant": "diagonal", "threads_per_block": 48}, r"at most 32 or a multiple of 32 .*got 48"),
 ])
 def test_bad_cuda_options_raise_value_error(kwargs, message):
     with pytest.raises(ValueError, match=message):
