@@ -221,21 +221,24 @@ NW_PREFIX_LANES = 64
 
 #: nw CUDA: threads per block of each form when the job does not set them
 #: (keys: "tiled", "per-launch", "diagonal-one-block", "prefix-one-block", "prefix-multi-block").
-NW_CUDA_THREADS_PER_BLOCK = {"tiled": 32, "per-launch": 256, "diagonal-one-block": 1024,
+#: tiled: 128 threads are 4 bands (warps) to a block, which an SM's 4 schedulers run side
+#: by side (lambda x 100k on an H200: 373 GCUPS against 360 with one band a block).
+NW_CUDA_THREADS_PER_BLOCK = {"tiled": 128, "per-launch": 256, "diagonal-one-block": 1024,
                              "prefix-one-block": 1024, "prefix-multi-block": 256}
 
 #: nw CUDA tiled: rows each lane keeps in registers (a band is 32 lanes x rows tall). More
-#: rows: more work per step for the same fixed cost, but fewer bands to share the GPU.
-NW_CUDA_TILED_ROWS = 12
+#: rows: more work per step for the same fixed cost, but fewer bands to share the GPU
+#: (8: the best on lambda x 100k, within 10 % of the best on 100k x 100k).
+NW_CUDA_TILED_ROWS = 8
 
 #: nw CUDA tiled: columns each lane computes per step (1, 2 or 4): the step's fixed cost
 #: (shuffles, loads, the loop) is shared, and the columns' chains overlap.
 NW_CUDA_TILED_COLUMNS = 4
 
-#: nw CUDA tiled: columns of the row above that a band hands to the band below at a time
-#: (a multiple of the lanes of a band and of the columns per step; each band runs about
-#: three tiles behind the one above it).
-NW_CUDA_TILED_CHUNK = 64
+#: nw CUDA tiled: columns of the row above that a band takes from the band above at a time
+#: (a multiple of the lanes of a band and of the columns per step; a band runs about its
+#: lanes' steps plus two tiles behind the one above it).
+NW_CUDA_TILED_CHUNK = 32
 
 #: nw CUDA prefix multi-block: fewest columns per thread when the job sets no block count.
 NW_CUDA_PREFIX_MIN_COLUMNS = 8

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import threading
 import warnings
 from contextlib import contextmanager
 
@@ -154,6 +155,34 @@ def kernel_jit(cap: int = 255):
     return cuda.jit(cache=True, max_registers=cap)
 
 
+class _Pinned:
+    """Page-locked host memory that transfers go through, kept for the process and shared
+    by jobs under a lock: the driver copies pageable memory through a buffer of its own
+    first, which costs a small launch more than its kernel; allocating page-locked memory
+    is slow, hence one buffer, grown to the largest transfer up to LIMIT (beyond that a
+    transfer is long anyway and gets its own)."""
+
+    SMALL = 1 << 14    # smaller copies: the staging's extra host copy is not worth it
+    LIMIT = 1 << 26
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.buffer = None
+
+    def take(self, nbytes: int) -> np.ndarray:
+        """``nbytes`` of staging (the caller holds the lock)."""
+        if nbytes > self.LIMIT or SIMULATOR:
+            return np.empty(nbytes, dtype=np.uint8)
+        if self.buffer is None or self.buffer.shape[0] < nbytes:
+            self.buffer = None
+            with cuda_errors("allocating page-locked host memory", nbytes):
+                self.buffer = cuda.pinned_array(max(nbytes, 1 << 20), dtype=np.uint8)
+        return self.buffer[:nbytes]
+
+
+_PINNED = _Pinned()
+
+
 # -- the device ---------------------------------------------------------------------------
 class Device:
     """One job's GPU: its limits, allocations and launches with one-line errors, and the
@@ -202,6 +231,45 @@ class Device:
         with cuda_errors(what, array.nbytes):
             return cuda.to_device(array)
 
+    def upload_many(self, what: str, *parts, keep: dict | None = None) -> list:
+        """Several host arrays in one transfer (each transfer and allocation is a round trip
+        to the driver, which small launches notice): device views of one allocation, in
+        order, each 16-byte aligned; ``keep`` (a dict) keeps the allocation under ``what``
+        for the next call. A part is an array or (array, dtype) to convert it to on the way."""
+        arrays = [p if isinstance(p, np.ndarray) else p[0] for p in parts]
+        dtypes = [np.dtype(a.dtype if isinstance(p, np.ndarray) else p[1])
+                  for a, p in zip(arrays, parts)]
+        starts, total = [], 0
+        for array, dtype in zip(arrays, dtypes):
+            starts.append(total)
+            total += -(-array.size * dtype.itemsize // 16) * 16
+        total = max(16, total)
+        into = None if keep is None else keep.get(what)
+        if into is None or into.shape[0] < total:
+            into = self.empty(total, np.uint8, what)
+            if keep is not None:
+                keep[what] = into
+        device = into[:total]
+        with _PINNED.lock:
+            blob = _PINNED.take(total)
+            for array, dtype, start in zip(arrays, dtypes, starts):
+                np.copyto(blob[start:start + array.size * dtype.itemsize].view(dtype),
+                          array.reshape(-1), casting="unsafe")
+            with cuda_errors(what, total):
+                device.copy_to_device(blob)
+        return [device[start:start + array.size * dtype.itemsize].view(dtype).reshape(array.shape)
+                for array, dtype, start in zip(arrays, dtypes, starts)]
+
+    def clear(self, array, what: str) -> None:
+        """Zero a device array in place (a device memset, no transfer)."""
+        with cuda_errors(what):
+            if SIMULATOR:
+                array.copy_to_device(np.zeros(array.shape, dtype=array.dtype))
+            else:
+                from numba.cuda.cudadrv.driver import device_memset
+
+                device_memset(array, 0, array.nbytes)
+
     def empty(self, shape, dtype, what: str):
         with cuda_errors(what, int(np.prod(shape)) * np.dtype(dtype).itemsize):
             return cuda.device_array(shape, dtype=dtype)
@@ -211,7 +279,13 @@ class Device:
 
     def fetch(self, device_array) -> np.ndarray:
         with cuda_errors("running a kernel (copying its results back)"):
-            return device_array.copy_to_host()
+            nbytes = device_array.size * device_array.dtype.itemsize
+            if nbytes < _PINNED.SMALL or not device_array.is_c_contiguous():
+                return device_array.copy_to_host()
+            with _PINNED.lock:
+                stage = _PINNED.take(nbytes).view(device_array.dtype).reshape(device_array.shape)
+                device_array.copy_to_host(stage)
+                return stage.copy()
 
     def synchronize(self, what: str = "running a kernel") -> None:
         with cuda_errors(what):

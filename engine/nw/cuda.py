@@ -54,6 +54,8 @@ class CudaKernels:
         self._scratch: dict[str, object] = {}
         self._stripes: dict[tuple, np.ndarray] = {}
         self._no_snapshot = None
+        self._epoch = 1
+        self._ramps: dict[tuple, np.ndarray] = {}
 
     # -- what the driver asks -----------------------------------------------------------
     def value_type(self, m: int, n: int, sc: Scores):
@@ -80,8 +82,9 @@ class CudaKernels:
         g = int(scores[2])
         sm2 = np.int32(int(scores[0]) - 2 * g)
         sx2 = np.int32(int(scores[1]) - 2 * g)
-        top_w = top.astype(np.int64) - np.arange(w + 1, dtype=np.int64) * g
-        left_w = left.astype(np.int64) - np.arange(h + 1, dtype=np.int64) * g
+        ramp_w, ramp_h = self._ramp(w, g), self._ramp(h, g)
+        top_w = top - ramp_w      # (int64: the ramps are)
+        left_w = left - ramp_h
         lo = min(int(top_w.min()), int(left_w.min())) + min(0, int(sm2), int(sx2))
         hi = max(int(top_w.max()), int(left_w.max())) + min(h, w) * max(0, int(sm2), int(sx2))
         if lo < -W_LIMIT or hi > W_LIMIT:
@@ -91,23 +94,34 @@ class CudaKernels:
             self._no_snapshot = _SnapshotMap(rec_rows, rec_cols, 0, 0, 0, 0, self.dev)
         snaps = (self._no_snapshot if rec_rows.shape[0] == 0
                  else _SnapshotMap(rec_rows, rec_cols, row0, col0, h, w, self.dev))
-        run = {"tiled": self._tiled, "per-launch": self._per_launch,
-               "diagonal-one-block": self._diagonal_one_block,
-               "prefix-one-block": self._prefix_one_block,
-               "prefix-multi-block": self._prefix_multi_block}[self.form]
-        a_d = self.dev.upload(a, "sequence A")
-        b_d = self.dev.upload(b, "sequence B")
-        out = run(a_d, b, b_d, h, w, top_w.astype(np.int32), left_w.astype(np.int32), sm2, sx2,
-                  snaps)
+        if self.form == "tiled":  # (it uploads its inputs in one transfer)
+            out = self._tiled(a, b, h, w, top_w, left_w, sm2, sx2, snaps)
+        else:
+            top_w, left_w = top_w.astype(np.int32), left_w.astype(np.int32)
+            run = {"per-launch": self._per_launch, "diagonal-one-block": self._diagonal_one_block,
+                   "prefix-one-block": self._prefix_one_block,
+                   "prefix-multi-block": self._prefix_multi_block}[self.form]
+            out = run(self.dev.upload(a, "sequence A"), b, self.dev.upload(b, "sequence B"), h, w,
+                      top_w, left_w, sm2, sx2, snaps)
         if out is None:
             return False
         bottom_w, right_w = out
-        bottom[:] = bottom_w.astype(np.int64) + (h + np.arange(w + 1, dtype=np.int64)) * g
-        right[:] = right_w.astype(np.int64) + (np.arange(h + 1, dtype=np.int64) + w) * g
+        np.add(bottom_w, ramp_w + h * g, out=bottom, casting="unsafe")
+        np.add(right_w, ramp_h + w * g, out=right, casting="unsafe")
         bottom[0] = left[h]
         right[0] = top[w]
         snaps.store(snap, g)
         return True
+
+    def _ramp(self, n: int, g: int) -> np.ndarray:
+        """(0, 1, .., n) * g in int64, kept: every tile of a sweep has the same widths."""
+        key = (n, g)
+        ramp = self._ramps.get(key)
+        if ramp is None:
+            if len(self._ramps) > 8:   # Hirschberg's many widths: keep the cache small
+                self._ramps.clear()
+            ramp = self._ramps[key] = np.arange(n + 1, dtype=np.int64) * g
+        return ramp
 
     # -- scratch ---------------------------------------------------------------------------
     def _buffer(self, name: str, size: int, dtype=np.int32):
@@ -118,6 +132,34 @@ class CudaKernels:
             arr = self.dev.empty(max(1, size), dtype, f"the nw scratch '{name}'")
             self._scratch[name] = arr
         return arr
+
+    def _tiled_scratch(self, h: int, w: int, nbands: int):
+        """What the tiled kernel writes, in one allocation kept between tiles: the ticket and
+        status flag, the two rows through which bands hand their bottom rows down, and the
+        right column, laid out as [counters | ring row 0 | right | ring row 1] so that one
+        copy brings back the status, the bottom row (the last band's, always row 0) and the
+        right column. Returns (buffer, counters, ring, ring stride, right, where right
+        starts in the buffer, tag of this launch's first band). Tags only grow and the
+        buffer is zeroed when it is made (tag 0), so values that an earlier launch left
+        never pass for this one's."""
+        have = self._scratch.get("tiled")
+        if (have is None or have[0] < h or have[1] < w or self._epoch + nbands >= 2 ** 31):
+            if have is None or have[0] < h or have[1] < w:
+                cap_h, cap_w = (h, w) if have is None else (max(h, have[0]), max(w, have[1]))
+                size = 16 + 16 * (cap_w + 1) + 16 * -(-(cap_h + 1) // 4)
+                have = (cap_h, cap_w, self.dev.empty(size, np.uint8, "the tiled kernel's rows"))
+                self._scratch["tiled"] = have
+            self.dev.clear(have[2], "clearing the tiled kernel's rows")
+            self._epoch = 1
+        cap_h, cap_w, buf = have
+        row = 8 * (cap_w + 1)
+        right_at = 16 + row
+        ring = buf[16:].view(np.int64)
+        stride = (row + 16 * -(-(cap_h + 1) // 4)) // 8
+        right = buf[right_at:right_at + 4 * (h + 1)].view(np.int32)
+        epoch = self._epoch
+        self._epoch += nbands
+        return buf, buf[:16].view(np.int32), ring, stride, right, right_at, epoch
 
     def _rows_out(self, h: int, w: int):
         return self._buffer("bottom", w + 1), self._buffer("right", h + 1)
@@ -157,8 +199,8 @@ class CudaKernels:
                             sm2, sx2, bottom_d, right_d, *snaps.args)
         return self._fetch(bottom_d, right_d, h, w)
 
-    def _tiled(self, a_d, b, b_d, h, w, top_w, left_w, sm2, sx2, snaps):
-        from engine.nw.cuda_diagonal import band_layout, tiled_kernel
+    def _tiled(self, a, b, h, w, top_w, left_w, sm2, sx2, snaps):
+        from engine.nw.cuda_diagonal import BIAS, band_layout, tiled_kernel
 
         lanes, per_block = band_layout(self.tpb)
         R, K, T = self.rows, self.cols, self.chunk
@@ -171,20 +213,22 @@ class CudaKernels:
         b_pad = np.zeros((steps + 2 * lanes) * K, dtype=np.uint8)
         b_pad[lanes * K:lanes * K + w] = b
         b_words = b_pad.view({1: np.uint8, 2: np.uint16, 4: np.uint32}[K])
-        bottom_d, right_d = self._rows_out(h, w)
-        edge = self._buffer("edge", w + 1)
-        status = self.dev.zeros(1, np.int32, "the status flag")
+        a_d, b_d, top_d, left_d = self.dev.upload_many(
+            "the tile's sequences and boundary", a, b_words, (top_w, np.int32),
+            (left_w, np.int32), keep=self._scratch)
+        buf, counters, ring, stride, right_d, right_at, epoch = self._tiled_scratch(h, w, nbands)
+        self.dev.clear(counters, "clearing the band ticket")
         self.dev.launch(tiled_kernel(R, K, T, lanes, per_block, snaps.on, self.cap), grid,
-                        lanes * per_block, 0, a_d, self.dev.upload(b_words, "sequence B"), h, w,
-                        self.dev.upload(top_w, "the tile's top row"),
-                        self.dev.upload(left_w, "the tile's left column"), edge,
-                        self.dev.zeros(nbands, np.int32, "the bands' progress counters"),
-                        self.dev.zeros(1, np.int32, "the band ticket"), sm2, sx2, bottom_d,
-                        right_d, *snaps.args, self.spin_limit, status)
-        if int(self.dev.fetch(status)[0]) != 0:
+                        lanes * per_block, 0, a_d, b_d, h, w, top_d, left_d, ring, stride,
+                        np.int64(epoch), counters[0:1], sm2, sx2, right_d, *snaps.args,
+                        self.spin_limit, counters[1:2])
+        back = self.dev.fetch(buf[:right_at + 4 * (h + 1)])
+        if int(back[:16].view(np.int32)[1]) != 0:
             raise CudaFailure("a band of the nw tiled kernel waited too long for the band above "
                               "it (blocks not scheduled in order?); the pass was abandoned")
-        return self._fetch(bottom_d, right_d, h, w)
+        # The bottom row, stamped (engine/nw/cuda_diagonal.py): W + BIAS in the low 32 bits.
+        stamped = back[16:16 + 8 * (w + 1)].view(np.int64)
+        return (stamped & 0xFFFFFFFF) - BIAS, back[right_at:].view(np.int32)
 
     # -- prefix -------------------------------------------------------------------------------
     def _striped(self, w: int, seg: int):
@@ -282,8 +326,9 @@ class _SnapshotMap:
         self.on = rec_rows.shape[0] > 0
         self.dev = dev
         if not self.on:
-            empty = dev.upload(np.full(1, -1, dtype=np.int32), "snapshot slots")
-            self.args = (empty, empty, dev.upload(np.zeros((1, 1), np.int32), "snapshot"))
+            empty, image = dev.upload_many("snapshot slots", np.full(1, -1, dtype=np.int32),
+                                           np.zeros((1, 1), np.int32))
+            self.args = (empty, empty, image)
             return
         # Samples strictly inside the tile (rows and columns >= 1 locally), as on the CPU.
         self.r_lo, self.r_hi = np.searchsorted(rec_rows, [row0 + 1, row0 + h + 1])

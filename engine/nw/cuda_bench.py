@@ -40,9 +40,9 @@ BLOCK_COUNTS = {"prefix multi-block": (1, 2, 4, 8, 16, 32, 64),
 #: (threads per block, rows per lane, columns per step, tile columns) of the tiled kernel
 #: tried on L1 and E1 (a band is a warp: 32 lanes x rows; threads per block / 32 bands
 #: share a block).
-TILED_CONFIGS = ((32, 8, 4, 64), (32, 4, 4, 64), (32, 12, 4, 64), (32, 16, 4, 64),
-                 (32, 8, 2, 64), (32, 12, 2, 64), (32, 16, 2, 64), (32, 16, 1, 32),
-                 (32, 8, 4, 128), (32, 6, 4, 64), (64, 8, 4, 64), (128, 8, 4, 64))
+TILED_CONFIGS = ((32, 12, 4, 32), (32, 12, 4, 64), (32, 8, 4, 32), (32, 16, 4, 32),
+                 (32, 10, 4, 32), (32, 14, 4, 32), (32, 12, 2, 32), (32, 16, 2, 32),
+                 (32, 16, 1, 32), (32, 4, 4, 32), (64, 12, 4, 32), (128, 8, 4, 32))
 #: Skip a run whose predicted time (from the half-size run of the same form) exceeds this.
 LONG_RUN_SECONDS = 10.0
 

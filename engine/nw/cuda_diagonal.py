@@ -27,17 +27,20 @@ Forms (Dicker et al., sec. 2.1; the tiled one is ours):
   lane is inside the matrix run without a check (the pipeline's fill and drain and the
   last tile take the checked path).
 
-  Between bands, the last lane leaves the band's bottom row in ``edge`` (one row for
-  every band: a band reads a tile of it before it overwrites it) and publishes, once per
-  tile of ``tile`` columns, how many columns it has done (fence, then an atomic). Lane 0
-  of the band below takes the row above a tile ahead (atomic reads, served by L2: the
-  SMs' L1 caches are not coherent) and polls the band above's progress a tile before it
-  needs it, so in the steady state no band stalls on another. Blocks take bands by ticket
+  Between bands, the last lane leaves the band's bottom row in ``ring`` (two rows that
+  bands take turns at), every value stamped with the band's tag, so a value is its own
+  "ready" flag: no fence, no counter, no polling granularity. All lanes of the band below
+  fetch a tile of the row above a tile ahead (atomic reads, served by L2: the SMs' L1
+  caches are not coherent) and, on entering that tile, read again only the values whose
+  tag was still the older one. Band k + 2 overwrites band k's row only in columns that it
+  has computed, which band k + 1 has taken before; and tags grow from launch to launch
+  (engine/nw/cuda.py), so nothing stale matches. Blocks take bands by ticket
   (persistent blocks when the job caps the block count); a band only ever waits for a
   band with an earlier ticket, which is running or done, so the wait cannot deadlock
   (numba's simulator, which runs blocks one after another, included). Rows past the tile
   (the last band's padding) get a score so low that they copy the row above, so the last
-  lane's row is always the tile's bottom row. This is the form that keeps anti-diagonals inside a block (a warp).
+  band's row of ``ring`` is the tile's bottom row (engine/nw/cuda.py unpacks it). This is
+  the form that keeps anti-diagonals inside a block (a warp).
 
 The helpers that call ``cuda.*`` live here beside the kernels: the simulator swaps its
 fake ``cuda`` module into a helper's module for the length of each call, which races
@@ -184,12 +187,19 @@ def band_layout(threads_per_block: int) -> tuple[int, int]:
 STEP_COLUMNS = (1, 2, 4)
 
 
+#: A band's bottom row goes to ``ring`` stamped: W + BIAS (never negative, below 2**32) in
+#: the low 32 bits, the writing band's tag in the high 32 bits.
+BIAS = 1 << 31
+LOW = (1 << 32) - 1
+FLIP = -(1 << 31)
+
+
 @lru_cache(maxsize=None)
 def tiled_kernel(rows: int, cols: int, tile: int, lanes: int, per_block: int, snap_on: bool,
                  registers: int = 255):
     """The tiled wavefront: ``rows`` rows and ``cols`` columns per lane and step, bands of
-    ``lanes`` lanes (``per_block`` to a block), the row above handed over ``tile`` columns
-    at a time (compile-time constants, so a lane's cells stay in registers and its loops
+    ``lanes`` lanes (``per_block`` to a block), the row above taken ``tile`` columns at a
+    time (compile-time constants, so a lane's cells stay in registers and its loops
     unroll). The ``cols`` columns of a step are independent chains but for one cell each,
     so the step's fixed cost (shuffles, the b word, the loop) is shared and the chains
     overlap."""
@@ -200,8 +210,8 @@ def tiled_kernel(rows: int, cols: int, tile: int, lanes: int, per_block: int, sn
     MASK = 0xFFFFFFFF if L == WARP else (1 << L) - 1
 
     @cuda.jit(device=True, inline=True)
-    def step(s, pos, check, lane, lb, word, outk, diag, v, ac, smq, sxq, edge_sh, exch, dst,
-             w, snap_any, rslot, col_slot, snap):
+    def step(s, pos, check, lane, lb, word, outk, diag, v, ac, smq, sxq, edge_sh, exch, ring, put,
+             stamp, w, snap_any, rslot, col_slot, snap):
         """Step s of the band: the lane's R x K cells in columns (s - lane) * K + 1 ..
         (when ``check``, only the columns that exist); ``word`` holds their b codes and
         ``outk`` the lane's last row in them. Returns the new diag."""
@@ -227,8 +237,10 @@ def tiled_kernel(rows: int, cols: int, tile: int, lanes: int, per_block: int, sn
                     v[q] = up
                     d = lft
                 outk[kk] = up
-                if lane == LAST:
-                    dst[U(j)] = up
+                if lane == LAST:   # (a predicated store: a branch here would split the chains)
+                    # up ^ FLIP is up + BIAS modulo 2**32; the stamp's low half is zero, so
+                    # the or is just a register pair (no 64-bit add).
+                    ring[U(put + j)] = stamp | int64(uint32(up ^ FLIP))
                 if SNAP and snap_any:
                     cs = col_slot[U(j)]
                     if cs >= 0:
@@ -238,13 +250,15 @@ def tiled_kernel(rows: int, cols: int, tile: int, lanes: int, per_block: int, sn
         return diag
 
     @kernel_jit(registers)
-    def kernel(a, b_words, h, w, top, left, edge, flags, tickets, sm2, sx2, bottom, right,
+    def kernel(a, b_words, h, w, top, left, ring, stride, epoch, tickets, sm2, sx2, right,
                row_slot, col_slot, snap, spin_limit, status):
-        """Rows 1..h of the tile: ``top`` is W on row 0, ``bottom`` gets W on row h;
-        ``b_words`` holds b's codes K to a word, after L words of zeros.
+        """Rows 1..h of the tile: ``top`` is W on row 0; ``b_words`` holds b's codes K to a
+        word, after L words of zeros.
 
-        Band k (rows k*L*R + 1 ..) leaves its bottom row in ``edge[1..w]`` and the number
-        of its columns there in ``flags[k]``; ``tickets[0]`` hands out blocks of bands.
+        Band k (rows k*L*R + 1 ..) leaves its bottom row in ``ring`` (columns 1..w), in row
+        0 (from ``ring[0]`` on) or 1 (from ``ring[stride]``) by parity, such that the last
+        band's, the tile's bottom row, is row 0; each value stamped with the tag
+        ``epoch + k``. ``tickets[0]`` hands out blocks of bands.
         """
         if CAP == 0:
             return
@@ -261,7 +275,7 @@ def tiled_kernel(rows: int, cols: int, tile: int, lanes: int, per_block: int, sn
         sxq = cuda.local.array(R, int32)
         rslot = cuda.local.array(R, int32)
         outk = cuda.local.array(K, int32)    # W on the lane's last row in the step's columns
-        pre = cuda.local.array(TPL, int32)   # the next tile of the row above
+        pre = cuda.local.array(TPL, int64)   # the next tile of the row above, as stamped
         hb = L * R
         nbands = (h + hb - 1) // hb
         while True:
@@ -295,21 +309,16 @@ def tiled_kernel(rows: int, cols: int, tile: int, lanes: int, per_block: int, sn
                             snap_any = True
                 for kk in range(K):
                     outk[kk] = 0
-                dst = bottom if band == nbands - 1 else edge
-                publish = band < nbands - 1 and lane == LAST
-                # The first tile of the row above; the loop then fetches a tile ahead.
-                known = 0                           # columns of the band above seen done
-                polled = 0                          # the count asked for a tile earlier
+                put = ((nbands - 1 - band) % 2) * stride   # this band's row of the ring
+                take = ((nbands - band) % 2) * stride      # the band above's
+                stamp = int64(epoch + band) << 32
+                want = int64(epoch + band - 1)      # the band above's tag
                 if lane == 0:
                     failed[lb] = 0
-                    if band > 0:
-                        known = wait_for(flags, band - 1, imin(w, T), known, spin_limit)
-                        if known < 0:
-                            failed[lb] = 1
-                            status[0] = 1
                 band_sync(MASK)
-                total = (w + K - 1) // K + LAST if failed[lb] == 0 else 0
-                fetch_tile(pre, TPL, L, T, 0, band, lane, w, top, edge)
+                # The first tile of the row above; the loop then fetches a tile ahead.
+                fetch_tile(pre, TPL, L, T, 0, band, lane, w, top, ring, take, want)
+                total = (w + K - 1) // K + LAST
                 diag = corner                       # W one row up, one column left
                 word_next = b_words[U(L - lane)]    # b's codes at the lane's next step
                 s = 0                               # lane 0 is at columns s*K + 1 ..
@@ -317,26 +326,28 @@ def tiled_kernel(rows: int, cols: int, tile: int, lanes: int, per_block: int, sn
                 while s < total:
                     if s * K < w and s == c * TS:
                         # Lane 0 enters tile c: its row above goes to shared memory (once
-                        # lane 0 has read the last tile's), and the next tile's is fetched
-                        # (polled for a tile earlier).
+                        # lane 0 has read the last tile's). Values the fetch a tile ago
+                        # found not yet written (an older tag) are read again until they
+                        # are there; then the next tile is fetched.
                         band_sync(MASK)
                         for x in range(TPL):
-                            edge_sh[lb, x * L + lane] = pre[x]
+                            col = c * T + x * L + lane + 1
+                            got = pre[x]
+                            spins = 0
+                            while col <= w and (got >> 32) != want:
+                                spins += 1
+                                if spins > spin_limit:
+                                    failed[lb] = 1
+                                    status[0] = 1
+                                    break
+                                back_off()
+                                got = cuda.atomic.add(ring, U(take + col), 0)
+                            edge_sh[lb, x * L + lane] = int32((got & LOW) - BIAS)
                         band_sync(MASK)
+                        if failed[lb] != 0:
+                            break
                         if (c + 1) * T < w:
-                            need = imin(w, (c + 2) * T)
-                            if band > 0 and lane == 0:
-                                known = imax(known, polled)
-                                if known < need:
-                                    known = wait_for(flags, band - 1, need, known, spin_limit)
-                                    if known < 0:
-                                        failed[lb] = 1
-                                        status[0] = 1
-                                polled = cuda.atomic.add(flags, band - 1, 0)
-                            band_sync(MASK)
-                            if failed[lb] != 0:
-                                break
-                            fetch_tile(pre, TPL, L, T, c + 1, band, lane, w, top, edge)
+                            fetch_tile(pre, TPL, L, T, c + 1, band, lane, w, top, ring, take, want)
                         c += 1
                     if s == (c - 1) * TS and s >= LAST and (s + TS) * K <= w:
                         # A whole tile with every lane inside the matrix: no checks.
@@ -344,19 +355,16 @@ def tiled_kernel(rows: int, cols: int, tile: int, lanes: int, per_block: int, sn
                             word = word_next
                             word_next = b_words[U(s + u + 1 + L - lane)]
                             diag = step(s + u, u, False, lane, lb, word, outk, diag, v, ac, smq,
-                                        sxq, edge_sh, exch, dst, w, snap_any, rslot, col_slot,
-                                        snap)
+                                        sxq, edge_sh, exch, ring, put, stamp, w, snap_any, rslot,
+                                        col_slot, snap)
                         s += TS
                     else:
                         word = word_next
                         word_next = b_words[U(s + 1 + L - lane)]
                         diag = step(s, s % TS, True, lane, lb, word, outk, diag, v, ac, smq, sxq,
-                                    edge_sh, exch, dst, w, snap_any, rslot, col_slot, snap)
+                                    edge_sh, exch, ring, put, stamp, w, snap_any, rslot, col_slot,
+                                    snap)
                         s += 1
-                    if publish and (s % TS == 0 or s == total) and s > LAST:
-                        # The last lane's columns so far reach L2 before their count does.
-                        cuda.threadfence()
-                        cuda.atomic.max(flags, band, imin(w, (s - LAST) * K))
                 for q in range(R):
                     if r0 + q + 1 <= h:
                         right[U(r0 + q + 1)] = v[q]
@@ -365,33 +373,17 @@ def tiled_kernel(rows: int, cols: int, tile: int, lanes: int, per_block: int, sn
     return kernel
 
 
-@cuda.jit(device=True)
-def wait_for(flags, index, need, known, limit):
-    """Spin until ``flags[index] >= need`` (atomic reads, then an acquire fence); returns
-    the count seen, or -1 when ``limit`` polls were not enough (the host reports it)."""
-    spins = 0
-    while known < need:
-        known = cuda.atomic.add(flags, index, 0)
-        if known >= need:
-            break
-        spins += 1
-        if spins > limit:
-            return -1
-        back_off()
-    cuda.threadfence()
-    return known
-
-
 @cuda.jit(device=True, inline=True)
-def fetch_tile(pre, count, lanes, tile, c, band, lane, w, top, edge):
+def fetch_tile(pre, count, lanes, tile, c, band, lane, w, top, ring, take, want):
     """The lane's ``count`` values of tile ``c`` of the row above the band (columns
-    c*tile + x*lanes + lane + 1): ``top`` for the first band, else what the band above
-    left in ``edge`` (atomic reads: L2, never a stale L1 line). They land in registers;
-    the loop stores them to shared memory a tile later, so the reads are not waited for."""
+    c*tile + x*lanes + lane + 1), stamped: ``top`` for the first band (stamped here), else
+    what the band above left in ``ring`` (atomic reads: L2, never a stale L1 line; a value
+    not yet written still has an older tag). They land in registers; the loop checks and
+    stores them to shared memory a tile later, so the reads are not waited for."""
     for x in range(count):
         col = c * tile + x * lanes + lane + 1
         if col <= w:
             if band == 0:
-                pre[x] = top[U(col)]
+                pre[x] = (want << 32) + (int64(top[U(col)]) + BIAS)
             else:
-                pre[x] = cuda.atomic.add(edge, U(col), 0)
+                pre[x] = cuda.atomic.add(ring, U(take + col), 0)

@@ -189,9 +189,9 @@ def test_tiled_band_that_waits_in_vain_reports_it():
     dev.launch(kernel, 1, 3, 0, dev.upload(random_codes(np.random.default_rng(1), h, 0), "a"),
                dev.zeros(w + 16, np.uint16, "b"), h, w, dev.zeros(w + 1, np.int32, "top"),
                dev.zeros(h + 1, np.int32, "left"),
-               dev.zeros(w + 1, np.int32, "edge"), dev.zeros(2, np.int32, "flags"),
+               dev.zeros(2 * (w + 1), np.int64, "ring"), w + 1, np.int64(1),
                dev.upload(np.ones(1, np.int32), "the ticket: band 0 skipped"), np.int32(3),
-               np.int32(2), dev.zeros(w + 1, np.int32, "bottom"), dev.zeros(h + 1, np.int32, "r"),
+               np.int32(2), dev.zeros(h + 1, np.int32, "r"),
                slots, slots, dev.zeros((1, 1), np.int32, "snap"), 50, status)
     assert status.copy_to_host()[0] == 1
 

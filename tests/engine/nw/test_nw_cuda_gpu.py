@@ -144,9 +144,9 @@ def test_out_of_memory_and_launch_failures_leave_everything_usable(pair, cpu_sco
 
     slots = dev.upload(np.full(1, -1, np.int32), "slots")
     args = (dev.upload(a.codes[:h], "a"), dev.zeros(w + 64, np.uint32, "b"), h, w, ints(w + 1),
-            ints(h + 1), ints(w + 1), ints(8), ints(1), np.int32(3),
-            np.int32(2), ints(w + 1),
-            ints(h + 1), slots, slots, dev.zeros((1, 1), np.int32, "snap"), 1000, ints(1))
+            ints(h + 1), dev.zeros(2 * (w + 1), np.int64, "ring"), w + 1, np.int64(1), ints(1),
+            np.int32(3), np.int32(2), ints(h + 1), slots, slots, dev.zeros((1, 1), np.int32, "snap"),
+            1000, ints(1))
     kernel = tiled_kernel(config.NW_CUDA_TILED_ROWS, config.NW_CUDA_TILED_COLUMNS,
                           config.NW_CUDA_TILED_CHUNK, 32, 1, False,
                           gpu.register_cap(config.NW_CUDA_THREADS_PER_BLOCK["tiled"]))
