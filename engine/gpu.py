@@ -282,6 +282,7 @@ class Device:
             nbytes = device_array.size * device_array.dtype.itemsize
             if nbytes < _PINNED.SMALL or not device_array.is_c_contiguous():
                 return device_array.copy_to_host()
+            cuda.synchronize()  # wait for the kernel outside the lock: other jobs' copies go on
             with _PINNED.lock:
                 stage = _PINNED.take(nbytes).view(device_array.dtype).reshape(device_array.shape)
                 device_array.copy_to_host(stage)
