@@ -509,6 +509,14 @@ def shared_mem_kernel(levels: int, one_word: bool, table_staged: bool, cap: int 
     SPELL = 0 < levels <= 33
     CAP = cap
 
+    @cuda.jit(device=True, inline=True)
+    def word_sums(lut, fb, chunk, q, w, mm):
+        """The 8 windows' sums of counter word w, from the staged look-up memory (TS, a
+        compile-time choice) or from global memory."""
+        if TS:
+            return eight_sums(lut, chunk, q, 16 * mm * w, mm, SPELL)
+        return eight_sums(fb, chunk, q, 16 * mm * w, mm, SPELL)
+
     @kernel_jit(cap)
     def kernel(text32, offsets, lo, hi, m, fb, valid, b, binv, mask, bias, rpw, out,
                per_tile, regular, counters, spill_cap, group_sums, group_shift, tile_base,
@@ -561,10 +569,7 @@ def shared_mem_kernel(levels: int, one_word: bool, table_staged: bool, cap: int 
         pend = int32(0)
         vw = valid[0]
         if ONE:
-            if TS:
-                a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(lut, chunk, q, 0, mm, SPELL)
-            else:
-                a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(fb, chunk, q, 0, mm, SPELL)
+            a0, a1, a2, a3, a4, a5, a6, a7 = word_sums(lut, fb, chunk, q, 0, mm)
             h0, h1, h2, h3, h4, h5, h6, h7 = eight_hits(a0, a1, a2, a3, a4, a5, a6, a7, vw, okm)
             n0 = bits(h0)
             n1 = bits(h1)
@@ -581,12 +586,7 @@ def shared_mem_kernel(levels: int, one_word: bool, table_staged: bool, cap: int 
                          | (int32(n7 != 0) << 7))
         else:
             for w in range(W):
-                if TS:
-                    a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(lut, chunk, q, 16 * mm * w, mm,
-                                                                SPELL)
-                else:
-                    a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(fb, chunk, q, 16 * mm * w, mm,
-                                                                SPELL)
+                a0, a1, a2, a3, a4, a5, a6, a7 = word_sums(lut, fb, chunk, q, w, mm)
                 h0, h1, h2, h3, h4, h5, h6, h7 = eight_hits(a0, a1, a2, a3, a4, a5, a6, a7,
                                                             valid[w], okm)
                 n0 = int32(n0 + bits(h0))
@@ -624,12 +624,7 @@ def shared_mem_kernel(levels: int, one_word: bool, table_staged: bool, cap: int 
             e7 = e6 + n6
             jl = j - lo
             for w in range(W):  # the words' sums were not kept: add them up again
-                if TS:
-                    a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(lut, chunk, q, 16 * mm * w, mm,
-                                                                SPELL)
-                else:
-                    a0, a1, a2, a3, a4, a5, a6, a7 = eight_sums(fb, chunk, q, 16 * mm * w, mm,
-                                                                SPELL)
+                a0, a1, a2, a3, a4, a5, a6, a7 = word_sums(lut, fb, chunk, q, w, mm)
                 vw = valid[w]
                 s0 = w * rpw
                 if okm & 1:

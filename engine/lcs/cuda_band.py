@@ -78,7 +78,7 @@ if SIMULATOR:
 
     @cuda.jit(device=True)
     def back_off():
-        pass
+        """No back-off: the simulator has no nanosleep (and runs blocks one after another)."""
 else:
     @cuda.jit(device=True, inline=True)
     def from_lane_above(value, lane, mask, exch):
