@@ -16,6 +16,10 @@ def main(argv=None) -> int:
         from app.main import main as gui_main
 
         return gui_main(argv[1:] if argv else [])
+    if argv[0] == "bench":
+        from benchmarks import main as bench_main
+
+        return bench_main(argv[1:])
     from engine.cli import main as cli_main
 
     return cli_main(argv)

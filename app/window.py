@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, Q
                                QProgressBar, QScrollArea, QSplitter, QStyle, QTabWidget, QToolBar,
                                QVBoxLayout, QWidget)
 
-from engine.cli import write_atomically
+from engine.output import write_text
 from engine.jobs import Progress
 from engine.sequences import load_many
 
@@ -631,7 +631,7 @@ class MainWindow(QMainWindow):
             if not path:
                 return None
         try:
-            write_atomically(path, self.adapter.csv_text(self.result))
+            write_text(path, self.adapter.csv_text(self.result))
         except OSError as err:
             self.show_error("Cannot write the CSV file", f"{path}: {err.strerror or err}")
             return None
@@ -659,7 +659,7 @@ class MainWindow(QMainWindow):
             if not path:
                 return None
         try:
-            write_atomically(path, text + "\n")
+            write_text(path, text + "\n")
         except OSError as err:
             self.show_error("Cannot write the file", f"{path}: {err.strerror or err}")
             return None

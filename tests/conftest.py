@@ -28,20 +28,20 @@ def demo_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def lambda_record():
-    from engine.bench.data import lambda_phage
+    from benchmarks.data import lambda_phage
 
     return lambda_phage()
 
 
 @pytest.fixture(scope="session")
 def ecoli_record():
-    from engine.bench.data import ecoli
+    from benchmarks.data import ecoli
 
     return ecoli()
 
 
 @pytest.fixture(scope="session")
 def msx2_records():
-    from engine.bench.data import msx2
+    from benchmarks.data import msx2
 
     return msx2()

@@ -92,14 +92,14 @@ def registry_sees_the_gpu():
 
 @pytest.fixture(scope="module")
 def lambda_record():
-    from engine.bench.data import lambda_phage
+    from benchmarks.data import lambda_phage
 
     return lambda_phage()
 
 
 @pytest.fixture(scope="module")
 def ecoli_record():
-    from engine.bench.data import ecoli
+    from benchmarks.data import ecoli
 
     return ecoli()
 

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QCheckBox, QDoubleSpinBox, QFil
                                QLabel, QMenu, QPushButton, QSizePolicy, QSpinBox, QToolButton,
                                QVBoxLayout, QWidget)
 
-from engine.cli import write_atomically
+from engine.output import write_text
 
 from app import primers
 from app.jobs import call
@@ -472,7 +472,7 @@ class PrimerTools(ResultView):
 
     def _written(self, path: str, text: str) -> None:
         try:
-            write_atomically(path, text)
+            write_text(path, text)
         except OSError as err:
             self.error.setText(f"Cannot write {path}: {err.strerror or err}")
             self.error.setVisible(True)

@@ -20,12 +20,11 @@ import importlib
 import importlib.util
 import io
 import json
-import os
 import sys
-import tempfile
 
 from engine import registry
 from engine.jobs import CancelToken, Progress
+from engine.output import check_outputs, write_text
 from engine.sequences import SequenceError
 
 
@@ -85,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(fam.name, help=fam.title, description=fam.help)
         family_cli(fam.name).add_arguments(p)
         add_common_options(p, fam)
+        _remember_inputs(p)
     for name, module in TOOLS.items():
         plugin = importlib.import_module(module)
         try:
@@ -95,9 +95,16 @@ def build_parser() -> argparse.ArgumentParser:
                            description=plugin.__doc__)
         plugin.add_arguments(p)
         add_common_options(p, fam)
-    from engine.bench import add_arguments as bench_arguments
-    bench_arguments(sub.add_parser("bench", help="benchmarks (prints a table, writes JSON)"))
+        _remember_inputs(p)
+    # Listed here for --help; the launcher hands `bench` to the benchmarks package.
+    sub.add_parser("bench", help="benchmarks (primerscope bench --help)", add_help=False)
     return parser
+
+
+def _remember_inputs(parser: argparse.ArgumentParser) -> None:
+    """Positional arguments are the inputs (files or literals) no output may overwrite."""
+    dests = [a.dest for a in parser._actions if not a.option_strings and a.dest != "help"]
+    parser.set_defaults(input_paths=tuple(dests))
 
 
 class ProgressBar:
@@ -127,37 +134,12 @@ class ProgressBar:
             sys.stderr.flush()
 
 
-def _check_output_path(path: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    if os.path.isdir(path):
-        raise UsageError(f"{path}: is a directory, cannot write output there")
-    if not os.path.isdir(directory):
-        raise UsageError(f"{path}: cannot write output (directory {directory} does not exist)")
-    if not os.access(directory, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise UsageError(f"{path}: cannot write output (permission denied)")
-
-
-def write_atomically(path: str, text: str) -> None:
-    """Write to a temporary file beside ``path`` and rename: no partial output, ever."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".primerscope-", dir=directory)
-    try:
-        with os.fdopen(fd, "w", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def run_family(args) -> int:
     plugin = family_cli(args.command)
     if args.threads is not None and args.threads < 1:
         raise UsageError(f"--threads must be >= 1, got {args.threads}")
-    for path in (args.output, getattr(args, "bed", None)):
-        if path:
-            _check_output_path(path)
+    check_outputs((args.output, getattr(args, "bed", None)),
+                  [getattr(args, dest, None) for dest in args.input_paths])
     job = plugin.make_job(args)
     api = registry.family_api(job.family)
     bar = ProgressBar(not args.no_progress)
@@ -189,7 +171,7 @@ def run_family(args) -> int:
         _call_with_args(plugin.write_csv, result, buf, args)
         text = buf.getvalue()
     if args.output:
-        write_atomically(args.output, text)
+        write_text(args.output, text)
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -206,19 +188,11 @@ def _call_with_args(fn, *positional_then_args):
     return fn(*positional)
 
 
-def main(argv=None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def report_errors(action) -> int:
+    """Run ``action()`` and turn what it raises into one line on stderr and an exit status:
+    2 for bad input, 1 for a failure inside a run."""
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
-        if args.command is None:
-            raise UsageError("no command given (try: primerscope --help)")
-        if args.command == "gui":
-            raise UsageError("the gui command is started through the app package (primerscope gui)")
-        if args.command == "bench":
-            from engine.bench import run as run_bench
-            return run_bench(args)
-        return run_family(args)
+        return action()
     except (UsageError, SequenceError, ValueError) as exc:
         print(f"primerscope: error: {exc}", file=sys.stderr)
         return 2
@@ -228,3 +202,19 @@ def main(argv=None) -> int:
     except Exception as exc:  # a failure inside a run: one line, exit 1
         print(f"primerscope: run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    return report_errors(lambda: _dispatch(build_parser().parse_args(argv)))
+
+
+def _dispatch(args) -> int:
+    if args.command is None:
+        raise UsageError("no command given (try: primerscope --help)")
+    if args.command == "gui":
+        raise UsageError("the gui command is started through the app package (primerscope gui)")
+    if args.command == "bench":
+        raise UsageError("benchmarks run through the launcher: primerscope bench ... "
+                         "(or python -m benchmarks)")
+    return run_family(args)

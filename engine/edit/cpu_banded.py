@@ -43,7 +43,7 @@ from numba import njit
 from engine.edit.cpu_bits import ALL, ONE, SIXTYTHREE, ZERO, advance_at, build_peq, reset_column
 from engine.edit.cpu_common import (CELLS, CUT, INF, NEVER, SCORE, T, T_CUT, T_HI, T_SCAN_LO,
                                     bin_edge, flush_profile, lane, record)
-from engine.kdiff.cpu_bitparallel import popcount64
+from engine.bitops import popcount64
 
 #: Columns between two looks at every cell of the last block (a power of two).
 STRONG_REDUCE = 256

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.kdiff.cpu_bitparallel import popcount64
+from engine.bitops import popcount64
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)

@@ -10,7 +10,8 @@ import csv
 import io
 
 from engine import kdiff
-from engine.cli import selected_flags, write_atomically
+from engine.cli import selected_flags
+from engine.output import write_text
 from engine.primers import annotate_many, merge_candidates, passes, write_bed, write_regions_csv
 from engine.primers.annotate import Annotation
 from engine.primers.cli_options import add_filter_options, conditions_from, filters_from
@@ -79,7 +80,7 @@ def _selected_and_bed(result, args):
     if args is not None and args.bed:
         buf = io.StringIO()
         write_bed(merge_candidates(cands), buf)
-        write_atomically(args.bed, buf.getvalue())
+        write_text(args.bed, buf.getvalue())
     return cands, notes
 
 

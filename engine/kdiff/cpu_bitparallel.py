@@ -22,9 +22,9 @@ out, so counting costs nothing when it is off.
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, prange, types
-from numba.core.extending import intrinsic
+from numba import njit, prange
+
+from engine.bitops import popcount64
 
 
 _ONE = np.uint64(1)
@@ -32,18 +32,6 @@ _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ZERO = np.uint64(0)
 _SIXTYTHREE = np.uint64(63)
 ABORT_CHECK_COLUMNS = 1 << 14
-
-
-@intrinsic
-def popcount64(typingctx, x):
-    """LLVM's ctpop: one POPCNT instruction on x86-64 (numba has no public popcount)."""
-    sig = types.int64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
-        return builder.call(fn, args)
-
-    return sig, codegen
 
 
 @njit(nogil=True, cache=True, inline="always")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from engine.kdiff.cpu_drivers import make_drivers, max_record
+from engine.kdiff.cpu_common import make_drivers, max_record
 
 
 @njit(nogil=True, cache=True, inline="always")

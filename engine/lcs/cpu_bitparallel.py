@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from engine.kdiff.cpu_bitparallel import popcount64
+from engine.bitops import popcount64
 from engine.lcs.cpu_grid import (BITS, SNAPSHOT, Grid, Sampling, new_bits, no_sampling,
                                  split_evenly, store_sample)
 from engine.lcs.cpu_sync import frontier, load_acquire, store_release, wait_for

@@ -10,7 +10,7 @@ import time
 import pytest
 from PySide6.QtCore import QTimer
 
-from engine.bench import data
+from benchmarks import data
 from tests.app.conftest import run
 
 MAX_STALL_S = 0.25

@@ -31,7 +31,7 @@ def test_engine_source_has_no_gui_imports():
 
 
 def test_importing_engine_and_cli_loads_no_qt():
-    code = ("import sys, engine, engine.registry, engine.cli, engine.kdiff, engine.bench;"
+    code = ("import sys, engine, engine.registry, engine.cli, engine.kdiff, benchmarks;"
             "engine.registry.families();"
             "bad=[m for m in sys.modules if m.split('.')[0] in ('PySide6','pyqtgraph','shiboken6')];"
             "print(','.join(bad))")

@@ -110,7 +110,8 @@ def test_app_launcher_routes_compute_commands_without_qt():
 
 
 def test_bench_lists_the_issue_workloads():
-    done = run_cli("bench", "kdiff", "--list")
+    done = subprocess.run([sys.executable, "-m", "benchmarks", "kdiff", "--list"],
+                          capture_output=True, text=True)
     assert done.returncode == 0
     for name in ("W1", "W2", "W3", "edlib binary search"):
         assert name in done.stdout

@@ -29,7 +29,7 @@ from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
 from engine import config, edit  # noqa: E402
 from engine import gpu as engine_gpu  # noqa: E402
 from engine.edit import cuda as ecuda  # noqa: E402
-from engine.edit import cuda_bench  # noqa: E402
+from benchmarks import edit_cuda as cuda_bench  # noqa: E402
 from engine.edit import reference as ref  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.sequences import Record, decode, load, reverse_complement  # noqa: E402

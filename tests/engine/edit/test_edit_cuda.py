@@ -38,7 +38,7 @@ def test_importing_and_running_on_cpu_never_loads_numba_cuda():
             "from engine.sequences import load\n"
             "registry.families(); registry.backend_status('cuda')\n"
             "edit.solve(load('ACGT'), load('TTACGATT'), mode='search', k=1, backend='serial')\n"
-            "import engine.edit.bench, engine.edit.cuda_bench, engine.edit.cuda_options\n")
+            "import benchmarks.edit, benchmarks.edit_cuda, engine.edit.cuda_options\n")
     assert numba_cuda_modules_loaded_by(code) == []
 
 

@@ -27,7 +27,7 @@ CPU = {"variant": "myers-blocked", "backend": "multicore"}
 def reads(ecoli_record):
     """Reads of 100, 400 and 1000 bases sampled from E. coli with about 5% edits, each with 8
     candidate regions of m + m/5 bases (its origin and random ones), as in the benchmark."""
-    from engine.edit import cuda_bench
+    from benchmarks import edit_cuda as cuda_bench
 
     out = {}
     saved = cuda_bench.READS, cuda_bench.CANDIDATES

@@ -28,7 +28,8 @@ from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
 from engine import config, kdiff  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.kdiff import cuda as kcuda  # noqa: E402
-from engine.kdiff import cuda_bench, cuda_bitparallel  # noqa: E402
+from benchmarks import kdiff_cuda as cuda_bench
+from engine.kdiff import cuda_bitparallel  # noqa: E402
 from engine.kdiff.reference import kdiff_reference  # noqa: E402
 from engine.sequences import Record, load, reverse_complement  # noqa: E402
 from tests.engine.kdiff.cuda_support import cuda_combos, label  # noqa: E402

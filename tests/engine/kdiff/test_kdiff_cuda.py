@@ -38,7 +38,7 @@ def test_importing_and_running_on_cpu_never_loads_numba_cuda():
             "from engine.sequences import load\n"
             "registry.families(); registry.backend_status('cuda')\n"
             "kdiff.solve(load('ACTG'), load('AGCAAG'), 2, backend='serial')\n"
-            "import engine.kdiff.bench, engine.kdiff.cuda_bench\n")
+            "import benchmarks.kdiff, benchmarks.kdiff_cuda\n")
     assert numba_cuda_modules_loaded_by(code) == []
 
 

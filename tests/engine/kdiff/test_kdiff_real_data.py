@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine import kdiff
-from engine.kdiff.bench import edlib_longest_prefix
+from benchmarks.kdiff import edlib_longest_prefix
 from engine.kdiff.reference import kdiff_reference
 from engine.sequences import decode, reverse_complement
 from tests.engine.kdiff.combos import all_combos, label

@@ -28,7 +28,7 @@ from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
 from engine import config, kmismatch  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.kmismatch import cuda as kcuda  # noqa: E402
-from engine.kmismatch import cuda_bench  # noqa: E402
+from benchmarks import kmismatch_cuda as cuda_bench  # noqa: E402
 from engine.kmismatch.reference import kmismatch_reference  # noqa: E402
 from engine.sequences import Record, load, reverse_complement  # noqa: E402
 from tests.engine.kmismatch.oracles import engine_rows, numpy_hits  # noqa: E402
@@ -329,7 +329,7 @@ def test_cli_runs_cuda_and_reports_failures_in_one_line(tmp_path):
 
 def test_bench_cases_run_on_tiny_workloads(monkeypatch):
     """The CUDA bench plumbing (kernel and end-to-end rows, peers, digests) on tiny texts."""
-    from engine.bench.data import lambda_phage
+    from benchmarks.data import lambda_phage
 
     rng = np.random.default_rng(6)
     lam = lambda_phage().codes

@@ -37,7 +37,7 @@ def test_importing_and_running_on_cpu_never_loads_numba_cuda():
             "from engine.sequences import load\n"
             "registry.families(); registry.backend_status('cuda')\n"
             "kmismatch.solve(load('ACTTGTAC'), load('ACTG'), 1, backend='serial')\n"
-            "import engine.kmismatch.bench, engine.kmismatch.cuda_bench, engine.kmismatch.cli\n")
+            "import benchmarks.kmismatch, benchmarks.kmismatch_cuda, engine.kmismatch.cli\n")
     assert numba_cuda_modules_loaded_by(code) == []
 
 

@@ -73,7 +73,7 @@ def test_every_method_equals_the_cpu_on_mixed_lengths(mixed, mixed_cpu, method, 
 
 @pytest.fixture(scope="module")
 def genome_cpu(lambda_record, ecoli_record):
-    from engine.kmismatch.bench import patterns_from_lambda
+    from benchmarks.kmismatch import patterns_from_lambda
 
     patterns = patterns_from_lambda()  # the benchmark's 8 lambda 12-mers
     return patterns, {strands: kmismatch.solve([ecoli_record], patterns, 4, variant="pmasm",

@@ -26,7 +26,8 @@ from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
 from engine import config, lcs  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.lcs import cuda as lcuda  # noqa: E402
-from engine.lcs import cuda_bench, reference  # noqa: E402
+from benchmarks import lcs_cuda as cuda_bench
+from engine.lcs import reference  # noqa: E402
 from engine.lcs.cpu_grid import PLAIN, SNAPSHOT, make_sampling  # noqa: E402
 from engine.sequences import Record  # noqa: E402
 from tests.engine.lcs.helpers import assert_valid_lcs  # noqa: E402

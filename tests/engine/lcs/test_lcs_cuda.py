@@ -36,7 +36,7 @@ def test_importing_and_running_on_cpu_never_loads_numba_cuda():
             "registry.families(); registry.backend_status('cuda')\n"
             "assert lcs.solve('ACCGGTT', 'ACGTAGT', backend='serial').length == 5\n"
             "assert lcs.length('ACCGGTT', 'ACGTAGT', variant='wavefront', backend='multicore') == 5\n"
-            "import engine.lcs.bench, engine.lcs.cuda_bench, engine.lcs.cuda_options\n")
+            "import benchmarks.lcs, benchmarks.lcs_cuda, engine.lcs.cuda_options\n")
     assert numba_cuda_modules_loaded_by(code) == []
 
 

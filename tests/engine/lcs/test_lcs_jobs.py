@@ -130,7 +130,7 @@ def test_recovery_of_long_inputs_takes_linear_space():
     code = textwrap.dedent("""
         import json, resource, threading, time
         from engine import lcs
-        from engine.bench import data
+        from benchmarks import data
         a, b = data.lambda_phage(), data.ecoli().slice(0, 48502)
         lcs.solve("ACGT" * 200, "TGCA" * 150, variant="bitparallel", backend="serial")
         def rss():

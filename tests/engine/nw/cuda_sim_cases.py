@@ -26,7 +26,7 @@ sys.setswitchinterval(1e-6)
 from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
 from engine import config, gpu, nw  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
-from engine.nw import cuda_bench  # noqa: E402
+from benchmarks import nw_cuda as cuda_bench  # noqa: E402
 from engine.nw.cpu_rows import rows_tile  # noqa: E402
 from engine.nw.cuda import CudaKernels  # noqa: E402
 from engine.nw.reference import nw_matrix, nw_reference  # noqa: E402
@@ -316,7 +316,7 @@ def test_cli_runs_every_form_and_reports_bad_options_in_one_line():
 def test_bench_cases_run_on_tiny_workloads(monkeypatch):
     """The CUDA bench plumbing (peers, agreement, the study table, block counts) on
     simulator-sized inputs."""
-    from engine.bench.data import ecoli, lambda_phage
+    from benchmarks.data import ecoli, lambda_phage
 
     lam, eco = lambda_phage(), ecoli()
     sizes = {"L1": (lam.slice(0, 20), eco.slice(0, 24)), "E1": (eco.slice(0, 22), eco.slice(50, 70)),

@@ -49,7 +49,7 @@ def test_importing_and_running_on_cpu_never_loads_numba_cuda():
             "registry.families(); registry.backend_status('cuda')\n"
             "nw.solve(load('GATTACA'), load('GCATGCT'), backend='serial')\n"
             "nw.solve(load('GATTACA'), load('GCATGCT'), variant='prefix', backend='multicore')\n"
-            "import engine.nw.bench, engine.nw.cuda_bench, engine.nw.cuda_options, engine.nw.cli\n")
+            "import benchmarks.nw, benchmarks.nw_cuda, engine.nw.cuda_options, engine.nw.cli\n")
     assert numba_cuda_modules_loaded_by(code) == []
 
 

@@ -1,4 +1,4 @@
-"""kmismatch benchmark cases of the cuda backend (``python -m engine.bench kmismatch --backend cuda``).
+"""kmismatch benchmark cases of the cuda backend (``python -m benchmarks kmismatch --backend cuda``).
 
 T3x20  text = E. coli 536 repeated 20 times as one record (98.8 MB), 8 lambda 12-mers
        (bench.patterns_from_lambda), k = 4, both strands (16 patterns searched): the seed
@@ -27,8 +27,8 @@ import os
 import numpy as np
 
 from engine import config, kmismatch
-from engine.bench import Case, Ratio
-from engine.bench import data
+from benchmarks import Case, Ratio
+from benchmarks import data
 from engine.sequences import Record
 
 METHODS = ("thread", "block-thread", "shared-mem", "pair-tile")
@@ -48,9 +48,9 @@ _reference: dict = {}  # workload -> digest of the first run's hits
 
 
 def _patterns_and_k():
-    """The CPU bench's T3 patterns and k (imported here: engine.kmismatch.bench imports this
+    """The CPU bench's T3 patterns and k (imported here: benchmarks.kmismatch imports this
     module)."""
-    from engine.kmismatch.bench import K, patterns_from_lambda
+    from benchmarks.kmismatch import K, patterns_from_lambda
 
     return patterns_from_lambda(), K
 

@@ -37,8 +37,8 @@ from functools import lru_cache
 import numpy as np
 
 from engine import edit
-from engine.bench import Case, Ratio, data, timed
-from engine.edit import cuda_bench  # the cuda backend's cases (issue 5); imports no numba.cuda
+from benchmarks import Case, Ratio, data, timed
+from benchmarks import edit_cuda as cuda_bench  # the cuda backend's cases (issue 5); imports no numba.cuda
 from engine.jobs import drive
 from engine.sequences import Record, decode, reverse_complement
 

@@ -21,8 +21,8 @@ import time
 import numpy as np
 
 from engine import kdiff
-from engine.bench import Case, Ratio
-from engine.bench import data
+from benchmarks import Case, Ratio
+from benchmarks import data
 from engine.jobs import drive
 
 WORKLOADS = {

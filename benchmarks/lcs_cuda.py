@@ -27,8 +27,8 @@ import time
 import numpy as np
 
 from engine import config, lcs
-from engine.bench import Case, Ratio
-from engine.bench import data
+from benchmarks import Case, Ratio
+from benchmarks import data
 from engine.jobs import drive
 
 G1 = ((0, 1_000_000), (2_000_000, 3_000_000))

@@ -1,5 +1,5 @@
 """nw benchmark (issue 3): A = lambda[0:20000], B = E. coli[0:20000], scores 1 / 0 / -1.
-(``--backend cuda`` runs the GPU cases of engine/nw/cuda_bench.py instead.)
+(``--backend cuda`` runs the GPU cases of benchmarks/nw_cuda.py instead.)
 
 - score only: every variant x backend, parasail ``nw_striped_16`` (the goal's
   baseline) and ``nw_scan_32``; "score/fastest" is the fastest of our
@@ -18,9 +18,9 @@ import sys
 import textwrap
 
 from engine import nw
-from engine.bench import Case, Ratio, timed
-from engine.bench import data
-from engine.nw import cuda_bench  # the cuda backend's cases (issue 6); imports no numba.cuda
+from benchmarks import Case, Ratio, timed
+from benchmarks import data
+from benchmarks import nw_cuda as cuda_bench  # the cuda backend's cases (issue 6); imports no numba.cuda
 from engine.sequences import decode
 
 WORKLOAD = "N1"
@@ -118,7 +118,7 @@ def _fastest(kind: str, threads):
 
 _MEMORY_SCRIPT = textwrap.dedent("""
     import json, sys
-    from engine.bench import data
+    from benchmarks import data
     from engine.sequences import decode
     which, variant, backend, threads = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
     threads = int(threads) if threads != "None" else None

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from engine.sequences import Record, load
 
-DEMO_DIR = Path(__file__).resolve().parents[2] / "resources" / "demo"
+DEMO_DIR = Path(__file__).resolve().parents[1] / "resources" / "demo"
 
 
 @lru_cache(maxsize=None)

@@ -14,10 +14,10 @@ import time
 import numpy as np
 
 from engine import kmismatch
-from engine.bench import Case, Ratio
-from engine.bench import data
+from benchmarks import Case, Ratio
+from benchmarks import data
 from engine.jobs import drive
-from engine.kmismatch import cuda_bench  # the cuda backend's cases (issue 6); no numba.cuda
+from benchmarks import kmismatch_cuda as cuda_bench  # the cuda backend's cases (issue 6); no numba.cuda
 
 WORKLOAD = "T3"
 PATTERNS, LENGTH, K = 8, 12, 4

@@ -1,4 +1,4 @@
-"""nw benchmark cases of the cuda backend (``python -m engine.bench nw --backend cuda``).
+"""nw benchmark cases of the cuda backend (``python -m benchmarks nw --backend cuda``).
 
 L1   A = lambda (48,502), B = E. coli[0:100000], score only (the issue's lambda x 100,000)
 E1   A = E. coli[0:100000], B = E. coli[2000000:2100000], score only (100,000 x 100,000)
@@ -20,7 +20,7 @@ import os
 from unittest import mock
 
 from engine import config, nw
-from engine.bench import Case, Ratio, data
+from benchmarks import Case, Ratio, data
 
 SCORES = {"match": 1, "mismatch": 0, "gap": -1}
 STUDY_LENGTHS = tuple(2 ** k for k in range(8, 17))

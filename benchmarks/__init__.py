@@ -1,6 +1,8 @@
-"""``primerscope bench`` / ``python -m engine.bench``: the figures the issues ask for.
+"""``primerscope bench`` / ``python -m benchmarks``: the figures the issues ask for.
 
-Each family contributes ``engine/<family>/bench.py`` with
+Benchmarks live outside the engine: they import the peers (edlib, RapidFuzz,
+parasail: the ``bench`` extra), which the product does not need. Each family
+contributes ``benchmarks/<family>.py`` (its CUDA cases: ``<family>_cuda.py``) with
 ``cases(opts) -> list[Case]`` and ``RATIOS`` (the speed-ups its issue names).
 Cases of one workload run in the same process on the same input, so ratios
 are like for like. Results print as a table and are saved as JSON.
@@ -19,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 from engine import registry
+from engine.output import check_outputs, write_text
 
 
 @dataclass
@@ -101,15 +104,37 @@ def _select(cases, args):
     return out
 
 
+def build_parser() -> argparse.ArgumentParser:
+    from engine.cli import UsageError
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):  # one line, as every primerscope error
+            raise UsageError(message)
+
+    parser = Parser(prog="primerscope bench", description="benchmarks (prints a table, writes JSON)")
+    add_arguments(parser)
+    return parser
+
+
+def main(argv=None) -> int:
+    """``primerscope bench ...``: exit 2 with one line on bad arguments."""
+    from engine.cli import UsageError, report_errors
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    return report_errors(lambda: run(build_parser().parse_args(argv)))
+
+
 def run(args) -> int:
     names = args.families or [f.name for f in registry.families()]
     for name in names:
         registry.family(name)  # raises ValueError for an unknown family (exit 2)
     if args.threads is not None and args.threads < 1:
         raise ValueError(f"--threads must be >= 1, got {args.threads}")
+    if args.json_out:
+        check_outputs([args.json_out])
     cases, ratios = [], []
     for name in names:
-        mod = importlib.import_module(f"engine.{name}.bench")
+        mod = importlib.import_module(f"benchmarks.{name}")
         cases += mod.cases(args)
         ratios += list(getattr(mod, "RATIOS", ()))
     cases = _select(cases, args)
@@ -137,9 +162,8 @@ def run(args) -> int:
     _print_table(rows, ratio_rows)
     path = args.json_out or os.path.join("bench-results", time.strftime("bench-%Y%m%d-%H%M%S.json"))
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w") as fh:
-        json.dump({"machine": info, "rows": [asdict(r) for r in rows], "ratios": ratio_rows}, fh,
-                  indent=1, default=str)
+    write_text(path, json.dumps({"machine": info, "rows": [asdict(r) for r in rows],
+                                 "ratios": ratio_rows}, indent=1, default=str))
     print(f"# saved {path}")
     return 0
 

@@ -17,10 +17,10 @@ import textwrap
 import time
 
 from engine import lcs
-from engine.bench import Case, Ratio, timed
-from engine.bench import data
+from benchmarks import Case, Ratio, timed
+from benchmarks import data
 from engine.jobs import drive
-from engine.lcs import cuda_bench  # the cuda backend's cases (issue 6); imports no numba.cuda
+from benchmarks import lcs_cuda as cuda_bench  # the cuda backend's cases (issue 6); imports no numba.cuda
 
 RATIOS = (
     Ratio("L1", "bitparallel/serial", "rapidfuzz LCSseq.similarity", 0.8,
@@ -104,7 +104,7 @@ def _ceiling_case(threads: int) -> Case:
 _RECOVERY_SCRIPT = textwrap.dedent("""
     import json, resource, sys, threading, time
     from engine import lcs
-    from engine.bench import data
+    from benchmarks import data
     variant, backend, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
     (a0, a1), (b0, b1) = json.loads(sys.argv[4])
     a, b = data.ecoli().slice(a0, a1), data.ecoli().slice(b0, b1)

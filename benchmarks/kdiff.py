@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from engine import kdiff
-from engine.bench import Case, Ratio, timed
-from engine.bench import data
+from benchmarks import Case, Ratio, timed
+from benchmarks import data
 from engine.jobs import drive
-from engine.kdiff import cuda_bench  # the cuda backend's cases (issue 5); imports no numba.cuda
+from benchmarks import kdiff_cuda as cuda_bench  # the cuda backend's cases (issue 5); imports no numba.cuda
 from engine.sequences import decode
 
 WORKLOADS = {

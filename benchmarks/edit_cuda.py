@@ -33,7 +33,7 @@ from functools import lru_cache
 import numpy as np
 
 from engine import config, edit
-from engine.bench import Case, Ratio, data
+from benchmarks import Case, Ratio, data
 from engine.sequences import Record
 
 READ_LENGTHS = (100, 200, 400, 1000)

@@ -1,0 +1,203 @@
+"""kdiff's slices and dispatch: which kernel computes c(r) for a range of starts.
+
+:class:`ScanRunner` walks the start positions of every target record (the units
+of :func:`engine.slices.run_slices`); :class:`KernelCall` runs one slice of one
+record on the job's variant and backend (CUDA jobs through ``engine.kdiff.cuda``,
+imported only for them).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numba
+import numpy as np
+
+from engine import config
+from engine.jobs import Job
+from engine.kdiff import Candidate
+from engine.sequences import Record, concat_with_offsets, decode, reverse_complement_record
+from engine.slices import Step
+
+
+@lru_cache(maxsize=None)
+def _kernels(variant: str, counting: bool):
+    if variant == "bitparallel":
+        from engine.kdiff import cpu_bitparallel as mod
+    elif variant == "conventional":
+        from engine.kdiff import cpu_conventional as mod
+    else:
+        from engine.kdiff import cpu_alternative as mod
+    return mod.build(counting)
+
+
+def background_text(job: Job) -> tuple[np.ndarray, np.ndarray]:
+    """The background records (and their reverse complements with both strands) as one
+    code array and its record offsets: matches never span two records."""
+    backgrounds = list(job.inputs["background"])
+    if job.params["strands"] == "both":
+        backgrounds += [reverse_complement_record(r) for r in job.inputs["background"]]
+    return concat_with_offsets(backgrounds)
+
+
+class KernelCall:
+    """c(r) for a slice [r_lo, r_hi) of one target record on the job's variant/backend."""
+
+    def __init__(self, job: Job, beta: np.ndarray, offsets: np.ndarray, abort: np.ndarray):
+        self.job = job
+        self.beta, self.offsets, self.abort = beta, offsets, abort
+        self.K = job.params["k"] - 1
+        self.flags = job.flags
+        if job.backend == "cuda":
+            from engine.kdiff.cuda import CudaSliceRunner
+
+            self.device = CudaSliceRunner(job, beta, offsets, abort)
+        else:
+            self.device = None
+        self.kernels = None if self.device else _kernels(job.variant, job.count_comparisons)
+
+    def min_slice(self) -> int:
+        """Enough start positions per slice to keep every thread busy."""
+        if self.device is not None:
+            return self.device.min_slice()
+        if self.job.backend != "multicore":
+            return 1
+        per_task = config.KDIFF_BITPARALLEL_LANES if self.job.variant == "bitparallel" else 1
+        return 2 * numba.get_num_threads() * per_task if self.job.parallel == "coarse" else 1
+
+    def compiled(self) -> bool:
+        if self.device is not None:
+            return self.device.compiled()
+        return all(getattr(k, "signatures", None) for k in self.kernels[1:])
+
+    def warm_up(self) -> None:
+        """Compile (or load from cache) every kernel the job uses, on a tiny input."""
+        if self.device is not None:
+            self.device.warm_up()
+            return
+        tiny_alpha = np.array([1, 2, 4, 8, 1, 2, 4, 8], dtype=np.uint8)
+        beta, offsets = concat_with_offsets([Record("w", np.array([1, 2, 4, 8, 8], dtype=np.uint8))])
+        saved = self.beta, self.offsets, self.K
+        self.beta, self.offsets, self.K = beta, offsets, 1
+        try:
+            self(tiny_alpha, 0, 4, np.zeros(8, dtype=np.int64), np.zeros(2, dtype=np.int64))
+        finally:
+            self.beta, self.offsets, self.K = saved
+
+    def __call__(self, alpha, r_lo, r_hi, out_c, counters) -> int:
+        """Fill ``out_c[:r_hi-r_lo]``; return the starts settled (the scan stops after the
+        first start whose whole suffix occurs; fewer when cancelled)."""
+        if self.device is not None:
+            return self.device(alpha, r_lo, r_hi, out_c, counters)
+        job, m_end = self.job, alpha.shape[0]
+        args_tail = (self.beta, self.offsets, self.K)
+        if job.variant == "bitparallel":
+            lanes = config.KDIFF_BITPARALLEL_LANES
+            if job.backend == "serial":
+                return self.kernels[1](alpha, m_end, r_lo, r_hi, *args_tail, out_c, counters,
+                                       self.abort, lanes)
+            return self.kernels[2](alpha, m_end, r_lo, r_hi, *args_tail, out_c, counters,
+                                   self.abort, lanes, numba.get_num_threads())
+        early = "opt1" in self.flags if job.variant == "conventional" else "opt2" in self.flags
+        if job.backend == "serial" or job.parallel == "coarse":
+            kernel = self.kernels[1] if job.backend == "serial" else self.kernels[2]
+            return kernel(alpha, m_end, r_lo, r_hi, *args_tail, early, out_c, counters, self.abort)
+        return self._fine(alpha, r_lo, r_hi, out_c, counters, early)
+
+    def _fine(self, alpha, r_lo, r_hi, out_c, counters, early) -> int:
+        """Fine forms: one matrix (fine) or a batch (coarse+fine) per kernel call."""
+        batch = 1 if self.job.parallel == "fine" else config.KDIFF_COARSE_FINE_BATCH
+        opt3 = "opt3" in self.flags
+        fine = self.kernels[3]
+        nthreads = numba.get_num_threads()
+        m_end = alpha.shape[0]
+        r = r_lo
+        while r < r_hi:
+            width = min(batch, r_hi - r)
+            starts = np.arange(r, r + width, dtype=np.int64)
+            chunk = out_c[r - r_lo:r - r_lo + width]
+            if self.job.variant == "conventional":
+                ok = fine(alpha, m_end, starts, self.beta, self.offsets, self.K, early, opt3,
+                          config.KDIFF_FINE_STRIPE_ROWS, chunk, counters, self.abort, nthreads)
+            else:
+                ok = fine(alpha, m_end, starts, self.beta, self.offsets, self.K, early, opt3,
+                          chunk, counters, self.abort, nthreads)
+            if not ok:
+                return r - r_lo
+            for q in range(width):
+                if chunk[q] == m_end - (r + q):
+                    return r - r_lo + q + 1
+            r += width
+        return r_hi - r_lo
+
+
+class ScanRunner:
+    """The scan of every target record's starts, a slice at a time (a SliceRunner).
+
+    Units are start positions whose suffix is longer than k-1 (shorter ones always
+    match). A record's scan stops at the first start whose whole suffix occurs: the
+    starts after it have no candidate by definition and count as done.
+    """
+
+    def __init__(self, job: Job, call: KernelCall):
+        self.call = call
+        self.K = job.params["k"] - 1
+        self.targets: tuple[Record, ...] = job.inputs["target"]
+        self.total = sum(max(0, len(t) - self.K) for t in self.targets)
+        self.first_slice = call.min_slice()
+        self.done = 0
+        self.counters = np.zeros(2, dtype=np.int64)
+        self.candidates: list[Candidate] = []
+        self.profiles: dict[str, np.ndarray] = {}
+        self.settled: dict[str, int] = {}
+        self._index = -1
+        self._open_next()
+
+    @property
+    def finished(self) -> bool:
+        return self._index >= len(self.targets)
+
+    def _open_next(self) -> None:
+        self._index += 1
+        if self.finished:
+            return
+        target = self.targets[self._index]
+        self._alpha = np.ascontiguousarray(target.codes)
+        self._r_end = max(0, self._alpha.shape[0] - self.K)
+        self._cs = np.full(self._r_end, -1, dtype=np.int64)
+        self._r = 0
+        self.profiles[target.id] = self._cs[:0]
+        self.settled[target.id] = 0
+        if self._r_end == 0:
+            self._open_next()
+
+    def step(self, budget: int) -> Step:
+        target, alpha, r = self.targets[self._index], self._alpha, self._r
+        m = alpha.shape[0]
+        r_hi = min(self._r_end, r + max(1, budget))
+        out = np.full(r_hi - r, -1, dtype=np.int64)
+        cells0, comps0 = int(self.counters[0]), int(self.counters[1])
+        settled = self.call(alpha, r, r_hi, out, self.counters)
+        aborted = settled < r_hi - r
+        stopped = False
+        for i in range(settled):
+            c = int(out[i])
+            self._cs[r + i] = c
+            if c >= m - (r + i):
+                stopped, aborted, settled = True, False, i + 1
+                break
+            self.candidates.append(Candidate(target.id, r + i + 1, r + i + c + 1,
+                                             decode(alpha[r + i:r + i + c + 1])))
+        self._r = r + settled
+        self.done += settled
+        self.profiles[target.id] = self._cs[:self._r]
+        self.settled[target.id] = self._r
+        step = Step(settled, int(self.counters[0]) - cells0, int(self.counters[1]) - comps0, aborted)
+        if stopped:
+            self.done += self._r_end - self._r  # no candidates after the stop
+        if stopped or self._r >= self._r_end:
+            self._open_next()
+        return step
+
+    def report(self) -> dict:
+        return {"partial": tuple(self.candidates)}

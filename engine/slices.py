@@ -1,0 +1,159 @@
+"""The slice loop every family's ``iter_solve`` shares.
+
+A job is cut into slices of adaptive size (about ``config.SLICE_SECONDS`` each) so
+that the caller gets a :class:`~engine.jobs.Progress` between slices and can cancel.
+A family supplies a :class:`SliceRunner` per phase of its job (a score pass, a
+recovery, ...); :func:`run_slices` drives it and a :class:`Meter` adds up the time,
+cells and comparisons of every phase, from which :func:`run_info` makes the
+result's :class:`~engine.jobs.RunInfo`. New backends (a Dask cluster, say) plug in
+as runners; the loop, the cancel checks and the progress reports stay here.
+
+The shape of a family's ``iter_solve``::
+
+    runner = driver.make_runner(job, cancel)
+    meter = Meter(job, threads=numba_threads(job))
+    yield from compile_once(runner, total)
+    yield from run_slices(runner, meter, cancel)
+    return FamilyResult(run_info(job, meter), ...)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Generator, Protocol
+
+from engine.jobs import CancelToken, Job, Progress, RunInfo, SliceClock, now
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one slice did: ``units`` of the runner's own measure (settled starts, text
+    positions, cells...) and the cells/comparisons they cost. ``aborted``: a kernel
+    saw the cancel flag inside the slice (its partial work is the runner's to keep or
+    drop)."""
+
+    units: int
+    cells: int = 0
+    comparisons: int = 0
+    aborted: bool = False
+
+
+class SliceRunner(Protocol):
+    """One phase of a job, run a slice at a time.
+
+    ``total``/``done`` are in the runner's units (they size the progress bar);
+    ``first_slice`` is the size of the first slice (enough to keep every thread
+    busy); ``finished`` turns true when nothing is left (a runner may finish early,
+    e.g. kdiff's scan stopping at the first suffix that occurs whole).
+    """
+
+    total: int
+    done: int
+    first_slice: int
+    finished: bool
+
+    def step(self, budget: int) -> Step:
+        """Run about ``budget`` units; at least one unless nothing is left."""
+
+    def report(self) -> dict:
+        """Extra :class:`Progress` fields after a slice (``partial``, ``snapshot``,
+        ``snapshot_shape``, ``message``); ``{}`` if none."""
+
+
+class Compilable(Protocol):
+    def compiled(self) -> bool:
+        """Whether every kernel the job needs is compiled (or loaded from the cache)."""
+
+    def warm_up(self) -> None:
+        """Compile (or load) those kernels, on a tiny input."""
+
+
+class Meter:
+    """Time, cells and comparisons of a job, summed over its phases."""
+
+    def __init__(self, job: Job, threads: int | None = None) -> None:
+        self.job = job
+        self.threads = threads if threads is not None else job.threads
+        self.elapsed = 0.0
+        self.cells = 0
+        self.comparisons = 0
+        self.complete = True
+
+    def apply_threads(self) -> None:
+        if self.job.backend == "multicore" and self.threads:
+            import numba
+
+            numba.set_num_threads(self.threads)
+
+    def timed(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn()`` and count its time as solve time (set-up, copies back)."""
+        t0 = now()
+        try:
+            return fn()
+        finally:
+            self.elapsed += now() - t0
+
+    def progress(self, done: int, total: int, **fields) -> Progress:
+        return Progress(done, total, self.cells, self.comparisons, self.elapsed, **fields)
+
+
+def compile_once(kernels: Compilable, total: int = 0) -> Generator[Progress, None, None]:
+    """Announce compilation (one "compiling" Progress) and warm up, only when needed."""
+    if not kernels.compiled():
+        yield Progress(0, total, 0, 0, 0.0, phase="compiling", message="compiling kernels…")
+        kernels.warm_up()
+
+
+def run_slices(runner: SliceRunner, meter: Meter, cancel: CancelToken, *, done_before: int = 0,
+               total_after: Callable[[], int] | None = None,
+               clock: SliceClock | None = None) -> Generator[Progress, None, bool]:
+    """Drive ``runner`` to its end, the cancel or a kernel's abort.
+
+    Yields a Progress after each slice (``done_before`` and ``total_after()`` place
+    this phase within a job of several). Returns True when the phase finished; on a
+    cancel or abort it sets ``meter.complete = False`` and returns False.
+    """
+    clock = clock or SliceClock(first=runner.first_slice, maximum=max(1, runner.total))
+    while not runner.finished:
+        if cancel.cancelled:
+            meter.complete = False
+            return False
+        meter.apply_threads()  # numba's count is per thread; another job may have changed it
+        t0 = now()
+        step = runner.step(clock.size)
+        dt = now() - t0
+        meter.elapsed += dt
+        meter.cells += step.cells
+        meter.comparisons += step.comparisons
+        if step.aborted:
+            meter.complete = False
+            return False
+        clock.update(step.units, dt)
+        after = total_after() if total_after is not None else 0
+        yield meter.progress(done_before + runner.done, done_before + runner.total + after,
+                             **runner.report())
+    return True
+
+
+def numba_threads(job: Job) -> int | None:
+    """Set numba's thread count for a multicore job and return the count really used.
+
+    ``job.threads`` above the machine's threads is capped (numba cannot start more
+    than ``NUMBA_NUM_THREADS``); the result's metadata reports the capped count.
+    Other backends: ``job.threads`` unchanged (None for serial).
+    """
+    if job.backend != "multicore":
+        return job.threads
+    import numba
+
+    cap = numba.config.NUMBA_NUM_THREADS
+    threads = max(1, min(job.threads or cap, cap))
+    numba.set_num_threads(threads)
+    return threads
+
+
+def run_info(job: Job, meter: Meter, *, flags: tuple[str, ...] | None = None) -> RunInfo:
+    """The result's metadata from the job and its meter."""
+    return RunInfo(job.family, job.variant, job.backend, job.parallel,
+                   tuple(sorted(job.flags)) if flags is None else flags, meter.elapsed,
+                   int(meter.cells), int(meter.comparisons), meter.complete, meter.threads)
