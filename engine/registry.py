@@ -11,6 +11,8 @@ from __future__ import annotations
 import ctypes.util
 import importlib
 import importlib.util
+import math
+import numbers
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -43,6 +45,9 @@ class BackendSpec:
     flags: tuple[str, ...] = ()
     default_flags: tuple[str, ...] = ()
     flag_forms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: flag -> the flags it builds on (e.g. kdiff's opt1 on CUDA acts per tile: needs opt4).
+    #: resolve() refuses a set that lacks them and the GUI greys such a flag.
+    flag_requires: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -76,11 +81,47 @@ class ParamSpec:
     backends: tuple[str, ...] = ()
     #: variants it applies to (empty: all); e.g. words per thread of the cooperative kernel.
     variants: tuple[str, ...] = ()
+    #: the command-line option ("" means --name with dashes); required on the command line
+    #: when ``required`` (the GUI still starts from ``default``).
+    option: str = ""
+    required: bool = False
+    metavar: str = ""
 
     def applies(self, variant: str, backend: str) -> bool:
         """Whether it means something for this variant on this backend."""
         return ((not self.backends or backend in self.backends)
                 and (not self.variants or variant in self.variants))
+
+    @property
+    def flag(self) -> str:
+        """The command-line option that sets it."""
+        return self.option or "--" + self.name.replace("_", "-")
+
+    def check(self, value):
+        """``value`` checked against the kind, range and choices (ValueError naming the
+        parameter as the command line does); None stays None."""
+        if value is None:
+            return None
+        name = self.flag
+        if self.kind == "choice":
+            if value not in self.choices:
+                raise ValueError(f"{name} must be one of {', '.join(self.choices)}, got {value!r}")
+            return value
+        if self.kind == "int":
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise ValueError(f"{name} must be an integer, got {value!r}")
+            value = int(value)
+        else:
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise ValueError(f"{name} must be a number, got {value!r}")
+            value = float(value)
+            if not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value}")
+        if self.minimum is not None and value < self.minimum:
+            raise ValueError(f"{name} must be >= {self.minimum:g}, got {value:g}")
+        if self.maximum is not None and value > self.maximum:
+            raise ValueError(f"{name} must be <= {self.maximum:g}, got {value:g}")
+        return value
 
 
 @dataclass(frozen=True)
@@ -220,7 +261,25 @@ def resolve(fam: FamilySpec, variant: str | None, backend: str | None,
                 where = f"{variant}/{backend}" + (f"/{parallel}" if parallel else "")
                 ok = ", ".join(sorted(allowed)) or "none"
                 raise ValueError(f"flag {flag} does not apply to {fam.name} {where} (valid: {ok})")
+        for flag in sorted(chosen):
+            missing = [need for need in bspec.flag_requires.get(flag, ()) if need not in chosen]
+            if missing:
+                raise ValueError(f"flag {flag} of {variant}/{backend} needs {', '.join(missing)}")
     return Selection(variant, backend, parallel, chosen)
+
+
+def missing_requirements(fam: FamilySpec, variant: str, backend: str, flags) -> dict[str, tuple]:
+    """flag -> the flags it needs that ``flags`` lacks (for the GUI's greying)."""
+    bspec = fam.variant(variant).backend(backend)
+    if bspec is None:
+        return {}
+    chosen = set(flags)
+    out = {}
+    for flag in chosen:
+        missing = tuple(n for n in bspec.flag_requires.get(flag, ()) if n not in chosen)
+        if missing:
+            out[flag] = missing
+    return out
 
 
 def valid_flags(fam: FamilySpec, variant: str, backend: str, parallel: str | None) -> tuple[str, ...]:

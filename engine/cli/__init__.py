@@ -64,6 +64,28 @@ def add_common_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
+def add_param_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec,
+                      skip: tuple[str, ...] = ()) -> None:
+    """One option per family parameter, from the registry (name, help, range, backends)."""
+    types = {"int": int, "float": float, "choice": str}
+    for p in fam.params:
+        if p.name in skip:
+            continue
+        extra = {"choices": p.choices} if p.kind == "choice" else {}
+        text = p.help
+        if not p.required and p.default is not None and p.backends == ():
+            text += f" (default: {p.default})"
+        parser.add_argument(p.flag, dest=p.name, type=types[p.kind], required=p.required,
+                            metavar=p.metavar or None if p.kind != "choice" else None,
+                            default=None if p.backends or p.required else p.default, help=text,
+                            **extra)
+
+
+def param_values(args, fam: registry.FamilySpec, skip: tuple[str, ...] = ()) -> dict:
+    """The family parameters given on the command line, checked by the registry."""
+    return {p.name: p.check(getattr(args, p.name)) for p in fam.params if p.name not in skip}
+
+
 def selected_flags(args):
     opts = getattr(args, "opt", None)
     if not opts:

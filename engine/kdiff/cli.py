@@ -10,7 +10,7 @@ import csv
 import io
 
 from engine import kdiff
-from engine.cli import selected_flags
+from engine.cli import add_param_options, param_values, selected_flags
 from engine.output import write_text
 from engine.primers import annotate_many, merge_candidates, passes, write_bed, write_regions_csv
 from engine.primers.annotate import Annotation
@@ -23,13 +23,7 @@ CSV_COLUMNS = ("target_id", "start", "end", "length", "sequence")
 def add_arguments(parser) -> None:
     parser.add_argument("target", help="FASTA/GenBank/EMBL file (.gz ok) or a literal sequence")
     parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal sequence")
-    parser.add_argument("-k", type=int, required=True, help="minimum number of edits (k >= 1)")
-    parser.add_argument("--strands", choices=("both", "forward"), default="both",
-                        help="'both' also searches the background's reverse complement (default)")
-    parser.add_argument("--threads-per-block", type=int, metavar="N",
-                        help="cuda only: threads per block (default 256)")
-    parser.add_argument("--prefetch-factor", type=int, metavar="C",
-                        help="cuda only: the seed study's prefetch factor c (default 3)")
+    add_param_options(parser, kdiff.SPEC)
     parser.add_argument("--merge", action="store_true",
                         help="output regions of overlapping candidates instead of candidates")
     parser.add_argument("--bed", metavar="FILE", help="also write the merged regions as BED")
@@ -37,18 +31,15 @@ def add_arguments(parser) -> None:
 
 
 def make_job(args):
-    if args.k < 1:
-        raise ValueError(f"-k must be >= 1, got {args.k}")
+    params = param_values(args, kdiff.SPEC)
     # Check the primer options before the (possibly long) run.
     args.primer_conditions = conditions_from(args)
     args.primer_filters = filters_from(args)
     target = load(args.target)
     background = load(args.background)
-    return kdiff.make_job(target, background, args.k, variant=args.variant, backend=args.backend,
-                          parallel=args.parallel, flags=selected_flags(args), strands=args.strands,
-                          threads=args.threads, count_comparisons=True,
-                          threads_per_block=args.threads_per_block,
-                          prefetch_factor=args.prefetch_factor)
+    return kdiff.make_job(target, background, variant=args.variant, backend=args.backend,
+                          parallel=args.parallel, flags=selected_flags(args), threads=args.threads,
+                          count_comparisons=True, **params)
 
 
 def candidate_rows(result):

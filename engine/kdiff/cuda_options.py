@@ -1,9 +1,7 @@
 """Checks of the CUDA-only options of a kdiff job (plain Python: no numba import).
 
-Some of the seed study's CUDA flags build on tiling: opt1 is checked on the
-cells saved between tiles, and the conventional alpha prefetch and the
-alternative beta prefetch are per tile. Without opt4 there is nothing for them
-to act on, so asking for them alone is an error rather than a silent no-op.
+Which flags need which (opt1 on CUDA acts per tile, so it needs opt4...) is in the
+registry entry (``BackendSpec.flag_requires``), checked by ``registry.resolve``.
 """
 
 from __future__ import annotations
@@ -12,13 +10,6 @@ import numpy as np
 
 from engine.kdiff.spec import SPEC
 from engine.registry import check_backend_only
-
-#: (variant, flag) -> the flag it needs on the cuda backend.
-REQUIRES = {
-    ("conventional", "opt1"): "opt4",
-    ("conventional", "opt5"): "opt4",
-    ("alternative", "opt6"): "opt4",
-}
 
 MAX_THREADS_PER_BLOCK = 1024
 
@@ -39,9 +30,6 @@ def cuda_params(variant: str, backend: str, flags, threads_per_block=None,
                        prefetch_factor=prefetch_factor)
     if backend != "cuda":
         return {}
-    for (v, flag), needed in REQUIRES.items():
-        if v == variant and flag in flags and needed not in flags:
-            raise ValueError(f"flag {flag} of {variant}/cuda needs {needed} (it acts per tile)")
     params = {}
     if threads_per_block is not None:
         # The tiled kernels exchange values with the two threads before (tpb >= 2).

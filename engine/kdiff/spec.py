@@ -4,9 +4,13 @@ from engine import config
 from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
 
 _FINE = ("fine", "coarse+fine")
-# The seed study's CUDA flags (engine/kdiff/cuda_options.py says which need opt4).
+# The seed study's CUDA flags. Some build on tiling: opt1 is checked on the cells saved
+# between tiles, and the conventional alpha prefetch and the alternative beta prefetch are
+# per tile, so without opt4 they would have nothing to act on.
 _CUDA_CONVENTIONAL = ("opt1", "opt3", "opt4", "opt5")
 _CUDA_ALTERNATIVE = ("opt3", "opt4", "opt5", "opt6")
+_CUDA_CONVENTIONAL_REQUIRES = {"opt1": ("opt4",), "opt5": ("opt4",)}
+_CUDA_ALTERNATIVE_REQUIRES = {"opt6": ("opt4",)}
 
 SPEC = FamilySpec(
     name="kdiff",
@@ -18,20 +22,20 @@ SPEC = FamilySpec(
         InputSpec("background", "Background", "Sequence(s) the primers must not bind (e.g. the host)."),
     ),
     params=(
-        ParamSpec("k", "k (edits)", "int", 5, "Minimum edit distance from every background substring.",
-                  minimum=1, maximum=10_000),
+        ParamSpec("k", "k (edits)", "int", 5, "minimum edit distance from every background "
+                  "substring (k >= 1)", minimum=1, maximum=10_000, option="-k", required=True),
         ParamSpec("strands", "Strands", "choice", "both",
-                  "'both' also searches the reverse complement of the background.",
+                  "'both' also searches the background's reverse complement",
                   choices=("both", "forward")),
         ParamSpec("threads_per_block", "Threads per block (CUDA)", "int",
                   config.KDIFF_CUDA_THREADS_PER_BLOCK,
-                  "CUDA only: threads per block, i.e. the tile size of the seed study's kernels.",
-                  minimum=32, maximum=1024, backends=("cuda",)),
+                  "cuda only: threads per block, i.e. the tile size of the seed study's kernels",
+                  minimum=2, maximum=1024, backends=("cuda",), metavar="N"),
         ParamSpec("prefetch_factor", "Prefetch factor c (CUDA)", "int",
                   config.KDIFF_CUDA_PREFETCH_FACTOR,
-                  "CUDA alternative with opt5/opt6 only: prefetch ceil(c*k/tpb)*tpb target symbols "
-                  "and that plus tpb background symbols.", minimum=1, maximum=64,
-                  backends=("cuda",)),
+                  "cuda alternative with opt5/opt6: the seed study's prefetch factor c (prefetch "
+                  "ceil(c*k/tpb)*tpb target symbols and that plus tpb background symbols)",
+                  minimum=1, maximum=64, backends=("cuda",), metavar="C"),
     ),
     flags=(
         FlagSpec("opt1", "opt1: stop matrix at a row >= k",
@@ -60,7 +64,8 @@ SPEC = FamilySpec(
                 BackendSpec("serial", flags=("opt1",), default_flags=("opt1",)),
                 BackendSpec("multicore", parallel=("coarse",) + _FINE, flags=("opt1", "opt3"),
                             default_flags=("opt1", "opt3"), flag_forms={"opt3": _FINE}),
-                BackendSpec("cuda", flags=_CUDA_CONVENTIONAL, default_flags=_CUDA_CONVENTIONAL),
+                BackendSpec("cuda", flags=_CUDA_CONVENTIONAL, default_flags=_CUDA_CONVENTIONAL,
+                            flag_requires=_CUDA_CONVENTIONAL_REQUIRES),
             ),
         ),
         VariantSpec(
@@ -70,7 +75,8 @@ SPEC = FamilySpec(
                 BackendSpec("serial", flags=("opt2",), default_flags=("opt2",)),
                 BackendSpec("multicore", parallel=("coarse",) + _FINE, flags=("opt2", "opt3"),
                             default_flags=("opt2", "opt3"), flag_forms={"opt3": _FINE}),
-                BackendSpec("cuda", flags=_CUDA_ALTERNATIVE, default_flags=_CUDA_ALTERNATIVE),
+                BackendSpec("cuda", flags=_CUDA_ALTERNATIVE, default_flags=_CUDA_ALTERNATIVE,
+                            flag_requires=_CUDA_ALTERNATIVE_REQUIRES),
             ),
         ),
         VariantSpec(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import itertools
 
-from engine.kdiff.cuda_options import REQUIRES
 from engine.kdiff.spec import SPEC
+from engine.registry import missing_requirements
 
 
 def cuda_combos():
@@ -15,8 +15,7 @@ def cuda_combos():
         b = v.backend("cuda")
         for n in range(len(b.flags) + 1):
             for subset in itertools.combinations(b.flags, n):
-                if any(v.name == var and flag in subset and need not in subset
-                       for (var, flag), need in REQUIRES.items()):
+                if missing_requirements(SPEC, v.name, "cuda", subset):
                     continue
                 out.append((v.name, frozenset(subset)))
     return out
