@@ -2,10 +2,16 @@
 
 Every family plugs in through ``engine/<family>/cli.py``, which provides:
 
-- ``add_arguments(parser)``: the family's positional inputs and parameters;
+- ``add_arguments(parser)``: the family's positional inputs and its own options
+  (its registry parameters come from :func:`add_param_options`);
 - ``make_job(args) -> Job``: load sequences and validate (raise SequenceError or ValueError);
-- ``write_csv(result, fh)`` and ``to_json(result) -> dict`` (the answer only; the
-  run metadata is added here).
+- ``export``: the family's writer module (``engine/<family>/export.py``) with
+  ``write_csv(result, fh, **options)`` and ``to_json(result, **options) -> dict``
+  (the answer only; the run metadata is added here). The GUI calls the same writers;
+- optionally ``export_options(args) -> dict``: the typed keyword options of those
+  writers taken from the command line (columns, filters...);
+- optionally ``extra_outputs(result, args) -> {path: text}``: files besides the main
+  output (kdiff's ``--bed``), written after it.
 
 This module adds the options every family shares (``--variant --backend
 --parallel --opt --threads -o --json``), the progress bar on standard error,
@@ -186,28 +192,37 @@ def run_family(args) -> int:
                    "parallel": info.parallel, "flags": list(info.flags), "threads": info.threads,
                    "seconds": info.seconds, "cells": info.cells, "comparisons": info.comparisons,
                    "complete": info.complete}
-        payload.update(_call_with_args(plugin.to_json, result, args))
+        payload.update(_writer(plugin, "to_json", args)(result))
         text = json.dumps(payload) + "\n"
     else:
         buf = io.StringIO(newline="")
-        _call_with_args(plugin.write_csv, result, buf, args)
+        _writer(plugin, "write_csv", args)(result, buf)
         text = buf.getvalue()
     if args.output:
         write_text(args.output, text)
+    if hasattr(plugin, "extra_outputs"):
+        for path, extra in plugin.extra_outputs(result, args).items():
+            write_text(path, extra)
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
     return 0
 
 
-def _call_with_args(fn, *positional_then_args):
-    """Pass the parsed arguments to plug-in writers that take them (output options)."""
+def _writer(plugin, name: str, args):
+    """The plug-in's writer with its command-line options bound (typed keywords)."""
+    import functools
+
+    options = plugin.export_options(args) if hasattr(plugin, "export_options") else {}
+    if hasattr(plugin, "export"):
+        return functools.partial(getattr(plugin.export, name), **options)
+    # Plug-ins not yet moved to export.py: their writers take the parsed arguments.
+    fn = getattr(plugin, name)
     import inspect
 
-    *positional, args = positional_then_args
     if "args" in inspect.signature(fn).parameters:
-        return fn(*positional, args=args)
-    return fn(*positional)
+        return functools.partial(fn, args=args)
+    return fn
 
 
 def report_errors(action) -> int:
