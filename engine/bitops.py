@@ -17,3 +17,51 @@ def popcount64(typingctx, x):
         return builder.call(fn, args)
 
     return sig, codegen
+
+
+# Word operations that keep their operands' width. numba widens uint32 arithmetic to 64
+# bits (its integer typing promotes to intp), which halves the lanes of a SIMD loop over
+# uint32 words; these emit the LLVM instruction at the operands' own width, so a loop over
+# uint32 lanes vectorises 16 to an AVX-512 register. Both operands must have one type.
+
+def _word_binop(emit):
+    @intrinsic
+    def op(typingctx, a, b):
+        if not isinstance(a, types.Integer) or a != b:
+            return None
+        return a(a, b), lambda context, builder, sig, args: emit(builder, *args)
+    return op
+
+
+w_add = _word_binop(lambda b, x, y: b.add(x, y))
+w_sub = _word_binop(lambda b, x, y: b.sub(x, y))
+w_and = _word_binop(lambda b, x, y: b.and_(x, y))
+w_or = _word_binop(lambda b, x, y: b.or_(x, y))
+w_xor = _word_binop(lambda b, x, y: b.xor(x, y))
+w_shl = _word_binop(lambda b, x, y: b.shl(x, y))
+w_shr = _word_binop(lambda b, x, y: b.lshr(x, y))
+
+
+@intrinsic
+def w_not(typingctx, a):
+    if not isinstance(a, types.Integer):
+        return None
+    return a(a), lambda context, builder, sig, args: builder.not_(args[0])
+
+
+@intrinsic
+def w_le(typingctx, a, b):
+    """Unsigned a <= b at the operands' width."""
+    if not isinstance(a, types.Integer) or a != b:
+        return None
+    return types.boolean(a, b), lambda context, builder, sig, args: builder.icmp_unsigned(
+        "<=", *args)
+
+
+@intrinsic
+def w_lt(typingctx, a, b):
+    """Unsigned a < b at the operands' width."""
+    if not isinstance(a, types.Integer) or a != b:
+        return None
+    return types.boolean(a, b), lambda context, builder, sig, args: builder.icmp_unsigned(
+        "<", *args)

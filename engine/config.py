@@ -3,6 +3,11 @@
 #: Starts r advanced together by the bitparallel CPU kernel (independent word chains).
 KDIFF_BITPARALLEL_LANES = 4
 
+#: bitparallel's ``simd`` flag: starts per group by word width (several AVX-512 registers'
+#: worth, so the loop over lanes unrolls; measured on the 2-core machine: 32-bit lanes
+#: 128 > 64 > 32, 64-bit lanes 16-32).
+KDIFF_SIMD_LANES = {32: 128, 64: 32}
+
 #: Rows per stripe in the fine-grained conventional kernel (opt1 is checked between stripes).
 KDIFF_FINE_STRIPE_ROWS = 256
 

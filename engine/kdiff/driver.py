@@ -68,7 +68,17 @@ class KernelCall:
     def compiled(self) -> bool:
         if self.device is not None:
             return self.device.compiled()
-        return all(getattr(k, "signatures", None) for k in self.kernels[1:])
+        if self._simd_pass() is not None and len(self._simd_pass().signatures) < 2:
+            return False
+        return all(getattr(k, "signatures", None) for k in self.kernels)
+
+    def _simd_pass(self):
+        """The lanes kernel of the ``simd`` flag (serial or threaded), or None."""
+        if self.job.variant != "bitparallel" or "simd" not in self.flags:
+            return None
+        from engine.kdiff import cpu_lanes
+
+        return cpu_lanes.lanes_parallel if self.job.backend == "multicore" else cpu_lanes.lanes_serial
 
     def warm_up(self) -> None:
         """Compile (or load from cache) every kernel the job uses, on a tiny input."""
@@ -81,6 +91,17 @@ class KernelCall:
         self.beta, self.offsets, self.K = beta, offsets, 1
         try:
             self(tiny_alpha, 0, 4, np.zeros(8, dtype=np.int64), np.zeros(2, dtype=np.int64))
+            if self.job.variant == "bitparallel":  # the blocked kernel serves simd's long tail
+                self.kernels[0](tiny_alpha, 8, 0, 1, beta, offsets, 1, np.zeros(1, dtype=np.int64),
+                                np.zeros(2, dtype=np.int64), self.abort)
+            if self._simd_pass() is not None:  # both word widths, whatever the tiny input needs
+                from engine.kdiff.cpu_lanes import word_constants
+
+                for bits in (32, 64):
+                    self._simd_pass()(tiny_alpha, 8, np.arange(2, dtype=np.int64), beta, offsets,
+                                      1, word_constants(bits), 2, np.zeros(2, dtype=np.int64),
+                                      np.zeros(2, dtype=np.bool_), np.zeros(2, dtype=np.int64),
+                                      self.abort)
         finally:
             self.beta, self.offsets, self.K = saved
 
@@ -91,6 +112,8 @@ class KernelCall:
             return self.device(alpha, r_lo, r_hi, out_c, counters)
         job, m_end = self.job, alpha.shape[0]
         args_tail = (self.beta, self.offsets, self.K)
+        if job.variant == "bitparallel" and "simd" in self.flags:
+            return self._simd(alpha, r_lo, r_hi, out_c, counters)
         if job.variant == "bitparallel":
             lanes = config.KDIFF_BITPARALLEL_LANES
             if job.backend == "serial":
@@ -103,6 +126,40 @@ class KernelCall:
             kernel = self.kernels[1] if job.backend == "serial" else self.kernels[2]
             return kernel(alpha, m_end, r_lo, r_hi, *args_tail, early, out_c, counters, self.abort)
         return self._fine(alpha, r_lo, r_hi, out_c, counters, early)
+
+    def _simd(self, alpha, r_lo, r_hi, out_c, counters) -> int:
+        """bitparallel with ``simd``: 32-bit lanes, then 64-bit lanes for the starts whose
+        candidate outgrew 32 rows, then the blocked kernel for those past 64 (a candidate is
+        at least k long, so the narrow words are skipped when k rules them out)."""
+        from engine.kdiff import cpu_lanes
+
+        m_end = alpha.shape[0]
+        rs = np.arange(r_lo, r_hi, dtype=np.int64)
+        out = out_c[:r_hi - r_lo]
+        todo = np.arange(rs.shape[0])
+        cells0 = counters[0]
+        lanes_pass = self._simd_pass()
+        for bits in (32, 64):
+            if todo.shape[0] == 0 or self.K >= bits:
+                continue
+            sub_rs = np.ascontiguousarray(rs[todo])
+            sub_out = np.empty(todo.shape[0], dtype=np.int64)
+            grown = np.zeros(todo.shape[0], dtype=np.bool_)
+            if not lanes_pass(alpha, m_end, sub_rs, self.beta, self.offsets, self.K,
+                              cpu_lanes.word_constants(bits), config.KDIFF_SIMD_LANES[bits],
+                              sub_out, grown, counters, self.abort):
+                return 0
+            out[todo] = sub_out
+            todo = todo[grown]
+        if self.job.count_comparisons:
+            counters[1] += counters[0] - cells0  # one symbol comparison per cell, as blocked
+        blocked = self.kernels[0]
+        for i in todo:  # the long candidates: one start at a time, blocks as needed
+            if not blocked(alpha, m_end, r_lo + i, 1, self.beta, self.offsets, self.K,
+                           out[i:i + 1], counters, self.abort):
+                return 0
+        full = np.flatnonzero(out == m_end - rs)
+        return int(full[0]) + 1 if full.shape[0] else rs.shape[0]
 
     def _fine(self, alpha, r_lo, r_hi, out_c, counters, early) -> int:
         """Fine forms: one matrix (fine) or a batch (coarse+fine) per kernel call."""

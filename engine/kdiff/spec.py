@@ -45,6 +45,10 @@ SPEC = FamilySpec(
         FlagSpec("opt3", "opt3: per-thread result slots",
                  "Each thread keeps its best row in its own slot, reduced once, instead of a shared "
                  "result updated under serialisation (optimisation 3)."),
+        FlagSpec("simd", "simd: many starts per instruction",
+                 "bitparallel on the CPU: groups of starts advanced together in 32-bit (then "
+                 "64-bit) words, 16 or 8 per AVX-512 instruction; candidates longer than 64 go "
+                 "to the blocked kernel."),
         # CUDA only (seed study, section 4); opt1/opt5 of conventional and opt6 need opt4.
         FlagSpec("opt4", "opt4: tiling",
                  "CUDA: rectangular tiles of D (stripes of one row per thread), or parallelogram "
@@ -83,8 +87,9 @@ SPEC = FamilySpec(
             "bitparallel", "bitparallel (Myers/Hyyrö)",
             "64 rows per word operation with Ukkonen's cut-off; blocks added only as needed.",
             (
-                BackendSpec("serial"),
-                BackendSpec("multicore", parallel=("coarse",)),
+                BackendSpec("serial", flags=("simd",), default_flags=("simd",)),
+                BackendSpec("multicore", parallel=("coarse",), flags=("simd",),
+                            default_flags=("simd",)),
                 BackendSpec("cuda"),  # one thread per (r, background chunk): engine/kdiff/cuda_bitparallel.py
             ),
         ),

@@ -38,7 +38,8 @@ def test_combos_cover_the_spec():
     assert "alternative/multicore/coarse+fine+opt2+opt3" in names
     assert "conventional/multicore/fine+opt1" in names
     assert "conventional/serial" in names and "conventional/serial+opt1" in names
-    assert len(COMBOS) == 26
+    assert "bitparallel/serial+simd" in names and "bitparallel/multicore/coarse+simd" in names
+    assert len(COMBOS) == 28
 
 
 @pytest.mark.parametrize("combo", COMBOS, ids=label)

@@ -1,0 +1,89 @@
+"""bitparallel's ``simd`` lanes (engine/kdiff/cpu_lanes.py) on their own, against the oracle.
+
+The lanes kernel must be exact below the word width and must hand every start whose
+candidate reaches the width to the next stage: batches mix short and long candidates,
+lanes finish at different columns, lengths sit on the 31/32/33 and 63/64/65 edges.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine import kdiff
+from engine.kdiff.cpu_lanes import lanes_parallel, lanes_serial, word_constants
+from engine.kdiff.reference import kdiff_reference, longest_prefix_within
+from engine.sequences import Record, reverse_complement
+from tests.strategies import codes, mutate, random_codes
+
+
+def _lanes(alpha, texts, K, bits, lanes, kernel=lanes_serial):
+    beta = np.concatenate(texts) if texts else np.zeros(0, np.uint8)
+    offsets = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
+    rs = np.arange(len(alpha), dtype=np.int64)
+    out = np.zeros(len(alpha), np.int64)
+    grown = np.zeros(len(alpha), np.bool_)
+    counters = np.zeros(2, np.int64)
+    assert kernel(alpha, len(alpha), rs, beta, offsets, K, word_constants(bits), lanes, out, grown,
+                  counters, np.zeros(1, np.uint8))
+    return out, grown
+
+
+def _check_lanes(alpha, texts, K, lanes):
+    for bits in (32, 64):
+        for kernel in (lanes_serial, lanes_parallel):
+            out, grown = _lanes(alpha, texts, K, bits, lanes, kernel)
+            for r in range(len(alpha)):
+                want = longest_prefix_within(alpha[r:], texts, K + 1)
+                if grown[r]:  # handed on: the true candidate outgrew the word
+                    assert want >= bits and out[r] == bits, (bits, r, want)
+                else:
+                    assert out[r] == want, (bits, r, K, want, out[r])
+
+
+@given(alpha=codes(1, 90), texts=st.lists(codes(0, 70), min_size=1, max_size=3),
+       K=st.integers(0, 6), lanes=st.sampled_from((1, 3, 16)), plant=st.integers(0, 200))
+def test_lanes_against_the_oracle(alpha, texts, K, lanes, plant):
+    # Plant a long piece of the target so that some lanes outgrow the word and others do not.
+    a = plant % len(alpha)
+    texts = [np.concatenate([texts[0], alpha[a:a + 40 + plant % 30]])] + texts[1:]
+    _check_lanes(alpha, texts, K, lanes)
+
+
+@pytest.mark.parametrize("length", (31, 32, 33, 63, 64, 65))
+@pytest.mark.parametrize("K", (0, 1, 4))
+def test_word_edges(length, K):
+    rng = np.random.default_rng(length * 7 + K)
+    alpha = random_codes(rng, length + 5, iupac_rate=0.05)
+    # The background holds a near copy of exactly `length` symbols of the target.
+    texts = [np.concatenate([random_codes(rng, 50), mutate(rng, alpha[2:2 + length], K // 2),
+                             random_codes(rng, 30)]), random_codes(rng, 20)]
+    _check_lanes(alpha, texts, K, 8)
+
+
+@given(target=codes(1, 120), background=codes(1, 150), k=st.integers(1, 8),
+       strands=st.sampled_from(("both", "forward")), backend=st.sampled_from(("serial", "multicore")))
+def test_simd_flag_equals_the_oracle_through_the_api(target, background, k, strands, backend):
+    rng = np.random.default_rng(len(target) * 31 + len(background))
+    # Long shared stretches make long candidates (the blocked tail) beside short ones.
+    background = np.concatenate([background, mutate(rng, target[: 40 + len(target) // 2], 1)])
+    betas = [background] + ([reverse_complement(background)] if strands == "both" else [])
+    want = [(r + 1, r + n) for r, n in kdiff_reference(target, betas, k)]
+    res = kdiff.solve([Record("t", target)], [Record("b", background)], k, variant="bitparallel",
+                      backend=backend, flags={"simd"}, strands=strands)
+    assert [(c.start, c.end) for c in res.candidates] == want
+
+
+def test_simd_flag_changes_the_kernel_not_the_answer(lambda_record, ecoli_record):
+    target = [Record("lambda", lambda_record.codes[20000:20400])]
+    background = [Record("ecoli", ecoli_record.codes[:300_000])]
+    runs = {flags: kdiff.solve(target, background, 5, variant="bitparallel", backend="multicore",
+                               flags=flags, strands="both", count_comparisons=True)
+            for flags in (frozenset(), frozenset({"simd"}))}
+    old, new = runs[frozenset()], runs[frozenset({"simd"})]
+    assert old.candidates == new.candidates and len(new.candidates) > 300
+    assert new.info.flags == ("simd",) and old.info.flags == ()
+    # The lanes do a full word per step (no cut-off), so they count different cells.
+    assert new.info.cells != old.info.cells
