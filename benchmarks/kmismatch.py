@@ -11,27 +11,19 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
-from engine import kmismatch
-from benchmarks import Case, Ratio
-from benchmarks import data
-from engine.jobs import drive
+from benchmarks import Case, Ratio, data
 from benchmarks import kmismatch_cuda as cuda_bench  # the cuda backend's cases (issue 6); no numba.cuda
+# The T3 workload lives in the cuda module (which this one imports, never the other way round).
+from benchmarks.kmismatch_cuda import K, LENGTH, PATTERNS, patterns_from_lambda
+from engine import kmismatch
+from engine.jobs import drive
 
 WORKLOAD = "T3"
-PATTERNS, LENGTH, K = 8, 12, 4
 #: The study's throughputs (Table 3, CPU, 5.14 Mb package), for scale.
 STUDY_GBPS = {"naive": 0.01, "shift-add": 0.05, "pmasm": 0.06}
 GOAL_GBPS = 0.25
 
-
-def patterns_from_lambda(count: int = PATTERNS, length: int = LENGTH, seed: int = 3):
-    """``count`` windows of lambda at seeded random, non-overlapping starts."""
-    lam = data.lambda_phage()
-    rng = np.random.default_rng(seed)
-    starts = np.sort(rng.choice(len(lam) // length, size=count, replace=False)) * length
-    return [lam.slice(int(s), int(s) + length) for s in starts]
+__all__ = ["K", "LENGTH", "PATTERNS", "RATIOS", "cases", "patterns_from_lambda"]
 
 
 def _case(variant: str, backend: str, strands: str, repeat: int, threads=None) -> Case:

@@ -1,7 +1,7 @@
 """kmismatch benchmark cases of the cuda backend (``python -m benchmarks kmismatch --backend cuda``).
 
 T3x20  text = E. coli 536 repeated 20 times as one record (98.8 MB), 8 lambda 12-mers
-       (bench.patterns_from_lambda), k = 4, both strands (16 patterns searched): the seed
+       (patterns_from_lambda), k = 4, both strands (16 patterns searched): the seed
        study's Table 3 setting, at genome scale.
 T3x1   the same on E. coli once (4.94 MB), for the naive and shift-add CPU peers, which
        would take about 30 s and 5 s a run on T3x20.
@@ -46,13 +46,16 @@ KERNEL_RUNS, SOLVE_RUNS = 5, 3
 _texts: dict = {}
 _reference: dict = {}  # workload -> digest of the first run's hits
 
+#: The T3 patterns (the CPU bench's too: benchmarks/kmismatch.py imports them from here).
+PATTERNS, LENGTH, K = 8, 12, 4
 
-def _patterns_and_k():
-    """The CPU bench's T3 patterns and k (imported here: benchmarks.kmismatch imports this
-    module)."""
-    from benchmarks.kmismatch import K, patterns_from_lambda
 
-    return patterns_from_lambda(), K
+def patterns_from_lambda(count: int = PATTERNS, length: int = LENGTH, seed: int = 3):
+    """``count`` windows of lambda at seeded random, non-overlapping starts."""
+    lam = data.lambda_phage()
+    rng = np.random.default_rng(seed)
+    starts = np.sort(rng.choice(len(lam) // length, size=count, replace=False)) * length
+    return [lam.slice(int(s), int(s) + length) for s in starts]
 
 
 def _text(workload: str) -> Record:
@@ -93,7 +96,7 @@ def _device() -> str:
 def _solve(workload, variant, backend, repeat, threads=None, threads_per_block=None):
     """End to end: the best solve time of ``repeat`` runs, after a warm-up that compiles."""
     text = [_text(workload)]
-    patterns, K = _patterns_and_k()
+    patterns = patterns_from_lambda()
     options = dict(variant=variant, backend=backend, strands=STRANDS, threads=threads)
     if threads_per_block:
         options["threads_per_block"] = threads_per_block
@@ -127,10 +130,11 @@ def _kernel(workload, variant, repeat=None, threads_per_block=None, registers=No
         out["registers"] = registers
         return out
     from engine.kmismatch import cuda as kcuda
+    from engine.kmismatch.driver import slot_groups
 
     text = _text(workload)
-    patterns, K = _patterns_and_k()
-    groups = kmismatch._slot_groups(patterns, STRANDS)
+    patterns = patterns_from_lambda()
+    groups = slot_groups(patterns, STRANDS)
     kcuda.warm_up(variant, groups, K, threads_per_block)
     search = kcuda.CudaSearch(variant, text.codes, np.array([0, len(text)]), groups, K,
                               threads_per_block, timing=True)

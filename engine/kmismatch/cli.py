@@ -8,25 +8,19 @@ sequence, or several literals separated by commas.
 
 from __future__ import annotations
 
-import csv
 import os
 
 from engine import kmismatch
+from engine.cli import add_param_options, param_values
+from engine.kmismatch import export as export  # the writers (engine.cli's plug-in contract)
 from engine.sequences import Record, encode, load
-
-CSV_COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "mismatches", "matched")
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("text", help="FASTA/GenBank/EMBL file (.gz ok) or a literal sequence")
     parser.add_argument("patterns", help="file with one pattern per record, a literal, or "
                                          "literals separated by commas")
-    parser.add_argument("-k", type=int, required=True, help="most mismatches reported (k >= 0)")
-    parser.add_argument("--strands", choices=("both", "forward"), default="both",
-                        help="'both' also searches each pattern's reverse complement (default)")
-    parser.add_argument("--threads-per-block", type=int, metavar="N",
-                        help="cuda thread, shared-mem and pair-tile only: threads per block "
-                             "(default 256)")
+    add_param_options(parser, kmismatch.SPEC)
 
 
 def load_patterns(source: str):
@@ -43,26 +37,8 @@ def load_patterns(source: str):
 
 
 def make_job(args):
-    if args.k < 0:
-        raise ValueError(f"-k must be >= 0, got {args.k}")
+    params = param_values(args, kmismatch.SPEC)
     patterns = load_patterns(args.patterns)
     text = load(args.text)
-    return kmismatch.make_job(text, patterns, args.k, variant=args.variant, backend=args.backend,
-                              strands=args.strands, threads=args.threads,
-                              threads_per_block=args.threads_per_block)
-
-
-def write_csv(result, fh) -> None:
-    writer = csv.writer(fh, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    writer.writerows(result.hits.rows())
-
-
-def to_json(result) -> dict:
-    hits = result.hits
-    pids = [hits.pattern_ids[p] for p in hits.pattern.tolist()]
-    rids = [hits.record_ids[r] for r in hits.record.tolist()]
-    strands = ["+-"[s] for s in hits.strand.tolist()]
-    return {"k": result.k, "strands": result.strands,
-            "hits": [list(row) for row in zip(pids, rids, hits.start.tolist(), hits.end.tolist(),
-                                              strands, hits.mismatches.tolist())]}
+    return kmismatch.make_job(text, patterns, variant=args.variant, backend=args.backend,
+                              threads=args.threads, **params)

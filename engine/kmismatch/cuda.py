@@ -1,11 +1,11 @@
 """kmismatch on CUDA: the host side of the four methods (imported lazily, only for cuda jobs).
 
-:class:`CudaSearch` is what ``engine.kmismatch.iter_solve`` drives for a cuda
+:class:`CudaSearch` is what ``engine.kmismatch.driver`` drives for a cuda
 job. It uploads the text (the records end to end) and the record offsets once,
 each length group's counters and look-up memory once, and for a range of
 window starts launches the method's kernel, puts the hits in text order on the
 GPU and appends them to a :class:`~engine.kmismatch.hits.HitBuffer`: only the
-hits cross back to the host (kernels: engine/kmismatch/cuda_kernels.py).
+hits cross back to the host (kernels: engine/kmismatch/cuda_search.py).
 
 **The hit buffer.** Each tile (a block's windows) writes its hits into its own
 region, sized from the hits per window seen so far (at first, what random DNA
@@ -31,12 +31,11 @@ from numba import cuda
 from engine import config, gpu
 from engine.gpu import CudaFailure, cuda_errors, register_cap
 from engine.kmismatch.cpu_pmasm import counter_bits, fb_vectors
-from engine.kmismatch.cuda_kernels import (ORDER_RUN, PAIR_SWIZZLE, SHARED_WINDOWS,
-                                           block_thread_kernel, block_thread_shared_bytes,
-                                           hold, order_hits, pair_tile_kernel,
-                                           pair_tile_shared_bytes, shared_mem_kernel,
-                                           shared_mem_shared_bytes, window_kernel,
-                                           window_shared_bytes)
+from engine.kmismatch.cuda_search import (ORDER_RUN, PAIR_SWIZZLE, SHARED_WINDOWS,
+                                          block_thread_kernel, block_thread_shared_bytes, hold,
+                                          order_hits, pair_tile_kernel, pair_tile_shared_bytes,
+                                          shared_mem_kernel, shared_mem_shared_bytes,
+                                          window_kernel, window_shared_bytes)
 
 METHODS = ("thread", "block-thread", "shared-mem", "pair-tile")
 #: Bytes a hit takes on the GPU: packed (8), then unpacked (position 8, code 4, mismatches 4).
@@ -372,7 +371,7 @@ class CudaSearch:
 
     def scan(self, g: Group, lo: int, hi: int, out, counts) -> int:
         """Append the hits of windows starting in [lo, hi) to ``out`` (a HitBuffer) in text
-        order and count them in ``counts`` (cpu_driver.Counts); returns their number."""
+        order and count them in ``counts`` (driver.Counts); returns their number."""
         pending = [(lo, hi)]
         added = 0
         while pending:

@@ -18,17 +18,17 @@ SPEC = FamilySpec(
                                           "patterns of different lengths are searched together."),
     ),
     params=(
-        ParamSpec("k", "k (mismatches)", "int", 2, "Largest Hamming distance reported.",
-                  minimum=0, maximum=100_000),
+        ParamSpec("k", "k (mismatches)", "int", 2, "largest Hamming distance reported (k >= 0)",
+                  minimum=0, maximum=100_000, option="-k", required=True),
         ParamSpec("strands", "Strands", "choice", "both",
-                  "'both' also searches each pattern's reverse complement.",
+                  "'both' also searches each pattern's reverse complement",
                   choices=("both", "forward")),
         ParamSpec("threads_per_block", "Threads per block (CUDA)", "int",
                   config.KMISMATCH_CUDA_THREADS_PER_BLOCK,
                   "CUDA thread, shared-mem and pair-tile: threads (text windows) per block "
                   "(shared-mem is fastest at 128); block-thread runs one thread per pattern "
-                  "position.", minimum=1, maximum=1024,
-                  backends=("cuda",), variants=("thread", "shared-mem", "pair-tile")),
+                  "position.", minimum=1, maximum=1024, backends=("cuda",),
+                  variants=("thread", "shared-mem", "pair-tile"), metavar="N"),
     ),
     flags=(),
     variants=(

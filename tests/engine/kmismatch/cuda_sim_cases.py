@@ -28,6 +28,7 @@ from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
 from engine import config, kmismatch  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.kmismatch import cuda as kcuda  # noqa: E402
+from engine.kmismatch.driver import slot_groups  # noqa: E402
 from benchmarks import kmismatch_cuda as cuda_bench  # noqa: E402
 from engine.kmismatch.reference import kmismatch_reference  # noqa: E402
 from engine.sequences import Record, load, reverse_complement  # noqa: E402
@@ -154,7 +155,7 @@ def test_several_windows_a_thread_across_records_and_ranges(method):
         check(method, text, pats, k)
     flat = np.concatenate([t.codes for t in text])
     offsets = np.concatenate([[0], np.cumsum(lens)])
-    search = kcuda.CudaSearch(method, flat, offsets, kmismatch._slot_groups(pats, "both"), 2)
+    search = kcuda.CudaSearch(method, flat, offsets, slot_groups(pats, "both"), 2)
     for g in search.groups:
         end = len(flat) - g.m + 1
         rows = []

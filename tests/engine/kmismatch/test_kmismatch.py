@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from engine import config, kmismatch
 from engine.jobs import CancelToken, Progress
-from engine.kmismatch import cpu_driver, cpu_pmasm
+from engine.kmismatch import cpu_pmasm, driver
 from engine.kmismatch.hits import HitBuffer
 from engine.kmismatch.spec import SPEC
 from engine.kmismatch.reference import kmismatch_reference
@@ -199,8 +199,7 @@ def test_several_counter_words(m, n_patterns):
         pat[flips] = rng.choice(np.array([1, 2, 4, 8], np.uint8), flips.sum())
         pats.append(reverse_complement(pat) if i % 3 == 0 else pat)
     k = max(1, m // 10)
-    model = cpu_driver.build_model("pmasm", np.array(pats + [reverse_complement(p) for p in pats]),
-                                   k)
+    model = driver.build_model("pmasm", np.array(pats + [reverse_complement(p) for p in pats]), k)
     assert model.prm[5] == -(-2 * n_patterns // (64 // cpu_pmasm.counter_bits(m)))
     expected = numpy_hits([text], pats, k, "both")
     for variant, backend in COMBOS:
@@ -230,14 +229,14 @@ def test_a_full_hit_buffer_is_resumed_where_it_stopped():
     pats = np.array([text[10:22], text[500:512], text[7:19]])
     expected = numpy_hits([text], list(pats), 6, "forward")
     for variant in VARIANTS:
-        model = cpu_driver.build_model(variant, pats, 6)
+        model = driver.build_model(variant, pats, 6)
         for backend in BACKENDS:
             los, his = np.array([0, 1000, 2000]), np.array([1000, 2000, 3000 - 11])
             out = HitBuffer()
             out.append(np.array([7]), np.array([0]), np.array([0]))  # hits already in stay
-            counts = cpu_driver.Counts([len(text)], 3, 64)
-            assert cpu_driver.scan(model, text, los, his, backend, np.zeros(1, np.uint8), out,
-                                   0.0, counts) == len(expected)
+            counts = driver.Counts([len(text)], 3, 64)
+            assert driver.scan(model, text, los, his, backend, np.zeros(1, np.uint8), out,
+                               0.0, counts) == len(expected)
             assert counts.bins.sum() == counts.pattern_hits.sum() == len(expected)
             pos, slot, mis = (col[1:len(out)] for col in out.columns)
             assert out.columns[0][0] == 7
@@ -365,13 +364,13 @@ def test_cancel_keeps_the_hits_of_finished_slices(ecoli_record, monkeypatch, bac
 def test_cancel_flag_stops_a_kernel_inside_a_slice():
     rng = np.random.default_rng(1)
     text = rng.choice(np.array([1, 2, 4, 8], np.uint8), 50_000)
-    model = cpu_driver.build_model("pmasm", np.array([text[:12]]), 2)
+    model = driver.build_model("pmasm", np.array([text[:12]]), 2)
     abort = np.ones(1, np.uint8)
     for backend in BACKENDS:
         out = HitBuffer()
         out.append(np.array([7]), np.array([0]), np.array([0]))
-        assert cpu_driver.scan(model, text, np.array([0, 20_000]), np.array([20_000, 40_000]),
-                               backend, abort, out, 0.1, cpu_driver.Counts([50_000], 1, 8)) is None
+        assert driver.scan(model, text, np.array([0, 20_000]), np.array([20_000, 40_000]),
+                           backend, abort, out, 0.1, driver.Counts([50_000], 1, 8)) is None
         assert len(out) == 1
 
 

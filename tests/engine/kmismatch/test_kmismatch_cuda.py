@@ -16,6 +16,7 @@ import pytest
 from tests.cuda_support import (check_cli_without_a_gpu, numba_cuda_modules_loaded_by,
                                  run_simulator_cases)
 from engine import kmismatch, registry
+from engine.kmismatch.cuda_options import CUDA_VARIANTS
 from engine.kmismatch.spec import SPEC
 from engine.sequences import load
 
@@ -25,7 +26,7 @@ CUDA_METHODS = ("thread", "block-thread", "shared-mem", "pair-tile")
 
 def test_the_registry_offers_the_cuda_methods():
     cuda = [v.name for v in SPEC.variants if v.backend("cuda")]
-    assert tuple(cuda) == CUDA_METHODS == kmismatch.CUDA_VARIANTS
+    assert tuple(cuda) == CUDA_METHODS == CUDA_VARIANTS
     for v in SPEC.variants:  # a CUDA method has no CPU backend, a CPU variant no cuda one
         names = [b.name for b in v.backends]
         assert names == (["cuda"] if v.name in CUDA_METHODS else ["serial", "multicore"])

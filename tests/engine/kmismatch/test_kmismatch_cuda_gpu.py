@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from engine import config, kmismatch
+from engine.kmismatch.cuda_options import SHARED_MEM_MAX_THREADS
 from engine.sequences import Record
 from tests.cuda_support import GPU_ONLY
 
@@ -96,7 +97,7 @@ def test_every_method_equals_the_cpu_on_the_whole_ecoli_genome(ecoli_record, gen
 @pytest.mark.parametrize("method", ["thread", "shared-mem", "pair-tile"])
 def test_threads_per_block(mixed, mixed_cpu, method, tpb):
     text, patterns = mixed
-    if method == "shared-mem" and tpb > kmismatch.SHARED_MEM_MAX_THREADS:
+    if method == "shared-mem" and tpb > SHARED_MEM_MAX_THREADS:
         with pytest.raises(ValueError, match="threads_per_block of shared-mem must be <= 512"):
             kmismatch.make_job(text, patterns, 6, variant=method, backend="cuda",
                                threads_per_block=tpb)
@@ -159,7 +160,7 @@ def test_out_of_memory_and_launch_failures_leave_everything_usable(mixed, mixed_
     from numba import cuda
 
     from engine.gpu import Device
-    from engine.kmismatch.cuda_kernels import hold
+    from engine.kmismatch.cuda_search import hold
 
     text, patterns = mixed
     dev = Device(128)
@@ -181,7 +182,7 @@ def test_kernel_resources(mixed):
     """Registers and local memory of the compiled search kernels (printed with -s; the
     study methods and pair-tile keep their counters in registers: no local memory)."""
     from engine.kmismatch import cuda as kcuda
-    from engine.kmismatch.cuda_kernels import pair_tile_kernel, shared_mem_kernel, window_kernel
+    from engine.kmismatch.cuda_search import pair_tile_kernel, shared_mem_kernel, window_kernel
 
     text, patterns = mixed
     for method in ("thread", "shared-mem", "pair-tile"):

@@ -87,12 +87,6 @@ _SWIZZLE = np.uint64(PAIR_SWIZZLE)
 
 # -- small helpers --------------------------------------------------------------------------
 @cuda.jit(device=True, inline=True)
-def lowest_bit(x):
-    """Index of the lowest set bit of a nonzero uint64 (the popcount of the bits below it)."""
-    return int64(cuda.popc((x & (~x + _ONE)) - _ONE))
-
-
-@cuda.jit(device=True, inline=True)
 def pair_code(c1, c2):
     """Where the symbol pair (c1, c2) sits in a pair look-up memory."""
     a = U(c1)

@@ -1,0 +1,406 @@
+"""kmismatch's slices and dispatch: which kernel scans a range of text positions.
+
+:class:`ScanRunner` walks the text positions of every record laid end to end (the
+units of :func:`engine.slices.run_slices`), one length group of patterns after the
+other within a slice; :class:`Kernels` compiles (or loads) what the job's variant
+and backend need. CPU variants run a range scanner over many text chunks
+(:func:`scan`); cuda jobs go through ``engine.kmismatch.cuda``, imported only for
+them.
+
+**CPU chunks.** Every chunk writes its hits into its own region of the result
+columns (no races, no atomics: stumpy's per-thread buffers, the study's opt3
+idea); the host then closes the gaps between the regions in chunk order, so the
+hits stay sorted by window and slot. A chunk that filled its region reports how
+far it got and is resumed from there with a larger one.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from engine import config
+from engine.jobs import Job
+from engine.kmismatch import cpu_naive, cpu_pmasm, cpu_shiftadd
+from engine.kmismatch.cpu_common import pack, tally
+from engine.kmismatch.hits import HitBuffer, HitDensity, HitTable
+from engine.sequences import COMPLEMENT_TABLE, Record, concat_with_offsets
+from engine.slices import Step
+
+_MODULES = {"naive": cpu_naive, "shift-add": cpu_shiftadd, "pmasm": cpu_pmasm}
+
+
+# -- pattern groups and text -----------------------------------------------------------------
+
+def slot_groups(patterns, strands: str):
+    """(m, slot patterns (R, m), slot codes (R,)) per pattern length, shortest first: the
+    patterns of that length and, with both strands, each one's reverse complement."""
+    by_length: dict[int, list[int]] = {}
+    for index, rec in enumerate(patterns):
+        by_length.setdefault(len(rec), []).append(index)
+    ns = 2 if strands == "both" else 1
+    out = []
+    for m in sorted(by_length):
+        members = by_length[m]
+        rows = []
+        for index in members:
+            codes = patterns[index].codes
+            rows.append(codes)
+            if ns == 2:
+                rows.append(COMPLEMENT_TABLE[codes[::-1]])
+        slot_patterns = np.array(rows, dtype=np.uint8).reshape(len(rows), m)
+        # A hit reports 2 * pattern + strand, so hits sort by pattern then strand.
+        slot_code = (2 * np.repeat(np.array(members, dtype=np.int32), ns)
+                     + np.tile(np.arange(ns, dtype=np.int32), len(members)))
+        out.append((m, slot_patterns, slot_code))
+    return out
+
+
+def flat_text(records) -> tuple[np.ndarray, np.ndarray]:
+    """All records end to end (no copy for a single record) and the record offsets."""
+    if len(records) == 1:
+        text = np.ascontiguousarray(records[0].codes, dtype=np.uint8)
+        return text, np.array([0, text.shape[0]], dtype=np.int64)
+    return concat_with_offsets(list(records))
+
+
+def chunks(offsets: np.ndarray, lo: int, hi: int, m: int, pieces: int):
+    """Window-start ranges of length-m windows that start in [lo, hi), one record each.
+
+    With ``pieces`` > 1 the ranges are cut further, to about ``pieces`` chunks
+    of at least ``KMISMATCH_MIN_CHUNK`` windows (multicore).
+    """
+    first = int(np.searchsorted(offsets, lo, side="right")) - 1
+    last = int(np.searchsorted(offsets, hi, side="left"))
+    rec_lo = offsets[first:last]
+    rec_hi = offsets[first + 1:last + 1]
+    los = np.maximum(rec_lo, lo)
+    his = np.minimum(rec_hi - m + 1, hi)
+    keep = los < his
+    los, his = los[keep], his[keep]
+    if pieces > 1 and los.size:
+        lengths = his - los
+        target = max(config.KMISMATCH_MIN_CHUNK, -(-int(lengths.sum()) // pieces))
+        cuts = -(-lengths // target)
+        starts = np.repeat(los, cuts)
+        step = np.repeat(-(-lengths // cuts), cuts)
+        within = np.arange(int(cuts.sum())) - np.repeat(np.cumsum(cuts) - cuts, cuts)
+        new_lo = starts + within * step
+        new_hi = np.minimum(new_lo + step, np.repeat(his, cuts))
+        los, his = new_lo, new_hi
+    return los, his
+
+
+# -- CPU variants ------------------------------------------------------------------------------
+
+class Model(NamedTuple):
+    """One length group compiled for one variant (the arrays its kernel reads)."""
+
+    variant: str
+    pat: np.ndarray  # uint8 (R, m): naive's slot patterns
+    tab: np.ndarray  # uint64: shift-add tables / pmasm look-up memory
+    prm: np.ndarray  # int64: m, k, R, then the variant's own fields
+    msk: np.ndarray  # uint64: pmasm's word constants
+    slot_code: np.ndarray  # int32: what a hit of each slot reports (2 * pattern + strand)
+    m: int
+
+    @property
+    def slots(self) -> int:
+        return int(self.slot_code.shape[0])
+
+
+def build_model(variant: str, slot_patterns: np.ndarray, k: int,
+                slot_code: np.ndarray | None = None) -> Model:
+    """Tables for the ``(R, m)`` slot patterns (with both strands: patterns and their
+    reverse complements).
+
+    ``slot_code[r]`` is written for a hit of slot r (default: r itself).
+    """
+    R, m = slot_patterns.shape
+    if variant not in _MODULES:
+        raise ValueError(f"unknown kmismatch variant {variant!r}")
+    arrays = _MODULES[variant].build_model(slot_patterns, k)
+    if slot_code is None:
+        slot_code = np.arange(R, dtype=np.int32)
+    return Model(variant, *arrays, np.ascontiguousarray(slot_code, dtype=np.int32), m)
+
+
+def _kernel(variant: str, backend: str):
+    module = _MODULES[variant]
+    return module.scan_chunks_serial if backend == "serial" else module.scan_chunks_multicore
+
+
+_POOL = threading.local()
+
+
+def _spare(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scratch hit columns for the multicore chunks, kept from call to call (per calling
+    thread): fresh memory costs a page fault per 4 KiB on first touch, and threads that
+    fault at once wait for each other, which made a first multicore scan slower than a
+    serial one."""
+    cols = getattr(_POOL, "columns", None)
+    if cols is None or cols[0].shape[0] < size:
+        size = max(size, 2 * (0 if cols is None else cols[0].shape[0]), 1 << 16)
+        cols = _POOL.columns = tuple(np.empty(size, dtype=d) for d in (np.int64, np.int32,
+                                                                          np.int32))
+    return cols
+
+
+def scan(model: Model, text: np.ndarray, los, his, backend: str, abort: np.ndarray, out,
+         per_window: float, counts: Counts) -> int | None:
+    """Add the hits of windows starting in the chunks [los[c], his[c]) to ``out``.
+
+    ``out`` is a :class:`~engine.kmismatch.hits.HitBuffer`; its new hits are in
+    window then slot order (chunks are given in text order), and ``counts``
+    counts them. Each chunk writes into its own region, sized for
+    ``per_window`` hits a window (the caller's estimate): of ``out`` itself
+    when serial, of a spare buffer when multicore, from which the regions are
+    then packed into ``out`` (and counted) in parallel. A chunk that filled its
+    region is resumed where it stopped with four times the room (and the chunks
+    after it run again). Returns the number of hits added, or None when
+    ``abort`` stopped the scan (``out`` is then as before, ``counts`` may not be:
+    see :meth:`Counts.recount`).
+    """
+    kernel = _kernel(model.variant, backend)
+    R = model.slots
+    los = np.array(los, dtype=np.int64)
+    his = np.asarray(his, dtype=np.int64)
+    # Room for a window's worth of hits at least, so that every round makes progress.
+    caps = (R + 64 + (his - los) * per_window).astype(np.int64)
+    start = len(out)
+    active = np.flatnonzero(los < his)
+    while active.size:
+        c_lo, c_hi, c_cap = los[active], his[active], caps[active]
+        bases = np.zeros(active.size, dtype=np.int64)
+        np.cumsum(c_cap[:-1], out=bases[1:])
+        room = int(c_cap.sum())
+        if backend == "serial":
+            bases += out.room(room)
+            target = out.columns
+        else:
+            target = _spare(room)
+        found = np.zeros(active.size, dtype=np.int64)
+        reached = np.zeros(active.size, dtype=np.int64)
+        # Chunks are handed to threads one at a time as they free up (not split evenly in
+        # advance), so a thread that loses its core for a while does not hold the others up.
+        with numba.parallel_chunksize(1):
+            kernel(text, c_lo, c_hi, model.pat, model.tab, model.prm, model.msk,
+                   model.slot_code, *target, bases, c_cap, found, reached, abort)
+        if abort[0] != 0:
+            out.truncate(start)  # keep nothing of this scan
+            return None
+        # Keep chunks in order up to the first one that stopped early; it goes on from
+        # where it stopped, and those after it run again. Every chunk that stopped early
+        # gets four times the room.
+        short = reached < c_hi
+        kept = int(np.argmax(short)) + 1 if short.any() else active.size
+        n = int(found[:kept].sum())
+        if backend == "serial":
+            at = len(out)
+            out.keep(zip(bases[:kept].tolist(), found[:kept].tolist()))
+            counts.add(out, at, at + n)
+        else:
+            at = out.room(n)
+            pack(*target, bases[:kept], found[:kept], *out.columns, at, *counts.arrays())
+            out.keep([(at, n)])
+        los[active[:kept]] = reached[:kept]
+        caps[active[short]] *= 4
+        active = np.flatnonzero(los < his)
+    return len(out) - start
+
+
+class Counts:
+    """Hits per pattern, and per bin of each record's hit-density profile (at most
+    ``max_bins`` bins a record, of a power-of-two width, so binning is a shift)."""
+
+    def __init__(self, lengths, n_patterns: int, max_bins: int):
+        lengths = np.asarray(lengths, dtype=np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(lengths)])
+        self.shifts = np.array([int(-(-n // max_bins) - 1).bit_length() for n in lengths.tolist()],
+                               dtype=np.int64)
+        self.bin_starts = np.concatenate([[0], np.cumsum(((lengths - 1) >> self.shifts) + 1)])
+        self.pattern_hits = np.zeros(n_patterns, dtype=np.int64)
+        self.bins = np.zeros(int(self.bin_starts[-1]), dtype=np.int64)
+
+    def arrays(self):
+        return self.offsets, self.shifts, self.bin_starts, self.pattern_hits, self.bins
+
+    def add(self, out, lo: int, hi: int) -> None:
+        """Count hits lo..hi-1 of ``out`` (a HitBuffer)."""
+        pos, code, _ = out.columns
+        tally(pos, code, lo, hi, *self.arrays())
+
+    def recount(self, out) -> None:
+        """Count ``out`` again from nothing (after a scan was dropped half-way)."""
+        self.pattern_hits[:] = 0
+        self.bins[:] = 0
+        self.add(out, 0, len(out))
+
+    def density(self, records) -> tuple[HitDensity, ...]:
+        """One :class:`HitDensity` per record (in ``records`` order, as counted)."""
+        edges = self.bin_starts.tolist()
+        return tuple(HitDensity(rec.id, len(rec), 1 << shift, self.bins[a:z])
+                     for rec, shift, a, z in zip(records, self.shifts.tolist(), edges[:-1],
+                                                 edges[1:]))
+
+
+# -- compiling ---------------------------------------------------------------------------------
+
+class Kernels:
+    """The kernels a job needs: :meth:`compiled` says whether they are, :meth:`warm_up`
+    compiles (or loads) them on a tiny input (for :func:`engine.slices.compile_once`)."""
+
+    def __init__(self, job: Job):
+        self.job = job
+        self.on_gpu = job.backend == "cuda"
+        self.slot_groups = slot_groups(job.inputs["patterns"], job.params["strands"])
+
+    def compiled(self) -> bool:
+        job = self.job
+        if self.on_gpu:  # CPU jobs never import numba.cuda
+            from engine.kmismatch import cuda as kcuda
+
+            return kcuda.compiled(job.variant, self.slot_groups, job.params["k"],
+                                  job.params.get("threads_per_block"))
+        helpers = [tally] + ([pack] if job.backend == "multicore" else [])
+        return all(bool(f.signatures) for f in [_kernel(job.variant, job.backend)] + helpers)
+
+    def warm_up(self) -> None:
+        job = self.job
+        if self.on_gpu:
+            from engine.kmismatch import cuda as kcuda
+
+            kcuda.warm_up(job.variant, self.slot_groups, job.params["k"],
+                          job.params.get("threads_per_block"))
+            return
+        text = np.tile(np.array([1, 2, 4, 8], dtype=np.uint8), 16)
+        model = build_model(job.variant, np.array([[1, 2, 4]], dtype=np.uint8), 1)
+        out = HitBuffer(pattern_ids=("p",), pattern_lengths=(3,), record_ids=("t",), text=text,
+                        offsets=np.array([0, 64]))
+        counts = Counts([64], 1, 16)
+        scan(model, text, np.array([0]), np.array([62]), job.backend, np.zeros(1, np.uint8), out,
+             0.5, counts)
+        counts.recount(out)
+
+
+# -- the scan ----------------------------------------------------------------------------------
+
+@dataclass
+class _Group:
+    """Patterns of one length, compiled for the job's variant."""
+
+    m: int
+    model: object  # Model, or cuda.Group on the GPU
+    #: Hits a window, as seen so far (the first guess: one in 8 windows hits 8 slots).
+    per_window: float = 1.0
+
+    @property
+    def slots(self) -> int:
+        return self.model.slots
+
+
+class ScanRunner:
+    """The scan of the text, a slice of text positions at a time (a SliceRunner).
+
+    A slice adds the hits of the windows that start in it to :attr:`found`, in
+    (record, start, pattern, strand) order, and counts them in :attr:`counts`.
+    ``cells`` counts positions x patterns searched (a reverse complement counting as one
+    more pattern), ``comparisons`` the symbol comparisons these Hamming distances stand
+    for. A slice that a kernel aborts (the cancel flag) is dropped whole.
+    """
+
+    def __init__(self, job: Job, kernels: Kernels, abort: np.ndarray):
+        records: tuple[Record, ...] = job.inputs["text"]
+        patterns: tuple[Record, ...] = job.inputs["patterns"]
+        k = job.params["k"]
+        self.records = records
+        self.backend = job.backend
+        self.abort = abort
+        self.text, self.offsets = flat_text(records)
+        self.search = None
+        if kernels.on_gpu:
+            from engine.kmismatch import cuda as kcuda
+
+            self.search = kcuda.CudaSearch(job.variant, self.text, self.offsets,
+                                           kernels.slot_groups, k,
+                                           job.params.get("threads_per_block"), abort)
+            self.groups = [_Group(g.m, g) for g in self.search.groups]
+        else:
+            self.groups = []
+            for m, slot_patterns, slot_code in kernels.slot_groups:
+                model = build_model(job.variant, slot_patterns, k, slot_code)
+                self.groups.append(_Group(m, model, min(model.slots, 8) / 8))
+        self.pieces = 1  # chunks a slice is cut into
+        if job.backend == "multicore":
+            self.pieces = config.KMISMATCH_CHUNKS_PER_THREAD * numba.get_num_threads()
+        self.found = HitBuffer(pattern_ids=tuple(p.id for p in patterns),
+                               pattern_lengths=tuple(len(p) for p in patterns),
+                               record_ids=tuple(r.id for r in records), text=self.text,
+                               offsets=self.offsets)
+        self.counts = Counts([len(r) for r in records], len(patterns),
+                             config.KMISMATCH_DENSITY_BINS)
+        self.total = sum(len(r) for r in records)
+        self.done = 0
+        slots = sum(g.slots for g in self.groups)
+        first_cells = (config.KMISMATCH_CUDA_FIRST_SLICE_CELLS if kernels.on_gpu
+                       else config.KMISMATCH_FIRST_SLICE_CELLS.get(job.variant, 1 << 24))
+        self.first_slice = max(4096, first_cells // slots)
+
+    @property
+    def finished(self) -> bool:
+        return self.done >= self.total
+
+    def step(self, budget: int) -> Step:
+        lo, hi = self.done, min(self.total, self.done + budget)
+        counted = self._scan_slice(lo, hi)
+        if counted is None:  # a kernel saw the cancel flag mid-slice: drop that slice
+            self.counts.recount(self.found)
+            return Step(0, aborted=True)
+        if not lo and hi < self.total:  # room for the whole text's hits at the first slice's rate
+            self.found.reserve(int(len(self.found) * (self.total / hi) * 1.2) + 1024)
+        self.done = hi
+        return Step(hi - lo, *counted)
+
+    def report(self) -> dict:
+        return {"partial": self.found.view()}
+
+    def hits(self) -> HitTable:
+        return self.found.view()
+
+    def density(self) -> tuple[HitDensity, ...]:
+        return self.counts.density(self.records)
+
+    def _scan_slice(self, lo: int, hi: int):
+        """Add the hits of windows starting in text[lo:hi] to ``found`` and count them.
+        Returns (cells, comparisons), or None when aborted (then ``found`` is unchanged).
+        A cuda job makes one launch per length group, which skips the windows that cross
+        records itself."""
+        found, counts = self.found, self.counts
+        cells = comparisons = 0
+        # One length group's hits come out in order; several groups are merged.
+        merge = [HitBuffer() for _ in self.groups] if len(self.groups) > 1 else [found]
+        for group, out in zip(self.groups, merge):
+            los, his = chunks(self.offsets, lo, hi, group.m, self.pieces)
+            if not los.size:
+                continue
+            if self.search is not None:
+                added = self.search.scan(group.model, int(los[0]), int(his[-1]), out, counts)
+            else:
+                added = scan(group.model, self.text, los, his, self.backend, self.abort, out,
+                             1.5 * group.per_window, counts)
+            if added is None:
+                return None
+            windows = int((his - los).sum())
+            group.per_window = max(added / windows, 0.01)
+            cells += windows * group.slots
+            comparisons += windows * group.slots * group.m
+        if len(self.groups) > 1:
+            pos, code, mis = (np.concatenate([b.columns[i][:len(b)] for b in merge])
+                              for i in range(3))
+            order = np.lexsort((code, pos))
+            found.append(pos[order], code[order], mis[order])
+        return cells, comparisons
