@@ -3,6 +3,8 @@
 W1: alpha = lambda[0:500],   beta = E. coli[0:241494], k = 100, forward
 W2: alpha = lambda[0:43606], beta = E. coli[0:241494], k = 100, forward (the seed study's scale)
 W3: alpha = lambda[0:300],   beta = E. coli[0:300000], k = 5,   forward
+P5: alpha = lambda[20000:25000], beta = all of E. coli 536, k = 5, both strands (issue 10's
+    2-core job: bitparallel's simd lanes against the blocked kernel in the same run)
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from engine.jobs import drive
 from benchmarks import kdiff_cuda as cuda_bench  # the cuda backend's cases (issue 5); imports no numba.cuda
 from engine.sequences import decode
 
-WORKLOADS = {
-    "W1": (500, 241_494, 100),
-    "W2": (43_606, 241_494, 100),
-    "W3": (300, 300_000, 5),
+WORKLOADS = {  # (target start, target end, background length or None for all, k, strands)
+    "W1": (0, 500, 241_494, 100, "forward"),
+    "W2": (0, 43_606, 241_494, 100, "forward"),
+    "W3": (0, 300, 300_000, 5, "forward"),
+    "P5": (20_000, 25_000, None, 5, "both"),
 }
 
 RATIOS = (
@@ -31,23 +34,31 @@ RATIOS = (
           "alternative coarse multicore vs serial"),
     Ratio("W3", "bitparallel/serial", "edlib binary search (script)", 3.0,
           "bitparallel serial vs edlib HW binary search per r"),
+    Ratio("W1", "bitparallel/serial+simd", "bitparallel/serial", None,
+          "bitparallel simd vs blocked, serial (k=100: simd hands over to blocked)"),
+    Ratio("W3", "bitparallel/serial+simd", "bitparallel/serial", None,
+          "bitparallel simd vs blocked, serial"),
+    Ratio("P5", "bitparallel/multicore/coarse+simd", "bitparallel/multicore/coarse", 8.0,
+          "bitparallel simd vs blocked, 2 cores (goal: <= 30 s)"),
 ) + cuda_bench.RATIOS
 
 
 def _inputs(workload):
-    m, n, k = WORKLOADS[workload]
-    return [data.lambda_phage().slice(0, m)], [data.ecoli().slice(0, n)], k
+    a, b, n, k, _ = WORKLOADS[workload]
+    ecoli = data.ecoli()
+    return [data.lambda_phage().slice(a, b)], [ecoli.slice(0, n or len(ecoli))], k
 
 
 def _kdiff_case(workload, variant, backend, parallel=None, flags=(), threads=None, counting=False):
     def run():
         target, background, k = _inputs(workload)
+        strands = WORKLOADS[workload][4]
         job = kdiff.make_job(target, background, k, variant=variant, backend=backend,
-                             parallel=parallel, flags=frozenset(flags), strands="forward",
+                             parallel=parallel, flags=frozenset(flags), strands=strands,
                              threads=threads, count_comparisons=counting)
         # Warm-up compiles (or loads) the kernels; solve time excludes it, as --json does.
         kdiff.solve(target[:1], [background[0].slice(0, 200)], k, variant=variant,
-                    backend=backend, parallel=parallel, flags=frozenset(flags), strands="forward",
+                    backend=backend, parallel=parallel, flags=frozenset(flags), strands=strands,
                     threads=threads, count_comparisons=counting)
         result = drive(kdiff.iter_solve(job))
         info = result.info
@@ -55,6 +66,10 @@ def _kdiff_case(workload, variant, backend, parallel=None, flags=(), threads=Non
         metrics = {"seconds": info.seconds, "candidates": len(lengths),
                    "mean_len": float(np.mean(lengths)) if lengths else 0.0,
                    "cells": info.cells}
+        if variant == "bitparallel":  # one 64-bit Myers step per (r, background position)
+            steps = len(lengths) * sum(2 * len(b) if strands == "both" else len(b)
+                                       for b in background)
+            metrics["word_steps_per_s"] = steps / info.seconds if info.seconds else 0.0
         if counting:
             metrics["comparisons"] = info.comparisons
             metrics["cmp_per_s"] = info.comparisons / info.seconds if info.seconds else 0.0
@@ -120,4 +135,8 @@ def cases(opts) -> list[Case]:
         _kdiff_case("W2", "bitparallel", "multicore", "coarse", threads=threads),
         _kdiff_case("W3", "bitparallel", "serial"),
         _edlib_case("W3"),
+        _kdiff_case("W1", "bitparallel", "serial", flags=("simd",)),
+        _kdiff_case("W3", "bitparallel", "serial", flags=("simd",)),
+        _kdiff_case("P5", "bitparallel", "multicore", "coarse", flags=("simd",), threads=threads),
+        _kdiff_case("P5", "bitparallel", "multicore", "coarse", threads=threads),
     ]

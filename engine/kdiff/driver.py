@@ -60,6 +60,10 @@ class KernelCall:
         """Enough start positions per slice to keep every thread busy."""
         if self.device is not None:
             return self.device.min_slice()
+        if self._simd_pass() is not None and self.K < 64:
+            # A group of lanes per thread (a group passes over the whole background).
+            threads = numba.get_num_threads() if self.job.backend == "multicore" else 1
+            return threads * config.KDIFF_SIMD_LANES[32 if self.K < 32 else 64]
         if self.job.backend != "multicore":
             return 1
         per_task = config.KDIFF_BITPARALLEL_LANES if self.job.variant == "bitparallel" else 1
@@ -112,7 +116,8 @@ class KernelCall:
             return self.device(alpha, r_lo, r_hi, out_c, counters)
         job, m_end = self.job, alpha.shape[0]
         args_tail = (self.beta, self.offsets, self.K)
-        if job.variant == "bitparallel" and "simd" in self.flags:
+        if job.variant == "bitparallel" and "simd" in self.flags and self.K < 64:
+            # (k > 64: every candidate outgrows the words; the blocked kernel does it all)
             return self._simd(alpha, r_lo, r_hi, out_c, counters)
         if job.variant == "bitparallel":
             lanes = config.KDIFF_BITPARALLEL_LANES
@@ -153,13 +158,32 @@ class KernelCall:
             todo = todo[grown]
         if self.job.count_comparisons:
             counters[1] += counters[0] - cells0  # one symbol comparison per cell, as blocked
-        blocked = self.kernels[0]
-        for i in todo:  # the long candidates: one start at a time, blocks as needed
-            if not blocked(alpha, m_end, r_lo + i, 1, self.beta, self.offsets, self.K,
-                           out[i:i + 1], counters, self.abort):
-                return 0
+        if todo.shape[0] and not self._blocked_each(alpha, r_lo + todo, out, todo, counters):
+            return 0
         full = np.flatnonzero(out == m_end - rs)
         return int(full[0]) + 1 if full.shape[0] else rs.shape[0]
+
+    def _blocked_each(self, alpha, starts, out, where, counters) -> bool:
+        """The blocked kernel on scattered starts (simd's long candidates), one start a
+        call; on multicore the calls share the threads (the kernel releases the GIL)."""
+        blocked, m_end = self.kernels[0], alpha.shape[0]
+        rows = np.zeros((starts.shape[0], 2), dtype=np.int64)
+
+        def one(q: int) -> bool:
+            i = where[q]
+            return blocked(alpha, m_end, int(starts[q]), 1, self.beta, self.offsets, self.K,
+                           out[i:i + 1], rows[q], self.abort)
+
+        workers = numba.get_num_threads() if self.job.backend == "multicore" else 1
+        if workers > 1 and starts.shape[0] > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(workers) as pool:
+                ok = all(pool.map(one, range(starts.shape[0])))
+        else:
+            ok = all(one(q) for q in range(starts.shape[0]))
+        counters += rows.sum(axis=0)
+        return ok
 
     def _fine(self, alpha, r_lo, r_hi, out_c, counters, early) -> int:
         """Fine forms: one matrix (fine) or a batch (coarse+fine) per kernel call."""
