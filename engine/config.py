@@ -32,6 +32,13 @@ KDIFF_CUDA_PREFETCH_FACTOR = 3
 KDIFF_CUDA_BITPARALLEL_TIERS = ((4, 256), (8, 512), (16, 1024), (64, 4096))
 KDIFF_CUDA_REGISTER_WORDS = 16
 
+#: bitparallel on CUDA with the word32 flag (engine/kdiff/cuda_lanes.py): starts a thread,
+#: threads a block (the block's starts share its match words in shared memory), and the
+#: shortest chunk of background a block takes.
+KDIFF_CUDA_LANES_PER_THREAD = 4
+KDIFF_CUDA_LANES_THREADS_PER_BLOCK = 128
+KDIFF_CUDA_LANES_MIN_CHUNK = 4096
+
 #: kdiff CUDA bitparallel: a chunk owns at least this many columns, and at least
 #: ratio x its overlap (so at most 1/ratio of the work is repeated).
 KDIFF_CUDA_MIN_CHUNK = 1024

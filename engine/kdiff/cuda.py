@@ -76,7 +76,7 @@ class CudaSliceRunner:
         if job.variant == "bitparallel":
             from engine.kdiff.cuda_bitparallel import BitparallelDriver
 
-            self.driver = BitparallelDriver(self.dev, self.K, self.counting)
+            self.driver = BitparallelDriver(self.dev, self.K, self.counting, "word32" in self.flags)
         else:
             self.driver = None
             self.kernel = self._block_kernel()
@@ -88,7 +88,8 @@ class CudaSliceRunner:
                     f"block, more than {self.dev.name} allows ({self.dev.max_shared}); use fewer "
                     "threads per block, a smaller prefetch factor, or drop opt4/opt5/opt6")
         self.key = (job.variant, tuple(sorted(self.flags)), self.counting, register_cap(self.tpb),
-                    tuple(config.KDIFF_CUDA_BITPARALLEL_TIERS) if self.driver else ())
+                    tuple(config.KDIFF_CUDA_BITPARALLEL_TIERS) if self.driver else (),
+                    (config.KDIFF_CUDA_LANES_PER_THREAD, config.KDIFF_CUDA_LANES_THREADS_PER_BLOCK))
 
     # -- what _SliceRunner asks -------------------------------------------------------
     def min_slice(self) -> int:

@@ -215,8 +215,15 @@ class BitparallelDriver:
     with clear errors, memory and occupancy figures).
     """
 
-    def __init__(self, dev, K: int, counting: bool):
+    def __init__(self, dev, K: int, counting: bool, word32: bool = False):
         self.dev, self.K, self.counting = dev, K, counting
+        # The 32-bit first pass (engine/kdiff/cuda_lanes.py), when candidates can fit a word.
+        if word32 and K < 32:
+            from engine.kdiff.cuda_lanes import LanesStage
+
+            self.lanes = LanesStage(dev, K)
+        else:
+            self.lanes = None
         y0 = (K - 1) // 64 if K >= 1 else 0
         # A tier needs room to grow past the y0+1 blocks every column starts with, and an
         # overlap that can settle some c >= K (c + K < overlap).
@@ -232,7 +239,7 @@ class BitparallelDriver:
     def kernels(self) -> list:
         """Every kernel a run may launch (the warm-up compiles them all)."""
         words = sorted({self._words(w) for w, _ in self.tiers} | {0})
-        return [self._kernel(w) for w in words]
+        return [self._kernel(w) for w in words]  # (the word32 pass warms up its own)
 
     def _kernel(self, words: int):
         return chunk_kernel(words, register_cap(self.dev.threads_per_block))
@@ -288,6 +295,17 @@ class BitparallelDriver:
         mps = m_end - rs
         c = np.minimum(K, mps).astype(np.int32)
         pending = np.arange(len(rs))
+        if self.lanes is not None:
+            from engine.kdiff.cuda_lanes import WORD
+
+            cells0 = int(counters[0])
+            c[:] = self.lanes.run(alpha, rs, counters)
+            if self.counting:
+                counters[1] += int(counters[0]) - cells0  # one comparison per cell, as below
+            pending = np.flatnonzero((c >= WORD) & (mps > WORD))  # outgrew the word
+            c[pending] = np.minimum(K, mps[pending])
+            if not len(pending):
+                return c.astype(np.int64)
         for index in range(self.first, len(self.tiers)):
             if self.dev.cancelled():
                 return None
@@ -365,6 +383,8 @@ class BitparallelDriver:
 
     def warm_up(self) -> None:
         """Compile every kernel of the run on a tiny input."""
+        if self.lanes is not None:
+            self.lanes.warm_up()
         alpha = np.array([1, 2, 4, 8, 1, 2, 4, 8], dtype=np.uint8)
         table = self.dev.empty((16, alpha.shape[0]), np.uint64, "warm-up")
         tpb = self.dev.threads_per_block

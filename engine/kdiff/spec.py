@@ -49,6 +49,10 @@ SPEC = FamilySpec(
                  "bitparallel on the CPU: groups of starts advanced together in 32-bit (then "
                  "64-bit) words, 16 or 8 per AVX-512 instruction; candidates longer than 64 go "
                  "to the blocked kernel."),
+        FlagSpec("word32", "word32: a 32-bit first pass",
+                 "bitparallel on CUDA: every start first runs with one 32-bit word (its match "
+                 "words in shared memory, several starts a thread); only starts whose candidate "
+                 "outgrows 32 go on to the blocked 64-bit tiers."),
         # CUDA only (seed study, section 4); opt1/opt5 of conventional and opt6 need opt4.
         FlagSpec("opt4", "opt4: tiling",
                  "CUDA: rectangular tiles of D (stripes of one row per thread), or parallelogram "
@@ -90,7 +94,8 @@ SPEC = FamilySpec(
                 BackendSpec("serial", flags=("simd",), default_flags=("simd",)),
                 BackendSpec("multicore", parallel=("coarse",), flags=("simd",),
                             default_flags=("simd",)),
-                BackendSpec("cuda"),  # one thread per (r, background chunk): engine/kdiff/cuda_bitparallel.py
+                # one thread per (r, background chunk): engine/kdiff/cuda_bitparallel.py
+                BackendSpec("cuda", flags=("word32",), default_flags=("word32",)),
             ),
         ),
     ),

@@ -49,6 +49,9 @@ def small_gpu(monkeypatch):
     monkeypatch.setattr(config, "KDIFF_CUDA_MIN_CHUNK", 4)
     monkeypatch.setattr(config, "KDIFF_CUDA_CHUNK_OVERLAP_RATIO", 1)
     monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", TINY_TIERS)
+    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_THREADS_PER_BLOCK", 4)
+    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_PER_THREAD", 2)
+    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_MIN_CHUNK", 8)
 
 
 def _expected(target, background, k, strands):
@@ -73,7 +76,8 @@ def test_combos_cover_the_study_flags():
     assert "conventional+opt1+opt3+opt4+opt5" in names and "conventional" in names
     assert "alternative+opt3+opt4+opt5+opt6" in names and "alternative+opt6" not in names
     assert "bitparallel" in names
-    assert len(COMBOS) == 10 + 12 + 1
+    assert "bitparallel+word32" in names
+    assert len(COMBOS) == 10 + 12 + 2
 
 
 @pytest.mark.parametrize("combo", COMBOS, ids=label)
@@ -150,6 +154,23 @@ def test_bitparallel_word_boundaries(monkeypatch, m, k):
     target, background = [Record("t", alpha)], [Record("b", beta)]
     got, _ = _solve(target, background, k, ("bitparallel", None), "forward")
     assert got == _expected(target, background, k, "forward")
+
+
+@pytest.mark.parametrize("m", [31, 32, 33, 40])
+@pytest.mark.parametrize("k", [1, 4])
+def test_word32_first_pass_at_the_word_edge(m, k):
+    """The 32-bit pass settles what fits and hands on what outgrows 32 (planted copies
+    of 31, 32, 33 symbols and longer), with lanes finishing at different columns."""
+    rng = np.random.default_rng(m * 10 + k)
+    alpha = random_codes(rng, m + 6, iupac_rate=0.05)
+    beta = np.concatenate([random_codes(rng, 20), mutate(rng, alpha[3:3 + m], k // 2),
+                           random_codes(rng, 15)])
+    target, background = [Record("t", alpha)], [Record("b", beta), Record("c", alpha[10:30])]
+    want = _expected(target, background, k, "both")
+    with_pass, res = _solve(target, background, k, ("bitparallel", {"word32"}))
+    without, _ = _solve(target, background, k, ("bitparallel", set()))
+    assert with_pass == want and without == want
+    assert res.info.flags == ("word32",)
 
 
 def test_no_match_spans_two_background_records():
