@@ -79,18 +79,19 @@ def lanes_kernel(per_thread: int, tpb: int, registers: int = 255):
     """The stage's kernel for ``per_thread`` starts a thread and blocks of ``tpb``."""
     R = per_thread
     SPAN = tpb * R
+    SHARED = 16 * SPAN  # a compile-time constant: the shared array's size
     CAP = registers
 
     @kernel_jit(registers)
-    def kernel(table, beta, rs, nr, m_end, K, chunk_lo, chunk_hi, nrb, out_c, counters):
+    def lanes32(table, beta, rs, nr, m_end, K, chunk_lo, chunk_hi, nrb, out_c, counters):
         # CAP and SPAN in the closure: numba's disk cache keys on them.
         if CAP == 0 or SPAN == 0:
             return
         t = cuda.threadIdx.x
         chunk = cuda.blockIdx.x // nrb
         base = (cuda.blockIdx.x - chunk * nrb) * SPAN
-        peq = cuda.shared.array(16 * SPAN, uint32)
-        for i in range(t, 16 * SPAN, tpb):
+        peq = cuda.shared.array(SHARED, uint32)
+        for i in range(t, SHARED, tpb):
             s = i // SPAN
             q = base + i - s * SPAN
             peq[i] = table[s, rs[q]] if q < nr else uint32(0)
@@ -155,7 +156,7 @@ def lanes_kernel(per_thread: int, tpb: int, registers: int = 255):
                 cuda.atomic.max(out_c, q, int32(c[i]))
         cuda.atomic.add(counters, 0, steps)
 
-    return kernel
+    return lanes32
 
 
 class LanesStage:
