@@ -86,6 +86,9 @@ class ParamSpec:
     option: str = ""
     required: bool = False
     metavar: str = ""
+    #: None (not given) means something to the family (edit's k in global mode: no cap), so
+    #: the command line leaves it unset unless given; the GUI still starts from ``default``.
+    optional: bool = False
 
     def applies(self, variant: str, backend: str) -> bool:
         """Whether it means something for this variant on this backend."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 
 import numpy as np
@@ -67,6 +68,14 @@ class EditAdapter(FamilyAdapter):
             return (item.pattern_id, item.record_id, _blank(item.start), item.end, item.strand,
                     item.distance, _blank(item.cigar), _blank(item.matched))
         return (item.pattern_id, item.record_id, _blank(item.distance), _blank(item.cigar))
+
+    def csv_text(self, result) -> str:
+        """What ``primerscope edit ... -o OUT.csv`` writes (the same writer)."""
+        from engine.edit import export
+
+        buf = io.StringIO(newline="")
+        export.write_csv(result, buf)
+        return buf.getvalue()
 
     def best_item(self, result):
         items = self.items(result)

@@ -79,12 +79,12 @@ def add_param_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec,
             continue
         extra = {"choices": p.choices} if p.kind == "choice" else {}
         text = p.help
-        if not p.required and p.default is not None and p.backends == ():
+        unset = p.backends or p.required or p.optional
+        if not unset and p.default is not None:
             text += f" (default: {p.default})"
         parser.add_argument(p.flag, dest=p.name, type=types[p.kind], required=p.required,
                             metavar=p.metavar or None if p.kind != "choice" else None,
-                            default=None if p.backends or p.required else p.default, help=text,
-                            **extra)
+                            default=None if unset else p.default, help=text, **extra)
 
 
 def param_values(args, fam: registry.FamilySpec, skip: tuple[str, ...] = ()) -> dict:

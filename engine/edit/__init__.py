@@ -56,6 +56,7 @@ Examples
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Generator
 
 import numpy as np
@@ -63,13 +64,121 @@ import numpy as np
 from engine import registry
 from engine.edit.cuda_options import cuda_params
 from engine.edit.spec import SPEC
-from engine.edit.results import EditResult, Hit, PairDistance, ScoreProfile
-from engine.jobs import (CancelToken, Job, Progress, RunInfo, SliceClock, check_int, check_threads,
-                         drive, now)
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
 from engine.sequences import Record
+from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
 
 __all__ = ["EditResult", "Hit", "PairDistance", "SPEC", "ScoreProfile", "iter_solve", "make_job",
            "solve", "verify"]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """An occurrence of a pattern in a text record.
+
+    Attributes
+    ----------
+    start, end : int
+        1-based, inclusive, on the forward text. ``start`` is the smallest one
+        that realises ``distance``.
+    strand : {"+", "-"}
+        ``-``: the pattern's reverse complement occurs here.
+    distance : int
+        Edits between the pattern (on ``strand``) and text[start..end].
+    cigar : str
+        ``=`` match, ``X`` mismatch, ``I`` pattern symbol with no text symbol,
+        ``D`` text symbol with no pattern symbol, along the forward text.
+    matched : str
+        The text as read on the hit's strand.
+
+    ``start``, ``cigar`` and ``matched`` are None when alignments were not
+    asked for, or when a cancel came first.
+    """
+
+    pattern_id: str
+    record_id: str
+    strand: str
+    start: int | None
+    end: int
+    distance: int
+    cigar: str | None = None
+    matched: str | None = None
+
+
+@dataclass(frozen=True)
+class PairDistance:
+    """Global edit distance of a pattern to a text record.
+
+    ``distance`` is None when it is above k; ``cigar`` is set when alignments
+    were asked for (``align=True``).
+    """
+
+    pattern_id: str
+    record_id: str
+    distance: int | None
+    cigar: str | None = None
+
+
+@dataclass(frozen=True)
+class ScoreProfile:
+    """The best distance along a text record for one pattern on one strand (search mode).
+
+    Attributes
+    ----------
+    pattern_id, record_id, strand
+        Which search this is (``strand`` ``-``: the reverse complement, at its
+        ends on the forward text).
+    bin_width : int
+        Ends per bin: bin i covers the 1-based ends ``1 + i * bin_width`` to
+        ``(i + 1) * bin_width`` (the last bin may be shorter).
+    length : int
+        Length of the record.
+    cap : int
+        k + 1, or m + 1 when no k was given (no distance reaches it then).
+    values : numpy.ndarray of int32
+        Per bin, the smallest C[m,j] over its ends j, capped at ``cap`` (so
+        ``cap`` means "more than k edits everywhere in this bin"); -1 for a bin
+        not scanned before a cancel. At most about 4096 bins.
+    """
+
+    pattern_id: str
+    record_id: str
+    strand: str
+    bin_width: int
+    length: int
+    cap: int
+    values: np.ndarray = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class EditResult:
+    """What an edit job found.
+
+    ``hits`` (search) or ``distances`` (global, one per pair in pattern then
+    record order). ``best`` is the smallest distance among them, None when
+    nothing is within k. ``info.complete`` is False after a cancel.
+    ``profiles`` (search with ``profile=True``): one :class:`ScoreProfile` per
+    pattern, record and strand, in that order; :meth:`profile` finds one.
+    """
+
+    info: RunInfo
+    mode: str
+    k: int | None
+    strands: str
+    pairing: str
+    report: str | None
+    hits: tuple[Hit, ...] = ()
+    distances: tuple[PairDistance, ...] = ()
+    best: int | None = None
+    profiles: tuple[ScoreProfile, ...] = ()
+
+    def profile(self, pattern_id: str, record_id: str, strand: str = "+") -> ScoreProfile | None:
+        """The score profile of one pattern on one strand along one record, or None."""
+        for prof in self.profiles:
+            if (prof.pattern_id, prof.record_id, prof.strand) == (pattern_id, record_id, strand):
+                return prof
+        return None
+
 
 MODES = ("global", "search")
 REPORTS = ("hits", "best")
@@ -239,29 +348,6 @@ def verify(queries, regions, k: int | None = None, **options) -> EditResult:
     return solve(queries, regions, mode="search", k=k, pairing="zip", report="best", **options)
 
 
-def _threads(job: Job) -> int:
-    if job.backend != "multicore":
-        return 1
-    import numba
-
-    threads = min(job.threads or numba.config.NUMBA_NUM_THREADS, numba.config.NUMBA_NUM_THREADS)
-    numba.set_num_threads(threads)
-    return threads
-
-
-def _warm_up(job: Job) -> None:
-    """Compile (or load from the cache) the job's kernels on a tiny input.
-
-    Modes and variants are run-time arguments of the same kernels, so one
-    search job compiles everything the real job calls.
-    """
-    tiny = Record("w", np.array([1, 2, 4, 8, 15], dtype=np.uint8))
-    warm = make_job([tiny], [tiny], mode="search", k=1, variant=job.variant, backend=job.backend,
-                    parallel=job.parallel, flags=job.flags, align=job.params["align"],
-                    profile=True, threads=job.threads)
-    drive(_run(warm, CancelToken(), warm_up=False))
-
-
 def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progress, None, EditResult]:
     """Run a job as a generator: yield :class:`Progress` about every 100 ms, return an :class:`EditResult`.
 
@@ -282,62 +368,20 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         hits or distances so far in ``partial``. A first report with
         ``phase="compiling"`` comes while the kernels compile or load.
     """
-    return _run(job, cancel or CancelToken(), warm_up=True)
+    from engine.edit.driver import make_runner
 
-
-def _run(job: Job, cancel: CancelToken, warm_up: bool):
-    from engine.edit.run import Collector
-
-    if job.backend == "cuda":
-        from engine.edit.cuda import CudaRunner  # numba.cuda is imported for cuda jobs only
-
-        runner = CudaRunner(job, cancel.flag)
-        plan, nlanes = runner.plan, 1
-    else:
-        from engine.edit.cpu_driver import lanes_per_thread
-        from engine.edit.plan import Plan
-        from engine.edit.run import Runner
-
-        nlanes = _threads(job) * lanes_per_thread(job.variant)
-        plan = Plan(job, nlanes)
-        runner = Runner(job, plan, nlanes, cancel.flag)
-    total = plan.columns
-    if warm_up and not runner.compiled():
-        yield Progress(0, total, 0, 0, 0.0, phase="compiling", message="compiling kernels…")
-        if job.backend == "cuda":
-            runner.warm_up()
-        else:
-            _warm_up(job)
-    collector = Collector(plan, runner, job.params["align"])
-    clock = SliceClock(first=runner.first_slice())
-    elapsed = 0.0
-    complete = True
-    while not runner.finished():
-        if cancel.cancelled:
-            complete = False
-            break
-        before = runner.columns()
-        t0 = now()
-        runner.scan_slice(clock.size)
-        collector.absorb()
-        dt = now() - t0
-        elapsed += dt
-        done = runner.columns()
-        clock.update(max(1, (done - before) // nlanes), dt)
-        if cancel.cancelled:
-            complete = False
-            break
-        partial = tuple(collector.hits) if plan.mode == "search" else tuple(collector.distances.values())
-        yield Progress(min(done, total), max(total, done), runner.cells(), runner.comparisons(),
-                       elapsed, partial=partial)
+    cancel = cancel or CancelToken()
+    meter = Meter(job, threads=numba_threads(job))
+    runner = make_runner(job, cancel.flag, meter.threads)
+    yield from compile_once(runner.lanes, runner.total)
+    yield from run_slices(runner, meter, cancel)
+    collector = runner.collector
     hits = collector.sorted_hits()
     distances = collector.sorted_distances()
-    if plan.mode == "search":
+    if job.params["mode"] == "search":
         best = min((h.distance for h in hits), default=None)
     else:
         best = min((d.distance for d in distances if d.distance is not None), default=None)
-    info = RunInfo("edit", job.variant, job.backend, job.parallel, tuple(sorted(job.flags)), elapsed,
-                   runner.cells(), runner.comparisons(), complete, job.threads)
     p = job.params
-    return EditResult(info, p["mode"], p["k"], p["strands"], p["pairing"], p["report"], hits,
-                      distances, best, collector.profiles())
+    return EditResult(run_info(job, meter), p["mode"], p["k"], p["strands"], p["pairing"],
+                      p["report"], hits, distances, best, collector.profiles())

@@ -7,7 +7,7 @@ registers; the blocked scan passes the horizontal carry from word to word
 the match word of each IUPAC code is looked up instead.
 
 The one-word scan advances two lanes (independent tasks) in lockstep, the
-blocked scan one lane; see cpu_driver.
+blocked scan one lane; see cpu_lanes.
 
 State (a lane's uint64 row): ``[pv, mv, peq x16]`` for one word,
 ``[pv x nb, mv x nb, peq x 16 nb]`` for nb words. The score C[m,j] is tracked

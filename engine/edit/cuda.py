@@ -4,11 +4,11 @@ only for cuda jobs).
 - :class:`GpuPairs` holds a text and its patterns on the GPU and runs batches of
   (pattern, text range) pairs through one variant's kernels: the match tables,
   the ordering of pairs into threads or warps, and the launches (see
-  cuda_kernels.py). It also serves the read-verification benchmark directly.
-- :class:`CudaRunner` is the GPU twin of engine.edit.run.Runner: the job's
+  cuda_myers.py). It also serves the read-verification benchmark directly.
+- :class:`CudaRunner` is the GPU twin of engine.edit.driver.CpuLanes: the job's
   tasks (pairs of a batch, or overlapping chunks of long records) go to the
   GPU in slices, the answers land in the plan's task table, and
-  engine.edit.run.Collector turns them into hits and distances as on the CPU.
+  engine.edit.driver.Collector turns them into hits and distances as on the CPU.
   Starts and CIGARs of the reported hits (``align=True``) are traced by the CPU
   path stage (cpu_align), which every backend shares; the GPU computes the
   distances and ends.
@@ -28,9 +28,8 @@ import numpy as np
 from engine import config, gpu
 from engine.edit import cpu_align
 from engine.edit import cpu_common as cc
-from engine.edit import cuda_kernels as ck
-from engine.edit.plan import UNSEEN, Plan
-from engine.edit.run import align_items
+from engine.edit import cuda_myers as ck
+from engine.edit.driver import UNSEEN, Plan, align_items
 from engine.gpu import CudaFailure, cuda_errors, register_cap
 
 _COMPILED: set = set()  # kernels launched in this process (for the "compiling" phase)
@@ -39,7 +38,7 @@ _COMPILED: set = set()  # kernels launched in this process (for the "compiling" 
 def pack_text(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(lookups, codes) of a text as the kernels read them, ``PAD`` symbols in.
 
-    Lookups (cuda_kernels.LOOKUP) are packed 16 per uint64; the codes stay one
+    Lookups (cuda_myers.LOOKUP) are packed 16 per uint64; the codes stay one
     byte each, for the rare columns of several bases. Both run on for at least
     PAD + 32 symbols past the end, so that lanes may read ahead.
     """
@@ -138,7 +137,7 @@ class GpuPairs:
     # -- a batch ------------------------------------------------------------------------------
     def run(self, inst: np.ndarray, jobs: np.ndarray, prof_d=None, hit_cap: int = 1):
         """Run the pairs of a job table (:func:`new_jobs`; ``inst[i]`` is pair i's pattern).
-        Returns (out, hits): out per pair (cuda_kernels.O_* columns), hits (end, distance,
+        Returns (out, hits): out per pair (cuda_myers.O_* columns), hits (end, distance,
         id) rows in hits mode (else None); None when cancelled.
 
         The table's J_PEQ and J_CARRY fields are filled in here.
@@ -338,7 +337,7 @@ class GpuPairs:
 
 
 def new_jobs(count: int) -> np.ndarray:
-    """An empty job table for ``count`` pairs: cuda_kernels.J_* fields x pairs (field-major,
+    """An empty job table for ``count`` pairs: cuda_myers.J_* fields x pairs (field-major,
     so that filling a field and the kernels' reads of it are contiguous)."""
     return np.zeros((ck.NJ, count), dtype=np.int64)
 
@@ -375,7 +374,7 @@ def job_rows(plan: Plan, lengths: np.ndarray, a: int, b: int) -> tuple[np.ndarra
 
 
 class CudaRunner:
-    """Runs a job's tasks on the GPU in slices; the same methods as engine.edit.run.Runner."""
+    """Runs a job's tasks on the GPU in slices; the same methods as engine.edit.driver.CpuLanes."""
 
     def __init__(self, job, abort: np.ndarray):
         self.job, self.abort = job, abort
@@ -409,7 +408,7 @@ class CudaRunner:
         self.align_kernel = cpu_align.align_parallel
         self.keys = self.pairs.kernel_keys(tasks[:, cc.T_PAT])
 
-    # -- what iter_solve asks ------------------------------------------------------------------
+    # -- what the ScanRunner asks (engine.edit.driver) ----------------------------------
     def compiled(self) -> bool:
         return self.keys <= _COMPILED and (not self.job.params["align"]
                                            or bool(self.align_kernel.signatures))

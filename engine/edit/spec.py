@@ -25,28 +25,29 @@ SPEC = FamilySpec(
                   "in the text where the pattern occurs with <= k edits.",
                   choices=("global", "search")),
         ParamSpec("k", "k (edits)", "int", 2,
-                  "Most edits allowed (search). In global mode, distances above k are not reported.",
-                  minimum=0, maximum=1_000_000),
+                  "Most edits allowed (required for search hits). In global mode, distances above k "
+                  "are not reported (none given: every distance).",
+                  minimum=0, maximum=1_000_000, option="-k", optional=True),
         ParamSpec("strands", "Strands", "choice", "forward",
                   "'both' also searches with the reverse complement of each pattern (search mode).",
                   choices=("forward", "both")),
         ParamSpec("pairing", "Pairing", "choice", "all",
                   "'all': every pattern against every text record; 'zip': pattern i against text "
                   "record i (a batch of query/candidate-region pairs).",
-                  choices=("all", "zip")),
+                  choices=("all", "zip"), option="--pairs"),
         ParamSpec("report", "Report", "choice", "hits",
                   "'hits': every end position within k; 'best': one best hit per pattern, strand "
-                  "and record (read verification).",
-                  choices=("hits", "best")),
+                  "and record (read verification). Search mode only; default: hits.",
+                  choices=("hits", "best"), optional=True),
         ParamSpec("threads_per_block", "Threads per block (CUDA)", "int",
                   config.EDIT_CUDA_THREADS_PER_BLOCK,
                   "CUDA only: threads per block of the task and cooperative kernels (cooperative: "
-                  "a multiple of 32).", minimum=32, maximum=1024, backends=("cuda",)),
+                  "a multiple of 32).", minimum=32, maximum=1024, backends=("cuda",), metavar="N"),
         ParamSpec("words_per_thread", "Words per thread (CUDA)", "int",
                   config.EDIT_CUDA_WORDS_PER_THREAD,
                   "CUDA cooperative only: 64-bit words of a query each thread of a warp holds; a "
                   "query spans ceil(words / this) threads and a warp takes as many queries as fit.",
-                  minimum=1, maximum=8, backends=("cuda",), variants=("cooperative",)),
+                  minimum=1, maximum=8, backends=("cuda",), variants=("cooperative",), metavar="W"),
     ),
     flags=(),
     variants=(

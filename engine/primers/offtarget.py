@@ -10,6 +10,7 @@ Primer-BLAST users know.
 
 from __future__ import annotations
 
+import csv
 import re
 from dataclasses import dataclass
 
@@ -18,6 +19,10 @@ from engine.jobs import Job, drive
 from engine.sequences import Record
 
 THREE_PRIME_WINDOW = 5
+#: The report's CSV columns (1-based, inclusive, forward-strand coordinates; primer and site
+#: in primer orientation).
+CSV_COLUMNS = ("record_id", "start", "end", "strand", "edits", "edits_3prime", "cigar", "primer",
+               "site")
 _CIGAR_RE = re.compile(r"(\d+)([=XID])")
 
 
@@ -120,3 +125,19 @@ def find_offtargets(primer: Record, background, max_edits: int = 3, **options) -
     """Every site in ``background`` (both strands) within ``max_edits`` of ``primer``."""
     result = drive(edit.iter_solve(make_job(primer, background, max_edits, **options)))
     return sites_from_result(primer.text, result)
+
+
+def write_csv(result, fh, *, primer: str) -> None:
+    """The report of an off-target job's result as CSV; ``primer``: its text (5'->3')."""
+    w = csv.writer(fh, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for s in sites_from_result(primer, result):
+        w.writerow((s.record_id, s.start, s.end, s.strand, s.edits, s.edits_3prime, s.cigar,
+                    s.primer_line, s.site_line))
+
+
+def to_json(result, *, primer: str) -> dict:
+    """The report as JSON fields (``max_edits`` is the job's k)."""
+    return {"primer": primer, "max_edits": result.k,
+            "sites": [[s.record_id, s.start, s.end, s.strand, s.edits, s.edits_3prime, s.cigar]
+                      for s in sites_from_result(primer, result)]}

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engine import config, edit
-from engine.edit import cpu_align, cpu_driver
+from engine.edit import cpu_align, cpu_lanes
 from engine.edit import cpu_common as cc
 from engine.jobs import CancelToken, drive
 from engine.sequences import Record, load
@@ -163,10 +163,10 @@ def test_kernels_poll_the_abort_flag():
     abort = np.ones(1, np.uint8)
     args = (np.zeros((1, 8), np.int64), np.zeros((1, 18), np.uint64), hits, np.zeros(1, np.int64),
             1, 10_000, abort)
-    cpu_driver.run_serial(3, cc.MODE_HITS, False, pats, p_offs, text, tasks, info, *args)
+    cpu_lanes.run_serial(3, cc.MODE_HITS, False, pats, p_offs, text, tasks, info, *args)
     assert info[0, cc.COLS] == 0 and tasks[0, cc.T_DONE] == 0  # no column scanned, not finished
     abort[0] = 0
-    cpu_driver.run_serial(3, cc.MODE_HITS, False, pats, p_offs, text, tasks, info, *args)
+    cpu_lanes.run_serial(3, cc.MODE_HITS, False, pats, p_offs, text, tasks, info, *args)
     assert info[0, cc.COLS] > 0  # the same call scans once the flag is down
     ops = np.zeros(8, np.uint8)
     abort[0] = 1

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import edit
-from engine.edit import plan as edit_plan
+from engine.edit import driver as edit_driver
 from engine.edit import reference as ref
 from engine.jobs import CancelToken
 from engine.sequences import Record, reverse_complement
@@ -30,12 +30,12 @@ LONG_LENGTHS = (63, 64, 65, 127, 128, 129, 191, 257, 300)
 
 @contextlib.contextmanager
 def profile_bins(n):
-    saved = edit_plan.PROFILE_BINS
-    edit_plan.PROFILE_BINS = n
+    saved = edit_driver.PROFILE_BINS
+    edit_driver.PROFILE_BINS = n
     try:
         yield
     finally:
-        edit_plan.PROFILE_BINS = saved
+        edit_driver.PROFILE_BINS = saved
 
 
 def planted(seed, m, n, copies, max_edits, iupac=0.0):
@@ -182,7 +182,7 @@ def test_profile_is_the_binned_brute_force(seed, m, n, k, bins, report, strands)
 def test_profile_without_k_is_uncapped_and_off_for_batches(lambda_record):
     pattern = lambda_record.slice(30_000, 30_040)
     text = lambda_record.slice(20_000, 45_000)
-    want = _want_profiles([pattern], [text], None, ("+",), edit_plan.PROFILE_BINS)
+    want = _want_profiles([pattern], [text], None, ("+",), edit_driver.PROFILE_BINS)
     for variant in ("myers", "banded"):
         res = edit.solve([pattern], [text], mode="search", report="best", variant=variant,
                          backend="multicore")

@@ -130,7 +130,7 @@ def test_long_lambda_pieces_against_ecoli_slices(long_pieces, combo):
 def test_out_of_memory_and_launch_failures_leave_everything_usable(reads, cpu_reads):
     from numba import cuda
 
-    from engine.edit import cuda_kernels
+    from engine.edit import cuda_myers
     from engine.gpu import Device
 
     queries, regions, k = reads[100]
@@ -142,7 +142,7 @@ def test_out_of_memory_and_launch_failures_leave_everything_usable(reads, cpu_re
     assert "\n" not in str(err.value)
     table = dev.empty(64, np.uint64, "t")
     with pytest.raises(RuntimeError, match="CUDA error while launching") as err:
-        dev.launch(cuda_kernels.peq_kernel, 1, 4096, 0, dev.zeros(4, np.uint8, "p"),
+        dev.launch(cuda_myers.peq_kernel, 1, 4096, 0, dev.zeros(4, np.uint8, "p"),
                    dev.zeros(2, np.int64, "o"), dev.zeros(1, np.int64, "w"),
                    dev.zeros(1, np.int64, "w"), dev.zeros(1, np.int64, "w"), True, table)
     assert "\n" not in str(err.value)
@@ -158,7 +158,7 @@ def test_out_of_memory_and_launch_failures_leave_everything_usable(reads, cpu_re
 def test_cooperative_words_live_in_registers(reads):
     """The cooperative kernels and the task register tiers keep their words in registers:
     no local memory at all."""
-    from engine.edit import cuda_kernels
+    from engine.edit import cuda_myers
     from engine.edit.cpu_common import MODE_BEST
     from engine.gpu import register_cap
 
@@ -168,9 +168,9 @@ def test_cooperative_words_live_in_registers(reads):
                     words_per_thread=words, align=False)
     edit.verify(queries[:4], regions[:4], k, variant="task", backend="cuda", align=False)
     cap = register_cap(config.EDIT_CUDA_THREADS_PER_BLOCK)
-    kernels = [cuda_kernels.cooperative_kernel(w, config.EDIT_CUDA_COLUMNS_PER_STEP, MODE_BEST,
+    kernels = [cuda_myers.cooperative_kernel(w, config.EDIT_CUDA_COLUMNS_PER_STEP, MODE_BEST,
                                                False, False, cap) for w in (1, 2, 4)]
-    kernels.append(cuda_kernels.task_kernel(16, MODE_BEST, False, cap))
+    kernels.append(cuda_myers.task_kernel(16, MODE_BEST, False, cap))
     for kernel in kernels:
         local = kernel.get_local_mem_per_thread()
         values = list(local.values()) if isinstance(local, dict) else [local]

@@ -1,0 +1,411 @@
+"""edit's slices and dispatch: from a job to a task table, and the runner that scans it.
+
+- :class:`Plan`: the flat arrays and the task table the kernels read.
+  *Instances*: every pattern on every strand asked for (the reverse
+  complement follows its pattern), concatenated with offsets. *Groups*:
+  (instance, text record) pairs: all of them, or pattern i with record i when
+  zipped; a group's answer is final once all its tasks are done. *Tasks*: one
+  per group, except in search, where a record is cut into chunks so that every
+  lane (two per thread for ``myers``, see cpu_lanes) gets work. A chunk's hits
+  are those ending in [own_lo, hi); it scans from own_lo - (m + min(k, m)) so
+  that every hit within k is exact: an occurrence with d edits spans at most
+  m + d text symbols, and d <= m always. *Profile* (search, when asked): per
+  group, the record's end positions cut into at most PROFILE_BINS bins of equal
+  width (the last one shorter), each holding min(C[m,j], T_CUT + 1) over its
+  ends; flat over the groups. Chunks start on bin edges, so a bin belongs to
+  one task.
+- :class:`CpuLanes` runs the CPU kernels (cpu_lanes); engine.edit.cuda's
+  ``CudaRunner`` offers the same methods for the GPU variants.
+- :class:`Collector` turns finished scans into hits and distances. Hits of
+  ``report="hits"`` are final when found, so they are aligned in the slice that
+  found them; a best hit or a global distance is final when every task of its
+  group is done. Everything aligned so far is therefore ready when a cancel
+  stops the job.
+- :class:`ScanRunner`: the job's scan as an engine.slices.SliceRunner.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine import config
+from engine.edit import Hit, PairDistance, ScoreProfile, cpu_align, cpu_lanes, make_job
+from engine.edit import cpu_common as cc
+from engine.jobs import CancelToken, Job, drive
+from engine.sequences import Record, reverse_complement
+from engine.slices import Meter, Step, run_slices
+
+#: Most bins of a score profile (per pattern, strand and record).
+PROFILE_BINS = 4096
+
+#: Profile bin value before any column of it was scanned (-1 once handed out).
+UNSEEN = cc.INF
+
+
+def _concat(arrays) -> tuple[np.ndarray, np.ndarray]:
+    lengths = np.fromiter((a.shape[0] for a in arrays), dtype=np.int64, count=len(arrays))
+    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    if len(arrays) == 1:  # one record (a genome): read in place, the kernels never write it
+        return np.ascontiguousarray(arrays[0], dtype=np.uint8), offsets
+    return np.ascontiguousarray(np.concatenate(arrays), dtype=np.uint8), offsets
+
+
+class Plan:
+    """Everything the kernels read for one job."""
+
+    def __init__(self, job, nlanes: int, min_chunk: int | None = None):
+        """``nlanes``: workers to give search chunks to; ``min_chunk``: the shortest chunk
+        (default config.EDIT_MIN_CHUNK_COLUMNS, sized for CPU threads)."""
+        self.min_chunk = config.EDIT_MIN_CHUNK_COLUMNS if min_chunk is None else min_chunk
+        params = job.params
+        self.mode, self.k, self.report = params["mode"], params["k"], params["report"]
+        self.profile = self.mode == "search" and params["profile"]
+        self.patterns, self.texts = job.inputs["pattern"], job.inputs["text"]
+        self.strands = ("+", "-") if params["strands"] == "both" else ("+",)
+        S = len(self.strands)
+        inst = []
+        for rec in self.patterns:
+            inst.append(rec.codes)
+            if S == 2:
+                inst.append(reverse_complement(rec.codes))
+        self.pats, self.p_offs = _concat(inst)
+        self.text, self.t_offs = _concat([r.codes for r in self.texts])
+        P, R = len(self.patterns), len(self.texts)
+        if params["pairing"] == "zip":
+            pat_of, rec_of = np.arange(P), np.arange(P)
+        else:
+            pat_of, rec_of = np.repeat(np.arange(P), R), np.tile(np.arange(R), P)
+        # Groups in output order: pattern, record, strand.
+        self.g_inst = (pat_of[:, None] * S + np.arange(S)[None, :]).ravel().astype(np.int64)
+        self.g_rec = np.repeat(rec_of, S).astype(np.int64)
+        self.g_pattern = self.g_inst // S
+        self.g_strand = self.g_inst % S
+        self._build_tasks(nlanes)
+
+    def _build_tasks(self, nlanes: int) -> None:
+        lo = self.t_offs[self.g_rec]
+        hi = self.t_offs[self.g_rec + 1]
+        m = np.diff(self.p_offs)[self.g_inst]
+        G = len(lo)
+        # Profile cap - 1: k, or m (C[m,j] <= m, so no cap without k).
+        self.g_cut = np.full(G, self.k, dtype=np.int64) if self.k is not None else m.astype(np.int64)
+        if self.profile:
+            self.binw = -(-(hi - lo) // PROFILE_BINS)
+            nbins = -(-(hi - lo) // self.binw)
+            self.prof_offs = np.zeros(G + 1, dtype=np.int64)
+            np.cumsum(nbins, out=self.prof_offs[1:])
+        else:
+            self.binw = np.zeros(G, dtype=np.int64)
+            self.prof_offs = np.zeros(G + 1, dtype=np.int64)
+        # Chunk length per group (0: one task for the whole record), whole bins per chunk.
+        chunk = np.full(G, self._chunk_columns(nlanes, int(np.sum(hi - lo))), dtype=np.int64)
+        if self.profile:
+            chunk = -(-chunk // self.binw) * self.binw
+        count = np.where(chunk > 0, -(-(hi - lo) // np.maximum(chunk, 1)), 1)
+        self.task_group = np.repeat(np.arange(G, dtype=np.int64), count)
+        first_task = np.concatenate(([0], np.cumsum(count)[:-1]))
+        index = np.arange(len(self.task_group)) - first_task[self.task_group]
+        g = self.task_group
+        tasks = np.zeros((len(g), cc.NTASK), dtype=np.int64)
+        tasks[:, cc.T_PAT] = self.g_inst[g]
+        tasks[:, cc.T_BEST] = cc.INF
+        tasks[:, cc.T_END] = -1
+        tasks[:, cc.T_REC_LO] = lo[g]
+        tasks[:, cc.T_BINW] = self.binw[g]
+        tasks[:, cc.T_PROF] = self.prof_offs[g]
+        tasks[:, cc.T_CUT] = self.g_cut[g]
+        tasks[:, cc.T_LEAD] = first_task[g]
+        tasks[:, cc.T_SHARED] = -1
+        if self.mode == "global":
+            tasks[:, cc.T_SCAN_LO] = lo
+            tasks[:, cc.T_OWN_LO] = hi  # nothing is recorded on the way
+            tasks[:, cc.T_HI] = hi
+            # k, or the first band of banded's doubling.
+            tasks[:, cc.T_THRESH] = self.k if self.k is not None else \
+                np.abs((hi - lo) - m) + config.EDIT_BAND_FIRST_SLACK
+        else:
+            own_lo = lo[g] + index * chunk[g]
+            own_hi = np.where(chunk[g] > 0, np.minimum(hi[g], own_lo + chunk[g]), hi[g])
+            overlap = m[g] + (np.minimum(self.k, m[g]) if self.k is not None else m[g])
+            tasks[:, cc.T_SCAN_LO] = np.maximum(lo[g], own_lo - overlap)
+            tasks[:, cc.T_OWN_LO] = own_lo
+            tasks[:, cc.T_HI] = own_hi
+            tasks[:, cc.T_THRESH] = self.k if self.k is not None else cc.INF
+        self.tasks = tasks
+        self.max_m = int(np.max(np.diff(self.p_offs)))
+        self.columns = int(np.sum(tasks[:, cc.T_HI] - tasks[:, cc.T_SCAN_LO]))
+
+    def _chunk_columns(self, nlanes: int, total: int) -> int:
+        """Chunk length for search (0: no chunks), so that every lane gets work."""
+        if self.mode == "global" or nlanes == 1:
+            return 0
+        return max(self.min_chunk, -(-total // (nlanes * config.EDIT_CHUNKS_PER_THREAD)))
+
+    def mode_id(self) -> int:
+        if self.mode == "global":
+            return cc.MODE_GLOBAL
+        return cc.MODE_HITS if self.report == "hits" else cc.MODE_BEST
+
+
+def make_runner(job: Job, abort: np.ndarray, threads: int | None) -> "ScanRunner":
+    """The job's scan on its backend; ``threads``: numba threads of a multicore job."""
+    if job.backend == "cuda":
+        from engine.edit.cuda import CudaRunner  # numba.cuda is imported for cuda jobs only
+
+        return ScanRunner(job, CudaRunner(job, abort), 1, abort)
+    per_thread = cpu_lanes.lanes_per_thread(job.variant)
+    nlanes = (threads if job.backend == "multicore" else 1) * per_thread
+    return ScanRunner(job, CpuLanes(job, Plan(job, nlanes), nlanes, abort, threads), nlanes, abort)
+
+
+class CpuLanes:
+    """The lanes' state, and calls to cpu_lanes and the path stage with the job's backend."""
+
+    def __init__(self, job, plan: Plan, nlanes: int, abort: np.ndarray, threads: int | None):
+        self.job, self.plan, self.abort, self.threads = job, plan, abort, threads
+        self.variant = cpu_lanes.VARIANTS.index(job.variant)
+        n_int, n_uint = cpu_lanes.state_sizes(job.variant, plan.max_m)
+        self.info = np.zeros((nlanes, cc.NINFO), dtype=np.int64)
+        self.info[:, cc.TASK] = -1
+        self.per = cpu_lanes.lanes_per_thread(job.variant)
+        self.info[:, cc.NEXT] = np.arange(nlanes)  # lane l: tasks l, l + nlanes, ...
+        self.info[:, cc.END] = len(plan.tasks)
+        self.ist = np.zeros((nlanes, n_int), dtype=np.int64)
+        self.ust = np.zeros((nlanes, n_uint), dtype=np.uint64)
+        cap = config.EDIT_HIT_BUFFER if plan.mode_id() == cc.MODE_HITS else 1
+        self.hits = np.zeros((nlanes, cap, 3), dtype=np.int64)
+        self.prof = np.full(int(plan.prof_offs[-1]), UNSEEN, dtype=np.int64)
+        self.redo = plan.mode == "global" and plan.k is None
+        parallel = job.backend == "multicore"
+        self.scan = cpu_lanes.run_parallel if parallel else cpu_lanes.run_serial
+        self.align_kernel = cpu_align.align_parallel if parallel else cpu_align.align_serial
+
+    def compiled(self) -> bool:
+        return bool(self.scan.signatures) and (not self.job.params["align"]
+                                               or bool(self.align_kernel.signatures))
+
+    def warm_up(self) -> None:
+        """Compile (or load from the cache) the job's kernels on a tiny search job.
+
+        Modes and variants are run-time arguments of the same kernels, so one
+        search job compiles everything the real job calls.
+        """
+        job = self.job
+        tiny = Record("w", np.array([1, 2, 4, 8, 15], dtype=np.uint8))
+        warm = make_job([tiny], [tiny], mode="search", k=1, variant=job.variant,
+                        backend=job.backend, parallel=job.parallel, flags=job.flags,
+                        align=job.params["align"], profile=True, threads=job.threads)
+        cancel = CancelToken()
+        drive(run_slices(make_runner(warm, cancel.flag, self.threads),
+                         Meter(warm, threads=self.threads), cancel))
+
+    def scan_slice(self, budget: int) -> None:
+        p = self.plan
+        self.scan(self.variant, p.mode_id(), self.redo, p.pats, p.p_offs, p.text, p.tasks,
+                  self.info, self.ist, self.ust, self.hits, self.prof, self.per, budget,
+                  self.abort)
+
+    def finished(self) -> bool:
+        return bool(np.all(self.info[:, cc.TASK] < 0)
+                    and np.all(self.info[:, cc.NEXT] >= self.info[:, cc.END]))
+
+    def columns(self) -> int:
+        """Text columns scanned so far (overlaps and banded restarts included)."""
+        return int(self.info[:, cc.COLS].sum())
+
+    def cells(self) -> int:
+        return int(self.info[:, cc.CELLS].sum())
+
+    def comparisons(self) -> int:
+        return int(self.info[:, cc.CMPS].sum())
+
+    def take_hits(self) -> np.ndarray:
+        out = [self.hits[s, :self.info[s, cc.NHITS]] for s in range(self.info.shape[0])]
+        rows = np.concatenate(out)
+        self.info[:, cc.NHITS] = 0
+        return rows
+
+    def first_slice(self) -> int:
+        """Columns per lane of the first slice (later slices adapt to SLICE_SECONDS)."""
+        return config.EDIT_FIRST_SLICE_COLUMNS
+
+    def align(self, items: np.ndarray):
+        """(starts, cigars) for items [instance, end, record start, distance, start or -1].
+
+        A cancelled item has cigar None.
+        """
+        return align_items(self.plan, self.align_kernel, self.abort, items)
+
+
+def align_items(plan, kernel, abort: np.ndarray, items: np.ndarray):
+    """The path stage (cpu_align) for items [instance, end, record start, distance, start or -1]
+    of a plan: (starts, cigars), cigar None for an item a cancel stopped. Every backend's
+    hits and pairs go through it, so all report the same start and CIGAR."""
+    m = np.diff(plan.p_offs)[items[:, 0]]
+    longest = np.where(items[:, 4] >= 0, items[:, 1] - items[:, 4],
+                       np.minimum(items[:, 1] - items[:, 2], m + items[:, 3]))
+    op_offs = np.zeros(len(items) + 1, dtype=np.int64)
+    np.cumsum(m + longest, out=op_offs[1:])
+    ops = np.zeros(int(op_offs[-1]), dtype=np.uint8)
+    starts = np.zeros(len(items), dtype=np.int64)
+    counts = np.zeros(len(items), dtype=np.int64)
+    kernel(plan.pats, plan.p_offs, plan.text, np.ascontiguousarray(items), op_offs, ops, starts,
+           counts, config.EDIT_ALIGN_STORE_WORDS, abort)
+    bad = np.flatnonzero((counts == -1) | (starts < 0))
+    if bad.size:
+        raise RuntimeError(f"edit: alignment disagrees with the scanned distance for item "
+                           f"{items[bad[0]].tolist()}")
+    return starts, cpu_align.cigar_strings(ops, op_offs, counts)
+
+
+class Collector:
+    """Turns finished scans into :class:`Hit` and :class:`PairDistance` objects."""
+
+    def __init__(self, plan: Plan, runner, align: bool):
+        self.plan, self.runner, self.align = plan, runner, align
+        groups = len(plan.g_inst)
+        self.hits: list[Hit] = []
+        self.keys: list[tuple] = []  # (pattern, record, end, strand) indices, for the final order
+        self.distances: dict[int, PairDistance] = {}
+        self.left = np.bincount(plan.task_group, minlength=groups)
+        self.seen = np.zeros(len(plan.tasks), dtype=bool)
+        self.best = np.full(groups, cc.INF, dtype=np.int64)
+        self.best_end = np.full(groups, -1, dtype=np.int64)
+
+    def absorb(self) -> None:
+        """Collect the slice's hits and the groups it finished."""
+        plan, tasks = self.plan, self.plan.tasks
+        mode = plan.mode_id()
+        if mode == cc.MODE_HITS:
+            rows = self.runner.take_hits()
+            self._add_hits(plan.task_group[rows[:, 2]], rows[:, 0], rows[:, 1])
+        newly = np.flatnonzero((tasks[:, cc.T_DONE] == 1) & ~self.seen)
+        if newly.size == 0:
+            return
+        self.seen[newly] = True
+        g = plan.task_group[newly]
+        np.subtract.at(self.left, g, 1)
+        if mode == cc.MODE_HITS:
+            return
+        if mode == cc.MODE_GLOBAL:
+            self._add_pairs(g, tasks[newly, cc.T_BEST])
+            return
+        # Best of a group's chunks: smallest distance, then first end.
+        best, end = tasks[newly, cc.T_BEST], tasks[newly, cc.T_END]
+        order = np.lexsort((end, best, g))
+        g, best, end = g[order], best[order], end[order]
+        first = np.concatenate(([True], g[1:] != g[:-1]))
+        g, best, end = g[first], best[first], end[first]
+        better = (best < self.best[g]) | ((best == self.best[g]) & (end < self.best_end[g]))
+        self.best[g[better]] = best[better]
+        self.best_end[g[better]] = end[better]
+        final = g[(self.left[g] == 0) & (self.best[g] < cc.INF)]
+        self._add_hits(final, self.best_end[final], self.best[final])
+
+    def _add_hits(self, g: np.ndarray, end: np.ndarray, dist: np.ndarray) -> None:
+        if len(g) == 0:
+            return
+        plan = self.plan
+        rec_lo = plan.t_offs[plan.g_rec[g]]
+        starts, cigars, matched = None, [None] * len(g), [None] * len(g)
+        if self.align:
+            items = np.column_stack((plan.g_inst[g], end, rec_lo, dist, np.full(len(g), -1)))
+            starts, cigars = self.runner.align(items.astype(np.int64))
+            done = np.array([c is not None for c in cigars], dtype=bool)
+            matched = cpu_align.matched_strings(plan.text, np.where(done, starts, 0),
+                                                np.where(done, end, 0), plan.g_strand[g] == 1)
+            starts = np.where(done, starts - rec_lo + 1, -1).tolist()
+        strands, patterns, texts = plan.strands, plan.patterns, plan.texts
+        for h, (gi, e, d, lo, cigar, text) in enumerate(zip(g.tolist(), end.tolist(), dist.tolist(),
+                                                            rec_lo.tolist(), cigars, matched)):
+            p, r, s = int(plan.g_pattern[gi]), int(plan.g_rec[gi]), int(plan.g_strand[gi])
+            start = starts[h] if cigar is not None else None
+            self.hits.append(Hit(patterns[p].id, texts[r].id, strands[s], start, e - lo, d, cigar,
+                                 text if cigar is not None else None))
+            self.keys.append((p, r, e, s))
+
+    def _add_pairs(self, g: np.ndarray, score: np.ndarray) -> None:
+        plan = self.plan
+        # banded reports T+1 for "beyond its band"; without k its band grew until exact.
+        within = np.ones(len(g), dtype=bool) if plan.k is None else score <= plan.k
+        cigars = [None] * len(g)
+        if self.align and within.any():
+            sel = np.flatnonzero(within)
+            gs = g[sel]
+            lo, hi = plan.t_offs[plan.g_rec[gs]], plan.t_offs[plan.g_rec[gs] + 1]
+            items = np.column_stack((plan.g_inst[gs], hi, lo, score[sel], lo)).astype(np.int64)
+            _, aligned = self.runner.align(items)
+            for i, cigar in zip(sel.tolist(), aligned):
+                cigars[i] = cigar
+        for gi, d, ok, cigar in zip(g.tolist(), score.tolist(), within.tolist(), cigars):
+            self.distances[gi] = PairDistance(plan.patterns[plan.g_pattern[gi]].id,
+                                              plan.texts[plan.g_rec[gi]].id, d if ok else None,
+                                              cigar)
+
+    def profiles(self) -> tuple[ScoreProfile, ...]:
+        """One profile per group (pattern, record, strand order); bins not scanned are -1."""
+        plan = self.plan
+        if not plan.profile:
+            return ()
+        values = np.where(self.runner.prof == UNSEEN, -1, self.runner.prof).astype(np.int32)
+        out = []
+        for gi in range(len(plan.g_inst)):
+            lo, hi = plan.prof_offs[gi], plan.prof_offs[gi + 1]
+            r = plan.g_rec[gi]
+            out.append(ScoreProfile(plan.patterns[plan.g_pattern[gi]].id, plan.texts[r].id,
+                                    plan.strands[plan.g_strand[gi]], int(plan.binw[gi]),
+                                    int(plan.t_offs[r + 1] - plan.t_offs[r]),
+                                    int(plan.g_cut[gi]) + 1,
+                                    values[lo:hi]))
+        return tuple(out)
+
+    def sorted_hits(self) -> tuple[Hit, ...]:
+        """Hits in pattern order, then record order, end, strand ('+' first)."""
+        order = sorted(range(len(self.hits)), key=self.keys.__getitem__)
+        return tuple(self.hits[i] for i in order)
+
+    def sorted_distances(self) -> tuple[PairDistance, ...]:
+        return tuple(self.distances[g] for g in sorted(self.distances))
+
+
+class ScanRunner:
+    """The job's scan, a slice at a time (an engine.slices.SliceRunner).
+
+    Units are text columns: ``done``/``total`` count them over all lanes
+    (overlaps of chunks included; banded global restarts may scan more than
+    planned), a slice's budget and its ``Step.units`` per lane.
+    """
+
+    def __init__(self, job: Job, lanes, nlanes: int, abort: np.ndarray):
+        self.lanes = lanes  # CpuLanes or engine.edit.cuda.CudaRunner
+        self.plan = lanes.plan
+        self.nlanes = nlanes
+        self.abort = abort
+        self.collector = Collector(self.plan, lanes, job.params["align"])
+        self.first_slice = lanes.first_slice()
+
+    @property
+    def total(self) -> int:
+        return max(self.plan.columns, self.lanes.columns())
+
+    @property
+    def done(self) -> int:
+        return min(self.lanes.columns(), self.plan.columns)
+
+    @property
+    def finished(self) -> bool:
+        return self.lanes.finished()
+
+    def step(self, budget: int) -> Step:
+        lanes = self.lanes
+        before = lanes.columns(), lanes.cells(), lanes.comparisons()
+        lanes.scan_slice(budget)
+        self.collector.absorb()
+        return Step(max(1, (lanes.columns() - before[0]) // self.nlanes), lanes.cells() - before[1],
+                    lanes.comparisons() - before[2], aborted=bool(self.abort[0]))
+
+    def report(self) -> dict:
+        c = self.collector
+        return {"partial": tuple(c.hits) if self.plan.mode == "search"
+                else tuple(c.distances.values())}

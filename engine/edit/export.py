@@ -1,0 +1,48 @@
+"""edit's writers, shared by the command line and the GUI's export.
+
+CSV, search: ``pattern_id,record_id,start,end,strand,distance,cigar,matched``
+(start, cigar and matched are empty without alignments).
+CSV, global: ``pattern_id,record_id,distance,cigar`` (distance empty when above
+k; cigar only with alignments).
+"""
+
+from __future__ import annotations
+
+import csv
+
+SEARCH_COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "distance", "cigar", "matched")
+GLOBAL_COLUMNS = ("pattern_id", "record_id", "distance", "cigar")
+
+
+def _blank(value):
+    return "" if value is None else value
+
+
+def rows(result):
+    """Rows in the CSV's column order."""
+    if result.mode == "search":
+        for h in result.hits:
+            yield (h.pattern_id, h.record_id, _blank(h.start), h.end, h.strand, h.distance,
+                   _blank(h.cigar), _blank(h.matched))
+    else:
+        for d in result.distances:
+            yield d.pattern_id, d.record_id, _blank(d.distance), _blank(d.cigar)
+
+
+def write_csv(result, fh) -> None:
+    writer = csv.writer(fh, lineterminator="\n")
+    writer.writerow(SEARCH_COLUMNS if result.mode == "search" else GLOBAL_COLUMNS)
+    writer.writerows(rows(result))
+
+
+def to_json(result) -> dict:
+    out = {"mode": result.mode, "k": result.k}
+    if result.mode == "global":
+        out["distance"] = result.best
+        out["pairs"] = [[d.pattern_id, d.record_id, d.distance, d.cigar] for d in result.distances]
+    else:
+        out["strands"] = result.strands
+        out["best"] = result.best
+        out["hits"] = [[h.start, h.end, h.distance] for h in result.hits]
+        out["details"] = [[h.pattern_id, h.record_id, h.strand, h.cigar] for h in result.hits]
+    return out
