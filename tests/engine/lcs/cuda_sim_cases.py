@@ -28,7 +28,7 @@ from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.lcs import cuda as lcuda  # noqa: E402
 from benchmarks import lcs_cuda as cuda_bench
 from engine.lcs import reference  # noqa: E402
-from engine.lcs.cpu_grid import PLAIN, SNAPSHOT, make_sampling  # noqa: E402
+from engine.lcs.cpu_common import PLAIN, SNAPSHOT, make_sampling  # noqa: E402
 from engine.sequences import Record  # noqa: E402
 from tests.engine.lcs.helpers import assert_valid_lcs  # noqa: E402
 from tests.strategies import random_codes  # noqa: E402
