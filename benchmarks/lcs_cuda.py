@@ -93,7 +93,7 @@ def _kernel_seconds(job, repeat: int) -> float:
     per-diagonal form, every launch), timed with CUDA events; best of ``repeat``."""
     from numba import cuda
 
-    from engine.lcs.cpu_grid import PLAIN
+    from engine.lcs.cpu_common import PLAIN
     from engine.lcs.cuda import CudaPasses
 
     a, b = job.inputs["a"][0].codes, job.inputs["b"][0].codes

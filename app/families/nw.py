@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
-
 from app import demo
 from app.families import Column, DemoInput, FamilyAdapter
-
-#: What ``primerscope nw A B -o OUT.csv`` writes (its CSV of alignment columns).
-_CSV_ARGS = argparse.Namespace(output="alignment.csv")
 
 
 class NwAdapter(FamilyAdapter):
@@ -46,10 +41,13 @@ class NwAdapter(FamilyAdapter):
         return item
 
     def csv_text(self, result) -> str:
+        """What ``primerscope nw A B -o OUT.csv`` writes: the CSV of alignment columns."""
         import io
 
+        from engine.nw import export
+
         buf = io.StringIO(newline="")
-        self.cli().write_csv(result, buf, args=_CSV_ARGS)
+        export.write_csv(result, buf, layout="columns")
         return buf.getvalue()
 
     def answer_key(self, result):
@@ -70,7 +68,9 @@ class NwAdapter(FamilyAdapter):
     def alignment_text(self, result, job) -> str:
         if result.alignment is None:
             return ""
-        return self.cli().text(result)
+        from engine.nw.export import result_text
+
+        return result_text(result)
 
     # -- views -------------------------------------------------------------------------------
     @staticmethod

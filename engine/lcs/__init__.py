@@ -24,15 +24,15 @@ from typing import Generator
 import numpy as np
 
 from engine import config, registry
-from engine.jobs import (CancelToken, Job, Progress, RunInfo, SliceClock, check_threads,
-                         drive, now)
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
 from engine.lcs.cuda_options import cuda_params
 from engine.lcs.spec import SPEC
-from engine.sequences import DECODE_TABLE, Record, encode
+from engine.sequences import Record, encode
+from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
 
 __all__ = ["LcsResult", "SPEC", "iter_solve", "length", "make_job", "solve"]
 
-TASKS = ("lcs", "length")
+TASKS = SPEC.param("task").choices
 
 
 @dataclass(frozen=True, eq=False)
@@ -148,77 +148,6 @@ def length(a, b, **options) -> int:
     return solve(a, b, task="length", **options).length
 
 
-def _warm_up(mod, backend: str) -> None:
-    """Compile (or load from the cache) every kernel a job uses, on a tiny input."""
-    from engine.lcs import driver
-    from engine.lcs.cpu_grid import BITS, traceback
-
-    tiny = np.array([1, 2, 4, 8, 15, 1, 2], dtype=np.uint8)
-    p = driver.Pass(mod, tiny, tiny[::-1], backend, BITS)
-    for _ in driver.drive(p, lambda: 1 << 30, np.zeros(1, dtype=np.uint8)):
-        pass
-    traceback(p.bits(), tiny.shape[0], tiny.shape[0], np.empty((7, 2), dtype=np.int64))
-
-
-def _cuda_passes(job: Job, abort: np.ndarray):
-    """The GPU side of a cuda job (engine.lcs.cuda, and numba.cuda, imported only here)."""
-    from engine.lcs.cuda import CudaPasses
-
-    return CudaPasses(job, abort)
-
-
-def _compiled(mod, backend: str) -> bool:
-    from engine.lcs.cpu_grid import traceback
-
-    sweep = mod.sweep_serial if backend == "serial" else mod.sweep_multicore
-    return bool(sweep.signatures) and bool(traceback.signatures)
-
-
-class _Meter:
-    """Times each kernel call, sizes the next one and counts cells."""
-
-    def __init__(self, job: Job) -> None:
-        self.job = job
-        self.clock = SliceClock(first=1 << 20, maximum=1 << 42)
-        self.cells = 0
-        self.elapsed = 0.0
-
-    def budget(self) -> int:
-        return self.clock.size
-
-    def run(self, steps) -> Generator[None, None, None]:
-        """Advance ``steps`` (a generator of cells per kernel call). Yields after a call
-        once half a slice has passed since the last yield (recovery makes many small
-        calls, and each report copies the pairs found so far), and once at the end."""
-        from engine.lcs.driver import set_threads
-
-        reported = now()
-        pending = False
-        while True:
-            if self.job.backend == "multicore":
-                set_threads(self.job.threads)
-            t0 = now()
-            try:
-                cells = next(steps)
-            except StopIteration:
-                if pending:
-                    yield
-                return
-            t1 = now()
-            self.elapsed += t1 - t0
-            self.cells += cells
-            self.clock.update(cells, t1 - t0)
-            pending = True
-            if t1 - reported >= config.SLICE_SECONDS / 2:
-                reported, pending = t1, False
-                yield
-
-
-def _lcs_text(a: np.ndarray, b: np.ndarray, pairs0: np.ndarray) -> str:
-    common = a[pairs0[:, 0]] & b[pairs0[:, 1]]
-    return DECODE_TABLE[common].tobytes().decode("ascii")
-
-
 def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progress, None, LcsResult]:
     """Yield :class:`Progress` about every 100 ms; return an :class:`LcsResult`.
 
@@ -228,8 +157,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     ``info.complete=False``, the length if the score pass had finished, and the
     prefix of the LCS recovered so far.
     """
-    from engine.lcs import driver
-    from engine.lcs.cpu_grid import PLAIN, SNAPSHOT, make_sampling
+    from engine.lcs.cpu_common import make_sampling
+    from engine.lcs.driver import Kernels, RecoveryRunner, ScoreRunner, lcs_text
 
     cancel = cancel or CancelToken()
     rec_a, rec_b = job.inputs["a"][0], job.inputs["b"][0]
@@ -237,82 +166,37 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     b = np.ascontiguousarray(rec_b.codes, dtype=np.uint8)
     m, n = a.shape[0], b.shape[0]
     task = job.params["task"]
-    mod = driver.kernels(job.variant)
-    score_pass = task == "length" or job.snapshots
-    score_mode = SNAPSHOT if job.snapshots else PLAIN
-    gpu = _cuda_passes(job, cancel.flag) if job.backend == "cuda" else None
-    if gpu is not None:
-        # Score passes on the GPU; recovery leaves on the CPU (serial kernels of the variant).
-        new_pass = gpu.new_pass
-        recovery = (driver.Recovery(mod, a, b, "serial", gpu.max_words, gpu.new_pass)
-                    if task == "lcs" else None)
-        compiled = gpu.compiled() and (task != "lcs" or _compiled(mod, "serial"))
-    else:
-        def new_pass(a_, b_, mode, sampling=None):
-            return driver.Pass(mod, a_, b_, job.backend, mode, sampling)
-
-        recovery = driver.Recovery(mod, a, b, job.backend) if task == "lcs" else None
-        compiled = _compiled(mod, job.backend)
+    meter = Meter(job, threads=numba_threads(job))  # before any pass: chunks follow the threads
+    kernels = Kernels(job, cancel.flag)
+    shape = (m, n) if job.snapshots else None
+    recovery = RecoveryRunner(kernels.recovery(a, b), cancel.flag, shape) if task == "lcs" else None
 
     def later() -> int:
         """Cells the recovery still has to run (an estimate until it is under way)."""
-        return recovery.remaining() if recovery is not None else 0
+        return recovery.total if recovery is not None else 0
 
-    if job.backend == "multicore":
-        driver.set_threads(job.threads)  # before any Pass: chunks follow the thread count
-    if not compiled:
-        yield Progress(0, (m * n if score_pass else 0) + later(), 0, 0, 0.0, phase="compiling",
-                       message="compiling kernels…")
-        if gpu is None:
-            _warm_up(mod, job.backend)
-        else:
-            gpu.warm_up(([score_mode] if score_pass else []) + ([PLAIN] if task == "lcs" else []))
-            if task == "lcs":
-                _warm_up(mod, "serial")
+    yield from compile_once(kernels, (m * n if kernels.score_pass else 0) + later())
 
-    meter = _Meter(job)
     sampling = make_sampling(m, n, config.SNAPSHOT_MAX_SIDE) if job.snapshots else None
-    shape = (m, n) if job.snapshots else None
     found: int | None = None
-    complete = True
-
-    if score_pass:
-        t0 = now()
-        p = new_pass(a, b, score_mode, sampling)
-        meter.elapsed += now() - t0  # the match words and buffers are part of the solve
-        for _ in meter.run(driver.drive(p, meter.budget, cancel.flag)):
-            image = sampling.image.copy() if sampling is not None else None
-            yield Progress(meter.cells, meter.cells + (p.total - p.done) + later(), meter.cells,
-                           meter.cells, meter.elapsed, message="score pass",
-                           snapshot=image, snapshot_shape=shape)
-            if cancel.cancelled:
-                break
-        if p.finished:
-            t0 = now()
-            found = int(p.last_row()[-1])
-            meter.elapsed += now() - t0  # on the GPU, the copy of the last row back
-        else:
-            complete = False
+    score_cells = 0
+    if kernels.score_pass:
+        # The match words and buffers (and on the GPU, the last row's copy back) are solve time.
+        p = meter.timed(lambda: kernels.new_pass(a, b, kernels.score_mode, sampling))
+        if (yield from run_slices(ScoreRunner(p, cancel.flag, sampling, shape), meter, cancel,
+                                  total_after=later)):
+            found = meter.timed(lambda: int(p.last_row()[-1]))
+        score_cells = p.done
 
     pairs0 = None
-    if recovery is not None and complete:
-        for _ in meter.run(recovery.steps(meter.budget, cancel.flag)):
-            yield Progress(meter.cells, meter.cells + later(), meter.cells, meter.cells,
-                           meter.elapsed, message="recovering the LCS", snapshot_shape=shape,
-                           partial=recovery.pairs() + 1)
-            if cancel.cancelled:
-                break
-        if not recovery.finished:
-            complete = False
-        pairs0 = recovery.pairs()
-        if complete:
+    if recovery is not None:
+        if meter.complete:
+            yield from run_slices(recovery, meter, cancel, done_before=score_cells)
+        pairs0 = recovery.recovery.pairs()  # a prefix of one LCS after a cancel; none unrun
+        if meter.complete:
             found = int(pairs0.shape[0])
-    elif recovery is not None:
-        pairs0 = np.zeros((0, 2), dtype=np.int64)
 
-    info = RunInfo("lcs", job.variant, job.backend, job.parallel, (), meter.elapsed, meter.cells,
-                   meter.cells, complete, job.threads)
-    lcs_text = _lcs_text(a, b, pairs0) if pairs0 is not None else None
-    return LcsResult(info, task, rec_a.id, rec_b.id, m, n, found, lcs_text,
+    return LcsResult(run_info(job, meter), task, rec_a.id, rec_b.id, m, n, found,
+                     lcs_text(a, b, pairs0) if pairs0 is not None else None,
                      pairs0 + 1 if pairs0 is not None else None,
                      sampling.image.copy() if sampling is not None else None, shape)

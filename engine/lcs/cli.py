@@ -8,12 +8,12 @@ column with one row.
 
 from __future__ import annotations
 
-import csv
-
-from engine import config, lcs
+from engine import lcs
+from engine.cli import add_param_options, param_values
+from engine.lcs import export
 from engine.sequences import load
 
-CSV_COLUMNS = ("a_pos", "b_pos", "symbol")
+__all__ = ["add_arguments", "export", "make_job"]
 
 
 def add_arguments(parser) -> None:
@@ -21,39 +21,12 @@ def add_arguments(parser) -> None:
                                   "or a literal sequence")
     parser.add_argument("b", help="FASTA/GenBank/EMBL file (.gz ok; its first record is used) "
                                   "or a literal sequence")
-    parser.add_argument("--task", choices=lcs.TASKS, default="lcs",
-                        help="'lcs' (default): one LCS and its index pairs; 'length': the length "
-                             "only, from one score pass")
-    parser.add_argument("--threads-per-block", type=int, metavar="N",
-                        help=f"cuda only: threads per block (default "
-                             f"{config.LCS_CUDA_THREADS_PER_BLOCK}; bitparallel and the tiled "
-                             "wavefront take whole warps above 32)")
+    add_param_options(parser, lcs.SPEC)
 
 
 def make_job(args):
+    params = param_values(args, lcs.SPEC)
     a = load(args.a)[0]
     b = load(args.b)[0]
     return lcs.make_job(a, b, variant=args.variant, backend=args.backend,
-                        parallel=getattr(args, "parallel", None), task=args.task,
-                        threads=args.threads, threads_per_block=args.threads_per_block)
-
-
-def pair_rows(result):
-    """Rows in CSV column order (shared by the CLI and the GUI's CSV export)."""
-    for (i, j), symbol in zip(result.pairs.tolist(), result.lcs):
-        yield (i, j, symbol)
-
-
-def write_csv(result, fh) -> None:
-    writer = csv.writer(fh, lineterminator="\n")
-    if result.task == "length":
-        writer.writerow(("length",))
-        writer.writerow((result.length,))
-        return
-    writer.writerow(CSV_COLUMNS)
-    writer.writerows(pair_rows(result))
-
-
-def to_json(result) -> dict:
-    return {"a_id": result.a_id, "b_id": result.b_id, "a_length": result.a_length,
-            "b_length": result.b_length, "length": result.length, "lcs": result.lcs}
+                        parallel=getattr(args, "parallel", None), threads=args.threads, **params)

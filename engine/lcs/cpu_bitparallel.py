@@ -13,7 +13,7 @@ A strip is ``WORDS`` consecutive words, kept in registers while the strip sweeps
 its columns; the carry between strips is stored per column (``carry``), so the
 strip below continues the addition where this one stopped. A tile is a band of
 strips by a chunk of columns: tile (s, c) needs band s's V after chunk c-1 and
-the carries of chunk c from band s-1, which is the tile wavefront of cpu_grid.
+the carries of chunk c from band s-1, which is the tile wavefront of cpu_common.
 Serial runs one strip after another over all columns; multicore pipelines the
 tiles: the thread of a chunk runs its bands in order, each as soon as the chunk
 to its left has finished that band.
@@ -28,8 +28,8 @@ import numpy as np
 from numba import njit, prange
 
 from engine.bitops import popcount64
-from engine.lcs.cpu_grid import (BITS, SNAPSHOT, Grid, Sampling, new_bits, no_sampling,
-                                 split_evenly, store_sample)
+from engine.lcs.cpu_common import (BITS, SNAPSHOT, Grid, Sampling, new_bits, no_sampling,
+                                   split_evenly, store_sample)
 from engine.lcs.cpu_sync import frontier, load_acquire, store_release, wait_for
 
 VARIANT = "bitparallel"

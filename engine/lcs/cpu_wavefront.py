@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from engine.lcs.cpu_grid import (BITS, SNAPSHOT, bits_values, last_row_values, prepare_values,
-                                 store_sample, tiles_on_diagonal)
+from engine.lcs.cpu_common import (BITS, SNAPSHOT, bits_values, last_row_values,
+                                   prepare_values, store_sample, tiles_on_diagonal)
 
 VARIANT = "wavefront"
 

@@ -24,7 +24,7 @@ import numpy as np
 from engine import config, gpu
 from engine.gpu import CudaFailure, cuda_errors, quiet_simulator
 from engine.lcs import driver
-from engine.lcs.cpu_grid import BITS, SNAPSHOT, Sampling, split_evenly
+from engine.lcs.cpu_common import BITS, SNAPSHOT, Sampling, split_evenly
 from engine.lcs.cuda_band import PAD, band_kernel, lane_layout, match_words_kernel
 from engine.lcs.cuda_diagonal import diagonal_kernel
 
@@ -237,7 +237,7 @@ class CudaPasses:
             raise ValueError(f"config.LCS_CUDA_TILE_COLUMNS[{job.variant!r}] must be >= 1, "
                              f"got {self.tile}")
         self.dev = gpu.Device(self.tpb, abort)
-        self.leaf_kernels = driver.kernels(job.variant)
+        self.leaf_kernels = driver.cpu_module(job.variant)
         self.key = (self.variant, self.form, lane_layout(self.tpb), self.tile, self.snapshots,
                     self.task)
 
@@ -259,7 +259,7 @@ class CudaPasses:
 
     def warm_up(self, modes) -> None:
         """Compile (or load) the GPU kernels of ``modes`` on a tiny input."""
-        from engine.lcs.cpu_grid import make_sampling
+        from engine.lcs.cpu_common import make_sampling
 
         tiny = np.array([1, 2, 4, 8, 15, 1, 2], dtype=np.uint8)
         for mode in modes:

@@ -1,41 +1,44 @@
-"""Passes in slices, and linear-space recovery of one LCS (Hirschberg).
+"""lcs's slices and dispatch: score passes in slices, and linear-space recovery of one LCS.
 
 A :class:`Pass` runs one variant's kernels over a tile grid, a few tile
-anti-diagonals per call, so that the caller can report progress and cancel
-between calls. :class:`Recovery` finds one LCS with Hirschberg's rule: split
-``a`` in half, run a forward pass of the top half and a pass of the reversed
+anti-diagonals per call. :class:`Recovery` finds one LCS with Hirschberg's rule:
+split ``a`` in half, run a forward pass of the top half and a pass of the reversed
 bottom half against the reversed ``b`` (both with the variant's own kernels),
 split ``b`` where the two last rows sum to the maximum, and recurse. Problems
 whose traceback bits fit in ``config.LCS_TRACEBACK_WORDS`` words are solved
 directly from those bits. Memory is therefore O(m + n) plus that fixed cap; no
 m x n matrix is ever allocated.
+
+The two phases of a job are the SliceRunners :class:`ScoreRunner` and
+:class:`RecoveryRunner` (units: cells) for :func:`engine.slices.run_slices`;
+:class:`Kernels` makes a job's passes (CPU, or GPU through engine.lcs.cuda,
+imported only for cuda jobs) and compiles them.
 """
 
 from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Generator
+from typing import Iterator
 
 import numpy as np
 
 from engine import config
-from engine.lcs.cpu_grid import BITS, PLAIN, Sampling, no_sampling, traceback
+from engine.jobs import Job
+from engine.lcs.cpu_common import BITS, PLAIN, SNAPSHOT, Sampling, no_sampling, traceback
+from engine.sequences import DECODE_TABLE
+from engine.slices import Step
 
 _MODULES = {"rows": "engine.lcs.cpu_rows", "wavefront": "engine.lcs.cpu_wavefront",
             "bitparallel": "engine.lcs.cpu_bitparallel"}
 
+#: Cells of a phase's first slice (later slices adapt to ``config.SLICE_SECONDS``).
+FIRST_SLICE_CELLS = 1 << 20
 
-def kernels(variant: str) -> ModuleType:
-    """The kernel module of a variant (imports numba)."""
+
+def cpu_module(variant: str) -> ModuleType:
+    """The CPU kernel module of a variant (imports numba)."""
     return importlib.import_module(_MODULES[variant])
-
-
-def set_threads(threads: int | None) -> None:
-    import numba
-
-    cap = numba.config.NUMBA_NUM_THREADS
-    numba.set_num_threads(min(threads or cap, cap))
 
 
 def _chunk_columns(n: int) -> int:
@@ -109,15 +112,6 @@ class Pass:
         return self.mod.bits(self.grid)
 
 
-def drive(p: Pass, budget, abort: np.ndarray) -> Generator[int, None, None]:
-    """Run a pass to the end (or the abort), yielding the cells of each kernel call.
-
-    ``budget()`` gives the cells per call (the caller's slice clock).
-    """
-    while not p.finished and abort[0] == 0:
-        yield p.run(budget(), abort)
-
-
 def fits_traceback(m: int, n: int, max_words: int) -> bool:
     return (n + 1) * ((m + 63) // 64) <= max_words
 
@@ -129,11 +123,9 @@ class Recovery:
     prefix of one optimal LCS, even after an abort.
     """
 
-    def __init__(self, mod: ModuleType, a: np.ndarray, b: np.ndarray, backend: str,
-                 max_words: int | None = None, new_pass=None):
-        self.mod, self.backend = mod, backend
+    def __init__(self, a: np.ndarray, b: np.ndarray, new_pass, max_words: int | None = None):
         # new_pass(a, b, mode) -> a pass; the CUDA backend runs its score passes on the GPU.
-        self.new_pass = new_pass or (lambda a_, b_, mode: Pass(mod, a_, b_, backend, mode))
+        self.new_pass = new_pass
         self.a = np.ascontiguousarray(a, dtype=np.uint8)
         self.b = np.ascontiguousarray(b, dtype=np.uint8)
         self.max_words = config.LCS_TRACEBACK_WORDS if max_words is None else max_words
@@ -160,13 +152,15 @@ class Recovery:
         return np.concatenate(self.pieces)
 
     def _run(self, p: Pass, budget, abort, after: int):
-        for cells in drive(p, budget, abort):
+        while not p.finished and abort[0] == 0:
+            cells = p.run(budget(), abort)
             self.active_left = p.total - p.done + after
             yield cells
         self.active_left = after
 
-    def steps(self, budget, abort: np.ndarray) -> Generator[int, None, None]:
-        """Yield the cells of each kernel call; stop early when ``abort[0]`` is set."""
+    def steps(self, budget, abort: np.ndarray) -> Iterator[int]:
+        """Yield the cells of each kernel call (``budget()``: cells for the next one); stop
+        early when ``abort[0]`` is set."""
         a, b = self.a, self.b
         while self.stack:
             # Stays set until the subproblem is done, so an abort leaves it unfinished.
@@ -203,3 +197,133 @@ class Recovery:
                 self.stack.append((mid, ahi, split, bhi))
                 self.stack.append((alo, mid, blo, split))
             self.current = None
+
+
+def lcs_text(a: np.ndarray, b: np.ndarray, pairs0: np.ndarray) -> str:
+    """The LCS of 0-based pairs: each symbol the intersection of the two matched base sets."""
+    common = a[pairs0[:, 0]] & b[pairs0[:, 1]]
+    return DECODE_TABLE[common].tobytes().decode("ascii")
+
+
+def _cpu_compiled(mod: ModuleType, backend: str) -> bool:
+    sweep = mod.sweep_serial if backend == "serial" else mod.sweep_multicore
+    return bool(sweep.signatures) and bool(traceback.signatures)
+
+
+def _cpu_warm_up(mod: ModuleType, backend: str) -> None:
+    """Compile (or load from the cache) a variant's kernels and the traceback, on a tiny input."""
+    tiny = np.array([1, 2, 4, 8, 15, 1, 2], dtype=np.uint8)
+    p = Pass(mod, tiny, tiny[::-1], backend, BITS)
+    while not p.finished:
+        p.run(1 << 30, np.zeros(1, dtype=np.uint8))
+    traceback(p.bits(), tiny.shape[0], tiny.shape[0], np.empty((7, 2), dtype=np.int64))
+
+
+class Kernels:
+    """A job's passes and their compilation (``compiled``/``warm_up`` for compile_once).
+
+    CPU jobs run every pass on the variant's kernels; cuda jobs run the score passes
+    (and the recovery's last-row passes) on the GPU and the recovery's traceback-bit
+    leaves on the variant's serial CPU kernels.
+    """
+
+    def __init__(self, job: Job, abort: np.ndarray):
+        self.backend = job.backend
+        self.task = job.params["task"]
+        self.mod = cpu_module(job.variant)
+        #: a full score pass runs for the length alone, or to sample the GUI's heatmap
+        self.score_pass = self.task == "length" or job.snapshots
+        self.score_mode = SNAPSHOT if job.snapshots else PLAIN
+        if job.backend == "cuda":
+            from engine.lcs.cuda import CudaPasses
+
+            self.gpu = CudaPasses(job, abort)
+        else:
+            self.gpu = None
+
+    def new_pass(self, a: np.ndarray, b: np.ndarray, mode: int, sampling: Sampling | None = None):
+        if self.gpu is not None:
+            return self.gpu.new_pass(a, b, mode, sampling)
+        return Pass(self.mod, a, b, self.backend, mode, sampling)
+
+    def recovery(self, a: np.ndarray, b: np.ndarray) -> Recovery:
+        if self.gpu is not None:
+            return Recovery(a, b, self.gpu.new_pass, self.gpu.max_words)
+        return Recovery(a, b, self.new_pass)
+
+    def compiled(self) -> bool:
+        if self.gpu is None:
+            return _cpu_compiled(self.mod, self.backend)
+        return self.gpu.compiled() and (self.task != "lcs" or _cpu_compiled(self.mod, "serial"))
+
+    def warm_up(self) -> None:
+        if self.gpu is None:
+            _cpu_warm_up(self.mod, self.backend)
+            return
+        self.gpu.warm_up(([self.score_mode] if self.score_pass else [])
+                         + ([PLAIN] if self.task == "lcs" else []))
+        if self.task == "lcs":
+            _cpu_warm_up(self.mod, "serial")
+
+
+class ScoreRunner:
+    """The score pass over the whole matrix, whole tile anti-diagonals per slice (units: cells)."""
+
+    def __init__(self, p, abort: np.ndarray, sampling: Sampling | None, shape):
+        self.p, self.abort = p, abort
+        self.sampling, self.shape = sampling, shape
+        self.total = p.total
+        self.first_slice = FIRST_SLICE_CELLS
+
+    @property
+    def done(self) -> int:
+        return self.p.done
+
+    @property
+    def finished(self) -> bool:
+        return self.p.finished
+
+    def step(self, budget: int) -> Step:
+        cells = self.p.run(budget, self.abort)
+        return Step(cells, cells, cells, aborted=self.abort[0] != 0 and not self.p.finished)
+
+    def report(self) -> dict:
+        image = self.sampling.image.copy() if self.sampling is not None else None
+        return {"message": "score pass", "snapshot": image, "snapshot_shape": self.shape}
+
+
+class RecoveryRunner:
+    """Hirschberg's recovery (units: cells; ``total`` is an estimate until it ends).
+
+    Its subproblems make many small kernel calls, so a slice runs calls until about
+    ``budget`` cells: each report copies the pairs found so far, and stays rare.
+    """
+
+    def __init__(self, recovery: Recovery, abort: np.ndarray, shape):
+        self.recovery, self.shape = recovery, shape
+        self.first_slice = FIRST_SLICE_CELLS
+        self.done = 0
+        self.finished = False
+        self._left = 0  # cells the slice under way may still run
+        self._calls = recovery.steps(lambda: max(1, self._left), abort)
+
+    @property
+    def total(self) -> int:
+        return self.done + self.recovery.remaining()
+
+    def step(self, budget: int) -> Step:
+        cells, aborted = 0, False
+        while cells < budget:
+            self._left = budget - cells
+            try:
+                cells += next(self._calls)
+            except StopIteration:
+                aborted = not self.recovery.finished
+                self.finished = not aborted
+                break
+        self.done += cells
+        return Step(cells, cells, cells, aborted)
+
+    def report(self) -> dict:
+        return {"message": "recovering the LCS", "snapshot_shape": self.shape,
+                "partial": self.recovery.pairs() + 1}

@@ -16,13 +16,14 @@ SPEC = FamilySpec(
     ),
     params=(
         ParamSpec("task", "Task", "choice", "lcs",
-                  "'length' computes the length only (one score pass); 'lcs' also recovers one "
-                  "LCS in linear space.", choices=("lcs", "length")),
+                  "'lcs': one LCS and its index pairs (recovered in linear space); 'length': the "
+                  "length only, from one score pass", choices=("lcs", "length")),
         ParamSpec("threads_per_block", "Threads per block (CUDA)", "int",
                   config.LCS_CUDA_THREADS_PER_BLOCK,
-                  "CUDA only: bitparallel and the tiled wavefront run one band per warp (above 32, "
-                  "whole warps); the per-diagonal wavefront puts this many cells in a block.",
-                  minimum=1, maximum=1024, backends=("cuda",)),
+                  f"cuda only: threads per block (default {config.LCS_CUDA_THREADS_PER_BLOCK}); "
+                  "bitparallel and the tiled wavefront run one band per warp (above 32, whole "
+                  "warps), the per-diagonal wavefront puts this many cells in a block",
+                  minimum=1, maximum=1024, backends=("cuda",), metavar="N"),
     ),
     flags=(),
     variants=(

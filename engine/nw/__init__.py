@@ -30,12 +30,12 @@ import numpy as np
 
 from engine import config, registry
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
-from engine.nw.alignment import Alignment, build
+from engine.nw.alignment import Alignment
 from engine.nw.cuda_options import cuda_params
-from engine.nw.driver import Kernels, Recorder, Stats, hirschberg, make_kernels, sweep
-from engine.nw.scoring import Scores, cast_scores, snapshot_scale
+from engine.nw.scoring import Scores
 from engine.nw.spec import SPEC
 from engine.sequences import Record
+from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
 
 __all__ = ["Alignment", "NwResult", "SPEC", "Scores", "iter_solve", "make_job", "score", "solve"]
 
@@ -149,25 +149,6 @@ def score(a, b, **options) -> int:
     return solve(a, b, traceback=False, **options).score
 
 
-_WARM: set = set()
-
-
-def _warm_up(kernels: Kernels, dtype, traceback: bool, snapshots: bool) -> None:
-    """Compile (or load from numba's cache) the kernels a job uses, on a tiny input."""
-    from engine.nw.cpu_traceback import full_traceback
-
-    sc = Scores()
-    a = np.array([1, 2, 4, 8, 15, 1], dtype=np.uint8)
-    b = np.array([1, 4, 8, 2, 3], dtype=np.uint8)
-    rec = Recorder(a.shape[0], b.shape[0], sc, dtype, 0, snapshots)
-    top = (np.arange(6) * -1).astype(dtype)
-    left = (np.arange(7) * -1).astype(dtype)
-    kernels.tile(a, b, top, left, np.empty(6, dtype), np.empty(7, dtype), cast_scores(sc, dtype),
-                 rec.rows, rec.cols, rec.raw, 0, 0, np.zeros(1, dtype=np.uint8))
-    if traceback:
-        full_traceback(a, b, 1, 0, -1, np.empty(11, dtype=np.uint8))
-
-
 def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progress, None, NwResult]:
     """Yield :class:`Progress` about every 100 ms; return an :class:`NwResult`.
 
@@ -177,6 +158,10 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     ``info.complete = False``, the score if the score pass had finished, and the
     last snapshot.
     """
+    from engine.nw.alignment import build
+    from engine.nw.driver import (Compile, Recorder, ScoreRunner, Sweep, TracebackRunner,
+                                  make_kernels)
+
     cancel = cancel or CancelToken()
     ra, rb = job.inputs["a"][0], job.inputs["b"][0]
     a = np.ascontiguousarray(ra.codes, dtype=np.uint8)
@@ -185,78 +170,39 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     p = job.params
     sc = Scores(p["match"], p["mismatch"], p["gap"])
     traceback = p["traceback"]
+    meter = Meter(job, threads=numba_threads(job))
     kernels = make_kernels(job)
     vtype = kernels.value_type(m, n, sc)
     dtype, offset = vtype
-    score_cells = m * n
     # Hirschberg's passes after the score pass: at most 1.5 m n (halves at every level).
-    total = score_cells + (int(1.5 * score_cells) if traceback else 0)
-    key = (job.variant, job.backend, np.dtype(dtype).name, traceback) + kernels.warm_key(
-        job.snapshots)
-    if key not in _WARM:
-        yield Progress(0, total, 0, 0, 0.0, phase="compiling", message="compiling kernels…")
-        _warm_up(kernels, dtype, traceback, job.snapshots)
-        _WARM.add(key)
+    later = int(1.5 * m * n) if traceback else 0
+    yield from compile_once(Compile(job, kernels, dtype), m * n + later)
 
     recorder = Recorder(m, n, sc, dtype, offset, job.snapshots)
-    base, step = snapshot_scale(m, n, sc)
-    shape = (m + 1, n + 1)
-    stats = Stats()
     big = traceback and (m + 1) * (n + 1) > config.NW_FULL_MATRIX_CELLS
+    score_pass = ScoreRunner(Sweep(kernels, a, b, sc, vtype, cancel.flag, recorder,
+                                   keep=m // 2 if big else None), recorder)
 
-    def report(message=""):
-        image = recorder.image(base, step) if recorder.enabled else None
-        return Progress(min(stats.cells, total), total, stats.cells, stats.cells, stats.seconds,
-                        message=message, snapshot=image, snapshot_shape=shape if image is not None
-                        else None)
+    def result(score_value=None, alignment=None):
+        image = recorder.image()
+        shown = image is not None
+        return NwResult(run_info(job, meter), ra.id, rb.id, m, n, sc, score_value, alignment,
+                        image, recorder.rows if shown else None, recorder.cols if shown else None,
+                        recorder.shape if shown else None, recorder.base if shown else None,
+                        recorder.step if shown else None)
 
-    def result(score_value, alignment, complete):
-        stats.pause()
-        info = RunInfo("nw", job.variant, job.backend, job.parallel, tuple(sorted(job.flags)),
-                       stats.seconds, stats.cells, stats.cells, complete, job.threads)
-        image = recorder.image(base, step) if recorder.enabled else None
-        return NwResult(info, ra.id, rb.id, m, n, sc, score_value, alignment, image,
-                        recorder.rows if image is not None else None,
-                        recorder.cols if image is not None else None,
-                        shape if image is not None else None,
-                        base if image is not None else None, step if image is not None else None)
-
-    stats.resume()
-    passes = sweep(kernels, a, b, sc, vtype, cancel.flag, stats, recorder,
-                   keep=m // 2 if big else None)
-    out = yield from _reporting(passes, cancel, stats, report, "score pass")
-    if out is None:
-        return result(None, None, False)
-    last_row, middle = out
-    best = int(last_row[n]) + offset
+    if not (yield from run_slices(score_pass, meter, cancel, total_after=lambda: later)):
+        return result()
+    best = int(score_pass.sweep.row[n]) + offset
     if not traceback:
-        return result(best, None, True)
+        return result(best)
 
-    steps = hirschberg(kernels, a, b, sc, vtype, cancel.flag, stats, top_row=middle)
-    ops = yield from _reporting(steps, cancel, stats, report, "traceback")
-    if ops is None:
-        return result(best, None, False)
-    alignment = build(a, b, ops)
+    tracing = TracebackRunner(kernels, a, b, sc, vtype, cancel.flag, recorder,
+                              top_row=score_pass.sweep.kept)
+    if not (yield from run_slices(tracing, meter, cancel, done_before=m * n)):
+        return result(best)
+    alignment = meter.timed(lambda: build(a, b, tracing.ops))
     found = alignment.matches * sc.match + alignment.mismatches * sc.mismatch + alignment.gaps * sc.gap
     if found != best:
         raise RuntimeError(f"internal error: traceback scores {found}, score pass {best}")
-    return result(best, alignment, True)
-
-
-def _reporting(gen, cancel: CancelToken, stats: Stats, report, message: str):
-    """Drive a driver generator: a Progress after each of its steps; None once cancelled.
-
-    The solve clock stops while the consumer holds the generator suspended.
-    """
-    while True:
-        if cancel.cancelled:
-            gen.close()
-            return None
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value
-        progress = report(message)
-        stats.pause()
-        yield progress
-        stats.resume()
+    return result(best, alignment)

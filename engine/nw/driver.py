@@ -1,49 +1,41 @@
-"""Host side of the nw kernels: bands of rows, Hirschberg's recursion and snapshots.
+"""nw's slices and dispatch: the score pass and Hirschberg's traceback as SliceRunners.
 
-Everything is a generator that yields between kernel calls, so
-:func:`engine.nw.iter_solve` can report progress and stop on a cancel between
-slices; the kernels poll the cancel flag themselves inside a slice.
+:class:`Kernels` (CPU) and :class:`engine.nw.cuda.CudaKernels` (imported only for cuda
+jobs) compute a tile of H behind the contract of :mod:`engine.nw.cpu_common`; a
+:class:`Sweep` runs such tiles down the rows of a problem, a band at a time.
+:class:`ScoreRunner` is the score pass (one sweep of the whole matrix, with the
+snapshot's :class:`Recorder`) and :class:`TracebackRunner` Hirschberg's linear-space
+recursion, whose many sub-problem sweeps run a slice's worth of bands per step.
+Both count in cells for :func:`engine.slices.run_slices`; the kernels poll the
+cancel flag themselves inside a band.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 
 from engine import config
-from engine.jobs import SliceClock, now
-from engine.nw.scoring import Scores, cast_scores, value_type
+from engine.nw.scoring import Scores, cast_scores, snapshot_scale, value_type
+from engine.slices import Step
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 
-
-@dataclass
-class Stats:
-    """Work done so far (cells) and the solve time: the time the generators ran, not
-    the time their consumer held them suspended between reports."""
-
-    cells: int = 0
-    seconds: float = 0.0
-    _since: float | None = None
-
-    def resume(self) -> None:
-        self._since = now()
-
-    def pause(self) -> None:
-        if self._since is not None:
-            self.seconds += now() - self._since
-            self._since = None
+#: Compiled kernel sets in this process: (variant, backend, dtype, traceback) + warm_key.
+_WARM: set = set()
 
 
 class Kernels:
     """The tile kernel of one variant on one backend, behind the tile contract of
     :mod:`engine.nw.cpu_common`."""
 
-    def __init__(self, variant: str, backend: str, threads: int | None = None):
+    def __init__(self, variant: str, backend: str):
         self.variant = variant
         self.backend = backend
-        self.threads = threads
+        import numba
+
+        self._threads = numba.get_num_threads  # of the calling thread: set per slice
         if backend == "serial":
             if variant == "rows":
                 from engine.nw.cpu_rows import rows_tile as tile
@@ -75,14 +67,6 @@ class Kernels:
         """What, besides variant, backend and dtype, decides the kernels a job compiles."""
         return ()
 
-    def _nthreads(self) -> int:
-        import numba
-
-        limit = numba.config.NUMBA_NUM_THREADS
-        wanted = self.threads or limit
-        numba.set_num_threads(max(1, min(wanted, limit)))
-        return numba.get_num_threads()
-
     def tile(self, a, b, top, left, bottom, right, scores, rec_rows, rec_cols, snap,
              row0, col0, abort) -> bool:
         """Compute one tile; False when the cancel flag stopped it."""
@@ -90,11 +74,10 @@ class Kernels:
         if self.variant == "prefix":
             if self.backend == "serial":
                 return self._tile(*args, config.NW_PREFIX_LANES)
-            return self._tile(*args, config.NW_PREFIX_LANES, self._nthreads())
+            return self._tile(*args, config.NW_PREFIX_LANES, self._threads())
         if self.backend == "serial":
             return self._tile(*args)
-        threads = self._nthreads()
-        th, tw = tile_shape(a.shape[0], b.shape[0], threads)
+        th, tw = tile_shape(a.shape[0], b.shape[0], self._threads())
         return self._tile(self._kind, *args, th, tw)
 
 
@@ -106,7 +89,7 @@ def make_kernels(job) -> "Kernels":
 
         return CudaKernels(job.variant, job.parallel, job.flags,
                            job.params.get("threads_per_block", 0), job.params.get("blocks", 0))
-    return Kernels(job.variant, job.backend, job.threads)
+    return Kernels(job.variant, job.backend)
 
 
 def tile_shape(h: int, w: int, threads: int) -> tuple[int, int]:
@@ -123,6 +106,8 @@ class Recorder:
 
     def __init__(self, m: int, n: int, sc: Scores, dtype, offset: int, enabled: bool):
         side = config.SNAPSHOT_MAX_SIDE
+        self.base, self.step = snapshot_scale(m, n, sc)
+        self.shape = (m + 1, n + 1)
         if not enabled:
             self.rows, self.cols = _NO_ROWS, _NO_ROWS
             self.raw = np.zeros((0, 0), dtype=dtype)
@@ -139,12 +124,20 @@ class Recorder:
     def enabled(self) -> bool:
         return self.rows.shape[0] > 0
 
-    def image(self, base: int, step: int) -> np.ndarray:
-        """A new uint16 image: 0 where not computed yet, else 1 + (H - base) // step."""
+    def image(self) -> np.ndarray | None:
+        """A new uint16 image (None without snapshots): 0 where not computed yet, else
+        1 + (H - base) // step (:func:`engine.nw.scoring.snapshot_scale`)."""
+        if not self.enabled:
+            return None
         raw = self.raw.astype(np.int64) + self.offset
-        img = 1 + (raw - base) // step
+        img = 1 + (raw - self.base) // self.step
         img[self.raw == self.unset] = 0
         return img.astype(np.uint16)
+
+    def report(self) -> dict:
+        """The snapshot fields of a Progress."""
+        image = self.image()
+        return {} if image is None else {"snapshot": image, "snapshot_shape": self.shape}
 
 
 def _samples(length: int, side: int) -> np.ndarray:
@@ -154,62 +147,145 @@ def _samples(length: int, side: int) -> np.ndarray:
     return np.unique(np.linspace(0, length, side).round().astype(np.int64))
 
 
-def sweep(kernels: Kernels, a, b, sc: Scores, vtype, abort, stats: Stats,
-          recorder: Recorder | None = None, keep: int | None = None):
-    """Generator: the rows of ``a`` against ``b`` from the global boundary down, in bands
-    of about one slice each; yields after every band. ``vtype`` is (dtype, offset).
+class Sweep:
+    """The rows of ``a`` against ``b`` from the global boundary down, a band of rows per
+    :meth:`band`. ``row`` is the last row done as H - offset in the kernels' dtype
+    (``vtype`` is (dtype, offset)); ``kept`` is the row at index ``keep`` once passed."""
 
-    Returns (last row, the row at index ``keep`` or None) as H - offset, or None when
-    cancelled.
-    """
-    m, n = a.shape[0], b.shape[0]
-    dtype, offset = vtype
-    scores = cast_scores(sc, dtype)
-    row = (np.arange(n + 1, dtype=np.int64) * sc.gap - offset).astype(dtype)
-    kept = row.copy() if keep == 0 else None
-    rec_rows, rec_cols, snap = ((recorder.rows, recorder.cols, recorder.raw)
-                                if recorder is not None and recorder.enabled
-                                else (_NO_ROWS, _NO_ROWS, np.zeros((0, 0), dtype=dtype)))
-    clock = SliceClock(first=kernels.first_rows(m, n), maximum=max(1, m))
-    r = 0
-    while r < m:
-        h = min(clock.size, m - r)
+    def __init__(self, kernels, a, b, sc: Scores, vtype, abort, recorder: Recorder | None = None,
+                 keep: int | None = None):
+        m, n = a.shape[0], b.shape[0]
+        dtype, offset = vtype
+        self.kernels, self.a, self.b, self.abort = kernels, a, b, abort
+        self.gap, self.offset, self.dtype = sc.gap, offset, dtype
+        self.scores = cast_scores(sc, dtype)
+        self.row = (np.arange(n + 1, dtype=np.int64) * sc.gap - offset).astype(dtype)
+        self.keep = keep
+        self.kept = self.row.copy() if keep == 0 else None
+        self.rec = ((recorder.rows, recorder.cols, recorder.raw)
+                    if recorder is not None and recorder.enabled
+                    else (_NO_ROWS, _NO_ROWS, np.zeros((0, 0), dtype=dtype)))
+        self.min_rows = kernels.first_rows(m, n)
+        self.r = 0
+
+    @property
+    def finished(self) -> bool:
+        return self.r >= self.a.shape[0]
+
+    def band(self, rows: int) -> int | None:
+        """Run a band of about ``rows`` rows (at least the kernels' first band, whose
+        size may matter to a GPU); return its cells, or None when the cancel flag
+        stopped the kernel."""
+        m, n, r, keep = self.a.shape[0], self.b.shape[0], self.r, self.keep
+        h = min(max(rows, self.min_rows), m - r)
         if m - r - h < h // 4:
             h = m - r   # no thin last band: it would leave most of a GPU idle
         if keep is not None and r < keep < r + h:
             h = keep - r
-        left = (np.arange(r, r + h + 1, dtype=np.int64) * sc.gap - offset).astype(dtype)
-        bottom = np.empty(n + 1, dtype=dtype)
-        right = np.empty(h + 1, dtype=dtype)
-        t0 = now()
-        done = kernels.tile(a[r:r + h], b, row, left, bottom, right, scores,
-                            rec_rows, rec_cols, snap, r, 0, abort)
-        dt = now() - t0
-        if not done:
+        left = (np.arange(r, r + h + 1, dtype=np.int64) * self.gap - self.offset).astype(self.dtype)
+        bottom = np.empty(n + 1, dtype=self.dtype)
+        right = np.empty(h + 1, dtype=self.dtype)
+        if not self.kernels.tile(self.a[r:r + h], self.b, self.row, left, bottom, right,
+                                 self.scores, *self.rec, r, 0, self.abort):
             return None
-        stats.cells += h * n
-        clock.update(h, dt)
-        row = bottom
-        r += h
-        if r == keep:
-            kept = row.copy()
-        yield
-    return row, kept
+        self.row = bottom
+        self.r = r + h
+        if self.r == keep:
+            self.kept = bottom.copy()
+        return h * n
 
 
-def hirschberg(kernels: Kernels, a, b, sc: Scores, vtype, abort, stats: Stats, top_row=None):
+class ScoreRunner:
+    """The score pass: one sweep of the whole matrix, a band per slice (units: cells)."""
+
+    def __init__(self, sweep: Sweep, recorder: Recorder):
+        self.sweep, self.recorder = sweep, recorder
+        self.n = sweep.b.shape[0]
+        self.total = sweep.a.shape[0] * self.n
+        self.first_slice = sweep.min_rows * self.n
+
+    @property
+    def done(self) -> int:
+        return self.sweep.r * self.n
+
+    @property
+    def finished(self) -> bool:
+        return self.sweep.finished
+
+    def step(self, budget: int) -> Step:
+        cells = self.sweep.band(max(1, budget // self.n))
+        if cells is None:
+            return Step(0, aborted=True)
+        return Step(cells, cells, cells)
+
+    def report(self) -> dict:
+        return {"message": "score pass", **self.recorder.report()}
+
+
+class TracebackRunner:
+    """Hirschberg's recursion in slices (units: cells; ``total`` is the 1.5 m n estimate
+    until it ends). A slice runs sub-problem bands and base cases until about ``budget``
+    cells; ``ops`` holds the column operations once finished."""
+
+    def __init__(self, kernels, a, b, sc: Scores, vtype, abort, recorder: Recorder, top_row=None):
+        m, n = a.shape[0], b.shape[0]
+        self.recorder = recorder
+        self.estimate = int(1.5 * m * n)   # at most about 1.5 m n: the halves shrink per level
+        self.first_slice = kernels.first_rows(m, n) * n
+        self.done = 0
+        self.finished = False
+        self.ops: np.ndarray | None = None
+        self._left = 0   # cells the slice under way may still run
+        self._work = hirschberg(kernels, a, b, sc, vtype, abort,
+                                lambda w: max(1, self._left // max(1, w)), top_row)
+
+    @property
+    def total(self) -> int:
+        return self.done if self.finished else max(self.done, self.estimate)
+
+    def step(self, budget: int) -> Step:
+        cells = 0
+        while cells < budget:
+            self._left = budget - cells
+            try:
+                cells += next(self._work)
+            except StopIteration as stop:
+                self.ops = stop.value
+                self.finished = self.ops is not None
+                self.done += cells
+                return Step(cells, cells, cells, aborted=self.ops is None)
+        self.done += cells
+        return Step(cells, cells, cells)
+
+    def report(self) -> dict:
+        return {"message": "traceback", **self.recorder.report()}
+
+
+def _run_sweep(sweep: Sweep, rows):
+    """Generator: the sweep's bands (``rows(w)`` rows each), yielding their cells; returns
+    False when cancelled."""
+    w = sweep.b.shape[0]
+    while not sweep.finished:
+        cells = sweep.band(rows(w))
+        if cells is None:
+            return False
+        yield cells
+    return True
+
+
+def hirschberg(kernels, a, b, sc: Scores, vtype, abort, rows, top_row=None) -> Iterator[int]:
     """Generator: one optimal alignment in linear space (Hirschberg 1975, linear gaps).
 
     Each sub-problem's middle row of A is split where the forward scores of its
     upper half plus the reverse scores of its lower half peak (first such
-    column); both passes are :func:`sweep` with the variant's own kernel (the
-    offset in ``vtype`` cancels out of that comparison).
+    column); both passes are a :class:`Sweep` with the variant's own kernel (the
+    offset in ``vtype`` cancels out of that comparison), ``rows(w)`` rows a band.
     Sub-problems of at most ``config.NW_FULL_MATRIX_CELLS`` cells are solved
     with the full-matrix traceback. ``top_row`` is the forward row at
     len(a) // 2 when the caller has it already (from the score pass).
 
-    Returns the column operations (uint8, see :mod:`engine.nw.alignment`),
-    or None when cancelled.
+    Yields the cells of each band and base case; returns the column operations
+    (uint8, see :mod:`engine.nw.alignment`), or None when cancelled.
     """
     from engine.nw.alignment import OP_D, OP_I
     from engine.nw.cpu_traceback import full_traceback
@@ -231,23 +307,52 @@ def hirschberg(kernels: Kernels, a, b, sc: Scores, vtype, abort, stats: Stats, t
                 return None
             ops = np.empty(h + w, dtype=np.uint8)
             _, count = full_traceback(a[i0:i1], b[j0:j1], sc.match, sc.mismatch, sc.gap, ops)
-            stats.cells += h * w
             pieces.append(ops[h + w - count:])
+            yield h * w
             continue
         mid = (i0 + i1) // 2
         if top_row is not None and (i0, i1, j0, j1) == (0, m, 0, n):
             fwd = top_row
         else:
-            out = yield from sweep(kernels, a[i0:mid], b[j0:j1], sc, vtype, abort, stats)
-            if out is None:
+            forward = Sweep(kernels, a[i0:mid], b[j0:j1], sc, vtype, abort)
+            if not (yield from _run_sweep(forward, rows)):
                 return None
-            fwd = out[0]
-        out = yield from sweep(kernels, a_rev[m - i1:m - mid], b_rev[n - j1:n - j0], sc, vtype,
-                               abort, stats)
-        if out is None:
+            fwd = forward.row
+        backward = Sweep(kernels, a_rev[m - i1:m - mid], b_rev[n - j1:n - j0], sc, vtype, abort)
+        if not (yield from _run_sweep(backward, rows)):
             return None
-        total = fwd.astype(np.int64) + out[0][::-1].astype(np.int64)
+        total = fwd.astype(np.int64) + backward.row[::-1].astype(np.int64)
         split = j0 + int(np.argmax(total))
         stack.append((mid, i1, split, j1))   # popped after the upper half: pieces stay in order
         stack.append((i0, mid, j0, split))
     return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.uint8)
+
+
+class Compile:
+    """The kernels of one job, compiled once per process (for engine.slices.compile_once)."""
+
+    def __init__(self, job, kernels, dtype):
+        self.kernels, self.dtype = kernels, dtype
+        self.traceback, self.snapshots = job.params["traceback"], job.snapshots
+        self.key = ((job.variant, job.backend, np.dtype(dtype).name, self.traceback)
+                    + kernels.warm_key(job.snapshots))
+
+    def compiled(self) -> bool:
+        return self.key in _WARM
+
+    def warm_up(self) -> None:
+        """Compile (or load from numba's cache) the kernels a job uses, on a tiny input."""
+        from engine.nw.cpu_traceback import full_traceback
+
+        sc, dtype = Scores(), self.dtype
+        a = np.array([1, 2, 4, 8, 15, 1], dtype=np.uint8)
+        b = np.array([1, 4, 8, 2, 3], dtype=np.uint8)
+        rec = Recorder(a.shape[0], b.shape[0], sc, dtype, 0, self.snapshots)
+        top = (np.arange(6) * -1).astype(dtype)
+        left = (np.arange(7) * -1).astype(dtype)
+        self.kernels.tile(a, b, top, left, np.empty(6, dtype), np.empty(7, dtype),
+                          cast_scores(sc, dtype), rec.rows, rec.cols, rec.raw, 0, 0,
+                          np.zeros(1, dtype=np.uint8))
+        if self.traceback:
+            full_traceback(a, b, 1, 0, -1, np.empty(11, dtype=np.uint8))
+        _WARM.add(self.key)

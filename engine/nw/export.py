@@ -1,4 +1,4 @@
-"""Alignment export: EMBOSS-style pairwise text and a CSV of columns (CLI and GUI share these).
+"""nw writers, shared by the CLI and the GUI: EMBOSS-style pairwise text, a CSV of columns, JSON.
 
 Pairwise text follows EMBOSS needle's ``pair`` format: a ``#`` header with the
 lengths, identity, gaps and score, then blocks of 60 columns. Each block shows
@@ -22,6 +22,9 @@ import numpy as np
 from engine.nw.alignment import CIGAR_LETTERS, Alignment
 
 CSV_COLUMNS = ("column", "a_pos", "b_pos", "a", "b", "op")
+
+#: Layouts of :func:`write_csv`: the CSV of alignment columns, or the pairwise text.
+LAYOUTS = ("columns", "pairwise")
 
 
 def _positions(aligned: str) -> np.ndarray:
@@ -103,3 +106,21 @@ def result_text(result) -> str:
     sc = result.scores
     return pairwise_text(result.alignment, a_id=result.a_id, b_id=result.b_id, score=result.score,
                          match=sc.match, mismatch=sc.mismatch, gap=sc.gap)
+
+
+def write_csv(result, fh, *, layout: str = "columns") -> None:
+    """The alignment of a finished result in ``layout`` (one of :data:`LAYOUTS`)."""
+    if layout == "columns":
+        write_columns_csv(result.alignment, fh)
+    elif layout == "pairwise":
+        fh.write(result_text(result))
+    else:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+
+
+def to_json(result) -> dict:
+    al = result.alignment
+    return {"a_id": result.a_id, "b_id": result.b_id, "match": result.scores.match,
+            "mismatch": result.scores.mismatch, "gap": result.scores.gap, "score": result.score,
+            "aligned_a": al.aligned_a, "aligned_b": al.aligned_b, "cigar": al.cigar,
+            "identity": al.identity}

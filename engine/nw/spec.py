@@ -19,21 +19,23 @@ SPEC = FamilySpec(
                   many=False),
     ),
     params=(
-        ParamSpec("match", "Match", "int", 1, "Score of a column whose base sets intersect.",
+        ParamSpec("match", "Match", "int", 1,
+                  "score of a match (a column whose base sets intersect)",
                   minimum=-1000, maximum=1000),
-        ParamSpec("mismatch", "Mismatch", "int", 0, "Score of a column whose base sets differ.",
+        ParamSpec("mismatch", "Mismatch", "int", 0,
+                  "score of a mismatch (a column whose base sets differ)",
                   minimum=-1000, maximum=1000),
-        ParamSpec("gap", "Gap", "int", -1, "Score of each gap column (linear gaps; usually < 0).",
+        ParamSpec("gap", "Gap", "int", -1, "score of each gap column, linear (usually < 0)",
                   minimum=-1000, maximum=1000),
         ParamSpec("threads_per_block", "Threads per block (CUDA)", "int", 0,
-                  "CUDA only: threads per block; 0 picks the form's default "
-                  "(engine.config.NW_CUDA_THREADS_PER_BLOCK).", minimum=0, maximum=1024,
-                  backends=("cuda",)),
+                  "cuda only: threads per block; 0 picks the form's default "
+                  "(engine.config.NW_CUDA_THREADS_PER_BLOCK)", minimum=0, maximum=1024,
+                  backends=("cuda",), metavar="N"),
         ParamSpec("blocks", "Blocks (CUDA)", "int", 0,
-                  "CUDA multi-block forms only: blocks per launch (per-launch diagonal: a "
+                  "cuda multi-block forms only: blocks per launch (per-launch diagonal: a "
                   "grid-stride loop over each anti-diagonal; tiled: bands in flight; prefix: "
-                  "column segments of every row); 0 picks one for the input and the GPU.",
-                  minimum=0, maximum=65535, backends=("cuda",)),
+                  "column segments of every row); 0 picks one for the input and the GPU",
+                  minimum=0, maximum=65535, backends=("cuda",), metavar="N"),
     ),
     flags=(
         FlagSpec("tiled", "tiled wavefront",

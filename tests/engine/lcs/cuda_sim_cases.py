@@ -26,9 +26,10 @@ from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
 from engine import config, lcs  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.lcs import cuda as lcuda  # noqa: E402
+from engine.lcs import driver  # noqa: E402
 from benchmarks import lcs_cuda as cuda_bench
 from engine.lcs import reference  # noqa: E402
-from engine.lcs.cpu_grid import PLAIN, SNAPSHOT, make_sampling  # noqa: E402
+from engine.lcs.cpu_common import PLAIN, SNAPSHOT, make_sampling  # noqa: E402
 from engine.sequences import Record  # noqa: E402
 from tests.engine.lcs.helpers import assert_valid_lcs  # noqa: E402
 from tests.strategies import random_codes  # noqa: E402
@@ -186,7 +187,7 @@ def test_recovery_splits_on_the_gpu_and_finishes_leaves_on_the_cpu(monkeypatch):
 
 def test_progress_slices_and_cancel(monkeypatch):
     monkeypatch.setattr(config, "SLICE_SECONDS", 1e-4)
-    monkeypatch.setattr(lcs._Meter, "__init__", _tiny_meter)
+    monkeypatch.setattr(driver, "FIRST_SLICE_CELLS", 64)  # a few tile anti-diagonals per launch
     a, b = _inputs(2, 130, 60)
     job = lcs.make_job(_rec(a, "a"), _rec(b, "b"), variant="bitparallel", backend="cuda",
                        threads_per_block=1, task="length")
@@ -201,13 +202,6 @@ def test_progress_slices_and_cancel(monkeypatch):
     token.cancel()
     part = drive(gen)
     assert not part.info.complete and part.length is None
-
-
-def _tiny_meter(self, job):
-    from engine.jobs import SliceClock
-
-    self.job, self.cells, self.elapsed = job, 0, 0.0
-    self.clock = SliceClock(first=64, maximum=256)  # a few tile anti-diagonals per launch
 
 
 def test_a_band_that_waits_forever_becomes_a_one_line_failure():

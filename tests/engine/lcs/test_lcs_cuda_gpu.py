@@ -102,7 +102,7 @@ def test_threads_per_block_and_tiles(length_pair, tpb, tile, monkeypatch):
 @pytest.mark.parametrize("form", FORMS, ids=_label)
 def test_many_launches_keep_the_state(lambda_record, ecoli_record, form):
     """A pass cut into a launch per tile anti-diagonal gives the one-launch last row."""
-    from engine.lcs.cpu_grid import PLAIN
+    from engine.lcs.cpu_common import PLAIN
     from engine.lcs.cuda import CudaPasses
 
     a, b = lambda_record.slice(0, 6000).codes, ecoli_record.slice(0, 5000).codes

@@ -69,7 +69,9 @@ def test_progress_reports_cells_and_snapshots(msx2_records):
 
 
 def test_compiling_phase_comes_first(monkeypatch):
-    monkeypatch.setattr(lcs, "_compiled", lambda mod, backend: False)
+    from engine.lcs import driver
+
+    monkeypatch.setattr(driver, "_cpu_compiled", lambda mod, backend: False)
     phases = [p.phase for p in _progresses(lcs.make_job("ACGTACGT", "TTACG", backend="serial"))]
     assert phases[0] == "compiling" and "running" in phases
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from engine import config, lcs
 from engine.lcs import reference
-from engine.lcs.cpu_grid import make_sampling, sample_axis
+from engine.lcs.cpu_common import make_sampling, sample_axis
 from engine.sequences import Record
 from tests.engine.lcs.helpers import COMBOS, assert_valid_lcs
 from tests.strategies import WORD_EDGE_LENGTHS, codes

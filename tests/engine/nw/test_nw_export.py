@@ -6,9 +6,11 @@ import csv
 import io
 
 import numpy as np
+import pytest
 
 from engine import nw
 from engine.nw.alignment import OP_I, OP_M, build
+from engine.nw import export
 from engine.nw.export import column_rows, pairwise_text, write_columns_csv
 from engine.sequences import encode
 
@@ -59,6 +61,21 @@ def test_pairwise_text_blocks_of_60_with_positions_and_bars():
     assert first.startswith("first_sequenc     61 AAAAAAAAAA") and first.endswith("     74")
     assert second.split()[1] == "61" and second.split()[-1] == "72"
     assert bars[:31] == " " * 21 + "|" * 10 and sorted(bars[31:]) == [" ", " ", ".", "."]
+
+
+def test_write_csv_layouts_are_the_two_writers():
+    res = nw.solve([_rec(encode("ACGTTGCA"), "a")], [_rec(encode("TTGCAACG"), "b")],
+                   backend="serial")
+    columns, pairwise = io.StringIO(), io.StringIO()
+    export.write_csv(res, columns)   # the CSV of columns unless told otherwise
+    export.write_csv(res, pairwise, layout="pairwise")
+    direct = io.StringIO()
+    write_columns_csv(res.alignment, direct)
+    assert columns.getvalue() == direct.getvalue()
+    assert pairwise.getvalue() == export.result_text(res)
+    with pytest.raises(ValueError, match="layout"):
+        export.write_csv(res, io.StringIO(), layout="fasta")
+    assert export.to_json(res)["cigar"] == res.alignment.cigar
 
 
 def _rec(codes, name):
