@@ -200,12 +200,12 @@ def run_family(args) -> int:
         text = buf.getvalue()
     if args.output:
         write_text(args.output, text)
-    if hasattr(plugin, "extra_outputs"):
-        for path, extra in plugin.extra_outputs(result, args).items():
-            write_text(path, extra)
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
+    if hasattr(plugin, "extra_outputs"):
+        for path, extra in plugin.extra_outputs(result, args).items():
+            write_text(path, extra)
     return 0
 
 
