@@ -6,9 +6,9 @@ Everything here calls the engine's own code (:mod:`engine.primers`), so the GUI 
 - annotations come from :func:`engine.primers.annotate_many` (primer3-py), computed by a
   generator on a worker thread in chunks, so thousands of candidates never block the window;
 - the filter is :func:`engine.primers.passes`;
-- regions are :func:`engine.primers.merge_candidates`, written by ``write_regions_csv`` and
-  ``write_bed``; the annotated CSV is written by ``engine.kdiff.cli.write_csv`` itself (on the
-  worker thread: it annotates again);
+- regions are :func:`engine.primers.merge_candidates`; every file (regions CSV, BED, the
+  annotated CSV) is written by :mod:`engine.kdiff.export`, the command line's own writers
+  (the annotated CSV on the worker thread: it annotates again);
 - the off-target report is :func:`engine.primers.offtarget.make_job` run through
   :func:`engine.iter_solve` (the edit family's search) and ``sites_from_result``.
 
@@ -18,8 +18,6 @@ each call, and the call releases the GIL), so the GUI runs at most one primer3 j
 
 from __future__ import annotations
 
-import argparse
-import io
 import re
 import time
 from dataclasses import dataclass, fields
@@ -27,12 +25,10 @@ from typing import Generator, Iterable, Mapping, Sequence
 
 import engine
 from engine.jobs import CancelToken, Job
-from engine.primers import (Annotation, Conditions, Filters, annotate_many, merge_candidates, passes,
-                            write_bed, write_regions_csv)
+from engine.primers import Annotation, Conditions, Filters, annotate_many, passes
 from engine.primers import offtarget
 from engine.sequences import Record, encode
 
-from app.closest import short_id
 from app.families import Column
 
 #: Sequences per call of annotate_many: about 50-100 ms of primer3 work between progress reports.
@@ -54,7 +50,7 @@ ANNOTATION_COLUMNS = (
 )
 assert len(ANNOTATION_COLUMNS) == len(Annotation.COLUMNS)
 
-#: Merged regions in the table, in the order of ``engine.primers.merge.REGION_COLUMNS``.
+#: Merged regions in the table, in the order of ``engine.kdiff.export.REGION_COLUMNS``.
 REGION_COLUMNS = (
     Column("target", "str", "", "Target record"),
     Column("start", "int", "start", "First base of the region (1-based)"),
@@ -127,6 +123,12 @@ def friendly(message: str) -> str:
     return _NAME_RE.sub(lambda m: _NAMES[m.group(1)], message)
 
 
+def short_id(record_id: str) -> str:
+    """``gi|9626243|ref|NC_001416.1|[0:200]`` -> ``NC_001416.1[0:200]`` (NCBI's old FASTA ids)."""
+    m = re.match(r"^gi\|\d+\|\w+\|([^|]+)\|(.*)$", record_id)
+    return m.group(1) + m.group(2) if m else record_id
+
+
 def default_filter_values() -> dict:
     """Every bound with a number: Primer3's default, or the suggestion for the bounds it leaves off."""
     base = Filters()
@@ -195,45 +197,6 @@ def kept_candidates(candidates: Sequence, passing: frozenset | None) -> list:
     if passing is None:
         return list(candidates)
     return [c for c in candidates if c.sequence in passing]
-
-
-def region_row(region) -> tuple:
-    """A table row in :data:`REGION_COLUMNS` order (the regions CSV's columns)."""
-    best = region.best
-    return (region.target_id, region.start, region.end, region.length, region.count, best.start,
-            best.end, best.sequence)
-
-
-# -- exports ------------------------------------------------------------------------------------------
-def regions_csv_text(candidates: Sequence) -> str:
-    """What ``primerscope kdiff ... --merge -o OUT.csv`` writes for these (kept) candidates."""
-    buf = io.StringIO(newline="")
-    write_regions_csv(merge_candidates(candidates), buf)
-    return buf.getvalue()
-
-
-def bed_text(candidates: Sequence) -> str:
-    """What ``primerscope kdiff ... --bed OUT.bed`` writes for these (kept) candidates."""
-    buf = io.StringIO(newline="")
-    write_bed(merge_candidates(candidates), buf)
-    return buf.getvalue()
-
-
-def cli_options(conditions: Conditions, filters: Filters | None) -> argparse.Namespace:
-    """The options ``engine.kdiff.cli`` reads after its ``make_job``: ``--annotate``, ``--filter``
-    with these bounds (or none), the reaction conditions; no ``--merge`` or ``--bed``."""
-    return argparse.Namespace(annotate=True, primer_filters=filters, primer_conditions=conditions,
-                              merge=False, bed=None)
-
-
-def annotated_csv_text(result, conditions: Conditions, filters: Filters | None) -> str:
-    """What ``primerscope kdiff ... --annotate [--filter ...] -o OUT.csv`` writes: the kdiff CLI's
-    own writer, so the SPEC columns come first in their order and the annotations after them."""
-    from engine.kdiff import cli
-
-    buf = io.StringIO(newline="")
-    cli.write_csv(result, buf, cli_options(conditions, filters))
-    return buf.getvalue()
 
 
 # -- off-target report ----------------------------------------------------------------------------

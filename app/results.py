@@ -277,10 +277,3 @@ class ResultsPanel(QWidget):
                 return True
         return False
 
-    def select_row(self, proxy_row: int) -> None:
-        index = self.proxy.index(proxy_row, 0)
-        if index.isValid():
-            self.view.selectionModel().setCurrentIndex(
-                index, QItemSelectionModel.SelectionFlag.ClearAndSelect
-                | QItemSelectionModel.SelectionFlag.Rows)
-            self.view.scrollTo(index)

@@ -24,7 +24,3 @@ def ecoli() -> Record:
 def msx2() -> tuple[Record, ...]:
     return tuple(load(DEMO_DIR / "msx2_mrna_homologs.fa"))
 
-
-@lru_cache(maxsize=None)
-def yeast_orfs() -> tuple[Record, ...]:
-    return tuple(load(DEMO_DIR / "yeast_someORF.fa"))

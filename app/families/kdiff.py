@@ -38,7 +38,19 @@ class KdiffAdapter(FamilyAdapter):
         return result_or_partial.candidates
 
     def row(self, c) -> tuple:
-        return (c.target_id, c.start, c.end, c.length, c.sequence)  # the CSV's columns
+        from engine.kdiff.export import candidate_row  # the CSV's columns
+
+        return candidate_row(c)
+
+    def rows(self, items) -> list[tuple]:
+        from engine.kdiff.export import candidate_row
+
+        return [candidate_row(c) for c in items]
+
+    def csv_text(self, result) -> str:
+        from engine.kdiff import export  # the command line's writer, without its cli module
+
+        return export.csv_text(result)
 
     def best_item(self, result):
         """The shortest (most specific) candidate, the first one if several."""

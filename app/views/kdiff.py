@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout
 
+from app.primers import short_id
 from app.views import ResultView
 from app.views.matrix import MatrixPanel
 from app.views.plotting import BLUE, GREY, ORANGE, RED
@@ -247,7 +248,7 @@ class SpecificityView(ResultView):
 class CandidateView(ResultView):
     """The selected candidate's D matrix against the background window of its closest match.
 
-    The closest match is searched on a worker thread (:mod:`app.closest`);
+    The closest match is searched on a worker thread (:func:`engine.kdiff.iter_closest_match`);
     selecting another candidate cancels the search in progress.
     """
 
@@ -299,7 +300,7 @@ class CandidateView(ResultView):
         self._start(item)
 
     def _start(self, item) -> None:
-        from app.closest import closest_match
+        from engine.kdiff import iter_closest_match
 
         job = self._job
         target = {r.id: r for r in job.inputs["target"]}.get(item.target_id)
@@ -311,8 +312,8 @@ class CandidateView(ResultView):
         self._current = item
         self.status.setText(f"Searching the background for the closest match of {item.target_id} "
                             f"{item.start:,}–{item.end:,} ({item.length} bp)…")
-        self.runner.start(lambda token: closest_match(codes, backgrounds, strands, limit=k,
-                                                      lower_bound=k, cancel=token))
+        self.runner.start(lambda token: iter_closest_match(codes, backgrounds, k, strands=strands,
+                                                           cancel=token))
 
     def _on_progress(self, fraction) -> None:
         item = self._current
@@ -326,8 +327,6 @@ class CandidateView(ResultView):
             return
         if match is None:
             return
-        from app.closest import alignment_lines, short_id
-
         item = self._current
         self.match = match
         rows, cols = zip(*match.path)
@@ -357,3 +356,28 @@ class CandidateView(ResultView):
 
     def shutdown(self) -> None:
         self.runner.shutdown()
+
+
+def alignment_lines(candidate_label: str, match, candidate_start: int) -> str:
+    """Three lines: candidate, match bars, background (positions as read on each strand)."""
+    bars = "".join("|" if a != "-" and b != "-" and _match(a, b) else " "
+                   for a, b in zip(match.aligned_candidate, match.aligned_background))
+    cand_end = candidate_start + sum(ch != "-" for ch in match.aligned_candidate) - 1
+    if match.strand == "+":
+        b_first, b_last = match.start, match.end
+    else:
+        b_first, b_last = match.end, match.start  # read right to left on the forward strand
+    label_b = f"{short_id(match.record_id)} ({match.strand})"
+    width = max(len(candidate_label), len(label_b))
+    pos_width = max(len(str(candidate_start)), len(str(b_first)))
+    return "\n".join([
+        f"{candidate_label:<{width}} {candidate_start:>{pos_width}} {match.aligned_candidate} {cand_end}",
+        f"{'':<{width}} {'':>{pos_width}} {bars}",
+        f"{label_b:<{width}} {b_first:>{pos_width}} {match.aligned_background} {b_last}",
+    ])
+
+
+def _match(a: str, b: str) -> bool:
+    from engine.sequences import IUPAC_CODES
+
+    return (IUPAC_CODES[a] & IUPAC_CODES[b]) != 0

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from engine.jobs import Progress
 
 from app import primers
-from app.closest import short_id
 from app.families import Column
 from app.table import ResultsFilter, ResultsModel
 from app.views import ResultView
@@ -216,11 +215,11 @@ class OffTargetView(ResultView):
     # -- showing -------------------------------------------------------------------------------------
     @staticmethod
     def _label(candidate) -> str:
-        return f"{short_id(candidate.target_id)}:{candidate.start}-{candidate.end}"
+        return f"{primers.short_id(candidate.target_id)}:{candidate.start}-{candidate.end}"
 
     def _show_header(self) -> None:
         c = self._candidate
-        text = (f"Candidate {short_id(c.target_id)} {c.start:,}–{c.end:,} ({c.length} bp) "
+        text = (f"Candidate {primers.short_id(c.target_id)} {c.start:,}–{c.end:,} ({c.length} bp) "
                 f"{c.sequence}.")
         shown = self.report.candidate if self.report is not None else None
         if shown is not None and shown != c:
@@ -233,7 +232,7 @@ class OffTargetView(ResultView):
     def _show_report(self, report) -> None:
         self.report = report
         self.model.replace(report.sites if report else (), lambda sites: [
-            (short_id(s.record_id), s.start, s.end, s.strand, s.edits, s.edits_3prime, s.cigar)
+            (primers.short_id(s.record_id), s.start, s.end, s.strand, s.edits, s.edits_3prime, s.cigar)
             for s in sites])
         self.alignment.clear()
         self.status.setVisible(True)

@@ -64,17 +64,3 @@ def export_plot(item, path: str | Path) -> None:
         width = int(exporter.parameters()["width"])
         exporter.parameters()["width"] = max(width * 2, 1200)
     exporter.export(path)
-
-
-def new_plot(title: str = "", left: str = "", bottom: str = "", left_units: str | None = None,
-             bottom_units: str | None = None) -> pg.PlotWidget:
-    widget = pg.PlotWidget()
-    plot = widget.getPlotItem()
-    if title:
-        plot.setTitle(title, size="10pt")
-    if left:
-        plot.setLabel("left", left, units=left_units)
-    if bottom:
-        plot.setLabel("bottom", bottom, units=bottom_units)
-    plot.showGrid(x=True, y=True, alpha=0.15)
-    return widget

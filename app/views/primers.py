@@ -18,7 +18,9 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QCheckBox, QDoubleSpinBox, QFil
                                QLabel, QMenu, QPushButton, QSizePolicy, QSpinBox, QToolButton,
                                QVBoxLayout, QWidget)
 
+from engine.kdiff import export
 from engine.output import write_text
+from engine.primers import merge_candidates
 
 from app import primers
 from app.jobs import call
@@ -379,13 +381,13 @@ class PrimerTools(ResultView):
         merged = self.merge_box.isChecked() and not self._waiting()
         model, proxy = self.results.model, self.results.proxy
         if merged:
-            self._regions = primers.merge_candidates(self.kept())
+            self._regions = merge_candidates(self.kept())
             regions = self._regions
             if not self._merged_shown:
                 self.results.set_columns(primers.REGION_COLUMNS)
             # Row items are the regions' best candidates: selecting a region selects that candidate.
             model.replace([r.best for r in regions],
-                          lambda bests: [primers.region_row(r) for r in regions[:len(bests)]])
+                          lambda bests: [export.region_row(r) for r in regions[:len(bests)]])
             proxy.set_keep(lambda item: True)  # the views highlight the regions' best candidates
         else:
             if self._merged_shown:
@@ -488,7 +490,7 @@ class PrimerTools(ResultView):
         path = path or self._ask_path("Export regions as CSV", "kdiff-regions.csv",
                                       "CSV files (*.csv);;All files (*)")
         if path:
-            self._written(path, primers.regions_csv_text(self.kept()))
+            self._written(path, export.regions_csv_text(self.kept()))
         return path
 
     def export_bed(self, path: str | None = None) -> str | None:
@@ -498,7 +500,7 @@ class PrimerTools(ResultView):
         path = path or self._ask_path("Export regions as BED", "kdiff-regions.bed",
                                       "BED files (*.bed);;All files (*)")
         if path:
-            self._written(path, primers.bed_text(self.kept()))
+            self._written(path, export.bed_text(self.kept()))
         return path
 
     def export_annotated(self, path: str | None = None) -> str | None:
@@ -517,6 +519,7 @@ class PrimerTools(ResultView):
         filters = self.filters if self.filter_box.isChecked() else None
         self._task = ("export", path)
         self._show_status(f"Writing {path}…")
-        self.runner.start(lambda token: call(lambda: primers.annotated_csv_text(result, conditions, filters)))
+        self.runner.start(lambda token: call(lambda: export.csv_text(
+            result, annotate=True, conditions=conditions, filters=filters)))
         self._update_actions()
         return path

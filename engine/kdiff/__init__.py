@@ -20,11 +20,13 @@ from typing import Generator
 
 from engine import registry
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
+from engine.kdiff.closest import ClosestMatch, closest_match, iter_closest_match
 from engine.kdiff.cuda_options import cuda_params
 from engine.kdiff.spec import SPEC
 from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
 
-__all__ = ["Candidate", "KdiffResult", "SPEC", "iter_solve", "make_job", "solve"]
+__all__ = ["Candidate", "ClosestMatch", "KdiffResult", "SPEC", "closest_match", "iter_closest_match",
+           "iter_solve", "make_job", "solve"]
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Slow, obvious oracle for kdiff. Used by tests only.
+"""Slow, obvious oracles for kdiff and its closest-match search. Used by tests only.
 
 For each start r it fills the whole semi-global DP matrix of alpha[r:] against
 each background record (top row 0, left column i) and takes the largest row
@@ -43,13 +43,40 @@ def kdiff_reference(alpha: np.ndarray, betas: list[np.ndarray], k: int) -> list[
     return out
 
 
-def profile_reference(alpha: np.ndarray, betas: list[np.ndarray], k: int) -> np.ndarray:
-    """c(r) for every r until the scan stops (used to check per-position profiles)."""
-    cs = []
-    m = len(alpha)
-    for r in range(m):
-        c = longest_prefix_within(alpha[r:], betas, k)
-        cs.append(c)
-        if c >= m - r:
-            break
-    return np.array(cs, dtype=np.int64)
+def closest_reference(pattern: np.ndarray, texts: list[np.ndarray],
+                      within: int | None = None) -> tuple[int, int, int] | None:
+    """(distance, text index, end column) of the first window closest to ``pattern``.
+
+    The whole semi-global DP of every text (top row 0, left column i); windows are taken in
+    order of text, then end column (0-based, inclusive). Without ``within``: the first window
+    at the smallest distance; with it: the first window at most ``within`` edits away (None if
+    none is).
+    """
+    m = len(pattern)
+    best = None
+    for t, text in enumerate(texts):
+        prev = list(range(m + 1))
+        for j, b in enumerate(text):
+            cur = [0] * (m + 1)
+            for i in range(1, m + 1):
+                cost = 0 if (int(pattern[i - 1]) & int(b)) else 1
+                cur[i] = min(prev[i - 1] + cost, prev[i] + 1, cur[i - 1] + 1)
+            prev = cur
+            if within is not None:
+                if cur[m] <= within:
+                    return cur[m], t, j
+            elif best is None or cur[m] < best[0]:
+                best = (cur[m], t, j)
+    return best
+
+
+def semi_global_matrix(pattern: np.ndarray, window: np.ndarray) -> np.ndarray:
+    """The full D matrix of ``pattern`` against ``window``, cell by cell (D[0, j] = 0, D[i, 0] = i)."""
+    m, w = len(pattern), len(window)
+    D = np.zeros((m + 1, w + 1), dtype=np.int64)
+    D[:, 0] = np.arange(m + 1)
+    for i in range(1, m + 1):
+        for j in range(1, w + 1):
+            cost = 0 if (int(pattern[i - 1]) & int(window[j - 1])) else 1
+            D[i, j] = min(D[i - 1, j - 1] + cost, D[i - 1, j] + 1, D[i, j - 1] + 1)
+    return D

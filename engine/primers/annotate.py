@@ -7,6 +7,7 @@ tables; their thermodynamic fields are None.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, fields
 
@@ -54,11 +55,6 @@ class Annotation:
     COLUMNS = ("gc_percent", "tm", "hairpin_dg", "hairpin_tm", "homodimer_dg", "homodimer_tm",
                "end_stability_dg", "gc_clamp", "max_run")
 
-    def row(self) -> tuple:
-        def fmt(x):
-            return "" if x is None else (f"{x:.2f}" if isinstance(x, float) else x)
-        return tuple(fmt(getattr(self, c)) for c in self.COLUMNS)
-
 
 def _max_run(seq: str) -> int:
     best = run = 0
@@ -102,11 +98,12 @@ def annotate(seq: str, conditions: Conditions | None = None) -> Annotation:
 
 
 def annotate_many(sequences, conditions: Conditions | None = None) -> list[Annotation]:
-    """Annotate many sequences; identical sequences are computed once."""
-    cache: dict[str, Annotation] = {}
-    out = []
-    for s in sequences:
-        if s not in cache:
-            cache[s] = annotate(s, conditions)
-        out.append(cache[s])
-    return out
+    """Annotate many sequences. A sequence seen recently under the same conditions is not
+    computed again (the CLI's CSV and its --bed select the same candidates one after the other)."""
+    cond = conditions or Conditions()
+    return [_annotate_once(s, cond) for s in sequences]
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _annotate_once(seq: str, conditions: Conditions) -> Annotation:
+    return annotate(seq, conditions)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from engine.primers.annotate import Annotation
+from engine.primers.annotate import Annotation, Conditions, annotate_many
 
 
 @dataclass(frozen=True)
@@ -63,3 +63,23 @@ def passes(a: Annotation, flt: Filters) -> bool:
             and within(a.homodimer_tm, None, flt.max_homodimer_tm)
             and within(None if a.end_stability_dg is None else -a.end_stability_dg,
                        None, flt.max_end_stability))
+
+
+def select_candidates(candidates, *, annotate: bool = False, conditions: Conditions | None = None,
+                      filters: Filters | None = None) -> tuple[list, list[Annotation] | None]:
+    """The candidates ``filters`` keep and their annotations (in the same order).
+
+    The annotations are None when neither annotations nor filters were asked for. Without
+    ``annotate``, the length bounds are checked first: they are free, Primer3 is not.
+    """
+    cands = list(candidates)
+    if not (annotate or filters):
+        return cands, None
+    if filters and not annotate:
+        cands = [c for c in cands if (filters.len_min is None or c.length >= filters.len_min)
+                 and (filters.len_max is None or c.length <= filters.len_max)]
+    notes = annotate_many([c.sequence for c in cands], conditions)
+    if filters:
+        kept = [(c, a) for c, a in zip(cands, notes) if passes(a, filters)]
+        cands, notes = [c for c, _ in kept], [a for _, a in kept]
+    return cands, notes

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 
 
@@ -37,22 +36,3 @@ def merge_candidates(candidates) -> list[Region]:
     if cur:
         regions.append(Region(*cur))
     return regions
-
-
-REGION_COLUMNS = ("target_id", "start", "end", "length", "count", "best_start", "best_end",
-                  "best_sequence")
-
-
-def write_regions_csv(regions, fh) -> None:
-    w = csv.writer(fh, lineterminator="\n")
-    w.writerow(REGION_COLUMNS)
-    for r in regions:
-        w.writerow((r.target_id, r.start, r.end, r.length, r.count, r.best.start, r.best.end,
-                    r.best.sequence))
-
-
-def write_bed(regions, fh, *, track_name: str = "primerscope_regions") -> None:
-    """BED6 (0-based start, exclusive end); the name is the best candidate, the score the count."""
-    fh.write(f'track name={track_name} description="primerscope candidate regions"\n')
-    for r in regions:
-        fh.write(f"{r.target_id}\t{r.start - 1}\t{r.end}\t{r.best.sequence}\t{min(r.count, 1000)}\t+\n")

@@ -12,8 +12,8 @@ import primer3
 import pytest
 
 from engine import kdiff
-from engine.primers import (Conditions, Filters, annotate, annotate_many, merge_candidates, passes,
-                            write_bed)
+from engine.kdiff.export import write_bed
+from engine.primers import Conditions, Filters, annotate, annotate_many, merge_candidates, passes
 from engine.primers.annotate import Annotation
 from engine.sequences import decode, encode, reverse_complement
 
@@ -110,6 +110,30 @@ def test_merge_regions_and_bed(real_candidates):
     write_bed(regions, buf)
     first = buf.getvalue().splitlines()[1].split("\t")
     assert int(first[1]) == regions[0].start - 1 and int(first[2]) == regions[0].end
+
+
+def test_export_writers_take_typed_options(real_candidates):
+    from types import SimpleNamespace
+
+    from engine.kdiff import export
+
+    result = SimpleNamespace(candidates=real_candidates[:300], k=5, strands="both")
+    rows = list(csv.reader(io.StringIO(export.csv_text(result))))
+    assert rows[0] == list(export.CSV_COLUMNS)
+    assert rows[1:] == [[str(x) for x in export.candidate_row(c)] for c in result.candidates]
+    flt = Filters(tm_min=None, tm_max=None)
+    kept = [c for c, a in zip(result.candidates, annotate_many([c.sequence for c in result.candidates]))
+            if passes(a, flt)]
+    assert 0 < len(kept) < len(result.candidates)
+    rows = list(csv.reader(io.StringIO(export.csv_text(result, filters=flt))))
+    assert rows[0][5:] == list(Annotation.COLUMNS)  # a filter shows what it filtered on
+    assert [r[:3] for r in rows[1:]] == [[c.target_id, str(c.start), str(c.end)] for c in kept]
+    assert export.csv_text(result, filters=flt, merge=True) == export.regions_csv_text(kept)
+    assert export.result_bed_text(result, filters=flt) == export.bed_text(kept)
+    js = export.to_json(result, filters=flt, merge=True)
+    assert js["candidates"] == [[c.target_id, c.start, c.end] for c in kept]
+    assert len(js["annotations"]) == len(kept) and len(js["regions"]) == len(merge_candidates(kept))
+    assert "annotations" not in export.to_json(result)
 
 
 def run_cli(*args):

@@ -1,26 +1,28 @@
-"""Where does a kdiff candidate come closest in the background? (for the candidate view)
+"""Where does a kdiff candidate come closest in the background?
 
-The engine answers "the shortest substring at least k edits from everything";
-to show *why*, the GUI finds the background window where the candidate comes
-closest and draws that window's D matrix (rows 0..c+1, top row zero as in the
-engine) with the alignment through it.
+kdiff answers "the shortest substring at least k edits from everything"; to show
+*why*, this finds the background window where a candidate comes closest, with that
+window's D matrix (rows 0..c+1, top row zero as in the kernels) and the alignment
+through it (the GUI's candidate view draws them).
 
 The search is a semi-global DP with Ukkonen's cut-off: only rows whose value
 can still be <= the limit are computed, so a candidate of length c+1 costs
 about O(k * n) rather than O(c * n), and every hit lowers the limit. A
 candidate's distance is exactly k (its prefix of length c occurs within k-1),
-so for kdiff the scan stops at the first window within k. It is a compiled kernel (``nogil``) run from a generator on
-the worker thread, in chunks, so it reports progress and can be cancelled.
+so for kdiff the scan stops at the first window within k. It is a compiled kernel
+(``nogil``) run from a generator in chunks, so it reports progress and can be cancelled.
+The oracle is :func:`engine.kdiff.reference.closest_reference`.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from typing import Generator
 
 import numpy as np
 
-from engine.sequences import Record, decode, reverse_complement_record
+from engine.jobs import check_int, drive
+from engine.sequences import Record, decode, encode, reverse_complement_record
 
 CHUNK_COLUMNS = 1 << 20
 
@@ -68,7 +70,7 @@ _scan = None
 
 
 def scan_kernel():
-    global _scan  # compiled once per process, on first use (worker thread)
+    global _scan  # compiled once per process, on first use (numba is imported only then)
     if _scan is None:
         _scan = _kernel()
     return _scan
@@ -137,19 +139,58 @@ def traceback(D: np.ndarray, pattern: np.ndarray, window: np.ndarray, end_col: i
     return tuple(reversed(cells)), "".join(reversed(top)), "".join(reversed(bottom)), j
 
 
-def closest_match(pattern_codes: np.ndarray, backgrounds, strands: str, *, limit: int | None = None,
-                  lower_bound: int = 0, cancel=None):
-    """Generator: yields the fraction of the background scanned, returns a :class:`ClosestMatch`.
+def iter_closest_match(candidate, background, k: int | None = None, *, strands: str = "both",
+                       cancel=None) -> Generator[float, None, ClosestMatch | None]:
+    """Yield the fraction of the background scanned; return the candidate's :class:`ClosestMatch`.
 
-    The first window with the smallest edit distance (top row zero: the pattern
-    may start anywhere). ``limit`` is where the search starts cutting off (default:
-    the pattern length, which always finds something); each hit lowers it. The scan
-    stops early at a hit of at most ``lower_bound``: for a kdiff candidate both are
-    k, since its distance is exactly k. ``backgrounds`` are records; with
-    ``strands='both'`` their reverse complements are searched too, and a match
-    there is reported in forward coordinates with strand '-'. Returns None if
-    cancelled.
+    Parameters
+    ----------
+    candidate : str or numpy.ndarray
+        The candidate (letters or IUPAC codes); it may match anywhere (top row zero).
+    background : sequence of Record
+        With ``strands='both'`` their reverse complements are searched too; a match there
+        is reported in forward coordinates with strand '-'.
+    k : int, optional
+        The kdiff k the candidate was found with. Its distance is then exactly k (its
+        prefix of length c occurs within k-1), so the search cuts off above k and stops at
+        the first window within k edits. Without k: the first window at the smallest
+        distance.
+    cancel : CancelToken, optional
+        Checked between chunks of columns; the generator then returns None.
+
+    Returns
+    -------
+    ClosestMatch or None
+        None when cancelled, or when no window is within k.
+
+    Raises
+    ------
+    ValueError
+        An empty candidate, no background records, a bad ``strands`` or ``k``.
     """
+    pattern = encode(candidate) if isinstance(candidate, str) else candidate
+    if len(pattern) == 0:
+        raise ValueError("the candidate is empty")
+    background = tuple(background)
+    if not background:
+        raise ValueError("no background records")
+    if strands not in ("both", "forward"):
+        raise ValueError(f"strands must be 'both' or 'forward', got {strands!r}")
+    bound = None if k is None else check_int("k", k, 1)
+    return _search(pattern, background, strands, limit=bound, lower_bound=bound or 0, cancel=cancel)
+
+
+def closest_match(candidate, background, k: int | None = None, *,
+                  strands: str = "both") -> ClosestMatch | None:
+    """:func:`iter_closest_match` run to the end."""
+    return drive(iter_closest_match(candidate, background, k, strands=strands))
+
+
+def _search(pattern_codes: np.ndarray, backgrounds, strands: str, *, limit: int | None = None,
+            lower_bound: int = 0, cancel=None):
+    """The first window with the smallest edit distance. ``limit`` is where the search starts
+    cutting off (default: the pattern length, which always finds something); each hit lowers
+    it. The scan stops early at a hit of at most ``lower_bound``."""
     scan = scan_kernel()
     pattern = np.ascontiguousarray(pattern_codes, dtype=np.uint8)
     m = len(pattern)
@@ -205,34 +246,3 @@ def _describe(pattern, record: Record, strand: str, length: int, end: int, limit
         start, stop = length - end, length - start_on_strand
     return ClosestMatch(record.id, strand, start, stop, distance, D, decode(window), lo, path,
                         top, bottom, start_on_strand)
-
-
-def short_id(record_id: str) -> str:
-    """``gi|9626243|ref|NC_001416.1|[0:200]`` -> ``NC_001416.1[0:200]`` (NCBI's old FASTA ids)."""
-    m = re.match(r"^gi\|\d+\|\w+\|([^|]+)\|(.*)$", record_id)
-    return m.group(1) + m.group(2) if m else record_id
-
-
-def alignment_lines(candidate_label: str, match: ClosestMatch, candidate_start: int) -> str:
-    """Three lines: candidate, match bars, background (positions as read on each strand)."""
-    bars = "".join("|" if a != "-" and b != "-" and _match(a, b) else " "
-                   for a, b in zip(match.aligned_candidate, match.aligned_background))
-    cand_end = candidate_start + sum(ch != "-" for ch in match.aligned_candidate) - 1
-    if match.strand == "+":
-        b_first, b_last = match.start, match.end
-    else:
-        b_first, b_last = match.end, match.start  # read right to left on the forward strand
-    label_b = f"{short_id(match.record_id)} ({match.strand})"
-    width = max(len(candidate_label), len(label_b))
-    pos_width = max(len(str(candidate_start)), len(str(b_first)))
-    return "\n".join([
-        f"{candidate_label:<{width}} {candidate_start:>{pos_width}} {match.aligned_candidate} {cand_end}",
-        f"{'':<{width}} {'':>{pos_width}} {bars}",
-        f"{label_b:<{width}} {b_first:>{pos_width}} {match.aligned_background} {b_last}",
-    ])
-
-
-def _match(a: str, b: str) -> bool:
-    from engine.sequences import IUPAC_CODES
-
-    return (IUPAC_CODES[a] & IUPAC_CODES[b]) != 0
