@@ -118,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """``primerscope bench ...``: exit 2 with one line on bad arguments."""
-    from engine.cli import UsageError, report_errors
+    from engine.cli import report_errors
 
     argv = list(sys.argv[1:] if argv is None else argv)
     return report_errors(lambda: run(build_parser().parse_args(argv)))

@@ -88,8 +88,13 @@ class FamilyAdapter:
     def api(self):
         return registry.family_api(self.name)
 
-    def cli(self):
-        return importlib.import_module(f"engine.{self.name}.cli")
+    def export(self):
+        """The family's writers (``engine/<family>/export.py``), the ones the CLI uses."""
+        return importlib.import_module(f"engine.{self.name}.export")
+
+    def export_options(self) -> dict:
+        """Keyword options that make the writers write what ``-o OUT.csv`` writes."""
+        return {}
 
     def make_job(self, inputs: Mapping[str, Sequence[Record]], choice: RunChoice) -> Job:
         """Build the family's job through its own ``make_job`` (which validates everything)."""
@@ -119,7 +124,7 @@ class FamilyAdapter:
     def csv_text(self, result) -> str:
         """The exact text ``primerscope <family> ... -o OUT.csv`` writes for this result."""
         buf = io.StringIO(newline="")
-        self.cli().write_csv(result, buf)
+        self.export().write_csv(result, buf, **self.export_options())
         return buf.getvalue()
 
     def alignment_text(self, result, job) -> str:

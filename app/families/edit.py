@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import re
 
 import numpy as np
@@ -69,13 +68,6 @@ class EditAdapter(FamilyAdapter):
                     item.distance, _blank(item.cigar), _blank(item.matched))
         return (item.pattern_id, item.record_id, _blank(item.distance), _blank(item.cigar))
 
-    def csv_text(self, result) -> str:
-        """What ``primerscope edit ... -o OUT.csv`` writes (the same writer)."""
-        from engine.edit import export
-
-        buf = io.StringIO(newline="")
-        export.write_csv(result, buf)
-        return buf.getvalue()
 
     def best_item(self, result):
         items = self.items(result)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 
 import numpy as np
 
@@ -48,13 +47,6 @@ class KmismatchAdapter(FamilyAdapter):
     def rows(self, items) -> list[tuple]:
         return list(items.rows()) if hasattr(items, "rows") else [self.row(h) for h in items]
 
-    def csv_text(self, result) -> str:
-        """What ``primerscope kmismatch ... -o OUT.csv`` writes (the same writer)."""
-        from engine.kmismatch import export
-
-        buf = io.StringIO(newline="")
-        export.write_csv(result, buf)
-        return buf.getvalue()
 
     def best_item(self, result):
         hits = result.hits

@@ -40,14 +40,6 @@ class LcsAdapter(FamilyAdapter):
     def row(self, item) -> tuple:
         return item
 
-    def csv_text(self, result) -> str:
-        import io
-
-        from engine.lcs import export
-
-        buf = io.StringIO(newline="")
-        export.write_csv(result, buf)
-        return buf.getvalue()
 
     def answer_key(self, result):
         return result.length

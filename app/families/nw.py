@@ -40,15 +40,8 @@ class NwAdapter(FamilyAdapter):
     def row(self, item) -> tuple:
         return item
 
-    def csv_text(self, result) -> str:
-        """What ``primerscope nw A B -o OUT.csv`` writes: the CSV of alignment columns."""
-        import io
-
-        from engine.nw import export
-
-        buf = io.StringIO(newline="")
-        export.write_csv(result, buf, layout="columns")
-        return buf.getvalue()
+    def export_options(self) -> dict:
+        return {"layout": "columns"}  # what -o OUT.csv writes (the alignment's columns)
 
     def answer_key(self, result):
         return result.score

@@ -214,15 +214,7 @@ def _writer(plugin, name: str, args):
     import functools
 
     options = plugin.export_options(args) if hasattr(plugin, "export_options") else {}
-    if hasattr(plugin, "export"):
-        return functools.partial(getattr(plugin.export, name), **options)
-    # Plug-ins not yet moved to export.py: their writers take the parsed arguments.
-    fn = getattr(plugin, name)
-    import inspect
-
-    if "args" in inspect.signature(fn).parameters:
-        return functools.partial(fn, args=args)
-    return fn
+    return functools.partial(getattr(plugin.export, name), **options)
 
 
 def report_errors(action) -> int:
