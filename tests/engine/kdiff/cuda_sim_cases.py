@@ -313,7 +313,8 @@ def test_bench_cases_run_on_tiny_workloads(monkeypatch):
     monkeypatch.setattr(cuda_bench, "_profiles", {})
     cases = [c for c in cuda_bench.cases(None) if "CLI" not in c.name]
     names = {c.name for c in cases}
-    assert "alternative/cuda+opt3+opt4+opt5+opt6 tpb=1024" in names and len(cases) == 20
+    assert "alternative/cuda+opt3+opt4+opt5+opt6 tpb=1024" in names and len(cases) == 21
+    assert {"bitparallel/cuda", "bitparallel/cuda+word32"} <= names  # W4 with and without
     for ratio in cuda_bench.RATIOS:
         assert ratio.subject in names and ratio.baseline in names
     for case in cases:
