@@ -25,7 +25,6 @@ counts the rest).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys

@@ -256,7 +256,8 @@ class Library:
             text = target.text
             rec = SeqRecord(Seq(text), id=target.id, name=_locus_name(target.id),
                             description=target.description or target.id,
-                            annotations={"molecule_type": "DNA"})
+                            annotations={"molecule_type": "DNA",
+                                         "date": datetime.now().strftime("%d-%b-%Y").upper()})
             for e in entries:
                 for start, end, strand in _sites(e, target.id, text):
                     quals = {"label": [e.name], "note": [f"5'-{e.sequence}-3'"]}

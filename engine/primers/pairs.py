@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 from dataclasses import dataclass, field
 from typing import Generator
@@ -183,13 +184,10 @@ def _site(o: Oligo) -> PrimerSite:
     return PrimerSite(o.sequence, lo + 1, hi, o.tm, o.gc_percent, o.penalty)
 
 
-def best_pairs(template: str, lefts, rights, design: DesignSettings, cancel: CancelToken,
-               checks: list | None = None) -> list[tuple]:
+def best_pairs(template: str, lefts, rights, design: DesignSettings,
+               cancel: CancelToken) -> list[tuple]:
     """The ``design.num_return`` best pairs of these primers, ranges in order (see the
-    module docstring): ``(check, left, right, range)`` tuples, best first.
-
-    ``checks`` (a list) receives the number of Primer3 pair checks made.
-    """
+    module docstring): ``(check, left, right, range)`` tuples, best first."""
     lefts, rights = list(lefts), list(rights)  # in Primer3's order (best first), its tie-break
     out: list[tuple] = []
     if not lefts or not rights:
@@ -198,7 +196,6 @@ def best_pairs(template: str, lefts, rights, design: DesignSettings, cancel: Can
     r_pen = np.array([o.penalty for o in rights], dtype=np.float64)
     by_pos = np.argsort(r_pos, kind="stable")
     sorted_pos = r_pos[by_pos]
-    n_checks = 0
     for product_range in design.product_ranges:
         need = design.num_return - len(out)
         if need <= 0:
@@ -230,7 +227,6 @@ def best_pairs(template: str, lefts, rights, design: DesignSettings, cancel: Can
                 heapq.heappush(heap, (left.penalty + float(r_pen[w[t + 1]]), i, t + 1))
             if abs(left.tm - right.tm) > design.max_tm_diff:
                 continue  # Primer3's own rule on its own Tms: no need to ask it
-            n_checks += 1
             verdict = check_pair(template, left, right, product_range, design)
             if not verdict.ok:
                 continue
@@ -241,8 +237,6 @@ def best_pairs(template: str, lefts, rights, design: DesignSettings, cancel: Can
                 worst = sorted(a[0] for a in accepted)[need - 1]
         accepted.sort(key=lambda a: a[:3])
         out += [(a[3], a[4], a[5], product_range) for a in accepted[:need]]
-    if checks is not None:
-        checks.append(n_checks)
     return out
 
 
@@ -365,12 +359,6 @@ def _with_pcr(chosen, background, settings: pcr.PcrSettings, job: Job, cancel, m
     out = []
     for p, pair_names in zip(chosen, names):
         products = pcr.pair_sites(sites, background, settings, primers=set(pair_names))
-        out.append(_replace(p, products=tuple(products)))
+        out.append(dataclasses.replace(p, products=tuple(products)))
     phases["pcr"] = found.info.seconds + meter.elapsed - t0
     return out
-
-
-def _replace(obj, **changes):
-    import dataclasses
-
-    return dataclasses.replace(obj, **changes)
