@@ -98,7 +98,7 @@ class LcsAdapter(FamilyAdapter):
         from app.views.matrix import LiveMatrixView
 
         return [LiveMatrixView(self.scale, self.path),
-                SplitView("Alignment", [AlignmentView(lambda r: self.pairwise(r, host.job)),
+                SplitView("Alignment", [AlignmentView(lambda r: self.pairwise(r, host.controller.job)),
                                         DotPlotView(self.path)],
                           Qt.Orientation.Horizontal, (650, 450))]
 

@@ -301,7 +301,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
     pattern_ids = tuple(p.id for p in patterns)
     pattern_lengths = tuple(len(p) for p in patterns)
     found = HitBuffer(pattern_ids=pattern_ids, pattern_lengths=pattern_lengths,
-                      record_ids=tuple(r.id for r in records), text=text, offsets=offsets)
+                      record_ids=tuple(r.id for r in records), text=text, offsets=offsets,
+                      shifts=[r.offset for r in records])
     counts = cpu_driver.Counts([len(r) for r in records], len(patterns),
                                config.KMISMATCH_DENSITY_BINS)
     first_cells = (config.KMISMATCH_CUDA_FIRST_SLICE_CELLS if on_gpu
