@@ -393,14 +393,19 @@ class ResultsPanel(QWidget):
                                        for row in rows]
         QApplication.clipboard().setText("\n".join(lines) + "\n")
 
-    def _context_menu(self, pos) -> None:
+    def context_menu(self) -> QMenu:
+        """Copy or export the selected rows. (A primer library to add them to does not exist yet.)"""
         menu = QMenu(self)
         count = len(self.view.selectionModel().selectedRows())
         copy = menu.addAction(f"Copy {count:,} row{'s' if count != 1 else ''}", self.copy_selection)
+        copy.setShortcut(QKeySequence.StandardKey.Copy)
         export = menu.addAction("Export selected rows as CSV…", self.export_selection_requested.emit)
         copy.setEnabled(count > 0)
         export.setEnabled(count > 0)
-        menu.exec(self.view.viewport().mapToGlobal(pos))
+        return menu
+
+    def _context_menu(self, pos) -> None:
+        self.context_menu().exec(self.view.viewport().mapToGlobal(pos))
 
     def _on_current_changed(self, current, _previous) -> None:
         if not current.isValid():

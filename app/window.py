@@ -130,10 +130,12 @@ class MainWindow(QMainWindow):
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self.tabs)
         right.addWidget(self.results)
-        right.setStretchFactor(0, 3)
-        right.setStretchFactor(1, 2)
+        # Plots and table share the height evenly: at 720 px (kdiff's primer tools over the
+        # table) the table still shows about ten rows.
+        right.setStretchFactor(0, 1)
+        right.setStretchFactor(1, 1)
         right.setChildrenCollapsible(False)
-        right.setSizes([560, 380])
+        right.setSizes([500, 500])
         self.right = right
         main = QSplitter(Qt.Orientation.Horizontal)
         main.addWidget(self.left)
@@ -212,7 +214,8 @@ class MainWindow(QMainWindow):
         self.save_plot_action = self._action("Save a &picture of the tab (PNG/SVG)…", ex.save_picture,
                                              "Ctrl+Shift+S", None,
                                              "Save the current tab, all of its plots, as one picture")
-        quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
+        # Ctrl+Q itself: StandardKey.Quit is empty on some platforms (offscreen, some desktops).
+        quit_action = self._action("&Quit", self.close, "Ctrl+Q")
 
         menu = self.menuBar().addMenu("&File")
         for action in (self.open_action, self.open2_action, self.paste_action):
