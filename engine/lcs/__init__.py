@@ -48,8 +48,9 @@ class LcsResult:
         two matched base sets, so it is the shared base itself on plain ACGT input.
         After a cancel it is the prefix recovered so far.
     pairs : numpy.ndarray or None
-        ``(k, 2)`` int64 array of 1-based ``(a_pos, b_pos)``, increasing in both:
-        the alignment path the GUI draws over the heatmap.
+        ``(k, 2)`` int64 array of 1-based ``(a_pos, b_pos)``, increasing in both, in the
+        loaded records' coordinates (``Record.offset`` added): the alignment path the GUI
+        draws over the heatmap.
     snapshot : numpy.ndarray or None
         The last uint16 heatmap of the DP matrix (``job.snapshots`` only); values
         are L >> s, with s chosen so that min(m, n) fits in 16 bits.
@@ -233,6 +234,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
 
     cancel = cancel or CancelToken()
     rec_a, rec_b = job.inputs["a"][0], job.inputs["b"][0]
+    first = np.array([rec_a.offset + 1, rec_b.offset + 1], dtype=np.int64)  # records' coordinates
     a = np.ascontiguousarray(rec_a.codes, dtype=np.uint8)
     b = np.ascontiguousarray(rec_b.codes, dtype=np.uint8)
     m, n = a.shape[0], b.shape[0]
@@ -299,7 +301,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         for _ in meter.run(recovery.steps(meter.budget, cancel.flag)):
             yield Progress(meter.cells, meter.cells + later(), meter.cells, meter.cells,
                            meter.elapsed, message="recovering the LCS", snapshot_shape=shape,
-                           partial=recovery.pairs() + 1)
+                           partial=recovery.pairs() + first)
             if cancel.cancelled:
                 break
         if not recovery.finished:
@@ -314,5 +316,5 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
                    meter.cells, complete, job.threads)
     lcs_text = _lcs_text(a, b, pairs0) if pairs0 is not None else None
     return LcsResult(info, task, rec_a.id, rec_b.id, m, n, found, lcs_text,
-                     pairs0 + 1 if pairs0 is not None else None,
+                     pairs0 + first if pairs0 is not None else None,
                      sampling.image.copy() if sampling is not None else None, shape)

@@ -23,7 +23,7 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Generator
 
 import numpy as np
@@ -215,6 +215,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         info = RunInfo("nw", job.variant, job.backend, job.parallel, tuple(sorted(job.flags)),
                        stats.seconds, stats.cells, stats.cells, complete, job.threads)
         image = recorder.image(base, step) if recorder.enabled else None
+        if alignment is not None and (ra.offset or rb.offset):  # the records' coordinates
+            alignment = replace(alignment, a_offset=ra.offset, b_offset=rb.offset)
         return NwResult(info, ra.id, rb.id, m, n, sc, score_value, alignment, image,
                         recorder.rows if image is not None else None,
                         recorder.cols if image is not None else None,

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from tests.app.conftest import load_demo, run
 
 
+@pytest.mark.alone  # a latency bound: run it with -n 0, not beside other workers
 def test_cancel_keeps_partial_results_and_window_usable(qtbot, window, tmp_path):
     load_demo(qtbot, window, "lambda-ecoli")
     # conventional + opt1 is the slow variant: this job runs for minutes unless cancelled.
@@ -44,6 +47,7 @@ def test_cancel_keeps_partial_results_and_window_usable(qtbot, window, tmp_path)
     assert again.info.complete and window.results.model.rowCount() == len(again.candidates)
 
 
+@pytest.mark.alone  # a latency bound: run it with -n 0, not beside other workers
 def test_closing_the_window_mid_run_stops_the_worker(qtbot, settings, dialogs):
     from app.window import MainWindow
 

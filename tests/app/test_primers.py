@@ -13,6 +13,7 @@ import time
 from types import SimpleNamespace
 
 import primer3
+import pytest
 from PySide6.QtCore import QTimer
 
 from engine import edit
@@ -235,6 +236,7 @@ def test_merged_regions_and_exports_equal_the_cli(qtbot, window, tmp_path):
     assert window.results.proxy.visible_items() == kept
 
 
+@pytest.mark.alone  # a latency bound: run it with -n 0, not beside other workers
 def test_annotating_thousands_of_candidates_leaves_the_window_responsive(qtbot, window):
     # Synthetic candidates, all different: only their sequences matter to the annotations.
     rng = random.Random(7)
