@@ -133,6 +133,7 @@ class ResultsPanel(QWidget):
         self.text = QLineEdit()
         self.text.setPlaceholderText("record or sequence contains…")
         self.text.setClearButtonEnabled(True)
+        self.text.setMinimumWidth(140)
         clear = QPushButton("Clear filters")
         clear.clicked.connect(self.clear_filters)
         self.count = QLabel()

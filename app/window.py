@@ -238,7 +238,7 @@ class MainWindow(QMainWindow):
         for action in (self.run_action, self.cancel_action, self.compare_action):
             run_menu.addAction(action)
         help_menu = self.menuBar().addMenu("&Help")
-        help_menu.addAction(self._action("User &guide", self.open_guide, QKeySequence.StandardKey.HelpContents,
+        help_menu.addAction(self._action("User &guide", self.open_guide, "F1",
                                          tip="Open the guide to the window (docs/gui.md)"))
         help_menu.addAction(self._action("&About primerscope", self._about))
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from app.views import ResultView
@@ -22,6 +23,7 @@ from app.views.plotting import BLUE
 MAX_POINTS = 20_000
 PROFILE_BINS = 2000
 REDRAW_SECONDS = 0.25
+LABEL_HEIGHT = 14  # pixels per pattern name on the y axis
 
 
 @dataclass(frozen=True)
@@ -174,11 +176,21 @@ class HitsView(ResultView):
                              brush=colors)
         n_patterns = len(cols.pattern_ids)
         if n_patterns <= 30:
-            self.hits_plot.getAxis("left").setTicks([[(i, p) for i, p in enumerate(cols.pattern_ids)]])
+            # As many names as fit the plot's height (a small window shows every other one...).
+            step = max(1, -(-n_patterns * LABEL_HEIGHT // max(1, int(self.hits_plot.vb.height()))))
+            ticks = [(i, p) for i, p in enumerate(cols.pattern_ids) if i % step == 0]
+            self.hits_plot.getAxis("left").setTicks([ticks])
+            # Both left axes as wide as the names: the linked x axes then cover the same range.
+            metrics = QFontMetrics(self.hits_plot.getAxis("left").font())
+            width = max(metrics.horizontalAdvance(p) for _, p in ticks) + 40
         else:
             self.hits_plot.getAxis("left").setTicks(None)
+            width = 70
+        for plot in (self.hits_plot, self.profile_plot):
+            plot.getAxis("left").setWidth(width)
         self.hits_plot.setYRange(-0.7, n_patterns - 0.3, padding=0)
         self.hits_plot.setXRange(offset + 1, offset + length, padding=0.01)
+        self.profile_plot.setXRange(offset + 1, offset + length, padding=0.01)
         here = cols.record == rec
         self._draw_profile(rid, length, cols.start[here] - offset, cols.score[here], offset)
         shown = f"{mine.size:,} of {total:,}" if total > mine.size else f"{total:,}"

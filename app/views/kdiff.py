@@ -267,7 +267,7 @@ class CandidateView(ResultView):
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         font.setStyleHint(QFont.StyleHint.Monospace)
         self.text.setFont(font)
-        self.text.setMaximumHeight(110)
+        self.text.setMaximumHeight(64)  # three alignment lines: the matrix keeps the room
         self.status = QLabel("Select a candidate (table or profile) to see its D matrix.")
         self.status.setWordWrap(True)
         layout = QVBoxLayout(self)

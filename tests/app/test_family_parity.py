@@ -85,3 +85,26 @@ def test_table_equals_engine_and_csv_equals_cli(qtbot, window, tmp_path, family)
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert open(gui_csv, "rb").read() == out.read_bytes()
+
+
+#: (role given a region, table column of its positions) per family.
+REGION_COLUMNS = {"kmismatch": ("text", 2), "lcs": ("a", 0), "edit": ("text", 3), "nw": ("a", 1)}
+
+
+@pytest.mark.parametrize("family", list(REGION_COLUMNS))
+def test_a_region_keeps_the_records_coordinates(qtbot, window, family):
+    """Only positions 101..: the table counts from 101, under the record's own id, and the
+    views still draw (their matrices are indexed from the region's first base)."""
+    role, column = REGION_COLUMNS[family]
+    window.params.set_family(family)
+    load_demo(qtbot, window, "msx2")
+    window.params.set_selection(backend="serial")
+    panel = window.input_panels[role]
+    ids = [r.id for r in panel.state().selected()]
+    panel.set_region((101, 900))
+    assert [r.id for r in window.inputs()[role]] == ids
+    result = run(qtbot, window)
+    positions = [row[column] for row in window.results.model.rows() if row[column] != ""]
+    assert positions and 101 <= min(positions) and max(positions) <= 900
+    qtbot.waitUntil(lambda: all(v.has_data() for v in window.family_views), timeout=60_000)
+    assert result.info.complete
