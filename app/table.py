@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
 
 from app.families import Column
 
@@ -129,7 +129,13 @@ class ResultsModel(QAbstractTableModel):
 
 
 class ResultsFilter(QSortFilterProxyModel):
-    """Sorts on raw values and keeps rows within a length range and a position range."""
+    """Sorts on raw values and keeps rows within a length range and a position range.
+
+    Signals ``filter_about_to_change()`` and ``filter_changed()`` around a change of filters
+    (the results panel keeps the selection on its rows through it)."""
+
+    filter_about_to_change = Signal()
+    filter_changed = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -139,10 +145,19 @@ class ResultsFilter(QSortFilterProxyModel):
         self.position_range: tuple[int | None, int | None] = (None, None)
         self.text = ""
 
-    def set_filters(self, length=(None, None), position=(None, None), text: str = "") -> None:
+    def change_filter(self, apply) -> None:
+        """Run ``apply()`` (which sets filter state) as one announced filter change."""
+        self.filter_about_to_change.emit()
         self.beginFilterChange()
-        self.length_range, self.position_range, self.text = tuple(length), tuple(position), text
+        apply()
         self.endFilterChange()
+        self.filter_changed.emit()
+
+    def set_filters(self, length=(None, None), position=(None, None), text: str = "") -> None:
+        def apply():
+            self.length_range, self.position_range, self.text = tuple(length), tuple(position), text
+
+        self.change_filter(apply)
 
     def active(self) -> bool:
         return any(v is not None for v in self.length_range + self.position_range) or bool(self.text)

@@ -320,9 +320,10 @@ class Collector:
         for h, (gi, e, d, lo, cigar, text) in enumerate(zip(g.tolist(), end.tolist(), dist.tolist(),
                                                             rec_lo.tolist(), cigars, matched)):
             p, r, s = int(plan.g_pattern[gi]), int(plan.g_rec[gi]), int(plan.g_strand[gi])
-            start = starts[h] if cigar is not None else None
-            self.hits.append(Hit(patterns[p].id, texts[r].id, strands[s], start, e - lo, d, cigar,
-                                 text if cigar is not None else None))
+            shift = texts[r].offset  # the loaded record's coordinates
+            start = starts[h] + shift if cigar is not None else None
+            self.hits.append(Hit(patterns[p].id, texts[r].id, strands[s], start, e - lo + shift, d,
+                                 cigar, text if cigar is not None else None))
             self.keys.append((p, r, e, s))
 
     def _add_pairs(self, g: np.ndarray, score: np.ndarray) -> None:

@@ -267,7 +267,8 @@ class ScanRunner:
             if c >= m - (r + i):
                 stopped, aborted, settled = True, False, i + 1
                 break
-            self.candidates.append(Candidate(target.id, r + i + 1, r + i + c + 1,
+            first = target.offset + r + i + 1  # the loaded record's coordinates
+            self.candidates.append(Candidate(target.id, first, first + c,
                                              decode(alpha[r + i:r + i + c + 1])))
         self._r = r + settled
         self.done += settled

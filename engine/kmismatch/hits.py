@@ -50,11 +50,12 @@ class HitTable(Sequence):
     ``code`` (2 * pattern index + strand) and ``mismatches``. Derived columns:
     ``record`` and ``pattern`` (indices into ``record_ids`` / ``pattern_ids``),
     ``start0`` (0-based start in its record), ``strand`` (0 '+', 1 '-'),
-    ``start`` and ``end`` (1-based, inclusive).
+    ``start`` and ``end`` (1-based, inclusive, in the loaded records' coordinates: plus
+    ``shifts``, each record's ``Record.offset``).
     """
 
     def __init__(self, pos, code, mismatches, *, pattern_ids, pattern_lengths, record_ids, text,
-                 offsets):
+                 offsets, shifts=None):
         self.pos = pos
         self.code = code
         self.mismatches = mismatches
@@ -63,6 +64,8 @@ class HitTable(Sequence):
         self.record_ids = tuple(record_ids)
         self._text = text
         self._offsets = offsets
+        self._shifts = (np.zeros(len(self.record_ids), dtype=np.int64) if shifts is None
+                        else np.asarray(shifts, dtype=np.int64))
 
     def __len__(self) -> int:
         return int(self.pos.shape[0])
@@ -71,11 +74,12 @@ class HitTable(Sequence):
         if isinstance(index, slice):
             return HitTable(self.pos[index], self.code[index], self.mismatches[index],
                             pattern_ids=self.pattern_ids, pattern_lengths=self.pattern_lengths,
-                            record_ids=self.record_ids, text=self._text, offsets=self._offsets)
+                            record_ids=self.record_ids, text=self._text, offsets=self._offsets,
+                            shifts=self._shifts)
         i = range(len(self))[index]
         p = int(self.code[i]) >> 1
         record = int(np.searchsorted(self._offsets, self.pos[i], side="right")) - 1
-        start = int(self.pos[i] - self._offsets[record]) + 1
+        start = int(self.pos[i] - self._offsets[record] + self._shifts[record]) + 1
         return Hit(self.pattern_ids[p], self.record_ids[record], start,
                    start + int(self.pattern_lengths[p]) - 1, STRANDS[int(self.code[i]) & 1],
                    int(self.mismatches[i]), self._matched_one(i))
@@ -103,12 +107,15 @@ class HitTable(Sequence):
     @property
     def start(self) -> np.ndarray:
         """1-based starts."""
-        return self.start0 + 1
+        return self.start0 + 1 + self._shift()
 
     @property
     def end(self) -> np.ndarray:
         """1-based inclusive ends."""
-        return self.start0 + self.pattern_lengths[self.pattern]
+        return self.start0 + self.pattern_lengths[self.pattern] + self._shift()
+
+    def _shift(self):
+        return self._shifts[self.record] if self._shifts.any() else 0
 
     def _matched_one(self, i: int) -> str:
         first = int(self.pos[i])
