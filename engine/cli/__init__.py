@@ -101,6 +101,24 @@ def param_values(args, fam: registry.FamilySpec, skip: tuple[str, ...] = ()) -> 
     return {p.name: p.check(getattr(args, p.name)) for p in fam.params if p.name not in skip}
 
 
+def add_region_options(parser: argparse.ArgumentParser, roles: tuple[str, ...]) -> None:
+    """``--<role>-region START-END`` for inputs that may be cut to a region."""
+    for role in roles:
+        parser.add_argument(f"--{role}-region", metavar="START-END",
+                            help=f"only positions START-END (1-based, inclusive) of each {role} "
+                                 "record; results keep the record's own id and numbering")
+
+
+def load_input(args, role: str):
+    """The records of positional input ``role``, cut to ``--<role>-region`` when given."""
+    from engine.sequences import load, parse_region
+
+    region = getattr(args, f"{role}_region", None)
+    bounds = parse_region(region) if region else None  # a bad region fails before loading
+    records = load(getattr(args, role))
+    return [r.region(*bounds) for r in records] if bounds else records
+
+
 def selected_flags(args):
     opts = getattr(args, "opt", None)
     if not opts:
