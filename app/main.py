@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -94,8 +96,58 @@ class ScreenshotRun:
         QApplication.instance().exit(status)
 
 
+def no_display_reason(environ=None, platform: str = sys.platform) -> str | None:
+    """Why Qt would find no display here (it aborts then, rc -6), or None.
+
+    Only Linux and the BSDs are checked (X11/Wayland); an explicit ``QT_QPA_PLATFORM``
+    other than xcb/wayland (offscreen, vnc, eglfs...) needs no display.
+    """
+    env = os.environ if environ is None else environ
+    if not platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return None
+    qpa = env.get("QT_QPA_PLATFORM", "").split(":")[0].split(";")[0]
+    if qpa and qpa not in ("xcb", "wayland", "wayland-egl"):
+        return None
+    if qpa.startswith("wayland"):
+        return None if env.get("WAYLAND_DISPLAY") else "WAYLAND_DISPLAY is not set"
+    display = env.get("DISPLAY", "")
+    if not display:
+        if not qpa and env.get("WAYLAND_DISPLAY"):
+            return None
+        return "DISPLAY is not set"
+    local = re.fullmatch(r":(\d+)(\.\d+)?", display)
+    if local and not os.path.exists(f"/tmp/.X11-unix/X{local.group(1)}"):
+        return f"no X server on display {display}"
+    return None
+
+
+SCREENSHOT_FORMATS = (".png", ".jpg", ".jpeg", ".bmp")
+
+
+def check_screenshot_path(path: str) -> None:
+    """Refuse a screenshot path that cannot be written before the demo runs (ValueError)."""
+    from engine.output import check_outputs
+
+    if os.path.splitext(path)[1].lower() not in SCREENSHOT_FORMATS:
+        raise ValueError(f"{path}: a screenshot is saved as {', '.join(SCREENSHOT_FORMATS)}; "
+                         "name the file with one of these suffixes")
+    check_outputs([path])
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.screenshot:
+        try:
+            check_screenshot_path(args.screenshot)
+        except ValueError as exc:
+            print(f"primerscope: error: {exc}", file=sys.stderr)
+            return 2
+    reason = no_display_reason()
+    if reason:
+        print(f"primerscope: error: no display for the GUI ({reason}); run headless with "
+              "QT_QPA_PLATFORM=offscreen, or use the command line (primerscope --help)",
+              file=sys.stderr)
+        return 2
     from PySide6.QtCore import QSettings
 
     from app.families import adapter, has_adapter
