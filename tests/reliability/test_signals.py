@@ -46,8 +46,9 @@ def _interrupt(args, delay, sig, cwd, extra_env=None):
     return proc.returncode, err, time.perf_counter() - sent
 
 
+@pytest.mark.alone  # the phases are found by timing: not beside other CPU-heavy tests
 @pytest.mark.parametrize("sig,status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-@pytest.mark.parametrize("delay", [0.15, 0.6, 1.5, 4.0])  # imports, loading, compile, compute
+@pytest.mark.parametrize("delay", [0.2, 0.6, 1.5, 4.0])  # imports, loading, compile, compute
 def test_signal_at_any_moment(tmp_path, long_pair, sig, status, delay):
     out = tmp_path / "out.txt"
     rc, err, took = _interrupt(["nw", *long_pair, "-o", out], delay, sig, ROOT)
