@@ -165,7 +165,7 @@ def _literal(source: str) -> list[Record]:
     if source == "":
         raise SequenceError("'' is an empty sequence (and names no file)")
     if _looks_like_path(source):
-        raise SequenceError(f"{source}: no such file")
+        raise SequenceError(f"{source}: no such file (and not a sequence)")
     raw = source.encode("latin-1", errors="replace")
     codes = _ENCODE_TABLE[np.frombuffer(raw, dtype=np.uint8)]
     bad = np.flatnonzero(codes == 0)
@@ -236,8 +236,7 @@ def _fasta_records(text: str, path: Path) -> Iterator[tuple[str, str, str | byte
         if not line.strip():
             return
         if line.startswith(";"):
-            raise SequenceError(f"{path}: line {lineno}: ';' comment lines are not read; "
-                                "remove them")
+            _comment_line(path, lineno)
         raise SequenceError(f"{path}: line {lineno}: expected a '>' header line, found "
                             f"{line[:30]!r}")
     head = start  # each record: its '>' at ``head``, its body up to the next "\n>"
@@ -250,8 +249,7 @@ def _fasta_records(text: str, path: Path) -> Iterator[tuple[str, str, str | byte
         title = text[head + 1:title_end].rstrip()
         if body.startswith(";") or "\n;" in body:
             at = 0 if body.startswith(";") else body.index("\n;") + 1
-            raise SequenceError(f"{path}: line {lineno + 1 + body.count(chr(10), 0, at)}: "
-                                "';' comment lines are not read; remove them")
+            _comment_line(path, lineno + 1 + body.count("\n", 0, at))
         words = title.split(None, 1)
         if body.isascii():  # bytes are far faster to clean and encode
             seq = body.encode("ascii").translate(None, b" \t\r\n")
@@ -261,6 +259,10 @@ def _fasta_records(text: str, path: Path) -> Iterator[tuple[str, str, str | byte
         if nxt >= 0:
             lineno += text.count("\n", head, nxt + 1)
         head = nxt if nxt < 0 else nxt + 1
+
+
+def _comment_line(path: Path, lineno: int) -> None:
+    raise SequenceError(f"{path}: line {lineno}: ';' comment lines are not read; remove them")
 
 
 def _biopython_records(text: str, path: Path, fmt: str) -> Iterator[tuple[str, str, bytes]]:
