@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 import time
 
 import pytest
@@ -52,18 +53,41 @@ def test_edit_output_over_its_background_is_refused(files):
     assert background.read_text() == BACKGROUND
 
 
-def test_dev_null_stays_a_device():
-    before = os.stat("/dev/null")
-    done = run("kdiff", "ACGTACGT", "ACGA", "-k", "2", "-o", "/dev/null")
+def _device(folder, name: str, minor: int):
+    """A private copy of /dev/null (minor 3) or /dev/full (7): the tests never write to the
+    machine's own, which code with this defect would replace (as root) with a regular file."""
+    path = folder / name
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, minor))
+    except OSError:
+        pytest.skip("creating a device node needs root")
+    return path
+
+
+def test_a_null_device_stays_a_device(tmp_path):
+    null = _device(tmp_path, "null", 3)
+    done = run("kdiff", "ACGTACGT", "ACGA", "-k", "2", "-o", null)
     assert done.returncode == 0, done.stderr
-    after = os.stat("/dev/null")
-    assert stat.S_ISCHR(after.st_mode) and after.st_ino == before.st_ino
+    assert stat.S_ISCHR(null.stat().st_mode) and leftovers(tmp_path) == []
 
 
-@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
-def test_a_full_device_is_an_error():
-    line = one_line_error(run("kdiff", "ACGTACGT", "ACGA", "-k", "2", "-o", "/dev/full"))
-    assert "/dev/full" in line and "cannot write output" in line
+def test_a_full_device_is_an_error(tmp_path):
+    full = _device(tmp_path, "full", 7)
+    line = one_line_error(run("kdiff", "ACGTACGT", "ACGA", "-k", "2", "-o", full))
+    assert str(full) in line and "cannot write output" in line
+    assert stat.S_ISCHR(full.stat().st_mode) and leftovers(tmp_path) == []
+
+
+def test_a_fifo_is_written_directly(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    done = run("kdiff", "ACGTACGT", "ACGA", "-k", "2", "-o", fifo)
+    reader.join(60)
+    assert done.returncode == 0, done.stderr
+    assert got and got[0].startswith("target_id") and stat.S_ISFIFO(fifo.stat().st_mode)
 
 
 def test_permissions_kept_and_umask_respected(tmp_path):
