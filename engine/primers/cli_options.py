@@ -45,7 +45,8 @@ def _number(kind, lowest: float, highest: float, *, off: bool = False, above: bo
         except ValueError:
             what = ("an integer" if kind is int else "a number") + (" or 'off'" if off else "")
             raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-        if not math.isfinite(value) or not lowest <= value <= highest or (above and value == lowest):
+        inside = lowest < value <= highest if above else lowest <= value <= highest
+        if not (math.isfinite(value) and inside):
             raise argparse.ArgumentTypeError(
                 f"must be {'>' if above else '>='} {lowest:g} and <= {highest:g}, got {text}")
         return value
@@ -58,7 +59,8 @@ def add_condition_options(parser) -> None:
     for name, (text, default, unit, lowest, highest) in _CONDITIONS.items():
         kind = _number(float, lowest, highest, above=name == "dna_conc")
         g.add_argument("--" + name.replace("_", "-"), type=kind, default=default,
-                       metavar=unit.upper(), help=f"{text}, {unit} ({default:g}; up to {highest:.10g})")
+                       metavar=unit.upper(),
+                       help=f"{text}, {unit} ({default:g}; up to {highest:.10g})")
 
 
 def add_filter_options(parser) -> None:

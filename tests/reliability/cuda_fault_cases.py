@@ -22,7 +22,8 @@ import numpy as np
 import pytest
 
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
-    pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_gpu_faults.py does)", allow_module_level=True)
+    pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_gpu_faults.py does)",
+                allow_module_level=True)
 
 sys.setswitchinterval(1e-6)  # simulated threads hand the GIL over at every syncthreads
 
@@ -79,8 +80,8 @@ def jobs(backend: str) -> dict:
     rng = np.random.default_rng(14)
     a, b = load(_seq(rng, 48)), load(_seq(rng, 120))
     return {
-        "kdiff": lambda: registry.family_api("kdiff").make_job(load(_seq(rng, 16)), load(_seq(rng, 40)),
-                                                                k=3, backend=backend),
+        "kdiff": lambda: registry.family_api("kdiff").make_job(
+            load(_seq(rng, 16)), load(_seq(rng, 40)), k=3, backend=backend),
         "kmismatch": lambda: registry.family_api("kmismatch").make_job(
             load(_seq(rng, 300)), load(_seq(rng, 6)), k=1, backend=backend),
         "lcs": lambda: registry.family_api("lcs").make_job(a[0], b[0], task="length",

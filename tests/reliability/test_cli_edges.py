@@ -87,7 +87,8 @@ def test_no_display_reason():
     assert no_display_reason({}, "linux") == "DISPLAY is not set"
     assert no_display_reason({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
     assert no_display_reason({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
-    assert no_display_reason({"QT_QPA_PLATFORM": "wayland"}, "linux") == "WAYLAND_DISPLAY is not set"
+    wayland = no_display_reason({"QT_QPA_PLATFORM": "wayland"}, "linux")
+    assert wayland == "WAYLAND_DISPLAY is not set"
     assert no_display_reason({}, "darwin") is None and no_display_reason({}, "win32") is None
     unused = next(n for n in range(90, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists())
     assert "no X server" in no_display_reason({"DISPLAY": f":{unused}"}, "linux")

@@ -135,7 +135,8 @@ def test_cli_on_random_files(capsys, text, suffix, json):
     with scratch() as folder:
         path = _file(folder, text.encode("utf-8"), suffix)
         out = folder / "out.csv"
-        argv = ["kdiff", str(path), "ACGTTGCA", "-k", "2", "-o", str(out)] + (["--json"] if json else [])
+        argv = ["kdiff", str(path), "ACGTTGCA", "-k", "2", "-o", str(out)]
+        argv += ["--json"] if json else []
         status, err = _main(argv, capsys)
         _check_outcome(status, err, out)
 
@@ -231,7 +232,8 @@ def small_jobs(draw):
         elif action.type is int or action.dest == "k":
             argv.append(f"{flag}={draw(st.integers(-1, 12))}")
         else:
-            argv.append(f"{flag}={draw(st.sampled_from(['0', '1', '-2', '2.5', 'nan', '40', 'off']))}")
+            value = draw(st.sampled_from(["0", "1", "-2", "2.5", "nan", "40", "off"]))
+            argv.append(f"{flag}={value}")
     return argv + ["--backend", "serial"] + (["--json"] if draw(st.booleans()) else [])
 
 

@@ -36,7 +36,8 @@ def test_fasta_quirks_are_read(tmp_path, data):
     (b"ACGT\n>a\nACGT\n", "line 1: expected a '>' header line, found 'ACGT'"),
     (b"\n\nhello\n", "line 3: expected a '>' header line"),
     (b">a\nACG\xce\x94T\n", "record 'a' position 4: invalid character '\u0394' (U+0394, not ASCII"),
-    (b">a\nACGT\n>b\nAC\xffG\n", "record 'b' position 3: invalid character '\xff' (U+00FF, not ASCII"),
+    (b">a\nACGT\n>b\nAC\xffG\n",
+     "record 'b' position 3: invalid character '\xff' (U+00FF, not ASCII"),
     (b"\xff\xfe>\x00a\x00", "is UTF-16 text"),
 ])
 def test_fasta_problems_are_one_line(tmp_path, data, expected):

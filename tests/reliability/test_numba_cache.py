@@ -52,8 +52,8 @@ def test_second_run_loads_every_kernel_and_saves_none(tmp_path):
 def test_cache_goes_to_the_user_cache_dir_when_the_package_is_read_only(tmp_path):
     code = ("import os\n"
             "real = os.access\n"
-            "os.access = lambda p, m, *a, **k: (False if os.path.basename(p.rstrip('/')) == 'engine'"
-            " else real(p, m, *a, **k))\n"
+            "os.access = lambda p, m, *a, **k: (\n"
+            "    False if os.path.basename(p.rstrip('/')) == 'engine' else real(p, m, *a, **k))\n"
             "import engine, numba\n"
             "print(os.environ['NUMBA_CACHE_DIR'], numba.config.CACHE_DIR)\n")
     environ = env(XDG_CACHE_HOME=tmp_path)
