@@ -44,9 +44,6 @@ def display_problem(environ=os.environ) -> str | None:
     display = environ.get("DISPLAY", "")
     if not display:
         return f"no display to open a window on (DISPLAY is not set); {HEADLESS}"
-    local = re.fullmatch(r":(\d+)(\.\d+)?", display)
-    if local and not os.path.exists(f"/tmp/.X11-unix/X{local.group(1)}"):
-        return f"no X server on display {display}; {HEADLESS}"
     missing = []
     for library, package in XCB_LIBRARIES.items():
         try:
@@ -56,6 +53,9 @@ def display_problem(environ=os.environ) -> str | None:
     if missing:
         return (f"Qt's X11 (xcb) plugin needs libraries this system lacks; install them "
                 f"(Debian/Ubuntu: apt-get install {' '.join(missing)}), or {HEADLESS}")
+    local = re.fullmatch(r":(\d+)(\.\d+)?", display)
+    if local and not os.path.exists(f"/tmp/.X11-unix/X{local.group(1)}"):
+        return f"no X server on display {display}; {HEADLESS}"
     return None
 
 

@@ -1,6 +1,7 @@
 """Command-line options for primer annotations, filters and reaction conditions.
 
-Shared by ``primerscope kdiff`` and ``primerscope offtarget``.
+Shared by ``primerscope kdiff``, ``offtarget`` and ``pairs``; every number is checked
+against its physical range before any work starts.
 """
 
 from __future__ import annotations
@@ -113,9 +114,13 @@ def add_design_options(parser) -> None:
         "primer and pair constraints (Primer3's, with its defaults)",
         "The same names as kdiff's --filter bounds; 'off' switches a bound off. "
         "--max-homodimer-tm bounds Primer3's self-complementarity (any and 3' end).")
+    ranges = {**_FILTER_OPTIONS, "len_opt": (int, 1, 10_000), "tm_opt": (float, -50.0, 150.0),
+              "max_tm_diff": (float, 0.0, 200.0)}
     for name, (kind, default, off) in _DESIGN_OPTIONS.items():
-        g.add_argument("--" + name.replace("_", "-"), type=_bound(kind) if off is not None else kind,
-                       default=default, metavar="X", help=f"default {default}")
+        _, lowest, highest = ranges[name]
+        g.add_argument("--" + name.replace("_", "-"), default=default, metavar="X",
+                       type=_number(kind, lowest, highest, off=off is not None),
+                       help=f"default {default}; {lowest:g} to {highest:g}")
     add_condition_options(parser)
 
 
