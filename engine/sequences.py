@@ -77,6 +77,11 @@ class Record:
         return Record(f"{self.id}[{start}:{end}]", self.codes[start:end].copy(),
                       self.description, self.source)
 
+    def chunk(self, start: int, end: int) -> np.ndarray:
+        """Codes [start, end): a view here; a genome store's record (engine.store) unpacks
+        just that range, which is how streaming reads backgrounds of any size."""
+        return self.codes[start:end]
+
 
 def _describe_bad(char: str) -> str:
     if char == "-" or char == ".":
@@ -176,7 +181,8 @@ def _read_text(path: Path) -> str:
 
 
 def load(source: str | os.PathLike) -> list[Record]:
-    """Load every record of a FASTA/GenBank/EMBL file (optionally ``.gz``), or a literal.
+    """Load every record of a FASTA/GenBank/EMBL file (optionally ``.gz``), a genome store
+    (``.psg``, see engine.store: its records map the store), or a literal.
 
     A string made only of letters that is not an existing path is read as a
     literal sequence (record id ``literal``).
@@ -191,6 +197,10 @@ def load(source: str | os.PathLike) -> list[Record]:
     if isinstance(source, str) and _looks_like_literal(source_str):
         return [Record("literal", encode(source_str), "", "<literal>")]
     path = Path(source_str)
+    from engine import store  # a genome store (.psg) maps instead of reading
+
+    if store.is_store(path):
+        return list(store.load_store(path))
     text = _read_text(path)
     fmt = _sniff_format(path, text[:200])
     from Bio import SeqIO  # deferred: Biopython's import costs ~0.2 s

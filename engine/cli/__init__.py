@@ -124,6 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
         plugin.add_arguments(p)
         add_common_options(p, fam)
         _remember_inputs(p)
+    from engine.cli import index
+
+    p = sub.add_parser("index", help="build a genome store (.psg) from FASTA/GenBank/EMBL/.2bit",
+                       description=index.__doc__)
+    index.add_arguments(p)
     # Listed here for --help; the launcher hands `bench` to the benchmarks package.
     sub.add_parser("bench", help="benchmarks (primerscope bench --help)", add_help=False)
     return parser
@@ -246,4 +251,8 @@ def _dispatch(args) -> int:
     if args.command == "bench":
         raise UsageError("benchmarks run through the launcher: primerscope bench ... "
                          "(or python -m benchmarks)")
+    if args.command == "index":
+        from engine.cli import index
+
+        return index.run(args)
     return run_family(args)
