@@ -135,8 +135,10 @@ def _place(block: np.ndarray, soft: np.ndarray, copies: list[np.ndarray], rng) -
         soft[at:at + copy.shape[0]] = True
 
 
-def synthetic_block(seed: int, chrom: int, index: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Codes and soft-mask of block ``index`` of chromosome ``chrom`` (``n`` bases)."""
+def synthetic_block(seed: int, chrom: int, index: int, n: int,
+                    n_runs: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and soft-mask of block ``index`` of chromosome ``chrom`` (``n`` bases); without
+    ``n_runs``, the gaps keep their random bases."""
     rng = np.random.default_rng([seed, chrom, index])
     parts, made = [], 0
     while made < n:  # isochores
@@ -176,7 +178,8 @@ def synthetic_block(seed: int, chrom: int, index: int, n: int) -> tuple[np.ndarr
     for _ in range(rng.poisson(N_RUNS_PER_MB * n / 1e6)):
         size = int(rng.integers(*N_RUN_LENGTH))
         at = int(rng.integers(0, max(1, n - size)))
-        block[at:at + size] = _N
+        if n_runs:
+            block[at:at + size] = _N
     return block, soft
 
 
@@ -198,14 +201,14 @@ def chromosome_lengths(total: int, chromosomes: int | None = None) -> list[int]:
     return [int(s) for s in sizes]
 
 
-def synthetic_chromosome(seed: int, chrom: int, length: int):
+def synthetic_chromosome(seed: int, chrom: int, length: int, n_runs: bool = True):
     """Yield (codes, soft-mask) blocks of chromosome ``chrom``; its middle holds a
-    centromere-like N run."""
+    centromere-like N run (with ``n_runs``)."""
     centre = length // 2
-    gap = int(length * N_CENTROMERE_SHARE)
+    gap = int(length * N_CENTROMERE_SHARE) if n_runs else 0
     for index, lo in enumerate(range(0, length, SYNTH_BLOCK)):
         n = min(SYNTH_BLOCK, length - lo)
-        codes, soft = synthetic_block(seed, chrom, index, n)
+        codes, soft = synthetic_block(seed, chrom, index, n, n_runs)
         a, b = max(lo, centre - gap // 2), min(lo + n, centre + gap // 2)
         if b > a:
             codes[a - lo:b - lo] = _N
@@ -213,18 +216,24 @@ def synthetic_chromosome(seed: int, chrom: int, length: int):
 
 
 def write_synthetic_fasta(path, total: int, *, seed: int = 17, chromosomes: int | None = None,
-                          line: int = 60) -> list[tuple[str, int]]:
+                          line: int = 60, n_runs: bool = True) -> list[tuple[str, int]]:
     """Write a human-like genome of ``total`` bases as FASTA (soft-masked repeats in lower
-    case, ``line`` bases a line); return [(record id, length)]. Same arguments, same file."""
+    case, ``line`` bases a line); return [(record id, length)]. Same arguments, same file.
+
+    ``n_runs=False`` leaves out the gaps' N runs. kdiff needs that: an N matches every
+    base, so a background N run as long as a candidate holds every candidate within k-1
+    edits and the scan stops at the first start (no candidates at all)."""
     from engine.output import open_output
 
     records = []
     with open_output(str(path), "wb") as fh:
         for chrom, length in enumerate(chromosome_lengths(total, chromosomes), start=1):
             name = f"chr{chrom}"
-            fh.write(f">{name} synthetic human-like chromosome {chrom} (seed {seed})\n".encode())
+            gaps = "" if n_runs else ", no N runs"
+            fh.write(f">{name} synthetic human-like chromosome {chrom} (seed {seed}{gaps})\n"
+                     .encode())
             carry = np.zeros(0, dtype=np.uint8)
-            for codes, soft in synthetic_chromosome(seed, chrom, length):
+            for codes, soft in synthetic_chromosome(seed, chrom, length, n_runs):
                 letters = _LETTERS[codes]
                 letters[soft & (codes != _N)] |= 0x20
                 letters = np.concatenate([carry, letters])
@@ -242,6 +251,6 @@ def write_synthetic_fasta(path, total: int, *, seed: int = 17, chromosomes: int 
 def synthetic_region(length: int, *, seed: int = 17, at: int = 1_000_000) -> Record:
     """A human-like region that is in no synthetic store (a chromosome numbered 0, which
     the FASTA writer never writes): the scale benchmarks' target."""
-    codes, _ = synthetic_block(seed, 0, 0, max(at + length, 2 * length))
+    codes, _ = synthetic_block(seed, 0, 0, max(at + length, 2 * length), n_runs=False)
     region = codes[at:at + length]
     return Record(f"synthetic_region_{length}", region.copy(), "human-like region", "<synthetic>")

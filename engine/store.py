@@ -119,7 +119,7 @@ def unpack_into(packed, byte_offset, start, n, out, at):
     p = byte_offset * 2 + start
     for i in range(n):
         q = p + i
-        b = packed[q >> 1]
+        b = np.int64(packed[q >> 1])
         out[at + i] = (b >> 4) if q & 1 else (b & 15)
 
 
@@ -129,7 +129,7 @@ def unpack_rc_into(packed, byte_offset, start, n, comp, out, at):
     p = byte_offset * 2 + start + n - 1
     for i in range(n):
         q = p - i
-        b = packed[q >> 1]
+        b = np.int64(packed[q >> 1])
         out[at + i] = comp[(b >> 4) if q & 1 else (b & 15)]
 
 
