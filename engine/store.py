@@ -134,6 +134,15 @@ def unpack_rc_into(packed, byte_offset, start, n, comp, out, at):
 
 
 @njit(nogil=True, cache=True)
+def gather_into(packed, byte_offset, positions, out):
+    """``out[i]`` = code at ``positions[i]`` of the record whose bytes begin at ``byte_offset``."""
+    for i in range(positions.shape[0]):
+        q = byte_offset * 2 + positions[i]
+        b = np.int64(packed[q >> 1])
+        out[i] = (b >> 4) if q & 1 else (b & 15)
+
+
+@njit(nogil=True, cache=True)
 def reverse_complement_into(codes, comp, out, at):
     """``out[at:at+len] = reverse complement of codes`` (in-memory records' chunks)."""
     n = codes.shape[0]
@@ -236,6 +245,13 @@ class GenomeStore:
             out, at = np.empty(n, dtype=np.uint8), 0
         unpack_into(self.payload, int(self.offsets[index]), start, n, out, at)
         return out[at:at + n]
+
+    def gather(self, index: int, positions: np.ndarray) -> np.ndarray:
+        """Codes at scattered ``positions`` of record ``index``."""
+        out = np.empty(positions.shape[0], dtype=np.uint8)
+        gather_into(self.payload, int(self.offsets[index]),
+                    np.ascontiguousarray(positions, dtype=np.int64), out)
+        return out
 
     def read_rc(self, index: int, start: int, end: int, out: np.ndarray, at: int = 0) -> np.ndarray:
         """The reverse complement of codes [start, end) of record ``index``, into ``out[at:]``."""

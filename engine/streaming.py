@@ -178,3 +178,49 @@ def _read(record: Record, start: int, end: int, reverse: bool, out: np.ndarray, 
                                 out, at)
     else:
         out[at:at + codes.shape[0]] = codes
+
+
+class FlatText:
+    """Records laid end to end, read on demand: for code that indexes one flat text by
+    position (a hit table's ``matched`` strings) when the text is too large to hold.
+    Takes a slice or an integer array of positions (any shape)."""
+
+    def __init__(self, records):
+        self.records = tuple(records)
+        lengths = np.array([len(r) for r in self.records], dtype=np.int64)
+        self.offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=self.offsets[1:])
+        self.shape = (int(self.offsets[-1]),)
+        self.dtype = np.dtype(np.uint8)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            lo, hi, step = index.indices(self.shape[0])
+            return self[np.arange(lo, hi, step, dtype=np.int64)]
+        index = np.asarray(index, dtype=np.int64)
+        flat = index.reshape(-1)
+        out = np.empty(flat.shape[0], dtype=np.uint8)
+        which = np.searchsorted(self.offsets, flat, side="right") - 1
+        for rec in np.unique(which).tolist():
+            rows = np.flatnonzero(which == rec)
+            out[rows] = _gather(self.records[rec], flat[rows] - self.offsets[rec])
+        return out.reshape(index.shape)
+
+
+def _gather(record: Record, positions: np.ndarray) -> np.ndarray:
+    from engine.store import StoreRecord
+
+    if isinstance(record, StoreRecord):
+        return record.store.gather(record.index, positions)
+    lo, hi = int(positions.min()), int(positions.max()) + 1
+    return record.chunk(lo, hi)[positions - lo]
+
+
+def piece_records(records, text: ChunkText) -> list[Record]:
+    """The segments of a chunk's text as records (views of its buffer), named as theirs."""
+    return [Record(records[p.record].id, text.codes[text.offsets[i]:text.offsets[i + 1]],
+                   records[p.record].description, records[p.record].source)
+            for i, p in enumerate(text.pieces)]

@@ -169,6 +169,84 @@ def test_kdiff_cancel_while_streaming(streamed, lambda_record):
     assert result.settled[job.inputs["target"][0].id] < 3000
 
 
+# ---------------------------------------------------------------------------- searches
+
+def _planted_texts(rng, pattern, chunk, strand, shifts):
+    """Backgrounds holding ``pattern`` (or its reverse complement) with one substitution,
+    at ``shift`` columns from a chunk edge, plus short records, for each shift."""
+    planted = pattern.copy()
+    planted[len(planted) // 2] = BASES[(np.searchsorted(BASES, planted[len(planted) // 2]) + 1) % 4]
+    if strand == "-":
+        planted = reverse_complement(planted)
+    for shift in shifts:
+        at = chunk + shift + 40
+        yield [Record("b", np.concatenate([_random(rng, at), planted, _random(rng, 90)])),
+               Record("s1", pattern[:3].copy()), Record("s2", planted.copy())]
+
+
+@pytest.mark.parametrize("variant,backend", [("pmasm", "serial"), ("shift-add", "multicore"),
+                                             ("naive", "serial")])
+@pytest.mark.parametrize("strand", ["+", "-"])
+def test_kmismatch_chunk_edge_on_every_offset_around_a_planted_window(streamed, variant, backend,
+                                                                      strand):
+    from engine import kmismatch
+
+    rng = np.random.default_rng(7)
+    pattern = _random(rng, 21)
+    patterns = [Record("p", pattern), Record("q", pattern[5:13].copy())]
+    for text in _planted_texts(rng, pattern, 48, strand, range(-25, 25)):
+        want = kmismatch.solve(text, patterns, 2, variant=variant, backend=backend)
+        streamed(48)
+        got = kmismatch.solve(text, patterns, 2, variant=variant, backend=backend)
+        config.STREAM_MEMORY_BASES = 1 << 28
+        assert list(got.hits.rows()) == list(want.hits.rows())
+        assert got.pattern_hits.tolist() == want.pattern_hits.tolist()
+        assert [d.counts.tolist() for d in got.density] == [d.counts.tolist() for d in want.density]
+        assert got.scanned == want.scanned
+        assert any(h.pattern_id == "p" and h.strand == strand and h.record_id == "b"
+                   for h in want.hits)
+
+
+@pytest.mark.parametrize("variant,backend", [("myers", "serial"), ("banded", "multicore"),
+                                             ("dp", "serial")])
+@pytest.mark.parametrize("strand", ["+", "-"])
+def test_edit_search_chunk_edge_on_every_offset_around_a_planted_hit(streamed, variant, backend,
+                                                                     strand):
+    from engine import edit
+
+    rng = np.random.default_rng(9)
+    pattern = _random(rng, 24)
+    patterns = [Record("p", pattern), Record("q", pattern[4:12].copy())]
+    options = {"mode": "search", "k": 2, "variant": variant, "backend": backend,
+               "strands": "both", "profile": False}
+    for text in _planted_texts(rng, pattern, 48, strand, range(-30, 30, 2)):
+        want = edit.solve(patterns, text, **options)
+        streamed(48)
+        got = edit.solve(patterns, text, **options)
+        config.STREAM_MEMORY_BASES = 1 << 28
+        assert got.hits == want.hits
+        assert any(h.pattern_id == "p" and h.strand == strand and h.record_id == "b"
+                   and h.distance == 1 for h in want.hits)
+
+
+def test_searches_stream_a_store(streamed, tmp_path, lambda_record):
+    from engine import edit, kmismatch
+
+    path = tmp_path / "lam.fa"
+    path.write_text(f">lam\n{lambda_record.text}\n>tail\nACGTTGCA\n")
+    store.build(path, tmp_path / "lam.psg")
+    patterns = [lambda_record.slice(s, s + 20) for s in (100, 20_000, 48_000)]
+    want_k = kmismatch.solve(load(path), patterns, 3, backend="serial")
+    want_e = edit.solve(patterns, load(path), mode="search", k=3, backend="serial", strands="both",
+                        profile=False)
+    streamed(8192, ratio=2)
+    got_k = kmismatch.solve(load(tmp_path / "lam.psg"), patterns, 3, backend="serial")
+    got_e = edit.solve(patterns, load(tmp_path / "lam.psg"), mode="search", k=3, backend="serial",
+                       strands="both", profile=False)
+    assert list(got_k.hits.rows()) == list(want_k.hits.rows())
+    assert got_e.hits == want_e.hits
+
+
 _MEMORY_CHILD = """
 import json, resource, sys
 limit = 1500 << 20
