@@ -22,7 +22,7 @@ from engine.registry import InputSpec
 from engine.sequences import Record, SequenceError, encode
 
 FILE_FILTER = ("Sequence files (*.fa *.fasta *.fna *.ffn *.fas *.fsa *.mfa *.seq *.gb *.gbk *.gbff "
-               "*.genbank *.embl *.emb *.gz);;All files (*)")
+               "*.genbank *.embl *.emb *.gz *.psg);;All files (*)")
 
 
 @dataclass(frozen=True)

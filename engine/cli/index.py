@@ -7,6 +7,7 @@ checksum; both print one summary line on stdout.
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from engine import store
@@ -48,6 +49,10 @@ def run(args) -> int:
             check_outputs([output], [args.genome])
             info = store.build(args.genome, output, bar)
             verb = "built"
+    except KeyboardInterrupt:
+        bar.close()
+        print("primerscope: interrupted; no store written", file=sys.stderr)
+        return 130
     finally:
         bar.close()
     seconds = time.perf_counter() - t0
