@@ -21,7 +21,8 @@ that strand. A family picks its overlap from the longest footprint a hit can hav
   m - r_lo + K makes each chunk's c(r) a lower bound (a chunk's DP runs on a
   substring of the record: nothing false is found) that the chunk owning the
   witness's end attains. c(r) is the max over chunks, exactly (the CUDA
-  bitparallel driver makes the same argument per thread);
+  bitparallel driver makes the same argument per thread). The driver uses m + K
+  for every slice of a record, so that one chunk plan serves them all;
 - searches with m-long patterns: windows (k mismatches) span m columns: overlap m-1;
   edit-distance hits span at most m + k columns: overlap m + k; a hit seen by two
   pieces is reported by the piece that owns its end (or merged by minimum).
@@ -126,13 +127,18 @@ class Background:
         self.lengths = np.array([len(r) for r in self.records], dtype=np.int64)
         self.text_bases = int(self.lengths.sum()) * (2 if strands == "both" else 1)
         self._buffer = np.zeros(0, dtype=np.uint8)
+        self._plans: dict = {}
 
     def fits(self, budget: int | None = None) -> bool:
         """Whether the whole text stays within the in-memory budget (then no streaming)."""
         return self.text_bases <= (config.STREAM_MEMORY_BASES if budget is None else budget)
 
     def chunks(self, overlap: int, chunk_bases: int | None = None) -> list[Chunk]:
-        return plan_chunks(self.lengths, overlap, chunk_bases)
+        """The chunk plan for ``overlap`` (kept: a job asks for the same plan every slice)."""
+        key = (int(overlap), chunk_bases or config.STREAM_CHUNK_BASES, config.STREAM_OVERLAP_RATIO)
+        if key not in self._plans:
+            self._plans[key] = plan_chunks(self.lengths, overlap, chunk_bases)
+        return self._plans[key]
 
     def text(self, chunk: Chunk) -> ChunkText:
         """The chunk's codes in a buffer reused from call to call (valid until the next)."""

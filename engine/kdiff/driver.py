@@ -275,7 +275,9 @@ class StreamedCall:
 
     def __call__(self, alpha, r_lo, r_hi, out_c, counters) -> int:
         m = alpha.shape[0]
-        overlap = m - r_lo + self.K  # the longest footprint of a candidate of this slice
+        # The longest footprint of any candidate of this record (m - r_lo + K would do for
+        # this slice; one overlap per record keeps one chunk plan for all its slices).
+        overlap = m + self.K
         best = np.full(r_hi - r_lo, -1, dtype=np.int64)
         settled = r_hi - r_lo
         for chunk in self.background.chunks(overlap):
