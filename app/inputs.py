@@ -24,7 +24,7 @@ from engine.sequences import Record, SequenceError, encode, record_id
 from app.widgets import ClampingSpinBox
 
 FILE_FILTER = ("Sequence files (*.fa *.fasta *.fna *.ffn *.fas *.fsa *.mfa *.seq *.gb *.gbk *.gbff "
-               "*.genbank *.embl *.emb *.gz);;All files (*)")
+               "*.genbank *.embl *.emb *.gz *.psg);;All files (*)")
 
 
 @dataclass(frozen=True)

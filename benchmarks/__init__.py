@@ -56,9 +56,14 @@ class Row:
     error: str | None = None
 
 
+#: Suites that are not families (run only when named): benchmarks/<name>.py.
+SUITES = ("scale",)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("families", nargs="*",
-                        help="families to run (default: all), or the tools pairs and pcr")
+                        help="families to run (default: all), the tools pairs and pcr, or a suite: "
+                             + ", ".join(SUITES))
     parser.add_argument("--workload", action="append", metavar="W",
                         help="only these workloads (repeatable), e.g. W1")
     parser.add_argument("--case", action="append", metavar="SUBSTRING",
@@ -132,7 +137,7 @@ TOOLS = ("pairs", "pcr")
 def run(args) -> int:
     names = args.families or [f.name for f in registry.families()]
     for name in names:
-        if name not in TOOLS:
+        if name not in TOOLS and name not in SUITES:
             registry.family(name)  # raises ValueError for an unknown family (exit 2)
     if args.threads is not None and args.threads < 1:
         raise ValueError(f"--threads must be >= 1, got {args.threads}")

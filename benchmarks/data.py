@@ -1,9 +1,13 @@
-"""The real DNA the benchmarks use (shipped in resources/demo, loaded once)."""
+"""The DNA the benchmarks use: the real sequences shipped in resources/demo (loaded once),
+and a deterministic human-like synthetic genome for the scale benchmarks (issue 17)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+import numpy as np
 
 from engine.sequences import Record, load
 
@@ -24,3 +28,229 @@ def ecoli() -> Record:
 def msx2() -> tuple[Record, ...]:
     return tuple(load(DEMO_DIR / "msx2_mrna_homologs.fa"))
 
+
+
+# ---------------------------------------------------------------------------- synthetic genome
+# A human-like genome for the scale benchmarks (issue 17), made deterministically from a seed.
+# Real genomes make kdiff candidates longer because of their repeats: a target base inside a
+# repeat copy occurs, within a few edits, in thousands of other copies. A uniform random
+# background would hide that. The figures below are the human genome's, roughly.
+
+_A, _C, _G, _T, _N = 1, 2, 4, 8, 15
+_BASES = np.array([_A, _C, _G, _T], dtype=np.uint8)
+_LETTERS = np.frombuffer(b"?ACMGRSVTWYHKDBN", dtype=np.uint8)
+
+#: GC fraction of the isochore families (L1, L2, H1, H2, H3) and their share of the genome.
+ISOCHORE_GC = (0.37, 0.41, 0.46, 0.50, 0.53)
+ISOCHORE_SHARE = (0.30, 0.33, 0.24, 0.08, 0.05)
+#: Isochore lengths are drawn from this range (bases).
+ISOCHORE_LENGTH = (100_000, 1_000_000)
+
+
+@dataclass(frozen=True)
+class RepeatFamily:
+    """Copies of a consensus: ``share`` of the genome, each copy ``divergence`` away from its
+    subfamily's consensus (substitutions and 1-3 base indels), subfamilies ``subfamily``
+    away from the master. ``truncate``: copies keep a random 3' part (L1's 5' truncation)."""
+
+    name: str
+    length: int
+    share: float
+    divergence: tuple[float, float]
+    subfamilies: int = 8
+    subfamily: float = 0.04
+    truncate: bool = False
+    gc: float = 0.5
+
+
+REPEATS = (
+    RepeatFamily("alu", 300, 0.10, (0.04, 0.18), subfamilies=12, gc=0.52),
+    RepeatFamily("l1", 6_000, 0.17, (0.05, 0.28), subfamilies=10, truncate=True, gc=0.42),
+)
+#: Tandem repeats: microsatellites (unit 1-6) and alpha-satellite-like arrays (unit 171).
+MICROSATELLITE_SHARE = 0.01
+SATELLITE_SHARE = 0.02
+#: N runs: gaps between contigs (their count per Mb and length range), plus one long
+#: (centromere-like) run per chromosome of this share of it.
+N_RUNS_PER_MB = 0.5
+N_RUN_LENGTH = (100, 50_000)
+N_CENTROMERE_SHARE = 0.01
+#: Bases generated at a time (a block is made whole, then written).
+SYNTH_BLOCK = 1 << 23
+
+
+def _random_bases(rng, n: int, gc: float) -> np.ndarray:
+    u = rng.integers(0, 1 << 16, n, dtype=np.uint16)
+    a = int((1 - gc) / 2 * 65536)
+    # A below a, C below a + gc/2, G below a + gc, T above (three compares, no searchsorted)
+    idx = (u >= a).astype(np.uint8)
+    idx += u >= a + int(gc / 2 * 65536)
+    idx += u >= a + int(gc * 65536)
+    return _BASES[idx]
+
+
+def _mutate(rng, seq: np.ndarray, rate: float) -> np.ndarray:
+    """Substitutions at ``rate`` x 0.85 and 1-3 base indels at ``rate`` x 0.15."""
+    n = seq.shape[0]
+    out = seq.copy()
+    subs = np.flatnonzero(rng.random(n) < rate * 0.85)
+    out[subs] = _BASES[(np.searchsorted(_BASES, out[subs]) + rng.integers(1, 4, subs.shape[0])) % 4]
+    indels = np.flatnonzero(rng.random(n) < rate * 0.15 / 2)
+    if indels.shape[0] == 0:
+        return out
+    keep = np.ones(n, dtype=bool)
+    pieces, last = [], 0
+    for pos in indels:
+        size = int(rng.integers(1, 4))
+        if rng.random() < 0.5:  # deletion
+            keep[pos:pos + size] = False
+        else:  # insertion before pos
+            pieces.append(out[last:pos][keep[last:pos]])
+            pieces.append(_BASES[rng.integers(0, 4, size)])
+            last = pos
+    pieces.append(out[last:][keep[last:]])
+    return np.concatenate(pieces)
+
+
+@lru_cache(maxsize=None)
+def _consensi(seed: int) -> dict:
+    """Each family's subfamily consensus sequences (fixed by the seed alone)."""
+    rng = np.random.default_rng([seed, 17])
+    out = {}
+    for fam in REPEATS:
+        master = _random_bases(rng, fam.length, fam.gc)
+        out[fam.name] = [_mutate(rng, master, fam.subfamily) for _ in range(fam.subfamilies)]
+    return out
+
+
+def _place(block: np.ndarray, soft: np.ndarray, copies: list[np.ndarray], rng) -> None:
+    """Overwrite random places of ``block`` with ``copies`` (later copies may land on earlier
+    ones, as nested insertions do) and mark them soft-masked."""
+    n = block.shape[0]
+    for copy in copies:
+        if copy.shape[0] >= n:
+            continue
+        at = int(rng.integers(0, n - copy.shape[0]))
+        block[at:at + copy.shape[0]] = copy
+        soft[at:at + copy.shape[0]] = True
+
+
+def synthetic_block(seed: int, chrom: int, index: int, n: int,
+                    n_runs: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and soft-mask of block ``index`` of chromosome ``chrom`` (``n`` bases); without
+    ``n_runs``, the gaps keep their random bases."""
+    rng = np.random.default_rng([seed, chrom, index])
+    parts, made = [], 0
+    while made < n:  # isochores
+        size = min(n - made, int(rng.integers(*ISOCHORE_LENGTH)))
+        gc = ISOCHORE_GC[int(rng.choice(len(ISOCHORE_GC), p=ISOCHORE_SHARE))]
+        parts.append(_random_bases(rng, size, gc))
+        made += size
+    block = np.concatenate(parts)
+    soft = np.zeros(n, dtype=bool)
+    cons = _consensi(seed)
+    for fam in REPEATS:
+        copies, total = [], 0
+        while total < fam.share * n:
+            sub = cons[fam.name][int(rng.integers(len(cons[fam.name])))]
+            if fam.truncate:  # most L1 copies keep only their 3' end (mean ~1 kb)
+                keep = min(sub.shape[0], int(rng.exponential(1000)) + 100)
+                sub = sub[sub.shape[0] - keep:]
+            copy = _mutate(rng, sub, float(rng.uniform(*fam.divergence)))
+            if rng.random() < 0.5:
+                copy = _RC[copy[::-1]]
+            copies.append(copy)
+            total += copy.shape[0]
+        _place(block, soft, copies, rng)
+    copies, total = [], 0
+    while total < MICROSATELLITE_SHARE * n:
+        unit = _random_bases(rng, int(rng.integers(1, 7)), 0.4)
+        copies.append(_mutate(rng, np.tile(unit, int(rng.integers(20, 200)) // unit.shape[0] + 1),
+                              0.03))
+        total += copies[-1].shape[0]
+    while total < (MICROSATELLITE_SHARE + SATELLITE_SHARE) * n:
+        unit = _satellite_unit(seed)
+        array = np.concatenate([_mutate(rng, unit, float(rng.uniform(0.02, 0.1)))
+                                for _ in range(int(rng.integers(20, 200)))])
+        copies.append(array)
+        total += array.shape[0]
+    _place(block, soft, copies, rng)
+    for _ in range(rng.poisson(N_RUNS_PER_MB * n / 1e6)):
+        size = int(rng.integers(*N_RUN_LENGTH))
+        at = int(rng.integers(0, max(1, n - size)))
+        if n_runs:
+            block[at:at + size] = _N
+    return block, soft
+
+
+@lru_cache(maxsize=None)
+def _satellite_unit(seed: int) -> np.ndarray:
+    return _random_bases(np.random.default_rng([seed, 171]), 171, 0.38)
+
+
+_RC = np.zeros(16, dtype=np.uint8)
+_RC[[_A, _C, _G, _T, _N]] = [_T, _G, _C, _A, _N]
+
+
+def chromosome_lengths(total: int, chromosomes: int | None = None) -> list[int]:
+    """Chromosome sizes adding up to ``total`` (larger first, as in an assembly)."""
+    count = chromosomes or max(1, min(24, total // 50_000_000 + 1))
+    weights = np.linspace(2.0, 1.0, count)
+    sizes = (weights / weights.sum() * total).astype(np.int64)
+    sizes[0] += total - sizes.sum()
+    return [int(s) for s in sizes]
+
+
+def synthetic_chromosome(seed: int, chrom: int, length: int, n_runs: bool = True):
+    """Yield (codes, soft-mask) blocks of chromosome ``chrom``; its middle holds a
+    centromere-like N run (with ``n_runs``)."""
+    centre = length // 2
+    gap = int(length * N_CENTROMERE_SHARE) if n_runs else 0
+    for index, lo in enumerate(range(0, length, SYNTH_BLOCK)):
+        n = min(SYNTH_BLOCK, length - lo)
+        codes, soft = synthetic_block(seed, chrom, index, n, n_runs)
+        a, b = max(lo, centre - gap // 2), min(lo + n, centre + gap // 2)
+        if b > a:
+            codes[a - lo:b - lo] = _N
+        yield codes, soft
+
+
+def write_synthetic_fasta(path, total: int, *, seed: int = 17, chromosomes: int | None = None,
+                          line: int = 60, n_runs: bool = True) -> list[tuple[str, int]]:
+    """Write a human-like genome of ``total`` bases as FASTA (soft-masked repeats in lower
+    case, ``line`` bases a line); return [(record id, length)]. Same arguments, same file.
+
+    ``n_runs=False`` leaves out the gaps' N runs. kdiff needs that: an N matches every
+    base, so a background N run as long as a candidate holds every candidate within k-1
+    edits and the scan stops at the first start (no candidates at all)."""
+    from engine.output import open_output
+
+    records = []
+    with open_output(str(path), "wb") as fh:
+        for chrom, length in enumerate(chromosome_lengths(total, chromosomes), start=1):
+            name = f"chr{chrom}"
+            gaps = "" if n_runs else ", no N runs"
+            fh.write(f">{name} synthetic human-like chromosome {chrom} (seed {seed}{gaps})\n"
+                     .encode())
+            carry = np.zeros(0, dtype=np.uint8)
+            for codes, soft in synthetic_chromosome(seed, chrom, length, n_runs):
+                letters = _LETTERS[codes]
+                letters[soft & (codes != _N)] |= 0x20
+                letters = np.concatenate([carry, letters])
+                full = letters.shape[0] // line * line
+                if full:
+                    rows = letters[:full].reshape(-1, line)
+                    fh.write(np.hstack([rows, np.full((rows.shape[0], 1), 10, np.uint8)]).tobytes())
+                carry = letters[full:]
+            if carry.shape[0]:
+                fh.write(carry.tobytes() + b"\n")
+            records.append((name, length))
+    return records
+
+
+def synthetic_region(length: int, *, seed: int = 17, at: int = 1_000_000) -> Record:
+    """A human-like region that is in no synthetic store (a chromosome numbered 0, which
+    the FASTA writer never writes): the scale benchmarks' target."""
+    codes, _ = synthetic_block(seed, 0, 0, max(at + length, 2 * length), n_runs=False)
+    region = codes[at:at + length]
+    return Record(f"synthetic_region_{length}", region.copy(), "human-like region", "<synthetic>")

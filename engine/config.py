@@ -55,6 +55,19 @@ KDIFF_CUDA_RERUN_FRACTION = 0.1
 #: matrices than that are run in batches).
 KDIFF_CUDA_MEMORY_FRACTION = 0.5
 
+#: Streaming (engine/streaming.py): a background whose text (both strands counted when a
+#: job searches both) is longer than this many bases is read a chunk at a time instead of
+#: held whole in memory (about 3 bytes a base of text in memory; 1 << 28: 768 MB at most).
+STREAM_MEMORY_BASES = 1 << 28
+
+#: Streaming: text bases per strand of one chunk. A streamed CPU job holds one chunk's text
+#: (twice this with both strands, 128 MB) beyond its target and its kernels' scratch.
+STREAM_CHUNK_BASES = 1 << 26
+
+#: Streaming: a chunk is at least this many times its pieces' overlap (a long target makes a
+#: long overlap; little of the background is then read twice).
+STREAM_OVERLAP_RATIO = 8
+
 #: Target duration of one job slice in seconds (progress/cancel granularity).
 SLICE_SECONDS = 0.1
 

@@ -107,6 +107,11 @@ class Record:
         return Record(self.id, self.codes[first - 1:last].copy(), self.description, self.source,
                       self.offset + first - 1)
 
+    def chunk(self, start: int, end: int) -> np.ndarray:
+        """Codes [start, end): a view here; a genome store's record (engine.store) unpacks
+        just that range, which is how streaming reads backgrounds of any size."""
+        return self.codes[start:end]
+
 
 def parse_region(text: str) -> tuple[int, int]:
     """``"1,001-1,500"`` -> ``(1001, 1500)`` (1-based, inclusive; thousands separators allowed).
@@ -332,7 +337,8 @@ def _one_line(exc) -> str:
 
 
 def load(source: str | os.PathLike, on_empty=None) -> list[Record]:
-    """Load every record of a FASTA/GenBank/EMBL file (optionally ``.gz``), or a literal.
+    """Load every record of a FASTA/GenBank/EMBL file (optionally ``.gz``), a genome store
+    (``.psg``, see engine.store: its records map the store), or a literal.
 
     A string that is not an existing path is read as a literal sequence (record id
     ``literal``): made only of letters, it must be IUPAC codes; otherwise the error
@@ -356,6 +362,10 @@ def load(source: str | os.PathLike, on_empty=None) -> list[Record]:
             f"{source_str}: read as the file of that name in the working directory, not as "
             "a literal sequence"), stacklevel=2)
     path = Path(source_str)
+    from engine import store  # a genome store (.psg) maps instead of reading
+
+    if store.is_store(path):
+        return list(store.load_store(path))
     text = _read_text(path)
     fmt = _sniff_format(path, text[:200])
     parsed = _fasta_records(text, path) if fmt == "fasta" else _biopython_records(text, path, fmt)

@@ -159,6 +159,11 @@ def build_parser() -> argparse.ArgumentParser:
         if fam is not None:
             add_common_options(p, fam)
             _remember_inputs(p)
+    from engine.cli import index
+
+    p = sub.add_parser("index", help="build a genome store (.psg) from FASTA/GenBank/EMBL/.2bit",
+                       description=index.__doc__)
+    index.add_arguments(p)
     # Listed here for --help; the launcher hands `bench` to the benchmarks package.
     sub.add_parser("bench", help="benchmarks (primerscope bench --help)", add_help=False)
     return parser
@@ -295,6 +300,10 @@ def _dispatch(args) -> int:
     if args.command == "bench":
         raise UsageError("benchmarks run through the launcher: primerscope bench ... "
                          "(or python -m benchmarks)")
+    if args.command == "index":
+        from engine.cli import index
+
+        return index.run(args)
     plugin = family_cli(args.command)
     if getattr(plugin, "FAMILY", "") is None:
         return plugin.run(args)

@@ -368,11 +368,20 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         hits or distances so far in ``partial``. A first report with
         ``phase="compiling"`` comes while the kernels compile or load.
     """
-    from engine.edit.driver import make_runner
+    from engine.edit.driver import StreamedSearchRunner, make_runner
+    from engine.streaming import Background
 
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
-    runner = make_runner(job, cancel.flag, meter.threads)
+    p = job.params
+    # A search (hits, no profile) in a text over config.STREAM_MEMORY_BASES reads it a chunk
+    # at a time on the CPU; other jobs hold their texts whole.
+    text = Background(job.inputs["text"], "forward")
+    if (job.backend != "cuda" and p["mode"] == "search" and p["report"] == "hits"
+            and p["pairing"] == "all" and not p["profile"] and not text.fits()):
+        runner = StreamedSearchRunner(job, text, cancel.flag, meter.threads)
+    else:
+        runner = make_runner(job, cancel.flag, meter.threads)
     yield from compile_once(runner.lanes, runner.total)
     yield from run_slices(runner, meter, cancel)
     collector = runner.collector
@@ -382,6 +391,5 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         best = min((h.distance for h in hits), default=None)
     else:
         best = min((d.distance for d in distances if d.distance is not None), default=None)
-    p = job.params
     return EditResult(run_info(job, meter), p["mode"], p["k"], p["strands"], p["pairing"],
                       p["report"], hits, distances, best, collector.profiles())

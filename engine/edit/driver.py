@@ -410,3 +410,106 @@ class ScanRunner:
         c = self.collector
         return {"partial": tuple(c.hits) if self.plan.mode == "search"
                 else tuple(c.distances.values())}
+
+
+class StreamedSearchRunner:
+    """:class:`ScanRunner` for a search (``report="hits"``, no profile) in a text too
+    large to hold whole (engine.streaming).
+
+    The text is read a chunk at a time and each chunk searched by an in-memory runner
+    over its pieces. Pieces overlap by the longest pattern + k: a hit with d <= k edits
+    ending at column c spans at most m + d columns, so every start that realises its
+    distance lies in the piece that owns c, and that piece alone keeps the hit (with
+    its start, CIGAR and matched text), mapped to the record's coordinates. Hits come
+    out in the in-memory order (pattern, record, end, strand).
+    """
+
+    def __init__(self, job: Job, background, abort: np.ndarray, threads: int | None):
+        self.job, self.background, self.abort, self.threads = job, background, abort, threads
+        self.records = job.inputs["text"]
+        patterns = job.inputs["pattern"]
+        m = max(len(p) for p in patterns)
+        self.chunks = background.chunks(m + job.params["k"])
+        instances = len(patterns) * (2 if job.params["strands"] == "both" else 1)
+        self.total = instances * sum(c.bases for c in self.chunks)
+        self.done = 0
+        self.collector = _StreamedHits()
+        self._before = 0
+        self._index = -1
+        self._inner = None
+        self._open_next()
+        self.lanes = self._inner.lanes  # compile_once's kernels (one job, one set)
+        self.first_slice = self._inner.first_slice
+
+    @property
+    def finished(self) -> bool:
+        return self._index >= len(self.chunks)
+
+    def _open_next(self) -> None:
+        import dataclasses
+
+        from engine.streaming import piece_records
+
+        if self._inner is not None:
+            self.background.release(self.chunks[self._index])
+            self._before += self._inner.total
+            self._inner = None
+        self._index += 1
+        if self.finished:
+            self.done = self.total = max(self.total, self._before)
+            return
+        chunk = self.chunks[self._index]
+        text = self.background.text(chunk)
+        inner_job = dataclasses.replace(self.job, inputs={
+            "pattern": self.job.inputs["pattern"],
+            "text": tuple(piece_records(self.records, text))})
+        self._inner = make_runner(inner_job, self.abort, self.threads)
+        self._pieces = chunk.pieces
+        self._seen = 0
+
+    def step(self, budget: int) -> Step:
+        inner = self._inner
+        step = inner.step(budget)
+        self._take_new_hits()
+        self.done = min(self.total, self._before + inner.done)
+        if not step.aborted and inner.finished:
+            self._open_next()
+        return step
+
+    def _take_new_hits(self) -> None:
+        found = self._inner.collector
+        for hit, (p, r, _, s) in zip(found.hits[self._seen:], found.keys[self._seen:]):
+            piece = self._pieces[r]
+            end = hit.end + piece.start
+            if end - 1 < piece.own:  # its end column belongs to the piece before
+                continue
+            start = None if hit.start is None else hit.start + piece.start
+            self.collector.add(Hit(hit.pattern_id, self.records[piece.record].id, hit.strand,
+                                   start, end, hit.distance, hit.cigar, hit.matched),
+                               (p, piece.record, end, s))
+        self._seen = len(found.hits)
+
+    def report(self) -> dict:
+        return {"partial": tuple(self.collector.hits)}
+
+
+class _StreamedHits:
+    """The :class:`Collector` methods iter_solve reads, for :class:`StreamedSearchRunner`."""
+
+    def __init__(self):
+        self.hits: list[Hit] = []
+        self.keys: list[tuple] = []
+
+    def add(self, hit: Hit, key: tuple) -> None:
+        self.hits.append(hit)
+        self.keys.append(key)
+
+    def sorted_hits(self) -> tuple[Hit, ...]:
+        order = sorted(range(len(self.hits)), key=self.keys.__getitem__)
+        return tuple(self.hits[i] for i in order)
+
+    def sorted_distances(self) -> tuple:
+        return ()
+
+    def profiles(self) -> tuple:
+        return ()

@@ -92,12 +92,11 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     After ``cancel.cancel()`` the generator returns at the next check with
     ``info.complete = False`` and every candidate settled so far.
     """
-    from engine.kdiff.driver import KernelCall, ScanRunner, background_text
+    from engine.kdiff.driver import ScanRunner, make_call
 
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
-    beta, offsets = background_text(job)
-    call = KernelCall(job, beta, offsets, cancel.flag)
+    call = make_call(job, cancel.flag)
     runner = ScanRunner(job, call)
     yield from compile_once(call, runner.total)
     yield from run_slices(runner, meter, cancel)

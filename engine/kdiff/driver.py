@@ -3,7 +3,9 @@
 :class:`ScanRunner` walks the start positions of every target record (the units
 of :func:`engine.slices.run_slices`); :class:`KernelCall` runs one slice of one
 record on the job's variant and backend (CUDA jobs through ``engine.kdiff.cuda``,
-imported only for them).
+imported only for them). A CPU job whose background is too large to hold whole
+(:mod:`engine.streaming`) runs each slice as tasks, one per background chunk
+(:func:`chunk_task`), merged by :func:`merge_chunk` (:class:`StreamedCall`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,18 @@ def background_text(job: Job) -> tuple[np.ndarray, np.ndarray]:
     if job.params["strands"] == "both":
         backgrounds += [reverse_complement_record(r) for r in job.inputs["background"]]
     return concat_with_offsets(backgrounds)
+
+
+def make_call(job: Job, abort: np.ndarray):
+    """The slice call of a job: the whole background in memory, or streamed in chunks (CPU
+    backends, a background over ``config.STREAM_MEMORY_BASES``)."""
+    from engine.streaming import Background
+
+    background = Background(job.inputs["background"], job.params["strands"])
+    if job.backend == "cuda" or background.fits():
+        beta, offsets = background_text(job)
+        return KernelCall(job, beta, offsets, abort)
+    return StreamedCall(job, background, abort)
 
 
 class KernelCall:
@@ -222,6 +236,72 @@ class KernelCall:
                     return r - r_lo + q + 1
             r += width
         return r_hi - r_lo
+
+
+def chunk_task(call: KernelCall, alpha, r_lo: int, r_hi: int, beta, offsets, counters):
+    """One task of a streamed slice: c(r) for starts [r_lo, r_hi) against one chunk's text.
+
+    Returns (c, settled): the chunk's c(r) for the first ``settled`` starts (fewer than
+    asked when a start's whole suffix occurs in the chunk: the scan stops there, or when
+    cancelled)."""
+    part = np.full(r_hi - r_lo, -1, dtype=np.int64)
+    call.beta, call.offsets = beta, offsets
+    settled = call(alpha, r_lo, r_hi, part, counters)
+    return part, settled
+
+
+def merge_chunk(best: np.ndarray, settled: int, part: np.ndarray, got: int, m: int,
+                r_lo: int) -> int:
+    """Fold a chunk's (c, settled) into the running max ``best``; return the starts settled
+    so far, or -1 when the chunk was cancelled (its missing maxima make the slice unusable).
+
+    c(r) is the max over chunks (engine.streaming's overlap argument). A chunk that stops at
+    start r found r's whole suffix, so the merged scan stops there too: the merged settled
+    count is the smallest stop, and every chunk computed every start before it.
+    """
+    full = got > 0 and part[got - 1] >= m - (r_lo + got - 1)
+    if got < settled and not full:
+        return -1
+    settled = min(settled, got)
+    np.maximum(best[:settled], part[:settled], out=best[:settled])
+    return settled
+
+
+class StreamedCall:
+    """:class:`KernelCall`'s interface over a background read a chunk at a time."""
+
+    def __init__(self, job: Job, background, abort: np.ndarray):
+        self.job, self.background = job, background
+        self.K = job.params["k"] - 1
+        self.inner = KernelCall(job, np.zeros(1, dtype=np.uint8), np.array([0, 1], dtype=np.int64),
+                                abort)
+
+    def min_slice(self) -> int:
+        return self.inner.min_slice()
+
+    def compiled(self) -> bool:
+        return self.inner.compiled()
+
+    def warm_up(self) -> None:
+        self.inner.warm_up()
+
+    def __call__(self, alpha, r_lo, r_hi, out_c, counters) -> int:
+        m = alpha.shape[0]
+        # The longest footprint of any candidate of this record (m - r_lo + K would do for
+        # this slice; one overlap per record keeps one chunk plan for all its slices).
+        overlap = m + self.K
+        best = np.full(r_hi - r_lo, -1, dtype=np.int64)
+        settled = r_hi - r_lo
+        for chunk in self.background.chunks(overlap):
+            text = self.background.text(chunk)
+            part, got = chunk_task(self.inner, alpha, r_lo, r_lo + settled, text.codes,
+                                   text.offsets, counters)
+            self.background.release(chunk)
+            settled = merge_chunk(best, settled, part, got, m, r_lo)
+            if settled < 0:
+                return 0
+        out_c[:settled] = best[:settled]
+        return settled
 
 
 class ScanRunner:

@@ -132,15 +132,20 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
     ``cancel.cancel()`` the generator returns at the next check with
     ``info.complete = False`` and the hits of the slices finished before it.
     """
-    from engine.kmismatch.driver import Kernels, ScanRunner
+    from engine.kmismatch.driver import Kernels, ScanRunner, StreamedScanRunner
+    from engine.streaming import Background
 
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
     patterns: tuple[Record, ...] = job.inputs["patterns"]
     kernels = Kernels(job)
     yield from compile_once(kernels, sum(len(r) for r in job.inputs["text"]))
+    # A text over config.STREAM_MEMORY_BASES is read a chunk at a time (CPU backends).
+    text = Background(job.inputs["text"], "forward")
+    streamed = job.backend != "cuda" and not text.fits()
     # The set-up (the text uploaded to the GPU, the tables built) counts as solve time.
-    runner = meter.timed(lambda: ScanRunner(job, kernels, cancel.flag))
+    runner = meter.timed(lambda: StreamedScanRunner(job, kernels, cancel.flag, text) if streamed
+                         else ScanRunner(job, kernels, cancel.flag))
     yield from run_slices(runner, meter, cancel)
     hits, density = meter.timed(lambda: (runner.hits(), runner.density()))
     return KmismatchResult(run_info(job, meter), job.params["k"], job.params["strands"], hits,

@@ -404,3 +404,119 @@ class ScanRunner:
             order = np.lexsort((code, pos))
             found.append(pos[order], code[order], mis[order])
         return cells, comparisons
+
+
+class StreamedScanRunner:
+    """:class:`ScanRunner` over a text too large to hold whole (engine.streaming).
+
+    The text is read a chunk at a time and each chunk scanned by an in-memory
+    ScanRunner over its pieces. Pieces overlap by the longest pattern - 1, so every
+    window lies whole in the piece that owns its last column; that piece alone keeps
+    the hit, mapped to the whole text's coordinates. At the end the hits are put in
+    the in-memory order (window, then slot) and counted, so the result is the same.
+    """
+
+    def __init__(self, job: Job, kernels: Kernels, abort: np.ndarray, background):
+        from engine.streaming import FlatText
+
+        self.job, self.kernels, self.abort, self.background = job, kernels, abort, background
+        records: tuple[Record, ...] = job.inputs["text"]
+        patterns: tuple[Record, ...] = job.inputs["patterns"]
+        self.records = records
+        self.pattern_lengths = np.array([len(p) for p in patterns], dtype=np.int64)
+        self.chunks = background.chunks(int(self.pattern_lengths.max()) - 1)
+        flat = FlatText(records)
+        self.offsets = flat.offsets
+        self.found = HitBuffer(pattern_ids=tuple(p.id for p in patterns),
+                               pattern_lengths=tuple(self.pattern_lengths.tolist()),
+                               record_ids=tuple(r.id for r in records), text=flat,
+                               offsets=self.offsets)
+        self.counts = Counts([len(r) for r in records], len(patterns),
+                             config.KMISMATCH_DENSITY_BINS)
+        self.total = int(self.offsets[-1])
+        self.done = 0
+        self._owned_before = 0
+        self._index = -1
+        self._inner = None
+        self._sorted = True
+        self._open_next()
+        self.first_slice = self._inner.first_slice if self._inner is not None else 1
+
+    @property
+    def finished(self) -> bool:
+        return self._index >= len(self.chunks)
+
+    def _open_next(self) -> None:
+        import dataclasses
+
+        from engine.streaming import piece_records
+
+        if self._inner is not None:
+            chunk = self.chunks[self._index]
+            self.background.release(chunk)
+            self._owned_before += sum(p.end - p.own for p in chunk.pieces)
+            self.done = self._owned_before
+            self._inner = None
+        self._index += 1
+        if self.finished:
+            return
+        chunk = self.chunks[self._index]
+        text = self.background.text(chunk)
+        pieces = piece_records(self.records, text)
+        inner_job = dataclasses.replace(self.job, inputs={"text": tuple(pieces),
+                                                          "patterns": self.job.inputs["patterns"]})
+        self._inner = ScanRunner(inner_job, self.kernels, self.abort)
+        self._seen = 0
+        self._p_start = np.array([p.start for p in chunk.pieces], dtype=np.int64)
+        self._p_own = np.array([p.own for p in chunk.pieces], dtype=np.int64)
+        self._p_base = self.offsets[[p.record for p in chunk.pieces]]
+        self._owned = sum(p.end - p.own for p in chunk.pieces)
+
+    def step(self, budget: int) -> Step:
+        inner = self._inner
+        step = inner.step(budget)
+        self._take_new_hits()
+        if step.aborted:
+            return step
+        self.done = self._owned_before + self._owned * inner.done // max(1, inner.total)
+        if inner.finished:
+            self._open_next()
+        return step
+
+    def _take_new_hits(self) -> None:
+        """Map the inner runner's new hits to the whole text; keep those whose window ends
+        in a column its piece owns."""
+        inner = self._inner
+        n = len(inner.found)
+        if n == self._seen:
+            return
+        pos, code, mis = (col[self._seen:n] for col in inner.found.columns)
+        self._seen = n
+        piece = np.searchsorted(inner.offsets, pos, side="right") - 1
+        column = self._p_start[piece] + (pos - inner.offsets[piece])
+        keep = column + self.pattern_lengths[code >> 1] - 1 >= self._p_own[piece]
+        self.found.append((self._p_base[piece] + column)[keep], code[keep], mis[keep])
+        self._sorted = False
+
+    def _finish(self) -> None:
+        """The in-memory order (window, then slot) and the counts of every hit kept."""
+        if self._sorted:
+            return
+        n = len(self.found)
+        pos, code, mis = (col[:n].copy() for col in self.found.columns)
+        order = np.lexsort((code, pos))
+        self.found.truncate(0)
+        self.found.append(pos[order], code[order], mis[order])
+        self.counts.recount(self.found)
+        self._sorted = True
+
+    def report(self) -> dict:
+        return {"partial": self.found.view()}
+
+    def hits(self) -> HitTable:
+        self._finish()
+        return self.found.view()
+
+    def density(self) -> tuple[HitDensity, ...]:
+        self._finish()
+        return self.counts.density(self.records)

@@ -1,0 +1,64 @@
+"""``primerscope index GENOME -o NAME.psg``: build a genome store (engine.store).
+
+``primerscope index --check NAME.psg`` re-reads a store's payload and checks its
+checksum; both print one summary line on stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from engine import store
+from engine.output import check_outputs
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("genome", help="FASTA (.gz and bgzip ok), GenBank, EMBL or UCSC .2bit file; "
+                                       "with --check, a store (.psg)")
+    parser.add_argument("-o", "--output", metavar="NAME.psg",
+                        help="the store to write (default: GENOME's name with .psg, beside it)")
+    parser.add_argument("--check", action="store_true",
+                        help="verify an existing store (reads the payload, checks its SHA-256)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def default_output(genome: str) -> str:
+    name = os.path.basename(genome)
+    for suffix in (".gz", ".bgz"):
+        if name.lower().endswith(suffix):
+            name = name[:-len(suffix)]
+    stem = os.path.splitext(name)[0] or name
+    return os.path.join(os.path.dirname(genome), stem + store.SUFFIX)
+
+
+def run(args) -> int:
+    bar = store.BuildProgress("checking" if args.check else "indexing", not args.no_progress)
+    t0 = time.perf_counter()
+    try:
+        if args.check:
+            if args.output:
+                raise ValueError("--check takes a store and writes nothing (drop -o)")
+            info = store.verify(args.genome, bar)
+            verb = "ok"
+        else:
+            output = args.output or default_output(args.genome)
+            if not output.lower().endswith(store.SUFFIX):
+                raise ValueError(f"{output}: a genome store's name ends with {store.SUFFIX}")
+            check_outputs([output], [args.genome])
+            info = store.build(args.genome, output, bar)
+            verb = "built"
+    except KeyboardInterrupt:
+        bar.close()
+        print("primerscope: interrupted; no store written", file=sys.stderr)
+        return 130
+    finally:
+        bar.close()
+    seconds = time.perf_counter() - t0
+    rate = info.source.get("bytes", 0) / seconds / 1e6 if not args.check else \
+        (info.file_bytes / seconds / 1e6)
+    print(f"{info.path}: {verb}, {info.records} records, {info.bases} bases, "
+          f"{info.file_bytes / 1e6:.1f} MB, {seconds:.2f} s ({rate:.0f} MB/s), "
+          f"source sha256 {info.source_sha256}")
+    return 0

@@ -1,0 +1,679 @@
+"""The genome store (``.psg``): a background read once, then memory-mapped.
+
+``primerscope index GENOME -o NAME.psg`` reads FASTA (plain, ``.gz`` or bgzip),
+GenBank, EMBL or UCSC ``.2bit`` once and writes:
+
+======================  =====================================================
+bytes [0, 4096)         header: magic, format version, flags, record count,
+                        bases, payload and table places and sizes, the
+                        SHA-256 of the source file and of the payload, the
+                        CRC-32 of the table and of the header itself
+[4096, 4096 + P)        payload: the 4-bit IUPAC codes of engine.sequences,
+                        two per byte (low nibble first), each record starting
+                        on a byte (an odd record ends with a 0 nibble)
+[T, T + table bytes)    record table: int64 lengths[n], int64 byte offsets[n]
+                        into the payload, then UTF-8 JSON with the ids,
+                        descriptions and the source's name, size and format
+======================  =====================================================
+
+**Why two per byte.** Half the disk, page cache and I/O of one code per byte (a
+human genome is 1.55 GB instead of 3.1), and a GPU can take the packed bytes. The
+price is an unpack (about 1 ns a base in numba) before a kernel reads the codes,
+which is nothing against the per-base cost of any family (thousands of cells a
+base). So codes are not views of the map: a :class:`StoreRecord` unpacks what is
+asked of it, a range at a time (:meth:`StoreRecord.chunk`), and the streaming
+drivers (:mod:`engine.streaming`) only ever ask for chunks. ``record.codes``
+still works (it unpacks the whole record, a new array each time) so that every
+family accepts a store wherever it accepts a background.
+
+**Safety.** The build writes through :func:`engine.output.open_output` (a hidden
+temporary file renamed at the end) and writes the header last, so an interrupted
+build leaves no file under the store's name and no temporary file with a valid
+header. Opening checks the magic, version, header CRC, the file size and the
+table CRC (only the header and table are read; the payload is mapped, not read:
+opening is milliseconds whatever the genome). :func:`verify` reads the payload
+and checks its SHA-256 (``primerscope index --check NAME.psg``). Every problem is
+a :class:`StoreError`, a one-line :class:`~engine.sequences.SequenceError`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import mmap
+import os
+import struct
+import sys
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+from numba import njit
+
+from engine.output import open_output
+from engine.sequences import (COMPLEMENT_TABLE, IUPAC_CODES, Record, SequenceError, _describe_bad,
+                              _sniff_format)
+
+MAGIC = b"PSGENOME"
+VERSION = 1
+FLAG_PACKED = 1
+HEADER_BYTES = 4096
+SUFFIX = ".psg"
+# magic, version, flags, records, bases, payload offset/bytes, table offset/bytes, file bytes,
+# source sha256, payload sha256, table crc32; then the header's own crc32.
+_HEADER = struct.Struct("<8sIIQQQQQQQ32s32sI")
+_HEADER_CRC = struct.Struct("<I")
+
+#: bytes read from the source at a time while building.
+BUILD_BLOCK = 1 << 23
+
+_SKIP = 255  # white space inside sequence lines (FASTA: Biopython drops " \t\r\n")
+_BUILD_TABLE = np.zeros(256, dtype=np.uint8)
+for _letter, _code in IUPAC_CODES.items():
+    _BUILD_TABLE[ord(_letter)] = _BUILD_TABLE[ord(_letter.lower())] = _code
+_BUILD_TABLE[ord("U")] = _BUILD_TABLE[ord("u")] = IUPAC_CODES["T"]
+for _space in b" \t\r\n":
+    _BUILD_TABLE[_space] = _SKIP
+
+
+class StoreError(SequenceError):
+    """A store that cannot be opened or built (one line, exit status 2 on the CLI)."""
+
+
+# ---------------------------------------------------------------------------- kernels
+
+@njit(nogil=True, cache=True)
+def _pack_text(src, lo, hi, table, out, pending):
+    """Encode ``src[lo:hi]`` (text bytes) and pack two codes a byte into ``out``.
+
+    ``pending`` is a code waiting for its partner (-1: none). Returns (bytes written,
+    pending after, codes taken, index of the first invalid byte or -1); white space
+    is skipped.
+    """
+    n_out = 0
+    codes = 0
+    for i in range(lo, hi):
+        c = table[src[i]]
+        if c == 255:
+            continue
+        if c == 0:
+            return n_out, pending, codes, i
+        codes += 1
+        if pending < 0:
+            pending = c
+        else:
+            out[n_out] = np.uint8(pending | (c << 4))
+            n_out += 1
+            pending = -1
+    return n_out, pending, codes, -1
+
+
+@njit(nogil=True, cache=True)
+def unpack_into(packed, byte_offset, start, n, out, at):
+    """Codes [start, start+n) of the record whose packed bytes begin at ``byte_offset``,
+    written to ``out[at:at+n]``."""
+    p = byte_offset * 2 + start
+    for i in range(n):
+        q = p + i
+        b = np.int64(packed[q >> 1])
+        out[at + i] = (b >> 4) if q & 1 else (b & 15)
+
+
+@njit(nogil=True, cache=True)
+def unpack_rc_into(packed, byte_offset, start, n, comp, out, at):
+    """The reverse complement of codes [start, start+n) of a record, into ``out[at:at+n]``."""
+    p = byte_offset * 2 + start + n - 1
+    for i in range(n):
+        q = p - i
+        b = np.int64(packed[q >> 1])
+        out[at + i] = comp[(b >> 4) if q & 1 else (b & 15)]
+
+
+@njit(nogil=True, cache=True)
+def gather_into(packed, byte_offset, positions, out):
+    """``out[i]`` = code at ``positions[i]`` of the record whose bytes begin at ``byte_offset``."""
+    for i in range(positions.shape[0]):
+        q = byte_offset * 2 + positions[i]
+        b = np.int64(packed[q >> 1])
+        out[i] = (b >> 4) if q & 1 else (b & 15)
+
+
+@njit(nogil=True, cache=True)
+def reverse_complement_into(codes, comp, out, at):
+    """``out[at:at+len] = reverse complement of codes`` (in-memory records' chunks)."""
+    n = codes.shape[0]
+    for i in range(n):
+        out[at + i] = comp[codes[n - 1 - i]]
+
+
+# ---------------------------------------------------------------------------- reading
+
+@dataclass(frozen=True)
+class StoreInfo:
+    """What a store's header and table say."""
+
+    path: str
+    records: int
+    bases: int
+    file_bytes: int
+    source_sha256: str
+    payload_sha256: str
+    source: dict
+
+
+class GenomeStore:
+    """An open store: the header and record table in memory, the payload mapped.
+
+    ``payload`` is a read-only ``uint8`` view of the map (packed codes); nothing of it
+    is read until a record's codes are asked for.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = os.fspath(path)
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            raise StoreError(f"{self.path}: no such file") from None
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot read file ({exc.strerror or exc})") from None
+        try:
+            size = os.fstat(fd).st_size
+            head = os.pread(fd, _HEADER.size + _HEADER_CRC.size, 0)
+            self._read_header(head, size)
+            table = os.pread(fd, self.table_bytes, self.table_offset)
+            if len(table) != self.table_bytes or zlib.crc32(table) != self._table_crc:
+                raise StoreError(f"{self.path}: corrupt genome store (record table checksum "
+                                 "mismatch); rebuild it with primerscope index")
+            self._read_table(table)
+            self._map = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else None
+        finally:
+            os.close(fd)
+        self.payload = np.frombuffer(self._map, dtype=np.uint8, count=self.payload_bytes,
+                                     offset=self.payload_offset)
+
+    def _read_header(self, head: bytes, size: int) -> None:
+        where = f"{self.path}: "
+        if len(head) < 8 or head[:8] != MAGIC:
+            raise StoreError(where + "not a primerscope genome store (bad magic; an interrupted "
+                             "build or another file type)")
+        if len(head) < _HEADER.size + _HEADER_CRC.size:
+            raise StoreError(where + f"truncated genome store ({size} bytes, header incomplete)")
+        fields = _HEADER.unpack_from(head)
+        (crc,) = _HEADER_CRC.unpack_from(head, _HEADER.size)
+        if zlib.crc32(head[:_HEADER.size]) != crc:
+            raise StoreError(where + "corrupt genome store (header checksum mismatch)")
+        (_, version, self.flags, self.n_records, self.bases, self.payload_offset,
+         self.payload_bytes, self.table_offset, self.table_bytes, self.file_bytes, src, pay,
+         self._table_crc) = fields
+        if version != VERSION:
+            raise StoreError(where + f"genome store format version {version}; this primerscope "
+                             f"reads version {VERSION} (rebuild it with primerscope index)")
+        if size != self.file_bytes:
+            raise StoreError(where + f"truncated or damaged genome store ({size} bytes, the header "
+                             f"says {self.file_bytes}); rebuild it with primerscope index")
+        self.source_sha256, self.payload_sha256 = src.hex(), pay.hex()
+
+    def _read_table(self, table: bytes) -> None:
+        n = self.n_records
+        arrays = np.frombuffer(table, dtype="<i8", count=2 * n)
+        self.lengths = arrays[:n].astype(np.int64)
+        self.offsets = arrays[n:].astype(np.int64)
+        meta = json.loads(table[16 * n:].decode("utf-8"))
+        self.ids: list[str] = meta["ids"]
+        self.descriptions: list[str] = meta["descriptions"]
+        self.source: dict = meta["source"]
+
+    def info(self) -> StoreInfo:
+        return StoreInfo(self.path, self.n_records, self.bases, self.file_bytes,
+                         self.source_sha256, self.payload_sha256, dict(self.source))
+
+    def records(self) -> list["StoreRecord"]:
+        return [StoreRecord(self, i) for i in range(self.n_records)]
+
+    def read(self, index: int, start: int, end: int, out: np.ndarray | None = None,
+             at: int = 0) -> np.ndarray:
+        """Codes [start, end) of record ``index`` (clipped to it), unpacked into ``out[at:]``
+        (a new array when ``out`` is None). Returns the codes written."""
+        length = int(self.lengths[index])
+        start, end = max(0, start), min(end, length)
+        n = max(0, end - start)
+        if out is None:
+            out, at = np.empty(n, dtype=np.uint8), 0
+        unpack_into(self.payload, int(self.offsets[index]), start, n, out, at)
+        return out[at:at + n]
+
+    def gather(self, index: int, positions: np.ndarray) -> np.ndarray:
+        """Codes at scattered ``positions`` of record ``index``."""
+        out = np.empty(positions.shape[0], dtype=np.uint8)
+        gather_into(self.payload, int(self.offsets[index]),
+                    np.ascontiguousarray(positions, dtype=np.int64), out)
+        return out
+
+    def read_rc(self, index: int, start: int, end: int, out: np.ndarray, at: int = 0) -> np.ndarray:
+        """The reverse complement of codes [start, end) of record ``index``, into ``out[at:]``."""
+        n = end - start
+        unpack_rc_into(self.payload, int(self.offsets[index]), start, n, COMPLEMENT_TABLE, out, at)
+        return out[at:at + n]
+
+    def release(self, index: int, start: int, end: int) -> None:
+        """Let the kernel drop the mapped pages of bases [start, end) of a record (they are
+        clean file pages: dropping them shrinks RSS; reading them again faults them back)."""
+        if self._map is None or not hasattr(self._map, "madvise"):
+            return
+        lo = self.payload_offset + int(self.offsets[index]) + start // 2
+        hi = self.payload_offset + int(self.offsets[index]) + (end + 1) // 2
+        lo = (lo + mmap.PAGESIZE - 1) // mmap.PAGESIZE * mmap.PAGESIZE  # whole pages inside only
+        hi = hi // mmap.PAGESIZE * mmap.PAGESIZE
+        if hi > lo:
+            self._map.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+
+
+class StoreRecord(Record):
+    """A record of a :class:`GenomeStore`: a :class:`~engine.sequences.Record` whose codes
+    are unpacked on demand. ``chunk(start, end)`` unpacks a range (what streaming uses);
+    ``codes`` unpacks the whole record, a new array at each access (keep it if you need
+    it twice)."""
+
+    def __init__(self, store: GenomeStore, index: int):  # noqa: D107 (no dataclass __init__)
+        object.__setattr__(self, "id", store.ids[index])
+        object.__setattr__(self, "description", store.descriptions[index])
+        object.__setattr__(self, "source", store.path)
+        object.__setattr__(self, "store", store)
+        object.__setattr__(self, "index", index)
+
+    @property
+    def codes(self) -> np.ndarray:  # type: ignore[override]
+        return self.store.read(self.index, 0, len(self))
+
+    def __len__(self) -> int:
+        return int(self.store.lengths[self.index])
+
+    def __repr__(self) -> str:
+        return f"StoreRecord(id={self.id!r}, length={len(self)}, store={self.store.path!r})"
+
+    def chunk(self, start: int, end: int) -> np.ndarray:
+        return self.store.read(self.index, start, end)
+
+    def slice(self, start: int, end: int | None = None) -> Record:
+        end = len(self) if end is None else min(end, len(self))
+        return Record(f"{self.id}[{start}:{end}]", self.chunk(start, end), self.description,
+                      self.source)
+
+
+def is_store(path: str | os.PathLike) -> bool:
+    """True for a ``.psg`` name or a regular file that starts with the store's magic (a pipe
+    is never peeked at: that would eat its first bytes)."""
+    path = os.fspath(path)
+    if path.lower().endswith(SUFFIX):
+        return True
+    if not os.path.isfile(path):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
+
+
+def open_store(path: str | os.PathLike) -> GenomeStore:
+    return GenomeStore(path)
+
+
+def load_store(path: str | os.PathLike) -> list[StoreRecord]:
+    """What :func:`engine.sequences.load` returns for a store: its records, mapped."""
+    store = GenomeStore(path)
+    if store.n_records == 0:
+        raise StoreError(f"{store.path}: the genome store has no records")
+    return store.records()
+
+
+def verify(path: str | os.PathLike, progress: Callable[[int, int], None] | None = None) -> StoreInfo:
+    """Open ``path`` and check the SHA-256 of its payload (reads it all); StoreError if not."""
+    store = GenomeStore(path)
+    digest = hashlib.sha256()
+    step = 1 << 26
+    for lo in range(0, store.payload_bytes, step):
+        digest.update(store.payload[lo:lo + step])
+        if progress:
+            progress(min(store.payload_bytes, lo + step), store.payload_bytes)
+    if digest.hexdigest() != store.payload_sha256:
+        raise StoreError(f"{store.path}: corrupt genome store (payload checksum mismatch); "
+                         "rebuild it with primerscope index")
+    return store.info()
+
+
+# ---------------------------------------------------------------------------- building
+
+class _HashingReader:
+    """A binary file wrapper that hashes and counts the bytes read through it."""
+
+    def __init__(self, fh):
+        self.fh, self.sha, self.count = fh, hashlib.sha256(), 0
+
+    def read(self, n=-1):
+        data = self.fh.read(n)
+        self.sha.update(data)
+        self.count += len(data)
+        return data
+
+    def readinto(self, buf):
+        n = self.fh.readinto(buf)
+        self.sha.update(memoryview(buf)[:n])
+        self.count += n
+        return n
+
+    def readable(self):
+        return True
+
+    def close(self):
+        pass
+
+    @property
+    def closed(self):
+        return self.fh.closed
+
+
+class _Writer:
+    """Packs records into the payload of a store being written to ``fh``."""
+
+    def __init__(self, fh, source: str):
+        self.fh, self.source = fh, source
+        self.sha = hashlib.sha256()
+        self.pos = 0  # payload bytes written
+        self.ids: list[str] = []
+        self.descriptions: list[str] = []
+        self.lengths: list[int] = []
+        self.offsets: list[int] = []
+        self._out = np.empty(BUILD_BLOCK // 2 + 2, dtype=np.uint8)
+        self._open = False
+
+    def begin(self, record_id: str, description: str) -> None:
+        self.end()
+        self.ids.append(record_id)
+        self.descriptions.append(description)
+        self.offsets.append(self.pos)
+        self.lengths.append(0)
+        self._pending = -1
+        self._open = True
+
+    def add_text(self, buf: np.ndarray, lo: int = 0, hi: int | None = None) -> None:
+        """Encode and pack text bytes ``buf[lo:hi]`` of the open record (white space skipped)."""
+        hi = buf.shape[0] if hi is None else hi
+        while lo < hi:
+            part = min(hi, lo + 2 * (self._out.shape[0] - 1))
+            n_out, self._pending, codes, bad = _pack_text(buf, lo, part, _BUILD_TABLE, self._out,
+                                                          self._pending)
+            self._emit(self._out[:n_out])
+            self.lengths[-1] += codes
+            if bad >= 0:
+                char = chr(buf[bad])
+                raise StoreError(f"{self.source}: record '{self.ids[-1]}' position "
+                                 f"{self.lengths[-1] + 1}: invalid character {char!r} "
+                                 f"({_describe_bad(char)})")
+            lo = part
+
+    def _emit(self, data) -> None:
+        if len(data):
+            self.fh.write(data)
+            self.sha.update(data)
+            self.pos += len(data)
+
+    def end(self) -> None:
+        if not self._open:
+            return
+        self._open = False
+        if self._pending >= 0:
+            self._emit(np.array([self._pending], dtype=np.uint8))
+        if self.lengths[-1] == 0:
+            raise StoreError(f"{self.source}: record '{self.ids[-1]}' is empty")
+
+
+def _fasta(path: Path, raw, writer: _Writer, on_block: Callable[[], None]) -> None:
+    """FASTA as Biopython reads it (id: the header's first word; description: the header;
+    white space inside sequence lines dropped), at block speed: headers are found with
+    ``bytes.find``, sequence text is encoded and packed by a numba loop. A block ends at
+    its last newline (the rest is carried over), or anywhere inside a sequence line
+    longer than a block (single-line chromosomes)."""
+    fh = gzip.GzipFile(fileobj=raw) if raw.peek_magic == b"\x1f\x8b" else raw
+    carry = b""
+    first, line_start, index = True, True, 0
+    while True:
+        block = fh.read(BUILD_BLOCK)
+        on_block()
+        data = carry + block if carry else block
+        carry = b""
+        if block:
+            cut = data.rfind(b"\n") + 1
+            if cut == 0 and line_start and data.startswith(b">"):
+                carry = data  # a header line longer than a block
+                continue
+            if 0 < cut < len(data):
+                data, carry = data[:cut], data[cut:]
+        if not data:
+            break
+        if first:
+            if not data.startswith(b">"):
+                raise StoreError(f"{path}: not a valid fasta file (text before the first '>' "
+                                 "header line)")
+            first = False
+        arr = np.frombuffer(data, dtype=np.uint8)
+        pos, at_start = 0, line_start
+        while pos < len(data):
+            if at_start and data.startswith(b">", pos):
+                eol = data.find(b"\n", pos)
+                eol = len(data) if eol < 0 else eol
+                title = _decode(data[pos + 1:eol]).rstrip()
+                index += 1
+                words = title.split(None, 1)
+                writer.begin(words[0] if words else f"record{index}", title)
+                pos = eol + 1
+                continue
+            nxt = data.find(b"\n>", pos)
+            stop = len(data) if nxt < 0 else nxt + 1
+            writer.add_text(arr, pos, stop)
+            pos, at_start = stop, True
+        line_start = data.endswith(b"\n")
+        if not block:
+            break
+    writer.end()
+
+
+def _decode(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def _biopython(path: Path, raw, fmt: str, writer: _Writer, on_block) -> None:
+    """GenBank and EMBL through Biopython's parsers (the file is read whole, as load does:
+    these formats carry annotation, and their sequences are rarely long)."""
+    import io
+
+    from Bio import SeqIO
+
+    data = raw.read()
+    on_block()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    try:
+        for index, seq_record in enumerate(SeqIO.parse(io.StringIO(_decode(data)), fmt), start=1):
+            writer.begin(seq_record.id or f"record{index}", seq_record.description)
+            writer.add_text(np.frombuffer(bytes(seq_record.seq), dtype=np.uint8))
+    except SequenceError:
+        raise
+    except Exception as exc:  # Biopython raises ValueError and friends on malformed files
+        raise StoreError(f"{path}: not a valid {fmt} file ({exc})") from None
+    writer.end()
+
+
+def _twobit(path: Path, raw, writer: _Writer, on_block) -> None:
+    """UCSC .2bit through py2bit (Biopython's reader when py2bit is not installed)."""
+    while raw.read(BUILD_BLOCK):  # the source checksum
+        on_block()
+    step = BUILD_BLOCK
+    try:
+        import py2bit
+    except ImportError:
+        py2bit = None
+    try:
+        if py2bit is not None:
+            tb = py2bit.open(str(path))
+            try:
+                for name, length in tb.chroms().items():
+                    writer.begin(name, name)
+                    for lo in range(0, length, step):
+                        seq = tb.sequence(name, lo, min(length, lo + step)).encode("ascii")
+                        writer.add_text(np.frombuffer(seq, dtype=np.uint8))
+                        on_block()
+            finally:
+                tb.close()
+        else:
+            from Bio import SeqIO
+
+            with open(path, "rb") as fh:
+                for rec in SeqIO.parse(fh, "twobit"):
+                    writer.begin(rec.id, rec.id)
+                    for lo in range(0, len(rec), step):
+                        seq = bytes(rec.seq[lo:lo + step])
+                        writer.add_text(np.frombuffer(seq, dtype=np.uint8))
+                        on_block()
+    except SequenceError:
+        raise
+    except Exception as exc:
+        raise StoreError(f"{path}: not a valid 2bit file ({exc})") from None
+    writer.end()
+
+
+class _Source:
+    """The source file opened once: hashed as it is read, with its first bytes kept."""
+
+    def __init__(self, path: Path):
+        try:
+            self.fh = open(path, "rb")
+        except FileNotFoundError:
+            raise StoreError(f"{path}: no such file") from None
+        except IsADirectoryError:
+            raise StoreError(f"{path}: is a directory, not a sequence file") from None
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot read file ({exc.strerror or exc})") from None
+        self.size = os.fstat(self.fh.fileno()).st_size
+        self.reader = _HashingReader(self.fh)
+        self.reader.peek_magic = self.fh.peek(2)[:2] if hasattr(self.fh, "peek") else b""
+
+
+def source_format(path: Path) -> str:
+    """fasta, genbank, embl or twobit, from the name or the first bytes."""
+    name = path.name.lower()
+    if name.endswith(".2bit"):
+        return "twobit"
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+            fh.seek(0)
+            if head in (b"\x43\x27\x41\x1a", b"\x1a\x41\x27\x43"):
+                return "twobit"
+            if head[:2] == b"\x1f\x8b":
+                try:
+                    head_text = gzip.GzipFile(fileobj=fh).read(200)
+                except (OSError, EOFError) as exc:
+                    raise StoreError(f"{path}: corrupt gzip file ({exc})") from None
+            else:
+                head_text = fh.read(200)
+    except FileNotFoundError:
+        raise StoreError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise StoreError(f"{path}: is a directory, not a sequence file") from None
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read file ({exc.strerror or exc})") from None
+    try:
+        return _sniff_format(path, head_text.decode("latin-1"))
+    except SequenceError as exc:
+        raise StoreError(str(exc)) from None
+
+
+def build(source: str | os.PathLike, output: str | os.PathLike,
+          progress: Callable[[int, int], None] | None = None) -> StoreInfo:
+    """Read ``source`` once and write the store ``output`` (atomically).
+
+    ``progress(done, total)`` is called with source bytes read (compressed bytes for
+    ``.gz``) after each block.
+    """
+    path = Path(os.fspath(source))
+    fmt = source_format(path)
+    src = _Source(path)
+    done = src.reader
+
+    def on_block():
+        if progress:
+            progress(done.count, src.size)
+
+    try:
+        with open_output(os.fspath(output), "wb") as fh:
+            fh.write(b"\0" * HEADER_BYTES)  # the header is written last (no magic until then)
+            writer = _Writer(fh, str(path))
+            try:
+                if fmt == "fasta":
+                    _fasta(path, done, writer, on_block)
+                elif fmt == "twobit":
+                    _twobit(path, done, writer, on_block)
+                else:
+                    _biopython(path, done, fmt, writer, on_block)
+            except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+                raise StoreError(f"{path}: corrupt gzip file ({exc})") from None
+            if not writer.ids:
+                raise StoreError(f"{path}: no {fmt} sequence records found (empty file?)")
+            n = len(writer.ids)
+            meta = json.dumps({"ids": writer.ids, "descriptions": writer.descriptions,
+                               "source": {"name": path.name, "path": str(path.resolve()),
+                                          "bytes": src.size, "format": fmt,
+                                          "built": time.strftime("%Y-%m-%dT%H:%M:%S")}},
+                              ensure_ascii=False).encode("utf-8")
+            table = (np.asarray(writer.lengths, dtype="<i8").tobytes()
+                     + np.asarray(writer.offsets, dtype="<i8").tobytes() + meta)
+            table_offset = HEADER_BYTES + writer.pos
+            fh.write(table)
+            file_bytes = table_offset + len(table)
+            bases = int(sum(writer.lengths))
+            header = _HEADER.pack(MAGIC, VERSION, FLAG_PACKED, n, bases, HEADER_BYTES, writer.pos,
+                                  table_offset, len(table), file_bytes, src.reader.sha.digest(),
+                                  writer.sha.digest(), zlib.crc32(table))
+            fh.flush()
+            fh.seek(0)
+            fh.write(header + _HEADER_CRC.pack(zlib.crc32(header)))
+            fh.flush()
+            os.fsync(fh.fileno())
+    finally:
+        src.fh.close()
+    return GenomeStore(output).info()
+
+
+class BuildProgress:
+    """``progress(done, total)`` drawn as a bar on stderr when it is a terminal."""
+
+    def __init__(self, label: str, enabled: bool = True):
+        self.label, self.enabled = label, enabled and sys.stderr.isatty()
+        self.t0 = time.perf_counter()
+        self.last = 0.0
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.perf_counter()
+        if not self.enabled or now - self.last < 0.1:
+            return
+        self.last = now
+        frac = done / total if total else 1.0
+        rate = done / max(now - self.t0, 1e-9) / 1e6
+        bar = "#" * int(30 * frac)
+        sys.stderr.write(f"\r{self.label} [{bar:.<30}] {100 * frac:5.1f}% {rate:7.1f} MB/s")
+        sys.stderr.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            sys.stderr.write("\r" + " " * 72 + "\r")
+            sys.stderr.flush()

@@ -1,0 +1,232 @@
+"""Backgrounds of any size, a chunk at a time: the one place where they are cut.
+
+A family's driver hands its background records (in memory or from a genome store,
+:mod:`engine.store`) to a :class:`Background`. When the background's text (both
+strands counted when searched on both) is at most ``config.STREAM_MEMORY_BASES``,
+the driver keeps its in-memory path (one text, built once). Otherwise it asks for
+:meth:`Background.chunks` and reads one :class:`ChunkText` at a time into one
+reused buffer, so a CPU job's memory is about ``2 x config.STREAM_CHUNK_BASES``
+bytes beyond its target's, whatever the background's size (a store's pages are
+released behind the reader).
+
+**Overlap.** Each record is cut into pieces that *own* consecutive ranges of its
+columns; a piece's text starts ``overlap`` columns before the first column it owns
+(never before the record's start). Every substring of at most ``overlap + 1``
+columns then lies whole in the piece that owns its last column, and, because the
+reverse complement of a piece is a piece of the reverse strand, the same holds on
+that strand. A family picks its overlap from the longest footprint a hit can have:
+
+- kdiff: a prefix of length L of alpha[r:] found within K = k-1 edits spans at most
+  L + K columns; L <= m - r_lo for a slice of starts from r_lo, so an overlap of
+  m - r_lo + K makes each chunk's c(r) a lower bound (a chunk's DP runs on a
+  substring of the record: nothing false is found) that the chunk owning the
+  witness's end attains. c(r) is the max over chunks, exactly (the CUDA
+  bitparallel driver makes the same argument per thread). The driver uses m + K
+  for every slice of a record, so that one chunk plan serves them all;
+- searches with m-long patterns: windows (k mismatches) span m columns: overlap m-1;
+  edit-distance hits span at most m + k columns: overlap m + k; a hit seen by two
+  pieces is reported by the piece that owns its end (or merged by minimum).
+
+**Tasks.** A job over a streamed background is a grid of tasks, (range of target
+starts or patterns) x (chunk), each computing a partial answer from one
+:class:`ChunkText`, and a merge that is associative and commutative (kdiff: the
+max of c(r) per r; searches: hits de-duplicated by owner). The CPU drivers run a
+slice's tasks in order inside one :class:`~engine.slices.SliceRunner` step; a
+cluster backend (Dask) plugs in as another SliceRunner that submits the same tasks,
+with workers opening the store by its path (:attr:`Piece` names records by index,
+so a task is small to ship), and merges results as they arrive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine import config
+from engine.sequences import COMPLEMENT_TABLE, Record
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Columns [start, end) of background record ``record`` (forward coordinates); the
+    piece owns [own, end): occurrences that end there are whole in it."""
+
+    record: int
+    start: int
+    end: int
+    own: int
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Pieces read together: one kernel call's background text."""
+
+    pieces: tuple[Piece, ...]
+
+    @property
+    def bases(self) -> int:
+        return sum(len(p) for p in self.pieces)
+
+
+@dataclass(frozen=True)
+class ChunkText:
+    """A chunk as the kernels take a background: codes of the forward pieces, then (both
+    strands) of their reverse complements, with record-style ``offsets`` (segment i is
+    ``codes[offsets[i]:offsets[i+1]]``) so that no match spans two pieces.
+    ``strands[i]`` is ``'+'`` or ``'-'`` and ``pieces[i]`` the piece of segment i; a
+    ``'-'`` segment holds reverse-strand columns [len - end, len - start) of its record."""
+
+    codes: np.ndarray
+    offsets: np.ndarray
+    pieces: tuple[Piece, ...]
+    strands: tuple[str, ...]
+
+
+def plan_chunks(lengths, overlap: int, chunk_bases: int | None = None) -> list[Chunk]:
+    """Cut records of ``lengths`` into chunks of at most about ``chunk_bases`` text bases
+    (per strand), each piece's text starting ``overlap`` columns before the columns it
+    owns. Records shorter than a chunk share one whole. A chunk is at least
+    ``config.STREAM_OVERLAP_RATIO`` x the overlap, so little is read twice."""
+    overlap = max(0, int(overlap))
+    size = max(int(chunk_bases or config.STREAM_CHUNK_BASES),
+               config.STREAM_OVERLAP_RATIO * overlap, 1)
+    chunks: list[Chunk] = []
+    current: list[Piece] = []
+    filled = 0
+    for index, n in enumerate(int(x) for x in lengths):
+        pos = 0
+        while pos < n:
+            lead = min(pos, overlap)
+            take = min(n - pos, size - filled - lead)
+            if take < n - pos and take < max(1, overlap) and current:
+                chunks.append(Chunk(tuple(current)))  # too little room left: a new chunk
+                current, filled = [], 0
+                continue
+            take = max(1, take)
+            current.append(Piece(index, pos - lead, pos + take, pos))
+            filled += take + lead
+            pos += take
+            if filled >= size:
+                chunks.append(Chunk(tuple(current)))
+                current, filled = [], 0
+    if current:
+        chunks.append(Chunk(tuple(current)))
+    return chunks
+
+
+class Background:
+    """Background records, read a chunk at a time (see the module docstring)."""
+
+    def __init__(self, records, strands: str = "both"):
+        self.records = tuple(records)
+        self.strands = strands
+        self.lengths = np.array([len(r) for r in self.records], dtype=np.int64)
+        self.text_bases = int(self.lengths.sum()) * (2 if strands == "both" else 1)
+        self._buffer = np.zeros(0, dtype=np.uint8)
+        self._plans: dict = {}
+
+    def fits(self, budget: int | None = None) -> bool:
+        """Whether the whole text stays within the in-memory budget (then no streaming)."""
+        return self.text_bases <= (config.STREAM_MEMORY_BASES if budget is None else budget)
+
+    def chunks(self, overlap: int, chunk_bases: int | None = None) -> list[Chunk]:
+        """The chunk plan for ``overlap`` (kept: a job asks for the same plan every slice)."""
+        key = (int(overlap), chunk_bases or config.STREAM_CHUNK_BASES, config.STREAM_OVERLAP_RATIO)
+        if key not in self._plans:
+            self._plans[key] = plan_chunks(self.lengths, overlap, chunk_bases)
+        return self._plans[key]
+
+    def text(self, chunk: Chunk) -> ChunkText:
+        """The chunk's codes in a buffer reused from call to call (valid until the next)."""
+        both = self.strands == "both"
+        n = chunk.bases * (2 if both else 1)
+        if self._buffer.shape[0] < n:
+            self._buffer = np.empty(n, dtype=np.uint8)
+        buf = self._buffer
+        pieces = chunk.pieces + (chunk.pieces if both else ())
+        strands = ("+",) * len(chunk.pieces) + (("-",) * len(chunk.pieces) if both else ())
+        offsets = np.zeros(len(pieces) + 1, dtype=np.int64)
+        at = 0
+        for i, (piece, strand) in enumerate(zip(pieces, strands)):
+            _read(self.records[piece.record], piece.start, piece.end, strand == "-", buf, at)
+            at += len(piece)
+            offsets[i + 1] = at
+        return ChunkText(buf[:n], offsets, pieces, strands)
+
+    def release(self, chunk: Chunk) -> None:
+        """Drop the mapped store pages the chunk read (RSS stays bounded while streaming)."""
+        from engine.store import StoreRecord
+
+        for piece in chunk.pieces:
+            rec = self.records[piece.record]
+            if isinstance(rec, StoreRecord):
+                rec.store.release(rec.index, piece.start, piece.end)
+
+
+def _read(record: Record, start: int, end: int, reverse: bool, out: np.ndarray, at: int) -> None:
+    """Codes [start, end) of ``record`` (their reverse complement when ``reverse``) into
+    ``out[at:]``: unpacked straight from a store's map, or copied from memory."""
+    from engine.store import StoreRecord, reverse_complement_into
+
+    if isinstance(record, StoreRecord):
+        if reverse:
+            record.store.read_rc(record.index, start, end, out, at)
+        else:
+            record.store.read(record.index, start, end, out, at)
+        return
+    codes = record.chunk(start, end)
+    if reverse:
+        reverse_complement_into(np.ascontiguousarray(codes, dtype=np.uint8), COMPLEMENT_TABLE,
+                                out, at)
+    else:
+        out[at:at + codes.shape[0]] = codes
+
+
+class FlatText:
+    """Records laid end to end, read on demand: for code that indexes one flat text by
+    position (a hit table's ``matched`` strings) when the text is too large to hold.
+    Takes a slice or an integer array of positions (any shape)."""
+
+    def __init__(self, records):
+        self.records = tuple(records)
+        lengths = np.array([len(r) for r in self.records], dtype=np.int64)
+        self.offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=self.offsets[1:])
+        self.shape = (int(self.offsets[-1]),)
+        self.dtype = np.dtype(np.uint8)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            lo, hi, step = index.indices(self.shape[0])
+            return self[np.arange(lo, hi, step, dtype=np.int64)]
+        index = np.asarray(index, dtype=np.int64)
+        flat = index.reshape(-1)
+        out = np.empty(flat.shape[0], dtype=np.uint8)
+        which = np.searchsorted(self.offsets, flat, side="right") - 1
+        for rec in np.unique(which).tolist():
+            rows = np.flatnonzero(which == rec)
+            out[rows] = _gather(self.records[rec], flat[rows] - self.offsets[rec])
+        return out.reshape(index.shape)
+
+
+def _gather(record: Record, positions: np.ndarray) -> np.ndarray:
+    from engine.store import StoreRecord
+
+    if isinstance(record, StoreRecord):
+        return record.store.gather(record.index, positions)
+    lo, hi = int(positions.min()), int(positions.max()) + 1
+    return record.chunk(lo, hi)[positions - lo]
+
+
+def piece_records(records, text: ChunkText) -> list[Record]:
+    """The segments of a chunk's text as records (views of its buffer), named as theirs."""
+    return [Record(records[p.record].id, text.codes[text.offsets[i]:text.offsets[i + 1]],
+                   records[p.record].description, records[p.record].source)
+            for i, p in enumerate(text.pieces)]

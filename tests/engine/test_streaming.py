@@ -1,0 +1,292 @@
+"""Streaming backgrounds in chunks (engine/streaming.py) and kdiff over them: the same answers
+as the in-memory path, wherever the chunk edges fall, and bounded memory."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from engine import config, kdiff, store
+from engine.sequences import Record, decode, load, reverse_complement
+from engine.streaming import Background, plan_chunks
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BASES = np.array([1, 2, 4, 8], dtype=np.uint8)
+
+
+def _random(rng, n):
+    return BASES[rng.integers(0, 4, n)]
+
+
+@pytest.fixture
+def streamed(monkeypatch):
+    """Force streaming with small chunks: ``streamed(chunk_bases)``."""
+    def setup(chunk_bases, ratio=1):
+        monkeypatch.setattr(config, "STREAM_MEMORY_BASES", 0)
+        monkeypatch.setattr(config, "STREAM_CHUNK_BASES", chunk_bases)
+        monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", ratio)
+    return setup
+
+
+# ---------------------------------------------------------------------------- the plan
+
+@pytest.mark.parametrize("lengths,overlap,size", [
+    ([1000], 10, 100), ([5, 3, 1, 200, 7], 4, 16), ([50] * 9, 0, 64), ([1], 30, 8),
+    ([300, 299, 301], 33, 97),
+])
+def test_plan_covers_every_short_substring(lengths, overlap, size):
+    chunks = plan_chunks(lengths, overlap, size)
+    pieces = [p for c in chunks for p in c.pieces]
+    for rec, n in enumerate(lengths):
+        mine = [p for p in pieces if p.record == rec]
+        owned = sorted((p.own, p.end) for p in mine)
+        assert owned[0][0] == 0 and owned[-1][1] == n
+        assert all(a[1] == b[0] for a, b in zip(owned, owned[1:]))  # a partition
+        for p in mine:
+            assert p.start == max(0, p.own - overlap)
+        for end in range(1, n + 1):  # the piece owning column end-1 holds [end-overlap-1, end)
+            owner = next(p for p in mine if p.own <= end - 1 < p.end)
+            assert owner.start <= max(0, end - overlap - 1)
+    size = max(size, config.STREAM_OVERLAP_RATIO * overlap)  # a chunk is at least ratio x overlap
+    for c in chunks:  # bounded: a chunk is its size, give or take one piece's lead
+        assert c.bases <= size + overlap + 1
+
+
+@pytest.mark.parametrize("kind", ["memory", "store"])
+def test_chunk_text_matches_the_records(tmp_path, kind):
+    rng = np.random.default_rng(3)
+    codes = [rng.choice([1, 2, 4, 8, 15, 5], n).astype(np.uint8) for n in (1, 2, 37, 101)]
+    records = [Record(f"r{i}", c) for i, c in enumerate(codes)]
+    if kind == "store":
+        path = tmp_path / "g.fa"
+        path.write_text("".join(f">r{i}\n{decode(c)}\n" for i, c in enumerate(codes)))
+        store.build(path, tmp_path / "g.psg")
+        records = load(tmp_path / "g.psg")
+    bg = Background(records, "both")
+    for chunk in bg.chunks(overlap=5, chunk_bases=17):
+        text = bg.text(chunk)
+        for i, (piece, strand) in enumerate(zip(text.pieces, text.strands)):
+            got = text.codes[text.offsets[i]:text.offsets[i + 1]]
+            want = codes[piece.record][piece.start:piece.end]
+            if strand == "-":
+                want = reverse_complement(want)
+            assert got.tolist() == want.tolist()
+        bg.release(chunk)
+
+
+# ---------------------------------------------------------------------------- kdiff
+
+def _same(a, b):
+    assert a.candidates == b.candidates
+    assert a.settled == b.settled
+    assert a.profiles.keys() == b.profiles.keys()
+    for key in a.profiles:
+        assert a.profiles[key].tolist() == b.profiles[key].tolist()
+
+
+VARIANTS = [("bitparallel", "serial", None), ("bitparallel", "serial", frozenset()),
+            ("bitparallel", "multicore", None)]
+
+
+@pytest.mark.parametrize("variant,backend,flags", VARIANTS)
+@pytest.mark.parametrize("strand", ["+", "-"])
+def test_kdiff_chunk_edge_on_every_offset_around_a_planted_match(streamed, variant, backend, flags,
+                                                                 strand):
+    """A 40-base piece of the target, planted (with one substitution) in the background on
+    either strand, with a chunk edge placed at every offset from well before it to well
+    after it: every streamed answer equals the in-memory one."""
+    rng = np.random.default_rng(11)
+    target = _random(rng, 60)
+    planted = target[10:50].copy()
+    planted[20] = BASES[(np.searchsorted(BASES, planted[20]) + 1) % 4]
+    if strand == "-":
+        planted = reverse_complement(planted)
+    k = 3
+    m = target.shape[0]
+    chunk = 64
+    for shift in range(-(m + k) - 2, 45, 3):
+        at = chunk + shift + 70  # the planted copy starts this far from a chunk edge
+        background = np.concatenate([_random(rng, at), planted, _random(rng, 150)])
+        job = ([Record("t", target)], [Record("b", background)], k)
+        options = {"variant": variant, "backend": backend, "flags": flags}
+        want = kdiff.solve(*job, **options)
+        streamed(chunk)
+        got = kdiff.solve(*job, **options)
+        config.STREAM_MEMORY_BASES = 1 << 28
+        _same(want, got)
+        assert max(want.profiles["t"]) >= 30  # the planted copy is found
+
+
+@pytest.mark.parametrize("variant,backend", [("bitparallel", "serial"), ("conventional", "serial"),
+                                             ("alternative", "multicore")])
+def test_kdiff_many_records_shorter_than_a_chunk(streamed, lambda_record, variant, backend):
+    lam = lambda_record
+    background = [Record(f"s{i}", lam.codes[i * 700:i * 700 + n].copy())
+                  for i, n in enumerate((1, 5, 90, 300, 2000, 650, 31))]
+    background.append(lam.slice(20_000, 26_000))
+    target = [lam.slice(1000, 1150), lam.slice(25_900, 26_100)]
+    for strands in ("both", "forward"):
+        want = kdiff.solve(target, background, 4, variant=variant, backend=backend,
+                           strands=strands)
+        streamed(512)
+        got = kdiff.solve(target, background, 4, variant=variant, backend=backend,
+                          strands=strands)
+        config.STREAM_MEMORY_BASES = 1 << 28
+        _same(want, got)
+
+
+def test_kdiff_streams_a_store_like_memory(streamed, tmp_path, lambda_record):
+    path = tmp_path / "lam.fa"
+    path.write_text(f">lam\n{lambda_record.text}\n>tail\nACGTTGCA\n")
+    store.build(path, tmp_path / "lam.psg")
+    target = [lambda_record.slice(30_000, 30_400)]
+    want = kdiff.solve(target, load(path), 5, backend="multicore")
+    streamed(4096, ratio=2)
+    got = kdiff.solve(target, load(tmp_path / "lam.psg"), 5, backend="multicore")
+    _same(want, got)
+
+
+def test_kdiff_cancel_while_streaming(streamed, lambda_record):
+    from engine.jobs import CancelToken
+
+    streamed(2048)
+    job = kdiff.make_job([lambda_record.slice(0, 3000)], [lambda_record], 4, backend="serial")
+    cancel = CancelToken()
+    gen = kdiff.iter_solve(job, cancel)
+    progress = [next(gen)]
+    cancel.cancel()
+    try:
+        while True:
+            progress.append(next(gen))
+    except StopIteration as stop:
+        result = stop.value
+    assert not result.info.complete
+    assert result.settled[job.inputs["target"][0].id] < 3000
+
+
+# ---------------------------------------------------------------------------- searches
+
+def _planted_texts(rng, pattern, chunk, strand, shifts):
+    """Backgrounds holding ``pattern`` (or its reverse complement) with one substitution,
+    at ``shift`` columns from a chunk edge, plus short records, for each shift."""
+    planted = pattern.copy()
+    planted[len(planted) // 2] = BASES[(np.searchsorted(BASES, planted[len(planted) // 2]) + 1) % 4]
+    if strand == "-":
+        planted = reverse_complement(planted)
+    for shift in shifts:
+        at = chunk + shift + 40
+        yield [Record("b", np.concatenate([_random(rng, at), planted, _random(rng, 90)])),
+               Record("s1", pattern[:3].copy()), Record("s2", planted.copy())]
+
+
+@pytest.mark.parametrize("variant,backend", [("pmasm", "serial"), ("shift-add", "multicore"),
+                                             ("naive", "serial")])
+@pytest.mark.parametrize("strand", ["+", "-"])
+def test_kmismatch_chunk_edge_on_every_offset_around_a_planted_window(streamed, variant, backend,
+                                                                      strand):
+    from engine import kmismatch
+
+    rng = np.random.default_rng(7)
+    pattern = _random(rng, 21)
+    patterns = [Record("p", pattern), Record("q", pattern[5:13].copy())]
+    for text in _planted_texts(rng, pattern, 48, strand, range(-25, 25)):
+        want = kmismatch.solve(text, patterns, 2, variant=variant, backend=backend)
+        streamed(48)
+        got = kmismatch.solve(text, patterns, 2, variant=variant, backend=backend)
+        config.STREAM_MEMORY_BASES = 1 << 28
+        assert list(got.hits.rows()) == list(want.hits.rows())
+        assert got.pattern_hits.tolist() == want.pattern_hits.tolist()
+        assert [d.counts.tolist() for d in got.density] == [d.counts.tolist() for d in want.density]
+        assert got.scanned == want.scanned
+        assert any(h.pattern_id == "p" and h.strand == strand and h.record_id == "b"
+                   for h in want.hits)
+
+
+@pytest.mark.parametrize("variant,backend", [("myers", "serial"), ("banded", "multicore"),
+                                             ("dp", "serial")])
+@pytest.mark.parametrize("strand", ["+", "-"])
+def test_edit_search_chunk_edge_on_every_offset_around_a_planted_hit(streamed, variant, backend,
+                                                                     strand):
+    from engine import edit
+
+    rng = np.random.default_rng(9)
+    pattern = _random(rng, 24)
+    patterns = [Record("p", pattern), Record("q", pattern[4:12].copy())]
+    options = {"mode": "search", "k": 2, "variant": variant, "backend": backend,
+               "strands": "both", "profile": False}
+    for text in _planted_texts(rng, pattern, 48, strand, range(-30, 30, 2)):
+        want = edit.solve(patterns, text, **options)
+        streamed(48)
+        got = edit.solve(patterns, text, **options)
+        config.STREAM_MEMORY_BASES = 1 << 28
+        assert got.hits == want.hits
+        assert any(h.pattern_id == "p" and h.strand == strand and h.record_id == "b"
+                   and h.distance == 1 for h in want.hits)
+
+
+def test_searches_stream_a_store(streamed, tmp_path, lambda_record):
+    from engine import edit, kmismatch
+
+    path = tmp_path / "lam.fa"
+    path.write_text(f">lam\n{lambda_record.text}\n>tail\nACGTTGCA\n")
+    store.build(path, tmp_path / "lam.psg")
+    patterns = [lambda_record.slice(s, s + 20) for s in (100, 20_000, 48_000)]
+    want_k = kmismatch.solve(load(path), patterns, 3, backend="serial")
+    want_e = edit.solve(patterns, load(path), mode="search", k=3, backend="serial", strands="both",
+                        profile=False)
+    streamed(8192, ratio=2)
+    got_k = kmismatch.solve(load(tmp_path / "lam.psg"), patterns, 3, backend="serial")
+    got_e = edit.solve(patterns, load(tmp_path / "lam.psg"), mode="search", k=3, backend="serial",
+                       strands="both", profile=False)
+    assert list(got_k.hits.rows()) == list(want_k.hits.rows())
+    assert got_e.hits == want_e.hits
+
+
+_MEMORY_CHILD = """
+import json, resource, sys
+limit = 1500 << 20
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+from engine import kdiff
+from engine.sequences import load
+background = load(sys.argv[1])
+target = load(sys.argv[2])
+result = kdiff.solve(target, background, 5, backend="multicore", threads=2)
+status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+print(json.dumps({"bases": sum(len(r) for r in background), "candidates": len(result.candidates),
+                  "settled": list(result.settled.values()), "complete": result.info.complete,
+                  "vm_peak_kb": int(status["VmPeak"].split()[0]),
+                  "rss_peak_kb": int(status["VmHWM"].split()[0])}))
+"""
+
+
+@pytest.mark.slow
+def test_kdiff_against_200_mb_store_under_a_1_5_gb_address_space_limit(tmp_path):
+    """A 200 Mb store, both strands (400 Mb of text), in a process limited to 1.5 GB of
+    address space. The target is short (48 bases) so that the run takes seconds: memory
+    does not depend on the target's length beyond its own c(r) arrays."""
+    rng = np.random.default_rng(5)
+    letters = np.frombuffer(b"ACGT", dtype=np.uint8)
+    fasta = tmp_path / "big.fa"
+    with open(fasta, "wb") as fh:
+        for i in range(4):
+            fh.write(f">chr{i}\n".encode())
+            for _ in range(10):
+                row = letters[rng.integers(0, 4, 5_000_000, dtype=np.uint8)]
+                fh.write(row.tobytes() + b"\n")
+    store.build(fasta, tmp_path / "big.psg")
+    fasta.unlink()
+    target = tmp_path / "t.fa"
+    target.write_text(">t\nACGTTGCATGCAAGGCTTACGATCGATCGGGATCCATGCATTGACCAG\n")
+    out = subprocess.run([sys.executable, "-c", _MEMORY_CHILD, str(tmp_path / "big.psg"),
+                          str(target)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert report["bases"] == 200_000_000 and report["complete"]
+    # the scan ran over the whole store (it stops where a suffix occurs within 4 edits)
+    assert report["settled"][0] >= 10 and report["candidates"] == report["settled"][0] - 1
+    assert report["vm_peak_kb"] < 1500 << 10
