@@ -196,24 +196,24 @@ class GenomeStore:
                                      offset=self.payload_offset)
 
     def _read_header(self, head: bytes, size: int) -> None:
-        where = f"{self.path}: "
+        path = self.path
         if len(head) < 8 or head[:8] != MAGIC:
-            raise StoreError(where + "not a primerscope genome store (bad magic; an interrupted "
+            raise StoreError(f"{path}: not a primerscope genome store (bad magic; an interrupted "
                              "build or another file type)")
         if len(head) < _HEADER.size + _HEADER_CRC.size:
-            raise StoreError(where + f"truncated genome store ({size} bytes, header incomplete)")
+            raise StoreError(f"{path}: truncated genome store ({size} bytes, header incomplete)")
         fields = _HEADER.unpack_from(head)
         (crc,) = _HEADER_CRC.unpack_from(head, _HEADER.size)
         if zlib.crc32(head[:_HEADER.size]) != crc:
-            raise StoreError(where + "corrupt genome store (header checksum mismatch)")
+            raise StoreError(f"{path}: corrupt genome store (header checksum mismatch)")
         (_, version, self.flags, self.n_records, self.bases, self.payload_offset,
          self.payload_bytes, self.table_offset, self.table_bytes, self.file_bytes, src, pay,
          self._table_crc) = fields
         if version != VERSION:
-            raise StoreError(where + f"genome store format version {version}; this primerscope "
+            raise StoreError(f"{path}: genome store format version {version}; this primerscope "
                              f"reads version {VERSION} (rebuild it with primerscope index)")
         if size != self.file_bytes:
-            raise StoreError(where + f"truncated or damaged genome store ({size} bytes, the header "
+            raise StoreError(f"{path}: truncated or damaged genome store ({size} bytes, the header "
                              f"says {self.file_bytes}); rebuild it with primerscope index")
         self.source_sha256, self.payload_sha256 = src.hex(), pay.hex()
 
