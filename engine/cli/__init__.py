@@ -53,7 +53,10 @@ def family_cli(name: str):
 
 def add_common_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec) -> None:
     variants = [v.name for v in fam.variants]
-    parser.add_argument("--variant", choices=variants, help=f"default: {fam.fastest_variant}")
+    cuda = fam.default_variants.get("cuda")
+    parser.add_argument("--variant", choices=variants,
+                        help=f"default: {fam.fastest_variant}" + (f" (--backend cuda: {cuda})"
+                                                                  if cuda else ""))
     parser.add_argument("--backend", choices=registry.BACKENDS,
                         help="default: the fastest available")
     forms = sorted({p for v in fam.variants for b in v.backends for p in b.parallel})
