@@ -77,6 +77,34 @@ class ColumnTable(Sequence):
                      for c in self.block(a, min(hi, a + BLOCK))]
             yield from zip(*cells)
 
+    def column(self, index: int, lo: int = 0, hi: int | None = None):
+        """The cells of column ``index`` for rows lo..hi-1: an array where the table has the
+        column as numbers (:meth:`numeric`; NaN for an empty cell), else a list."""
+        hi = len(self) if hi is None else min(hi, len(self))
+        numbers = self.numeric(self.COLUMNS[index])
+        if numbers is not None:
+            return numbers[lo:hi]
+        out: list = []
+        for a in range(lo, hi, BLOCK):
+            cells = self.block(a, min(hi, a + BLOCK))[index]
+            out += cells.tolist() if isinstance(cells, np.ndarray) else cells
+        return out
+
+    def numeric(self, name: str) -> np.ndarray | None:
+        """The whole column ``name`` as numbers where the table stores it so (else None)."""
+        return None
+
+    def find(self, row) -> int:
+        """The index of the first row equal to ``row`` (-1 if none)."""
+        for i in self.find_candidates(row):
+            if self[int(i)] == row:
+                return int(i)
+        return -1
+
+    def find_candidates(self, row):
+        """Indices that may hold ``row`` (subclasses narrow them with a column)."""
+        return range(len(self))
+
     def to_pandas(self):
         """A pandas DataFrame with :attr:`COLUMNS` (pandas is the optional extra
         ``primerscope[pandas]``): numeric columns straight from the arrays, id columns

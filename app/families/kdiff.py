@@ -33,9 +33,7 @@ class KdiffAdapter(FamilyAdapter):
     def items(self, result_or_partial):
         if result_or_partial is None:
             return ()
-        if isinstance(result_or_partial, tuple):
-            return result_or_partial
-        return result_or_partial.candidates
+        return getattr(result_or_partial, "candidates", result_or_partial)
 
     def row(self, c) -> tuple:
         from engine.kdiff.export import candidate_row  # the CSV's columns

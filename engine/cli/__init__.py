@@ -24,13 +24,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import io
 import json
 import sys
 
 from engine import registry
 from engine.jobs import CancelToken, Progress
-from engine.output import check_outputs, write_text
+from engine.output import check_outputs, open_output, write_text
 from engine.sequences import SequenceError
 
 
@@ -197,15 +196,18 @@ def run_family(args) -> int:
                    "complete": info.complete}
         payload.update(_writer(plugin, "to_json", args)(result))
         text = json.dumps(payload) + "\n"
-    else:
-        buf = io.StringIO(newline="")
-        _writer(plugin, "write_csv", args)(result, buf)
-        text = buf.getvalue()
-    if args.output:
-        write_text(args.output, text)
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        if args.output:
+            write_text(args.output, text)
+        else:
+            sys.stdout.write(text)
+    else:  # streamed from the result's columns: no copy of the whole CSV in memory
+        write_csv = _writer(plugin, "write_csv", args)
+        if args.output:
+            with open_output(args.output) as fh:
+                write_csv(result, fh)
+        else:
+            write_csv(result, sys.stdout)
+    sys.stdout.flush()
     if hasattr(plugin, "extra_outputs"):
         for path, extra in plugin.extra_outputs(result, args).items():
             write_text(path, extra)

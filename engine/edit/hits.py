@@ -120,6 +120,14 @@ class EditHits(ColumnTable):
         return Hit(pattern_id, record_id, strand, None if start == "" else start, end, distance,
                    cigar if aligned else None, matched if aligned else None)
 
+    def numeric(self, name: str):
+        if name == "start":
+            return np.where(self.start >= 0, self.start, np.nan)  # NaN: no alignment
+        return getattr(self, name) if name in ("end", "distance") else None
+
+    def find_candidates(self, row):
+        return np.flatnonzero(self.end == row.end)
+
     def frame_columns(self) -> dict:
         import pandas as pd
 

@@ -91,6 +91,12 @@ class CandidateTable(ColumnTable):
     def make_row(self, cells: tuple) -> Candidate:
         return Candidate(cells[0], cells[1], cells[2], cells[4])
 
+    def numeric(self, name: str):
+        return getattr(self, name) if name in ("start", "end", "length") else None
+
+    def find_candidates(self, row):
+        return np.flatnonzero(self.start0 == row.start - 1)
+
     def frame_columns(self) -> dict:
         return {"target_id": categorical(self.target, self.target_ids), "start": self.start,
                 "end": self.end, "length": self.length,
