@@ -52,7 +52,12 @@ class KdiffAdapter(FamilyAdapter):
 
     def best_item(self, result):
         """The shortest (most specific) candidate, the first one if several."""
-        return min(result.candidates, key=lambda c: c.length, default=None)
+        cands = result.candidates
+        if not len(cands):
+            return None
+        if hasattr(cands, "length") and not callable(cands.length):  # columns: no object each
+            return cands[int(cands.length.argmin())]
+        return min(cands, key=lambda c: c.length)
 
     def summary(self, result) -> str:
         n = len(result.candidates)

@@ -101,7 +101,10 @@ def selected_flags(args):
     return frozenset(o for o in opts if o != "none")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``command`` (the subcommand about to run) only that
+    one's plug-in is imported and given its options (the others are listed, empty):
+    importing every family's plug-in costs start-up time a run does not need."""
     parser = _Parser(prog="primerscope",
                      description="Candidate primer regions and DNA dynamic programming, live.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -112,10 +115,14 @@ def build_parser() -> argparse.ArgumentParser:
         if importlib.util.find_spec(f"engine.{fam.name}.cli") is None:
             continue  # a family is offered on the command line once it has its cli plug-in
         p = sub.add_parser(fam.name, help=fam.title, description=fam.help)
-        family_cli(fam.name).add_arguments(p)
-        add_common_options(p, fam)
-        _remember_inputs(p)
+        if command in (None, fam.name):
+            family_cli(fam.name).add_arguments(p)
+            add_common_options(p, fam)
+            _remember_inputs(p)
     for name, module in TOOLS.items():
+        if command not in (None, name):
+            sub.add_parser(name)
+            continue
         plugin = importlib.import_module(module)
         try:
             fam = registry.family(plugin.FAMILY)
@@ -170,6 +177,7 @@ def run_family(args) -> int:
         raise UsageError(f"--threads must be >= 1, got {args.threads}")
     check_outputs((args.output, getattr(args, "bed", None)),
                   [getattr(args, dest, None) for dest in args.input_paths])
+    _start_cuda_early(plugin, args)
     job = plugin.make_job(args)
     api = registry.family_api(job.family)
     bar = ProgressBar(not args.no_progress)
@@ -214,6 +222,33 @@ def run_family(args) -> int:
     return 0
 
 
+def _start_cuda_early(plugin, args) -> None:
+    """For a run that will use the cuda backend: import numba.cuda and create the CUDA
+    context on a background thread while the inputs are read (issue #16: both otherwise
+    wait until the files are parsed). Never for a CPU run, and never an error here: the
+    run itself reports a GPU that fails."""
+    try:
+        fam = registry.family(getattr(plugin, "FAMILY", args.command))
+        sel = registry.resolve(fam, args.variant, args.backend, getattr(args, "parallel", None),
+                               selected_flags(args))
+    except ValueError:
+        return  # make_job says why, in its own words
+    if sel.backend != "cuda":
+        return
+
+    def warm() -> None:
+        try:
+            from numba import cuda
+
+            cuda.current_context()
+        except Exception:  # noqa: BLE001 -- the run reports it, with the job's context
+            pass
+
+    import threading
+
+    threading.Thread(target=warm, name="cuda-context", daemon=True).start()
+
+
 def _writer(plugin, name: str, args):
     """The plug-in's writer with its command-line options bound (typed keywords)."""
     import functools
@@ -240,7 +275,8 @@ def report_errors(action) -> int:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    return report_errors(lambda: _dispatch(build_parser().parse_args(argv)))
+    command = argv[0] if argv and not argv[0].startswith("-") else None
+    return report_errors(lambda: _dispatch(build_parser(command).parse_args(argv)))
 
 
 def _dispatch(args) -> int:
