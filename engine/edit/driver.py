@@ -286,6 +286,8 @@ class Collector:
         groups = len(plan.g_inst)
         self.found = ColumnBuffer(**HIT_DTYPES)  # hits in the order found
         self.cigar_text = ColumnBuffer(byte=np.uint8)  # their CIGARs end to end
+        # Once, not per progress report: a batch has as many ids as pairs.
+        self.ids = (tuple(p.id for p in plan.patterns), tuple(t.id for t in plan.texts))
         self.distances: dict[int, PairDistance] = {}
         self.left = np.bincount(plan.task_group, minlength=groups)
         self.seen = np.zeros(len(plan.tasks), dtype=bool)
@@ -380,9 +382,8 @@ class Collector:
     def hit_table(self) -> EditHits:
         """The hits so far, in the order found (a view: later slices only append)."""
         plan = self.plan
-        return EditHits(self.found.view(), pattern_ids=[p.id for p in plan.patterns],
-                        record_ids=[t.id for t in plan.texts], text=plan.text,
-                        offsets=plan.t_offs, cigars=self.cigar_text.view()["byte"])
+        return EditHits(self.found.view(), pattern_ids=self.ids[0], record_ids=self.ids[1],
+                        text=plan.text, offsets=plan.t_offs, cigars=self.cigar_text.view()["byte"])
 
     def sorted_hits(self) -> EditHits:
         """Hits in pattern order, then record order, end, strand ('+' first)."""

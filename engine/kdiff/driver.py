@@ -230,6 +230,7 @@ class ScanRunner:
         self.done = 0
         self.counters = np.zeros(2, dtype=np.int64)
         self.found = ColumnBuffer(target=np.int32, start0=np.int64, length=np.int64)
+        self._ids = tuple(t.id for t in self.targets)
         self.profiles: dict[str, np.ndarray] = {}
         self.settled: dict[str, int] = {}
         self._index = -1
@@ -284,8 +285,8 @@ class ScanRunner:
 
     def candidates(self) -> CandidateTable:
         """The candidates so far (a view: later slices only append)."""
-        return CandidateTable(**self.found.view(), target_ids=[t.id for t in self.targets],
-                              texts=[t.codes for t in self.targets])
+        return CandidateTable(**self.found.view(), target_ids=self._ids,
+                              texts=tuple(t.codes for t in self.targets))
 
     def report(self) -> dict:
         return {"partial": self.candidates()}
