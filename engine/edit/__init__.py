@@ -141,6 +141,18 @@ class EditResult:
     best: int | None = None
     profiles: tuple[ScoreProfile, ...] = ()
 
+    def to_pandas(self):
+        """The hits (search) or the distances (global) as a pandas DataFrame, in the CSV's
+        columns (needs the ``pandas`` extra); an empty cell is <NA>."""
+        if self.mode == "search":
+            return self.hits.to_pandas()
+        import pandas as pd
+
+        return pd.DataFrame({"pattern_id": [d.pattern_id for d in self.distances],
+                             "record_id": [d.record_id for d in self.distances],
+                             "distance": pd.array([d.distance for d in self.distances], dtype="Int64"),
+                             "cigar": [d.cigar for d in self.distances]})
+
     def profile(self, pattern_id: str, record_id: str, strand: str = "+") -> ScoreProfile | None:
         """The score profile of one pattern on one strand along one record, or None."""
         for prof in self.profiles:

@@ -42,6 +42,10 @@ class KdiffResult:
     #: target id -> number of start positions settled (all of them unless cancelled).
     settled: dict = field(default_factory=dict)
 
+    def to_pandas(self):
+        """The candidates as a pandas DataFrame (the CSV's columns; needs the ``pandas`` extra)."""
+        return self.candidates.to_pandas()
+
 
 def make_job(target, background, k: int, *, variant=None, backend=None, parallel=None, flags=None,
              strands: str = "both", threads: int | None = None, count_comparisons: bool = False,

@@ -54,6 +54,10 @@ class KmismatchResult:
     #: text positions scanned (all of them unless cancelled).
     scanned: int
 
+    def to_pandas(self):
+        """The hits as a pandas DataFrame (the CSV's columns; needs the ``pandas`` extra)."""
+        return self.hits.to_pandas()
+
 
 def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str = "both",
              threads: int | None = None, threads_per_block: int | None = None) -> Job:

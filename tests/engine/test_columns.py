@@ -117,3 +117,21 @@ def test_to_pandas(results, family):
     for i in (0, len(cells) // 3, len(cells) - 1):
         got = tuple("" if pd.isna(v) else v for v in frame.iloc[i].tolist())
         assert got == cells[i]
+
+
+def test_results_to_pandas():
+    pytest.importorskip("pandas")
+    text, patterns = load("ACGTTGCAACGTACGTTT"), load("ACGT")
+    res = kmismatch.solve(text, patterns, 1, backend="serial")
+    frame = res.to_pandas()
+    assert len(frame) == len(res.hits) > 2
+    assert frame["start"].tolist() == res.hits.start.tolist()
+    assert frame["strand"].tolist() == [h.strand for h in res.hits]
+    frame = kdiff.solve(load("ACTG"), load("AGCAAG"), 2, strands="forward",
+                        backend="serial").to_pandas()
+    assert frame[["start", "end", "sequence"]].values.tolist() == [[1, 3, "ACT"], [2, 4, "CTG"]]
+    frame = edit.solve(load("TAGAC"), load("ATCGAG"), backend="serial").to_pandas()
+    assert frame["distance"].tolist() == [3]
+    frame = edit.solve(load("ACGT"), load("TTACGATT"), mode="search", k=1,
+                       backend="serial").to_pandas()
+    assert frame["cigar"].tolist() == ["3=1I", "3=1X", "3=1D1="]
