@@ -227,10 +227,12 @@ def _start_cuda_early(plugin, args) -> None:
     context on a background thread while the inputs are read (issue #16: both otherwise
     wait until the files are parsed). Never for a CPU run, and never an error here: the
     run itself reports a GPU that fails."""
+    name = getattr(plugin, "FAMILY", args.command)
+    if name is None or getattr(args, "backend", None) not in (None, "cuda"):
+        return
     try:
-        fam = registry.family(getattr(plugin, "FAMILY", args.command))
-        sel = registry.resolve(fam, args.variant, args.backend, getattr(args, "parallel", None),
-                               selected_flags(args))
+        sel = registry.resolve(registry.family(name), getattr(args, "variant", None), args.backend,
+                               getattr(args, "parallel", None), selected_flags(args))
     except ValueError:
         return  # make_job says why, in its own words
     if sel.backend != "cuda":
