@@ -16,10 +16,12 @@ from dataclasses import dataclass, field, replace
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QGroupBox, QHBoxLayout,
                                QHeaderView, QLabel, QLineEdit, QMenu, QPlainTextEdit, QPushButton,
-                               QSpinBox, QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout)
+                               QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout)
 
 from engine.registry import InputSpec
-from engine.sequences import Record, SequenceError, encode
+from engine.sequences import Record, SequenceError, encode, record_id
+
+from app.widgets import ClampingSpinBox
 
 FILE_FILTER = ("Sequence files (*.fa *.fasta *.fna *.ffn *.fas *.fsa *.mfa *.seq *.gb *.gbk *.gbff "
                "*.genbank *.embl *.emb *.gz);;All files (*)")
@@ -27,21 +29,29 @@ FILE_FILTER = ("Sequence files (*.fa *.fasta *.fna *.ffn *.fas *.fsa *.mfa *.seq
 
 @dataclass(frozen=True)
 class InputState:
-    """Records of one role, which are used, and the region (1-based, inclusive) to use."""
+    """Records of one role, which are used, and the region (1-based, inclusive) to use.
+
+    ``files`` (the paths read) or ``demo`` (a demo data set's name) say where the records
+    came from, for a workspace; ``skipped`` names empty records the file had.
+    """
 
     records: tuple[Record, ...] = ()
     source: str = ""
     use: frozenset = field(default_factory=frozenset)  # indices of used records
     region: tuple[int, int] | None = None
+    files: tuple[str, ...] = ()
+    demo: str = ""
+    skipped: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, records, source: str, use=None, region=None) -> "InputState":
+    def of(cls, records, source: str, use=None, region=None, **where) -> "InputState":
         records = tuple(records)
         chosen = frozenset(range(len(records)) if use is None else use)
-        return cls(records, source, chosen, region)
+        return cls(records, source, chosen, tuple(region) if region else None, **where)
 
     def selected(self) -> list[Record]:
-        """The records a job gets: used records, cut to the region (named ``id[start:end]``)."""
+        """The records a job gets: used records, cut to the region. A region keeps the record's
+        id and numbering (``Record.region``), so results are in the loaded record's coordinates."""
         out = []
         for index, record in enumerate(self.records):
             if index not in self.use:
@@ -52,7 +62,7 @@ class InputState:
                 if lo > hi:
                     continue  # the region lies beyond this record
                 if (lo, hi) != (1, len(record)):
-                    record = record.slice(lo - 1, hi)
+                    record = record.region(lo, hi)
             out.append(record)
         return out
 
@@ -60,14 +70,33 @@ class InputState:
         return sum(len(r) for r in self.selected())
 
 
+_NUMBERED_LINE = re.compile(r"^\s*\d+(\s+[A-Za-z]+)+\s*$")
+
+
+def strip_numbered(text: str) -> str:
+    """GenBank/EMBL sequence lines (``ORIGIN``, ``     1 gggcggcgac ctcgcgggtt ...``, ``//``)
+    as bare sequence: their position numbers and spaces go. Other text is returned as it is,
+    so a digit inside a sequence is still reported."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if lines and lines[0].strip().upper() in ("ORIGIN", "SQ") or (lines and lines[0].startswith("SQ ")):
+        lines = lines[1:]
+    if lines and lines[-1].strip() == "//":
+        lines = lines[:-1]
+    embl = re.compile(r"^\s*([A-Za-z]+\s+)+\d+\s*$")  # EMBL numbers its lines at the end
+    if lines and (all(_NUMBERED_LINE.match(line) for line in lines)
+                  or all(embl.match(line) for line in lines)):
+        return re.sub(r"[\d\s]+", "", "".join(lines))
+    return text
+
+
 def parse_pasted(text: str, name: str = "pasted") -> list[Record]:
     """Records from pasted text: FASTA, GenBank or EMBL, or a bare sequence.
 
     A bare sequence may be broken over lines and spaced (white space is
-    ignored); anything else that is not an IUPAC code is refused with its
-    position, as for files.
+    ignored), or be a GenBank ORIGIN block with its position numbers; anything
+    else that is not an IUPAC code is refused with its position, as for files.
     """
-    stripped = text.strip()
+    stripped = strip_numbered(text).strip()
     if not stripped:
         raise SequenceError("nothing pasted")
     fmt = ("fasta" if stripped.startswith(">") else "genbank" if stripped.startswith("LOCUS")
@@ -85,10 +114,12 @@ def parse_pasted(text: str, name: str = "pasted") -> list[Record]:
     records = []
     try:
         for index, seq_record in enumerate(SeqIO.parse(io.StringIO(stripped), fmt), start=1):
-            record_id = seq_record.id or f"{name}{index}"
-            records.append(Record(record_id, encode(str(seq_record.seq), source=source,
-                                                    record_id=record_id),
-                                  seq_record.description, source))
+            raw = seq_record.id or f"{name}{index}"
+            rid, description = record_id(raw), seq_record.description
+            if description.startswith(raw):  # FASTA: the header repeats the id first
+                description = description[len(raw):].strip()
+            records.append(Record(rid, encode(str(seq_record.seq), source=source, record_id=rid),
+                                  description, source))
     except SequenceError:
         raise
     except Exception as exc:  # Biopython's parse errors
@@ -187,13 +218,16 @@ class InputPanel(QGroupBox):
 
         self.region_box = QCheckBox("Only positions")
         self.region_box.setToolTip("Use only this region of each selected record (1-based, inclusive)")
-        self.region_from = QSpinBox()
-        self.region_to = QSpinBox()
+        self.region_from = ClampingSpinBox()
+        self.region_to = ClampingSpinBox()
         for box in (self.region_from, self.region_to):
             box.setRange(1, 1)
             box.setGroupSeparatorShown(True)
             box.setKeyboardTracking(False)
             box.valueChanged.connect(self._on_region_changed)
+            box.clamped.connect(self._on_clamped)
+        self._note = ""  # what the panel says about a clamped region bound
+        self._clamping = False
         self.region_box.toggled.connect(self._on_region_changed)
         region = QHBoxLayout()
         region.addWidget(self.region_box)
@@ -204,14 +238,25 @@ class InputPanel(QGroupBox):
         self.summary = QLabel()
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
+        self.warning = QLabel()
+        self.warning.setObjectName("error")
+        self.warning.setWordWrap(True)
+        self.warning.setVisible(False)
+        self.paste_button = paste
 
         layout = QVBoxLayout(self)
         layout.addLayout(buttons)
         layout.addWidget(self.tree)
         layout.addLayout(region)
         layout.addWidget(self.summary)
+        layout.addWidget(self.warning)
         self._refresh_recent()
         self._show_state()
+
+    def focus_chain(self) -> list:
+        """Its widgets in the order they are laid out (the window's tab order)."""
+        return [self.open_button, self.paste_button, self.clear_button, self.tree, self.region_box,
+                self.region_from, self.region_to]
 
     # -- state -------------------------------------------------------------------------------
     def state(self) -> InputState:
@@ -220,10 +265,12 @@ class InputPanel(QGroupBox):
     def set_state(self, state: InputState) -> None:
         """Show ``state`` (model -> widgets, with the widgets' own signals blocked)."""
         self._state = state
+        self._note = ""
         self._show_state()
 
     def set_records(self, records, source: str) -> None:
         self._state = InputState.of(records, source, use=None if self.spec.many else {0})
+        self._note = ""
         self._show_state()
         self.changed.emit(self.role)
 
@@ -275,6 +322,14 @@ class InputPanel(QGroupBox):
 
     def _show_summary(self) -> None:
         state = self._state
+        warnings = []
+        if state.skipped:
+            names = ", ".join(state.skipped[:3]) + (", …" if len(state.skipped) > 3 else "")
+            warnings.append(f"Skipped {len(state.skipped)} empty record(s): {names}.")
+        if self._note:
+            warnings.append(self._note)
+        self.warning.setText(" ".join(warnings))
+        self.warning.setVisible(bool(warnings))
         if not state.records:
             self.summary.setText("<i>No sequence yet. Open a file, paste, or drop a FASTA/GenBank/EMBL "
                                  "file here.</i>")
@@ -318,7 +373,17 @@ class InputPanel(QGroupBox):
         self._show_summary()
         self.changed.emit(self.role)
 
+    def _on_clamped(self, typed: int, used: int) -> None:
+        longest = self.region_to.maximum()
+        self._note = (f"{typed:,} is beyond the longest record ({longest:,} bp): {used:,} is used."
+                      if typed > used else f"{typed:,} is below 1: {used:,} is used.")
+        self._clamping = True  # the value change that follows keeps the note
+        self._show_summary()
+
     def _on_region_changed(self, *_):
+        if not self._clamping:
+            self._note = ""
+        self._clamping = False
         if self.region_box.isChecked():
             lo, hi = self.region_from.value(), self.region_to.value()
             if lo > hi:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import ctypes
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -12,7 +14,44 @@ from engine import registry
 from app import demo
 
 SCREENSHOT_TIMEOUT_S = 300
-SCREENSHOT_SIZE = (1440, 900)
+SCREENSHOT_SIZE = (1280, 720)
+
+#: What Qt's xcb platform plugin loads (PySide6 6.11), and the Debian/Ubuntu packages that hold them.
+XCB_LIBRARIES = {
+    "libxcb-cursor.so.0": "libxcb-cursor0", "libxcb-icccm.so.4": "libxcb-icccm4",
+    "libxcb-keysyms.so.1": "libxcb-keysyms1", "libxcb-image.so.0": "libxcb-image0",
+    "libxcb-render-util.so.0": "libxcb-render-util0", "libxcb-randr.so.0": "libxcb-randr0",
+    "libxcb-shape.so.0": "libxcb-shape0", "libxcb-xfixes.so.0": "libxcb-xfixes0",
+    "libxcb-xkb.so.1": "libxcb-xkb1", "libxcb-sync.so.1": "libxcb-sync1",
+    "libxkbcommon-x11.so.0": "libxkbcommon-x11-0", "libX11-xcb.so.1": "libx11-xcb1",
+    "libEGL.so.1": "libegl1", "libfontconfig.so.1": "libfontconfig1", "libdbus-1.so.3": "libdbus-1-3",
+}
+HEADLESS = ("run it headless with QT_QPA_PLATFORM=offscreen (e.g. QT_QPA_PLATFORM=offscreen "
+            "primerscope gui --screenshot out.png), or under xvfb-run")
+
+
+def display_problem(environ=os.environ) -> str | None:
+    """Why Qt could not open a window here, or None. Qt aborts the process (no exception)
+    when its platform plugin cannot start, so this is checked before."""
+    if not sys.platform.startswith("linux"):
+        return None
+    platform = environ.get("QT_QPA_PLATFORM", "")
+    if platform and not platform.startswith("xcb"):
+        return None  # offscreen, wayland, vnc...: the user's choice
+    if not platform and environ.get("WAYLAND_DISPLAY"):
+        return None  # Qt picks its Wayland plugin
+    if not environ.get("DISPLAY"):
+        return f"no display to open a window on (DISPLAY is not set); {HEADLESS}"
+    missing = []
+    for library, package in XCB_LIBRARIES.items():
+        try:
+            ctypes.CDLL(library)
+        except OSError:
+            missing.append(package)
+    if missing:
+        return (f"Qt's X11 (xcb) plugin needs libraries this system lacks; install them "
+                f"(Debian/Ubuntu: apt-get install {' '.join(missing)}), or {HEADLESS}")
+    return None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +77,7 @@ class ScreenshotRun:
         self.status = 1
         self.errors: list[str] = []
         window.error_sink = self._on_error
+        window.ask_sink = lambda title, text: True  # a long demo run goes ahead
         window.inputs_loaded.connect(self._on_loaded)
         window.run_finished.connect(self._on_finished)
         window.run_failed.connect(lambda message: self._quit(1))
@@ -56,8 +96,9 @@ class ScreenshotRun:
         self._quit(1)
 
     def _on_loaded(self) -> None:
-        if self.window.mode == "idle" and self.window.result is None and not self.window.runner.running:
-            self.window.run()
+        controller = self.window.controller
+        if controller.mode == "idle" and controller.result is None and not self.window.loads.running:
+            controller.run()
 
     def _on_finished(self, result) -> None:
         self.window.select_best()
@@ -67,9 +108,7 @@ class ScreenshotRun:
         from PySide6.QtCore import QTimer
 
         self._waited += 1
-        views = self.window.views[:-1]  # the compare tab stays empty in a screenshot
-        family_views = views[:-1]
-        if all(v.has_data() for v in family_views) or self._waited > 600:
+        if all(v.has_data() for v in self.window.family_views) or self._waited > 600:
             self._poll.stop()
             self.window.tabs.setCurrentIndex(min(self.tab, self.window.tabs.count() - 1))
             QTimer.singleShot(400, self._grab)
@@ -96,6 +135,10 @@ class ScreenshotRun:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    problem = display_problem()
+    if problem:
+        print(f"primerscope: cannot open a window: {problem}.", file=sys.stderr)
+        return 2
     from PySide6.QtCore import QSettings
 
     from app.families import adapter, has_adapter
@@ -108,7 +151,7 @@ def main(argv=None) -> int:
         settings = QSettings(str(Path(settings_dir.name) / "settings.ini"), QSettings.Format.IniFormat)
     else:
         settings = QSettings("primerscope", "primerscope")
-    window = MainWindow(settings)
+    window = MainWindow(settings, restore=not args.screenshot)
     if args.family:
         if not has_adapter(args.family):
             print(f"primerscope: error: the GUI has no views for {args.family} yet", file=sys.stderr)

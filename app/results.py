@@ -1,17 +1,24 @@
-"""The results panel: filter row (length, positions, text) over the sortable results table.
+"""The results panel: the run's summary, a filter row (length, positions, text) and the
+sortable results table.
 
 A family may add tools under the filter row (:meth:`ResultsPanel.set_tools`; kdiff's primer
 tools): computed columns after the standard ones (:class:`ComputedColumnsModel`) and a filter
 of its own (:class:`ToolFilter`). ``model.rows()`` stays the standard columns, as in the CSV.
+
+Rows can be selected several at a time; the selection follows its rows through sorting and
+filtering (and is scrolled back into view), Ctrl+C copies the selected rows as tab-separated
+text, and the context menu copies or exports them.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QPushButton, QSpinBox, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QAbstractItemView, QApplication, QFrame, QHBoxLayout, QHeaderView,
+                               QLabel, QLineEdit, QMenu, QPushButton, QScrollArea, QSizePolicy,
+                               QSpinBox, QTableView, QVBoxLayout, QWidget)
 
 from app.table import SORT_ROLE, ResultsFilter, ResultsModel, as_numbers
 
@@ -84,9 +91,7 @@ class ToolFilter(ResultsFilter):
     (:class:`ResultsFilter` applies it after its own filters)."""
 
     def set_keep(self, keep: Callable | None) -> None:
-        self.beginFilterChange()
-        self.keep = keep
-        self.endFilterChange()
+        self.change_filter(lambda: setattr(self, "keep", keep))
 
     def active(self) -> bool:
         return self.keep is not None or super().active()
@@ -105,10 +110,12 @@ def _any_spin(tip: str) -> QSpinBox:
 
 
 class ResultsPanel(QWidget):
-    """Signals ``selected(item)`` for the current row and ``filtered()`` when filters change."""
+    """Signals ``selected(item)`` for the current row, ``filtered()`` when filters change and
+    ``export_selection_requested()`` from the context menu."""
 
     selected = Signal(object)
     filtered = Signal()
+    export_selection_requested = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -125,9 +132,17 @@ class ResultsPanel(QWidget):
         self.text = QLineEdit()
         self.text.setPlaceholderText("record or sequence contains…")
         self.text.setClearButtonEnabled(True)
+        self.text.setMinimumWidth(140)
         clear = QPushButton("Clear filters")
         clear.clicked.connect(self.clear_filters)
         self.count = QLabel()
+        self.summary = QLabel()
+        self.summary.setObjectName("result")
+        self.summary.setToolTip("The last run's answer (kept while other families are shown)")
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.summary.setVisible(False)
+        self.clear_button = clear
         row = QHBoxLayout()
         self.length_label = QLabel("Length")
         row.addWidget(self.length_label)
@@ -152,13 +167,33 @@ class ResultsPanel(QWidget):
         self.view.setSortingEnabled(True)
         self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # engine order until a header is clicked
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.view.setAlternatingRowColors(True)
         self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.view.horizontalHeader().setResizeContentsPrecision(200)  # fit widths on 200 rows
         self.view.selectionModel().currentRowChanged.connect(self._on_current_changed)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._context_menu)
+        self.copy_action = QAction("&Copy rows", self.view)
+        self.copy_action.setShortcut(QKeySequence.StandardKey.Copy)
+        self.copy_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.copy_action.triggered.connect(self.copy_selection)
+        self.view.addAction(self.copy_action)
+        # The selection follows its rows through sorting and filtering: the views keep
+        # showing the current row instead of whichever row took its place.
+        self._kept: list = []
+        self._kept_current = None
+        self._filtering = False
+        self._scroll = False  # to the selection once it is restored: after a sort or a filter
+        self.proxy.filter_about_to_change.connect(lambda: setattr(self, "_scroll", True))
+        # (the view sorts first: it connected to the header when sorting was enabled)
+        self.view.horizontalHeader().sortIndicatorChanged.connect(self._scroll_to_current)
+        self.proxy.filter_about_to_change.connect(self._remember_selection)
+        self.proxy.filter_changed.connect(self._restore_selection)
+        self.proxy.layoutAboutToBeChanged.connect(self._remember_selection)
+        self.proxy.layoutChanged.connect(self._restore_selection)
 
         for box in (self.length_min, self.length_max, self.pos_from, self.pos_to):
             box.valueChanged.connect(self._apply_filters)
@@ -166,11 +201,32 @@ class ResultsPanel(QWidget):
         self.model.rowsInserted.connect(self._show_count)
         self.model.modelReset.connect(self._show_count)
 
+        # Tools (kdiff's primer tools) are wide: they scroll sideways rather than widen the window.
+        self.tools_area = QScrollArea()
+        self.tools_area.setWidgetResizable(True)
+        self.tools_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.tools_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.tools_area.setVisible(False)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.summary)
         layout.addLayout(row)
+        layout.addWidget(self.tools_area)
         layout.addWidget(self.view, 1)
         self._show_count()
+
+    def set_summary(self, text: str) -> None:
+        """The last run's answer (LCS length, NW score, counts), above the table."""
+        self.summary.setText(f"<b>{text}</b>" if text else "")
+        self.summary.setVisible(bool(text))
+
+    def focus_chain(self) -> list:
+        chain = [self.length_min, self.length_max, self.pos_from, self.pos_to, self.text,
+                 self.clear_button]
+        if self.tools is not None and hasattr(self.tools, "focus_chain"):
+            chain += self.tools.focus_chain()
+        return chain + [self.view]
 
     def set_tools(self, tools) -> None:
         """Put a family's tools under the filter row (None: remove them and what they added).
@@ -179,13 +235,16 @@ class ResultsPanel(QWidget):
         (the row item that stands for a result item, e.g. its merged region's).
         """
         if self.tools is not None:
-            self.layout().removeWidget(self.tools)
+            self.tools_area.takeWidget()
             self.tools = None
             self.model.set_computed((), None)
             self.proxy.set_keep(None)
         if tools is not None:
-            self.layout().insertWidget(1, tools)
+            self.tools_area.setWidget(tools)
+            bar = self.tools_area.horizontalScrollBar().sizeHint().height()
+            self.tools_area.setFixedHeight(tools.sizeHint().height() + bar)
             self.tools = tools
+        self.tools_area.setVisible(tools is not None)
 
     def refilter(self) -> None:
         """Tools changed what their filter keeps or the computed columns' values."""
@@ -253,6 +312,100 @@ class ResultsPanel(QWidget):
         if total > held:
             text += f" (the first {held:,} of {total:,}; Export CSV writes all)"
         self.count.setText(text)
+
+    # -- selection ---------------------------------------------------------------------------------
+    def selected_source_rows(self) -> list[int]:
+        """Source rows of the selected table rows, in the table's order."""
+        rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
+        return [self.proxy.mapToSource(self.proxy.index(r, 0)).row() for r in rows]
+
+    def _remember_selection(self, *_) -> None:
+        if self._filtering:
+            return  # a filter change that also re-lays out the rows: remembered already
+        self._filtering = True
+        model = self.view.selectionModel()
+        current = model.currentIndex()
+        # Source rows: sorting and filtering never move a row of the model itself.
+        self._kept = self.selected_source_rows()
+        self._kept_current = self.proxy.mapToSource(current).row() if current.isValid() else None
+        model.blockSignals(True)
+
+    def _restore_selection(self, *_) -> None:
+        if not self._filtering:
+            return
+        self._filtering = False
+        model = self.view.selectionModel()
+        model.blockSignals(False)
+        if not self._kept and self._kept_current is None:
+            return
+        selection = QItemSelection()
+        last = self.model.columnCount() - 1
+        flags = QItemSelectionModel.SelectionFlag
+        current = QModelIndex()
+        for row in set(self._kept) | ({self._kept_current} - {None}):
+            if row >= self.model.rowCount():
+                continue
+            index = self.proxy.mapFromSource(self.model.index(row, 0))
+            if index.isValid():
+                selection.select(index, index.siblingAtColumn(last))
+                if row == self._kept_current:
+                    current = index
+        model.blockSignals(True)  # the rows are the same: the views have nothing new to show
+        model.select(selection, flags.ClearAndSelect)
+        if current.isValid():
+            model.setCurrentIndex(current, flags.NoUpdate)
+        model.blockSignals(False)
+        self.view.viewport().update()
+        if current.isValid() and self._scroll:
+            self.view.scrollTo(current)
+        self._scroll = False
+
+    def _scroll_to_current(self, *_) -> None:
+        current = self.view.selectionModel().currentIndex()
+        if current.isValid():
+            self.view.scrollTo(current)
+
+    def table_rows(self, selected: bool = False) -> tuple[list[str], list[tuple]]:
+        """(titles, rows) of what the table shows, in its order: every shown row, or the
+        selected ones. Values are raw (numbers unrounded), computed columns included."""
+        columns = self.model.all_columns()
+        if selected:
+            sources = self.selected_source_rows()
+        else:
+            sources = [self.proxy.mapToSource(self.proxy.index(r, 0)).row()
+                       for r in range(self.proxy.rowCount())]
+        base = len(self.model.columns)
+        out = []
+        for r in sources:
+            row = tuple(self.model.row_values(r))
+            if len(columns) > base:
+                row += tuple(self.model.data(self.model.index(r, c), SORT_ROLE)
+                             for c in range(base, len(columns)))
+            out.append(row)
+        return [c.title for c in columns], out
+
+    def copy_selection(self) -> None:
+        """The selected rows (with a header line) as tab-separated text on the clipboard."""
+        titles, rows = self.table_rows(selected=True)
+        if not rows:
+            return
+        lines = ["\t".join(titles)] + ["\t".join("" if v is None else str(v) for v in row)
+                                       for row in rows]
+        QApplication.clipboard().setText("\n".join(lines) + "\n")
+
+    def context_menu(self) -> QMenu:
+        """Copy or export the selected rows. (A primer library to add them to does not exist yet.)"""
+        menu = QMenu(self)
+        count = len(self.view.selectionModel().selectedRows())
+        copy = menu.addAction(f"Copy {count:,} row{'s' if count != 1 else ''}", self.copy_selection)
+        copy.setShortcut(QKeySequence.StandardKey.Copy)
+        export = menu.addAction("Export selected rows as CSV…", self.export_selection_requested.emit)
+        copy.setEnabled(count > 0)
+        export.setEnabled(count > 0)
+        return menu
+
+    def _context_menu(self, pos) -> None:
+        self.context_menu().exec(self.view.viewport().mapToGlobal(pos))
 
     def _on_current_changed(self, current, _previous) -> None:
         if not current.isValid():

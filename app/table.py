@@ -17,7 +17,7 @@ from collections import OrderedDict
 from typing import Callable, Sequence
 
 import numpy as np
-from PySide6.QtCore import QAbstractProxyModel, QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractProxyModel, QAbstractTableModel, QModelIndex, Qt, Signal
 
 from app.families import Column
 from engine.columns import ColumnTable
@@ -214,7 +214,13 @@ class ResultsFilter(QAbstractProxyModel):
     The rows shown are one numpy array of source rows (None: all, in engine order),
     rebuilt with numpy when the filters, the sort or the source's rows change: no Python
     call per row, as a QSortFilterProxyModel's filterAcceptsRow would make.
+
+    Signals ``filter_about_to_change()`` and ``filter_changed()`` around a change of filters
+    (the results panel keeps the selection on its rows through it).
     """
+
+    filter_about_to_change = Signal()
+    filter_changed = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -246,10 +252,19 @@ class ResultsFilter(QAbstractProxyModel):
         self._rebuild()
 
     # -- filters -------------------------------------------------------------------------------
-    def set_filters(self, length=(None, None), position=(None, None), text: str = "") -> None:
+    def change_filter(self, apply) -> None:
+        """Run ``apply()`` (which sets filter state) as one announced filter change."""
+        self.filter_about_to_change.emit()
         self.beginFilterChange()
-        self.length_range, self.position_range, self.text = tuple(length), tuple(position), text
+        apply()
         self.endFilterChange()
+        self.filter_changed.emit()
+
+    def set_filters(self, length=(None, None), position=(None, None), text: str = "") -> None:
+        def apply():
+            self.length_range, self.position_range, self.text = tuple(length), tuple(position), text
+
+        self.change_filter(apply)
 
     def active(self) -> bool:
         return any(v is not None for v in self.length_range + self.position_range) or bool(self.text)

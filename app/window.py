@@ -1,110 +1,104 @@
-"""The main window: inputs and parameters on the left, views over the results table.
+"""The main window's layout: inputs and parameters on the left, view tabs over the results table.
 
-The window knows no family: the registry gives the parameters, the family's
-adapter (:mod:`app.families`) gives the job, the table columns and the views.
-Jobs run on a worker thread (:mod:`app.worker`); the window keeps only the
-newest Progress and draws it at about 30 Hz.
+The window knows no family: the registry gives the parameters, the family's adapter
+(:mod:`app.families`) gives the job, the table columns and the views. The other jobs live in
+their own modules: :mod:`app.run_controller` (Run, Compare, Cancel and the drawing of a run),
+:mod:`app.exports` (CSV, alignments, pictures), :mod:`app.loading` (the load queue) and
+:mod:`app.workspace` (File ▸ Save/Open workspace).
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+import itertools
 import os
-import time
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QIcon, QKeySequence
+from PySide6.QtCore import QSettings, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QAction, QDesktopServices, QIcon, QKeySequence
 from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox,
                                QProgressBar, QScrollArea, QSplitter, QStyle, QTabWidget, QToolBar,
                                QVBoxLayout, QWidget)
 
-from engine.output import write_text
-from engine.jobs import Progress
 from engine.sequences import load_many
 
-from app import demo
+from app import demo, workspace
+from app.exports import Exports
 from app.families import adapter as family_adapter
 from app.inputs import FILE_FILTER, InputPanel, InputState, PasteDialog
-from app.jobs import CompareStep, JobStarted, call, compare_backends, run_job
+from app.loading import LoadQueue
 from app.params import ParamsPanel
 from app.results import ResultsPanel
+from app.run_controller import RunController
 from app.settings import load_json, save_json
+from app.views import TabPage
 from app.views.compare import CompareView
-from app.views.plotting import configure, export_plot, si
+from app.views.plotting import configure
 from app.views.throughput import ThroughputView
-from app.worker import JobRunner
 
 RESOURCES = Path(__file__).resolve().parents[1] / "resources"
-DRAW_INTERVAL_MS = 33  # ~30 Hz
-TABLE_INTERVAL_S = 0.25  # rows join the table at most 4 times a second while a job runs
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "gui.md"
+GUIDE_URL = "https://github.com/primerscope/primerscope/blob/main/docs/gui.md"
 MAX_RECENT = 10
+#: The smallest screen the window must fit (a 1366x768 laptop, less its panel and title bar).
+SMALL_SCREEN = (1280, 720)
 
 
-def format_duration(seconds: float) -> str:
-    seconds = max(0, int(round(seconds)))
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes}:{seconds:02d}"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{seconds:02d}"
+def version() -> str:
+    try:
+        return importlib.metadata.version("primerscope")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 class MainWindow(QMainWindow):
-    """Signals: ``inputs_loaded`` after a file or demo load, ``run_finished(result)``,
-    ``run_failed(str)``, ``compare_finished(list)``."""
+    """Signals: ``inputs_loaded`` after a file or demo load; the run controller's
+    ``run_finished(result)``, ``run_failed(str)`` and ``compare_finished(rows)``."""
 
     inputs_loaded = Signal()
-    run_finished = Signal(object)
-    run_failed = Signal(str)
-    compare_finished = Signal(object)
 
-    def __init__(self, settings: QSettings | None = None, parent=None):
+    def __init__(self, settings: QSettings | None = None, parent=None, restore: bool = True):
         super().__init__(parent)
         configure()
         self.settings = settings if settings is not None else QSettings("primerscope", "primerscope")
         self.setWindowTitle("primerscope")
         self.setWindowIcon(QIcon(str(RESOURCES / "icons" / "primerscope.svg")))
         self.setAcceptDrops(False)
-
-        self.runner = JobRunner(self)
-        self.runner.progress.connect(self._on_progress)
-        self.runner.finished.connect(self._on_finished)
-        self.runner.failed.connect(self._on_failed)
-        self.loader = JobRunner(self)
-        self.loader.finished.connect(self._on_loaded)
-        self.loader.failed.connect(self._on_load_failed)
-        self._load_queue: list = []
-        self._loading = None
-
-        self.mode = "idle"  # idle | running | comparing
-        self.job = None
-        self.result = None
-        self.compare_rows = None
-        self._latest: Progress | None = None
-        self._dirty = False
-        self._started_at = 0.0
-        self._cancel_at: float | None = None
-        self.cancel_latency: float | None = None
-        self._last_demo: str | None = None
-        self._compare_step: CompareStep | None = None
-        self._table_at = 0.0
+        #: Headless runs (--screenshot, tests) answer dialogs through these instead.
         self.error_sink = None
+        self.ask_sink = None
+        self.choose_sink = None
+
+        self.controller = RunController(self)
+        self.controller.state_changed.connect(self._update_actions)
+        self.run_finished = self.controller.run_finished
+        self.run_failed = self.controller.run_failed
+        self.compare_finished = self.controller.compare_finished
+        self.exports = Exports(self)
+        self.loads = LoadQueue(self)
+        self.loads.message.connect(lambda text: self.state_label.setText(text))
+        self.loads.failed.connect(self._on_load_failed)
+        self.loads.idle.connect(self._update_actions)
+
+        self._last_demo: str | None = None
         self._input_states: dict[tuple[str, str], InputState] = {}
         self.input_panels: dict[str, InputPanel] = {}
-        self.views: list = []
+        #: The adapter's views (tabs, and tools over the results table); then the two every
+        #: family has: throughput (fed by a run) and compare (fed by Compare backends only).
+        self.family_views: list = []
+        self.pages: list[TabPage] = []
 
         self._build_left()
         self._build_center()
         self._build_status()
         self._build_actions()
-        self._draw_timer = QTimer(self)
-        self._draw_timer.setInterval(DRAW_INTERVAL_MS)
-        self._draw_timer.timeout.connect(self._draw)
         self._setup_family()
         self._restore_geometry()
         self._update_actions()
+        if restore and self.restore_on_start.isChecked():
+            saved = load_json(self.settings, workspace.LAST_KEY, None)
+            if isinstance(saved, dict):
+                QTimer.singleShot(0, lambda: workspace.apply(self, saved, quiet=True))
 
     # ---------------------------------------------------------------------------------------
     # construction
@@ -116,14 +110,13 @@ class MainWindow(QMainWindow):
         self.inputs_layout = QVBoxLayout(self.inputs_box)
         self.inputs_layout.setContentsMargins(0, 0, 0, 0)
         self.params.layout().insertWidget(2, self.inputs_box)
-        container = QWidget()
-        layout = QVBoxLayout(container)
+        self.left_content = QWidget()
+        layout = QVBoxLayout(self.left_content)
         layout.addWidget(self.params)
         layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
-        scroll.setWidget(container)
-        scroll.setMinimumWidth(360)
+        scroll.setWidget(self.left_content)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.left = scroll
 
@@ -132,18 +125,23 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.results = ResultsPanel()
         self.results.selected.connect(self._on_item_selected)
-        self.results.filtered.connect(self._on_filtered)
+        self.results.filtered.connect(self.on_filtered)
+        self.results.export_selection_requested.connect(lambda: self.exports.export_selection())
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self.tabs)
         right.addWidget(self.results)
-        right.setStretchFactor(0, 3)
-        right.setStretchFactor(1, 2)
-        right.setSizes([560, 300])
+        # Plots and table share the height evenly: at 720 px (kdiff's primer tools over the
+        # table) the table still shows about ten rows.
+        right.setStretchFactor(0, 1)
+        right.setStretchFactor(1, 1)
+        right.setChildrenCollapsible(False)
+        right.setSizes([500, 500])
         self.right = right
         main = QSplitter(Qt.Orientation.Horizontal)
         main.addWidget(self.left)
         main.addWidget(right)
         main.setStretchFactor(1, 1)
+        main.setChildrenCollapsible(False)
         main.setSizes([380, 1060])
         self.main_splitter = main
         self.setCentralWidget(main)
@@ -151,6 +149,8 @@ class MainWindow(QMainWindow):
     def _build_status(self) -> None:
         bar = self.statusBar()
         self.state_label = QLabel("Ready.")
+        # Hovering a menu or toolbar entry shows its tip in the status bar: the state stays
+        # visible beside it (a permanent widget), and results have their own label anyway.
         self.rate_label = QLabel()
         self.rate_label.setToolTip("Throughput of the running job (average since its start)")
         self.eta_label = QLabel()
@@ -158,8 +158,8 @@ class MainWindow(QMainWindow):
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(True)
         self.progress_bar.setFormat("")
-        self.progress_bar.setFixedWidth(220)
-        bar.addWidget(self.state_label, 1)
+        self.progress_bar.setFixedWidth(180)
+        bar.addPermanentWidget(self.state_label, 1)
         bar.addPermanentWidget(self.rate_label)
         bar.addPermanentWidget(self.eta_label)
         bar.addPermanentWidget(self.progress_bar)
@@ -180,29 +180,48 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         SP = QStyle.StandardPixmap
+        ex = self.exports
         self.open_action = self._action("&Open…", lambda: self.open_dialog(self._roles()[0]),
-                                         QKeySequence.StandardKey.Open, SP.SP_DialogOpenButton,
-                                         "Open a sequence file for the first input")
+                                        QKeySequence.StandardKey.Open, SP.SP_DialogOpenButton,
+                                        "Open a sequence file for the first input")
         self.open2_action = self._action("Open &second input…", lambda: self.open_dialog(self._roles()[-1]),
                                          "Ctrl+Shift+O", None, "Open a sequence file for the second input")
         self.paste_action = self._action("&Paste sequence…", lambda: self.paste_dialog(self._roles()[0]),
                                          "Ctrl+Shift+V", None, "Paste a sequence for the first input")
-        self.run_action = self._action("&Run", self.run, ["Ctrl+R", "F5"], SP.SP_MediaPlay,
-                                       "Run the job")
-        self.cancel_action = self._action("&Cancel", self.cancel, ["Esc", "Ctrl+."], SP.SP_MediaStop,
-                                          "Cancel the job; results found so far are kept")
-        self.compare_action = self._action("Compare &backends", self.compare, "Ctrl+B", SP.SP_ComputerIcon,
+        self.save_workspace_action = self._action(
+            "Save &workspace…", lambda: workspace.save_dialog(self), None, None,
+            "Save the loaded files, their regions, the family and its parameters as a small JSON file")
+        self.open_workspace_action = self._action(
+            "Open w&orkspace…", lambda: workspace.open_dialog(self), None, None,
+            "Load the files, regions, family and parameters of a saved workspace")
+        self.restore_on_start = QAction("Restore the last workspace on start", self)
+        self.restore_on_start.setCheckable(True)
+        self.restore_on_start.setChecked(self.settings.value(workspace.RESTORE_KEY, False, type=bool))
+        self.restore_on_start.toggled.connect(
+            lambda on: self.settings.setValue(workspace.RESTORE_KEY, bool(on)))
+        self.run_action = self._action("&Run", lambda: self.controller.run(), ["Ctrl+R", "F5"],
+                                       SP.SP_MediaPlay, "Run the job")
+        self.cancel_action = self._action("&Cancel", lambda: self.controller.cancel(), ["Esc", "Ctrl+."],
+                                          SP.SP_MediaStop, "Cancel the job; results found so far are kept")
+        self.compare_action = self._action("Compare &backends", lambda: self.controller.compare(), "Ctrl+B",
+                                           SP.SP_ComputerIcon,
                                            "Run the job on every available variant and backend")
-        self.export_action = self._action("&Export results as CSV…", self.export_csv, "Ctrl+E",
-                                          SP.SP_DialogSaveButton, "Export the results table as CSV")
-        self.export_align_action = self._action("Export &alignments as text…", self.export_alignments,
+        self.export_action = self._action("&Export results as CSV…", ex.export_csv, "Ctrl+E",
+                                          SP.SP_DialogSaveButton,
+                                          "Export the results: all rows, or the rows the table shows")
+        self.export_align_action = self._action("Export &alignments as text…", ex.export_alignments,
                                                 "Ctrl+Shift+E", None, "Export alignments as plain text")
-        self.save_plot_action = self._action("Save &plot as PNG/SVG…", self.save_plot, "Ctrl+Shift+S",
-                                             None, "Save the plot of the current tab")
-        quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self.save_plot_action = self._action("Save a &picture of the tab (PNG/SVG)…", ex.save_picture,
+                                             "Ctrl+Shift+S", None,
+                                             "Save the current tab, all of its plots, as one picture")
+        # Ctrl+Q itself: StandardKey.Quit is empty on some platforms (offscreen, some desktops).
+        quit_action = self._action("&Quit", self.close, "Ctrl+Q")
 
         menu = self.menuBar().addMenu("&File")
         for action in (self.open_action, self.open2_action, self.paste_action):
+            menu.addAction(action)
+        menu.addSeparator()
+        for action in (self.open_workspace_action, self.save_workspace_action, self.restore_on_start):
             menu.addAction(action)
         menu.addSeparator()
         for action in (self.export_action, self.export_align_action, self.save_plot_action):
@@ -219,6 +238,8 @@ class MainWindow(QMainWindow):
         for action in (self.run_action, self.cancel_action, self.compare_action):
             run_menu.addAction(action)
         help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(self._action("User &guide", self.open_guide, "F1",
+                                         tip="Open the guide to the window (docs/gui.md)"))
         help_menu.addAction(self._action("&About primerscope", self._about))
 
         toolbar = QToolBar("Main")
@@ -238,6 +259,18 @@ class MainWindow(QMainWindow):
 
     def _roles(self) -> list[str]:
         return [spec.role for spec in self.params.spec.inputs]
+
+    def run_views(self) -> list:
+        """The views a run feeds: the family's and throughput (not the compare view)."""
+        return self.family_views + [self.throughput]
+
+    def all_views(self) -> list:
+        return self.run_views() + [self.compare_view]
+
+    def followup_runners(self) -> list:
+        """(what, runner) of the work views start after a run (annotations, searches)."""
+        return [(f"{view.title.lower()} work", runner) for view in self.family_views
+                for runner in view.runners()]
 
     def _setup_family(self) -> None:
         fam = self.params.spec
@@ -263,25 +296,36 @@ class MainWindow(QMainWindow):
         self.open2_action.setText(f"Open {titles[-1]}…")
         self.open2_action.setVisible(len(titles) > 1)
         self.paste_action.setText(f"&Paste {titles[0]}…")
-        # Views: the family's own, then throughput and compare.
-        for view in self.views:
-            view.shutdown()
-            view.setParent(None)
-            view.deleteLater()
+        # Views: the family's own, then throughput and compare; each tab shows a note until
+        # its view has something to show.
+        if self.family_views:
+            for view in self.all_views():
+                view.shutdown()
+                view.setParent(None)
+                view.deleteLater()
+        for page in self.pages:
+            page.deleteLater()
         self.tabs.clear()
+        self.pages = []
         self.results.set_tools(None)
-        self.views = list(self.adapter.create_views(self))
+        self.family_views = list(self.adapter.create_views(self))
         self.throughput = ThroughputView(fam.metric)
         self.compare_view = CompareView()
-        self.views += [self.throughput, self.compare_view]
-        for view in self.views:
+        for view in self.all_views():
             if getattr(view, "placement", "tab") == "results":  # tools over the results table
                 self.results.set_tools(view)
             else:
-                self.tabs.addTab(view, view.title)
+                page = TabPage(view)
+                self.pages.append(page)
+                self.tabs.addTab(page, view.title)
             view.item_activated.connect(self._on_view_activated)
+            if hasattr(view, "export_requested"):  # a view's own table (off-target sites)
+                view.export_requested.connect(lambda model, v=view: self.exports.export_table(
+                    model, f"{self.params.family}-{v.title.lower().replace(' ', '-')}.csv"))
         self.results.set_columns(self.adapter.table_columns(self.params.state()["params"]))
-        self.job = self.result = self.compare_rows = None
+        self.controller.restore()
+        self._set_tab_order()
+        QTimer.singleShot(0, self._fit_left)
 
     def _on_family_changed(self, name: str) -> None:
         self._setup_family()
@@ -292,6 +336,37 @@ class MainWindow(QMainWindow):
     def _on_input_changed(self, role: str) -> None:
         self._input_states[(self.params.family, role)] = self.input_panels[role].state()
         self._update_actions()
+        QTimer.singleShot(0, self._fit_left)
+
+    def _fit_left(self) -> None:
+        """The left panel is as wide as its widgets need (it scrolls vertically, never clips)."""
+        needed = self.left_content.minimumSizeHint().width()
+        scrollbar = self.left.verticalScrollBar().sizeHint().width()
+        self.left.setMinimumWidth(max(300, needed + scrollbar + 2 * self.left.frameWidth()))
+
+    def _set_tab_order(self) -> None:
+        """Tab follows the layout: family, inputs, parameters, view tabs, filters, table."""
+        chain = [self.params.family_combo]
+        for panel in self.input_panels.values():
+            chain += panel.focus_chain()
+        chain += self.params.focus_chain() + [self.tabs.tabBar()] + self.results.focus_chain()
+        for first, second in itertools.pairwise(chain):
+            QWidget.setTabOrder(first, second)
+
+    # ---------------------------------------------------------------------------------------
+    # pages and views
+    def refresh_pages(self) -> None:
+        for page in self.pages:
+            page.refresh()
+
+    def current_view(self):
+        page = self.tabs.currentWidget()
+        return page.view if isinstance(page, TabPage) else None
+
+    def show_view(self, view) -> None:
+        for page in self.pages:
+            if page.view is view:
+                self.tabs.setCurrentWidget(page)
 
     # ---------------------------------------------------------------------------------------
     # inputs
@@ -324,18 +399,43 @@ class MainWindow(QMainWindow):
         if dialog.exec() and dialog.records:
             self._set_records(role, dialog.records, "pasted text")
 
-    def load_files(self, role: str, paths: list[str]) -> None:
-        """Load files (off the GUI thread); on failure the panel keeps what it held."""
-        names = ", ".join(os.path.basename(p) for p in paths)
-        self._enqueue_load(f"Loading {names}…", lambda: load_many(paths),
-                           lambda records: self._files_loaded(role, paths, records),
-                           f"Cannot load {names}")
+    def load_files(self, role: str, paths: list[str], use=None, region=None) -> None:
+        """Load files (off the GUI thread); on failure the panel keeps what it held.
 
-    def _files_loaded(self, role: str, paths, records) -> None:
+        Empty records are skipped with a warning in the panel; ``use`` and ``region`` (a
+        workspace's) choose records and positions once loaded.
+        """
+        names = ", ".join(os.path.basename(p) for p in paths)
+        family = self.params.family
+
+        def read():
+            skipped: list[str] = []
+            return load_many(paths, on_empty=skipped.append), skipped
+
+        self.loads.add(f"Loading {names}…", read,
+                       lambda value: self._files_loaded(family, role, paths, *value, use, region),
+                       f"Cannot load {names}")
+
+    def _files_loaded(self, family, role, paths, records, skipped, use=None, region=None) -> None:
         self._remember(paths)
-        self._set_records(role, records, paths[0] if len(paths) == 1 else f"{len(paths)} files")
+        source = paths[0] if len(paths) == 1 else f"{len(paths)} files"
+        if use is None:
+            spec = next(s for s in self.params.families[family].inputs if s.role == role)
+            use = None if spec.many else {0}
+        else:
+            use = [i for i in use if 0 <= i < len(records)]
+        state = InputState.of(records, source, use, region, skipped=tuple(skipped),
+                              files=tuple(os.path.abspath(p) for p in paths))
+        self._input_states[(family, role)] = state
+        if family == self.params.family and role in self.input_panels:
+            self.input_panels[role].set_state(state)
+            self._on_input_changed(role)
         total = sum(len(r) for r in records)
-        self.state_label.setText(f"Loaded {len(records)} record(s), {total:,} bp.")
+        text = f"Loaded {len(records)} record(s), {total:,} bp."
+        if skipped:
+            text += f" Skipped {len(skipped)} empty record(s): {', '.join(skipped[:3])}."
+        self.state_label.setText(text)
+        self.inputs_loaded.emit()
 
     def _set_records(self, role: str, records, source: str) -> None:
         panel = self.input_panels.get(role)
@@ -343,61 +443,39 @@ class MainWindow(QMainWindow):
             panel.set_records(records, source)
         self.inputs_loaded.emit()
 
-    def load_demo(self, dataset: str) -> None:
-        """Load a demo data set into the current family's inputs."""
+    def load_demo(self, dataset: str, overrides: dict | None = None) -> None:
+        """Load a demo data set into the current family's inputs; ``overrides`` (a workspace's)
+        maps roles to the (use, region) to apply instead of the demo's own."""
         adapter, family = self.adapter, self.params.family
         title = demo.DATASETS[dataset][0]
         self._last_demo = dataset
-        self._enqueue_load(f"Loading demo: {title}…", lambda: adapter.demo_inputs(dataset),
-                           lambda inputs: self._demo_loaded(family, dataset, inputs),
-                           f"Cannot load the demo {title}")
+        self.loads.add(f"Loading demo: {title}…", lambda: adapter.demo_inputs(dataset),
+                       lambda inputs: self._demo_loaded(family, dataset, inputs, overrides or {}),
+                       f"Cannot load the demo {title}")
 
-    def _demo_loaded(self, family: str, dataset: str, inputs) -> None:
-        if family == self.params.family:
+    def _demo_loaded(self, family: str, dataset: str, inputs, overrides: dict) -> None:
+        if family == self.params.family and not overrides:
             for name, value in self.adapter.demo_params(dataset).items():
                 self.params.set_param(name, value)
         for role, spec in inputs.items():
-            state = InputState.of(spec.records, spec.source, spec.use, spec.region)
+            use, region = overrides.get(role, (spec.use, spec.region))
+            state = InputState.of(spec.records, spec.source, use, region, demo=dataset)
             self._input_states[(family, role)] = state
             if family == self.params.family and role in self.input_panels:
                 self.input_panels[role].set_state(state)
         self.state_label.setText(f"Demo loaded: {demo.DATASETS[dataset][0]}. Press Run (Ctrl+R).")
         self._update_actions()
+        QTimer.singleShot(0, self._fit_left)
         self.inputs_loaded.emit()
 
-    def _enqueue_load(self, message, function, on_done, error_title) -> None:
-        self._load_queue.append((message, function, on_done, error_title))
-        if not self.loader.running:
-            self._next_load()
-
-    def _next_load(self) -> None:
-        if not self._load_queue:
-            self._loading = None
-            self._update_actions()
-            return
-        self._loading = self._load_queue.pop(0)
-        message, function = self._loading[:2]
-        self.state_label.setText(message)
-        self.loader.start(lambda token: call(function))
-        self._update_actions()
-
-    def _on_loaded(self, value) -> None:
-        on_done = self._loading[2]
-        on_done(value)
-        self._next_load()
-
-    def _on_load_failed(self, message: str) -> None:
-        title = self._loading[3]
+    def _on_load_failed(self, title: str, message: str) -> None:
         self.state_label.setText(title + ".")
         self.show_error(title, f"{message}\n\nThe sequences loaded before are kept.")
-        self._next_load()
 
     def inputs(self) -> dict:
         return {role: panel.state().selected() for role, panel in self.input_panels.items()}
 
-    # ---------------------------------------------------------------------------------------
-    # running
-    def _missing_input(self) -> str | None:
+    def missing_input(self) -> str | None:
         for spec in self.params.spec.inputs:
             panel = self.input_panels[spec.role]
             if not panel.state().selected():
@@ -405,206 +483,18 @@ class MainWindow(QMainWindow):
                 return f"{spec.title}: {what}. Open a file, paste a sequence, or load a demo (Demo menu)."
         return None
 
-    def _prepare(self):
-        missing = self._missing_input()
-        if missing:
-            self.show_error("Inputs missing", missing)
-            return None
-        try:
-            choice = self.params.choice()
-        except ValueError as err:
-            self.show_error("Invalid parameters", str(err))
-            return None
-        return choice
-
-    def run(self) -> bool:
-        """Start the job the panels describe. False if it could not start."""
-        if self.mode != "idle":
-            return False
-        choice = self._prepare()
-        if choice is None:
-            return False
-        adapter, inputs = self.adapter, self.inputs()
-        self._begin("running")
-        for view in self.views[:-1]:
-            view.reset(None)
-        self.results.set_columns(adapter.table_columns(choice.params))
-        self.state_label.setText("Starting…")
-        self.runner.start(lambda token: run_job(adapter, inputs, choice, token))
-        return True
-
-    def compare(self) -> bool:
-        if self.mode != "idle":
-            return False
-        choice = self._prepare()
-        if choice is None:
-            return False
-        adapter, inputs = self.adapter, self.inputs()
-        self._begin("comparing")
-        self.compare_view.reset(None)
-        self.throughput.reset(None)
-        self.tabs.setCurrentWidget(self.compare_view)
-        self.runner.start(lambda token: compare_backends(adapter, inputs, choice, token))
-        return True
-
-    def _begin(self, mode: str) -> None:
-        self.mode = mode
-        self.result = None if mode == "running" else self.result
-        self._latest = None
-        self._cancel_at = None
-        self.cancel_latency = None
-        self._started_at = time.perf_counter()
-        self.progress_bar.setValue(0)
-        self.progress_bar.setFormat("")
-        self.eta_label.setText("")
-        self.rate_label.setText("")
-        self._draw_timer.start()
-        self._update_actions()
-
-    def cancel(self) -> None:
-        if self.mode == "idle" or self._cancel_at is not None:
-            return
-        self._cancel_at = time.perf_counter()
-        self.runner.cancel()
-        self.state_label.setText("Cancelling… (results found so far are kept)")
-        self._update_actions()
-
-    def _on_progress(self, item) -> None:
-        if isinstance(item, JobStarted):
-            self.job = item.job
-            for view in self.views[:-1]:
-                view.reset(item.job)
-            return
-        if isinstance(item, CompareStep):
-            if item.finished is not None:
-                self.compare_view.add_row(item.finished)
-            if item.progress is None:
-                self.throughput.reset(None)
-                self._compare_step = item
-                return
-            self._compare_step = item
-            item = item.progress
-        self._latest = item
-        self.throughput.add(item)
-        self._dirty = True
-
-    def _draw(self) -> None:
-        """Draw the newest progress (timer, ~30 Hz)."""
-        p = self._latest
-        if not self._dirty or p is None:
-            return
-        self._dirty = False
-        label = self._run_label()
-        if self._cancel_at is not None:
-            pass  # keep saying "Cancelling…" until the generator has returned
-        elif p.phase == "compiling":
-            self.progress_bar.setRange(0, 0)  # busy: compiling has no measurable progress
-            self.state_label.setText(f"Compiling kernels for {label}… (first run only; cached on disk "
-                                     "afterwards)")
-        else:
-            self.progress_bar.setRange(0, 1000)
-            fraction = p.fraction
-            if self.mode == "comparing":
-                step = self._compare_step
-                fraction = (step.index + fraction) / max(1, step.total)
-            self.progress_bar.setValue(int(1000 * fraction))
-            self.progress_bar.setFormat(f"{100 * fraction:.0f}%")
-            if self.mode == "comparing":
-                step = self._compare_step
-                self.state_label.setText(f"Comparing {step.index + 1}/{step.total}: {step.label}…")
-            else:
-                self.state_label.setText(f"Running {label}…")
-            if 0 < p.fraction < 1 and p.elapsed > 0.3:
-                remaining = p.elapsed * (1 - p.fraction) / p.fraction
-                self.eta_label.setText(f"ETA {format_duration(remaining)}")
-            self.rate_label.setText(self._rate_text(p))
-        if self.mode == "running":
-            now = time.perf_counter()
-            if p.partial is not None and now - self._table_at >= TABLE_INTERVAL_S:
-                self._table_at = now
-                empty = self.results.model.rowCount() == 0
-                self.results.model.extend_to(self.adapter.items(p.partial), self.adapter.rows)
-                if empty and self.results.model.rowCount():
-                    self.results.fit_columns()  # once, on the first rows: not again at the end
-            for view in self.views[:-1]:
-                view.show_progress(p)
-        else:
-            self.throughput.show_progress(p)
-
-    def _rate_text(self, p: Progress) -> str:
-        text = si(p.cells_per_second, "cells/s")
-        if self.params.spec.metric == "comparisons" and p.comparisons:
-            text += " · " + si(p.comparisons_per_second, "cmp/s")
-        return text
-
-    def _run_label(self) -> str:
-        job = self.job
-        if job is None:
-            return self.params.family
-        label = f"{job.family} {job.variant}/{job.backend}"
-        return label + (f"/{job.parallel}" if job.parallel else "")
-
-    def _end(self) -> None:
-        self._draw()
-        self._draw_timer.stop()
-        if self._cancel_at is not None:
-            self.cancel_latency = time.perf_counter() - self._cancel_at
-        self.mode = "idle"
-        self.progress_bar.setRange(0, 1000)
-        self.eta_label.setText("")
-        self._update_actions()
-
-    def _on_finished(self, value) -> None:
-        if self.mode == "comparing":
-            self._end()
-            self.compare_rows = value
-            done = sum(1 for r in value if r.complete)
-            self.state_label.setText(f"Compared {done} runs of the same job.")
-            self.progress_bar.setValue(1000 if self._cancel_at is None else self.progress_bar.value())
-            self.compare_finished.emit(value)
-            return
-        result = value
-        self.result = result
-        self._dirty = True
-        self._end()
-        adapter = self.adapter
-        had_rows = self.results.model.rowCount() > 0
-        self.results.model.settle(adapter.items(result), adapter.rows, adapter.result_extends_partial)
-        if not had_rows:
-            self.results.fit_columns()
-        for view in self.views[:-1]:
-            view.show_result(result)
-        self._on_filtered()
-        info = result.info
-        rate = si(info.cells / info.seconds, "cells/s") if info.seconds > 0 else ""
-        if info.complete:
-            self.progress_bar.setValue(1000)
-            self.progress_bar.setFormat("100%")
-            self.state_label.setText(f"Done: {adapter.summary(result)} in {info.seconds:.3g} s "
-                                     f"({self._run_label()}, {rate}).")
-        else:
-            self.state_label.setText(f"Cancelled after {info.seconds:.3g} s: kept {adapter.summary(result)}."
-                                     " They can be exported.")
-        self._update_actions()
-        self.run_finished.emit(result)
-
-    def _on_failed(self, message: str) -> None:
-        self._end()
-        self.state_label.setText("The run failed.")
-        self.show_error("The run failed", message, self.runner.details)
-        self.run_failed.emit(message)
-
     # ---------------------------------------------------------------------------------------
     # selection and filters
     def _on_item_selected(self, item) -> None:
-        for view in self.views:
+        for view in self.all_views():
             view.select(item)
 
     def select_best(self) -> bool:
         """Select the adapter's most interesting result item (used by --screenshot)."""
-        if self.result is None:
+        result = self.controller.result
+        if result is None:
             return False
-        item = self.adapter.best_item(self.result)
+        item = self.adapter.best_item(result)
         return item is not None and self.results.select_item(item)
 
     def _on_view_activated(self, item) -> None:
@@ -612,88 +502,14 @@ class MainWindow(QMainWindow):
             self.results.clear_filters()
             self.results.select_item(item)
 
-    def _on_filtered(self) -> None:
+    def on_filtered(self) -> None:
         proxy = self.results.proxy
         items = proxy.visible_items() if proxy.active() else None
-        for view in self.views:
+        for view in self.all_views():
             view.highlight(items)
 
     # ---------------------------------------------------------------------------------------
-    # export
-    def export_csv(self, path: str | None = None) -> str | None:
-        if self.result is None:
-            return None
-        if path is None:
-            start = os.path.join(self.settings.value("last_export_dir", str(Path.home())),
-                                 f"{self.params.family}-results.csv")
-            path, _ = QFileDialog.getSaveFileName(self, "Export results as CSV", start,
-                                                  "CSV files (*.csv);;All files (*)")
-            if not path:
-                return None
-        try:
-            write_text(path, self.adapter.csv_text(self.result))
-        except OSError as err:
-            self.show_error("Cannot write the CSV file", f"{path}: {err.strerror or err}")
-            return None
-        self.settings.setValue("last_export_dir", os.path.dirname(os.path.abspath(path)))
-        self.state_label.setText(f"Exported {self.adapter.summary(self.result)} to {path}.")
-        return path
-
-    def alignment_text(self) -> str:
-        parts = []
-        if self.result is not None:
-            parts.append(self.adapter.alignment_text(self.result, self.job))
-        parts += [view.alignment_text() for view in self.views]
-        return "\n\n".join(p for p in parts if p)
-
-    def export_alignments(self, path: str | None = None) -> str | None:
-        text = self.alignment_text()
-        if not text:
-            self.show_error("No alignment to export", "Run a job (or select a candidate) first.")
-            return None
-        if path is None:
-            start = os.path.join(self.settings.value("last_export_dir", str(Path.home())),
-                                 f"{self.params.family}-alignments.txt")
-            path, _ = QFileDialog.getSaveFileName(self, "Export alignments", start,
-                                                  "Text files (*.txt);;All files (*)")
-            if not path:
-                return None
-        try:
-            write_text(path, text + "\n")
-        except OSError as err:
-            self.show_error("Cannot write the file", f"{path}: {err.strerror or err}")
-            return None
-        self.state_label.setText(f"Alignments written to {path}.")
-        return path
-
-    def save_plot(self, path: str | None = None) -> list[str]:
-        view = self.tabs.currentWidget()
-        items = view.plot_items() if view is not None else {}
-        if not items:
-            return []
-        if path is None:
-            start = os.path.join(self.settings.value("last_export_dir", str(Path.home())),
-                                 f"{self.params.family}-{next(iter(items))}.png")
-            path, _ = QFileDialog.getSaveFileName(self, "Save plot", start,
-                                                  "PNG image (*.png);;SVG image (*.svg)")
-            if not path:
-                return []
-        base, suffix = os.path.splitext(path)
-        suffix = suffix if suffix.lower() in (".png", ".svg") else ".png"
-        written = []
-        for name, item in items.items():
-            target = base + suffix if len(items) == 1 else f"{base}-{name}{suffix}"
-            try:
-                export_plot(item, target)
-            except Exception as err:  # noqa: BLE001 -- exporters raise assorted errors
-                self.show_error("Cannot save the plot", f"{target}: {err}")
-                return written
-            written.append(target)
-        self.state_label.setText("Saved " + ", ".join(written))
-        return written
-
-    # ---------------------------------------------------------------------------------------
-    # misc
+    # dialogs
     def show_error(self, title: str, text: str, details: str = "") -> None:
         """An error dialog; with ``error_sink`` set (headless runs) the sink gets it instead."""
         if self.error_sink is not None:
@@ -704,39 +520,85 @@ class MainWindow(QMainWindow):
             box.setDetailedText(details)
         box.exec()
 
+    def ask(self, title: str, text: str) -> bool:
+        """A yes/no question (No is the default); ``ask_sink`` answers it in headless runs."""
+        if self.ask_sink is not None:
+            return bool(self.ask_sink(title, text))
+        box = QMessageBox(QMessageBox.Icon.Question, title, text,
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        return box.exec() == QMessageBox.StandardButton.Yes
+
+    def choose(self, title: str, text: str, options: dict[str, str]) -> str | None:
+        """One of ``options`` (key -> button text), or None for Cancel."""
+        if self.choose_sink is not None:
+            return self.choose_sink(title, text, options)
+        box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.NoButton, self)
+        buttons = {box.addButton(label, QMessageBox.ButtonRole.AcceptRole): key
+                   for key, label in options.items()}
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        return buttons.get(box.clickedButton())
+
+    def open_guide(self) -> None:
+        url = QUrl.fromLocalFile(str(GUIDE)) if GUIDE.exists() else QUrl(GUIDE_URL)
+        QDesktopServices.openUrl(url)
+
     def _about(self) -> None:
-        QMessageBox.about(self, "About primerscope",
-                          "<b>primerscope</b><br>Candidate primer regions and DNA dynamic programming, "
-                          "live, on CPU and GPU.<br><br>Coordinates are 1-based and inclusive.")
+        QMessageBox.about(self, "About primerscope", about_text())
 
     def _update_actions(self) -> None:
-        idle = self.mode == "idle"
-        ready = idle and self._missing_input() is None
+        idle = self.controller.mode == "idle"
+        ready = idle and self.missing_input() is None
+        has_result = idle and self.controller.result is not None
         self.run_action.setEnabled(ready)
         self.compare_action.setEnabled(ready)
-        self.cancel_action.setEnabled(not idle and self._cancel_at is None)
-        self.export_action.setEnabled(idle and self.result is not None)
-        self.export_align_action.setEnabled(idle and self.result is not None)
+        self.cancel_action.setEnabled(not idle and not self.controller.cancelling)
+        self.export_action.setEnabled(has_result)
+        self.export_align_action.setEnabled(has_result)
         self.params.setEnabled(idle)
         for action in list(self.demo_actions.values()) + [self.open_action, self.open2_action,
-                                                            self.paste_action]:
+                                                            self.paste_action,
+                                                            self.open_workspace_action]:
             action.setEnabled(idle)
 
+    # ---------------------------------------------------------------------------------------
+    # geometry and closing
     def _restore_geometry(self) -> None:
         geometry = self.settings.value("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
         else:
-            self.resize(1440, 900)
+            screen = QApplication.primaryScreen()
+            room = screen.availableGeometry().size() if screen is not None else None
+            width, height = 1440, 900
+            if room is not None:
+                width, height = min(width, room.width()), min(height, room.height())
+            self.resize(max(width, 800), max(height, 560))
 
     def closeEvent(self, event) -> None:
-        self.settings.setValue("window/geometry", self.saveGeometry())
-        self.runner.shutdown()
-        self.loader.shutdown()
-        for view in self.views:
+        busy = self.controller.busy() + (["loading files"] if self.loads.running else [])
+        if busy and not self.controller.closing:
+            if not self.ask("Quit primerscope?", f"A job is running ({', '.join(busy)}): quit? "
+                            "It will be cancelled and its results lost."):
+                event.ignore()
+                return
+        if not self.controller.closing:
+            save_json(self.settings, workspace.LAST_KEY, workspace.capture(self))
+            self.settings.setValue("window/geometry", self.saveGeometry())
+        self.controller.shutdown()
+        self.loads.shutdown()
+        for view in self.all_views():
             view.shutdown()
         self.settings.sync()
         super().closeEvent(event)
+
+
+def about_text() -> str:
+    guide = QUrl.fromLocalFile(str(GUIDE)).toString() if GUIDE.exists() else GUIDE_URL
+    return (f"<b>primerscope {version()}</b><br>Candidate primer regions and DNA dynamic programming, "
+            "live, on CPU and GPU.<br><br>Coordinates are 1-based and inclusive, in the loaded "
+            f"record's own numbering.<br><br>User guide: <a href=\"{guide}\">{guide}</a>")
 
 
 def application() -> QApplication:

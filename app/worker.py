@@ -89,14 +89,21 @@ class JobRunner(QObject):
         self._report: dict = {}
         self.cancel_token: CancelToken | None = None
         self.details = ""
+        self.closed = False
 
     @property
     def running(self) -> bool:
         """True from :meth:`start` until ``finished`` or ``failed`` has been relayed."""
         return self._current is not None
 
-    def start(self, make_generator: Callable[[CancelToken], Generator]) -> CancelToken:
-        """Start ``make_generator(cancel_token)`` on a new thread; return the token."""
+    def start(self, make_generator: Callable[[CancelToken], Generator]) -> CancelToken | None:
+        """Start ``make_generator(cancel_token)`` on a new thread; return the token.
+
+        After :meth:`shutdown` nothing starts (None): a queued "finished" handler that
+        would start follow-up work (annotations after a run) must not outlive the window.
+        """
+        if self.closed:
+            return None
         if self._current is not None:
             raise RuntimeError("a job is already running")
         token = CancelToken()
@@ -125,8 +132,11 @@ class JobRunner(QObject):
             self.cancel_token.cancel()
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
-        """Cancel, then wait for every worker thread to stop (window closing)."""
+        """Cancel, wait for every worker thread to stop, and start nothing afterwards
+        (window closing). End signals still queued are dropped."""
+        self.closed = True
         self.cancel()
+        self._current = None
         stopped = True
         for thread, _ in list(self._alive):
             thread.quit()

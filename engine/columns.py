@@ -95,11 +95,24 @@ class ColumnTable(Sequence):
         return None
 
     def find(self, row) -> int:
-        """The index of the first row equal to ``row`` (-1 if none)."""
-        for i in self.find_candidates(row):
+        """The index of the first row equal to ``row`` (-1 if none), narrowed by a column."""
+        try:
+            indices = self.find_candidates(row)
+        except AttributeError:  # not a row of this table
+            return -1
+        for i in indices:
             if self[int(i)] == row:
                 return int(i)
         return -1
+
+    def __contains__(self, row) -> bool:
+        return self.find(row) >= 0
+
+    def index(self, row, start: int = 0, stop: int | None = None) -> int:
+        found = self.find(row)
+        if found < 0 or found < start or (stop is not None and found >= stop):
+            raise ValueError(f"{row!r} is not in the table")
+        return found
 
     def find_candidates(self, row):
         """Indices that may hold ``row`` (subclasses narrow them with a column)."""

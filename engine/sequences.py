@@ -49,6 +49,7 @@ _FORMAT_BY_SUFFIX = {
 }
 _PROTEIN_ONLY = set("EFIJLOPQXZ*efijlopqxz")
 _LITERAL_RE = re.compile(r"^[A-Za-z]+$")
+_NCBI_GI_RE = re.compile(r"^gi\|\d+\|[a-z]+\|([^|]+)\|[^|]*$")
 
 
 class SequenceError(ValueError):
@@ -57,12 +58,18 @@ class SequenceError(ValueError):
 
 @dataclass(frozen=True)
 class Record:
-    """One validated, encoded sequence record."""
+    """One validated, encoded sequence record.
+
+    ``offset`` is the number of bases of the loaded record before ``codes[0]`` (a region of
+    it, see :meth:`region`): families report 1-based positions as ``offset + i + 1``, so
+    results stay in the loaded record's coordinates and keep its id.
+    """
 
     id: str
     codes: np.ndarray = field(repr=False)
     description: str = ""
     source: str = ""
+    offset: int = 0
 
     def __len__(self) -> int:
         return int(self.codes.shape[0])
@@ -76,6 +83,46 @@ class Record:
         end = len(self) if end is None else min(end, len(self))
         return Record(f"{self.id}[{start}:{end}]", self.codes[start:end].copy(),
                       self.description, self.source)
+
+    def region(self, start: int, end: int) -> "Record":
+        """Positions ``start..end`` (1-based, inclusive, in this record's coordinates; ``end``
+        clipped to the record) as a record with the same id whose results keep this numbering."""
+        first = start - self.offset
+        last = min(end - self.offset, len(self))
+        if first < 1 or first > last:
+            raise SequenceError(f"region {start:,}-{end:,} lies outside {self.id} "
+                                f"({self.offset + 1:,}-{self.offset + len(self):,})")
+        return Record(self.id, self.codes[first - 1:last].copy(), self.description, self.source,
+                      self.offset + first - 1)
+
+
+def parse_region(text: str) -> tuple[int, int]:
+    """``"1,001-1,500"`` -> ``(1001, 1500)`` (1-based, inclusive; thousands separators allowed).
+
+    >>> parse_region("1,001-1,500")
+    (1001, 1500)
+    """
+    m = re.fullmatch(r"\s*([\d,_]+)\s*[-–:]\s*([\d,_]+)\s*", text)
+    if not m:
+        raise ValueError(f"region must be START-END (1-based, inclusive), got {text!r}")
+    start, end = (int(g.replace(",", "").replace("_", "")) for g in m.groups())
+    if start < 1 or end < start:
+        raise ValueError(f"region must have 1 <= START <= END, got {text!r}")
+    return start, end
+
+
+def record_id(raw_id: str) -> str:
+    """The accession of NCBI's old FASTA ids (``gi|9626243|ref|NC_001416.1|`` ->
+    ``NC_001416.1``, as GenBank files and genome browsers name the record); other ids as they are."""
+    m = _NCBI_GI_RE.match(raw_id)
+    return m.group(1) if m else raw_id
+
+
+def _description(raw_id: str, description: str) -> str:
+    """Biopython's FASTA description repeats the id first: keep what follows it."""
+    if description.startswith(raw_id):
+        return description[len(raw_id):].strip()
+    return description
 
 
 def _describe_bad(char: str) -> str:
@@ -175,11 +222,13 @@ def _read_text(path: Path) -> str:
         return data.decode("latin-1")
 
 
-def load(source: str | os.PathLike) -> list[Record]:
+def load(source: str | os.PathLike, on_empty=None) -> list[Record]:
     """Load every record of a FASTA/GenBank/EMBL file (optionally ``.gz``), or a literal.
 
     A string made only of letters that is not an existing path is read as a
-    literal sequence (record id ``literal``).
+    literal sequence (record id ``literal``). Records are named by :func:`record_id`.
+    With ``on_empty`` (a callable), an empty record is skipped and its id passed to it
+    instead of failing the whole file.
 
     Raises
     ------
@@ -198,10 +247,14 @@ def load(source: str | os.PathLike) -> list[Record]:
     records: list[Record] = []
     try:
         for index, seq_record in enumerate(SeqIO.parse(io.StringIO(text), fmt), start=1):
-            record_id = seq_record.id or f"record{index}"
+            raw_id = seq_record.id or f"record{index}"
+            rid = record_id(raw_id)
             seq_text = str(seq_record.seq)
-            codes = encode(seq_text, source=str(path), record_id=record_id)
-            records.append(Record(record_id, codes, seq_record.description, str(path)))
+            if not seq_text and on_empty is not None:
+                on_empty(rid)
+                continue
+            codes = encode(seq_text, source=str(path), record_id=rid)
+            records.append(Record(rid, codes, _description(raw_id, seq_record.description), str(path)))
     except SequenceError:
         raise
     except Exception as exc:  # Biopython raises ValueError and friends on malformed files
@@ -211,11 +264,11 @@ def load(source: str | os.PathLike) -> list[Record]:
     return records
 
 
-def load_many(sources) -> list[Record]:
-    """Load several sources into one list of records."""
+def load_many(sources, on_empty=None) -> list[Record]:
+    """Load several sources into one list of records (``on_empty``: see :func:`load`)."""
     out: list[Record] = []
     for source in sources:
-        out.extend(load(source))
+        out.extend(load(source, on_empty))
     return out
 
 

@@ -8,17 +8,21 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.strategies import CI_EXAMPLES
+
 #: The CUDA tests' shared fixtures (the GPU machine loads the same plugin with -p).
 pytest_plugins = ("tests.cuda_support",)
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "resources" / "demo"
 
-settings.register_profile(
-    "default", deadline=None, max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", "60")),
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-settings.load_profile("default")
+# Hypothesis profiles: "ci" (the default) and "thorough" (ten times the examples), chosen with
+# pytest's --hypothesis-profile=thorough (or HYPOTHESIS_PROFILE). Tests scale their own counts
+# with tests.strategies.examples(n), so the profile decides how many run.
+_COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("ci", max_examples=CI_EXAMPLES, **_COMMON)
+settings.register_profile("thorough", max_examples=10 * CI_EXAMPLES, **_COMMON)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import settings
 from hypothesis import strategies as st
+
+#: max_examples of the "ci" profile (tests/conftest.py); examples() scales from it.
+CI_EXAMPLES = 100
+
+
+def examples(n: int) -> int:
+    """``n`` examples under the "ci" profile, scaled with the loaded profile (ten times as many
+    with ``--hypothesis-profile=thorough``). A bare ``@settings(max_examples=n)`` would pin the
+    count and ignore the profile."""
+    return max(1, n * settings.default.max_examples // CI_EXAMPLES)
 
 ACGT = (1, 2, 4, 8)
 IUPAC = tuple(range(1, 16))

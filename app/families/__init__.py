@@ -9,6 +9,9 @@ which happens on the worker thread.
 CSV export always goes through the family's own writer
 (``engine.<family>.cli.write_csv``), so the file equals what the command line
 writes for the same job.
+
+Positions in tables and plots are the loaded records' own: a region of a record keeps its
+id and numbering (``Record.region``), and the engine reports positions in it.
 """
 
 from __future__ import annotations
@@ -134,6 +137,21 @@ class FamilyAdapter:
     def answer_key(self, result):
         """What must agree between variants and backends (Compare backends checks it)."""
         return self.csv_text(result)
+
+    def work(self, inputs: Mapping[str, Sequence[Record]], params: Mapping[str, Any]) -> float:
+        """Work units of a run, for the estimate of its time: the product of the inputs'
+        lengths (twice that with both strands). Rates are measured in the same units."""
+        work = 1.0
+        for records in inputs.values():
+            work *= sum(len(r) for r in records)
+        return work * (2 if params.get("strands") == "both" else 1)
+
+    def empty_reason(self, result, job) -> str:
+        """Why a complete run found nothing, in one sentence ('' when there is nothing to say)."""
+        k = job.params.get("k") if job is not None else None
+        if k is not None and self.noun == "hits":
+            return f"No hit within k = {k}; a larger k finds more distant ones."
+        return ""
 
     def best_item(self, result):
         """The item worth showing first (``--screenshot`` selects it)."""

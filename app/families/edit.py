@@ -129,7 +129,7 @@ class EditAdapter(FamilyAdapter):
             np.array([rindex[h.record_id] for h in hits], dtype=np.int64),
             np.array([pindex[h.pattern_id] for h in hits], dtype=np.int64),
             np.array([h.end for h in hits], dtype=np.int64),  # search reports end positions
-            np.array([h.distance for h in hits], dtype=np.int64))
+            np.array([h.distance for h in hits], dtype=np.int64), tuple(r.offset for r in texts))
 
     @staticmethod
     def engine_profile(result, record_id):

@@ -50,6 +50,18 @@ class KdiffAdapter(FamilyAdapter):
 
         return export.csv_text(result)
 
+    def empty_reason(self, result, job) -> str:
+        if job is None:
+            return ""
+        k = job.params["k"]
+        longest = max((len(t) for t in job.inputs["target"]), default=0)
+        if longest <= k - 1:
+            return (f"Every target record is at most k − 1 = {k - 1} bp long ({longest:,} bp at most): "
+                    "no start has a suffix longer than k − 1, so none can differ from the background "
+                    "by k edits. Lower k or use a longer target.")
+        return (f"From every start, the whole rest of the target occurs in the background within "
+                f"k − 1 = {k - 1} edits: nothing is specific at k = {k}. Lower k.")
+
     def best_item(self, result):
         """The shortest (most specific) candidate, the first one if several."""
         cands = result.candidates

@@ -69,7 +69,7 @@ class KmismatchAdapter(FamilyAdapter):
         texts = job.inputs["text"]
         return HitColumns(tuple(r.id for r in texts), tuple(len(r) for r in texts),
                           tuple(p.id for p in job.inputs["patterns"]), hits.record, hits.pattern,
-                          hits.start0 + 1, hits.mismatches)
+                          hits.start, hits.mismatches, tuple(r.offset for r in texts))
 
     @staticmethod
     def density_profile(result, record_id):

@@ -73,8 +73,15 @@ class LcsAdapter(FamilyAdapter):
         return MatrixScale(None, lambda v: int(v) << shift, "L[i, j]: LCS length so far", note)
 
     @staticmethod
-    def path(result):
+    def local_pairs(result, job):
+        """The LCS pairs as matrix cells (the result's are the records' coordinates)."""
         pairs = getattr(result, "pairs", None)
+        if pairs is None or job is None:
+            return pairs
+        return pairs - [job.inputs["a"][0].offset, job.inputs["b"][0].offset]
+
+    def path(self, result, job=None):
+        pairs = self.local_pairs(result, job)
         if pairs is None or not len(pairs):
             return None
         return pairs[:, 0], pairs[:, 1]
@@ -85,7 +92,7 @@ class LcsAdapter(FamilyAdapter):
         if result.pairs is None or result.length is None or job is None:
             return None
         a, b = job.inputs["a"][0], job.inputs["b"][0]
-        al = from_pairs(result.a_id, result.b_id, a.text, b.text, result.pairs)
+        al = from_pairs(result.a_id, result.b_id, a.text, b.text, self.local_pairs(result, job))
         summary = (f"{result.a_id} ({result.a_length:,} bp) vs {result.b_id} ({result.b_length:,} bp): "
                    f"LCS length {result.length:,}; the alignment it implies has {len(al.aligned_a):,} "
                    "columns (LCS symbols paired, the rest against gaps).")
@@ -98,9 +105,12 @@ class LcsAdapter(FamilyAdapter):
         from app.views.alignment import AlignmentView, DotPlotView
         from app.views.matrix import LiveMatrixView
 
-        return [LiveMatrixView(self.scale, self.path),
-                SplitView("Alignment", [AlignmentView(lambda r: self.pairwise(r, host.job)),
-                                        DotPlotView(self.path)],
+        def path(result):
+            return self.path(result, host.controller.job)
+
+        return [LiveMatrixView(self.scale, path),
+                SplitView("Alignment", [AlignmentView(lambda r: self.pairwise(r, host.controller.job)),
+                                        DotPlotView(path)],
                           Qt.Orientation.Horizontal, (650, 450))]
 
     def demo_inputs(self, dataset):

@@ -8,7 +8,10 @@ all families alike:
 - ``show_result(result)`` once, complete or cancelled;
 - ``select(item)`` when a table row is selected, ``highlight(items)`` with the
   rows the table's filters let through;
-- ``has_data()`` and ``plot_items()`` (name -> pyqtgraph item, for PNG/SVG export);
+- ``has_data()`` (all it will show is there: --screenshot waits for it) and ``is_empty()``
+  (nothing to show: the tab shows a note instead of bare axes);
+- ``runners()``: the view's own worker runners (work that follows a run), which the window
+  counts before quitting;
 - ``shutdown()`` when the window closes.
 
 A view asks for a selection through ``item_activated`` (clicking a point).
@@ -16,14 +19,19 @@ A view asks for a selection through ``item_activated`` (clicking a point).
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QStackedWidget, QWidget
+
+#: What an empty tab says.
+EMPTY_HINT = ("Nothing to show yet. Load inputs (File or Demo menu, or drop a file on an input box) "
+              "and press Run (Ctrl+R).")
 
 
 class ResultView(QWidget):
     """Base class of the views; the defaults do nothing, so a view overrides what it shows."""
 
     title = ""
+    empty_hint = EMPTY_HINT
     item_activated = Signal(object)
 
     def reset(self, job) -> None:
@@ -44,8 +52,11 @@ class ResultView(QWidget):
     def has_data(self) -> bool:
         return False
 
-    def plot_items(self) -> dict:
-        return {}
+    def is_empty(self) -> bool:
+        return not self.has_data()
+
+    def runners(self) -> list:
+        return []
 
     def alignment_text(self) -> str:
         """Alignments the view shows, as plain text ('' if none)."""
@@ -98,11 +109,11 @@ class SplitView(ResultView):
     def has_data(self) -> bool:
         return all(view.has_data() for view in self.views)
 
-    def plot_items(self) -> dict:
-        out = {}
-        for view in self.views:
-            out.update(view.plot_items())
-        return out
+    def is_empty(self) -> bool:
+        return all(view.is_empty() for view in self.views)
+
+    def runners(self) -> list:
+        return [runner for view in self.views for runner in view.runners()]
 
     def alignment_text(self) -> str:
         return "\n\n".join(t for t in (view.alignment_text() for view in self.views) if t)
@@ -110,3 +121,22 @@ class SplitView(ResultView):
     def shutdown(self) -> None:
         for view in self.views:
             view.shutdown()
+
+
+class TabPage(QStackedWidget):
+    """A tab: its view, or while the view has nothing to show, a note saying what to do."""
+
+    def __init__(self, view: ResultView):
+        super().__init__()
+        self.view = view
+        self.note = QLabel(view.empty_hint)
+        self.note.setObjectName("empty")
+        self.note.setWordWrap(True)
+        self.note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.note.setMargin(24)
+        self.addWidget(self.note)
+        self.addWidget(view)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.setCurrentWidget(self.note if self.view.is_empty() else self.view)

@@ -280,6 +280,3 @@ class DotPlotView(ResultView):
 
     def has_data(self) -> bool:
         return self._filled
-
-    def plot_items(self) -> dict:
-        return {"dot-plot": self.plot}

@@ -79,6 +79,3 @@ class CompareView(ResultView):
 
     def has_data(self) -> bool:
         return bool(self.rows)
-
-    def plot_items(self) -> dict:
-        return {"compare": self.plot}

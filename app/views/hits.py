@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from app.views import ResultView
@@ -22,13 +23,16 @@ from app.views.plotting import BLUE
 MAX_POINTS = 20_000
 PROFILE_BINS = 2000
 REDRAW_SECONDS = 0.25
+LABEL_HEIGHT = 14  # pixels per pattern name on the y axis
 
 
 @dataclass(frozen=True)
 class HitColumns:
     """Hits as columns: ``record`` and ``pattern`` index ``record_ids``/``pattern_ids``;
     ``start`` is the 1-based position plotted (a hit's start, or its end for edit search, whose
-    hits are end positions); ``score`` is mismatches or edit distance (lower is better)."""
+    hits are end positions) in the loaded record's coordinates, which begin after
+    ``record_offsets`` (a region's first base); ``score`` is mismatches or edit distance
+    (lower is better)."""
 
     record_ids: tuple[str, ...]
     record_lengths: tuple[int, ...]
@@ -37,6 +41,10 @@ class HitColumns:
     pattern: np.ndarray
     start: np.ndarray
     score: np.ndarray
+    record_offsets: tuple[int, ...] = ()
+
+    def offset(self, index: int) -> int:
+        return self.record_offsets[index] if self.record_offsets else 0
 
     def __len__(self) -> int:
         return int(self.start.shape[0])
@@ -154,7 +162,7 @@ class HitsView(ResultView):
         if cols is None or self._job is None:
             return
         rec = self._record_index()
-        rid, length = cols.record_ids[rec], cols.record_lengths[rec]
+        rid, length, offset = cols.record_ids[rec], cols.record_lengths[rec], cols.offset(rec)
         mine = np.flatnonzero(cols.record == rec)
         total = mine.size
         if total > MAX_POINTS:  # the best-scoring hits first
@@ -168,20 +176,33 @@ class HitsView(ResultView):
                              brush=colors)
         n_patterns = len(cols.pattern_ids)
         if n_patterns <= 30:
-            self.hits_plot.getAxis("left").setTicks([[(i, p) for i, p in enumerate(cols.pattern_ids)]])
+            # As many names as fit the plot's height (a small window shows every other one...).
+            step = max(1, -(-n_patterns * LABEL_HEIGHT // max(1, int(self.hits_plot.vb.height()))))
+            ticks = [(i, p) for i, p in enumerate(cols.pattern_ids) if i % step == 0]
+            self.hits_plot.getAxis("left").setTicks([ticks])
+            # Both left axes as wide as the names: the linked x axes then cover the same range.
+            metrics = QFontMetrics(self.hits_plot.getAxis("left").font())
+            width = max(metrics.horizontalAdvance(p) for _, p in ticks) + 40
         else:
             self.hits_plot.getAxis("left").setTicks(None)
+            width = 70
+        for plot in (self.hits_plot, self.profile_plot):
+            plot.getAxis("left").setWidth(width)
         self.hits_plot.setYRange(-0.7, n_patterns - 0.3, padding=0)
-        self.hits_plot.setXRange(1, length, padding=0.01)
+        self.hits_plot.setXRange(offset + 1, offset + length, padding=0.01)
+        self.profile_plot.setXRange(offset + 1, offset + length, padding=0.01)
         here = cols.record == rec
-        self._draw_profile(rid, length, cols.start[here], cols.score[here])
+        self._draw_profile(rid, length, cols.start[here] - offset, cols.score[here], offset)
         shown = f"{mine.size:,} of {total:,}" if total > mine.size else f"{total:,}"
         self.caption.setText(f"{shown} hits in {rid}, {len(cols):,} in all, at their {self.position} "
                              f"positions; colour: {self.score_label} (dark: fewest). Below: "
                              + self._profile_note)
         self._draw_selected()
 
-    def _draw_profile(self, rid: str, length: int, starts: np.ndarray, scores: np.ndarray) -> None:
+    def _draw_profile(self, rid: str, length: int, starts: np.ndarray, scores: np.ndarray,
+                      offset: int = 0) -> None:
+        """``starts`` count from the record's (or region's) first base; ``offset`` moves the
+        curve to the loaded record's coordinates."""
         profile = self._profile_of(self._result, rid) if (self._profile_of and self._result) else None
         if profile is not None:
             width = int(profile.x[1] - profile.x[0]) if len(profile.x) > 1 else 1
@@ -201,7 +222,7 @@ class HitsView(ResultView):
                 values = np.bincount(index, minlength=nbins).astype(float)
                 note = f"hits per {width:,} bp along the record."
         self._profile_note = note
-        edges = 1 + width * np.arange(values.size + 1, dtype=float)
+        edges = offset + 1 + width * np.arange(values.size + 1, dtype=float)
         if self._best_profile:
             centres = edges[:-1] + width / 2
             self.profile_curve.setData(centres, values, stepMode=None, connect="finite", symbol="o",
@@ -239,9 +260,6 @@ class HitsView(ResultView):
 
     def has_data(self) -> bool:
         return self._cols is not None and len(self._cols) > 0
-
-    def plot_items(self) -> dict:
-        return {"hits": self.widget.scene()}
 
 
 class PairsView(ResultView):
@@ -292,6 +310,3 @@ class PairsView(ResultView):
 
     def has_data(self) -> bool:
         return self._filled
-
-    def plot_items(self) -> dict:
-        return {"pairs": self.panel.matrix.scene()}

@@ -1,6 +1,12 @@
-"""kdiff views: the specificity profile along the target and one candidate's D matrix."""
+"""kdiff views: the specificity profile along the target and one candidate's D matrix.
+
+Positions are the loaded records' own (a region's records keep their numbering:
+``Record.offset``); the engine's profiles are indexed from the region's first base.
+"""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
@@ -84,6 +90,7 @@ class SpecificityView(ResultView):
         layout.addWidget(self.caption)
         self._profiles: dict[str, _Profile] = {}
         self._job_targets: tuple = ()
+        self._lengths: dict[str, tuple[int, int]] = {}  # id -> (offset, length)
         self._seen = 0
         self._highlight: list | None = None
         self._selected = None
@@ -95,6 +102,7 @@ class SpecificityView(ResultView):
         self._seen = 0
         self._selected = None
         self._job_targets = tuple(job.inputs["target"]) if job is not None else ()
+        self._lengths = {r.id: (r.offset, len(r)) for r in self._job_targets}
         targets = [r.id for r in self._job_targets]
         for rid in targets:
             self._profiles[rid] = _Profile()
@@ -104,11 +112,10 @@ class SpecificityView(ResultView):
 
     def _fit_x(self) -> None:
         """The whole record on the x axis from the start: axes do not re-tick as the scan advances."""
-        lengths = {r.id: len(r) for r in self._job_targets}
-        length = lengths.get(self.current_record())
+        offset, length = self._lengths.get(self.current_record(), (0, 0))
         if length:
             self.plot.enableAutoRange(x=False)
-            self.plot.setXRange(1, length, padding=0.01)
+            self.plot.setXRange(offset + 1, offset + length, padding=0.01)
         else:
             self.plot.enableAutoRange(x=True)
 
@@ -139,7 +146,7 @@ class SpecificityView(ResultView):
             self.scan_line.setVisible(True)
 
     def show_result(self, result) -> None:
-        if len(result.candidates) < self._seen:
+        if len(result.candidates) < self._seen or not self._profiles:
             self.reset_from(result)
         self._add(result.candidates)
         self.scan_line.setVisible(False)
@@ -241,9 +248,6 @@ class SpecificityView(ResultView):
     def has_data(self) -> bool:
         return any(p.items for p in self._profiles.values())
 
-    def plot_items(self) -> dict:
-        return {"specificity": self.plot}
-
 
 class CandidateView(ResultView):
     """The selected candidate's D matrix against the background window of its closest match.
@@ -264,7 +268,7 @@ class CandidateView(ResultView):
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         font.setStyleHint(QFont.StyleHint.Monospace)
         self.text.setFont(font)
-        self.text.setMaximumHeight(110)
+        self.text.setMaximumHeight(64)  # three alignment lines: the matrix keeps the room
         self.status = QLabel("Select a candidate (table or profile) to see its D matrix.")
         self.status.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -278,12 +282,16 @@ class CandidateView(ResultView):
         self.runner.failed.connect(self._on_failed)
         self._job = None
         self._pending = None
-        self._current = None
+        self._current = None   # the candidate whose closest match is searched or shown
+        self._selected = None  # the candidate selected in the table
         self.match = None
+
+    def runners(self) -> list:
+        return [self.runner]
 
     def reset(self, job) -> None:
         self._job = job
-        self._pending = None
+        self._pending = self._selected = None
         self.runner.cancel()
         self.match = None
         self.panel.matrix.clear_matrix()
@@ -293,6 +301,7 @@ class CandidateView(ResultView):
     def select(self, item) -> None:
         if item is None or self._job is None:
             return
+        self._selected = item
         if self.runner.running:
             self._pending = item
             self.runner.cancel()
@@ -306,7 +315,7 @@ class CandidateView(ResultView):
         target = {r.id: r for r in job.inputs["target"]}.get(item.target_id)
         if target is None:
             return
-        codes = target.codes[item.start - 1:item.end]
+        codes = target.codes[item.start - 1 - target.offset:item.end - target.offset]
         k, strands = job.params["k"], job.params["strands"]
         backgrounds = job.inputs["background"]
         self._current = item
@@ -328,6 +337,8 @@ class CandidateView(ResultView):
         if match is None:
             return
         item = self._current
+        shift = {r.id: r.offset for r in self._job.inputs["background"]}.get(match.record_id, 0)
+        match = replace(match, start=match.start + shift, end=match.end + shift)  # record coordinates
         self.match = match
         rows, cols = zip(*match.path)
         self.panel.matrix.clear_matrix()
@@ -348,10 +359,11 @@ class CandidateView(ResultView):
     def has_data(self) -> bool:
         return self.match is not None
 
-    def plot_items(self) -> dict:
-        return {"candidate-matrix": self.panel.matrix.scene()}
 
     def alignment_text(self) -> str:
+        """The closest match of the selected candidate (nothing while another one's is shown)."""
+        if self.match is None or self._current != self._selected:
+            return ""
         return self.text.toPlainText()
 
     def shutdown(self) -> None:

@@ -292,9 +292,6 @@ class LiveMatrixView(ResultView):
     def has_data(self) -> bool:
         return self._filled
 
-    def plot_items(self) -> dict:
-        return {"dp-matrix": self.panel.matrix.scene()}
-
 
 class MatrixScale:
     """How a family's snapshot values read: colour levels, stored value -> score, labels.

@@ -44,6 +44,8 @@ class OffTargetView(ResultView):
 
     title = "Off-targets"
     searched = Signal(object)
+    #: Asks the window to export the sites table (the window's exports write files).
+    export_requested = Signal(object)
 
     def __init__(self, backend_choice):
         super().__init__()
@@ -62,6 +64,9 @@ class OffTargetView(ResultView):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the search; the sites found so far are kept")
         self.cancel_button.clicked.connect(self.cancel)
+        self.export_button = QPushButton("Export sites…")
+        self.export_button.setToolTip("Write the sites table as CSV")
+        self.export_button.clicked.connect(lambda: self.export_requested.emit(self.model))
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.error = QLabel()
@@ -73,6 +78,7 @@ class OffTargetView(ResultView):
         controls.addWidget(self.max_edits)
         controls.addWidget(self.run_button)
         controls.addWidget(self.cancel_button)
+        controls.addWidget(self.export_button)
         controls.addSpacing(8)
         controls.addWidget(self.error, 1)
         controls.addWidget(self.status, 1)
@@ -86,7 +92,7 @@ class OffTargetView(ResultView):
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setDefaultSectionSize(22)
         header = self.table.horizontalHeader()
@@ -149,8 +155,15 @@ class OffTargetView(ResultView):
         # The search waits for Run, so an idle view already shows all it will (--screenshot).
         return not self.runner.running
 
+    def is_empty(self) -> bool:
+        return self._job is None
+
+    def runners(self) -> list:
+        return [self.runner]
+
     def alignment_text(self) -> str:
-        if self.report is None:
+        """The sites of the selected candidate (nothing while another candidate's are shown)."""
+        if self.report is None or self.report.candidate != self._candidate:
             return ""
         c = self.report.candidate
         head = f"Off-target sites of {self._label(c)} {c.sequence}"
@@ -277,4 +290,5 @@ class OffTargetView(ResultView):
         running = self.runner.running
         self.run_button.setEnabled(not running and self._candidate is not None and self._job is not None)
         self.cancel_button.setEnabled(running)
+        self.export_button.setEnabled(not running and self.model.rowCount() > 0)
         self.max_edits.setEnabled(not running)

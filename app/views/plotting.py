@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pyqtgraph as pg
 
@@ -50,17 +48,3 @@ class GrowingSeries:
 
     def clear(self) -> None:
         self.size = 0
-
-
-def export_plot(item, path: str | Path) -> None:
-    """Save a plot item or graphics scene as PNG (2x resolution) or SVG, by file suffix."""
-    from pyqtgraph import exporters
-
-    path = str(path)
-    if path.lower().endswith(".svg"):
-        exporter = exporters.SVGExporter(item)
-    else:
-        exporter = exporters.ImageExporter(item)
-        width = int(exporter.parameters()["width"])
-        exporter.parameters()["width"] = max(width * 2, 1200)
-    exporter.export(path)

@@ -463,6 +463,17 @@ class PrimerTools(ResultView):
     def has_data(self) -> bool:
         return self._notes is not None and not self.runner.running
 
+    def runners(self) -> list:
+        return [self.runner]
+
+    def focus_chain(self) -> list:
+        """Its inputs in the order they are laid out (the window's tab order)."""
+        chain = [self.filter_box]
+        for check, spin in self.bounds.values():
+            chain += [check, spin]
+        return chain + [self.defaults_button, *self.condition_spins.values(), self.merge_box,
+                        self.export_button]
+
     def shutdown(self) -> None:
         self.runner.shutdown()
 

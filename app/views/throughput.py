@@ -95,6 +95,3 @@ class ThroughputView(ResultView):
 
     def has_data(self) -> bool:
         return self.series.size > 0
-
-    def plot_items(self) -> dict:
-        return {"throughput": self.widget.scene()}

@@ -13,6 +13,13 @@ Every family plugs in through ``engine/<family>/cli.py``, which provides:
 - optionally ``extra_outputs(result, args) -> {path: text}``: files besides the main
   output (kdiff's ``--bed``), written after it.
 
+Tools built on families (``TOOLS``: offtarget, pcr, pairs, panel) are plug-ins too; their
+``FAMILY`` names the family whose ``--variant``/``--backend`` choices they take. A tool
+whose result is not its family's has its own ``iter_solve(job, cancel)`` (a module
+attribute) that the run uses instead of the family's. A tool with ``FAMILY = None`` and a
+``run(args) -> int`` (the primer library) is a command of its own: it declares all its
+options and does its own output.
+
 This module adds the options every family shares (``--variant --backend
 --parallel --opt --threads -o --json``), the progress bar on standard error,
 the exit codes (2 for bad input, 1 for a failure inside a run) and writes
@@ -43,7 +50,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 #: Subcommands built on a family but not families themselves: name -> plug-in module.
-TOOLS = {"offtarget": "engine.primers.cli"}
+TOOLS = {"offtarget": "engine.primers.cli", "pcr": "engine.primers.cli_pcr",
+         "pairs": "engine.primers.cli_pairs", "panel": "engine.primers.cli_panel",
+         "library": "engine.primers.cli_library"}
 
 
 def family_cli(name: str):
@@ -124,15 +133,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             sub.add_parser(name)
             continue
         plugin = importlib.import_module(module)
-        try:
-            fam = registry.family(plugin.FAMILY)
-        except ValueError:
-            continue  # the family it builds on is not installed
+        fam = None
+        if plugin.FAMILY is not None:
+            try:
+                fam = registry.family(plugin.FAMILY)
+            except ValueError:
+                continue  # the family it builds on is not installed
         p = sub.add_parser(name, help=(plugin.__doc__ or "").split("\n")[0],
                            description=plugin.__doc__)
         plugin.add_arguments(p)
-        add_common_options(p, fam)
-        _remember_inputs(p)
+        if fam is not None:
+            add_common_options(p, fam)
+            _remember_inputs(p)
     # Listed here for --help; the launcher hands `bench` to the benchmarks package.
     sub.add_parser("bench", help="benchmarks (primerscope bench --help)", add_help=False)
     return parser
@@ -179,10 +191,10 @@ def run_family(args) -> int:
                   [getattr(args, dest, None) for dest in args.input_paths])
     _start_cuda_early(plugin, args)
     job = plugin.make_job(args)
-    api = registry.family_api(job.family)
+    iter_solve = getattr(plugin, "iter_solve", None) or registry.family_api(job.family).iter_solve
     bar = ProgressBar(not args.no_progress)
     cancel = CancelToken()
-    gen = api.iter_solve(job, cancel)
+    gen = iter_solve(job, cancel)
     try:
         while True:
             try:
@@ -289,4 +301,7 @@ def _dispatch(args) -> int:
     if args.command == "bench":
         raise UsageError("benchmarks run through the launcher: primerscope bench ... "
                          "(or python -m benchmarks)")
+    plugin = family_cli(args.command)
+    if getattr(plugin, "FAMILY", "") is None:
+        return plugin.run(args)
     return run_family(args)

@@ -288,6 +288,9 @@ class Collector:
         self.cigar_text = ColumnBuffer(byte=np.uint8)  # their CIGARs end to end
         # Once, not per progress report: a batch has as many ids as pairs.
         self.ids = (tuple(p.id for p in plan.patterns), tuple(t.id for t in plan.texts))
+        #: per text record, bases of the loaded record before its codes (Record.offset):
+        #: hits are reported in the loaded record's coordinates.
+        self.shifts = np.array([t.offset for t in plan.texts], dtype=np.int64)
         self.distances: dict[int, PairDistance] = {}
         self.left = np.bincount(plan.task_group, minlength=groups)
         self.seen = np.zeros(len(plan.tasks), dtype=bool)
@@ -329,19 +332,20 @@ class Collector:
             return
         plan = self.plan
         rec_lo = plan.t_offs[plan.g_rec[g]]
+        shift = self.shifts[plan.g_rec[g]]
         none = np.full(len(g), -1, dtype=np.int64)
         start, cig_lo, cig_hi = none, none, none
         if self.align:
             items = np.column_stack((plan.g_inst[g], end, rec_lo, dist, none))
             starts, cigars = self.runner.align(items.astype(np.int64))
             done = cigars.done
-            start = np.where(done, starts - rec_lo + 1, -1)
+            start = np.where(done, starts - rec_lo + 1 + shift, -1)
             base = len(self.cigar_text)
             self.cigar_text.append(byte=cigars.text)
             cig_lo = np.where(done, base + cigars.offs[:-1], -1)
             cig_hi = np.where(done, base + cigars.offs[1:], -1)
         self.found.append(pattern=plan.g_pattern[g], record=plan.g_rec[g], strand=plan.g_strand[g],
-                          end=end - rec_lo, distance=dist, start=start, cig_lo=cig_lo,
+                          end=end - rec_lo + shift, distance=dist, start=start, cig_lo=cig_lo,
                           cig_hi=cig_hi)
 
     def _add_pairs(self, g: np.ndarray, score: np.ndarray) -> None:
@@ -383,7 +387,8 @@ class Collector:
         """The hits so far, in the order found (a view: later slices only append)."""
         plan = self.plan
         return EditHits(self.found.view(), pattern_ids=self.ids[0], record_ids=self.ids[1],
-                        text=plan.text, offsets=plan.t_offs, cigars=self.cigar_text.view()["byte"])
+                        text=plan.text, offsets=plan.t_offs, shifts=self.shifts,
+                        cigars=self.cigar_text.view()["byte"])
 
     def sorted_hits(self) -> EditHits:
         """Hits in pattern order, then record order, end, strand ('+' first)."""

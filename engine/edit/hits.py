@@ -57,16 +57,20 @@ HIT_DTYPES = {"pattern": np.int32, "record": np.int32, "strand": np.int8, "end":
 
 class EditHits(ColumnTable):
     """A read-only sequence of :class:`Hit` over columns (see :data:`HIT_DTYPES`); ``end``
-    and ``start`` are 1-based in the hit's record, ``strand`` 0 for '+', 1 for '-'."""
+    and ``start`` are 1-based in the loaded record's coordinates (``shifts``: each text
+    record's ``Record.offset``), ``strand`` 0 for '+', 1 for '-'."""
 
     COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "distance", "cigar", "matched")
 
-    def __init__(self, columns: dict, *, pattern_ids, record_ids, text, offsets, cigars):
+    def __init__(self, columns: dict, *, pattern_ids, record_ids, text, offsets, cigars,
+                 shifts=None):
         self.columns = columns
         self.pattern_ids = tuple(pattern_ids)
         self.record_ids = tuple(record_ids)
         self._text = text  # the records end to end, and where each starts
         self._offsets = offsets
+        self._shifts = np.zeros(len(self.record_ids), dtype=np.int64) if shifts is None \
+            else np.asarray(shifts, dtype=np.int64)
         self._cigars = cigars  # uint8: every CIGAR's letters end to end
 
     def __getattr__(self, name):
@@ -81,7 +85,7 @@ class EditHits(ColumnTable):
     def take(self, index) -> "EditHits":
         return EditHits({name: col[index] for name, col in self.columns.items()},
                         pattern_ids=self.pattern_ids, record_ids=self.record_ids, text=self._text,
-                        offsets=self._offsets, cigars=self._cigars)
+                        offsets=self._offsets, cigars=self._cigars, shifts=self._shifts)
 
     def cigars(self, lo: int = 0, hi: int | None = None) -> list:
         """CIGAR strings of rows lo..hi-1 (None where a hit has none)."""
@@ -100,7 +104,8 @@ class EditHits(ColumnTable):
         start, aligned = self.start[lo:hi], self.cig_lo[lo:hi] >= 0
         if not start.size:
             return []
-        base = self._offsets[self.record[lo:hi]]
+        record = self.record[lo:hi]
+        base = self._offsets[record] - self._shifts[record]
         texts = matched_strings(self._text, np.where(aligned, base + start - 1, 0),
                                 np.where(aligned, base + self.end[lo:hi], 0), self.strand[lo:hi] == 1)
         return [t if ok else None for t, ok in zip(texts, aligned.tolist())]

@@ -46,37 +46,38 @@ class CandidateTable(ColumnTable):
     """A read-only sequence of :class:`Candidate` over columns, in target then start order.
 
     Columns: ``target`` (index into ``target_ids``), ``start0`` (0-based start in its
-    target) and ``length`` (c + 1); ``start``/``end`` are 1-based and inclusive.
+    target's codes) and ``length`` (c + 1); ``start``/``end`` are 1-based and inclusive in
+    the loaded record's coordinates (plus ``shifts``: each target's ``Record.offset``).
     """
 
     COLUMNS = ("target_id", "start", "end", "length", "sequence")
 
-    def __init__(self, target, start0, length, *, target_ids, texts):
+    def __init__(self, target, start0, length, *, target_ids, texts, shifts=None):
         self.target = target
         self.start0 = start0
         self.length = length
         self.target_ids = tuple(target_ids)
         self._texts = tuple(texts)  # the targets' codes, read for the sequences
-
-    @classmethod
-    def empty(cls, target_ids=(), texts=()) -> "CandidateTable":
-        return cls(np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int64),
-                   target_ids=target_ids, texts=texts)
+        self._shifts = np.zeros(len(self.target_ids), dtype=np.int64) if shifts is None \
+            else np.asarray(shifts, dtype=np.int64)
 
     def __len__(self) -> int:
         return int(self.start0.shape[0])
 
     def take(self, index) -> "CandidateTable":
         return CandidateTable(self.target[index], self.start0[index], self.length[index],
-                              target_ids=self.target_ids, texts=self._texts)
+                              target_ids=self.target_ids, texts=self._texts, shifts=self._shifts)
+
+    def _shift(self, sl=slice(None)):
+        return self._shifts[self.target[sl]] if self._shifts.any() else 0
 
     @property
     def start(self) -> np.ndarray:
-        return self.start0 + 1
+        return self.start0 + 1 + self._shift()
 
     @property
     def end(self) -> np.ndarray:
-        return self.start0 + self.length
+        return self.start0 + self.length + self._shift()
 
     def sequences(self, lo: int = 0, hi: int | None = None) -> list[str]:
         sl = slice(lo, hi)
@@ -84,7 +85,7 @@ class CandidateTable(ColumnTable):
 
     def block(self, lo: int, hi: int) -> list:
         sl = slice(lo, hi)
-        s0 = self.start0[sl]
+        s0 = self.start0[sl] + self._shift(sl)
         return [labels(self.target_ids, self.target[sl]), s0 + 1, s0 + self.length[sl],
                 self.length[sl], self.sequences(lo, hi)]
 
@@ -95,7 +96,7 @@ class CandidateTable(ColumnTable):
         return getattr(self, name) if name in ("start", "end", "length") else None
 
     def find_candidates(self, row):
-        return np.flatnonzero(self.start0 == row.start - 1)
+        return np.flatnonzero(self.start == row.start)
 
     def frame_columns(self) -> dict:
         return {"target_id": categorical(self.target, self.target_ids), "start": self.start,

@@ -286,7 +286,8 @@ class ScanRunner:
     def candidates(self) -> CandidateTable:
         """The candidates so far (a view: later slices only append)."""
         return CandidateTable(**self.found.view(), target_ids=self._ids,
-                              texts=tuple(t.codes for t in self.targets))
+                              texts=tuple(t.codes for t in self.targets),
+                              shifts=tuple(t.offset for t in self.targets))
 
     def report(self) -> dict:
         return {"partial": self.candidates()}

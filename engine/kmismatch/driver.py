@@ -340,7 +340,7 @@ class ScanRunner:
         self.found = HitBuffer(pattern_ids=tuple(p.id for p in patterns),
                                pattern_lengths=tuple(len(p) for p in patterns),
                                record_ids=tuple(r.id for r in records), text=self.text,
-                               offsets=self.offsets)
+                               offsets=self.offsets, shifts=[r.offset for r in records])
         self.counts = Counts([len(r) for r in records], len(patterns),
                              config.KMISMATCH_DENSITY_BINS)
         self.total = sum(len(r) for r in records)

@@ -50,13 +50,14 @@ class HitTable(ColumnTable):
     ``code`` (2 * pattern index + strand) and ``mismatches``. Derived columns:
     ``record`` and ``pattern`` (indices into ``record_ids`` / ``pattern_ids``),
     ``start0`` (0-based start in its record), ``strand`` (0 '+', 1 '-'),
-    ``start`` and ``end`` (1-based, inclusive).
+    ``start`` and ``end`` (1-based, inclusive, in the loaded records' coordinates: plus
+    ``shifts``, each record's ``Record.offset``).
     """
 
     COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "mismatches", "matched")
 
     def __init__(self, pos, code, mismatches, *, pattern_ids, pattern_lengths, record_ids, text,
-                 offsets):
+                 offsets, shifts=None):
         self.pos = pos
         self.code = code
         self.mismatches = mismatches
@@ -65,6 +66,8 @@ class HitTable(ColumnTable):
         self.record_ids = tuple(record_ids)
         self._text = text
         self._offsets = offsets
+        self._shifts = (np.zeros(len(self.record_ids), dtype=np.int64) if shifts is None
+                        else np.asarray(shifts, dtype=np.int64))
 
     def __len__(self) -> int:
         return int(self.pos.shape[0])
@@ -72,7 +75,8 @@ class HitTable(ColumnTable):
     def take(self, index) -> "HitTable":
         return HitTable(self.pos[index], self.code[index], self.mismatches[index],
                         pattern_ids=self.pattern_ids, pattern_lengths=self.pattern_lengths,
-                        record_ids=self.record_ids, text=self._text, offsets=self._offsets)
+                        record_ids=self.record_ids, text=self._text, offsets=self._offsets,
+                        shifts=self._shifts)
 
     def block(self, lo: int, hi: int) -> list:
         part = self.take(slice(lo, hi))
@@ -112,12 +116,15 @@ class HitTable(ColumnTable):
     @property
     def start(self) -> np.ndarray:
         """1-based starts."""
-        return self.start0 + 1
+        return self.start0 + 1 + self._shift()
 
     @property
     def end(self) -> np.ndarray:
         """1-based inclusive ends."""
-        return self.start0 + self.pattern_lengths[self.pattern]
+        return self.start0 + self.pattern_lengths[self.pattern] + self._shift()
+
+    def _shift(self):
+        return self._shifts[self.record] if self._shifts.any() else 0
 
     def matched(self) -> list[str]:
         """``matched`` of every hit, gathered per pattern length with numpy."""

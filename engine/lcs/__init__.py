@@ -48,8 +48,9 @@ class LcsResult:
         two matched base sets, so it is the shared base itself on plain ACGT input.
         After a cancel it is the prefix recovered so far.
     pairs : numpy.ndarray or None
-        ``(k, 2)`` int64 array of 1-based ``(a_pos, b_pos)``, increasing in both:
-        the alignment path the GUI draws over the heatmap.
+        ``(k, 2)`` int64 array of 1-based ``(a_pos, b_pos)``, increasing in both, in the
+        loaded records' coordinates (``Record.offset`` added): the alignment path the GUI
+        draws over the heatmap.
     snapshot : numpy.ndarray or None
         The last uint16 heatmap of the DP matrix (``job.snapshots`` only); values
         are L >> s, with s chosen so that min(m, n) fits in 16 bits.
@@ -169,7 +170,9 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     meter = Meter(job, threads=numba_threads(job))  # before any pass: chunks follow the threads
     kernels = Kernels(job, cancel.flag)
     shape = (m, n) if job.snapshots else None
-    recovery = RecoveryRunner(kernels.recovery(a, b), cancel.flag, shape) if task == "lcs" else None
+    first = np.array([rec_a.offset + 1, rec_b.offset + 1], dtype=np.int64)  # records' coordinates
+    recovery = (RecoveryRunner(kernels.recovery(a, b), cancel.flag, shape, first)
+                if task == "lcs" else None)
 
     def later() -> int:
         """Cells the recovery still has to run (an estimate until it is under way)."""
@@ -198,5 +201,5 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
 
     return LcsResult(run_info(job, meter), task, rec_a.id, rec_b.id, m, n, found,
                      lcs_text(a, b, pairs0) if pairs0 is not None else None,
-                     pairs0 + 1 if pairs0 is not None else None,
+                     pairs0 + first if pairs0 is not None else None,
                      sampling.image.copy() if sampling is not None else None, shape)

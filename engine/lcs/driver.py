@@ -299,8 +299,9 @@ class RecoveryRunner:
     ``budget`` cells: each report copies the pairs found so far, and stays rare.
     """
 
-    def __init__(self, recovery: Recovery, abort: np.ndarray, shape):
+    def __init__(self, recovery: Recovery, abort: np.ndarray, shape, first=1):
         self.recovery, self.shape = recovery, shape
+        self.first = first  # 1-based position of a[0], b[0] in the loaded records
         self.first_slice = FIRST_SLICE_CELLS
         self.done = 0
         self.finished = False
@@ -326,4 +327,4 @@ class RecoveryRunner:
 
     def report(self) -> dict:
         return {"message": "recovering the LCS", "snapshot_shape": self.shape,
-                "partial": self.recovery.pairs() + 1}
+                "partial": self.recovery.pairs() + self.first}

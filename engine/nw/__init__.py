@@ -23,7 +23,7 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Generator
 
 import numpy as np
@@ -184,6 +184,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
                                    keep=m // 2 if big else None), recorder)
 
     def result(score_value=None, alignment=None):
+        if alignment is not None and (ra.offset or rb.offset):  # the records' coordinates
+            alignment = replace(alignment, a_offset=ra.offset, b_offset=rb.offset)
         image = recorder.image()
         shown = image is not None
         return NwResult(run_info(job, meter), ra.id, rb.id, m, n, sc, score_value, alignment,

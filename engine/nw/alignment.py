@@ -38,6 +38,10 @@ class Alignment:
     #: One code per column: 0 '=', 1 'X', 2 'D', 3 'I' (``CIGAR_LETTERS[code]``).
     codes: np.ndarray
     path: np.ndarray
+    #: Bases of the loaded records before A's and B's first (``Record.offset``): positions
+    #: in the exports are in the records' coordinates; ``path`` stays in matrix cells.
+    a_offset: int = 0
+    b_offset: int = 0
 
     @property
     def columns(self) -> int:

@@ -27,14 +27,15 @@ CSV_COLUMNS = ("column", "a_pos", "b_pos", "a", "b", "op")
 LAYOUTS = ("columns", "pairwise")
 
 
-def _positions(aligned: str) -> np.ndarray:
-    """1-based residue number of every column (the previous number at gaps)."""
-    return np.cumsum(np.frombuffer(aligned.encode("ascii"), dtype=np.uint8) != ord("-"))
+def _positions(aligned: str, offset: int = 0) -> np.ndarray:
+    """1-based residue number of every column (the previous number at gaps), plus ``offset``."""
+    return offset + np.cumsum(np.frombuffer(aligned.encode("ascii"), dtype=np.uint8) != ord("-"))
 
 
 def column_rows(alignment: Alignment) -> Iterator[tuple]:
     """Rows of the column CSV, in :data:`CSV_COLUMNS` order."""
-    pa, pb = _positions(alignment.aligned_a), _positions(alignment.aligned_b)
+    pa = _positions(alignment.aligned_a, alignment.a_offset)
+    pb = _positions(alignment.aligned_b, alignment.b_offset)
     for k, (x, y, code) in enumerate(zip(alignment.aligned_a, alignment.aligned_b,
                                          alignment.codes.tolist())):
         yield (k + 1, "" if x == "-" else int(pa[k]), "" if y == "-" else int(pb[k]), x, y,
@@ -82,7 +83,8 @@ def pairwise_text(alignment: Alignment, *, a_id: str, b_id: str, score: int, mat
         "#=======================================",
         "",
     ]
-    pa, pb = _positions(alignment.aligned_a), _positions(alignment.aligned_b)
+    pa = _positions(alignment.aligned_a, alignment.a_offset)
+    pb = _positions(alignment.aligned_b, alignment.b_offset)
     bars = markup(alignment)
     for lo in range(0, cols, width):
         hi = min(cols, lo + width)
@@ -91,7 +93,7 @@ def pairwise_text(alignment: Alignment, *, a_id: str, b_id: str, score: int, mat
             if name is None:
                 lines.append(" " * 21 + bars[lo:hi])
                 continue
-            before = int(pos[lo - 1]) if lo else 0
+            before = int(pos[lo - 1]) if lo else int(pos[0]) - (aligned[0] != "-")
             end = int(pos[hi - 1])
             start = before + 1 if end > before else before
             lines.append(f"{name[:13]:<13} {start:>6} {aligned[lo:hi]} {end:>6}")

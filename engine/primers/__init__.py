@@ -1,7 +1,16 @@
-"""From candidate regions to usable primers: thermodynamics, filters, merging, off-targets.
+"""From candidate regions to usable primers: thermodynamics, filters, merging, off-targets,
+and the tools built on the families (none of them a family itself):
 
-The kdiff files built on them (annotated CSV, regions CSV, BED) are written by
-:mod:`engine.kdiff.export`.
+- :mod:`engine.primers.pcr`: in-silico PCR of a primer set (sites by the edit family);
+- :mod:`engine.primers.pairs`: pair design (specificity by kdiff, choice and ranking by
+  Primer3 through :mod:`engine.primers.primer3_design`);
+- :mod:`engine.primers.panel`: multiplex panel check (dimers, cross-products);
+- :mod:`engine.primers.library`: the primer library (SQLite).
+
+Each tool has a job generator (``make_job``/``iter_solve``/``solve``, as the families),
+its writers (``export_<tool>.py``) and its command-line plug-in (``cli_<tool>.py``).
+The kdiff files built on the annotations (annotated CSV, regions CSV, BED) are written
+by :mod:`engine.kdiff.export`.
 
 Thermodynamics come from primer3-py (Primer3's own nearest-neighbour code), never
 from hand-written tables.

@@ -67,3 +67,39 @@ def filters_from(args) -> Filters | None:
     values = {f.name: getattr(Filters(), f.name) for f in fields(Filters)}
     values.update({n: (None if v == "off" else v) for n, v in given.items()})
     return Filters(**values)
+
+
+#: Pair design's bounds (``primerscope pairs``): option name -> (type, Primer3's default,
+#: the value that switches the bound off).
+_DESIGN_OPTIONS = {
+    "len_min": (int, 18, 1), "len_opt": (int, 20, None), "len_max": (int, 27, 35),
+    "tm_min": (float, 57.0, 0.0), "tm_opt": (float, 60.0, None), "tm_max": (float, 63.0, 120.0),
+    "max_tm_diff": (float, 5.0, 1000.0), "gc_min": (float, 20.0, 0.0), "gc_max": (float, 80.0, 100.0),
+    "max_poly_x": (int, 5, 100), "min_gc_clamp": (int, 0, 0), "max_hairpin_tm": (float, 47.0, 1000.0),
+    "max_homodimer_tm": (float, 47.0, 1000.0), "max_end_stability": (float, 100.0, 1000.0),
+}
+
+
+def add_design_options(parser) -> None:
+    """The primer bounds of --filter, with Primer3's defaults, and the pair options."""
+    g = parser.add_argument_group(
+        "primer and pair constraints (Primer3's, with its defaults)",
+        "The same names as kdiff's --filter bounds; 'off' switches a bound off. "
+        "--max-homodimer-tm bounds Primer3's self-complementarity (any and 3' end).")
+    for name, (kind, default, off) in _DESIGN_OPTIONS.items():
+        g.add_argument("--" + name.replace("_", "-"), type=_bound(kind) if off is not None else kind,
+                       default=default, metavar="X", help=f"default {default}")
+    add_condition_options(parser)
+
+
+def design_values(args) -> dict:
+    """DesignSettings keyword arguments from the options above ('off' -> the widest value)."""
+    out = {}
+    for name, (_, _, off) in _DESIGN_OPTIONS.items():
+        value = getattr(args, name)
+        out[name] = off if value == "off" else value
+    homodimer = out.pop("max_homodimer_tm")
+    out["gc_clamp"] = out.pop("min_gc_clamp")
+    out["max_self_any_tm"] = out["max_self_end_tm"] = homodimer
+    out["conditions"] = conditions_from(args)
+    return out

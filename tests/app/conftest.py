@@ -19,13 +19,17 @@ def settings(tmp_path):
 
 @pytest.fixture
 def dialogs(monkeypatch):
-    """Every QMessageBox the window opens, as (title, text), instead of a modal dialog."""
+    """Every QMessageBox the window opens, as (title, text), instead of a modal dialog.
+
+    Questions are answered Yes (a long run starts, a window with work running closes)."""
     from PySide6.QtWidgets import QMessageBox
 
     shown: list[tuple[str, str]] = []
 
     def fake_exec(box):
         shown.append((box.windowTitle(), box.text()))
+        if box.standardButtons() & QMessageBox.StandardButton.Yes:
+            return QMessageBox.StandardButton.Yes
         return int(QMessageBox.StandardButton.Ok)
 
     monkeypatch.setattr(QMessageBox, "exec", fake_exec)
@@ -57,10 +61,21 @@ def run(qtbot, window, timeout: int = 300_000):
     failures = []
     window.run_failed.connect(failures.append)
     with qtbot.waitSignal(window.run_finished, timeout=timeout, raising=False) as blocker:
-        assert window.run(), "the window refused to start the run"
+        assert window.controller.run(), "the window refused to start the run"
     assert not failures, failures
     assert blocker.signal_triggered, "the run did not finish in time"
     return blocker.args[0]
+
+
+def cut(window, role: str, start: int, end: int) -> None:
+    """Replace a role's records by their positions start..end as records of their own (numbered
+    from 1, as the command line numbers a FASTA file of them)."""
+    from engine.sequences import Record
+
+    panel = window.input_panels[role]
+    records = [Record(r.id, r.codes[start - 1:end].copy(), r.description, "test")
+               for r in panel.state().selected()]
+    panel.set_records(records, "test")
 
 
 def write_fasta(path, records) -> str:

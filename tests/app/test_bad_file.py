@@ -14,7 +14,7 @@ def _load(qtbot, window, role, path):
     done = []
     window.inputs_loaded.connect(lambda: done.append(True))
     window.load_files(role, [str(path)])
-    qtbot.waitUntil(lambda: not window.loader.running and not window._load_queue, timeout=30_000)
+    qtbot.waitUntil(lambda: not window.loads.running, timeout=30_000)
     return bool(done)
 
 

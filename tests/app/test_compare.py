@@ -14,7 +14,7 @@ def test_compare_backends_on_a_small_nw_job(qtbot, window):
     window.input_panels["a"].set_records([a], "test")
     window.input_panels["b"].set_records([b], "test")
     with qtbot.waitSignal(window.compare_finished, timeout=300_000) as blocker:
-        assert window.compare()
+        assert window.controller.compare()
     rows = blocker.args[0]
     expected = combinations(registry.family("nw"))
     assert [r.label for r in rows] == [f"{s.variant}/{s.backend}" for s in expected]

@@ -31,11 +31,21 @@ def test_family_runs_on_demo_with_views_filled(qtbot, window, family, tmp_path):
     assert window.results.model.rowCount() == min(len(items), 200_000) > 0
     if window.adapter.best_item(result) is not None:
         assert window.select_best()
-    family_views = window.views[:-2]  # the last two are throughput and compare
-    qtbot.waitUntil(lambda: all(v.has_data() for v in family_views), timeout=60_000)
+    qtbot.waitUntil(lambda: all(v.has_data() for v in window.family_views), timeout=60_000)
     assert window.throughput.has_data()
 
-    csv_path = window.export_csv(str(tmp_path / "out.csv"))
-    assert open(csv_path).read() == window.adapter.csv_text(result)
-    written = window.save_plot(str(tmp_path / "plot.png"))
-    assert written and all((tmp_path / p).exists() for p in written)
+    # One picture per tab (both plots of a split tab in one file), as PNG and as SVG.
+    tmp_path = tmp_path / "pictures"
+    tmp_path.mkdir()
+    for index, page in enumerate(window.pages):
+        window.tabs.setCurrentIndex(index)
+        if page.view.is_empty():
+            continue
+        for suffix in ("png", "svg"):
+            path = window.exports.save_picture(str(tmp_path / f"tab{index}.{suffix}"))
+            assert path == str(tmp_path / f"tab{index}.{suffix}")
+            data = open(path, "rb").read()
+            assert data.startswith(b"\x89PNG") if suffix == "png" else b"<svg" in data[:500]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"tab{i}.{s}" for i, page in enumerate(window.pages) if not page.view.is_empty()
+        for s in ("png", "svg"))

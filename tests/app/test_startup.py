@@ -52,3 +52,34 @@ def test_window_opens_in_under_3_s_without_kernels(tmp_path):
     assert min(warm["seconds"], warm["cpu"]) < 3.0
     assert warm["compiled"] == []
     assert warm["families"] >= 1
+
+
+def test_no_display_gives_one_line_instead_of_a_qt_abort(tmp_path):
+    """Issue 20, defect 13: Qt aborts (exit 134) when its platform plugin cannot start."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env["HOME"] = str(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "app.launcher"], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "QT_QPA_PLATFORM=offscreen" in lines[0] and "DISPLAY" in lines[0]
+
+
+def test_missing_xcb_libraries_are_named_with_their_packages(monkeypatch):
+    import ctypes
+
+    from app.main import display_problem
+
+    real = ctypes.CDLL
+
+    def cdll(name, *args, **kwargs):
+        if name in ("libxcb-cursor.so.0", "libxcb-icccm.so.4"):
+            raise OSError(f"{name}: cannot open shared object file")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(ctypes, "CDLL", cdll)
+    problem = display_problem({"DISPLAY": ":0"})
+    assert "libxcb-cursor0" in problem and "libxcb-icccm4" in problem
+    assert "QT_QPA_PLATFORM=offscreen" in problem
+    assert display_problem({"QT_QPA_PLATFORM": "offscreen"}) is None

@@ -10,7 +10,7 @@ from engine import edit
 from engine.edit import reference as ref
 from engine.sequences import Record, decode, reverse_complement
 from tests.engine.edit._support import combos, tiny_tunables
-from tests.strategies import codes
+from tests.strategies import codes, examples
 
 
 def _expected_hits(patterns, texts, k, strands, pairs):
@@ -35,7 +35,7 @@ def _got(res):
 records = st.lists(codes(min_size=1, max_size=70), min_size=1, max_size=3)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(records, records, st.sampled_from((0, 1, 2)), st.sampled_from(("forward", "both")))
 def test_all_pairs_both_strands(pats, txts, k, strands):
     patterns = [Record(f"p{i}", c) for i, c in enumerate(pats)]
@@ -49,7 +49,7 @@ def test_all_pairs_both_strands(pats, txts, k, strands):
             assert _got(res) == want, (variant, backend)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(st.lists(st.tuples(codes(min_size=1, max_size=70), codes(min_size=1, max_size=90)),
                 min_size=1, max_size=4),
        st.sampled_from((None, 0, 3)))

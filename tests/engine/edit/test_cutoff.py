@@ -23,7 +23,7 @@ from engine.edit import reference as ref
 from engine.jobs import CancelToken
 from engine.sequences import Record, reverse_complement
 from tests.engine.edit._support import combos, tiny_tunables
-from tests.strategies import codes, mutate, random_codes
+from tests.strategies import codes, examples, mutate, random_codes
 
 LONG_LENGTHS = (63, 64, 65, 127, 128, 129, 191, 257, 300)
 
@@ -50,14 +50,14 @@ def planted(seed, m, n, copies, max_edits, iupac=0.0):
     return pattern, text
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(codes(min_size=1, max_size=40), codes(min_size=1, max_size=60))
 def test_numpy_brute_force_is_the_oracle(pattern, text):
     assert ref.end_distances_numpy(pattern, text).tolist() == ref.end_distances(list(pattern),
                                                                                 list(text))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from(LONG_LENGTHS), st.sampled_from((0, 1, 2, 3, 5, 9)),
        st.sampled_from((0.0, 0.05)))
 def test_banded_cutoff_finds_every_end(seed, m, k, iupac):
@@ -90,7 +90,7 @@ def test_banded_computes_only_the_blocks_near_k(m):
     assert runs["banded"].info.cells < 0.75 * 64 * len(text) * 2  # about one block, m > 128
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from(LONG_LENGTHS + (700,)), st.integers(0, 40),
        st.integers(-70, 70))
 def test_banded_global_band_of_blocks(seed, m, edits, shift):
@@ -160,7 +160,7 @@ def _got_profiles(res):
             for q in res.profiles]
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from((5, 30, 64, 65, 129)), st.integers(1, 400),
        st.sampled_from((0, 2, 6)), st.sampled_from((1, 3, 7, 4096)),
        st.sampled_from(("hits", "best")), st.sampled_from(("forward", "both")))

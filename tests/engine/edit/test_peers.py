@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from engine import edit
 from engine.sequences import IUPAC_CODES, Record, decode, reverse_complement
 from tests.engine.edit._support import combos
-from tests.strategies import codes, mutate
+from tests.strategies import codes, examples, mutate
 
 edlib = pytest.importorskip("edlib")
 
@@ -109,7 +109,7 @@ def test_msx2_homologs_global_match_edlib_and_rapidfuzz(msx2_records):
         assert [(d.distance, d.cigar) for d in res.distances] == want, (variant, backend)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(codes(min_size=1, max_size=140), codes(min_size=1, max_size=160), st.sampled_from((2, 8)))
 def test_iupac_codes_match_edlib_with_equalities(query, target, k):
     found = _edlib(query, target, "NW")

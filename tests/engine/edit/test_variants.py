@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from engine import edit
 from engine.edit import reference as ref
 from tests.engine.edit._support import combos, hit_tuples, oracle_best, oracle_hits, rec, tiny_tunables
-from tests.strategies import WORD_EDGE_LENGTHS, codes
+from tests.strategies import WORD_EDGE_LENGTHS, codes, examples
 
 PATTERN_LENGTHS = WORD_EDGE_LENGTHS + (5, 17, 30)
 
@@ -46,7 +46,7 @@ def pattern_and_text(draw, max_text=120, lengths=PATTERN_LENGTHS):
     return pattern, text
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(pattern_and_text(), st.data())
 def test_global_distance_and_cutoff(pt, data):
     pattern, text = pt
@@ -61,7 +61,7 @@ def test_global_distance_and_cutoff(pt, data):
             assert res.distances[0].distance == (d if d <= k else None), (variant, backend, k)
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(pattern_and_text(max_text=80))
 def test_global_alignment_matches_oracle(pt):
     pattern, text = pt
@@ -75,7 +75,7 @@ def test_global_alignment_matches_oracle(pt):
     assert ref.cigar_cost(want, list(pattern), list(text)) == d
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(pattern_and_text(), st.sampled_from((0, 1, 2, 3, 5)))
 def test_search_hits_small_k(pt, k):
     pattern, text = pt
@@ -88,7 +88,7 @@ def test_search_hits_small_k(pt, k):
             assert res.best == min((h[2] for h in want), default=None)
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(pattern_and_text(max_text=20), st.integers(0, 3))
 def test_search_hits_k_above_pattern_length(pt, extra):
     pattern, text = pt
@@ -102,7 +102,7 @@ def test_search_hits_k_above_pattern_length(pt, extra):
             assert hit_tuples(res) == want, (variant, backend)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(pattern_and_text(), st.sampled_from((None, 0, 1, 4)))
 def test_search_best(pt, k):
     pattern, text = pt
@@ -114,7 +114,7 @@ def test_search_best(pt, k):
             assert hit_tuples(res) == want, (variant, backend)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(pattern_and_text(max_text=60), st.sampled_from((0, 1, 2)))
 def test_hits_carry_valid_alignments(pt, k):
     """Whatever the tie-breaks, a CIGAR must spend exactly the hit's distance on its window."""

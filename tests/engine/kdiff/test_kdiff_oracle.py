@@ -11,7 +11,7 @@ from engine import config, kdiff
 from engine.kdiff.reference import kdiff_reference
 from engine.sequences import Record, load, reverse_complement
 from tests.engine.kdiff.combos import all_combos, label
-from tests.strategies import codes, mutate, random_codes
+from tests.strategies import codes, examples, mutate, random_codes
 
 COMBOS = all_combos()
 
@@ -50,7 +50,7 @@ def test_seed_example(combo):
     assert [(c.start, c.end, c.sequence) for c in res.candidates] == [(1, 3, "ACT"), (2, 4, "CTG")]
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(alpha=codes(1, 70), beta=codes(1, 80), k=st.integers(1, 9), strands=st.sampled_from(["forward", "both"]),
        plant=st.booleans(), seed=st.integers(0, 2**32 - 1))
 def test_random_inputs_match_oracle(alpha, beta, k, strands, plant, seed):
@@ -63,7 +63,7 @@ def test_random_inputs_match_oracle(alpha, beta, k, strands, plant, seed):
     _check_all([Record("t", alpha)], [Record("b", beta)], k, strands)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(t1=codes(1, 40), t2=codes(1, 40), b1=codes(1, 40), b2=codes(1, 40), k=st.integers(1, 5))
 def test_multi_record_targets_and_backgrounds(t1, t2, b1, b2, k):
     _check_all([Record("t1", t1), Record("t2", t2)], [Record("b1", b1), Record("b2", b2)], k)

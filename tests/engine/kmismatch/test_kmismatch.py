@@ -15,7 +15,7 @@ from engine.kmismatch.spec import SPEC
 from engine.kmismatch.reference import kmismatch_reference
 from engine.sequences import Record, decode, load, reverse_complement
 from tests.engine.kmismatch.oracles import engine_rows, numpy_hits
-from tests.strategies import WORD_EDGE_LENGTHS, codes
+from tests.strategies import WORD_EDGE_LENGTHS, codes, examples
 
 VARIANTS = ("naive", "shift-add", "pmasm")
 BACKENDS = ("serial", "multicore")
@@ -140,14 +140,14 @@ def problems(draw, max_text=160, max_patterns=12, lengths=EDGE_LENGTHS):
     return texts, pats, k, strands
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(problems(max_text=60, max_patterns=4, lengths=(1, 2, 3, 5, 12, 16, 17)))
 def test_python_oracle_agrees_with_numpy_oracle(problem):
     texts, pats, k, strands = problem
     assert kmismatch_reference(texts, pats, k, strands) == numpy_hits(texts, pats, k, strands)
 
 
-@settings(max_examples=50)
+@settings(max_examples=examples(50))
 @given(problems())
 def test_every_variant_and_backend_equals_the_oracle(problem):
     texts, pats, k, strands = problem
@@ -161,7 +161,7 @@ def test_every_variant_and_backend_equals_the_oracle(problem):
         assert res.info.complete and res.scanned == sum(len(t) for t in texts)
 
 
-@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(problem=problems(max_text=120, max_patterns=12))
 def test_small_blocks_chunks_and_slices_change_nothing(small_tunables, problem):
     texts, pats, k, strands = problem
@@ -173,7 +173,7 @@ def test_small_blocks_chunks_and_slices_change_nothing(small_tunables, problem):
         check_counts(res, texts)
 
 
-@settings(max_examples=20, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(20), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(problem=problems(max_text=100, max_patterns=6), budget_exp=st.integers(0, 3))
 def test_pmasm_with_a_small_lookup_memory(monkeypatch, problem, budget_exp):
     """A tight memory budget groups fewer levels per table (down to one level, 16 symbols)."""

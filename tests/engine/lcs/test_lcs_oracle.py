@@ -12,7 +12,7 @@ from engine.lcs import reference
 from engine.lcs.cpu_common import make_sampling, sample_axis
 from engine.sequences import Record
 from tests.engine.lcs.helpers import COMBOS, assert_valid_lcs
-from tests.strategies import WORD_EDGE_LENGTHS, codes
+from tests.strategies import WORD_EDGE_LENGTHS, codes, examples
 
 LENGTHS = st.one_of(st.sampled_from(WORD_EDGE_LENGTHS), st.integers(1, 140))
 SEQS = LENGTHS.flatmap(lambda n: codes(n, n))
@@ -33,7 +33,7 @@ def _rec(codes_, name):
 
 
 @pytest.mark.parametrize("variant,backend", COMBOS)
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(a=SEQS, b=SEQS)
 def test_length_and_lcs_equal_the_oracle(variant, backend, a, b):
     expected, _ = reference.lcs(a, b)
@@ -44,7 +44,7 @@ def test_length_and_lcs_equal_the_oracle(variant, backend, a, b):
 
 
 @pytest.mark.parametrize("variant,backend", COMBOS)
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(a=SEQS, b=SEQS, cap=st.integers(1, 12))
 def test_hirschberg_recursion_equals_the_oracle(variant, backend, a, b, cap):
     """A tiny traceback cap forces the linear-space split at every level."""
@@ -56,7 +56,7 @@ def test_hirschberg_recursion_equals_the_oracle(variant, backend, a, b, cap):
 
 
 @pytest.mark.parametrize("variant,backend", COMBOS)
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(a=SEQS, b=SEQS)
 def test_snapshot_is_the_whole_matrix_when_small(variant, backend, a, b):
     matrix = np.array(reference.lcs_matrix(a, b))
@@ -87,7 +87,7 @@ def test_snapshot_values_shift_into_uint16():
 
 
 @pytest.mark.parametrize("variant,backend", COMBOS)
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(a=ACGT_SEQS, b=ACGT_SEQS)
 def test_length_equals_rapidfuzz_on_plain_acgt(variant, backend, a, b):
     from rapidfuzz.distance import LCSseq

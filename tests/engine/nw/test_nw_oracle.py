@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from engine.nw.reference import nw_matrix, nw_reference
 from engine.nw.scoring import Scores, snapshot_scale, value_type
-from tests.strategies import WORD_EDGE_LENGTHS, codes
+from tests.strategies import WORD_EDGE_LENGTHS, codes, examples
 from tests.engine.nw.helpers import check_alignment, small_pieces, solve_all
 
 small_scores = st.tuples(st.integers(-3, 6), st.integers(-6, 3), st.integers(-6, 2))
@@ -17,7 +17,7 @@ small_scores = st.tuples(st.integers(-3, 6), st.integers(-6, 3), st.integers(-6,
 large_scores = st.tuples(st.integers(400, 1000), st.integers(-1000, -400), st.integers(-1000, -400))
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(a=codes(1, 40), b=codes(1, 40), scores=st.one_of(small_scores, small_scores, large_scores))
 def test_every_variant_equals_the_oracle(a, b, scores):
     expected, _ = nw_reference(a, b, *scores)
@@ -30,7 +30,7 @@ def test_every_variant_equals_the_oracle(a, b, scores):
             assert res.score == expected and res.alignment is None, combo
 
 
-@settings(max_examples=12)
+@settings(max_examples=examples(12))
 @given(m=st.sampled_from(WORD_EDGE_LENGTHS), n=st.sampled_from(WORD_EDGE_LENGTHS),
        seed=st.integers(0, 2 ** 32 - 1), scores=small_scores)
 def test_word_boundary_lengths(m, n, seed, scores):
@@ -44,7 +44,7 @@ def test_word_boundary_lengths(m, n, seed, scores):
             check_alignment(res, a, b, *scores)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(a=codes(1, 50), b=codes(1, 50), scores=small_scores, side=st.sampled_from([3, 8, 1024]))
 def test_snapshots_sample_the_score_matrix(a, b, scores, side):
     H = np.array(nw_matrix(a, b, *scores), dtype=np.int64)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from engine.sequences import decode
 from tests.engine.nw.helpers import check_alignment, small_pieces, solve_all
-from tests.strategies import codes
+from tests.strategies import codes, examples
 
 parasail = pytest.importorskip("parasail")
 Align = pytest.importorskip("Bio.Align")
@@ -31,7 +31,7 @@ def biopython_score(a: str, b: str, match: int, mismatch: int, gap: int) -> floa
     return aligner.score(a, b)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(a=codes(1, 70, iupac=False), b=codes(1, 70, iupac=False), scores=peer_scores)
 def test_scores_equal_the_peers(a, b, scores):
     sa, sb = decode(a), decode(b)

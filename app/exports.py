@@ -1,0 +1,204 @@
+"""Exports from the window: the results CSV, selected rows, alignments, a picture of a tab.
+
+Every file goes through :mod:`engine.output` (atomic for regular files, new files 0666 minus
+the umask), never ``open(path, "w")``.
+
+- *Export results as CSV* writes all rows exactly as ``primerscope <family> ... -o OUT.csv``
+  does (the family's own writer), or the rows the table shows: the filters applied, in the
+  table's order, with every column it shows (annotations included).
+- A picture of a tab is the whole tab as shown (all its plots in one picture), as PNG at twice
+  the screen resolution or as SVG drawn by Qt's own SVG generator (pyqtgraph 0.14's SVG
+  exporter fails under PySide6 6.11 on every plot).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QPoint, QRect
+from PySide6.QtGui import QImage, QPainter
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from engine.output import open_output, write_text
+
+PICTURE_FILTER = "PNG image (*.png);;SVG image (*.svg)"
+
+
+def rows_csv(titles, rows) -> str:
+    """CSV text of table rows (raw values: numbers unrounded, empty cells empty)."""
+    buf = io.StringIO(newline="")
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(titles)
+    writer.writerows(tuple("" if v is None else v for v in row) for row in rows)
+    return buf.getvalue()
+
+
+def picture_bytes(widget: QWidget, svg: bool, title: str = "") -> bytes:
+    """The widget as drawn on screen, as PNG (2x) or SVG bytes."""
+    size = widget.size()
+    if svg:
+        from PySide6.QtSvg import QSvgGenerator
+
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        generator = QSvgGenerator()
+        generator.setOutputDevice(buffer)
+        generator.setSize(size)
+        generator.setViewBox(QRect(0, 0, size.width(), size.height()))
+        generator.setTitle(title)
+        generator.setDescription("primerscope")
+        painter = QPainter(generator)
+        widget.render(painter, QPoint())
+        painter.end()
+        buffer.close()
+        return bytes(data.data())
+    image = QImage(size * 2, QImage.Format.Format_ARGB32)
+    image.setDevicePixelRatio(2.0)
+    image.fill(widget.palette().window().color())
+    painter = QPainter(image)
+    widget.render(painter, QPoint())
+    painter.end()
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    buffer.close()
+    return bytes(data.data())
+
+
+class Exports(QObject):
+    """The window's export actions (``host`` is the main window)."""
+
+    def __init__(self, host):
+        super().__init__(host)
+        self.host = host
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _ask_path(self, title: str, name: str, pattern: str) -> str | None:
+        settings = self.host.settings
+        start = os.path.join(settings.value("last_export_dir", str(Path.home())), name)
+        path, _ = QFileDialog.getSaveFileName(self.host, title, start, pattern)
+        return path or None
+
+    def _write(self, path: str, text: str | bytes, what: str) -> bool:
+        try:
+            if isinstance(text, bytes):
+                with open_output(path, "wb") as fh:
+                    fh.write(text)
+            else:
+                write_text(path, text)
+        except (OSError, ValueError) as err:
+            reason = getattr(err, "strerror", None) or err
+            self.host.show_error(f"Cannot write the {what}", f"{path}: {reason}")
+            return False
+        self.host.settings.setValue("last_export_dir", os.path.dirname(os.path.abspath(path)))
+        return True
+
+    # -- results ---------------------------------------------------------------------------------
+    def export_csv(self, path: str | None = None, rows: str | None = None) -> str | None:
+        """Write the results as CSV: ``rows`` 'all' (the CLI's file) or 'shown' (the table as
+        filtered and sorted, every shown column); None asks when the two differ."""
+        host = self.host
+        result = host.controller.result
+        if result is None:
+            return None
+        panel = host.results
+        if rows is None:
+            rows = "all"
+            if panel.proxy.active() or panel.model.computed:
+                shown, total = panel.proxy.rowCount(), panel.model.total
+                rows = host.choose(
+                    "Export results as CSV",
+                    f"The table shows {shown:,} of {total:,} rows"
+                    + (" with annotation columns" if panel.model.computed else "") + ".",
+                    {"shown": f"Shown rows ({shown:,}, the table's columns)",
+                     "all": f"All rows ({total:,}, as the command line writes them)"})
+                if rows is None:
+                    return None
+        if path is None:
+            path = self._ask_path("Export results as CSV", f"{host.params.family}-results.csv",
+                                  "CSV files (*.csv);;All files (*)")
+            if not path:
+                return None
+        if rows == "shown":
+            titles, table = panel.table_rows()
+            text, count = rows_csv(titles, table), len(table)
+        else:
+            text, count = host.adapter.csv_text(result), None
+        if not self._write(path, text, "CSV file"):
+            return None
+        what = f"{count:,} shown rows" if count is not None else host.adapter.summary(result)
+        host.state_label.setText(f"Exported {what} to {path}.")
+        return path
+
+    def export_selection(self, path: str | None = None) -> str | None:
+        """The selected table rows as CSV, with the table's columns."""
+        host = self.host
+        titles, table = host.results.table_rows(selected=True)
+        if not table:
+            return None
+        path = path or self._ask_path("Export selected rows", f"{host.params.family}-selection.csv",
+                                      "CSV files (*.csv);;All files (*)")
+        if not path or not self._write(path, rows_csv(titles, table), "CSV file"):
+            return None
+        host.state_label.setText(f"Exported {len(table):,} selected rows to {path}.")
+        return path
+
+    def export_table(self, model, name: str, path: str | None = None) -> str | None:
+        """Every row of a view's own table (the off-target sites) as CSV."""
+        titles = [c.title for c in model.columns]
+        table = model.rows()
+        if not table:
+            return None
+        path = path or self._ask_path("Export table", name, "CSV files (*.csv);;All files (*)")
+        if not path or not self._write(path, rows_csv(titles, table), "CSV file"):
+            return None
+        self.host.state_label.setText(f"Exported {len(table):,} rows to {path}.")
+        return path
+
+    # -- alignments ------------------------------------------------------------------------------
+    def alignment_text(self) -> str:
+        """The result's alignments, then those the views show for the selected row."""
+        host, parts = self.host, []
+        controller = host.controller
+        if controller.result is not None:
+            parts.append(host.adapter.alignment_text(controller.result, controller.job))
+        parts += [view.alignment_text() for view in host.family_views]
+        return "\n\n".join(p for p in parts if p)
+
+    def export_alignments(self, path: str | None = None) -> str | None:
+        text = self.alignment_text()
+        if not text:
+            self.host.show_error("No alignment to export", "Run a job (or select a candidate) first.")
+            return None
+        path = path or self._ask_path("Export alignments", f"{self.host.params.family}-alignments.txt",
+                                      "Text files (*.txt);;All files (*)")
+        if not path or not self._write(path, text + "\n", "file"):
+            return None
+        self.host.state_label.setText(f"Alignments written to {path}.")
+        return path
+
+    # -- pictures --------------------------------------------------------------------------------
+    def save_picture(self, path: str | None = None) -> str | None:
+        """One picture of the current tab (all of its plots), PNG or SVG by the file's suffix."""
+        host = self.host
+        view = host.current_view()
+        if view is None or view.is_empty():
+            host.show_error("Nothing to save", "This tab shows nothing yet: run a job first.")
+            return None
+        name = f"{host.params.family}-{view.title.lower().replace(' ', '-')}.png"
+        path = path or self._ask_path("Save a picture of the tab", name, PICTURE_FILTER)
+        if not path:
+            return None
+        svg = path.lower().endswith(".svg")
+        if not svg and not path.lower().endswith(".png"):
+            path += ".png"
+        data = picture_bytes(view, svg, f"primerscope {host.params.family}: {view.title}")
+        if not self._write(path, data, "picture"):
+            return None
+        host.state_label.setText(f"Saved the {view.title} tab to {path}.")
+        return path

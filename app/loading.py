@@ -1,0 +1,65 @@
+"""The load queue: files and demo data sets are read one at a time on a worker thread.
+
+Reading E. coli takes most of a second, so loading never runs on the GUI thread; loads
+asked for while one runs wait their turn, in order. A load that fails leaves what the
+panels hold untouched (its ``on_done`` is never called).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from app.jobs import call
+from app.worker import JobRunner
+
+
+class LoadQueue(QObject):
+    """Signals ``message(str)`` as a load starts, ``failed(title, message)``, and ``idle()``
+    when the queue has run dry."""
+
+    message = Signal(str)
+    failed = Signal(str, str)
+    idle = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.runner = JobRunner(self)
+        self.runner.finished.connect(self._on_loaded)
+        self.runner.failed.connect(self._on_failed)
+        self.pending: list[tuple] = []
+        self._loading: tuple | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.runner.running or bool(self.pending)
+
+    def add(self, message: str, function: Callable[[], object], on_done: Callable[[object], None],
+            error_title: str) -> None:
+        """Run ``function()`` on the worker thread, then ``on_done(value)`` on the GUI thread."""
+        self.pending.append((message, function, on_done, error_title))
+        if not self.runner.running:
+            self._next()
+
+    def shutdown(self) -> None:
+        self.pending.clear()
+        self.runner.shutdown()
+
+    def _next(self) -> None:
+        if not self.pending or self.runner.closed:
+            self._loading = None
+            self.idle.emit()
+            return
+        self._loading = self.pending.pop(0)
+        message, function = self._loading[:2]
+        self.message.emit(message)
+        self.runner.start(lambda token: call(function))
+
+    def _on_loaded(self, value) -> None:
+        self._loading[2](value)
+        self._next()
+
+    def _on_failed(self, message: str) -> None:
+        self.failed.emit(self._loading[3], message)
+        self._next()

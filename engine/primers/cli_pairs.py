@@ -1,0 +1,81 @@
+"""Pair design: specific primer pairs, chosen and ranked by Primer3, each with its in-silico PCR.
+
+``primerscope pairs TARGET BACKGROUND -k K [--product-size 100-300 ...] [--num-return N]
+[--explain]``. Only primers at least k edits from every background substring (both
+strands) are offered to Primer3. Writers: engine.primers.export_pairs.
+"""
+
+from __future__ import annotations
+
+import os
+
+from engine.primers import export_pairs as export  # the writers (engine.cli's plug-in contract)
+from engine.primers import pairs
+from engine.primers.cli_options import add_design_options, design_values
+from engine.primers.cli_pcr import add_pcr_options, settings_from
+from engine.primers.pairs import iter_solve  # noqa: F401  (the plug-in's job generator)
+from engine.primers.primer3_design import DesignSettings, parse_product_ranges
+from engine.sequences import load
+
+FAMILY = "kdiff"  # the family whose variants and backends scan for specificity
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("target", help="FASTA/GenBank/EMBL file (.gz ok) or a literal sequence")
+    parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal sequence")
+    parser.add_argument("-k", dest="k", type=int, required=True, metavar="K",
+                        help="primers at least K edits from every background substring (both strands)")
+    parser.add_argument("--product-size", nargs="+", default=["100-300"], metavar="RANGE",
+                        help="product size ranges in Primer3's syntax, tried in order "
+                             "(default 100-300), e.g. --product-size 100-300 301-600")
+    parser.add_argument("--num-return", type=int, default=5, metavar="N",
+                        help="pairs per target record (default 5)")
+    parser.add_argument("--explain", action="store_true",
+                        help="also list the primer positions no pair could use, with the reason "
+                             "(JSON: 'rejected'; CSV: --rejected FILE, default OUT.rejected.csv)")
+    parser.add_argument("--rejected", metavar="FILE", help="where --explain writes its CSV")
+    parser.add_argument("--bed", metavar="FILE", help="also write the pairs as BED12")
+    add_design_options(parser)
+    add_pcr_options(parser)
+
+
+def _rejected_path(args):
+    if not args.explain or args.json:
+        return None
+    if args.rejected:
+        return args.rejected
+    if args.output:
+        root, _ = os.path.splitext(args.output)
+        return root + ".rejected.csv"
+    raise ValueError("--explain with CSV output needs --rejected FILE (or -o OUT, or --json)")
+
+
+def make_job(args):
+    if args.k < 1:
+        raise ValueError(f"-k must be >= 1, got {args.k}")
+    if args.num_return < 1:
+        raise ValueError(f"--num-return must be >= 1, got {args.num_return}")
+    if args.rejected and not args.explain:
+        raise ValueError("--rejected needs --explain")
+    _rejected_path(args)
+    from engine.output import check_outputs
+
+    check_outputs((args.output, args.bed, _rejected_path(args)), (args.target, args.background))
+    design = DesignSettings(product_ranges=parse_product_ranges(args.product_size),
+                            num_return=args.num_return, **design_values(args))
+    settings = pairs.PairSettings(design, settings_from(args), args.explain)
+    from engine.cli import selected_flags
+
+    return pairs.make_job(load(args.target), load(args.background), args.k, settings,
+                          variant=args.variant, backend=args.backend, parallel=args.parallel,
+                          flags=selected_flags(args), threads=args.threads)
+
+
+def extra_outputs(result, args) -> dict:
+    out = {}
+    if args.bed:
+        out[args.bed] = export.bed_text(result)
+    path = _rejected_path(args)
+    if path:
+        out[path] = export.rejected_csv_text(result)
+    return out

@@ -1,0 +1,43 @@
+"""Multiplex panel check: heterodimers of every primer pair and, with a background, cross-products.
+
+``primerscope panel PRIMERS [BACKGROUND]``. PRIMERS: a FASTA/GenBank file, a CSV/TSV
+of name,sequence, or literals (comma-separated). Writers: engine.primers.export_panel.
+"""
+
+from __future__ import annotations
+
+from engine.primers import export_panel as export  # the writers (engine.cli's plug-in contract)
+from engine.primers import panel
+from engine.primers.cli_options import add_condition_options, conditions_from
+from engine.primers.cli_pcr import add_pcr_options, settings_from
+from engine.primers.panel import iter_solve  # noqa: F401  (the plug-in's job generator)
+from engine.primers.primer_sets import load_primers
+from engine.sequences import load
+
+FAMILY = "edit"  # the family whose variants and backends search the sites
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("primers", help="FASTA/GenBank file, CSV/TSV of name,sequence, or "
+                                        "literals (comma-separated; NAME=SEQ names one)")
+    parser.add_argument("background", nargs="?", help="optional: FASTA/GenBank/EMBL file (.gz ok); "
+                                                      "adds the in-silico PCR cross-products")
+    parser.add_argument("--end-dimer-dg", type=float, default=-5.0, metavar="KCAL",
+                        help="flag a 3'-end dimer whose ΔG is at or below this (kcal/mol, "
+                             "default -5)")
+    parser.add_argument("--matrix", choices=("dg", "tm", "end"),
+                        help="CSV as one matrix (heterodimer ΔG, Tm, or 3'-end ΔG) instead of "
+                             "one row per primer pair")
+    add_pcr_options(parser)
+    add_condition_options(parser)
+
+
+def make_job(args):
+    settings = panel.PanelSettings(conditions_from(args), args.end_dimer_dg, settings_from(args))
+    background = load(args.background) if args.background else ()
+    return panel.make_job(load_primers(args.primers), background, settings, variant=args.variant,
+                          backend=args.backend, parallel=args.parallel, threads=args.threads)
+
+
+def export_options(args) -> dict:
+    return {"matrix": args.matrix}

@@ -1,0 +1,65 @@
+"""In-silico PCR: every product a primer set would amplify from a background (both strands).
+
+``primerscope pcr PRIMERS BACKGROUND [--max-edits 3] [--max-3prime-edits 0]
+[--3prime-window 5] [--max-product 3000] [--with-sequence] [--no-indels]``.
+PRIMERS: a FASTA/GenBank file, a CSV/TSV of name,sequence, or literals (comma-separated).
+Writers: engine.primers.export_pcr.
+"""
+
+from __future__ import annotations
+
+from engine.primers import export_pcr as export  # the writers (engine.cli's plug-in contract)
+from engine.primers import pcr
+from engine.primers.pcr import iter_solve  # noqa: F401  (the plug-in's job generator)
+from engine.primers.primer_sets import load_primers
+from engine.sequences import load
+
+FAMILY = "edit"  # the family whose variants and backends search the sites
+
+
+def add_pcr_options(parser, *, defaults: bool = True) -> None:
+    """The site and product options (shared with ``pairs`` and ``panel``)."""
+    g = parser.add_argument_group("in-silico PCR")
+    g.add_argument("--max-edits", type=int, default=3, metavar="D",
+                   help="a site matches within D edits (default 3)")
+    g.add_argument("--max-3prime-edits", type=int, default=0, metavar="E",
+                   help="at most E edits in the primer's 3' window (default 0)")
+    g.add_argument("--3prime-window", dest="three_prime_window", type=int, default=5, metavar="W",
+                   help="the 3' window: the primer's last W bases (default 5)")
+    g.add_argument("--min-product", type=int, default=1, metavar="N",
+                   help="shortest product reported (default 1)")
+    g.add_argument("--max-product", type=int, default=3000, metavar="N",
+                   help="longest product reported (default 3000)")
+    g.add_argument("--no-indels", dest="indels", action="store_false",
+                   help="mismatches only (as ipcress and primersearch count), no gaps")
+
+
+def settings_from(args, with_sequence: bool = False) -> pcr.PcrSettings:
+    for flag, value, low in (("--max-edits", args.max_edits, 0),
+                             ("--max-3prime-edits", args.max_3prime_edits, 0),
+                             ("--3prime-window", args.three_prime_window, 1),
+                             ("--min-product", args.min_product, 1),
+                             ("--max-product", args.max_product, 1)):
+        if value < low:
+            raise ValueError(f"{flag} must be >= {low}, got {value}")
+    if args.max_product < args.min_product:
+        raise ValueError(f"empty product range: --max-product {args.max_product} is below "
+                         f"--min-product {args.min_product}")
+    return pcr.PcrSettings(args.max_edits, args.max_3prime_edits, args.three_prime_window,
+                           args.max_product, args.min_product, args.indels, with_sequence)
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("primers", help="FASTA/GenBank file, CSV/TSV of name,sequence, or "
+                                        "literals (comma-separated; NAME=SEQ names one)")
+    parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal")
+    add_pcr_options(parser)
+    parser.add_argument("--with-sequence", action="store_true",
+                        help="add each product's sequence (forward strand)")
+
+
+def make_job(args):
+    settings = settings_from(args, args.with_sequence)
+    return pcr.make_job(load_primers(args.primers), load(args.background), settings,
+                        variant=args.variant, backend=args.backend, parallel=args.parallel,
+                        threads=args.threads)

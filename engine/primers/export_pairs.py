@@ -1,0 +1,102 @@
+"""Pair design writers, shared by the command line and the GUI.
+
+CSV: one row per pair (the JSON's fields flattened: ``left_*``, ``right_*``, ``closest_*``).
+JSON: ``pairs`` (objects: rank, penalty, product_size, left, right, offtarget_products,
+closest_offtarget, products...), Primer3's explain strings, the time per phase and,
+with ``explain``, ``rejected``. BED: one BED12 line per pair (the amplicon, the two
+primers as blocks). Rejected primers: their own CSV (:func:`write_rejected_csv`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import asdict
+
+from engine.primers.export_pcr import product_dict
+
+SIDE_FIELDS = ("sequence", "start", "end", "tm", "gc_percent")
+CLOSEST_FIELDS = ("record", "start", "end", "length", "forward", "reverse", "forward_edits",
+                  "reverse_edits")
+COLUMNS = (("target", "rank", "penalty", "product_size")
+           + tuple(f"left_{f}" for f in SIDE_FIELDS) + tuple(f"right_{f}" for f in SIDE_FIELDS)
+           + ("compl_any_tm", "compl_end_tm", "product_tm", "offtarget_products")
+           + tuple(f"closest_{f}" for f in CLOSEST_FIELDS))
+REJECTED_COLUMNS = ("target", "orientation", "start", "end", "sequence", "reason")
+
+
+def _side(site) -> dict:
+    return {"sequence": site.sequence, "start": site.start, "end": site.end, "tm": site.tm,
+            "gc_percent": site.gc_percent, "penalty": site.penalty}
+
+
+def pair_dict(p) -> dict:
+    closest = p.closest_offtarget
+    return {"target": p.target_id, "rank": p.rank, "penalty": p.penalty,
+            "product_size": p.product_size, "left": _side(p.left), "right": _side(p.right),
+            "compl_any_tm": p.compl_any_tm, "compl_end_tm": p.compl_end_tm,
+            "product_tm": p.product_tm, "offtarget_products": p.offtarget_products,
+            "closest_offtarget": None if closest is None else product_dict(closest, False),
+            "products": [product_dict(q, False) for q in p.products]}
+
+
+def rows(result):
+    for p in result.pairs:
+        d = pair_dict(p)
+        closest = d["closest_offtarget"] or {}
+        yield ((d["target"], d["rank"], d["penalty"], d["product_size"])
+               + tuple(d["left"][f] for f in SIDE_FIELDS) + tuple(d["right"][f] for f in SIDE_FIELDS)
+               + (_blank(d["compl_any_tm"]), _blank(d["compl_end_tm"]), _blank(d["product_tm"]),
+                  d["offtarget_products"])
+               + tuple(_blank(closest.get(f)) for f in CLOSEST_FIELDS))
+
+
+def _blank(v):
+    return "" if v is None else v
+
+
+def write_csv(result, fh) -> None:
+    w = csv.writer(fh, lineterminator="\n")
+    w.writerow(COLUMNS)
+    w.writerows(rows(result))
+
+
+def write_rejected_csv(result, fh) -> None:
+    w = csv.writer(fh, lineterminator="\n")
+    w.writerow(REJECTED_COLUMNS)
+    for r in result.rejected:
+        w.writerow((r.target_id, r.orientation, r.start, r.end, r.sequence, r.reason))
+
+
+def rejected_csv_text(result) -> str:
+    buf = io.StringIO(newline="")
+    write_rejected_csv(result, buf)
+    return buf.getvalue()
+
+
+def to_json(result) -> dict:
+    settings = asdict(result.settings)
+    settings["design"]["product_ranges"] = [list(r) for r in result.settings.design.product_ranges]
+    out = {"k": result.k, "settings": settings, "phase_seconds": result.phase_seconds,
+           "primer3_explain": result.primer3_explain,
+           "pairs": [pair_dict(p) for p in result.pairs]}
+    if result.settings.explain:
+        out["rejected"] = [dict(zip(REJECTED_COLUMNS, (r.target_id, r.orientation, r.start, r.end,
+                                                         r.sequence, r.reason)))
+                           for r in result.rejected]
+    return out
+
+
+def bed_text(result) -> str:
+    """BED12: per pair, the amplicon (thick part: between the primers) with the primers as
+    blocks; name ``<target>_pair<rank>``, score 0-1000 from the penalty (lower is better)."""
+    lines = []
+    for p in result.pairs:
+        start, end = p.left.start - 1, p.right.end
+        score = max(0, min(1000, int(round(1000 - 100 * p.penalty))))
+        sizes = f"{p.left.length},{p.right.length},"
+        starts = f"0,{p.right.start - 1 - start},"
+        lines.append("\t".join(map(str, (p.target_id, start, end, f"{p.target_id}_pair{p.rank}",
+                                         score, "+", p.left.end, p.right.start - 1, "0", 2, sizes,
+                                         starts))))
+    return "".join(line + "\n" for line in lines)

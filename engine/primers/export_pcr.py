@@ -1,0 +1,44 @@
+"""In-silico PCR writers, shared by the command line and the GUI.
+
+CSV: one row per product, ``forward,reverse,record,start,end,length,forward_edits,
+reverse_edits,forward_3prime_edits,reverse_3prime_edits`` (and ``sequence`` when the
+run kept sequences); 1-based inclusive coordinates on the record's forward strand.
+JSON: ``products`` (objects with the same fields), ``sites``, ``primers`` and the
+settings.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import asdict
+
+COLUMNS = ("forward", "reverse", "record", "start", "end", "length", "forward_edits",
+           "reverse_edits", "forward_3prime_edits", "reverse_3prime_edits")
+SITE_FIELDS = ("primer", "record", "strand", "start", "end", "edits", "edits_3prime")
+
+
+def product_dict(p, with_sequence: bool) -> dict:
+    out = {"forward": p.forward, "reverse": p.reverse, "record": p.record_id, "start": p.start,
+           "end": p.end, "length": p.length, "forward_edits": p.forward_edits,
+           "reverse_edits": p.reverse_edits, "forward_3prime_edits": p.forward_3prime_edits,
+           "reverse_3prime_edits": p.reverse_3prime_edits}
+    if with_sequence:
+        out["sequence"] = p.sequence
+    return out
+
+
+def write_csv(result, fh) -> None:
+    with_sequence = result.settings.with_sequence
+    w = csv.writer(fh, lineterminator="\n")
+    w.writerow(COLUMNS + (("sequence",) if with_sequence else ()))
+    for p in result.products:
+        w.writerow(tuple(product_dict(p, with_sequence).values()))
+
+
+def to_json(result) -> dict:
+    with_sequence = result.settings.with_sequence
+    return {"settings": asdict(result.settings),
+            "primers": [{"name": n, "sequence": s} for n, s in result.primers],
+            "sites": [dict(zip(SITE_FIELDS, (s.primer, s.record_id, s.strand, s.start, s.end,
+                                             s.edits, s.edits_3prime))) for s in result.sites],
+            "products": [product_dict(p, with_sequence) for p in result.products]}

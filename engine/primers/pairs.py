@@ -1,0 +1,364 @@
+"""Pair design: specific primer pairs that Primer3 chooses and ranks.
+
+- **Specificity** (kdiff, one job over the target and its reverse complement): a
+  forward primer ``target[s..e]`` is specific at level k when it contains the kdiff
+  candidate starting at s (``e - s + 1 >=`` its length); a reverse primer, the
+  reverse complement of ``target[s..e]``, when the same holds at its 5' end on the
+  reverse complement. Superstrings of k-unique strings are k-unique, so this is
+  exact: a specific primer is at least k edits from every background substring on
+  both strands.
+- **Primer3** (primer3-py) lists every primer it accepts (``pick_primer_list``, with
+  its penalties); only the specific ones stay. Pairs are then taken best first by
+  the sum of their primers' penalties (Primer3's pair penalty with its default
+  weights, and a lower bound of it otherwise); each is checked by Primer3
+  (``check_primers``: Tm difference, pair complementarity, product), which gives the
+  pair penalty it is ranked by. As in Primer3, the product size ranges are tried in
+  order: a later range only fills up what the earlier ones left of ``num_return``.
+  Pairs may share a primer, as Primer3's do by default.
+- **In-silico PCR** of each returned pair against the background
+  (:mod:`engine.primers.pcr`, one edit search for all pairs' primers): its products
+  and the closest one (fewest edits, then fewest 3' edits, then shortest).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+from dataclasses import dataclass, field
+from typing import Generator
+
+import numpy as np
+
+from engine import edit, kdiff
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
+from engine.primers import pcr
+from engine.primers.primer3_design import (DesignSettings, Oligo, check_pair, primer_lists,
+                                           rejection_reason, template_text)
+from engine.sequences import Record, decode, encode, reverse_complement
+from engine.slices import Meter, compile_once, numba_threads, run_info
+
+__all__ = ["PairSettings", "PairsResult", "PrimerPair", "PrimerSite", "Rejection", "Specificity",
+           "iter_solve", "make_job", "solve"]
+
+
+@dataclass(frozen=True)
+class PairSettings:
+    design: DesignSettings = DesignSettings()
+    pcr: pcr.PcrSettings = pcr.PcrSettings()
+    explain: bool = False
+
+
+@dataclass(frozen=True)
+class PrimerSite:
+    """One primer of a pair: ``sequence`` as ordered (5'->3'); ``start``/``end`` are the
+    target coordinates of its site (1-based, inclusive)."""
+
+    sequence: str
+    start: int
+    end: int
+    tm: float
+    gc_percent: float
+    penalty: float
+
+    @property
+    def length(self) -> int:
+        return len(self.sequence)
+
+
+@dataclass(frozen=True)
+class PrimerPair:
+    target_id: str
+    rank: int
+    penalty: float
+    product_size: int
+    left: PrimerSite
+    right: PrimerSite
+    compl_any_tm: float | None
+    compl_end_tm: float | None
+    product_tm: float | None
+    #: the in-silico PCR products of this pair's two primers in the background
+    products: tuple[pcr.Product, ...] = ()
+
+    @property
+    def offtarget_products(self) -> int:
+        return len(self.products)
+
+    @property
+    def closest_offtarget(self) -> pcr.Product | None:
+        return min(self.products, default=None,
+                   key=lambda p: (p.edits, p.forward_3prime_edits + p.reverse_3prime_edits,
+                                  p.length, p.start))
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A primer position no returned pair could use, and why (``--explain``)."""
+
+    target_id: str
+    orientation: str   # "left" | "right"
+    start: int         # target coordinates of the site, 1-based inclusive
+    end: int
+    sequence: str      # as ordered
+    reason: str
+
+
+@dataclass(frozen=True)
+class Specificity:
+    """The shortest specific primer per 5' end (-1: none at any length), for the GUI's profile.
+
+    ``left[p]``: a forward primer starting at target position p (0-based) reading right;
+    ``right[p]``: a reverse primer whose 5' end pairs with target position p, reading left.
+    """
+
+    target_id: str
+    left: np.ndarray = field(repr=False, compare=False)
+    right: np.ndarray = field(repr=False, compare=False)
+
+    def left_specific(self, start0: int, length: int) -> bool:
+        need = int(self.left[start0])
+        return need > 0 and length >= need
+
+    def right_specific(self, pos0: int, length: int) -> bool:
+        need = int(self.right[pos0])
+        return need > 0 and length >= need
+
+
+@dataclass(frozen=True)
+class PairsResult:
+    info: RunInfo
+    k: int
+    settings: PairSettings
+    pairs: tuple[PrimerPair, ...]
+    rejected: tuple[Rejection, ...]
+    specificity: tuple[Specificity, ...]
+    #: target id -> Primer3's explain strings ("left", "right") of its primer lists
+    primer3_explain: dict
+    #: seconds per phase: "kdiff", "primer3", "pcr"
+    phase_seconds: dict
+
+
+def make_job(target, background, k: int, settings: PairSettings | None = None, *, variant=None,
+             backend=None, parallel=None, flags=None, threads=None) -> Job:
+    """Check everything and return the job (``Job.family`` ``"pairs"``).
+
+    ``variant``/``backend``/``parallel``/``flags`` are kdiff's (the specificity scan);
+    the in-silico PCR runs on the same backend with the edit family's default variant.
+    """
+    settings = settings or PairSettings()
+    k = check_int("k", k, 1)
+    target, background = tuple(target), tuple(background)
+    if not target:
+        raise ValueError("no target records")
+    both = []
+    for i, rec in enumerate(target):
+        both += [Record(f"f{i}", rec.codes), Record(f"r{i}", reverse_complement(rec.codes))]
+    kjob = kdiff.make_job(both, background, k, variant=variant, backend=backend,
+                          parallel=parallel, flags=flags, strands="both", threads=threads)
+    return Job(family="pairs", inputs={"target": target, "background": background},
+               variant=kjob.variant, backend=kjob.backend, parallel=kjob.parallel,
+               flags=kjob.flags, params={"k": k, "settings": settings, "kdiff": kjob},
+               threads=threads)
+
+
+def solve(target, background, k: int, settings: PairSettings | None = None, **options) -> PairsResult:
+    return drive(iter_solve(make_job(target, background, k, settings, **options)))
+
+
+def specificity_from(candidates, target) -> tuple[Specificity, ...]:
+    """Per target record, the shortest specific primer at each 5' end (from kdiff candidates
+    of the records ``f{i}`` (forward) and ``r{i}`` (reverse complement))."""
+    target = tuple(target)
+    fwd = [np.full(len(t), -1, dtype=np.int64) for t in target]
+    rev = [np.full(len(t), -1, dtype=np.int64) for t in target]
+    for c in candidates:
+        i = int(c.target_id[1:])
+        if c.target_id[0] == "f":
+            fwd[i][c.start - 1] = c.length
+        else:  # start s' on the reverse complement: the 5' end pairs with position L-1-s'
+            rev[i][len(target[i]) - c.start] = c.length
+    return tuple(Specificity(t.id, f, r) for t, f, r in zip(target, fwd, rev))
+
+
+def _site(o: Oligo) -> PrimerSite:
+    lo, hi = o.span
+    return PrimerSite(o.sequence, lo + 1, hi, o.tm, o.gc_percent, o.penalty)
+
+
+def best_pairs(template: str, lefts, rights, design: DesignSettings,
+               cancel: CancelToken) -> list[tuple]:
+    """The ``design.num_return`` best pairs of these primers, ranges in order (see the
+    module docstring): ``(check, left, right, range)`` tuples, best first."""
+    lefts, rights = list(lefts), list(rights)  # in Primer3's order (best first), its tie-break
+    out: list[tuple] = []
+    if not lefts or not rights:
+        return out
+    r_pos = np.array([o.pos for o in rights], dtype=np.int64)
+    r_pen = np.array([o.penalty for o in rights], dtype=np.float64)
+    by_pos = np.argsort(r_pos, kind="stable")
+    sorted_pos = r_pos[by_pos]
+    for product_range in design.product_ranges:
+        need = design.num_return - len(out)
+        if need <= 0:
+            break
+        lo, hi = product_range
+        windows: dict[int, np.ndarray] = {}
+        bounds = {}
+        heap = []
+        for i, left in enumerate(lefts):
+            a = int(np.searchsorted(sorted_pos, left.pos + lo - 1, side="left"))
+            b = int(np.searchsorted(sorted_pos, left.pos + hi - 1, side="right"))
+            if a < b:
+                bounds[i] = (a, b)
+                heap.append((left.penalty + float(r_pen[by_pos[a:b]].min()), i, 0))
+        heapq.heapify(heap)
+        accepted: list[tuple] = []
+        worst = float("inf")
+        while heap and not cancel.cancelled:
+            key, i, t = heapq.heappop(heap)
+            if len(accepted) >= need and key > worst + 1e-9:
+                break
+            if i not in windows:  # this left's partners, best penalty first
+                a, b = bounds[i]
+                w = by_pos[a:b]
+                windows[i] = w[np.lexsort((-w, r_pen[w]))]
+            w = windows[i]
+            left, right = lefts[i], rights[int(w[t])]
+            if t + 1 < len(w):
+                heapq.heappush(heap, (left.penalty + float(r_pen[w[t + 1]]), i, t + 1))
+            if abs(left.tm - right.tm) > design.max_tm_diff:
+                continue  # Primer3's own rule on its own Tms: no need to ask it
+            verdict = check_pair(template, left, right, product_range, design)
+            if not verdict.ok:
+                continue
+            # Equal penalties: left in list order, right in reverse list order (as Primer3's
+            # own pair search returns them).
+            accepted.append((verdict.penalty, i, -int(w[t]), verdict, left, right))
+            if len(accepted) >= need:
+                worst = sorted(a[0] for a in accepted)[need - 1]
+        accepted.sort(key=lambda a: a[:3])
+        out += [(a[3], a[4], a[5], product_range) for a in accepted[:need]]
+    return out
+
+
+def _rejections(target_id: str, text: str, template: str, spec: Specificity, lefts, rights,
+                design: DesignSettings, k: int, cancel: CancelToken) -> list[Rejection]:
+    """Per orientation and 5' end: why no accepted specific primer starts there."""
+    L = len(text)
+    ok_left = {(o.pos, o.length) for o in lefts}
+    ok_right = {(o.pos, o.length) for o in rights}
+    out = []
+    for orient in ("left", "right"):
+        need_at = spec.left if orient == "left" else spec.right
+        for p in range(L):
+            if cancel.cancelled:
+                return out
+            room = L - p if orient == "left" else p + 1
+            if room < design.len_min:
+                continue
+            longest = min(design.len_max, room)
+            need = int(need_at[p])
+
+            def oligo(length):
+                if orient == "left":
+                    return p + 1, p + length, text[p:p + length]
+                return p - length + 2, p + 1, decode(reverse_complement(
+                    encode(text[p - length + 1:p + 1])))
+
+            if need < 0 or need > longest:
+                start, end, seq = oligo(longest)
+                why = (f"not specific: within {k - 1} edits of the background at every length "
+                       f"up to {longest}" + (f" (needs {need} nt)" if need > 0 else ""))
+                out.append(Rejection(target_id, orient, start, end, seq, why))
+                continue
+            lengths = range(max(design.len_min, need), longest + 1)
+            accepted = ok_left if orient == "left" else ok_right
+            if any((p, n) in accepted for n in lengths):
+                continue
+            start, end, seq = oligo(lengths[0])
+            out.append(Rejection(target_id, orient, start, end, seq,
+                                 rejection_reason(template, seq, orient == "left", p, design)))
+    return out
+
+
+def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progress, None, PairsResult]:
+    """Yield Progress through the phases (kdiff on both orientations, Primer3, in-silico
+    PCR); return a :class:`PairsResult`. After a cancel: the pairs finished so far (none
+    if the cancel came during kdiff), ``info.complete`` False."""
+    cancel = cancel or CancelToken()
+    settings: PairSettings = job.params["settings"]
+    design = settings.design
+    target, background = job.inputs["target"], job.inputs["background"]
+    meter = Meter(job, threads=numba_threads(job))
+    phases = {"kdiff": 0.0, "primer3": 0.0, "pcr": 0.0}
+    found = yield from pcr.relabel(kdiff.iter_solve(job.params["kdiff"], cancel),
+                                   "specificity (kdiff, both orientations)")
+    pcr.absorb(meter, found.info)
+    phases["kdiff"] = found.info.seconds
+    specs = specificity_from(found.candidates, target)
+    chosen, rejected, explains = [], [], {}
+
+    def result():
+        return PairsResult(run_info(job, meter), job.params["k"], settings, tuple(chosen),
+                           tuple(rejected), specs, explains, phases)
+
+    if not found.info.complete:
+        return result()
+    for n, (rec, spec) in enumerate(zip(target, specs)):
+        if cancel.cancelled:
+            meter.complete = False
+            return result()
+        yield meter.progress(n, len(target), message=f"Primer3: pairs in {rec.id}")
+        text = rec.text
+        template = template_text(text)
+
+        def design_one():
+            lefts, rights, explain = primer_lists(template, design, rec.id)
+            lefts = [o for o in lefts if spec.left_specific(o.pos, o.length)]
+            rights = [o for o in rights if spec.right_specific(o.pos, o.length)]
+            best = best_pairs(template, lefts, rights, design, cancel)
+            why = (_rejections(rec.id, text, template, spec, lefts, rights, design,
+                               job.params["k"], cancel) if settings.explain else [])
+            return best, why, explain
+
+        t0 = meter.elapsed
+        best, why, explain = meter.timed(design_one)
+        phases["primer3"] += meter.elapsed - t0
+        explains[rec.id] = explain
+        rejected.extend(why)
+        for rank, (verdict, left, right, _) in enumerate(best, start=1):
+            chosen.append(PrimerPair(rec.id, rank, verdict.penalty, right.pos - left.pos + 1,
+                                     _site(left), _site(right), verdict.compl_any_tm,
+                                     verdict.compl_end_tm, verdict.product_tm))
+    if cancel.cancelled:
+        meter.complete = False
+        return result()
+    if chosen:
+        chosen[:] = yield from _with_pcr(chosen, background, settings.pcr, job, cancel, meter,
+                                         phases)
+    return result()
+
+
+def _with_pcr(chosen, background, settings: pcr.PcrSettings, job: Job, cancel, meter, phases):
+    """Each pair with its in-silico PCR products (one site search for all pairs' primers)."""
+    names, primers = [], {}
+    for p in chosen:
+        pair_names = []
+        for side, site in (("left", p.left), ("right", p.right)):
+            name = f"{p.target_id}#{p.rank}.{side}"
+            primers[name] = Record(name, encode(site.sequence))
+            pair_names.append(name)
+        names.append(pair_names)
+    records = tuple(primers.values())
+    search = pcr.search_job(records, background, settings.max_edits, backend=job.backend,
+                            threads=job.threads)
+    found = yield from pcr.relabel(edit.iter_solve(search, cancel), "in-silico PCR")
+    pcr.absorb(meter, found.info)
+    yield from compile_once(pcr.Refiner())
+    t0 = meter.elapsed
+    sites = meter.timed(lambda: pcr.find_sites(records, background, found.hits, settings))
+    out = []
+    for p, pair_names in zip(chosen, names):
+        products = pcr.pair_sites(sites, background, settings, primers=set(pair_names))
+        out.append(dataclasses.replace(p, products=tuple(products)))
+    phases["pcr"] = found.info.seconds + meter.elapsed - t0
+    return out

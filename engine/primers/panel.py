@@ -1,0 +1,121 @@
+"""Multiplex panel check: every primer against every other, and what the set amplifies.
+
+- **Dimers** (primer3-py, the reaction conditions given): for each pair of primers
+  (a primer with itself included) the heterodimer ΔG (kcal/mol) and Tm, and the
+  3'-end ΔG of each primer's 3' end on the other (Primer3's end stability). A pair
+  is a *3'-end dimer* when either 3' end binds the other at or below
+  ``end_dimer_dg``: an extendable dimer, the usual cause of primer-dimer artefacts.
+  Primers with ambiguity codes have no thermodynamic values (None).
+- **Cross-products** (with a background): the in-silico PCR of the whole set
+  (:mod:`engine.primers.pcr`); products between primers of different pairs are what
+  make multiplex panels fail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generator
+
+import numpy as np
+
+from engine import edit
+from engine.jobs import CancelToken, Job, Progress, RunInfo, drive
+from engine.primers import pcr
+from engine.primers.annotate import Conditions
+from engine.primers.primer_sets import check_primers
+from engine.slices import Meter, compile_once, numba_threads, run_info
+
+__all__ = ["PanelResult", "PanelSettings", "iter_solve", "make_job", "solve"]
+
+
+@dataclass(frozen=True)
+class PanelSettings:
+    conditions: Conditions = Conditions()
+    end_dimer_dg: float = -5.0  # kcal/mol
+    pcr: pcr.PcrSettings = pcr.PcrSettings()
+
+
+@dataclass(frozen=True)
+class PanelResult:
+    """Matrices are n x n in primer order; NaN where Primer3 cannot score (IUPAC codes)."""
+
+    info: RunInfo
+    settings: PanelSettings
+    primers: tuple[tuple[str, str], ...]   # (name, sequence)
+    dimer_dg: np.ndarray      # heterodimer ΔG, kcal/mol (symmetric)
+    dimer_tm: np.ndarray      # heterodimer Tm, °C (symmetric)
+    end_dg: np.ndarray        # [i, j]: ΔG of primer i's 3' end on primer j, kcal/mol
+    end_dimer: np.ndarray     # bool, symmetric: either 3' end at or below end_dimer_dg
+    products: tuple[pcr.Product, ...] = ()   # with a background: every product of the set
+    has_background: bool = False
+
+    def products_between(self, a: str, b: str) -> list[pcr.Product]:
+        return [p for p in self.products if {p.forward, p.reverse} == {a, b}]
+
+
+def make_job(primers, background=(), settings: PanelSettings | None = None, *, variant=None,
+             backend=None, parallel=None, threads=None) -> Job:
+    settings = settings or PanelSettings()
+    primers = check_primers(primers)
+    background = tuple(background or ())
+    search = None
+    if background:
+        search = pcr.search_job(primers, background, settings.pcr.max_edits, variant=variant,
+                                backend=backend, parallel=parallel, threads=threads)
+    return Job(family="panel", inputs={"primers": primers, "background": background},
+               variant=search.variant if search else None,
+               backend=search.backend if search else "serial",
+               parallel=search.parallel if search else None,
+               params={"settings": settings, "search": search}, threads=threads)
+
+
+def solve(primers, background=(), settings: PanelSettings | None = None, **options) -> PanelResult:
+    return drive(iter_solve(make_job(primers, background, settings, **options)))
+
+
+def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progress, None, PanelResult]:
+    """Yield Progress per row of the matrix, then the PCR's; return a :class:`PanelResult`."""
+    import primer3
+
+    cancel = cancel or CancelToken()
+    settings: PanelSettings = job.params["settings"]
+    primers = job.inputs["primers"]
+    n = len(primers)
+    seqs = [p.text for p in primers]
+    plain = [set(s) <= set("ACGT") for s in seqs]
+    salts = settings.conditions.salts()
+    temp = settings.conditions.temp_c
+    dg = np.full((n, n), np.nan)
+    tm = np.full((n, n), np.nan)
+    end = np.full((n, n), np.nan)
+    meter = Meter(job, threads=numba_threads(job) if job.params["search"] else None)
+    for i in range(n):
+        if cancel.cancelled:
+            meter.complete = False
+            break
+
+        def row(i=i):
+            for j in range(i, n):
+                if not (plain[i] and plain[j]):
+                    continue
+                het = primer3.calc_heterodimer(seqs[i], seqs[j], temp_c=temp, **salts)
+                dg[i, j] = dg[j, i] = het.dg / 1000.0
+                tm[i, j] = tm[j, i] = het.tm
+                end[i, j] = primer3.calc_end_stability(seqs[i], seqs[j], temp_c=temp, **salts).dg / 1000.0
+                end[j, i] = primer3.calc_end_stability(seqs[j], seqs[i], temp_c=temp, **salts).dg / 1000.0
+
+        meter.timed(row)
+        yield meter.progress(i + 1, n, message="heterodimers")
+    flagged = np.nan_to_num(end, nan=np.inf) <= settings.end_dimer_dg
+    flagged = flagged | flagged.T
+    products = ()
+    search = job.params["search"]
+    if search is not None and meter.complete:
+        background = job.inputs["background"]
+        found = yield from pcr.relabel(edit.iter_solve(search, cancel), "cross-products")
+        pcr.absorb(meter, found.info)
+        yield from compile_once(pcr.Refiner())
+        sites = meter.timed(lambda: pcr.find_sites(primers, background, found.hits, settings.pcr))
+        products = tuple(meter.timed(lambda: pcr.pair_sites(sites, background, settings.pcr)))
+    return PanelResult(run_info(job, meter), settings, tuple((p.id, p.text) for p in primers),
+                       dg, tm, end, flagged, products, search is not None)

@@ -1,0 +1,325 @@
+"""In-silico PCR: which products would a primer set amplify from a background?
+
+Semantics (the README's, tested against a brute-force finder):
+
+- A *site* is a place where a primer matches the background within ``max_edits``
+  edits, on either strand. The edit family's search (``engine.edit``, any variant and
+  backend) finds every end position within ``max_edits``; for each,
+  :mod:`engine.primers.pcr_kernels` settles the alignment: its distance, the fewest
+  edits in the primer's 3' window (the last ``three_prime_window`` bases, 5'->3')
+  among the alignments that realise that distance, and the smallest start that
+  realises both. An edit counts in the window when it touches a window base: a
+  mismatch or an unpaired primer base there, or a background base that follows a
+  window base (5'->3').
+- The *3' rule*: a site needs at most ``max_3prime_edits`` edits in the window.
+- Ends that pass and whose alignments overlap (same primer, record and strand) are
+  one site, reported by its best end: fewest edits, then fewest 3' edits, then
+  leftmost. With ``indels=False`` (mismatch-only, as ipcress and primersearch count)
+  the alignment is the primer's own length ending there and every passing end is a
+  site of its own.
+- A *product* pairs a ``+`` site (the primer reads along the forward strand) with a
+  ``-`` site of any primer of the set (itself included) on the same record, facing
+  it: the ``+`` site starts at or before the ``-`` site and ends at or before it. It
+  spans from the ``+`` site's start to the ``-`` site's end, 1-based inclusive, and
+  its length is within [``min_product``, ``max_product``]. Products never cross
+  records.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+from dataclasses import dataclass
+from typing import Generator
+
+import numpy as np
+
+from engine import edit
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
+from engine.primers.primer_sets import check_primers
+from engine.sequences import Record, decode, reverse_complement
+from engine.slices import Meter, compile_once, numba_threads, run_info
+
+__all__ = ["PcrResult", "PcrSettings", "Product", "Site", "find_sites", "iter_solve", "make_job",
+           "pair_sites", "solve"]
+
+
+@dataclass(frozen=True)
+class PcrSettings:
+    """What counts as a site and as a product (see the module docstring)."""
+
+    max_edits: int = 3
+    max_3prime_edits: int = 0
+    three_prime_window: int = 5
+    max_product: int = 3000
+    min_product: int = 1
+    indels: bool = True
+    with_sequence: bool = False
+
+    def __post_init__(self):
+        check_int("max_edits", self.max_edits, 0)
+        check_int("max_3prime_edits", self.max_3prime_edits, 0)
+        check_int("three_prime_window", self.three_prime_window, 1)
+        check_int("min_product", self.min_product, 1)
+        check_int("max_product", self.max_product, 1)
+        if self.max_product < self.min_product:
+            raise ValueError(f"max_product ({self.max_product}) is smaller than min_product "
+                             f"({self.min_product})")
+        for name in ("indels", "with_sequence"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False")
+
+
+@dataclass(frozen=True)
+class Site:
+    """A primer's binding site; 1-based inclusive, forward-strand coordinates.
+
+    ``strand`` ``+``: the primer's sequence reads along the forward strand (it extends
+    to the right); ``-``: its reverse complement does (it extends to the left).
+    """
+
+    primer: str
+    record_id: str
+    strand: str
+    start: int
+    end: int
+    edits: int
+    edits_3prime: int
+
+
+@dataclass(frozen=True)
+class Product:
+    """An amplicon: ``forward`` binds at its start (``+``), ``reverse`` at its end (``-``)."""
+
+    forward: str
+    reverse: str
+    record_id: str
+    start: int
+    end: int
+    forward_edits: int
+    reverse_edits: int
+    forward_3prime_edits: int
+    reverse_3prime_edits: int
+    sequence: str | None = None
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start + 1
+
+    @property
+    def edits(self) -> int:
+        return self.forward_edits + self.reverse_edits
+
+
+@dataclass(frozen=True)
+class PcrResult:
+    info: RunInfo
+    settings: PcrSettings
+    primers: tuple[tuple[str, str], ...]   # (name, sequence 5'->3')
+    sites: tuple[Site, ...]
+    products: tuple[Product, ...]
+
+
+def search_job(primers, background, max_edits: int, *, variant=None, backend=None,
+               parallel=None, threads=None) -> Job:
+    """The edit-family job that finds every end within ``max_edits`` (both strands).
+
+    Records are renamed to their indices (names may repeat; results map them back).
+    Without a variant: ``myers`` for primers of up to 64 nt, else ``myers-blocked``;
+    ``task`` on cuda.
+    """
+    primers = check_primers(primers)
+    background = tuple(background)
+    if not background:
+        raise ValueError("no background records")
+    shortest = min(len(p) for p in primers)
+    if max_edits >= shortest:
+        raise ValueError(f"max_edits ({max_edits}) must be smaller than the shortest primer "
+                         f"({shortest} nt): every position would be a site")
+    if variant is None:
+        if backend == "cuda":
+            variant = "task"
+        else:
+            variant = "myers" if max(len(p) for p in primers) <= 64 else "myers-blocked"
+    return edit.make_job([Record(str(i), p.codes) for i, p in enumerate(primers)],
+                         [Record(str(i), r.codes) for i, r in enumerate(background)],
+                         mode="search", k=max_edits, strands="both", report="hits", align=False,
+                         profile=False, variant=variant, backend=backend, parallel=parallel,
+                         threads=threads)
+
+
+def make_job(primers, background, settings: PcrSettings | None = None, *, variant=None,
+             backend=None, parallel=None, threads=None) -> Job:
+    """Check everything and return the job (``Job.family`` ``"pcr"``; ``iter_solve`` runs it).
+
+    Parameters
+    ----------
+    primers : sequence of Record
+        The primer set, 5'->3', ids as names (unique; 1-100 nt; IUPAC codes allowed).
+    background : sequence of Record
+    settings : PcrSettings
+    variant, backend, parallel, threads
+        The edit family's, for the site search.
+    """
+    settings = settings or PcrSettings()
+    primers = check_primers(primers)
+    background = tuple(background)
+    search = search_job(primers, background, settings.max_edits, variant=variant, backend=backend,
+                        parallel=parallel, threads=threads)
+    return Job(family="pcr", inputs={"primers": primers, "background": background},
+               variant=search.variant, backend=search.backend, parallel=search.parallel,
+               params={"settings": settings, "search": search}, threads=search.threads)
+
+
+def solve(primers, background, settings: PcrSettings | None = None, **options) -> PcrResult:
+    return drive(iter_solve(make_job(primers, background, settings, **options)))
+
+
+class Refiner:
+    """The refinement kernel as engine.slices.compile_once wants it."""
+
+    def compiled(self) -> bool:
+        from engine.primers import pcr_kernels
+
+        return pcr_kernels.compiled()
+
+    def warm_up(self) -> None:
+        from engine.primers import pcr_kernels
+
+        pcr_kernels.warm_up()
+
+
+def relabel(gen, message: str):
+    """Re-yield a sub-job's Progress with ``message`` (the phase a tool is in); return its value."""
+    while True:
+        try:
+            p = next(gen)
+        except StopIteration as stop:
+            return stop.value
+        yield dataclasses.replace(p, message=f"{message}: {p.message}" if p.message else message)
+
+
+def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progress, None, PcrResult]:
+    """Yield Progress (the site search's, then the refinement's compile if needed); return a
+    :class:`PcrResult`. After a cancel: the sites and products of the hits found so far,
+    ``info.complete`` False."""
+    cancel = cancel or CancelToken()
+    settings: PcrSettings = job.params["settings"]
+    primers, background = job.inputs["primers"], job.inputs["background"]
+    meter = Meter(job, threads=numba_threads(job))
+    found = yield from relabel(edit.iter_solve(job.params["search"], cancel), "primer sites")
+    absorb(meter, found.info)
+    yield from compile_once(Refiner())
+    sites = meter.timed(lambda: find_sites(primers, background, found.hits, settings))
+    products = meter.timed(lambda: pair_sites(sites, background, settings))
+    return PcrResult(run_info(job, meter), settings, tuple((p.id, p.text) for p in primers),
+                     tuple(sites), tuple(products))
+
+
+def absorb(meter: Meter, info: RunInfo) -> None:
+    """Add a sub-job's time, cells and comparisons (and incompleteness) to a tool's meter."""
+    meter.elapsed += info.seconds
+    meter.cells += info.cells
+    meter.comparisons += info.comparisons
+    meter.complete = meter.complete and info.complete
+
+
+def find_sites(primers, background, hits, settings: PcrSettings) -> list[Site]:
+    """Sites (see the module docstring) from edit search hits of :func:`search_job`'s records.
+
+    Sorted by record, start, strand, primer.
+    """
+    from engine.primers import pcr_kernels
+
+    primers, background = tuple(primers), tuple(background)
+    if not hits:
+        return []
+    pats = np.concatenate([p.codes for p in primers]).astype(np.uint8)
+    p_offs = np.zeros(len(primers) + 1, dtype=np.int64)
+    np.cumsum([len(p) for p in primers], out=p_offs[1:])
+    rc_pats = np.concatenate([reverse_complement(p.codes) for p in primers]).astype(np.uint8)
+    text = np.concatenate([r.codes for r in background]).astype(np.uint8) if len(background) > 1 \
+        else np.ascontiguousarray(background[0].codes, dtype=np.uint8)
+    t_offs = np.zeros(len(background) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in background], out=t_offs[1:])
+    n = len(hits)
+    pat = np.fromiter((int(h.pattern_id) for h in hits), dtype=np.int64, count=n)
+    rec = np.fromiter((int(h.record_id) for h in hits), dtype=np.int64, count=n)
+    minus = np.fromiter((h.strand == "-" for h in hits), dtype=np.int64, count=n)
+    dist = np.fromiter((h.distance for h in hits), dtype=np.int64, count=n)
+    end = t_offs[rec] + np.fromiter((h.end for h in hits), dtype=np.int64, count=n) - 1
+    out = np.zeros((n, 3), dtype=np.int64)
+    pcr_kernels.refine_sites(pats, p_offs, rc_pats, text, t_offs[rec], pat, minus, end,
+                             settings.max_edits, settings.three_prime_window, settings.indels, out)
+    d, e3, start = out[:, 0], out[:, 1], out[:, 2]
+    if settings.indels and not np.array_equal(d, dist):
+        bad = int(np.flatnonzero(d != dist)[0])
+        raise RuntimeError(f"pcr: site refinement disagrees with the edit search at hit {bad}")
+    ok = (d >= 0) & (d <= settings.max_edits) & (e3 <= settings.max_3prime_edits)
+    idx = np.flatnonzero(ok)
+    # (primer, record, strand) groups, then start and end.
+    order = idx[np.lexsort((end[idx], start[idx], minus[idx], rec[idx], pat[idx]))]
+    sites = []
+
+    def emit(i):
+        r = int(rec[i])
+        lo = int(t_offs[r])
+        sites.append((r, int(start[i]) - lo + 1, int(minus[i]), int(pat[i]),
+                      Site(primers[pat[i]].id, background[r].id, "-" if minus[i] else "+",
+                           int(start[i]) - lo + 1, int(end[i]) - lo + 1, int(d[i]), int(e3[i]))))
+
+    if not settings.indels:
+        for i in order.tolist():
+            emit(i)
+    else:
+        best = reach = key = None
+        for i in order.tolist():
+            k = (pat[i], rec[i], minus[i])
+            if k == key and start[i] <= reach:
+                reach = max(reach, end[i])
+                if (d[i], e3[i], start[i], end[i]) < (d[best], e3[best], start[best], end[best]):
+                    best = i
+                continue
+            if best is not None:
+                emit(best)
+            best, reach, key = i, end[i], k
+        if best is not None:
+            emit(best)
+    sites.sort(key=lambda t: t[:4])
+    return [t[4] for t in sites]
+
+
+def pair_sites(sites, background, settings: PcrSettings, primers=None) -> list[Product]:
+    """Every product of facing sites (see the module docstring), by record, start, end.
+
+    ``primers``: only sites of these primer names take part (a pair's own PCR).
+    """
+    background = tuple(background)
+    record_index = {}
+    for i, r in enumerate(background):
+        record_index.setdefault(r.id, i)
+    by_record: dict[str, tuple[list, list]] = {}
+    for s in sites:
+        if primers is not None and s.primer not in primers:
+            continue
+        plus, minus = by_record.setdefault(s.record_id, ([], []))
+        (plus if s.strand == "+" else minus).append(s)
+    products = []
+    lo_len, hi_len = settings.min_product, settings.max_product
+    for record_id, (plus, minus) in by_record.items():
+        if not plus or not minus:
+            continue
+        minus.sort(key=lambda s: (s.end, s.start))
+        ends = [s.end for s in minus]
+        codes = background[record_index[record_id]].codes if settings.with_sequence else None
+        for a in plus:
+            first = bisect.bisect_left(ends, a.start + lo_len - 1)
+            last = bisect.bisect_right(ends, a.start + hi_len - 1)
+            for b in minus[first:last]:
+                if b.start < a.start or b.end < a.end:
+                    continue
+                seq = decode(codes[a.start - 1:b.end]) if codes is not None else None
+                products.append(Product(a.primer, b.primer, record_id, a.start, b.end, a.edits,
+                                        b.edits, a.edits_3prime, b.edits_3prime, seq))
+    products.sort(key=lambda p: (record_index[p.record_id], p.start, p.end, p.forward, p.reverse))
+    return products

@@ -1,0 +1,106 @@
+"""Primer sets as the command line and the GUI take them: a FASTA/GenBank/EMBL file, a
+CSV/TSV of name and sequence, or literals (comma-separated).
+
+Every primer becomes a :class:`~engine.sequences.Record` whose id is its name. A set is
+checked before any work: no empty primer, none longer than :data:`MAX_PRIMER_LENGTH`,
+no two primers of one name (results name primers, so names must say which).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from pathlib import Path
+
+from engine.sequences import Record, SequenceError, encode, load
+
+#: Oligos longer than this are not primers (Primer3's thermodynamics stop at 60; synthesis
+#: vendors at about 100-200).
+MAX_PRIMER_LENGTH = 100
+
+_TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
+_NAME_COLUMNS = ("name", "id", "primer", "primer_name")
+_SEQUENCE_COLUMNS = ("sequence", "seq", "primer_sequence", "oligo")
+
+
+def check_primers(primers) -> tuple[Record, ...]:
+    """The set as a tuple; ValueError naming the first bad primer."""
+    primers = tuple(primers)
+    if not primers:
+        raise ValueError("no primers given")
+    seen = set()
+    for p in primers:
+        if len(p) == 0:
+            raise ValueError(f"primer {p.id!r} is empty")
+        if len(p) > MAX_PRIMER_LENGTH:
+            raise ValueError(f"primer {p.id!r} has {len(p)} nt; primers may have at most "
+                             f"{MAX_PRIMER_LENGTH}")
+        if p.id in seen:
+            raise ValueError(f"two primers are named {p.id!r}; give each primer its own name")
+        seen.add(p.id)
+    return primers
+
+
+def parse_literals(text: str) -> list[Record]:
+    """``ACGT...,GGCA...`` (or ``NAME=ACGT...``): primers named primer1, primer2, ... unless named."""
+    out = []
+    for i, item in enumerate(text.split(","), start=1):
+        name, _, seq = item.strip().rpartition("=")
+        name = name.strip() or f"primer{i}"
+        seq = seq.strip()
+        if not seq:
+            raise ValueError(f"primer {name!r} is empty")
+        out.append(Record(name, encode(seq, record_id=name), "", "<literal>"))
+    return out
+
+
+def parse_table(text: str, source: str = "<table>", delimiter: str | None = None) -> list[Record]:
+    """A CSV/TSV of name and sequence. A header row (name/id/primer and sequence/seq) is
+    optional; without one the first two columns are name and sequence."""
+    if delimiter is None:
+        first = text.lstrip().split("\n", 1)[0]
+        delimiter = "\t" if "\t" in first else ","
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    rows = [(reader.line_num, r) for r in reader if any(cell.strip() for cell in r)]
+    if not rows:
+        raise SequenceError(f"{source}: no primers found (empty table?)")
+    header = [c.strip().lower() for c in rows[0][1]]
+    name_col, seq_col = 0, 1
+    if any(h in _SEQUENCE_COLUMNS for h in header):
+        seq_col = next(i for i, h in enumerate(header) if h in _SEQUENCE_COLUMNS)
+        names = [i for i, h in enumerate(header) if h in _NAME_COLUMNS]
+        name_col = names[0] if names else None
+        rows = rows[1:]
+    out = []
+    for line, row in rows:
+        if len(row) <= seq_col or (name_col is not None and len(row) <= name_col):
+            raise SequenceError(f"{source}: line {line}: expected name and sequence columns")
+        name = row[name_col].strip() if name_col is not None else f"primer{len(out) + 1}"
+        seq = row[seq_col].strip()
+        if not seq:
+            raise SequenceError(f"{source}: line {line}: primer {name!r} is empty")
+        out.append(Record(name, encode(seq, source=source, record_id=name), "", source))
+    if not out:
+        raise SequenceError(f"{source}: no primers found (only a header?)")
+    return out
+
+
+def load_primers(source: str) -> tuple[Record, ...]:
+    """Primers from a sequence file, a CSV/TSV table, or literals; checked (see module)."""
+    if not os.path.exists(source):
+        if source.strip() == "" or all(c.strip() == "" for c in source.split(",")):
+            raise ValueError("empty primer")
+        if "," in source or "=" in source or source.replace(" ", "").isalpha():
+            return check_primers(parse_literals(source))
+        return check_primers(load(source))  # names the missing file
+    path = Path(source)
+    suffix = path.suffix.lower()
+    if suffix in _TABLE_SUFFIXES:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            text = path.read_text(encoding="latin-1")
+        if not text.lstrip().startswith(">"):
+            return check_primers(parse_table(text, str(path), _TABLE_SUFFIXES[suffix]))
+    return check_primers(load(path))

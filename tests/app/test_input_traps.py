@@ -1,0 +1,61 @@
+"""Input traps (issue 20, defect 9): GenBank sequence text with its numbers, an empty record in
+a multi-FASTA file, a number typed beyond a box's maximum."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from app.inputs import parse_pasted
+from engine.sequences import SequenceError
+from tests.app.conftest import load_demo
+
+ORIGIN = """ORIGIN
+        1 gggcggcgac ctcgcgggtt ttcgctattt atgaaaattt tccggtttaa ggcgtttccg
+       61 ttcttcttcg tcataactta atg
+//
+"""
+
+
+def test_pasted_genbank_origin_block_loses_its_numbers():
+    (record,) = parse_pasted(ORIGIN, "lambda")
+    assert record.id == "lambda"
+    assert record.text == ("GGGCGGCGACCTCGCGGGTTTTCGCTATTTATGAAAATTTTCCGGTTTAAGGCGTTTCCG"
+                           "TTCTTCTTCGTCATAACTTAATG")
+    (numbered,) = parse_pasted(ORIGIN.replace("ORIGIN\n", "").replace("//\n", ""))
+    assert numbered.text == record.text
+    with pytest.raises(SequenceError, match="'1'"):  # a digit inside a sequence is still an error
+        parse_pasted("ACGT1ACGT")
+
+
+def test_an_empty_record_is_skipped_with_a_warning(qtbot, window, dialogs, tmp_path):
+    path = tmp_path / "three.fa"
+    path.write_text(">a first\nACGTACGT\n>empty nothing here\n>b\nGGCC\n")
+    with qtbot.waitSignal(window.inputs_loaded, timeout=30_000):
+        window.load_files("background", [str(path)])
+    panel = window.input_panels["background"]
+    assert [r.id for r in panel.state().records] == ["a", "b"]
+    assert not dialogs
+    assert panel.warning.isVisibleTo(window) and "empty" in panel.warning.text()
+    assert "empty" in panel.warning.text() and "Skipped 1" in window.state_label.text()
+
+
+def test_a_number_beyond_the_maximum_is_clamped_and_said(qtbot, window):
+    load_demo(qtbot, window, "lambda-ecoli")
+    panel = window.input_panels["target"]
+    panel.region_box.setChecked(True)
+    box = panel.region_to
+    assert box.maximum() == 48_502
+    box.setFocus()
+    box.lineEdit().selectAll()
+    QTest.keyClicks(box, "60000")
+    QTest.keyClick(box, Qt.Key.Key_Return)
+    assert box.value() == 48_502  # not 6,000
+    assert panel.state().region[1] == 48_502
+    assert "60,000" in panel.warning.text() and "48,502" in panel.warning.text()
+    assert panel.warning.isVisibleTo(window)
+    box.lineEdit().selectAll()
+    QTest.keyClicks(box, "30000")
+    QTest.keyClick(box, Qt.Key.Key_Return)
+    assert box.value() == 30_000 and not panel.warning.isVisibleTo(window)

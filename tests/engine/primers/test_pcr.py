@@ -1,0 +1,281 @@
+"""In-silico PCR equals a brute-force product finder (edlib sites on both strands, pairs by
+position) on real DNA with planted products."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from functools import lru_cache
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings, strategies as st
+
+from engine.primers import pcr
+from engine.primers.primer_sets import load_primers
+from engine.sequences import Record, encode
+from tests.engine.primers import brute
+from tests.engine.primers.brute import rc
+
+
+def _mutate_at(seq: str, pos: int) -> str:
+    """A substitution at ``pos`` (a base that differs)."""
+    return seq[:pos] + {"A": "C", "C": "G", "G": "T", "T": "A"}[seq[pos]] + seq[pos + 1:]
+
+
+class Scene:
+    """Primers from lambda, planted in E. coli filler: two records, products on both
+    strands, a 3'-window mismatch, an indel, an IUPAC primer, a product of a chosen length,
+    and a pair split across the record boundary."""
+
+    def __init__(self, lam: str, eco: str):
+        self.primers = {
+            "F1": lam[1000:1021], "R1": rc(lam[1500:1521]), "F2": lam[3000:3020],
+            "R2": rc(lam[3700:3722]),
+        }
+        iu = list(lam[5000:5021])
+        concrete = "".join(iu)
+        for pos, code in ((3, "N"), (9, "R" if iu[9] in "AG" else "Y"), (14, "S" if iu[14] in "CG" else "W")):
+            iu[pos] = code
+        self.primers["IU"] = "".join(iu)
+        filler = iter(range(200_000, 4_000_000, 37_001))
+
+        def fill(n):
+            at = next(filler)
+            return eco[at:at + n]
+
+        p = self.primers
+        parts = [
+            fill(300), p["F1"], fill(400), _mutate_at(rc(p["R1"]), 10),   # F1 -> R1, R1 with 1 edit
+            fill(250), _mutate_at(p["F2"], 17), fill(300), rc(p["R1"]),    # F2 with a 3' mismatch
+            fill(200), p["R1"], fill(350), rc(p["F1"][:8] + p["F1"][9:]),  # minus-strand product,
+            fill(300), concrete, fill(280), rc(p["R2"]),                   # F1 with a deletion; IUPAC
+            fill(500), p["F2"], fill(757), rc(p["R2"]),                    # product of 800 exactly
+            fill(400), p["F2"], fill(60),                                  # F2 near the record end
+        ]
+        self.rec_a = "".join(parts)
+        self.rec_b = fill(40) + rc(p["R2"]) + fill(700)                   # its partner: record B
+        self.records = {"A": self.rec_a, "B": self.rec_b}
+        at = self.rec_a.rfind(p["F2"], 0, len(self.rec_a) - 100)
+        self.exact_length = self.rec_a.find(rc(p["R2"]), at) + len(p["R2"]) - at
+        self.split_start = self.rec_a.rfind(p["F2"]) + 1
+
+    def primer_records(self):
+        return [Record(n, encode(s)) for n, s in self.primers.items()]
+
+    def background(self):
+        return [Record(n, encode(s)) for n, s in self.records.items()]
+
+
+@pytest.fixture(scope="module")
+def scene(lambda_record, ecoli_record):
+    return Scene(lambda_record.text, ecoli_record.text)
+
+
+@lru_cache(maxsize=None)
+def _brute(scene, k, max3, window, lo, hi, indels):
+    return brute.products(scene.primers, scene.records, k, max3, window, lo, hi, indels)
+
+
+def _rows(result):
+    return {(p.forward, p.reverse, p.record_id, p.start, p.end, p.forward_edits, p.reverse_edits,
+             p.forward_3prime_edits, p.reverse_3prime_edits) for p in result.products}
+
+
+CASES = [  # (k, max 3' edits, window, min product, max product, indels)
+    (3, 0, 5, 1, 3000, True),
+    (3, 1, 5, 1, 3000, True),
+    (2, 0, 8, 1, 3000, True),
+    (3, 0, 5, 1, 3000, False),
+    (1, 0, 5, 200, 1200, False),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[str(c) for c in CASES])
+def test_products_equal_brute_force(scene, case):
+    k, max3, window, lo, hi, indels = case
+    settings_ = pcr.PcrSettings(k, max3, window, hi, lo, indels)
+    res = pcr.solve(scene.primer_records(), scene.background(), settings_, backend="serial")
+    assert res.info.complete
+    want = _brute(scene, *case)
+    assert _rows(res) == want
+    assert len(res.products) == len(_rows(res))  # no duplicates
+
+
+def test_planted_cases_are_there(scene):
+    """The scene does what it says: both strands, 3' mismatch excluded then admitted,
+    the indel and IUPAC sites, nothing across the records."""
+    res = pcr.solve(scene.primer_records(), scene.background(), backend="serial")
+    pairs = {(p.forward, p.reverse) for p in res.products}
+    assert ("F1", "R1") in pairs and ("R1", "F1") in pairs and ("IU", "R2") in pairs
+    assert ("F2", "R1") not in pairs  # F2's only site there has a 3'-window mismatch
+    loose = pcr.solve(scene.primer_records(), scene.background(),
+                      pcr.PcrSettings(max_3prime_edits=1), backend="serial")
+    assert ("F2", "R1") in {(p.forward, p.reverse) for p in loose.products}
+    assert any(s.primer == "F1" and s.strand == "-" and s.edits == 1 for s in res.sites)
+    assert all(p.record_id == "A" for p in res.products)  # record B has no + site
+    assert not any(p.start == scene.split_start for p in res.products)
+    assert {s.record_id for s in res.sites if s.primer == "R2"} == {"A", "B"}
+
+
+@pytest.mark.parametrize("backend,variant", [("multicore", None), ("serial", "dp"),
+                                             ("multicore", "myers-blocked"), ("serial", "banded")])
+def test_every_variant_gives_the_same_products(scene, backend, variant):
+    base = pcr.solve(scene.primer_records(), scene.background(), backend="serial")
+    other = pcr.solve(scene.primer_records(), scene.background(), backend=backend, variant=variant)
+    assert other.products == base.products and other.sites == base.sites
+
+
+def test_product_exactly_at_max_product(scene):
+    L = scene.exact_length
+    for hi, present in ((L, True), (L - 1, False)):
+        res = pcr.solve(scene.primer_records(), scene.background(), pcr.PcrSettings(max_product=hi),
+                        backend="serial")
+        assert any(p.length == L and (p.forward, p.reverse) == ("F2", "R2")
+                   for p in res.products) is present
+        assert all(p.length <= hi for p in res.products)
+
+
+def test_sequences_and_coordinates(scene):
+    res = pcr.solve(scene.primer_records(), scene.background(), pcr.PcrSettings(with_sequence=True),
+                    backend="serial")
+    for p in res.products:
+        text = scene.records[p.record_id]
+        assert p.sequence == text[p.start - 1:p.end] and p.length == len(p.sequence)
+
+
+def random_scene(seed: int, n_records: int = 2):
+    """Short random records dense with mutated copies of short random primers (both strands)."""
+    rng = np.random.default_rng(seed)
+    acgt = np.array(list("ACGT"))
+    primers = {f"P{i}": "".join(rng.choice(acgt, int(rng.integers(6, 11)))) for i in range(2)}
+    records = {}
+    for r in range(n_records):
+        parts = []
+        for _ in range(6):
+            parts.append("".join(rng.choice(acgt, int(rng.integers(0, 12)))))
+            q = list(primers[f"P{int(rng.integers(0, 2))}"])
+            if rng.random() < 0.5:
+                q = list(rc("".join(q)))
+            for _ in range(int(rng.integers(0, 3))):
+                op, at = int(rng.integers(3)), int(rng.integers(0, len(q)))
+                if op == 0:
+                    q[at] = str(rng.choice(acgt))
+                elif op == 1:
+                    q.insert(at, str(rng.choice(acgt)))
+                elif len(q) > 1:
+                    del q[at]
+            parts.append("".join(q))
+        records[f"r{r}"] = "".join(parts)
+    return primers, records
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 2), st.integers(0, 2), st.integers(1, 6),
+       st.booleans(), st.integers(10, 150))
+@example(1, 2, 2, 3, True, 150)      # clusters whose ends tie on edits but not on 3' edits
+@example(9, 2, 2, 3, True, 150)
+def test_random_scenes_equal_brute_force(seed, k, max3, window, indels, hi):
+    primers, records = random_scene(seed)
+    k = min(k, min(len(p) for p in primers.values()) - 1)
+    settings_ = pcr.PcrSettings(k, max3, window, hi, 1, indels)
+    res = pcr.solve([Record(n, encode(s)) for n, s in primers.items()],
+                    [Record(n, encode(s)) for n, s in records.items()], settings_, backend="serial")
+    assert _rows(res) == brute.products(primers, records, k, max3, window, 1, hi, indels)
+
+
+def test_facing_rule():
+    """+ starts at or before -, and ends at or before it; lengths inclusive; one record."""
+    def site(primer, strand, start, end, record="r"):
+        return pcr.Site(primer, record, strand, start, end, 0, 0)
+
+    bg = [Record("r", encode("A" * 400)), Record("q", encode("A" * 400))]
+    a = site("F", "+", 100, 120)
+    cases = {
+        site("R", "-", 100, 120): True,     # the same span: both 3' ends inside it
+        site("R", "-", 105, 118): False,    # ends before the + site does
+        site("R", "-", 99, 200): False,     # starts before the + site
+        site("R", "-", 180, 200): True,
+        site("R", "-", 180, 200, "q"): False,  # another record
+    }
+    s = pcr.PcrSettings(max_product=101, min_product=1)
+    for b, present in cases.items():
+        assert bool(pcr.pair_sites([a, b], bg, s)) is present, b
+    assert pcr.pair_sites([a, site("R", "-", 181, 201)], bg, s) == []   # 102 > max
+    same = site("R", "-", 100, 120)                                       # 21 long
+    assert pcr.pair_sites([a, same], bg, pcr.PcrSettings(min_product=21))
+    assert pcr.pair_sites([a, same], bg, pcr.PcrSettings(min_product=22)) == []
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "engine.cli", *args], capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_cli_json_contract_and_inputs(scene, tmp_path):
+    bg = tmp_path / "bg.fa"
+    bg.write_text("".join(f">{n}\n{s}\n" for n, s in scene.records.items()))
+    table = tmp_path / "primers.tsv"
+    table.write_text("name\tsequence\n" + "".join(f"{n}\t{s}\n" for n, s in scene.primers.items()))
+    fasta = tmp_path / "primers.fa"
+    fasta.write_text("".join(f">{n}\n{s}\n" for n, s in scene.primers.items()))
+    outs = []
+    for source in (str(table), str(fasta),
+                   ",".join(f"{n}={s}" for n, s in scene.primers.items())):
+        done = _cli("pcr", source, str(bg), "--json", "--with-sequence", "--backend", "serial")
+        assert done.returncode == 0, done.stderr
+        outs.append(json.loads(done.stdout))
+    assert outs[0]["products"] == outs[1]["products"] == outs[2]["products"]
+    payload = outs[0]
+    assert payload["family"] == "pcr" and payload["complete"]
+    keys = {"forward", "reverse", "record", "start", "end", "length", "forward_edits",
+            "reverse_edits", "sequence"}
+    assert payload["products"] and all(keys <= set(p) for p in payload["products"])
+    expected = _brute(scene, 3, 0, 5, 1, 3000, True)
+    assert {(p["forward"], p["reverse"], p["record"], p["start"], p["end"])
+            for p in payload["products"]} == {row[:5] for row in expected}
+    csv_out = _cli("pcr", str(table), str(bg), "--backend", "serial", "--no-indels")
+    assert csv_out.returncode == 0
+    assert csv_out.stdout.splitlines()[0].startswith("forward,reverse,record,start,end,length")
+
+
+@pytest.mark.parametrize("args,message", [
+    (["", "ACGT"], "empty primer"),
+    (["ACGTACGT,,ACGTAC", "ACGT"], "is empty"),
+    (["A" * 101, "ACGT"], "at most 100"),
+    (["ACGTACGTAC", "ACGT", "--min-product", "500", "--max-product", "100"], "empty product range"),
+    (["ACGTACGTAC", "ACGT", "--max-product", "0"], "--max-product must be >= 1"),
+    (["ACGT", "ACGTACGT", "--max-edits", "4"], "smaller than the shortest primer"),
+])
+def test_bad_input_exits_2_with_one_line(args, message):
+    done = _cli("pcr", *args)
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_primer_table_errors(tmp_path):
+    bad = tmp_path / "p.csv"
+    bad.write_text("name,sequence\nA,ACGT\nB,\n")
+    with pytest.raises(Exception, match="empty"):
+        load_primers(str(bad))
+    dup = tmp_path / "d.csv"
+    dup.write_text("A,ACGTAC\nA,GGCATT\n")
+    with pytest.raises(ValueError, match="two primers are named"):
+        load_primers(str(dup))
+
+
+def test_cancel_keeps_what_was_found(scene):
+    from engine.jobs import CancelToken
+
+    job = pcr.make_job(scene.primer_records(), scene.background(), backend="serial")
+    cancel = CancelToken()
+    gen = pcr.iter_solve(job, cancel)
+    cancel.cancel()
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            res = stop.value
+            break
+    assert not res.info.complete
