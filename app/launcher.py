@@ -2,7 +2,8 @@
 
 No subcommand, or ``gui``, opens the desktop application; every other
 subcommand is the engine's command line, which never imports Qt (so it also
-runs on machines without PySide6, such as the GPU machine).
+runs on machines without PySide6, such as the GPU machine). The command line
+takes over Ctrl-C and SIGTERM first, before its heavy imports (engine.interrupts).
 """
 
 from __future__ import annotations
@@ -16,6 +17,13 @@ def main(argv=None) -> int:
         from app.main import main as gui_main
 
         return gui_main(argv[1:] if argv else [])
+    from engine import interrupts
+
+    interrupts.install()
+    return interrupts.guarded(lambda: _command(argv))
+
+
+def _command(argv: list[str]) -> int:
     if argv[0] == "bench":
         from benchmarks import main as bench_main
 

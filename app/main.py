@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -40,8 +41,12 @@ def display_problem(environ=os.environ) -> str | None:
         return None  # offscreen, wayland, vnc...: the user's choice
     if not platform and environ.get("WAYLAND_DISPLAY"):
         return None  # Qt picks its Wayland plugin
-    if not environ.get("DISPLAY"):
+    display = environ.get("DISPLAY", "")
+    if not display:
         return f"no display to open a window on (DISPLAY is not set); {HEADLESS}"
+    local = re.fullmatch(r":(\d+)(\.\d+)?", display)
+    if local and not os.path.exists(f"/tmp/.X11-unix/X{local.group(1)}"):
+        return f"no X server on display {display}; {HEADLESS}"
     missing = []
     for library, package in XCB_LIBRARIES.items():
         try:
@@ -133,8 +138,27 @@ class ScreenshotRun:
         QApplication.instance().exit(status)
 
 
+SCREENSHOT_FORMATS = (".png", ".jpg", ".jpeg", ".bmp")
+
+
+def check_screenshot_path(path: str) -> None:
+    """Refuse a screenshot path that cannot be written before the demo runs (ValueError)."""
+    from engine.output import check_outputs
+
+    if os.path.splitext(path)[1].lower() not in SCREENSHOT_FORMATS:
+        raise ValueError(f"{path}: a screenshot is saved as {', '.join(SCREENSHOT_FORMATS)}; "
+                         "name the file with one of these suffixes")
+    check_outputs([path])
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.screenshot:
+        try:
+            check_screenshot_path(args.screenshot)
+        except ValueError as exc:
+            print(f"primerscope: error: {exc}", file=sys.stderr)
+            return 2
     problem = display_problem()
     if problem:
         print(f"primerscope: cannot open a window: {problem}.", file=sys.stderr)

@@ -15,6 +15,35 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
+def numba_cache_dir() -> str | None:
+    """Where numba should keep compiled kernels, or None for its default.
+
+    ``NUMBA_CACHE_DIR`` wins. Otherwise numba writes ``__pycache__`` beside each kernel
+    module, which is right for a checkout but not for an installed, read-only package:
+    there the cache goes to the user's cache directory (``$XDG_CACHE_HOME/primerscope/numba``).
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return os.environ["NUMBA_CACHE_DIR"]
+    if os.access(os.path.dirname(os.path.abspath(__file__)), os.W_OK):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "primerscope", "numba")
+
+
+def _use_numba_cache_dir() -> None:
+    path = numba_cache_dir()
+    if path is None or os.environ.get("NUMBA_CACHE_DIR") == path:
+        return
+    os.environ["NUMBA_CACHE_DIR"] = path  # read by numba when it is first imported
+    import sys
+
+    if "numba.core.config" in sys.modules:  # numba came first: tell it directly
+        sys.modules["numba.core.config"].CACHE_DIR = path
+
+
+_use_numba_cache_dir()
+
+
 def iter_solve(job, cancel=None):
     """Run any family's job as a generator of Progress that returns the family's result."""
     from engine import registry

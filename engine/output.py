@@ -20,7 +20,7 @@ import contextlib
 import os
 import stat
 import tempfile
-from typing import IO, Iterable, Iterator
+from typing import IO, Callable, Iterable, Iterator, Mapping
 
 TEMP_PREFIX = ".primerscope-"
 
@@ -58,7 +58,9 @@ def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str | None] = 
 
 
 def _check_writable(path: str) -> None:
-    if path.endswith(os.sep) or os.path.isdir(path):
+    if path.endswith(os.sep) and not os.path.isdir(path):
+        raise OutputError(f"{path}: names a directory (it ends with '{os.sep}'); give a file name")
+    if os.path.isdir(path):
         raise OutputError(f"{path}: is a directory, cannot write output there")
     real = os.path.realpath(path)
     if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
@@ -117,6 +119,17 @@ def _write_direct(path: str, real: str, binary: bool) -> Iterator[IO]:
             fh.flush()
     except OSError as exc:  # ENOSPC on /dev/full, a closed FIFO...
         raise OutputError(f"{path}: cannot write output ({exc.strerror or exc})") from None
+
+
+def write_texts(texts: Mapping[str, str], before_commit: Callable[[], None] = lambda: None) -> None:
+    """Write several outputs all or none: every file's text goes to its temporary first;
+    then ``before_commit()`` runs (the command line stops taking signals there) and all
+    are renamed into place. An error or interrupt before that leaves none of them."""
+    with contextlib.ExitStack() as stack:
+        for path, text in texts.items():
+            stack.enter_context(open_output(path)).write(text)
+        before_commit()
+    # leaving the block renamed every temporary over its target
 
 
 def write_text(path: str, text: str) -> None:

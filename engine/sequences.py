@@ -2,9 +2,11 @@
 
 Every family works on ``uint8`` arrays of 4-bit base sets (A=1, C=2, G=4, T=8,
 IUPAC codes are unions). Two symbols match when their sets intersect, so an
-``N`` never invents a difference. Files are read with Biopython; the text of
-every record is validated in full before anything is computed, and the first
-bad character is reported with file, record and 1-based position.
+``N`` never invents a difference. Files are read with Biopython (FASTA through its
+SimpleFastaParser, after a check here that accepts a BOM, blank lines and any line
+ending and says every problem in one line; GenBank and EMBL through SeqIO).
+The text of every record is validated in full before anything is computed, and
+the first bad character is reported with file, record and 1-based position.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ import gzip
 import io
 import os
 import re
+import warnings
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -47,13 +52,20 @@ _FORMAT_BY_SUFFIX = {
     ".gb": "genbank", ".gbk": "genbank", ".genbank": "genbank", ".gbff": "genbank",
     ".embl": "embl", ".emb": "embl",
 }
+_LEADING_SPACE = re.compile(r"\s*")
+_FASTA_DROP = str.maketrans("", "", " \t\r\n")
 _PROTEIN_ONLY = set("EFIJLOPQXZ*efijlopqxz")
-_LITERAL_RE = re.compile(r"^[A-Za-z]+$")
+_LITERAL_RE = re.compile(r"^[A-Za-z]+$")  # a file named so is read, with a warning
 _NCBI_GI_RE = re.compile(r"^gi\|\d+\|[a-z]+\|([^|]+)\|[^|]*$")
 
 
 class SequenceError(ValueError):
     """Bad sequence input. ``str(err)`` is a one-line message meant for people."""
+
+
+class SequenceWarning(UserWarning):
+    """Input read, but perhaps not as meant (duplicate ids, a file named like a literal);
+    the command line shows it as one line on stderr."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +138,8 @@ def _description(raw_id: str, description: str) -> str:
 
 
 def _describe_bad(char: str) -> str:
+    if ord(char) > 127:
+        return f"U+{ord(char):04X}, not ASCII; sequences are plain ASCII letters"
     if char == "-" or char == ".":
         return "a gap character; give degapped sequences, not an alignment"
     if char.isdigit():
@@ -151,20 +165,23 @@ def encode(text: str | bytes, *, source: str = "<literal>", record_id: str = "li
     >>> encode("ACGTN").tolist()
     [1, 2, 4, 8, 15]
     """
+    # One byte per character (a character past latin-1 becomes '?', itself invalid), so
+    # that a position in ``raw`` is the position in ``text``.
     raw = text.encode("latin-1", errors="replace") if isinstance(text, str) else bytes(text)
     if not raw:
         raise SequenceError(f"{source}: record '{record_id}' is empty")
-    buf = np.frombuffer(raw, dtype=np.uint8)
-    codes = _ENCODE_TABLE[buf]
+    codes = _ENCODE_TABLE[np.frombuffer(raw, dtype=np.uint8)]
     bad = np.flatnonzero(codes == 0)
     if bad.size:
         pos = int(bad[0])
-        char = chr(raw[pos])
-        raise SequenceError(
-            f"{source}: record '{record_id}' position {pos + 1}: invalid character {char!r} "
-            f"({_describe_bad(char)})"
-        )
+        raise SequenceError(f"{source}: record '{record_id}' {bad_character(text, pos)}")
     return codes
+
+
+def bad_character(text: str | bytes, pos: int) -> str:
+    """'position P: invalid character C (why)' for the 0-based ``pos`` of ``text``."""
+    char = text[pos] if isinstance(text, str) else chr(text[pos])
+    return f"position {pos + 1}: invalid character {char!r} ({_describe_bad(char)})"
 
 
 def decode(codes: np.ndarray) -> str:
@@ -181,8 +198,30 @@ def reverse_complement_record(record: Record) -> Record:
     return Record(record.id, reverse_complement(record.codes), record.description, record.source)
 
 
-def _looks_like_literal(source: str) -> bool:
-    return bool(_LITERAL_RE.match(source)) and not os.path.exists(source)
+def _looks_like_path(source: str) -> bool:
+    """A name meant as a file: a folder in it or a sequence file suffix."""
+    name = source.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    return ("/" in source or os.sep in source or os.path.splitext(name)[1] in _FORMAT_BY_SUFFIX
+            or name.endswith((".txt", ".gz")))
+
+
+def _literal(source: str) -> list[Record]:
+    """A command-line argument that names no file: a literal sequence, or an error that
+    says what is wrong with it as a sequence (and that no such file exists)."""
+    if source == "":
+        raise SequenceError("'' is an empty sequence (and names no file)")
+    if _looks_like_path(source):
+        raise SequenceError(f"{source}: no such file (and not a sequence)")
+    raw = source.encode("latin-1", errors="replace")
+    codes = _ENCODE_TABLE[np.frombuffer(raw, dtype=np.uint8)]
+    bad = np.flatnonzero(codes == 0)
+    if bad.size:
+        shown = source if len(source) <= 40 else source[:37] + "..."
+        raise SequenceError(f"{shown!r} names no file and is not a sequence: "
+                            f"{bad_character(source, int(bad[0]))}")
+    return [Record("literal", codes, "", "<literal>")]
 
 
 def _sniff_format(path: Path, head: str) -> str:
@@ -193,7 +232,7 @@ def _sniff_format(path: Path, head: str) -> str:
     if suffix in _FORMAT_BY_SUFFIX:
         return _FORMAT_BY_SUFFIX[suffix]
     stripped = head.lstrip()
-    if stripped.startswith(">"):
+    if stripped.startswith((">", ";")):
         return "fasta"
     if stripped.startswith("LOCUS"):
         return "genbank"
@@ -203,6 +242,8 @@ def _sniff_format(path: Path, head: str) -> str:
 
 
 def _read_text(path: Path) -> str:
+    """The file's text: gunzipped, UTF-8 (a byte-order mark dropped) or else latin-1, with
+    every line ending (CR LF, and the old Mac's lone CR) made LF."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -214,20 +255,91 @@ def _read_text(path: Path) -> str:
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise SequenceError(f"{path}: corrupt gzip file ({exc})") from None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise SequenceError(f"{path}: is UTF-16 text; save it as plain text (ASCII or UTF-8)")
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return data.decode("latin-1")
+        text = data.decode("latin-1")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def _fasta_records(text: str, path: Path) -> Iterator[tuple[str, str, str]]:
+    """(id, description, sequence) of each FASTA record, parsed by Biopython's
+    SimpleFastaParser (id: the title's first word). Checked first, so that each problem is
+    one line: blank lines before the first header are skipped; ';' comment lines and text
+    before the first header are errors."""
+    from Bio.SeqIO.FastaIO import SimpleFastaParser  # deferred: Biopython's import costs ~0.2 s
+
+    content = _LEADING_SPACE.match(text).end()
+    start = text.rfind("\n", 0, content) + 1  # the first line that is not blank
+    lineno = text.count("\n", 0, start) + 1
+    end = text.find("\n", start)
+    line = text[start:] if end < 0 else text[start:end]
+    if not line.startswith(">"):
+        if not line.strip():
+            return
+        if line.startswith(";"):
+            _comment_line(path, lineno)
+        raise SequenceError(f"{path}: line {lineno}: expected a '>' header line, found "
+                            f"{line[:30]!r}")
+    comment = text.find("\n;", start)
+    if comment >= 0:
+        _comment_line(path, text.count("\n", 0, comment) + 2)
+    for title, seq in SimpleFastaParser(io.StringIO(text[start:])):
+        words = title.split(None, 1)
+        yield (words[0] if words else ""), title, seq.translate(_FASTA_DROP)
+
+
+def _comment_line(path: Path, lineno: int) -> None:
+    raise SequenceError(f"{path}: line {lineno}: ';' comment lines are not read; remove them")
+
+
+def _biopython_records(text: str, path: Path, fmt: str) -> Iterator[tuple[str, str, bytes]]:
+    """(id, description, sequence) of each GenBank/EMBL record; Biopython's errors and
+    warnings become one line each."""
+    from Bio import BiopythonWarning, SeqIO  # deferred: Biopython's import costs ~0.2 s
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", BiopythonWarning)
+        try:
+            parsed = [(r.id, r.description, bytes(r.seq))  # bytes: any byte is reported by encode
+                      for r in SeqIO.parse(io.StringIO(text), fmt)]
+        except UnicodeError:  # Biopython keeps sequences as ASCII bytes
+            found = re.search(r"[^\x00-\x7f]", text)
+            if found is None:
+                raise SequenceError(f"{path}: not a valid {fmt} file (bad text encoding)") from None
+            line = text.count("\n", 0, found.start()) + 1
+            raise SequenceError(f"{path}: line {line}: invalid character {found.group()!r} "
+                                f"({_describe_bad(found.group())})") from None
+        except Exception as exc:  # Biopython raises ValueError and friends on malformed files
+            raise SequenceError(f"{path}: not a valid {fmt} file ({_one_line(exc)})") from None
+    for seen in sorted({_one_line(w.message) for w in caught
+                        if issubclass(w.category, BiopythonWarning)}):
+        warnings.warn(SequenceWarning(f"{path}: {seen}"), stacklevel=3)
+    return iter(parsed)
+
+
+def _one_line(exc) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def load(source: str | os.PathLike, on_empty=None) -> list[Record]:
     """Load every record of a FASTA/GenBank/EMBL file (optionally ``.gz``), or a literal.
 
-    A string made only of letters that is not an existing path is read as a
-    literal sequence (record id ``literal``). Records are named by :func:`record_id`.
-    With ``on_empty`` (a callable), an empty record is skipped and its id passed to it
+    A string that is not an existing path is read as a literal sequence (record id
+    ``literal``): made only of letters, it must be IUPAC codes; otherwise the error
+    names the first character that is not. A file named like a literal (``ACGT``)
+    is read, with a :class:`SequenceWarning`. Records are named by :func:`record_id`;
+    duplicate ids are made unique (``id``, ``id_2``...), with a warning. With
+    ``on_empty`` (a callable), an empty record is skipped and its id passed to it
     instead of failing the whole file.
 
     Raises
@@ -237,39 +349,61 @@ def load(source: str | os.PathLike, on_empty=None) -> list[Record]:
         record, or an invalid character. Nothing partial is returned.
     """
     source_str = os.fspath(source)
-    if isinstance(source, str) and _looks_like_literal(source_str):
-        return [Record("literal", encode(source_str), "", "<literal>")]
+    if isinstance(source, str) and (source_str == "" or not os.path.exists(source_str)):
+        return _literal(source_str)
+    if isinstance(source, str) and _LITERAL_RE.match(source_str) and os.path.isfile(source_str):
+        warnings.warn(SequenceWarning(
+            f"{source_str}: read as the file of that name in the working directory, not as "
+            "a literal sequence"), stacklevel=2)
     path = Path(source_str)
     text = _read_text(path)
     fmt = _sniff_format(path, text[:200])
-    from Bio import SeqIO  # deferred: Biopython's import costs ~0.2 s
-
+    parsed = _fasta_records(text, path) if fmt == "fasta" else _biopython_records(text, path, fmt)
     records: list[Record] = []
-    try:
-        for index, seq_record in enumerate(SeqIO.parse(io.StringIO(text), fmt), start=1):
-            raw_id = seq_record.id or f"record{index}"
-            rid = record_id(raw_id)
-            seq_text = str(seq_record.seq)
-            if not seq_text and on_empty is not None:
-                on_empty(rid)
-                continue
-            codes = encode(seq_text, source=str(path), record_id=rid)
-            records.append(Record(rid, codes, _description(raw_id, seq_record.description), str(path)))
-    except SequenceError:
-        raise
-    except Exception as exc:  # Biopython raises ValueError and friends on malformed files
-        raise SequenceError(f"{path}: not a valid {fmt} file ({exc})") from None
+    for index, (raw_id, description, seq_text) in enumerate(parsed, start=1):
+        raw_id = raw_id or f"record{index}"
+        rid = record_id(raw_id)
+        if not seq_text and on_empty is not None:
+            on_empty(rid)
+            continue
+        codes = encode(seq_text, source=str(path), record_id=rid)
+        records.append(Record(rid, codes, _description(raw_id, description), str(path)))
     if not records:
         raise SequenceError(f"{path}: no {fmt} sequence records found (empty file?)")
-    return records
+    return unique_ids(records, str(path))
+
+
+def unique_ids(records: list[Record], source: str) -> list[Record]:
+    """The records with duplicate ids renamed ``id_2``, ``id_3``... (the first keeps its
+    id), and one :class:`SequenceWarning` saying so: output rows must be told apart."""
+    seen = {r.id for r in records}
+    if len(seen) == len(records):
+        return records
+    taken: set[str] = set()
+    out, renamed = [], []
+    for r in records:
+        new, n = r.id, 1
+        while new in taken or (new != r.id and new in seen):
+            n += 1
+            new = f"{r.id}_{n}"
+        taken.add(new)
+        if new != r.id:
+            renamed.append(f"{r.id} -> {new}")
+            r = Record(new, r.codes, r.description, r.source)
+        out.append(r)
+    shown = ", ".join(renamed[:3]) + (f" and {len(renamed) - 3} more" if len(renamed) > 3 else "")
+    warnings.warn(SequenceWarning(f"{source}: duplicate record ids made unique ({shown})"),
+                  stacklevel=3)
+    return out
 
 
 def load_many(sources, on_empty=None) -> list[Record]:
-    """Load several sources into one list of records (``on_empty``: see :func:`load`)."""
+    """Load several sources into one list of records (ids made unique across them;
+    ``on_empty``: see :func:`load`)."""
     out: list[Record] = []
     for source in sources:
         out.extend(load(source, on_empty))
-    return out
+    return unique_ids(out, ", ".join(map(os.fspath, sources)) if len(sources) < 4 else "inputs")
 
 
 def concat_with_offsets(records: list[Record]) -> tuple[np.ndarray, np.ndarray]:

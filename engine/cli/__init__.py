@@ -22,8 +22,12 @@ options and does its own output.
 
 This module adds the options every family shares (``--variant --backend
 --parallel --opt --threads -o --json``), the progress bar on standard error,
-the exit codes (2 for bad input, 1 for a failure inside a run) and writes
-output atomically, so a failed run never leaves a partial file behind.
+the exit codes (2 for bad input, 1 for a failure inside a run, 130/143 for
+Ctrl-C/SIGTERM, 141 when the reader of standard output went away) and writes
+output atomically, so a failed or interrupted run never leaves a partial file
+behind. Every output path is checked before the run; the job runs on a worker
+thread so that a signal can cancel it (engine.interrupts). Warnings (duplicate
+record ids...) are one line each on stderr. docs/errors.md lists every message.
 """
 
 from __future__ import annotations
@@ -33,10 +37,11 @@ import importlib
 import importlib.util
 import json
 import sys
+import warnings
 
-from engine import registry
-from engine.jobs import CancelToken, Progress
-from engine.output import check_outputs, open_output, write_text
+from engine import interrupts, registry
+from engine.jobs import CancelToken, Progress, drive
+from engine.output import check_outputs, write_texts
 from engine.sequences import SequenceError
 
 
@@ -101,6 +106,24 @@ def add_param_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec,
 def param_values(args, fam: registry.FamilySpec, skip: tuple[str, ...] = ()) -> dict:
     """The family parameters given on the command line, checked by the registry."""
     return {p.name: p.check(getattr(args, p.name)) for p in fam.params if p.name not in skip}
+
+
+def add_region_options(parser: argparse.ArgumentParser, roles: tuple[str, ...]) -> None:
+    """``--<role>-region START-END`` for inputs that may be cut to a region."""
+    for role in roles:
+        parser.add_argument(f"--{role}-region", metavar="START-END",
+                            help=f"only positions START-END (1-based, inclusive) of each {role} "
+                                 "record; results keep the record's own id and numbering")
+
+
+def load_input(args, role: str):
+    """The records of positional input ``role``, cut to ``--<role>-region`` when given."""
+    from engine.sequences import load, parse_region
+
+    region = getattr(args, f"{role}_region", None)
+    bounds = parse_region(region) if region else None  # a bad region fails before loading
+    records = load(getattr(args, role))
+    return [r.region(*bounds) for r in records] if bounds else records
 
 
 def selected_flags(args):
@@ -184,9 +207,12 @@ class ProgressBar:
 
 
 def run_family(args) -> int:
+    """Check everything, run the job (interruptible, see engine.interrupts), then write."""
     plugin = family_cli(args.command)
     if args.threads is not None and args.threads < 1:
         raise UsageError(f"--threads must be >= 1, got {args.threads}")
+    if not args.output and sys.stdout is None:
+        raise UsageError("standard output is closed; give -o FILE")
     check_outputs((args.output, getattr(args, "bed", None)),
                   [getattr(args, dest, None) for dest in args.input_paths])
     _start_cuda_early(plugin, args)
@@ -194,18 +220,8 @@ def run_family(args) -> int:
     iter_solve = getattr(plugin, "iter_solve", None) or registry.family_api(job.family).iter_solve
     bar = ProgressBar(not args.no_progress)
     cancel = CancelToken()
-    gen = iter_solve(job, cancel)
     try:
-        while True:
-            try:
-                bar(next(gen))
-            except StopIteration as stop:
-                result = stop.value
-                break
-    except KeyboardInterrupt:
-        bar.close()
-        print("primerscope: interrupted; no output written", file=sys.stderr)
-        return 130
+        result = interrupts.run_job(lambda: drive(iter_solve(job, cancel), bar), cancel)
     finally:
         bar.close()
     if args.json:
@@ -215,22 +231,22 @@ def run_family(args) -> int:
                    "seconds": info.seconds, "cells": info.cells, "comparisons": info.comparisons,
                    "complete": info.complete}
         payload.update(_writer(plugin, "to_json", args)(result))
-        text = json.dumps(payload) + "\n"
-        if args.output:
-            write_text(args.output, text)
-        else:
-            sys.stdout.write(text)
-    else:  # streamed from the result's columns: no copy of the whole CSV in memory
+        body = json.dumps(payload) + "\n"
+    else:  # streamed from the result's columns into the output: no copy of the whole CSV
         write_csv = _writer(plugin, "write_csv", args)
-        if args.output:
-            with open_output(args.output) as fh:
-                write_csv(result, fh)
+
+        def body(fh) -> None:
+            write_csv(result, fh)
+    outputs = dict(plugin.extra_outputs(result, args)) if hasattr(plugin, "extra_outputs") else {}
+    if args.output:
+        outputs = {args.output: body, **outputs}
+    else:
+        if callable(body):
+            body(sys.stdout)
         else:
-            write_csv(result, sys.stdout)
-    sys.stdout.flush()
-    if hasattr(plugin, "extra_outputs"):
-        for path, extra in plugin.extra_outputs(result, args).items():
-            write_text(path, extra)
+            sys.stdout.write(body)
+        sys.stdout.flush()
+    write_texts(outputs, before_commit=interrupts.settle)
     return 0
 
 
@@ -273,24 +289,46 @@ def _writer(plugin, name: str, args):
 
 def report_errors(action) -> int:
     """Run ``action()`` and turn what it raises into one line on stderr and an exit status:
-    2 for bad input, 1 for a failure inside a run."""
+    2 for bad input, 1 for a failure inside a run, 128 + the signal for an interrupt
+    (130 Ctrl-C, 143 SIGTERM), 141 (as SIGPIPE) when standard output was closed early."""
     try:
         return action()
+    except (interrupts.Interrupted, KeyboardInterrupt) as exc:
+        interrupts.settle()
+        print(interrupts.MESSAGE, file=sys.stderr)
+        return exc.status if isinstance(exc, interrupts.Interrupted) else 130
+    except BrokenPipeError:  # `primerscope ... | head`: the reader has all it wanted
+        interrupts.settle()
+        interrupts.quiet_stdout()
+        return 141
     except (UsageError, SequenceError, ValueError) as exc:
+        interrupts.settle()
         print(f"primerscope: error: {exc}", file=sys.stderr)
         return 2
     except MemoryError:
+        interrupts.settle()
         print("primerscope: error: out of memory", file=sys.stderr)
         return 1
     except Exception as exc:  # a failure inside a run: one line, exit 1
+        interrupts.settle()
         print(f"primerscope: run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
 
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    command = argv[0] if argv and not argv[0].startswith("-") else None
-    return report_errors(lambda: _dispatch(build_parser(command).parse_args(argv)))
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        command = argv[0] if argv and not argv[0].startswith("-") else None
+        return report_errors(lambda: _dispatch(build_parser(command).parse_args(argv)))
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning (duplicate ids, a file named like a literal...) as one line on stderr;
+    numba's notes about its compiler are for developers and are not shown."""
+    if category.__module__.split(".")[0] == "numba":
+        return
+    print(f"primerscope: warning: {' '.join(str(message).split())}", file=sys.stderr)
 
 
 def _dispatch(args) -> int:

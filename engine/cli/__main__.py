@@ -1,5 +1,7 @@
 import sys
 
+from engine import interrupts
 from engine.cli import main
 
-sys.exit(main())
+interrupts.install()
+sys.exit(interrupts.guarded(main))

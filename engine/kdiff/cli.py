@@ -8,13 +8,13 @@ candidates, or merge overlapping candidates into regions (CSV and BED). The writ
 from __future__ import annotations
 
 from engine import kdiff
-from engine.cli import add_param_options, param_values, selected_flags
+from engine.cli import add_param_options, add_region_options, load_input, param_values, selected_flags
 from engine.kdiff import export
 from engine.primers.cli_options import add_filter_options, conditions_from, filters_from
-from engine.sequences import load
 
 
 def add_arguments(parser) -> None:
+    add_region_options(parser, ('target', 'background'))
     parser.add_argument("target", help="FASTA/GenBank/EMBL file (.gz ok) or a literal sequence")
     parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal sequence")
     add_param_options(parser, kdiff.SPEC)
@@ -27,8 +27,8 @@ def add_arguments(parser) -> None:
 def make_job(args):
     params = param_values(args, kdiff.SPEC)
     export_options(args)  # check the primer options before the (possibly long) run
-    target = load(args.target)
-    background = load(args.background)
+    target = load_input(args, "target")
+    background = load_input(args, "background")
     return kdiff.make_job(target, background, variant=args.variant, backend=args.backend,
                           parallel=args.parallel, flags=selected_flags(args), threads=args.threads,
                           count_comparisons=True, **params)

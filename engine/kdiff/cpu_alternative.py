@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from engine.kdiff.cpu_common import make_drivers, max_record
+from engine.kdiff.cpu_common import max_record, settled
 
 _NEG = -(1 << 40)
 
@@ -69,120 +69,165 @@ def _l_span(alpha, start, mp, beta, lo, n, K, e, d_lo, d_hi, prev, cur, record, 
     return best, cmps
 
 
-def build(counting: bool):
-    @njit(nogil=True, cache=True)
-    def longest_prefix(alpha, start, m_end, beta, offsets, K, opt2, cols, counters, abort):
-        """c(r) from column K of L, one matrix per background record. -1 when aborted.
+@njit(nogil=True, cache=True)
+def longest_prefix(alpha, start, m_end, beta, offsets, K, opt2, cols, counters, abort, counting):
+    """c(r) from column K of L, one matrix per background record. -1 when aborted.
 
-        ``cols`` is the (2, width) scratch: two columns of L.
-        """
-        mp = m_end - start
-        c = min(K, mp)
-        cells = 0
-        cmps = 0
-        for rec in range(offsets.shape[0] - 1):
-            lo = offsets[rec]
-            n = offsets[rec + 1] - lo
-            prev = cols[0]
-            cur = cols[1]
-            for x in range(n + K + 3):
-                prev[x] = _NEG
-                cur[x] = _NEG
-            for e in range(K + 1):
-                if abort[0] != 0:
-                    return -1
-                best, cm = _l_span(alpha, start, mp, beta, lo, n, K, e, -e, n + 1, prev, cur,
-                                   False, prev)
-                if counting:
-                    cmps += cm
-                if best > c:
-                    c = best
-                cells += n + 1 + e
-                if opt2 and c == mp:
-                    break
-                prev, cur = cur, prev
+    ``cols`` is the (2, width) scratch: two columns of L.
+    """
+    mp = m_end - start
+    c = min(K, mp)
+    cells = 0
+    cmps = 0
+    for rec in range(offsets.shape[0] - 1):
+        lo = offsets[rec]
+        n = offsets[rec + 1] - lo
+        prev = cols[0]
+        cur = cols[1]
+        for x in range(n + K + 3):
+            prev[x] = _NEG
+            cur[x] = _NEG
+        for e in range(K + 1):
+            if abort[0] != 0:
+                return -1
+            best, cm = _l_span(alpha, start, mp, beta, lo, n, K, e, -e, n + 1, prev, cur,
+                               False, prev)
+            if counting:
+                cmps += cm
+            if best > c:
+                c = best
+            cells += n + 1 + e
             if opt2 and c == mp:
                 break
-        counters[0] += cells
-        counters[1] += cmps
-        return c
+            prev, cur = cur, prev
+        if opt2 and c == mp:
+            break
+    counters[0] += cells
+    counters[1] += cmps
+    return c
 
-    serial, coarse = make_drivers(longest_prefix)
 
-    @njit(nogil=True, cache=True, parallel=True)
-    def fine_batch(alpha, m_end, starts, beta, offsets, K, opt2, opt3, out_c, counters, abort, nthreads):
-        """c(r) for every r in ``starts``; the cells of a column of L in parallel."""
-        nq = starts.shape[0]
-        width = max_record(offsets) + K + 3
-        cols = np.empty((2, nq, width), dtype=np.int64)
-        scratch = np.empty((nq, width), dtype=np.int64)    # shared result scratch (no opt3)
-        slots = np.zeros((nthreads, nq), dtype=np.int64)   # opt3: per-thread result slots
-        slot_cmps = np.zeros(nthreads, dtype=np.int64)
-        mps = np.empty(nq, dtype=np.int64)
+# serial and coarse are written out in each variant module (not made by a shared factory)
+# so that they call this module's ``longest_prefix`` as a global: numba caches them then.
+@njit(nogil=True, cache=True)
+def serial(alpha, m_end, r_lo, r_hi, beta, offsets, K, early, out_c, counters, abort, counting):
+    """c(r) for r in [r_lo, r_hi); stops after the first r whose whole suffix occurs.
+
+    Returns the number of positions settled (fewer when stopped or aborted).
+    """
+    scratch = np.empty((2, max_record(offsets) + K + 3), dtype=np.int64)
+    for r in range(r_lo, r_hi):
+        c = longest_prefix(alpha, r, m_end, beta, offsets, K, early, scratch, counters, abort,
+                           counting)
+        if c < 0:
+            return r - r_lo
+        out_c[r - r_lo] = c
+        if c == m_end - r:
+            return r - r_lo + 1
+    return r_hi - r_lo
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, early, out_c, counters, abort, counting):
+    """Many r at once (prange). Each r writes its own slots, so no locks.
+
+    Starts past one whose suffix fully occurred are skipped (``out_c = -2``);
+    the shared stop hint may be stale, which only wastes work.
+    """
+    count = r_hi - r_lo
+    stop = np.full(1, r_hi, dtype=np.int64)
+    per_r = np.zeros((count, 2), dtype=np.int64)
+    width = max_record(offsets) + K + 3
+    for idx in prange(count):
+        r = r_lo + idx
+        if r > stop[0]:
+            out_c[idx] = -2
+            continue
+        scratch = np.empty((2, width), dtype=np.int64)
+        c = longest_prefix(alpha, r, m_end, beta, offsets, K, early, scratch, per_r[idx], abort,
+                           counting)
+        out_c[idx] = c
+        if c == m_end - r and r < stop[0]:
+            stop[0] = r
+    for idx in range(count):
+        counters[0] += per_r[idx, 0]
+        counters[1] += per_r[idx, 1]
+    return settled(out_c, count)
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def fine_batch(alpha, m_end, starts, beta, offsets, K, opt2, opt3, out_c, counters, abort, nthreads,
+               counting):
+    """c(r) for every r in ``starts``; the cells of a column of L in parallel."""
+    nq = starts.shape[0]
+    width = max_record(offsets) + K + 3
+    cols = np.empty((2, nq, width), dtype=np.int64)
+    scratch = np.empty((nq, width), dtype=np.int64)    # shared result scratch (no opt3)
+    slots = np.zeros((nthreads, nq), dtype=np.int64)   # opt3: per-thread result slots
+    slot_cmps = np.zeros(nthreads, dtype=np.int64)
+    mps = np.empty(nq, dtype=np.int64)
+    for q in range(nq):
+        mps[q] = m_end - starts[q]
+        out_c[q] = min(K, mps[q])
+    base = K + 1
+    cells = 0
+    for rec in range(offsets.shape[0] - 1):
+        lo = offsets[rec]
+        n = offsets[rec + 1] - lo
+        live = np.ones(nq, dtype=np.bool_)
         for q in range(nq):
-            mps[q] = m_end - starts[q]
-            out_c[q] = min(K, mps[q])
-        base = K + 1
-        cells = 0
-        for rec in range(offsets.shape[0] - 1):
-            lo = offsets[rec]
-            n = offsets[rec + 1] - lo
-            live = np.ones(nq, dtype=np.bool_)
+            if opt2 and out_c[q] == mps[q]:
+                live[q] = False
+        cols[:, :, :] = _NEG
+        for e in range(K + 1):
+            if abort[0] != 0:
+                return False
+            prev = cols[(e + 1) % 2]
+            cur = cols[e % 2]
+            span = n + 1 + e
+            total = span * nq
+            slots[:, :] = 0
+            # Cells of this column (of every live matrix) split over the threads.
+            for th in prange(nthreads):
+                a_ = th * total // nthreads
+                b_ = (th + 1) * total // nthreads
+                flat = a_
+                while flat < b_:
+                    q = flat // span
+                    seg_end = min(b_, (q + 1) * span)
+                    if live[q]:
+                        d_lo = flat - q * span - e
+                        d_hi = seg_end - q * span - e
+                        best, cm = _l_span(alpha, starts[q], mps[q], beta, lo, n, K, e, d_lo, d_hi,
+                                           prev[q], cur[q], not opt3, scratch[q])
+                        if opt3 and best > slots[th, q]:
+                            slots[th, q] = best  # opt3: this thread's own result slot
+                        if counting:
+                            slot_cmps[th] += cm
+                    flat = seg_end
+            if not opt3:
+                # The shared result, updated one cell at a time (the critical section).
+                for q in range(nq):
+                    if live[q]:
+                        for d in range(-e, n + 1):
+                            if scratch[q, base + d] > slots[0, q]:
+                                slots[0, q] = scratch[q, base + d]
+            any_live = False
             for q in range(nq):
+                if not live[q]:
+                    continue
+                cells += span
+                for th in range(nthreads):
+                    if slots[th, q] > out_c[q]:
+                        out_c[q] = slots[th, q]
                 if opt2 and out_c[q] == mps[q]:
                     live[q] = False
-            cols[:, :, :] = _NEG
-            for e in range(K + 1):
-                if abort[0] != 0:
-                    return False
-                prev = cols[(e + 1) % 2]
-                cur = cols[e % 2]
-                span = n + 1 + e
-                total = span * nq
-                slots[:, :] = 0
-                # Cells of this column (of every live matrix) split over the threads.
-                for th in prange(nthreads):
-                    a_ = th * total // nthreads
-                    b_ = (th + 1) * total // nthreads
-                    flat = a_
-                    while flat < b_:
-                        q = flat // span
-                        seg_end = min(b_, (q + 1) * span)
-                        if live[q]:
-                            d_lo = flat - q * span - e
-                            d_hi = seg_end - q * span - e
-                            best, cm = _l_span(alpha, starts[q], mps[q], beta, lo, n, K, e, d_lo, d_hi,
-                                               prev[q], cur[q], not opt3, scratch[q])
-                            if opt3 and best > slots[th, q]:
-                                slots[th, q] = best  # opt3: this thread's own result slot
-                            if counting:
-                                slot_cmps[th] += cm
-                        flat = seg_end
-                if not opt3:
-                    # The shared result, updated one cell at a time (the critical section).
-                    for q in range(nq):
-                        if live[q]:
-                            for d in range(-e, n + 1):
-                                if scratch[q, base + d] > slots[0, q]:
-                                    slots[0, q] = scratch[q, base + d]
-                any_live = False
-                for q in range(nq):
-                    if not live[q]:
-                        continue
-                    cells += span
-                    for th in range(nthreads):
-                        if slots[th, q] > out_c[q]:
-                            out_c[q] = slots[th, q]
-                    if opt2 and out_c[q] == mps[q]:
-                        live[q] = False
-                    else:
-                        any_live = True
-                if not any_live:
-                    break
-        counters[0] += cells
-        for th in range(nthreads):
-            counters[1] += slot_cmps[th]
-        return True
-
-    return longest_prefix, serial, coarse, fine_batch
+                else:
+                    any_live = True
+            if not any_live:
+                break
+    counters[0] += cells
+    for th in range(nthreads):
+        counters[1] += slot_cmps[th]
+    return True
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from engine.kdiff.cpu_common import make_drivers, max_record
+from engine.kdiff.cpu_common import max_record, settled
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -36,146 +36,191 @@ def edit_cell(diag, up, left, a, b):
     return v
 
 
-def build(counting: bool):
-    @njit(nogil=True, cache=True)
-    def longest_prefix(alpha, start, m_end, beta, offsets, K, opt1, scratch, counters, abort):
-        """c(r) by row sweeps, one matrix per background record. -1 when aborted."""
-        row = scratch[0]
-        mp = m_end - start
-        c = min(K, mp)
-        cells = 0
-        for rec in range(offsets.shape[0] - 1):
-            lo = offsets[rec]
-            hi = offsets[rec + 1]
-            n = hi - lo
-            for j in range(n + 1):
-                row[j] = 0
-            for i in range(1, mp + 1):
-                if abort[0] != 0:
-                    return -1
-                a = alpha[start + i - 1]
-                diag = row[0]
-                row[0] = i
-                left = i
-                rowmin = i
-                for j in range(1, n + 1):
-                    up = row[j]
-                    v = edit_cell(diag, up, left, a, beta[lo + j - 1])
-                    row[j] = v
-                    diag = up
-                    left = v
-                    if v < rowmin:
-                        rowmin = v
-                cells += n
-                if rowmin <= K:
-                    if i > c:
-                        c = i
-                elif opt1:
-                    break
-        counters[0] += cells
-        if counting:
-            counters[1] += cells  # one symbol comparison per cell
-        return c
+@njit(nogil=True, cache=True)
+def longest_prefix(alpha, start, m_end, beta, offsets, K, opt1, scratch, counters, abort, counting):
+    """c(r) by row sweeps, one matrix per background record. -1 when aborted."""
+    row = scratch[0]
+    mp = m_end - start
+    c = min(K, mp)
+    cells = 0
+    for rec in range(offsets.shape[0] - 1):
+        lo = offsets[rec]
+        hi = offsets[rec + 1]
+        n = hi - lo
+        for j in range(n + 1):
+            row[j] = 0
+        for i in range(1, mp + 1):
+            if abort[0] != 0:
+                return -1
+            a = alpha[start + i - 1]
+            diag = row[0]
+            row[0] = i
+            left = i
+            rowmin = i
+            for j in range(1, n + 1):
+                up = row[j]
+                v = edit_cell(diag, up, left, a, beta[lo + j - 1])
+                row[j] = v
+                diag = up
+                left = v
+                if v < rowmin:
+                    rowmin = v
+            cells += n
+            if rowmin <= K:
+                if i > c:
+                    c = i
+            elif opt1:
+                break
+    counters[0] += cells
+    if counting:
+        counters[1] += cells  # one symbol comparison per cell
+    return c
 
-    serial, coarse = make_drivers(longest_prefix)
 
-    @njit(nogil=True, cache=True, parallel=True)
-    def fine_batch(alpha, m_end, starts, beta, offsets, K, opt1, opt3, stripe, out_c, counters, abort, nthreads):
-        """c(r) for every r in ``starts``; cells of an anti-diagonal in parallel.
+# serial and coarse are written out in each variant module (not made by a shared factory)
+# so that they call this module's ``longest_prefix`` as a global: numba caches them then.
+@njit(nogil=True, cache=True)
+def serial(alpha, m_end, r_lo, r_hi, beta, offsets, K, early, out_c, counters, abort, counting):
+    """c(r) for r in [r_lo, r_hi); stops after the first r whose whole suffix occurs.
 
-        Returns False when aborted.
-        """
-        nq = starts.shape[0]
-        mps = np.empty(nq, dtype=np.int64)
+    Returns the number of positions settled (fewer when stopped or aborted).
+    """
+    scratch = np.empty((2, max_record(offsets) + K + 3), dtype=np.int64)
+    for r in range(r_lo, r_hi):
+        c = longest_prefix(alpha, r, m_end, beta, offsets, K, early, scratch, counters, abort,
+                           counting)
+        if c < 0:
+            return r - r_lo
+        out_c[r - r_lo] = c
+        if c == m_end - r:
+            return r - r_lo + 1
+    return r_hi - r_lo
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, early, out_c, counters, abort, counting):
+    """Many r at once (prange). Each r writes its own slots, so no locks.
+
+    Starts past one whose suffix fully occurred are skipped (``out_c = -2``);
+    the shared stop hint may be stale, which only wastes work.
+    """
+    count = r_hi - r_lo
+    stop = np.full(1, r_hi, dtype=np.int64)
+    per_r = np.zeros((count, 2), dtype=np.int64)
+    width = max_record(offsets) + K + 3
+    for idx in prange(count):
+        r = r_lo + idx
+        if r > stop[0]:
+            out_c[idx] = -2
+            continue
+        scratch = np.empty((2, width), dtype=np.int64)
+        c = longest_prefix(alpha, r, m_end, beta, offsets, K, early, scratch, per_r[idx], abort,
+                           counting)
+        out_c[idx] = c
+        if c == m_end - r and r < stop[0]:
+            stop[0] = r
+    for idx in range(count):
+        counters[0] += per_r[idx, 0]
+        counters[1] += per_r[idx, 1]
+    return settled(out_c, count)
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def fine_batch(alpha, m_end, starts, beta, offsets, K, opt1, opt3, stripe, out_c, counters, abort, nthreads,
+               counting):
+    """c(r) for every r in ``starts``; cells of an anti-diagonal in parallel.
+
+    Returns False when aborted.
+    """
+    nq = starts.shape[0]
+    mps = np.empty(nq, dtype=np.int64)
+    for q in range(nq):
+        mps[q] = m_end - starts[q]
+        out_c[q] = min(K, mps[q])
+    width = max_record(offsets) + 1
+    top = np.empty((nq, width), dtype=np.int64)       # bottom row of the previous stripe
+    newtop = np.empty((nq, width), dtype=np.int64)
+    ad = np.empty((3, nq, stripe), dtype=np.int64)    # anti-diagonals t-2, t-1, t
+    hits = np.zeros((nq, stripe), dtype=np.int64)     # shared result scratch (no opt3)
+    slots = np.zeros((nthreads, nq), dtype=np.int64)  # opt3: per-thread result slots
+    cells = 0
+    for rec in range(offsets.shape[0] - 1):
+        lo = offsets[rec]
+        n = offsets[rec + 1] - lo
+        live = np.ones(nq, dtype=np.bool_)
         for q in range(nq):
-            mps[q] = m_end - starts[q]
-            out_c[q] = min(K, mps[q])
-        width = max_record(offsets) + 1
-        top = np.empty((nq, width), dtype=np.int64)       # bottom row of the previous stripe
-        newtop = np.empty((nq, width), dtype=np.int64)
-        ad = np.empty((3, nq, stripe), dtype=np.int64)    # anti-diagonals t-2, t-1, t
-        hits = np.zeros((nq, stripe), dtype=np.int64)     # shared result scratch (no opt3)
-        slots = np.zeros((nthreads, nq), dtype=np.int64)  # opt3: per-thread result slots
-        cells = 0
-        for rec in range(offsets.shape[0] - 1):
-            lo = offsets[rec]
-            n = offsets[rec + 1] - lo
-            live = np.ones(nq, dtype=np.bool_)
-            for q in range(nq):
-                for j in range(n + 1):
-                    top[q, j] = 0
-            i0 = 0
-            maxmp = 0
-            for q in range(nq):
-                maxmp = max(maxmp, mps[q])
-            while i0 < maxmp:
-                if abort[0] != 0:
-                    return False
-                h = min(stripe, maxmp - i0)
-                slots[:, :] = 0
-                for t in range(h + n - 1):
-                    cur = t % 3
-                    p1 = (t + 2) % 3
-                    p2 = (t + 1) % 3
-                    ii_lo = max(0, t - (n - 1))
-                    ii_hi = min(h - 1, t)
-                    span = ii_hi - ii_lo + 1
-                    total = span * nq
-                    if span <= 0:
-                        continue
-                    # Cells of this anti-diagonal (of every live matrix) split over the threads.
-                    for th in prange(nthreads):
-                        a_ = th * total // nthreads
-                        b_ = (th + 1) * total // nthreads
-                        flat = a_
-                        while flat < b_:
-                            q = flat // span
-                            seg_end = min(b_, (q + 1) * span)
-                            if live[q]:
-                                best = _fine_span(alpha, starts[q], beta, lo, t, ii_lo + flat - q * span,
-                                                  ii_lo + seg_end - q * span, ii_lo, i0, h, n, mps[q], K,
-                                                  top[q], newtop[q], ad[cur, q], ad[p1, q], ad[p2, q],
-                                                  not opt3, hits[q])
-                                if opt3 and best > slots[th, q]:
-                                    slots[th, q] = best  # opt3: this thread's own result slot
-                            flat = seg_end
-                    if not opt3:
-                        # The shared result, updated one cell at a time (the critical section).
-                        for q in range(nq):
-                            if live[q]:
-                                for x in range(span):
-                                    if hits[q, x] != 0:
-                                        row_i = i0 + ii_lo + x + 1
-                                        if row_i > slots[0, q]:
-                                            slots[0, q] = row_i
+            for j in range(n + 1):
+                top[q, j] = 0
+        i0 = 0
+        maxmp = 0
+        for q in range(nq):
+            maxmp = max(maxmp, mps[q])
+        while i0 < maxmp:
+            if abort[0] != 0:
+                return False
+            h = min(stripe, maxmp - i0)
+            slots[:, :] = 0
+            for t in range(h + n - 1):
+                cur = t % 3
+                p1 = (t + 2) % 3
+                p2 = (t + 1) % 3
+                ii_lo = max(0, t - (n - 1))
+                ii_hi = min(h - 1, t)
+                span = ii_hi - ii_lo + 1
+                total = span * nq
+                if span <= 0:
+                    continue
+                # Cells of this anti-diagonal (of every live matrix) split over the threads.
+                for th in prange(nthreads):
+                    a_ = th * total // nthreads
+                    b_ = (th + 1) * total // nthreads
+                    flat = a_
+                    while flat < b_:
+                        q = flat // span
+                        seg_end = min(b_, (q + 1) * span)
+                        if live[q]:
+                            best = _fine_span(alpha, starts[q], beta, lo, t, ii_lo + flat - q * span,
+                                              ii_lo + seg_end - q * span, ii_lo, i0, h, n, mps[q], K,
+                                              top[q], newtop[q], ad[cur, q], ad[p1, q], ad[p2, q],
+                                              not opt3, hits[q])
+                            if opt3 and best > slots[th, q]:
+                                slots[th, q] = best  # opt3: this thread's own result slot
+                        flat = seg_end
+                if not opt3:
+                    # The shared result, updated one cell at a time (the critical section).
                     for q in range(nq):
                         if live[q]:
-                            rows_q = min(h, mps[q] - i0)
-                            cells += max(0, min(ii_hi, rows_q - 1) - ii_lo + 1)
+                            for x in range(span):
+                                if hits[q, x] != 0:
+                                    row_i = i0 + ii_lo + x + 1
+                                    if row_i > slots[0, q]:
+                                        slots[0, q] = row_i
                 for q in range(nq):
-                    if not live[q]:
-                        continue
-                    best = 0
-                    for th in range(nthreads):
-                        if slots[th, q] > best:
-                            best = slots[th, q]
-                    if best > out_c[q]:
-                        out_c[q] = best
-                    rows_q = min(h, mps[q] - i0)
-                    last = i0 + rows_q
-                    if last >= mps[q] or (opt1 and best < last):
-                        live[q] = False  # done, or opt1: the stripe's bottom row is all >= k
-                    else:
-                        for j in range(n + 1):
-                            top[q, j] = newtop[q, j]
-                        top[q, 0] = last
-                i0 += h
-        counters[0] += cells
-        if counting:
-            counters[1] += cells
-        return True
-
-    return longest_prefix, serial, coarse, fine_batch
+                    if live[q]:
+                        rows_q = min(h, mps[q] - i0)
+                        cells += max(0, min(ii_hi, rows_q - 1) - ii_lo + 1)
+            for q in range(nq):
+                if not live[q]:
+                    continue
+                best = 0
+                for th in range(nthreads):
+                    if slots[th, q] > best:
+                        best = slots[th, q]
+                if best > out_c[q]:
+                    out_c[q] = best
+                rows_q = min(h, mps[q] - i0)
+                last = i0 + rows_q
+                if last >= mps[q] or (opt1 and best < last):
+                    live[q] = False  # done, or opt1: the stripe's bottom row is all >= k
+                else:
+                    for j in range(n + 1):
+                        top[q, j] = newtop[q, j]
+                    top[q, 0] = last
+            i0 += h
+    counters[0] += cells
+    if counting:
+        counters[1] += cells
+    return True
 
 
 @njit(nogil=True, cache=True)

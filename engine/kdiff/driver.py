@@ -8,8 +8,6 @@ imported only for them).
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numba
 import numpy as np
 
@@ -21,15 +19,16 @@ from engine.sequences import Record, concat_with_offsets, reverse_complement_rec
 from engine.slices import Step
 
 
-@lru_cache(maxsize=None)
-def _kernels(variant: str, counting: bool):
+def _kernels(variant: str):
+    """The variant's kernel module (``serial``, ``coarse`` and, but for bitparallel,
+    ``fine_batch``; each takes ``counting`` last)."""
     if variant == "bitparallel":
         from engine.kdiff import cpu_bitparallel as mod
     elif variant == "conventional":
         from engine.kdiff import cpu_conventional as mod
     else:
         from engine.kdiff import cpu_alternative as mod
-    return mod.build(counting)
+    return mod
 
 
 def background_text(job: Job) -> tuple[np.ndarray, np.ndarray]:
@@ -55,7 +54,8 @@ class KernelCall:
             self.device = CudaSliceRunner(job, beta, offsets, abort)
         else:
             self.device = None
-        self.kernels = None if self.device else _kernels(job.variant, job.count_comparisons)
+        self.kernels = None if self.device else _kernels(job.variant)
+        self.counting = job.count_comparisons
 
     def min_slice(self) -> int:
         """Enough start positions per slice to keep every thread busy."""
@@ -75,7 +75,17 @@ class KernelCall:
             return self.device.compiled()
         if self._simd_pass() is not None and len(self._simd_pass().signatures) < 2:
             return False
-        return all(getattr(k, "signatures", None) for k in self.kernels)
+        if self._simd_pass() is not None and self.job.variant == "bitparallel":
+            return bool(self._kernel().signatures) and bool(self.kernels.longest_prefixes.signatures)
+        return bool(self._kernel().signatures)
+
+    def _kernel(self):
+        """The one CPU kernel this job calls (besides simd's lanes)."""
+        if self.job.backend == "serial":
+            return self.kernels.serial
+        if self.job.variant == "bitparallel" or self.job.parallel == "coarse":
+            return self.kernels.coarse
+        return self.kernels.fine_batch
 
     def _simd_pass(self):
         """The lanes kernel of the ``simd`` flag (serial or threaded), or None."""
@@ -97,8 +107,9 @@ class KernelCall:
         try:
             self(tiny_alpha, 0, 4, np.zeros(8, dtype=np.int64), np.zeros(2, dtype=np.int64))
             if self.job.variant == "bitparallel":  # the blocked kernel serves simd's long tail
-                self.kernels[0](tiny_alpha, 8, 0, 1, beta, offsets, 1, np.zeros(1, dtype=np.int64),
-                                np.zeros(2, dtype=np.int64), self.abort)
+                self.kernels.longest_prefixes(tiny_alpha, 8, 0, 1, beta, offsets, 1,
+                                              np.zeros(1, dtype=np.int64),
+                                              np.zeros(2, dtype=np.int64), self.abort, self.counting)
             if self._simd_pass() is not None:  # both word widths, whatever the tiny input needs
                 from engine.kdiff.cpu_lanes import word_constants
 
@@ -123,14 +134,14 @@ class KernelCall:
         if job.variant == "bitparallel":
             lanes = config.KDIFF_BITPARALLEL_LANES
             if job.backend == "serial":
-                return self.kernels[1](alpha, m_end, r_lo, r_hi, *args_tail, out_c, counters,
-                                       self.abort, lanes)
-            return self.kernels[2](alpha, m_end, r_lo, r_hi, *args_tail, out_c, counters,
-                                   self.abort, lanes, numba.get_num_threads())
+                return self.kernels.serial(alpha, m_end, r_lo, r_hi, *args_tail, out_c, counters,
+                                           self.abort, lanes, self.counting)
+            return self.kernels.coarse(alpha, m_end, r_lo, r_hi, *args_tail, out_c, counters,
+                                       self.abort, lanes, numba.get_num_threads(), self.counting)
         early = "opt1" in self.flags if job.variant == "conventional" else "opt2" in self.flags
         if job.backend == "serial" or job.parallel == "coarse":
-            kernel = self.kernels[1] if job.backend == "serial" else self.kernels[2]
-            return kernel(alpha, m_end, r_lo, r_hi, *args_tail, early, out_c, counters, self.abort)
+            return self._kernel()(alpha, m_end, r_lo, r_hi, *args_tail, early, out_c, counters,
+                                  self.abort, self.counting)
         return self._fine(alpha, r_lo, r_hi, out_c, counters, early)
 
     def _simd(self, alpha, r_lo, r_hi, out_c, counters) -> int:
@@ -167,13 +178,13 @@ class KernelCall:
     def _blocked_each(self, alpha, starts, out, where, counters) -> bool:
         """The blocked kernel on scattered starts (simd's long candidates), one start a
         call; on multicore the calls share the threads (the kernel releases the GIL)."""
-        blocked, m_end = self.kernels[0], alpha.shape[0]
+        blocked, m_end = self.kernels.longest_prefixes, alpha.shape[0]
         rows = np.zeros((starts.shape[0], 2), dtype=np.int64)
 
         def one(q: int) -> bool:
             i = where[q]
             return blocked(alpha, m_end, int(starts[q]), 1, self.beta, self.offsets, self.K,
-                           out[i:i + 1], rows[q], self.abort)
+                           out[i:i + 1], rows[q], self.abort, self.counting)
 
         workers = numba.get_num_threads() if self.job.backend == "multicore" else 1
         if workers > 1 and starts.shape[0] > 1:
@@ -190,7 +201,7 @@ class KernelCall:
         """Fine forms: one matrix (fine) or a batch (coarse+fine) per kernel call."""
         batch = 1 if self.job.parallel == "fine" else config.KDIFF_COARSE_FINE_BATCH
         opt3 = "opt3" in self.flags
-        fine = self.kernels[3]
+        fine = self.kernels.fine_batch
         nthreads = numba.get_num_threads()
         m_end = alpha.shape[0]
         r = r_lo
@@ -200,10 +211,11 @@ class KernelCall:
             chunk = out_c[r - r_lo:r - r_lo + width]
             if self.job.variant == "conventional":
                 ok = fine(alpha, m_end, starts, self.beta, self.offsets, self.K, early, opt3,
-                          config.KDIFF_FINE_STRIPE_ROWS, chunk, counters, self.abort, nthreads)
+                          config.KDIFF_FINE_STRIPE_ROWS, chunk, counters, self.abort, nthreads,
+                          self.counting)
             else:
                 ok = fine(alpha, m_end, starts, self.beta, self.offsets, self.K, early, opt3,
-                          chunk, counters, self.abort, nthreads)
+                          chunk, counters, self.abort, nthreads, self.counting)
             if not ok:
                 return r - r_lo
             for q in range(width):

@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 
 from engine import kmismatch
-from engine.cli import add_param_options, param_values
+from engine.cli import add_param_options, add_region_options, load_input, param_values
 from engine.kmismatch import export as export  # the writers (engine.cli's plug-in contract)
 from engine.sequences import Record, encode, load
 
 
 def add_arguments(parser) -> None:
+    add_region_options(parser, ('text',))
     parser.add_argument("text", help="FASTA/GenBank/EMBL file (.gz ok) or a literal sequence")
     parser.add_argument("patterns", help="file with one pattern per record, a literal, or "
                                          "literals separated by commas")
@@ -39,6 +40,6 @@ def load_patterns(source: str):
 def make_job(args):
     params = param_values(args, kmismatch.SPEC)
     patterns = load_patterns(args.patterns)
-    text = load(args.text)
+    text = load_input(args, "text")
     return kmismatch.make_job(text, patterns, variant=args.variant, backend=args.backend,
                               threads=args.threads, **params)

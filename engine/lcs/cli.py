@@ -9,14 +9,14 @@ column with one row.
 from __future__ import annotations
 
 from engine import lcs
-from engine.cli import add_param_options, param_values
+from engine.cli import add_param_options, add_region_options, load_input, param_values
 from engine.lcs import export
-from engine.sequences import load
 
 __all__ = ["add_arguments", "export", "make_job"]
 
 
 def add_arguments(parser) -> None:
+    add_region_options(parser, ('a', 'b'))
     parser.add_argument("a", help="FASTA/GenBank/EMBL file (.gz ok; its first record is used) "
                                   "or a literal sequence")
     parser.add_argument("b", help="FASTA/GenBank/EMBL file (.gz ok; its first record is used) "
@@ -26,7 +26,7 @@ def add_arguments(parser) -> None:
 
 def make_job(args):
     params = param_values(args, lcs.SPEC)
-    a = load(args.a)[0]
-    b = load(args.b)[0]
+    a = load_input(args, "a")[0]
+    b = load_input(args, "b")[0]
     return lcs.make_job(a, b, variant=args.variant, backend=args.backend,
                         parallel=getattr(args, "parallel", None), threads=args.threads, **params)

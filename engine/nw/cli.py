@@ -7,14 +7,14 @@ text and any other ``-o OUT`` the CSV of columns (``column,a_pos,b_pos,a,b,op``)
 from __future__ import annotations
 
 from engine import nw
-from engine.cli import add_param_options, param_values, selected_flags
+from engine.cli import add_param_options, add_region_options, load_input, param_values, selected_flags
 from engine.nw import export
-from engine.sequences import load
 
 __all__ = ["add_arguments", "export", "export_options", "make_job"]
 
 
 def add_arguments(parser) -> None:
+    add_region_options(parser, ('a', 'b'))
     parser.add_argument("a", help="sequence A: FASTA/GenBank/EMBL file (.gz ok; first record) "
                                   "or a literal sequence")
     parser.add_argument("b", help="sequence B: FASTA/GenBank/EMBL file (.gz ok; first record) "
@@ -24,8 +24,8 @@ def add_arguments(parser) -> None:
 
 def make_job(args):
     params = param_values(args, nw.SPEC)
-    a = load(args.a)[0]
-    b = load(args.b)[0]
+    a = load_input(args, "a")[0]
+    b = load_input(args, "b")[0]
     return nw.make_job(a, b, variant=args.variant, backend=args.backend, parallel=args.parallel,
                        flags=selected_flags(args), threads=args.threads, **params)
 

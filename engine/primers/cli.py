@@ -6,7 +6,7 @@ CSV columns: record_id,start,end,strand,edits,edits_3prime,cigar,primer,site
 
 from __future__ import annotations
 
-from engine.cli import selected_flags
+from engine.cli import add_region_options, load_input, selected_flags
 from engine.primers import offtarget
 from engine.primers import offtarget as export  # its writers (engine.cli's plug-in contract)
 from engine.sequences import load
@@ -15,6 +15,7 @@ FAMILY = "edit"  # the family whose variants, backends and search do the work
 
 
 def add_arguments(parser) -> None:
+    add_region_options(parser, ('background',))
     parser.add_argument("primer", help="the candidate primer: a literal or a file (first record)")
     parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal")
     parser.add_argument("--max-edits", type=int, default=3, metavar="D",
@@ -31,7 +32,7 @@ def make_job(args):
     primer = _primer(args)
     if selected_flags(args):
         raise ValueError("offtarget takes no --opt flags")
-    return offtarget.make_job(primer, load(args.background), args.max_edits, variant=args.variant,
+    return offtarget.make_job(primer, load_input(args, "background"), args.max_edits, variant=args.variant,
                               backend=args.backend, threads=args.threads)
 
 

@@ -6,36 +6,61 @@ Shared by ``primerscope kdiff`` and ``primerscope offtarget``.
 from __future__ import annotations
 
 import argparse
+import math
 from dataclasses import fields
 
 from engine.primers.annotate import Conditions
 from engine.primers.filters import Filters
 
+#: Filter option -> (type, lowest, highest): the physically meaningful range (°C for Tm,
+#: % for GC, kcal/mol for the 3' end's ΔG magnitude); NaN and infinities are refused too.
 _FILTER_OPTIONS = {
-    "len_min": int, "len_max": int, "tm_min": float, "tm_max": float, "gc_min": float,
-    "gc_max": float, "max_poly_x": int, "min_gc_clamp": int, "max_hairpin_tm": float,
-    "max_homodimer_tm": float, "max_end_stability": float,
+    "len_min": (int, 1, 10_000), "len_max": (int, 1, 10_000),
+    "tm_min": (float, -50.0, 150.0), "tm_max": (float, -50.0, 150.0),
+    "gc_min": (float, 0.0, 100.0), "gc_max": (float, 0.0, 100.0),
+    "max_poly_x": (int, 1, 10_000), "min_gc_clamp": (int, 0, 5),
+    "max_hairpin_tm": (float, -50.0, 150.0), "max_homodimer_tm": (float, -50.0, 150.0),
+    "max_end_stability": (float, 0.0, 100.0),
+}
+
+#: Reaction condition -> (help, default, unit, lowest, highest); the oligo concentration
+#: must be above its lowest. Beyond these no salt or oligo dissolves, and Primer3's
+#: formulas give nonsense (a Tm of 219 °C).
+_CONDITIONS = {
+    "mv_conc": ("monovalent salt", 50.0, "mM", 0.0, 5000.0),
+    "dv_conc": ("Mg2+", 1.5, "mM", 0.0, 1000.0),
+    "dntp_conc": ("dNTPs", 0.6, "mM", 0.0, 1000.0),
+    "dna_conc": ("oligo", 50.0, "nM", 0.0, 1e7),
 }
 
 
-def _bound(kind):
+def _number(kind, lowest: float, highest: float, *, off: bool = False, above: bool = False):
+    """An argparse type: a finite number in [lowest, highest] (above ``lowest`` when
+    ``above``), or 'off' when ``off``."""
     def parse(text: str):
-        if text.lower() == "off":
+        if off and text.lower() == "off":
             return "off"
         try:
-            return kind(text)
+            value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number or 'off', got {text!r}") from None
+            what = ("an integer" if kind is int else "a number") + (" or 'off'" if off else "")
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        inside = lowest < value <= highest if above else lowest <= value <= highest
+        if not (math.isfinite(value) and inside):
+            raise argparse.ArgumentTypeError(
+                f"must be {'>' if above else '>='} {lowest:g} and <= {highest:g}, got {text}")
+        return value
     parse.__name__ = kind.__name__
     return parse
 
 
 def add_condition_options(parser) -> None:
     g = parser.add_argument_group("reaction conditions (Primer3 defaults)")
-    g.add_argument("--mv-conc", type=float, default=50.0, metavar="MM", help="monovalent salt, mM (50)")
-    g.add_argument("--dv-conc", type=float, default=1.5, metavar="MM", help="Mg2+, mM (1.5)")
-    g.add_argument("--dntp-conc", type=float, default=0.6, metavar="MM", help="dNTPs, mM (0.6)")
-    g.add_argument("--dna-conc", type=float, default=50.0, metavar="NM", help="oligo, nM (50)")
+    for name, (text, default, unit, lowest, highest) in _CONDITIONS.items():
+        kind = _number(float, lowest, highest, above=name == "dna_conc")
+        g.add_argument("--" + name.replace("_", "-"), type=kind, default=default,
+                       metavar=unit.upper(),
+                       help=f"{text}, {unit} ({default:g}; up to {highest:.10g})")
 
 
 def add_filter_options(parser) -> None:
@@ -47,10 +72,12 @@ def add_filter_options(parser) -> None:
     g.add_argument("--annotate", action="store_true", help="add GC %%, Tm, hairpin, dimer, 3' stability")
     g.add_argument("--filter", action="store_true", help="apply Primer3's default filters")
     defaults = Filters()
-    for name, kind in _FILTER_OPTIONS.items():
+    for name, (kind, lowest, highest) in _FILTER_OPTIONS.items():
         default = getattr(defaults, name)
-        g.add_argument("--" + name.replace("_", "-"), type=_bound(kind), default=None, metavar="X",
-                       help=f"default {'off' if default is None else default}")
+        g.add_argument("--" + name.replace("_", "-"), type=_number(kind, lowest, highest, off=True),
+                       default=None, metavar="X",
+                       help=f"default {'off' if default is None else default}; "
+                            f"{lowest:g} to {highest:g}")
     add_condition_options(parser)
 
 

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import os
 
+from engine.cli import add_region_options, load_input
 from engine.primers import export_pairs as export  # the writers (engine.cli's plug-in contract)
 from engine.primers import pairs
 from engine.primers.cli_options import add_design_options, design_values
 from engine.primers.cli_pcr import add_pcr_options, settings_from
 from engine.primers.pairs import iter_solve  # noqa: F401  (the plug-in's job generator)
 from engine.primers.primer3_design import DesignSettings, parse_product_ranges
-from engine.sequences import load
 
 FAMILY = "kdiff"  # the family whose variants and backends scan for specificity
 
 
 def add_arguments(parser) -> None:
+    add_region_options(parser, ('target', 'background'))
     parser.add_argument("target", help="FASTA/GenBank/EMBL file (.gz ok) or a literal sequence")
     parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal sequence")
     parser.add_argument("-k", dest="k", type=int, required=True, metavar="K",
@@ -66,7 +67,7 @@ def make_job(args):
     settings = pairs.PairSettings(design, settings_from(args), args.explain)
     from engine.cli import selected_flags
 
-    return pairs.make_job(load(args.target), load(args.background), args.k, settings,
+    return pairs.make_job(load_input(args, "target"), load_input(args, "background"), args.k, settings,
                           variant=args.variant, backend=args.backend, parallel=args.parallel,
                           flags=selected_flags(args), threads=args.threads)
 

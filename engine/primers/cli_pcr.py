@@ -8,11 +8,11 @@ Writers: engine.primers.export_pcr.
 
 from __future__ import annotations
 
+from engine.cli import add_region_options, load_input
 from engine.primers import export_pcr as export  # the writers (engine.cli's plug-in contract)
 from engine.primers import pcr
 from engine.primers.pcr import iter_solve  # noqa: F401  (the plug-in's job generator)
 from engine.primers.primer_sets import load_primers
-from engine.sequences import load
 
 FAMILY = "edit"  # the family whose variants and backends search the sites
 
@@ -50,6 +50,7 @@ def settings_from(args, with_sequence: bool = False) -> pcr.PcrSettings:
 
 
 def add_arguments(parser) -> None:
+    add_region_options(parser, ('background',))
     parser.add_argument("primers", help="FASTA/GenBank file, CSV/TSV of name,sequence, or "
                                         "literals (comma-separated; NAME=SEQ names one)")
     parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal")
@@ -60,6 +61,6 @@ def add_arguments(parser) -> None:
 
 def make_job(args):
     settings = settings_from(args, args.with_sequence)
-    return pcr.make_job(load_primers(args.primers), load(args.background), settings,
+    return pcr.make_job(load_primers(args.primers), load_input(args, "background"), settings,
                         variant=args.variant, backend=args.backend, parallel=args.parallel,
                         threads=args.threads)

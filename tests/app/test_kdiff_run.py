@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import pytest
 
 from app import demo
 from engine import kdiff
@@ -81,11 +80,7 @@ def test_only_positions_give_the_loaded_records_coordinates(qtbot, window, tmp_p
     chrom, start, *_ = bed.read_text().splitlines()[-1].split("\t")
     assert chrom == "NC_001416.1" and int(start) >= 1000
 
-    # The command line's --target-region gives the same file (once the CLI has the option).
-    help_text = subprocess.run([sys.executable, "-m", "engine.cli", "kdiff", "--help"],
-                               capture_output=True, text=True, timeout=120).stdout
-    if "--target-region" not in help_text:
-        pytest.skip("the kdiff CLI has no --target-region yet")
+    # The command line's --target-region / --background-region give the same file.
     target = write_fasta(tmp_path / "target.fa", [lam])
     background = write_fasta(tmp_path / "background.fa", [demo.records("ecoli")[0]])
     assert csv == _cli(tmp_path, target, background, "--target-region", "1001-1160",

@@ -161,7 +161,7 @@ def test_cli_annotate_filter_merge(tmp_path, demo_dir, ecoli_record):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--mv-conc", "-5"], "mv_conc must not be negative"),
+    (["--mv-conc", "-5"], "--mv-conc: must be >= 0"),
     (["--tm-min", "65", "--tm-max", "60"], "tm_min (65) is greater than tm_max (60)"),
     (["--gc-min", "lots"], "expected a number or 'off'"),
 ])

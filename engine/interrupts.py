@@ -1,0 +1,154 @@
+"""Ctrl-C, SIGTERM and closed pipes in command-line runs: exit 130 / 143, one line, no
+output file; a reader that stops early (``| head``) ends the run quietly (141, as SIGPIPE).
+
+A signal ends a run cleanly at any moment:
+
+- while Python code runs on the main thread (imports, loading, building or writing
+  the output) the handler raises :class:`Interrupted`. Output files are written
+  atomically (:mod:`engine.output`), so an interrupted write leaves neither the file
+  nor its temporary;
+- while a job runs (on a worker thread, :func:`run_job`: a Python handler runs only
+  on the main thread and between bytecodes, never inside a kernel call) it cancels the
+  job's :class:`~engine.jobs.CancelToken`, which the kernels poll. If the job has not
+  stopped ``GRACE_S`` later (a compile in progress, a kernel that does not poll), or on
+  a second signal, the process ends at once: nothing has been written yet;
+- once finished outputs are being renamed into place, or an error is being reported
+  (:func:`settle`), signals are ignored: the run is complete and exits 0, or exits
+  with its error.
+
+Only the command-line entry points call :func:`install` (never the GUI, never a test
+process); :func:`run_job` works without it (a KeyboardInterrupt then cancels the job).
+This module stays light: the launcher installs the handlers before the heavy imports.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+
+#: Seconds a cancelled job gets to stop before the process ends without it.
+GRACE_S = 1.0
+MESSAGE = "primerscope: interrupted; no output written"
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived; ``status`` is the exit status, 128 + the signal number.
+    A BaseException, so that no ``except Exception`` on the way swallows it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def status(self) -> int:
+        return 128 + self.signum
+
+
+class _State:
+    def __init__(self) -> None:
+        self.cancel = None        # the running job's CancelToken
+        self.signum = None        # the signal that cancelled it
+        self.since = 0.0
+        self.settled = False      # the outcome is settled: too late to interrupt
+
+
+_state = _State()
+
+
+def install() -> None:
+    """Handle SIGINT and SIGTERM from here on (call from the main thread)."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _handler)
+
+
+def _handler(signum, frame) -> None:
+    if _state.settled:
+        return
+    if _state.cancel is not None:
+        if _state.signum is not None:
+            exit_now(signum)  # a second signal: stop waiting for the job
+        _state.signum, _state.since = signum, time.monotonic()
+        _state.cancel.cancel()
+        return
+    raise Interrupted(signum)
+
+
+def exit_now(signum: int) -> None:
+    """End the process at once with the one line (used when waiting makes no sense)."""
+    text = MESSAGE + "\n"
+    with contextlib.suppress(Exception):
+        if sys.stderr is not None and sys.stderr.isatty():
+            text = "\r" + " " * 72 + "\r" + text  # over the progress bar
+        os.write(2, text.encode())
+    os._exit(128 + signum)
+
+
+def run_job(work, cancel):
+    """Run ``work()`` (a whole job: compile, slices) on a worker thread and return what it
+    returns; a signal meanwhile cancels ``cancel`` and raises :class:`Interrupted` here
+    once the job has stopped. What ``work`` raises is raised here."""
+    box: dict = {}
+
+    def target():
+        try:
+            box["result"] = work()
+        except BaseException as exc:  # handed to the main thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name="primerscope-job", daemon=True)
+    _state.cancel, _state.signum, _state.settled = cancel, None, False
+    try:
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.05)
+            if _state.signum is not None and time.monotonic() - _state.since > GRACE_S:
+                exit_now(_state.signum)
+    except KeyboardInterrupt:  # no handler installed (a test process)
+        cancel.cancel()
+        raise
+    finally:
+        signum, _state.cancel, _state.signum = _state.signum, None, None
+    if signum is not None:
+        raise Interrupted(signum)
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def settle() -> None:
+    """The run's outcome is settled (its outputs are being renamed into place, or its
+    error reported): from here on a signal is ignored."""
+    _state.settled = True
+
+
+def guarded(main) -> int:
+    """Run a command's ``main()`` (its imports included) and return its exit status: an
+    interrupt that escapes it becomes the one line and 128 + the signal; a standard
+    output closed by its reader, a quiet 141. Flushes standard output while that can
+    still be reported."""
+    try:
+        status = main()
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        return status
+    except (Interrupted, KeyboardInterrupt) as exc:
+        settle()
+        with contextlib.suppress(Exception):
+            print(MESSAGE, file=sys.stderr)
+        return exc.status if isinstance(exc, Interrupted) else 130
+    except BrokenPipeError:
+        settle()
+        quiet_stdout()
+        return 141
+
+
+def quiet_stdout() -> None:
+    """Point a broken standard output at /dev/null, so that Python's flush at exit does
+    not print "Exception ignored ... BrokenPipeError" (the recipe of Python's docs)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
