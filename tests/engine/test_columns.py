@@ -135,3 +135,24 @@ def test_results_to_pandas():
     frame = edit.solve(load("ACGT"), load("TTACGATT"), mode="search", k=1,
                        backend="serial").to_pandas()
     assert frame["cigar"].tolist() == ["3=1I", "3=1X", "3=1D1="]
+
+
+def test_regions_keep_the_loaded_records_coordinates():
+    """A region of a record (Record.offset) reports positions as the whole record would,
+    and the columns read the right text for sequences and matched."""
+    rng = np.random.default_rng(11)
+    full = Record("chr", encode("".join(rng.choice(list("ACGT"), 3000))))
+    part = full.region(1001, 2000)
+    pats = [Record("p", full.codes[1500:1512].copy())]
+    whole = kmismatch.solve([full], pats, 2, backend="serial").hits
+    sub = kmismatch.solve([part], pats, 2, backend="serial").hits
+    assert list(sub) == [h for h in whole if 1001 <= h.start and h.end <= 2000]
+    whole = edit.solve(pats, [full], mode="search", k=2, strands="both", backend="serial").hits
+    sub = edit.solve(pats, [part], mode="search", k=2, strands="both", backend="serial").hits
+    assert len(sub) and list(sub) == [h for h in whole if 1001 <= h.start and h.end <= 2000]
+    assert list(sub.tuples()) == [c for c in whole.tuples() if 1001 <= c[2] and c[3] <= 2000]
+    bg = [Record("bg", encode("".join(rng.choice(list("ACGT"), 800))))]
+    cands = kdiff.solve([part], bg, 3, backend="serial").candidates
+    assert cands[0].start == 1001 and all(
+        c.sequence == full.text[c.start - 1:c.end] for c in cands)
+    assert cands.find(cands[5]) == 5 and cands[7] in cands
