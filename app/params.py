@@ -187,6 +187,8 @@ class ParamsPanel(QWidget):
         if key in ("variant", "backend", "parallel"):
             if value is None and key != "parallel" or state.get(key) == value:
                 return
+            if key == "backend":
+                state["variant"] = self._variant_for(state["variant"], state["backend"], value)
             state[key] = value
             # A new variant or backend starts from its default flags; a new parallel
             # form keeps the flags that still act and adds the defaults that now do.
@@ -209,6 +211,14 @@ class ParamsPanel(QWidget):
         self._show_selection()
         self.changed.emit()
 
+    def _variant_for(self, variant: str, old_backend: str, backend: str) -> str:
+        """The variant after a switch of backend: the new backend's default (the registry's),
+        unless the user picked another variant that also runs there."""
+        fam = self.spec
+        if fam.variant(variant).backend(backend) is None or variant == fam.default_variant(old_backend):
+            return fam.default_variant(backend)
+        return variant
+
     def set_param(self, name: str, value) -> None:
         """Set a family parameter from code (the Demo menu, tests)."""
         self._set(f"param:{name}", value)
@@ -216,11 +226,12 @@ class ParamsPanel(QWidget):
 
     def set_selection(self, variant: str | None = None, backend: str | None = None,
                       parallel: str | None = None, flags=None) -> None:
-        """Choose a variant/backend/form/flags from code (checked like a user's choice)."""
-        if variant is not None:
-            self._set("variant", variant)
+        """Choose a variant/backend/form/flags from code (checked like a user's choice; the
+        backend first, so that its default variant never overrides the one named)."""
         if backend is not None:
             self._set("backend", backend)
+        if variant is not None:
+            self._set("variant", variant)
         if parallel is not None:
             self._set("parallel", parallel)
         if flags is not None:
@@ -355,11 +366,14 @@ class ParamsPanel(QWidget):
             self.backend_combo.addItem(name, name)
             index = self.backend_combo.count() - 1
             available, reason = registry.backend_status(name)
-            if vspec.backend(name) is None:
-                self._disable_item(self.backend_combo, index,
-                                   f"the {vspec.name} variant has no {name} backend")
+            if not any(v.backend(name) for v in fam.variants):
+                self._disable_item(self.backend_combo, index, f"{fam.name} has no {name} backend")
             elif not available:
                 self._disable_item(self.backend_combo, index, f"unavailable: {reason}")
+            elif vspec.backend(name) is None:
+                self.backend_combo.setItemData(
+                    index, f"switches to the {fam.default_variant(name)} variant",
+                    Qt.ItemDataRole.ToolTipRole)
             elif reason:
                 self.backend_combo.setItemData(index, reason, Qt.ItemDataRole.ToolTipRole)
         self.backend_combo.setCurrentIndex(self.backend_combo.findData(state["backend"]))

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QFrame, QHBoxLay
                                QLabel, QLineEdit, QMenu, QPushButton, QScrollArea, QSizePolicy,
                                QSpinBox, QTableView, QVBoxLayout, QWidget)
 
-from app.table import SORT_ROLE, ResultsFilter, ResultsModel
+from app.table import SORT_ROLE, ResultsFilter, ResultsModel, as_numbers
 
 
 class ComputedColumnsModel(ResultsModel):
@@ -45,6 +45,13 @@ class ComputedColumnsModel(ResultsModel):
             first = len(self.columns)
             self.dataChanged.emit(self.index(0, first),
                                   self.index(self.rowCount() - 1, first + len(self.computed) - 1))
+
+    def column_values(self, col: int):
+        if col < len(self.columns):
+            return super().column_values(col)
+        j = col - len(self.columns)  # computed: values change, so never kept
+        values = [self._values(self.item(r))[j] for r in range(self.rowCount())]
+        return as_numbers(values) if self.computed[j].kind in ("int", "float") else values
 
     def all_columns(self) -> tuple:
         return self.columns + self.computed
@@ -80,22 +87,14 @@ class ComputedColumnsModel(ResultsModel):
 
 
 class ToolFilter(ResultsFilter):
-    """The results filter plus an optional ``keep(item) -> bool`` set by the panel's tools."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.keep: Callable | None = None
+    """The results filter plus an optional ``keep(item) -> bool`` set by the panel's tools
+    (:class:`ResultsFilter` applies it after its own filters)."""
 
     def set_keep(self, keep: Callable | None) -> None:
         self.change_filter(lambda: setattr(self, "keep", keep))
 
     def active(self) -> bool:
         return self.keep is not None or super().active()
-
-    def filterAcceptsRow(self, source_row: int, source_parent) -> bool:
-        if self.keep is not None and not self.keep(self.sourceModel().item(source_row)):
-            return False
-        return super().filterAcceptsRow(source_row, source_parent)
 
 
 def _any_spin(tip: str) -> QSpinBox:
@@ -418,14 +417,15 @@ class ResultsPanel(QWidget):
         """Select the row of ``item`` (a raw result item); False if the filters hide it."""
         if self.tools is not None and hasattr(self.tools, "table_item"):
             item = self.tools.table_item(item)
-        for row in range(self.model.rowCount()):
-            if self.model.item(row) == item:
-                index = self.proxy.mapFromSource(self.model.index(row, 0))
-                if not index.isValid():
-                    return False
-                self.view.selectionModel().setCurrentIndex(
-                    index, QItemSelectionModel.SelectionFlag.ClearAndSelect
-                    | QItemSelectionModel.SelectionFlag.Rows)
-                self.view.scrollTo(index)
-                return True
-        return False
+        row = self.model.row_of(item)
+        if row < 0:
+            return False
+        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        if not index.isValid():
+            return False
+        self.view.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows)
+        self.view.scrollTo(index)
+        return True
+

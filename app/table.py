@@ -4,86 +4,142 @@ Rows arrive while a job runs (``Progress.partial`` grows by appending), so the
 model appends only the new rows instead of resetting; the final result
 replaces them once. Filters act on the columns whose role is 'length',
 'start' and 'end' (1-based, inclusive, as in the CSV).
+
+A columnar result (:class:`engine.columns.ColumnTable`: kmismatch and edit hits,
+kdiff candidates) is never turned into a list of rows: :meth:`ResultsModel.data`
+reads the columns a block of rows at a time, and the proxy sorts and filters
+with numpy index arrays, so ten million hits scroll like ten.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Callable, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
+import numpy as np
+from PySide6.QtCore import QAbstractProxyModel, QAbstractTableModel, QModelIndex, Qt, Signal
 
 from app.families import Column
+from engine.columns import ColumnTable
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
-#: Rows the table holds at most; the CSV export always has every row.
+#: Rows the table holds at most for a result of row objects (a columnar result shows every
+#: row); the CSV export always has every row.
 TABLE_LIMIT = 200_000
+
+#: Rows of a columnar result made at a time for display, and blocks kept.
+VIEW_BLOCK = 256
+VIEW_BLOCKS_KEPT = 64
 
 
 class ResultsModel(QAbstractTableModel):
-    """Rows of the newest result sequence. ``total`` counts every item, even past TABLE_LIMIT."""
+    """Rows of the newest result sequence. ``total`` counts every item, even past TABLE_LIMIT.
+
+    Row objects' rows are made once, by the adapter's ``rows``; a :class:`ColumnTable`'s
+    cells (its columns are the table's) are read from its columns when shown.
+    """
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.columns: tuple[Column, ...] = ()
         self._items: Sequence = ()
         self._rows: list[tuple] = []
+        self._blocks: OrderedDict[int, list[tuple]] = OrderedDict()
+        self._column_cache: dict[int, object] = {}  # column -> column_values(), for the proxy
+        self._shown = 0
         self.total = 0
 
     def set_columns(self, columns: Sequence[Column]) -> None:
         self.beginResetModel()
         self.columns = tuple(columns)
-        self._items, self._rows, self.total = (), [], 0
+        self._set((), [])
         self.endResetModel()
 
     def clear(self) -> None:
         self.beginResetModel()
-        self._items, self._rows, self.total = (), [], 0
+        self._set((), [])
         self.endResetModel()
+
+    def _columnar(self, items) -> bool:
+        return isinstance(items, ColumnTable) and len(items.COLUMNS) == len(self.columns)
+
+    def _set(self, items, rows: list) -> None:
+        self._items, self._rows, self.total = items, rows, len(items)
+        self._blocks.clear()
+        self._column_cache.clear()
+        self._shown = len(items) if self._columnar(items) else len(rows)
 
     def extend_to(self, items: Sequence, rows: Callable[[Sequence], list]) -> None:
         """Show ``items``, which extend the shown ones by appending (a growing partial list).
 
-        ``rows(items_slice)`` turns items into table rows in bulk.
+        ``rows(items_slice)`` turns items into table rows in bulk (not called for a
+        columnar result).
         """
-        old = len(self._rows)
-        if len(items) < self.total:
+        old = self._shown
+        if len(items) < self.total or self._columnar(items) != self._columnar(self._items):
             self.replace(items, rows)
             return
+        columnar = self._columnar(items)
+        shown = len(items) if columnar else min(len(items), TABLE_LIMIT)
         self._items, self.total = items, len(items)
-        shown = min(len(items), TABLE_LIMIT)
         if shown == old:
             return
         self.beginInsertRows(QModelIndex(), old, shown - 1)
-        self._rows.extend(rows(items[old:shown]))
+        self._column_cache.clear()
+        if columnar:
+            self._blocks.pop(old // VIEW_BLOCK, None)  # the last block was short
+        else:
+            self._rows.extend(rows(items[old:shown]))
+        self._shown = shown
         self.endInsertRows()
 
     def settle(self, items: Sequence, rows: Callable[[Sequence], list], extends: bool) -> None:
         """Show the final ``items``: only the new rows are added when the family's result
         ``extends`` its partial lists (same order, more items), else all rows are replaced."""
-        if extends and len(items) >= len(self._rows):
+        if extends and len(items) >= self._shown:
             self.extend_to(items, rows)
         else:
             self.replace(items, rows)
 
     def replace(self, items: Sequence, rows: Callable[[Sequence], list]) -> None:
         self.beginResetModel()
-        self._items, self.total = items, len(items)
-        self._rows = list(rows(items[:TABLE_LIMIT]))
+        self._set(items, [] if self._columnar(items) else list(rows(items[:TABLE_LIMIT])))
         self.endResetModel()
 
     def item(self, source_row: int):
         return self._items[source_row]
 
     def row_values(self, source_row: int) -> tuple:
-        return self._rows[source_row]
+        if not self._columnar(self._items):
+            return self._rows[source_row]
+        block = source_row // VIEW_BLOCK
+        rows = self._blocks.get(block)
+        if rows is None:
+            lo = block * VIEW_BLOCK
+            rows = list(self._items.tuples(lo, min(self._shown, lo + VIEW_BLOCK)))
+            self._blocks[block] = rows
+            if len(self._blocks) > VIEW_BLOCKS_KEPT:
+                self._blocks.popitem(last=False)
+        else:
+            self._blocks.move_to_end(block)
+        return rows[source_row - block * VIEW_BLOCK]
 
     def rows(self) -> list[tuple]:
+        if self._columnar(self._items):
+            return list(self._items.tuples(0, self._shown))
         return list(self._rows)
 
     def items(self) -> list:
-        return [self._items[i] for i in range(len(self._rows))]
+        return [self._items[i] for i in range(self._shown)]
+
+    def row_of(self, item) -> int:
+        """The source row of ``item``, -1 if it is not shown."""
+        if self._columnar(self._items):
+            found = self._items.find(item)
+            return found if found < self._shown else -1
+        return next((r for r in range(self._shown) if self._items[r] == item), -1)
 
     def column_of(self, role: str) -> int | None:
         for index, column in enumerate(self.columns):
@@ -91,9 +147,24 @@ class ResultsModel(QAbstractTableModel):
                 return index
         return None
 
+    def column_values(self, col: int):
+        """Every shown row's value in column ``col``: a numeric array (NaN for an empty
+        cell) for int and float columns, else a list (for the proxy's sorting and filters)."""
+        if col not in self._column_cache:
+            if self._columnar(self._items):
+                values = self._items.column(col, 0, self._shown)
+            else:
+                values = [row[col] for row in self._rows]
+            if self.columns[col].kind in ("int", "float"):
+                values = as_numbers(values)
+            elif not isinstance(values, list):
+                values = np.asarray(values).tolist()
+            self._column_cache[col] = values
+        return self._column_cache[col]
+
     # -- Qt model interface ----------------------------------------------------------------
     def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
+        return 0 if parent.isValid() else self._shown
 
     def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.columns)
@@ -101,7 +172,7 @@ class ResultsModel(QAbstractTableModel):
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        value = self._rows[index.row()][index.column()]
+        value = self.row_values(index.row())[index.column()]
         column = self.columns[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
             if column.kind == "float":
@@ -128,23 +199,59 @@ class ResultsModel(QAbstractTableModel):
         return None
 
 
-class ResultsFilter(QSortFilterProxyModel):
-    """Sorts on raw values and keeps rows within a length range and a position range.
+def as_numbers(values) -> np.ndarray:
+    """Values as float64, NaN where a cell holds no number (empty, None)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
+        return values.astype(np.float64)
+    return np.array([v if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
+                     for v in values], dtype=np.float64)
+
+
+class ResultsFilter(QAbstractProxyModel):
+    """Sorts on raw values and keeps rows within a length range and a position range, and
+    rows with the text in a text column.
+
+    The rows shown are one numpy array of source rows (None: all, in engine order),
+    rebuilt with numpy when the filters, the sort or the source's rows change: no Python
+    call per row, as a QSortFilterProxyModel's filterAcceptsRow would make.
 
     Signals ``filter_about_to_change()`` and ``filter_changed()`` around a change of filters
-    (the results panel keeps the selection on its rows through it)."""
+    (the results panel keeps the selection on its rows through it).
+    """
 
     filter_about_to_change = Signal()
     filter_changed = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setSortRole(SORT_ROLE)
-        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.length_range: tuple[int | None, int | None] = (None, None)
         self.position_range: tuple[int | None, int | None] = (None, None)
         self.text = ""
+        self.keep: Callable | None = None  # ToolFilter's per-item test
+        self._map: np.ndarray | None = None  # proxy row -> source row; None: the identity
+        self._inverse: np.ndarray | None = None
+        self._sort: tuple[int, Qt.SortOrder] = (-1, Qt.SortOrder.AscendingOrder)
 
+    # -- what QSortFilterProxyModel offered that the app calls --------------------------------
+    def setSortRole(self, role) -> None:
+        """Sorting reads the raw values (SORT_ROLE) always."""
+
+    def setDynamicSortFilter(self, enable: bool) -> None:
+        """Always dynamic: new rows are sorted and filtered as they come."""
+
+    def setFilterCaseSensitivity(self, sensitivity) -> None:
+        """The text filter ignores case always."""
+
+    def beginFilterChange(self) -> None:
+        """Filter state changes between this and :meth:`endFilterChange`."""
+
+    def endFilterChange(self) -> None:
+        self._rebuild()
+
+    def invalidateFilter(self) -> None:
+        self._rebuild()
+
+    # -- filters -------------------------------------------------------------------------------
     def change_filter(self, apply) -> None:
         """Run ``apply()`` (which sets filter state) as one announced filter change."""
         self.filter_about_to_change.emit()
@@ -162,34 +269,198 @@ class ResultsFilter(QSortFilterProxyModel):
     def active(self) -> bool:
         return any(v is not None for v in self.length_range + self.position_range) or bool(self.text)
 
-    def filterAcceptsRow(self, source_row: int, source_parent) -> bool:
+    def filterAcceptsRow(self, source_row: int, source_parent=QModelIndex()) -> bool:
+        """Whether a source row passes the filters (one row; the table uses :meth:`_accepted`)."""
+        return bool(self._accepted(source_row, source_row + 1)[0]) if self._has_filters() else True
+
+    def _has_filters(self) -> bool:
+        return self.keep is not None or self.active()
+
+    def _accepted(self, first: int, stop: int) -> np.ndarray:
+        """A mask over source rows first..stop-1: which pass the filters."""
         model: ResultsModel = self.sourceModel()
-        values = model.row_values(source_row)
+        rows = slice(first, stop)
+        keep = np.ones(stop - first, dtype=bool)
         lo, hi = self.length_range
         col = model.column_of("length")
         if col is not None and (lo is not None or hi is not None):
-            value = values[col]
-            if not isinstance(value, int):  # an empty cell has no length to compare
-                return False
-            if (lo is not None and value < lo) or (hi is not None and value > hi):
-                return False
+            length = model.column_values(col)[rows]
+            keep &= ~np.isnan(length)  # an empty cell has no length to compare
+            if lo is not None:
+                keep &= length >= lo
+            if hi is not None:
+                keep &= length <= hi
         lo, hi = self.position_range
         start_col, end_col = model.column_of("start"), model.column_of("end")
         if start_col is not None and (lo is not None or hi is not None):
-            start = values[start_col]
-            end = values[end_col] if end_col is not None else start
-            if not isinstance(start, int) or not isinstance(end, int):  # a gap or no alignment
-                return False
-            if (lo is not None and start < lo) or (hi is not None and end > hi):
-                return False
+            start = model.column_values(start_col)[rows]
+            end = model.column_values(end_col)[rows] if end_col is not None else start
+            keep &= ~(np.isnan(start) | np.isnan(end))  # a gap or no alignment
+            if lo is not None:
+                keep &= start >= lo
+            if hi is not None:
+                keep &= end <= hi
         if self.text:
             needle = self.text.lower()
-            if not any(needle in str(v).lower() for v, c in zip(values, model.columns) if c.kind == "str"):
-                return False
-        return True
+            found = np.zeros(stop - first, dtype=bool)
+            for col, column in enumerate(model.columns):
+                if column.kind == "str":
+                    seen: dict = {}  # ids repeat: test each distinct value once
+                    found |= np.fromiter((seen[v] if v in seen else seen.setdefault(
+                        v, needle in str(v).lower()) for v in model.column_values(col)[rows]),
+                        dtype=bool, count=stop - first)
+            keep &= found
+        if self.keep is not None:
+            picked = np.flatnonzero(keep)
+            keep[picked] = [bool(self.keep(model.item(first + r))) for r in picked.tolist()]
+        return keep
 
     def visible_items(self) -> list:
-        """Items the filters let through, in source order (cheaper than mapping every row)."""
+        """Items the filters let through, in source order."""
         model: ResultsModel = self.sourceModel()
-        root = QModelIndex()
-        return [model.item(r) for r in range(model.rowCount()) if self.filterAcceptsRow(r, root)]
+        rows = np.arange(model.rowCount()) if self._map is None else np.sort(self._map)
+        return [model.item(int(r)) for r in rows.tolist()]
+
+    # -- sorting ----------------------------------------------------------------------------------
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        self._sort = (column, order)
+        self._rebuild()
+
+    def _order(self, rows: np.ndarray) -> np.ndarray:
+        """Source ``rows`` sorted by the sort column (stable; empty cells last)."""
+        column, order = self._sort
+        model = self.sourceModel()
+        if column < 0 or column >= model.columnCount():
+            return rows
+        values = model.column_values(column)
+        descending = order == Qt.SortOrder.DescendingOrder
+        if isinstance(values, np.ndarray):
+            key = values[rows]
+            picked = np.argsort(-key if descending else key, kind="stable")  # NaN last
+        else:
+            none = np.fromiter((values[r] is None for r in rows.tolist()), dtype=bool,
+                               count=rows.shape[0])
+            key = np.array(["" if values[r] is None else str(values[r]) for r in rows.tolist()])
+            picked = np.argsort(key, kind="stable")
+            if descending:
+                picked = picked[::-1]
+            picked = np.concatenate([picked[~none[picked]], picked[none[picked]]])
+        return rows[picked]
+
+    # -- the mapping ------------------------------------------------------------------------------
+    def _rebuild(self) -> None:
+        """New rows shown (filters or sort changed): a layout change, as
+        QSortFilterProxyModel.invalidate() makes, so selections on rows still shown stay."""
+        self.layoutAboutToBeChanged.emit()
+        old = self.persistentIndexList()
+        sources = [self.mapToSource(i) for i in old]
+        self._map, self._inverse = self._mapping(), None
+        self.changePersistentIndexList(old, [self.mapFromSource(s) for s in sources])
+        self.layoutChanged.emit()
+
+    def _mapping(self) -> np.ndarray | None:
+        model = self.sourceModel()
+        if model is None or (not self._has_filters() and self._sort[0] < 0):
+            return None
+        n = model.rowCount()
+        rows = np.arange(n, dtype=np.int64)
+        if self._has_filters():
+            rows = rows[self._accepted(0, n)]
+        return self._order(rows)
+
+    def setSourceModel(self, model) -> None:
+        self.beginResetModel()
+        super().setSourceModel(model)
+        model.modelReset.connect(self._source_reset)
+        model.rowsAboutToBeInserted.connect(self._source_rows_coming)
+        model.rowsInserted.connect(self._source_rows_inserted)
+        model.dataChanged.connect(self._source_data_changed)
+        self._map, self._inverse = None, None
+        self._forwarding = False
+        self.endResetModel()
+
+    def _source_reset(self) -> None:
+        self.beginResetModel()
+        self._map, self._inverse = self._mapping(), None
+        self.endResetModel()
+
+    def _source_rows_coming(self, parent, first: int, last: int) -> None:
+        self._forwarding = self._map is None  # shown as they are: announce the same rows
+        if self._forwarding:
+            self.beginInsertRows(QModelIndex(), first, last)
+
+    def _source_rows_inserted(self, parent, first: int, last: int) -> None:
+        if self._forwarding:
+            self._forwarding = False
+            self.endInsertRows()
+            return
+        rows = np.arange(first, last + 1, dtype=np.int64)
+        if self._has_filters():
+            rows = rows[self._accepted(first, last + 1)]
+        if not rows.size:
+            return
+        if self._sort[0] < 0:  # appended in engine order
+            at = self._map.shape[0]
+            self.beginInsertRows(QModelIndex(), at, at + rows.shape[0] - 1)
+            self._map, self._inverse = np.concatenate([self._map, rows]), None
+            self.endInsertRows()
+        else:
+            self._rebuild()
+
+    def _source_data_changed(self, top_left, bottom_right, roles=()) -> None:
+        if self._sort[0] >= len(self.sourceModel().columns) or self.keep is not None:
+            self._rebuild()  # sorted or filtered by values that just changed
+        n = self.rowCount()
+        if n:
+            self.dataChanged.emit(self.index(0, top_left.column()),
+                                  self.index(n - 1, bottom_right.column()))
+
+    # -- QAbstractProxyModel --------------------------------------------------------------------
+    def rowCount(self, parent=QModelIndex()) -> int:
+        if parent.isValid() or self.sourceModel() is None:
+            return 0
+        return self.sourceModel().rowCount() if self._map is None else int(self._map.shape[0])
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        if parent.isValid() or self.sourceModel() is None:
+            return 0
+        return self.sourceModel().columnCount()
+
+    def index(self, row: int, column: int, parent=QModelIndex()):
+        if parent.isValid() or not (0 <= row < self.rowCount() and 0 <= column < self.columnCount()):
+            return QModelIndex()
+        return self.createIndex(row, column)
+
+    def parent(self, index=QModelIndex()):
+        return QModelIndex()
+
+    def hasChildren(self, parent=QModelIndex()) -> bool:
+        return not parent.isValid() and self.rowCount() > 0
+
+    def mapToSource(self, proxy_index):
+        if not proxy_index.isValid() or self.sourceModel() is None:
+            return QModelIndex()
+        row = proxy_index.row()
+        if self._map is not None:
+            if row >= self._map.shape[0]:
+                return QModelIndex()
+            row = int(self._map[row])
+        return self.sourceModel().index(row, proxy_index.column())
+
+    def mapFromSource(self, source_index):
+        if not source_index.isValid():
+            return QModelIndex()
+        row = source_index.row()
+        if self._map is not None:
+            if self._inverse is None:
+                self._inverse = np.full(self.sourceModel().rowCount(), -1, dtype=np.int64)
+                self._inverse[self._map] = np.arange(self._map.shape[0])
+            row = int(self._inverse[row]) if row < self._inverse.shape[0] else -1
+            if row < 0:
+                return QModelIndex()
+        return self.index(row, source_index.column())
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
+            return section + 1
+        return self.sourceModel().headerData(section, orientation, role)

@@ -121,13 +121,20 @@ def _write_direct(path: str, real: str, binary: bool) -> Iterator[IO]:
         raise OutputError(f"{path}: cannot write output ({exc.strerror or exc})") from None
 
 
-def write_texts(texts: Mapping[str, str], before_commit: Callable[[], None] = lambda: None) -> None:
+def write_texts(texts: Mapping[str, str | Callable[[IO], None]],
+                before_commit: Callable[[], None] = lambda: None) -> None:
     """Write several outputs all or none: every file's text goes to its temporary first;
     then ``before_commit()`` runs (the command line stops taking signals there) and all
-    are renamed into place. An error or interrupt before that leaves none of them."""
+    are renamed into place. An error or interrupt before that leaves none of them.
+    A value may be a function that writes into the open file (a large CSV streamed from a
+    result's columns, never held whole in memory)."""
     with contextlib.ExitStack() as stack:
         for path, text in texts.items():
-            stack.enter_context(open_output(path)).write(text)
+            fh = stack.enter_context(open_output(path))
+            if callable(text):
+                text(fh)
+            else:
+                fh.write(text)
         before_commit()
     # leaving the block renamed every temporary over its target
 

@@ -144,9 +144,30 @@ class FamilySpec:
     params: tuple[ParamSpec, ...]
     flags: tuple[FlagSpec, ...]
     variants: tuple[VariantSpec, ...]
-    fastest_variant: str
+    #: backend -> the variant used there when none is named (``--backend cuda`` alone, the
+    #: GUI's backend switch): the fastest one that backend offers.
+    default_variants: Mapping[str, str]
     module: str
     metric: str = "cells"  # what the throughput graph shows besides cells/s
+
+    def __post_init__(self):
+        for backend, name in self.default_variants.items():
+            if self.variant(name).backend(backend) is None:
+                raise ValueError(f"{self.name}: default variant {name!r} has no {backend} backend")
+
+    @property
+    def fastest_variant(self) -> str:
+        """The default when neither variant nor backend is named: the CPU's (runs everywhere)."""
+        return self.default_variants["multicore"]
+
+    def default_variant(self, backend: str | None) -> str:
+        """The variant a job gets on ``backend`` when it names none (None: the CPU default)."""
+        if backend is None:
+            return self.fastest_variant
+        if backend in self.default_variants:
+            return self.default_variants[backend]
+        offered = [v.name for v in self.variants if v.backend(backend)]
+        return offered[0] if offered else self.fastest_variant
 
     def variant(self, name: str) -> VariantSpec:
         for spec in self.variants:
@@ -231,10 +252,11 @@ def resolve(fam: FamilySpec, variant: str | None, backend: str | None,
             parallel: str | None, flags) -> Selection:
     """Fill defaults and check that the combination exists.
 
-    ``flags=None`` means the backend's default flags; an explicit collection is
+    No variant: the backend's default (``FamilySpec.default_variants``), or without a
+    backend the CPU default on the fastest backend it has. ``flags=None`` means the backend's default flags; an explicit collection is
     taken as is. Raises ValueError with a message naming the bad choice.
     """
-    variant = variant or fam.fastest_variant
+    variant = variant or fam.default_variant(backend)
     vspec = fam.variant(variant)
     backend = backend or default_backend(fam, variant)
     if backend not in BACKENDS:

@@ -33,9 +33,7 @@ class KdiffAdapter(FamilyAdapter):
     def items(self, result_or_partial):
         if result_or_partial is None:
             return ()
-        if isinstance(result_or_partial, tuple):
-            return result_or_partial
-        return result_or_partial.candidates
+        return getattr(result_or_partial, "candidates", result_or_partial)
 
     def row(self, c) -> tuple:
         from engine.kdiff.export import candidate_row  # the CSV's columns
@@ -66,7 +64,12 @@ class KdiffAdapter(FamilyAdapter):
 
     def best_item(self, result):
         """The shortest (most specific) candidate, the first one if several."""
-        return min(result.candidates, key=lambda c: c.length, default=None)
+        cands = result.candidates
+        if not len(cands):
+            return None
+        if hasattr(cands, "length") and not callable(cands.length):  # columns: no object each
+            return cands[int(cands.length.argmin())]
+        return min(cands, key=lambda c: c.length)
 
     def summary(self, result) -> str:
         n = len(result.candidates)

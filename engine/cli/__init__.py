@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import io
 import json
 import sys
 import warnings
@@ -67,7 +66,10 @@ def family_cli(name: str):
 
 def add_common_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec) -> None:
     variants = [v.name for v in fam.variants]
-    parser.add_argument("--variant", choices=variants, help=f"default: {fam.fastest_variant}")
+    cuda = fam.default_variants.get("cuda")
+    parser.add_argument("--variant", choices=variants,
+                        help=f"default: {fam.fastest_variant}" + (f" (--backend cuda: {cuda})"
+                                                                  if cuda else ""))
     parser.add_argument("--backend", choices=registry.BACKENDS,
                         help="default: the fastest available")
     forms = sorted({p for v in fam.variants for b in v.backends for p in b.parallel})
@@ -131,7 +133,10 @@ def selected_flags(args):
     return frozenset(o for o in opts if o != "none")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``command`` (the subcommand about to run) only that
+    one's plug-in is imported and given its options (the others are listed, empty):
+    importing every family's plug-in costs start-up time a run does not need."""
     parser = _Parser(prog="primerscope",
                      description="Candidate primer regions and DNA dynamic programming, live.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -142,10 +147,14 @@ def build_parser() -> argparse.ArgumentParser:
         if importlib.util.find_spec(f"engine.{fam.name}.cli") is None:
             continue  # a family is offered on the command line once it has its cli plug-in
         p = sub.add_parser(fam.name, help=fam.title, description=fam.help)
-        family_cli(fam.name).add_arguments(p)
-        add_common_options(p, fam)
-        _remember_inputs(p)
+        if command in (None, fam.name):
+            family_cli(fam.name).add_arguments(p)
+            add_common_options(p, fam)
+            _remember_inputs(p)
     for name, module in TOOLS.items():
+        if command not in (None, name):
+            sub.add_parser(name)
+            continue
         plugin = importlib.import_module(module)
         fam = None
         if plugin.FAMILY is not None:
@@ -211,6 +220,7 @@ def run_family(args) -> int:
         raise UsageError("standard output is closed; give -o FILE")
     check_outputs((args.output, getattr(args, "bed", None)),
                   [getattr(args, dest, None) for dest in args.input_paths])
+    _start_cuda_early(plugin, args)
     job = plugin.make_job(args)
     iter_solve = getattr(plugin, "iter_solve", None) or registry.family_api(job.family).iter_solve
     bar = ProgressBar(not args.no_progress)
@@ -226,19 +236,52 @@ def run_family(args) -> int:
                    "seconds": info.seconds, "cells": info.cells, "comparisons": info.comparisons,
                    "complete": info.complete}
         payload.update(_writer(plugin, "to_json", args)(result))
-        text = json.dumps(payload) + "\n"
-    else:
-        buf = io.StringIO(newline="")
-        _writer(plugin, "write_csv", args)(result, buf)
-        text = buf.getvalue()
+        body = json.dumps(payload) + "\n"
+    else:  # streamed from the result's columns into the output: no copy of the whole CSV
+        write_csv = _writer(plugin, "write_csv", args)
+
+        def body(fh) -> None:
+            write_csv(result, fh)
     outputs = dict(plugin.extra_outputs(result, args)) if hasattr(plugin, "extra_outputs") else {}
     if args.output:
-        outputs = {args.output: text, **outputs}
+        outputs = {args.output: body, **outputs}
     else:
-        sys.stdout.write(text)
+        if callable(body):
+            body(sys.stdout)
+        else:
+            sys.stdout.write(body)
         sys.stdout.flush()
     write_texts(outputs, before_commit=interrupts.settle)
     return 0
+
+
+def _start_cuda_early(plugin, args) -> None:
+    """For a run that will use the cuda backend: import numba.cuda and create the CUDA
+    context on a background thread while the inputs are read (issue #16: both otherwise
+    wait until the files are parsed). Never for a CPU run, and never an error here: the
+    run itself reports a GPU that fails."""
+    name = getattr(plugin, "FAMILY", args.command)
+    if name is None or getattr(args, "backend", None) not in (None, "cuda"):
+        return
+    try:
+        sel = registry.resolve(registry.family(name), getattr(args, "variant", None), args.backend,
+                               getattr(args, "parallel", None), selected_flags(args))
+    except ValueError:
+        return  # make_job says why, in its own words
+    if sel.backend != "cuda":
+        return
+
+    def warm() -> None:
+        try:
+            from numba import cuda
+
+            cuda.current_context()
+        except Exception:  # noqa: BLE001 -- the run reports it, with the job's context
+            pass
+
+    import threading
+
+    threading.Thread(target=warm, name="cuda-context", daemon=True).start()
 
 
 def _writer(plugin, name: str, args):
@@ -281,7 +324,8 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
-        return report_errors(lambda: _dispatch(build_parser().parse_args(argv)))
+        command = argv[0] if argv and not argv[0].startswith("-") else None
+        return report_errors(lambda: _dispatch(build_parser(command).parse_args(argv)))
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

@@ -63,46 +63,14 @@ import numpy as np
 
 from engine import registry
 from engine.edit.cuda_options import cuda_params
+from engine.edit.hits import EditHits, Hit
 from engine.edit.spec import SPEC
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
 from engine.sequences import Record
 from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
 
-__all__ = ["EditResult", "Hit", "PairDistance", "SPEC", "ScoreProfile", "iter_solve", "make_job",
+__all__ = ["EditHits", "EditResult", "Hit", "PairDistance", "SPEC", "ScoreProfile", "iter_solve", "make_job",
            "solve", "verify"]
-
-
-@dataclass(frozen=True)
-class Hit:
-    """An occurrence of a pattern in a text record.
-
-    Attributes
-    ----------
-    start, end : int
-        1-based, inclusive, on the forward text. ``start`` is the smallest one
-        that realises ``distance``.
-    strand : {"+", "-"}
-        ``-``: the pattern's reverse complement occurs here.
-    distance : int
-        Edits between the pattern (on ``strand``) and text[start..end].
-    cigar : str
-        ``=`` match, ``X`` mismatch, ``I`` pattern symbol with no text symbol,
-        ``D`` text symbol with no pattern symbol, along the forward text.
-    matched : str
-        The text as read on the hit's strand.
-
-    ``start``, ``cigar`` and ``matched`` are None when alignments were not
-    asked for, or when a cancel came first.
-    """
-
-    pattern_id: str
-    record_id: str
-    strand: str
-    start: int | None
-    end: int
-    distance: int
-    cigar: str | None = None
-    matched: str | None = None
 
 
 @dataclass(frozen=True)
@@ -167,10 +135,23 @@ class EditResult:
     strands: str
     pairing: str
     report: str | None
-    hits: tuple[Hit, ...] = ()
+    #: search: a sequence of :class:`Hit` over columns (:class:`EditHits`; ``to_pandas()``).
+    hits: EditHits | tuple = ()
     distances: tuple[PairDistance, ...] = ()
     best: int | None = None
     profiles: tuple[ScoreProfile, ...] = ()
+
+    def to_pandas(self):
+        """The hits (search) or the distances (global) as a pandas DataFrame, in the CSV's
+        columns (needs the ``pandas`` extra); an empty cell is <NA>."""
+        if self.mode == "search":
+            return self.hits.to_pandas()
+        import pandas as pd
+
+        return pd.DataFrame({"pattern_id": [d.pattern_id for d in self.distances],
+                             "record_id": [d.record_id for d in self.distances],
+                             "distance": pd.array([d.distance for d in self.distances], dtype="Int64"),
+                             "cigar": [d.cigar for d in self.distances]})
 
     def profile(self, pattern_id: str, record_id: str, strand: str = "+") -> ScoreProfile | None:
         """The score profile of one pattern on one strand along one record, or None."""
@@ -388,7 +369,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     hits = collector.sorted_hits()
     distances = collector.sorted_distances()
     if job.params["mode"] == "search":
-        best = min((h.distance for h in hits), default=None)
+        best = int(hits.distance.min()) if len(hits) else None
     else:
         best = min((d.distance for d in distances if d.distance is not None), default=None)
     return EditResult(run_info(job, meter), p["mode"], p["k"], p["strands"], p["pairing"],

@@ -235,15 +235,13 @@ def cigar_bytes(ops, op_offs, counts, out, out_offs):
 
 
 
-def cigar_strings(ops: np.ndarray, op_offs: np.ndarray, counts: np.ndarray) -> list:
-    """Run-length CIGAR per item (None where the item was not aligned)."""
+def cigar_text(ops: np.ndarray, op_offs: np.ndarray, counts: np.ndarray):
+    """(letters, offsets): every item's run-length CIGAR end to end as ASCII bytes, item h's
+    at letters[offsets[h]:offsets[h+1]] (empty where the item was not aligned)."""
     out = np.zeros(2 * int(np.maximum(counts, 0).sum()) + 1, dtype=np.uint8)
     out_offs = np.zeros(len(counts) + 1, dtype=np.int64)
     cigar_bytes(ops, op_offs, counts, out, out_offs)
-    text = out[:out_offs[-1]].tobytes().decode("ascii")
-    bounds = out_offs.tolist()
-    return [None if n < 0 else text[bounds[h]:bounds[h + 1]]
-            for h, n in enumerate(counts.tolist())]
+    return out[:out_offs[-1]], out_offs
 
 
 @njit(nogil=True, cache=True)

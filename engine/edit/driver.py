@@ -26,11 +26,15 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from engine import config
-from engine.edit import Hit, PairDistance, ScoreProfile, cpu_align, cpu_lanes, make_job
+from engine.columns import ColumnBuffer
+from engine.edit import PairDistance, ScoreProfile, cpu_align, cpu_lanes, make_job
 from engine.edit import cpu_common as cc
+from engine.edit.hits import HIT_DTYPES, EditHits
 from engine.jobs import CancelToken, Job, drive
 from engine.sequences import Record, reverse_complement
 from engine.slices import Meter, Step, run_slices
@@ -256,7 +260,22 @@ def align_items(plan, kernel, abort: np.ndarray, items: np.ndarray):
     if bad.size:
         raise RuntimeError(f"edit: alignment disagrees with the scanned distance for item "
                            f"{items[bad[0]].tolist()}")
-    return starts, cpu_align.cigar_strings(ops, op_offs, counts)
+    return starts, Cigars(*cpu_align.cigar_text(ops, op_offs, counts), counts >= 0)
+
+
+class Cigars(NamedTuple):
+    """The CIGARs of aligned items as one byte string: item h's is text[offs[h]:offs[h+1]]
+    where ``done[h]`` (False: a cancel stopped it)."""
+
+    text: np.ndarray
+    offs: np.ndarray
+    done: np.ndarray
+
+    def strings(self) -> list:
+        """One str per item (None where not done)."""
+        text, bounds = self.text.tobytes().decode("ascii"), self.offs.tolist()
+        return [text[bounds[h]:bounds[h + 1]] if ok else None
+                for h, ok in enumerate(self.done.tolist())]
 
 
 class Collector:
@@ -265,8 +284,13 @@ class Collector:
     def __init__(self, plan: Plan, runner, align: bool):
         self.plan, self.runner, self.align = plan, runner, align
         groups = len(plan.g_inst)
-        self.hits: list[Hit] = []
-        self.keys: list[tuple] = []  # (pattern, record, end, strand) indices, for the final order
+        self.found = ColumnBuffer(**HIT_DTYPES)  # hits in the order found
+        self.cigar_text = ColumnBuffer(byte=np.uint8)  # their CIGARs end to end
+        # Once, not per progress report: a batch has as many ids as pairs.
+        self.ids = (tuple(p.id for p in plan.patterns), tuple(t.id for t in plan.texts))
+        #: per text record, bases of the loaded record before its codes (Record.offset):
+        #: hits are reported in the loaded record's coordinates.
+        self.shifts = np.array([t.offset for t in plan.texts], dtype=np.int64)
         self.distances: dict[int, PairDistance] = {}
         self.left = np.bincount(plan.task_group, minlength=groups)
         self.seen = np.zeros(len(plan.tasks), dtype=bool)
@@ -308,23 +332,21 @@ class Collector:
             return
         plan = self.plan
         rec_lo = plan.t_offs[plan.g_rec[g]]
-        starts, cigars, matched = None, [None] * len(g), [None] * len(g)
+        shift = self.shifts[plan.g_rec[g]]
+        none = np.full(len(g), -1, dtype=np.int64)
+        start, cig_lo, cig_hi = none, none, none
         if self.align:
-            items = np.column_stack((plan.g_inst[g], end, rec_lo, dist, np.full(len(g), -1)))
+            items = np.column_stack((plan.g_inst[g], end, rec_lo, dist, none))
             starts, cigars = self.runner.align(items.astype(np.int64))
-            done = np.array([c is not None for c in cigars], dtype=bool)
-            matched = cpu_align.matched_strings(plan.text, np.where(done, starts, 0),
-                                                np.where(done, end, 0), plan.g_strand[g] == 1)
-            starts = np.where(done, starts - rec_lo + 1, -1).tolist()
-        strands, patterns, texts = plan.strands, plan.patterns, plan.texts
-        for h, (gi, e, d, lo, cigar, text) in enumerate(zip(g.tolist(), end.tolist(), dist.tolist(),
-                                                            rec_lo.tolist(), cigars, matched)):
-            p, r, s = int(plan.g_pattern[gi]), int(plan.g_rec[gi]), int(plan.g_strand[gi])
-            shift = texts[r].offset  # the loaded record's coordinates
-            start = starts[h] + shift if cigar is not None else None
-            self.hits.append(Hit(patterns[p].id, texts[r].id, strands[s], start, e - lo + shift, d,
-                                 cigar, text if cigar is not None else None))
-            self.keys.append((p, r, e, s))
+            done = cigars.done
+            start = np.where(done, starts - rec_lo + 1 + shift, -1)
+            base = len(self.cigar_text)
+            self.cigar_text.append(byte=cigars.text)
+            cig_lo = np.where(done, base + cigars.offs[:-1], -1)
+            cig_hi = np.where(done, base + cigars.offs[1:], -1)
+        self.found.append(pattern=plan.g_pattern[g], record=plan.g_rec[g], strand=plan.g_strand[g],
+                          end=end - rec_lo + shift, distance=dist, start=start, cig_lo=cig_lo,
+                          cig_hi=cig_hi)
 
     def _add_pairs(self, g: np.ndarray, score: np.ndarray) -> None:
         plan = self.plan
@@ -337,7 +359,7 @@ class Collector:
             lo, hi = plan.t_offs[plan.g_rec[gs]], plan.t_offs[plan.g_rec[gs] + 1]
             items = np.column_stack((plan.g_inst[gs], hi, lo, score[sel], lo)).astype(np.int64)
             _, aligned = self.runner.align(items)
-            for i, cigar in zip(sel.tolist(), aligned):
+            for i, cigar in zip(sel.tolist(), aligned.strings()):
                 cigars[i] = cigar
         for gi, d, ok, cigar in zip(g.tolist(), score.tolist(), within.tolist(), cigars):
             self.distances[gi] = PairDistance(plan.patterns[plan.g_pattern[gi]].id,
@@ -361,10 +383,17 @@ class Collector:
                                     values[lo:hi]))
         return tuple(out)
 
-    def sorted_hits(self) -> tuple[Hit, ...]:
+    def hit_table(self) -> EditHits:
+        """The hits so far, in the order found (a view: later slices only append)."""
+        plan = self.plan
+        return EditHits(self.found.view(), pattern_ids=self.ids[0], record_ids=self.ids[1],
+                        text=plan.text, offsets=plan.t_offs, shifts=self.shifts,
+                        cigars=self.cigar_text.view()["byte"])
+
+    def sorted_hits(self) -> EditHits:
         """Hits in pattern order, then record order, end, strand ('+' first)."""
-        order = sorted(range(len(self.hits)), key=self.keys.__getitem__)
-        return tuple(self.hits[i] for i in order)
+        hits = self.hit_table()
+        return hits.take(np.lexsort((hits.strand, hits.end, hits.record, hits.pattern)))
 
     def sorted_distances(self) -> tuple[PairDistance, ...]:
         return tuple(self.distances[g] for g in sorted(self.distances))
@@ -408,7 +437,7 @@ class ScanRunner:
 
     def report(self) -> dict:
         c = self.collector
-        return {"partial": tuple(c.hits) if self.plan.mode == "search"
+        return {"partial": c.hit_table() if self.plan.mode == "search"
                 else tuple(c.distances.values())}
 
 

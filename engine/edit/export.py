@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import csv
 
+from engine.columns import BLOCK, ColumnTable, labels
+
 SEARCH_COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "distance", "cigar", "matched")
 GLOBAL_COLUMNS = ("pattern_id", "record_id", "distance", "cigar")
 
@@ -19,8 +21,11 @@ def _blank(value):
 
 
 def rows(result):
-    """Rows in the CSV's column order."""
+    """Rows in the CSV's column order (search hits: from the columns, a block at a time)."""
     if result.mode == "search":
+        if isinstance(result.hits, ColumnTable):
+            yield from result.hits.tuples()
+            return
         for h in result.hits:
             yield (h.pattern_id, h.record_id, _blank(h.start), h.end, h.strand, h.distance,
                    _blank(h.cigar), _blank(h.matched))
@@ -43,6 +48,16 @@ def to_json(result) -> dict:
     else:
         out["strands"] = result.strands
         out["best"] = result.best
-        out["hits"] = [[h.start, h.end, h.distance] for h in result.hits]
-        out["details"] = [[h.pattern_id, h.record_id, h.strand, h.cigar] for h in result.hits]
+        hits = result.hits
+        if isinstance(hits, ColumnTable):  # from the columns: no Hit per row
+            n, starts = len(hits), hits.start.tolist()
+            cigars = [c for a in range(0, n, BLOCK) for c in hits.cigars(a, a + BLOCK)]
+            out["hits"] = [[None if s < 0 else s, e, d] for s, e, d in
+                           zip(starts, hits.end.tolist(), hits.distance.tolist())]
+            out["details"] = [list(row) for row in zip(
+                labels(hits.pattern_ids, hits.pattern), labels(hits.record_ids, hits.record),
+                ["+-"[s] for s in hits.strand.tolist()], cigars)]
+        else:
+            out["hits"] = [[h.start, h.end, h.distance] for h in hits]
+            out["details"] = [[h.pattern_id, h.record_id, h.strand, h.cigar] for h in hits]
     return out

@@ -73,7 +73,8 @@ SPEC = FamilySpec(
                     "searched as overlapping chunks; starts and CIGARs are traced on the CPU.",
                     _CUDA),
     ),
-    fastest_variant="myers-blocked",
+    # cuda: task (its words in registers) beats cooperative at every m measured (docs/benchmarks.md).
+    default_variants={"serial": "myers-blocked", "multicore": "myers-blocked", "cuda": "task"},
     module="engine.edit",
     metric="cells",
 )

@@ -20,27 +20,14 @@ from typing import Generator
 
 from engine import registry
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
+from engine.kdiff.candidates import Candidate, CandidateTable
 from engine.kdiff.closest import ClosestMatch, closest_match, iter_closest_match
 from engine.kdiff.cuda_options import cuda_params
 from engine.kdiff.spec import SPEC
 from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
 
-__all__ = ["Candidate", "ClosestMatch", "KdiffResult", "SPEC", "closest_match", "iter_closest_match",
-           "iter_solve", "make_job", "solve"]
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A candidate primer region, 1-based with an inclusive end (as in GenBank)."""
-
-    target_id: str
-    start: int
-    end: int
-    sequence: str
-
-    @property
-    def length(self) -> int:
-        return self.end - self.start + 1
+__all__ = ["Candidate", "CandidateTable", "ClosestMatch", "KdiffResult", "SPEC", "closest_match",
+           "iter_closest_match", "iter_solve", "make_job", "solve"]
 
 
 @dataclass(frozen=True)
@@ -48,11 +35,16 @@ class KdiffResult:
     info: RunInfo
     k: int
     strands: str
-    candidates: tuple[Candidate, ...]
+    #: a sequence of :class:`Candidate` over columns (``to_pandas()`` with pandas installed).
+    candidates: CandidateTable
     #: target id -> c(r) for every settled r (the specificity profile; candidate length is c+1).
     profiles: dict = field(default_factory=dict)
     #: target id -> number of start positions settled (all of them unless cancelled).
     settled: dict = field(default_factory=dict)
+
+    def to_pandas(self):
+        """The candidates as a pandas DataFrame (the CSV's columns; needs the ``pandas`` extra)."""
+        return self.candidates.to_pandas()
 
 
 def make_job(target, background, k: int, *, variant=None, backend=None, parallel=None, flags=None,
@@ -101,4 +93,4 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     yield from compile_once(call, runner.total)
     yield from run_slices(runner, meter, cancel)
     return KdiffResult(run_info(job, meter), job.params["k"], job.params["strands"],
-                       tuple(runner.candidates), runner.profiles, runner.settled)
+                       runner.candidates(), runner.profiles, runner.settled)

@@ -15,8 +15,9 @@ import numpy as np
 
 from engine import config
 from engine.jobs import Job
-from engine.kdiff import Candidate
-from engine.sequences import Record, concat_with_offsets, decode, reverse_complement_record
+from engine.columns import ColumnBuffer
+from engine.kdiff.candidates import CandidateTable
+from engine.sequences import Record, concat_with_offsets, reverse_complement_record
 from engine.slices import Step
 
 
@@ -320,7 +321,8 @@ class ScanRunner:
         self.first_slice = call.min_slice()
         self.done = 0
         self.counters = np.zeros(2, dtype=np.int64)
-        self.candidates: list[Candidate] = []
+        self.found = ColumnBuffer(target=np.int32, start0=np.int64, length=np.int64)
+        self._ids = tuple(t.id for t in self.targets)
         self.profiles: dict[str, np.ndarray] = {}
         self.settled: dict[str, int] = {}
         self._index = -1
@@ -352,16 +354,16 @@ class ScanRunner:
         cells0, comps0 = int(self.counters[0]), int(self.counters[1])
         settled = self.call(alpha, r, r_hi, out, self.counters)
         aborted = settled < r_hi - r
-        stopped = False
-        for i in range(settled):
-            c = int(out[i])
-            self._cs[r + i] = c
-            if c >= m - (r + i):
-                stopped, aborted, settled = True, False, i + 1
-                break
-            first = target.offset + r + i + 1  # the loaded record's coordinates
-            self.candidates.append(Candidate(target.id, first, first + c,
-                                             decode(alpha[r + i:r + i + c + 1])))
+        # The first start whose whole suffix occurs ends the record: no candidate there.
+        starts = np.arange(r, r + settled, dtype=np.int64)
+        whole = np.flatnonzero(out[:settled] >= m - starts)
+        stopped = whole.size > 0
+        kept = int(whole[0]) if stopped else settled
+        if stopped:
+            aborted, settled = False, kept + 1
+        self._cs[r:r + settled] = out[:settled]
+        self.found.append(target=np.full(kept, self._index, dtype=np.int32), start0=starts[:kept],
+                          length=out[:kept] + 1)
         self._r = r + settled
         self.done += settled
         self.profiles[target.id] = self._cs[:self._r]
@@ -373,5 +375,11 @@ class ScanRunner:
             self._open_next()
         return step
 
+    def candidates(self) -> CandidateTable:
+        """The candidates so far (a view: later slices only append)."""
+        return CandidateTable(**self.found.view(), target_ids=self._ids,
+                              texts=tuple(t.codes for t in self.targets),
+                              shifts=tuple(t.offset for t in self.targets))
+
     def report(self) -> dict:
-        return {"partial": tuple(self.candidates)}
+        return {"partial": self.candidates()}

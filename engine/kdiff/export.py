@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 
+from engine.columns import ColumnTable, labels
 from engine.primers import Annotation, Conditions, Filters, merge_candidates, select_candidates
 
 CSV_COLUMNS = ("target_id", "start", "end", "length", "sequence")
@@ -38,9 +39,14 @@ def annotation_cells(a: Annotation) -> tuple:
 
 
 def write_candidates_csv(candidates, fh, notes=None) -> None:
-    """Candidates, with the annotation columns after the standard ones when ``notes`` are given."""
+    """Candidates, with the annotation columns after the standard ones when ``notes`` are given.
+    A :class:`~engine.kdiff.CandidateTable` without notes is written from its columns, a
+    block at a time (no object per candidate)."""
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(CSV_COLUMNS + (Annotation.COLUMNS if notes is not None else ()))
+    if notes is None and isinstance(candidates, ColumnTable):
+        w.writerows(candidates.tuples())
+        return
     for i, c in enumerate(candidates):
         w.writerow(candidate_row(c) + (annotation_cells(notes[i]) if notes is not None else ()))
 
@@ -76,8 +82,11 @@ def to_json(result, *, annotate: bool = False, conditions: Conditions | None = N
     """The answer of ``primerscope kdiff ... --json`` (the CLI adds the run metadata)."""
     cands, notes = select_candidates(result.candidates, annotate=annotate, conditions=conditions,
                                      filters=filters)
-    out = {"k": result.k, "strands": result.strands,
-           "candidates": [[c.target_id, c.start, c.end] for c in cands]}
+    if isinstance(cands, ColumnTable):  # from the columns: no object per candidate
+        rows = zip(labels(cands.target_ids, cands.target), cands.start.tolist(), cands.end.tolist())
+    else:
+        rows = ((c.target_id, c.start, c.end) for c in cands)
+    out = {"k": result.k, "strands": result.strands, "candidates": [list(row) for row in rows]}
     if notes is not None:
         out["annotations"] = [{name: getattr(a, name) for name in Annotation.COLUMNS} for a in notes]
     if merge:

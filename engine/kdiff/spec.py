@@ -99,7 +99,7 @@ SPEC = FamilySpec(
             ),
         ),
     ),
-    fastest_variant="bitparallel",
+    default_variants={"serial": "bitparallel", "multicore": "bitparallel", "cuda": "bitparallel"},
     module="engine.kdiff",
     metric="comparisons",
 )

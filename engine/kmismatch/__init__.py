@@ -27,7 +27,7 @@ import numpy as np
 
 from engine import registry
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
-from engine.kmismatch.cuda_options import CUDA_FASTEST, check_cuda_limits, check_threads_per_block
+from engine.kmismatch.cuda_options import check_cuda_limits, check_threads_per_block
 from engine.kmismatch.hits import Hit, HitDensity, HitTable
 from engine.kmismatch.spec import SPEC
 from engine.sequences import Record
@@ -53,6 +53,10 @@ class KmismatchResult:
     density: tuple[HitDensity, ...]
     #: text positions scanned (all of them unless cancelled).
     scanned: int
+
+    def to_pandas(self):
+        """The hits as a pandas DataFrame (the CSV's columns; needs the ``pandas`` extra)."""
+        return self.hits.to_pandas()
 
 
 def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str = "both",
@@ -100,9 +104,8 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
             raise ValueError(f"expected engine.sequences.Record inputs, got {type(rec).__name__}")
         if len(rec) == 0:
             raise ValueError(f"record '{rec.id}' is empty")
-    if variant is None and (backend == "cuda"
-                            or backend is None and registry.backend_status("cuda")[0]):
-        variant = CUDA_FASTEST
+    if variant is None and backend is None and registry.backend_status("cuda")[0]:
+        backend = "cuda"  # with a GPU, kmismatch runs there (the registry's cuda default)
     sel = registry.resolve(SPEC, variant, backend, None, frozenset())
     params = {"k": int(k), "strands": strands}
     registry.check_backend_only(SPEC, sel.backend, threads_per_block=threads_per_block)

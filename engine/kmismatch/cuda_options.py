@@ -5,9 +5,8 @@ from __future__ import annotations
 from engine.jobs import check_int
 from engine.kmismatch.spec import SPEC
 
-#: The CUDA methods (SPEC's variants with a cuda backend); pair-tile is the fastest.
+#: The CUDA methods (SPEC's variants with a cuda backend; the default: SPEC.default_variants).
 CUDA_VARIANTS = tuple(v.name for v in SPEC.variants if v.backend("cuda"))
-CUDA_FASTEST = "pair-tile"
 #: Limits of the CUDA kernels' packed hits: 16 bits each for the slot and the mismatches.
 CUDA_MAX_SLOTS = 1 << 16
 CUDA_MAX_LENGTH = (1 << 16) - 1

@@ -10,21 +10,24 @@ from __future__ import annotations
 
 import csv
 
+from engine.columns import labels
+
 CSV_COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "mismatches", "matched")
 
 
 def write_csv(result, fh) -> None:
-    """The hits of a :class:`~engine.kmismatch.KmismatchResult` as CSV, in table order."""
+    """The hits of a :class:`~engine.kmismatch.KmismatchResult` as CSV, in table order,
+    streamed from the columns a block at a time."""
     writer = csv.writer(fh, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    writer.writerows(result.hits.rows())
+    writer.writerows(result.hits.tuples())
 
 
 def to_json(result) -> dict:
-    """k, strands and the hits (without ``matched``), for ``json.dumps``."""
+    """k, strands and the hits (without ``matched``), for ``json.dumps``; from the columns."""
     hits = result.hits
-    pids = [hits.pattern_ids[p] for p in hits.pattern.tolist()]
-    rids = [hits.record_ids[r] for r in hits.record.tolist()]
+    pids = labels(hits.pattern_ids, hits.pattern)
+    rids = labels(hits.record_ids, hits.record)
     strands = ["+-"[s] for s in hits.strand.tolist()]
     return {"k": result.k, "strands": result.strands,
             "hits": [list(row) for row in zip(pids, rids, hits.start.tolist(), hits.end.tolist(),

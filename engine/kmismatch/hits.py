@@ -8,12 +8,12 @@ keeps the kernels' numpy columns and behaves as a read-only sequence of
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
+from engine.columns import BLOCK, ColumnTable, categorical, labels
 from engine.sequences import COMPLEMENT_TABLE, DECODE_TABLE
 
 STRANDS = ("+", "-")
@@ -42,9 +42,9 @@ class HitDensity:
     counts: np.ndarray
 
 
-class HitTable(Sequence):
+class HitTable(ColumnTable):
     """A read-only sequence of :class:`Hit` over numpy columns, sorted by record, start,
-    pattern and strand.
+    pattern and strand (an :class:`engine.columns.ColumnTable`: rows made when read).
 
     Stored per hit: ``pos`` (window start in the records laid end to end),
     ``code`` (2 * pattern index + strand) and ``mismatches``. Derived columns:
@@ -53,6 +53,8 @@ class HitTable(Sequence):
     ``start`` and ``end`` (1-based, inclusive, in the loaded records' coordinates: plus
     ``shifts``, each record's ``Record.offset``).
     """
+
+    COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "mismatches", "matched")
 
     def __init__(self, pos, code, mismatches, *, pattern_ids, pattern_lengths, record_ids, text,
                  offsets, shifts=None):
@@ -70,19 +72,26 @@ class HitTable(Sequence):
     def __len__(self) -> int:
         return int(self.pos.shape[0])
 
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return HitTable(self.pos[index], self.code[index], self.mismatches[index],
-                            pattern_ids=self.pattern_ids, pattern_lengths=self.pattern_lengths,
-                            record_ids=self.record_ids, text=self._text, offsets=self._offsets,
-                            shifts=self._shifts)
-        i = range(len(self))[index]
-        p = int(self.code[i]) >> 1
-        record = int(np.searchsorted(self._offsets, self.pos[i], side="right")) - 1
-        start = int(self.pos[i] - self._offsets[record] + self._shifts[record]) + 1
-        return Hit(self.pattern_ids[p], self.record_ids[record], start,
-                   start + int(self.pattern_lengths[p]) - 1, STRANDS[int(self.code[i]) & 1],
-                   int(self.mismatches[i]), self._matched_one(i))
+    def take(self, index) -> "HitTable":
+        return HitTable(self.pos[index], self.code[index], self.mismatches[index],
+                        pattern_ids=self.pattern_ids, pattern_lengths=self.pattern_lengths,
+                        record_ids=self.record_ids, text=self._text, offsets=self._offsets,
+                        shifts=self._shifts)
+
+    def block(self, lo: int, hi: int) -> list:
+        part = self.take(slice(lo, hi))
+        return [labels(self.pattern_ids, part.pattern), labels(self.record_ids, part.record),
+                part.start, part.end, [STRANDS[s] for s in (part.code & 1).tolist()],
+                part.mismatches, part.matched()]
+
+    def make_row(self, cells: tuple) -> Hit:
+        return Hit(*cells)
+
+    def numeric(self, name: str):
+        return getattr(self, name) if name in ("start", "end", "mismatches") else None
+
+    def find_candidates(self, row):
+        return np.flatnonzero(self.start == row.start)
 
     @cached_property
     def record(self) -> np.ndarray:
@@ -117,13 +126,6 @@ class HitTable(Sequence):
     def _shift(self):
         return self._shifts[self.record] if self._shifts.any() else 0
 
-    def _matched_one(self, i: int) -> str:
-        first = int(self.pos[i])
-        window = self._text[first:first + int(self.pattern_lengths[int(self.code[i]) >> 1])]
-        if int(self.code[i]) & 1:
-            window = COMPLEMENT_TABLE[window[::-1]]
-        return DECODE_TABLE[window].tobytes().decode("ascii")
-
     def matched(self) -> list[str]:
         """``matched`` of every hit, gathered per pattern length with numpy."""
         out: list[str] = [""] * len(self)
@@ -139,12 +141,20 @@ class HitTable(Sequence):
         return out
 
     def rows(self):
-        """(pattern_id, record_id, start, end, strand, mismatches, matched) tuples, in order."""
-        pids = [self.pattern_ids[p] for p in self.pattern.tolist()]
-        rids = [self.record_ids[r] for r in self.record.tolist()]
-        strands = [STRANDS[s] for s in (self.code & 1).tolist()]
-        return zip(pids, rids, self.start.tolist(), self.end.tolist(), strands,
-                   self.mismatches.tolist(), self.matched())
+        """(pattern_id, record_id, start, end, strand, mismatches, matched) tuples, in order,
+        made a block at a time."""
+        return self.tuples()
+
+    def frame_columns(self) -> dict:
+        import pandas as pd
+
+        return {"pattern_id": categorical(self.pattern, self.pattern_ids),
+                "record_id": categorical(self.record, self.record_ids), "start": self.start,
+                "end": self.end, "strand": pd.Categorical.from_codes(self.strand, list(STRANDS)),
+                "mismatches": self.mismatches,
+                "matched": np.array([m for a in range(0, len(self), BLOCK)
+                                     for m in self.take(slice(a, a + BLOCK)).matched()],
+                                    dtype=object)}
 
 
 class HitBuffer:

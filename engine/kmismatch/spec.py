@@ -54,7 +54,8 @@ SPEC = FamilySpec(
                     "memory, laid out free of bank conflicts for A/C/G/T) and four windows per "
                     "thread: half the look-ups and a quarter of the hit bookkeeping.", _CUDA),
     ),
-    fastest_variant="pmasm",
+    # cuda: pair-tile (half the look-ups and a quarter of shared-mem's hit bookkeeping).
+    default_variants={"serial": "pmasm", "multicore": "pmasm", "cuda": "pair-tile"},
     module="engine.kmismatch",
     metric="cells",
 )

@@ -42,7 +42,7 @@ SPEC = FamilySpec(
                     "their carry bits on; CUDA pipelines the words of a band across a warp's lanes.",
                     _CPU + (BackendSpec("cuda"),)),  # engine/lcs/cuda_band.py
     ),
-    fastest_variant="bitparallel",
+    default_variants={"serial": "bitparallel", "multicore": "bitparallel", "cuda": "bitparallel"},
     module="engine.lcs",
     metric="cells",
 )

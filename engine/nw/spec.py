@@ -61,7 +61,8 @@ SPEC = FamilySpec(
                     "scans each row, or blocks own column segments and pass carries along.",
                     _CPU + (BackendSpec("cuda", parallel=_FORMS),)),
     ),
-    fastest_variant="diagonal",
+    # cuda: the tiled multi-block diagonal wins from n = 256 (docs/benchmarks.md).
+    default_variants={"serial": "diagonal", "multicore": "diagonal", "cuda": "diagonal"},
     module="engine.nw",
     metric="cells",
 )

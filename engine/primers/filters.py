@@ -69,12 +69,13 @@ def select_candidates(candidates, *, annotate: bool = False, conditions: Conditi
                       filters: Filters | None = None) -> tuple[list, list[Annotation] | None]:
     """The candidates ``filters`` keep and their annotations (in the same order).
 
-    The annotations are None when neither annotations nor filters were asked for. Without
-    ``annotate``, the length bounds are checked first: they are free, Primer3 is not.
+    The annotations are None when neither annotations nor filters were asked for (the
+    candidates then come back as given: kdiff's columns stay columns). Without ``annotate``,
+    the length bounds are checked first: they are free, Primer3 is not.
     """
-    cands = list(candidates)
     if not (annotate or filters):
-        return cands, None
+        return candidates, None
+    cands = list(candidates)
     if filters and not annotate:
         cands = [c for c in cands if (filters.len_min is None or c.length >= filters.len_min)
                  and (filters.len_max is None or c.length <= filters.len_max)]

@@ -98,3 +98,30 @@ def test_gpu_only_variants_are_greyed_without_a_gpu(qtbot, settings):
         if not available:
             assert reason in combo.itemData(index, Qt.ItemDataRole.ToolTipRole)
     assert _item_enabled(combo, combo.findData("myers-blocked"))
+
+
+def test_switching_backend_takes_that_backends_default_variant(qtbot, settings, monkeypatch):
+    """Issue #16: choosing cuda picks cuda's default variant (the registry's) in every family;
+    back on a CPU backend the CPU default returns. A variant picked by hand that runs on the
+    new backend stays."""
+    real = registry.backend_status
+    monkeypatch.setattr(registry, "backend_status",
+                        lambda name: (True, "") if name == "cuda" else real(name))
+    panel = ParamsPanel(settings)
+    qtbot.addWidget(panel)
+    for fam in registry.families():
+        panel.set_family(fam.name)
+        panel.set_selection(variant=fam.fastest_variant, backend="multicore")
+        combo = panel.backend_combo
+        assert _item_enabled(combo, combo.findData("cuda"))  # offered even where the variant lacks it
+        combo.setCurrentIndex(combo.findData("cuda"))  # as a user does
+        state = panel.state()
+        assert (state["variant"], state["backend"]) == (fam.default_variants["cuda"], "cuda")
+        assert panel.variant_combo.currentData() == fam.default_variants["cuda"]
+        assert panel.choice().selection.variant == fam.default_variants["cuda"]
+        combo.setCurrentIndex(combo.findData("serial"))
+        assert (panel.state()["variant"], panel.state()["backend"]) == (fam.fastest_variant, "serial")
+    panel.set_family("kdiff")
+    panel.set_selection(variant="alternative", backend="serial")
+    panel.backend_combo.setCurrentIndex(panel.backend_combo.findData("cuda"))
+    assert (panel.state()["variant"], panel.state()["backend"]) == ("alternative", "cuda")

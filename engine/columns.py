@@ -1,0 +1,188 @@
+"""Columnar results (issue #16): aligned numpy columns, a row object made only when read.
+
+A genome-wide search easily finds millions of hits; one Python object per hit
+costs more time and memory than the search itself. A family's large result
+(kmismatch hits, edit hits, kdiff candidates) is a :class:`ColumnTable`: a
+read-only sequence of the family's row objects over numpy columns that the
+backend filled, so existing callers (``len``, indexing, iteration, ``==``)
+keep working while the writers, the GUI's table and ``to_pandas()`` read the
+columns a block at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+#: Rows made at a time when iterating, writing or filling a table block.
+BLOCK = 1 << 16
+
+
+class ColumnTable(Sequence):
+    """Base of a columnar result.
+
+    A subclass sets :attr:`COLUMNS` (the CSV's and the table's columns, in order)
+    and gives ``__len__``, :meth:`take` (the same table over some rows: a slice
+    or an index array), :meth:`block` (the cells of rows lo..hi-1, one list or
+    array per column in :attr:`COLUMNS` order, as the CSV writes them) and
+    :meth:`make_row` (the row object from one tuple of those cells).
+    """
+
+    COLUMNS: tuple[str, ...] = ()
+    __hash__ = None  # equality is by rows
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def take(self, index) -> "ColumnTable":
+        raise NotImplementedError
+
+    def block(self, lo: int, hi: int) -> list:
+        raise NotImplementedError
+
+    def make_row(self, cells: tuple):
+        raise NotImplementedError
+
+    # -- the sequence of rows ---------------------------------------------------------------
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return self.take(index)
+        if isinstance(index, np.ndarray) and index.ndim == 1 and index.dtype != object:
+            return self.take(np.flatnonzero(index) if index.dtype == bool else index)
+        i = range(len(self))[index]  # IndexError and negative indices as for a tuple
+        return self.make_row(next(self.tuples(i, i + 1)))
+
+    def __iter__(self) -> Iterator:
+        for cells in self.tuples():
+            yield self.make_row(cells)
+
+    def __eq__(self, other):
+        if isinstance(other, ColumnTable):
+            return len(self) == len(other) and all(a == b for a, b in zip(self.tuples(),
+                                                                           other.tuples()))
+        if isinstance(other, (tuple, list)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {len(self):,} rows>"
+
+    # -- columns ----------------------------------------------------------------------------
+    def tuples(self, lo: int = 0, hi: int | None = None) -> Iterator[tuple]:
+        """Rows lo..hi-1 as tuples of cells in :attr:`COLUMNS` order, made a block at a time."""
+        hi = len(self) if hi is None else min(hi, len(self))
+        for a in range(lo, hi, BLOCK):
+            cells = [c.tolist() if isinstance(c, np.ndarray) else c
+                     for c in self.block(a, min(hi, a + BLOCK))]
+            yield from zip(*cells)
+
+    def column(self, index: int, lo: int = 0, hi: int | None = None):
+        """The cells of column ``index`` for rows lo..hi-1: an array where the table has the
+        column as numbers (:meth:`numeric`; NaN for an empty cell), else a list."""
+        hi = len(self) if hi is None else min(hi, len(self))
+        numbers = self.numeric(self.COLUMNS[index])
+        if numbers is not None:
+            return numbers[lo:hi]
+        out: list = []
+        for a in range(lo, hi, BLOCK):
+            cells = self.block(a, min(hi, a + BLOCK))[index]
+            out += cells.tolist() if isinstance(cells, np.ndarray) else cells
+        return out
+
+    def numeric(self, name: str) -> np.ndarray | None:
+        """The whole column ``name`` as numbers where the table stores it so (else None)."""
+        return None
+
+    def find(self, row) -> int:
+        """The index of the first row equal to ``row`` (-1 if none), narrowed by a column."""
+        try:
+            indices = self.find_candidates(row)
+        except AttributeError:  # not a row of this table
+            return -1
+        for i in indices:
+            if self[int(i)] == row:
+                return int(i)
+        return -1
+
+    def __contains__(self, row) -> bool:
+        return self.find(row) >= 0
+
+    def index(self, row, start: int = 0, stop: int | None = None) -> int:
+        found = self.find(row)
+        if found < 0 or found < start or (stop is not None and found >= stop):
+            raise ValueError(f"{row!r} is not in the table")
+        return found
+
+    def find_candidates(self, row):
+        """Indices that may hold ``row`` (subclasses narrow them with a column)."""
+        return range(len(self))
+
+    def to_pandas(self):
+        """A pandas DataFrame with :attr:`COLUMNS` (pandas is the optional extra
+        ``primerscope[pandas]``): numeric columns straight from the arrays, id columns
+        as categoricals where the ids are unique."""
+        import pandas as pd
+
+        data = self.frame_columns()
+        return pd.DataFrame({name: data[name] for name in self.COLUMNS}, columns=list(self.COLUMNS))
+
+    def frame_columns(self) -> dict:
+        """name -> array-like of the whole column (for :meth:`to_pandas`); subclasses give
+        their numeric columns directly, the rest comes from :meth:`block`."""
+        n = len(self)
+        out = {name: [] for name in self.COLUMNS}
+        for a in range(0, n, BLOCK):
+            for name, cells in zip(self.COLUMNS, self.block(a, min(n, a + BLOCK))):
+                out[name].append(np.asarray(cells if isinstance(cells, np.ndarray)
+                                            else np.array(cells, dtype=object)))
+        return {name: (np.concatenate(parts) if parts else np.zeros(0, dtype=object))
+                for name, parts in out.items()}
+
+
+def categorical(codes: np.ndarray, labels: Sequence[str]):
+    """Ids as a pandas Categorical over ``labels`` where they are unique, else strings."""
+    import pandas as pd
+
+    if len(set(labels)) == len(labels):
+        return pd.Categorical.from_codes(np.asarray(codes), categories=list(labels))
+    return np.array(labels, dtype=object)[codes]
+
+
+def labels(ids: Sequence[str], codes: np.ndarray) -> list:
+    """``ids[code]`` for every code (a list, for the writers)."""
+    if len(ids) == 1:
+        return [ids[0]] * int(codes.shape[0])
+    table = list(ids)
+    return [table[c] for c in codes.tolist()]
+
+
+class ColumnBuffer:
+    """Growable aligned columns (amortised doubling) that a runner appends to a slice at a
+    time; :meth:`view` gives the rows so far without copying (rows in a view are never
+    written again)."""
+
+    def __init__(self, **dtypes):
+        self.names = tuple(dtypes)
+        self.arrays = {name: np.empty(1024, dtype=d) for name, d in dtypes.items()}
+        self.n = 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    def append(self, **values) -> None:
+        count = len(next(iter(values.values())))
+        need = self.n + count
+        capacity = next(iter(self.arrays.values())).shape[0]
+        if need > capacity:
+            capacity = max(need, 2 * capacity)
+            for name, old in self.arrays.items():
+                new = np.empty(capacity, dtype=old.dtype)
+                new[:self.n] = old[:self.n]
+                self.arrays[name] = new
+        for name in self.names:
+            self.arrays[name][self.n:need] = values[name]
+        self.n = need
+
+    def view(self) -> dict[str, np.ndarray]:
+        return {name: a[:self.n] for name, a in self.arrays.items()}

@@ -1,0 +1,158 @@
+"""Columnar results (issue #16): kmismatch hits, edit hits and kdiff candidates are numpy
+columns with rows made when read; they behave as the tuples of row objects they replace,
+the writers stream from them, and ``to_pandas()`` gives the same table."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+import pytest
+
+from engine import columns, edit, kdiff, kmismatch
+from engine.columns import ColumnTable
+from engine.sequences import Record, encode, load
+
+
+def _records(prefix, texts):
+    return [Record(f"{prefix}{i}", encode(t)) for i, t in enumerate(texts)]
+
+
+@pytest.fixture(scope="module")
+def results():
+    rng = np.random.default_rng(7)
+    letters = np.array(list("ACGT"))
+    texts = ["".join(rng.choice(letters, n)) for n in (900, 400, 50)]
+    text = _records("t", texts)
+    patterns = _records("p", [texts[0][100:110], texts[1][7:15], "ACGTAC", texts[0][500:512]])
+    return {
+        "kmismatch": kmismatch.solve(text, patterns, 3, backend="serial").hits,
+        "edit": edit.solve(patterns, text, mode="search", k=2, strands="both",
+                           backend="serial").hits,
+        "kdiff": kdiff.solve(text[:2], text[2:], 3, backend="serial").candidates,
+    }
+
+
+@pytest.mark.parametrize("family", ["kmismatch", "edit", "kdiff"])
+def test_a_table_is_the_sequence_of_rows(results, family, monkeypatch):
+    table = results[family]
+    assert isinstance(table, ColumnTable) and len(table) > 20
+    rows = list(table)
+    assert len(rows) == len(table)
+    assert table == tuple(rows) and table == rows and table != rows[:-1]
+    assert table[0] == rows[0] and table[-1] == rows[-1] and table[len(rows) // 2] == rows[len(rows) // 2]
+    with pytest.raises(IndexError):
+        table[len(rows)]
+    assert list(table[3:9]) == rows[3:9] and list(table[::5]) == rows[::5]
+    picked = np.array([4, 1, 7])
+    assert list(table[picked]) == [rows[i] for i in picked.tolist()]
+    # Rows are made a block at a time: blocks of 7 rows give the same rows and cells.
+    cells = list(table.tuples())
+    monkeypatch.setattr(columns, "BLOCK", 7)
+    assert list(table) == rows and list(table.tuples()) == cells
+    assert list(table.tuples(5, 19)) == cells[5:19]
+    assert table == table.take(np.arange(len(table)))
+
+
+def _csv_from_objects(family, table) -> str:
+    """The CSV as the writers made it from row objects before the columns."""
+    buf = io.StringIO(newline="")
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(table.COLUMNS)
+    blank = lambda v: "" if v is None else v  # noqa: E731
+    for r in table:
+        if family == "kmismatch":
+            w.writerow((r.pattern_id, r.record_id, r.start, r.end, r.strand, r.mismatches, r.matched))
+        elif family == "edit":
+            w.writerow((r.pattern_id, r.record_id, blank(r.start), r.end, r.strand, r.distance,
+                        blank(r.cigar), blank(r.matched)))
+        else:
+            w.writerow((r.target_id, r.start, r.end, r.length, r.sequence))
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("family", ["kmismatch", "edit", "kdiff"])
+def test_the_csv_streams_from_the_columns(results, family, monkeypatch):
+    import importlib
+
+    table = results[family]
+    export = importlib.import_module(f"engine.{family}.export")
+    monkeypatch.setattr(columns, "BLOCK", 5)
+    result = type("R", (), {"hits": table, "candidates": table, "mode": "search", "k": 2,
+                            "strands": "both"})()
+    buf = io.StringIO(newline="")
+    export.write_csv(result, buf)
+    assert buf.getvalue() == _csv_from_objects(family, table)
+
+
+def test_edit_hits_without_alignments_have_empty_cells():
+    res = edit.solve(load("ACGT"), load("TTACGATT"), mode="search", k=1, align=False,
+                     backend="serial")
+    assert [(h.start, h.end, h.cigar, h.matched) for h in res.hits] == [
+        (None, 5, None, None), (None, 6, None, None), (None, 7, None, None)]
+    from engine.edit import export
+
+    buf = io.StringIO(newline="")
+    export.write_csv(res, buf)
+    assert buf.getvalue().splitlines()[1] == "literal,literal,,5,+,1,,"
+    assert export.to_json(res)["hits"] == [[None, 5, 1], [None, 6, 1], [None, 7, 1]]
+
+
+def test_empty_tables():
+    res = kdiff.solve(load("ACGT"), load("ACGTACGT"), 1, backend="serial")
+    assert len(res.candidates) == 0 and res.candidates == () and not res.candidates
+    assert list(res.candidates.tuples()) == []
+    res = edit.solve(load("ACGT"), load("TTTTTTTT"), mode="search", k=0, backend="serial")
+    assert res.hits == () and res.best is None
+
+
+@pytest.mark.parametrize("family", ["kmismatch", "edit", "kdiff"])
+def test_to_pandas(results, family):
+    pd = pytest.importorskip("pandas")
+    table = results[family]
+    frame = table.to_pandas()
+    assert list(frame.columns) == list(table.COLUMNS) and len(frame) == len(table)
+    cells = list(table.tuples())
+    for i in (0, len(cells) // 3, len(cells) - 1):
+        got = tuple("" if pd.isna(v) else v for v in frame.iloc[i].tolist())
+        assert got == cells[i]
+
+
+def test_results_to_pandas():
+    pytest.importorskip("pandas")
+    text, patterns = load("ACGTTGCAACGTACGTTT"), load("ACGT")
+    res = kmismatch.solve(text, patterns, 1, backend="serial")
+    frame = res.to_pandas()
+    assert len(frame) == len(res.hits) > 2
+    assert frame["start"].tolist() == res.hits.start.tolist()
+    assert frame["strand"].tolist() == [h.strand for h in res.hits]
+    frame = kdiff.solve(load("ACTG"), load("AGCAAG"), 2, strands="forward",
+                        backend="serial").to_pandas()
+    assert frame[["start", "end", "sequence"]].values.tolist() == [[1, 3, "ACT"], [2, 4, "CTG"]]
+    frame = edit.solve(load("TAGAC"), load("ATCGAG"), backend="serial").to_pandas()
+    assert frame["distance"].tolist() == [3]
+    frame = edit.solve(load("ACGT"), load("TTACGATT"), mode="search", k=1,
+                       backend="serial").to_pandas()
+    assert frame["cigar"].tolist() == ["3=1I", "3=1X", "3=1D1="]
+
+
+def test_regions_keep_the_loaded_records_coordinates():
+    """A region of a record (Record.offset) reports positions as the whole record would,
+    and the columns read the right text for sequences and matched."""
+    rng = np.random.default_rng(11)
+    full = Record("chr", encode("".join(rng.choice(list("ACGT"), 3000))))
+    part = full.region(1001, 2000)
+    pats = [Record("p", full.codes[1500:1512].copy())]
+    whole = kmismatch.solve([full], pats, 2, backend="serial").hits
+    sub = kmismatch.solve([part], pats, 2, backend="serial").hits
+    assert list(sub) == [h for h in whole if 1001 <= h.start and h.end <= 2000]
+    whole = edit.solve(pats, [full], mode="search", k=2, strands="both", backend="serial").hits
+    sub = edit.solve(pats, [part], mode="search", k=2, strands="both", backend="serial").hits
+    assert len(sub) and list(sub) == [h for h in whole if 1001 <= h.start and h.end <= 2000]
+    assert list(sub.tuples()) == [c for c in whole.tuples() if 1001 <= c[2] and c[3] <= 2000]
+    bg = [Record("bg", encode("".join(rng.choice(list("ACGT"), 800))))]
+    cands = kdiff.solve([part], bg, 3, backend="serial").candidates
+    assert cands[0].start == 1001 and all(
+        c.sequence == full.text[c.start - 1:c.end] for c in cands)
+    assert cands.find(cands[5]) == 5 and cands[7] in cands
