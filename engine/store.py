@@ -56,6 +56,7 @@ from numba import njit
 
 from engine.output import open_output
 from engine.sequences import (COMPLEMENT_TABLE, IUPAC_CODES, Record, SequenceError, _describe_bad,
+                              _description, record_id,
                               _sniff_format)
 
 MAGIC = b"PSGENOME"
@@ -391,10 +392,12 @@ class _Writer:
         self._out = np.empty(BUILD_BLOCK // 2 + 2, dtype=np.uint8)
         self._open = False
 
-    def begin(self, record_id: str, description: str) -> None:
+    def begin(self, raw_id: str, description: str) -> None:
+        """A new record, named as :func:`engine.sequences.load` names it (NCBI gi ids as
+        their accession; the description without the id repeated)."""
         self.end()
-        self.ids.append(record_id)
-        self.descriptions.append(description)
+        self.ids.append(record_id(raw_id))
+        self.descriptions.append(_description(raw_id, description) if description != raw_id else "")
         self.offsets.append(self.pos)
         self.lengths.append(0)
         self._pending = -1

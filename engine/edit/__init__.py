@@ -349,20 +349,14 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         hits or distances so far in ``partial``. A first report with
         ``phase="compiling"`` comes while the kernels compile or load.
     """
-    from engine.edit.driver import StreamedSearchRunner, make_runner
-    from engine.streaming import Background
+    from engine.edit.driver import make_runner
 
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
+    # (edit holds its texts whole: its hits are columns over the whole text, see
+    # engine/edit/hits.py; streaming as kdiff and kmismatch do is still to come)
+    runner = make_runner(job, cancel.flag, meter.threads)
     p = job.params
-    # A search (hits, no profile) in a text over config.STREAM_MEMORY_BASES reads it a chunk
-    # at a time on the CPU; other jobs hold their texts whole.
-    text = Background(job.inputs["text"], "forward")
-    if (job.backend != "cuda" and p["mode"] == "search" and p["report"] == "hits"
-            and p["pairing"] == "all" and not p["profile"] and not text.fits()):
-        runner = StreamedSearchRunner(job, text, cancel.flag, meter.threads)
-    else:
-        runner = make_runner(job, cancel.flag, meter.threads)
     yield from compile_once(runner.lanes, runner.total)
     yield from run_slices(runner, meter, cancel)
     collector = runner.collector
