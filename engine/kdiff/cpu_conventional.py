@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from engine.kdiff.cpu_common import max_record, settled
+from engine.kdiff.cpu_common import max_record
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -75,54 +75,6 @@ def longest_prefix(alpha, start, m_end, beta, offsets, K, opt1, scratch, counter
     if counting:
         counters[1] += cells  # one symbol comparison per cell
     return c
-
-
-# serial and coarse are written out in each variant module (not made by a shared factory)
-# so that they call this module's ``longest_prefix`` as a global: numba caches them then.
-@njit(nogil=True, cache=True)
-def serial(alpha, m_end, r_lo, r_hi, beta, offsets, K, early, out_c, counters, abort, counting):
-    """c(r) for r in [r_lo, r_hi); stops after the first r whose whole suffix occurs.
-
-    Returns the number of positions settled (fewer when stopped or aborted).
-    """
-    scratch = np.empty((2, max_record(offsets) + K + 3), dtype=np.int64)
-    for r in range(r_lo, r_hi):
-        c = longest_prefix(alpha, r, m_end, beta, offsets, K, early, scratch, counters, abort,
-                           counting)
-        if c < 0:
-            return r - r_lo
-        out_c[r - r_lo] = c
-        if c == m_end - r:
-            return r - r_lo + 1
-    return r_hi - r_lo
-
-
-@njit(nogil=True, cache=True, parallel=True)
-def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, early, out_c, counters, abort, counting):
-    """Many r at once (prange). Each r writes its own slots, so no locks.
-
-    Starts past one whose suffix fully occurred are skipped (``out_c = -2``);
-    the shared stop hint may be stale, which only wastes work.
-    """
-    count = r_hi - r_lo
-    stop = np.full(1, r_hi, dtype=np.int64)
-    per_r = np.zeros((count, 2), dtype=np.int64)
-    width = max_record(offsets) + K + 3
-    for idx in prange(count):
-        r = r_lo + idx
-        if r > stop[0]:
-            out_c[idx] = -2
-            continue
-        scratch = np.empty((2, width), dtype=np.int64)
-        c = longest_prefix(alpha, r, m_end, beta, offsets, K, early, scratch, per_r[idx], abort,
-                           counting)
-        out_c[idx] = c
-        if c == m_end - r and r < stop[0]:
-            stop[0] = r
-    for idx in range(count):
-        counters[0] += per_r[idx, 0]
-        counters[1] += per_r[idx, 1]
-    return settled(out_c, count)
 
 
 @njit(nogil=True, cache=True, parallel=True)

@@ -22,15 +22,21 @@ from engine.slices import Step
 
 
 def _kernels(variant: str):
-    """The variant's kernel module (``serial``, ``coarse`` and, but for bitparallel,
-    ``fine_batch``; each takes ``counting`` last)."""
+    """The variant's kernels: ``serial``, ``coarse`` and, but for bitparallel, ``fine_batch``
+    (conventional and alternative share their serial and coarse scans: cpu_scan.py, told
+    which core to call by ``which``)."""
+    from types import SimpleNamespace
+
     if variant == "bitparallel":
-        from engine.kdiff import cpu_bitparallel as mod
-    elif variant == "conventional":
-        from engine.kdiff import cpu_conventional as mod
-    else:
-        from engine.kdiff import cpu_alternative as mod
-    return mod
+        from engine.kdiff import cpu_bitparallel
+
+        return cpu_bitparallel
+    from engine.kdiff import cpu_alternative, cpu_conventional, cpu_scan
+
+    mod = cpu_conventional if variant == "conventional" else cpu_alternative
+    which = cpu_scan.CONVENTIONAL if variant == "conventional" else cpu_scan.ALTERNATIVE
+    return SimpleNamespace(serial=cpu_scan.serial, coarse=cpu_scan.coarse,
+                           fine_batch=mod.fine_batch, which=which)
 
 
 def background_text(job: Job) -> tuple[np.ndarray, np.ndarray]:
@@ -155,7 +161,7 @@ class KernelCall:
         early = "opt1" in self.flags if job.variant == "conventional" else "opt2" in self.flags
         if job.backend == "serial" or job.parallel == "coarse":
             return self._kernel()(alpha, m_end, r_lo, r_hi, *args_tail, early, out_c, counters,
-                                  self.abort, self.counting)
+                                  self.abort, self.counting, self.kernels.which)
         return self._fine(alpha, r_lo, r_hi, out_c, counters, early)
 
     def _simd(self, alpha, r_lo, r_hi, out_c, counters) -> int:
