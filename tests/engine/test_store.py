@@ -18,7 +18,7 @@ from Bio.SeqRecord import SeqRecord
 
 from engine import store
 from engine.cli import main as cli_main
-from engine.sequences import Record, SequenceError, load
+from engine.sequences import _description, record_id, Record, SequenceError, load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RECORDS = [("chr1", "ACGTNacgtnRYKMSWBDHV" * 7 + "A"), ("chr2", "G"), ("chr3", "ttgacca" * 50),
@@ -31,10 +31,13 @@ def _seq_records(records=RECORDS):
 
 
 def _biopython(path, fmt):
+    """Biopython's records, named as primerscope names every record (engine.sequences:
+    NCBI gi ids as their accession, the description without the id repeated)."""
     opener = gzip.open if str(path).endswith((".gz", ".bgz")) else open
     mode = "rb" if fmt == "twobit" else "rt"
     with opener(path, mode) as fh:
-        return [(r.id, r.description, str(r.seq).upper()) for r in SeqIO.parse(fh, fmt)]
+        return [(record_id(r.id), _description(r.id, r.description) if r.description != r.id
+                 else "", str(r.seq).upper()) for r in SeqIO.parse(fh, fmt)]
 
 
 def _stored(path):
