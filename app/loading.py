@@ -2,7 +2,7 @@
 
 Reading E. coli takes most of a second, so loading never runs on the GUI thread; loads
 asked for while one runs wait their turn, in order. A load that fails leaves what the
-panels hold untouched (its ``on_done`` is never called).
+panels hold untouched (its ``on_done`` is never called); so does a cancelled one.
 """
 
 from __future__ import annotations
@@ -30,10 +30,26 @@ class LoadQueue(QObject):
         self.runner.failed.connect(self._on_failed)
         self.pending: list[tuple] = []
         self._loading: tuple | None = None
+        self._dropped = False
 
     @property
     def running(self) -> bool:
         return self.runner.running or bool(self.pending)
+
+    @property
+    def cancellable(self) -> bool:
+        return bool(self.pending) or (self.runner.running and not self._dropped)
+
+    def cancel(self) -> None:
+        """Drop the waiting loads and the one running: its records never reach the panels
+        (the read itself ends in the background; the next load waits for it)."""
+        if not self.cancellable:
+            return
+        self.pending.clear()
+        self._dropped = self.runner.running
+        self.runner.cancel()
+        self.message.emit("Loading cancelled: the sequences loaded before are kept.")
+        self.idle.emit()
 
     def add(self, message: str, function: Callable[[], object], on_done: Callable[[object], None],
             error_title: str) -> None:
@@ -47,19 +63,23 @@ class LoadQueue(QObject):
         self.runner.shutdown()
 
     def _next(self) -> None:
+        dropped, self._dropped = self._dropped, False
         if not self.pending or self.runner.closed:
             self._loading = None
-            self.idle.emit()
+            if not dropped:  # cancel() already said it
+                self.idle.emit()
             return
         self._loading = self.pending.pop(0)
         message, function = self._loading[:2]
-        self.message.emit(message)
         self.runner.start(lambda token: call(function))
+        self.message.emit(message)
 
     def _on_loaded(self, value) -> None:
-        self._loading[2](value)
+        if not self._dropped:
+            self._loading[2](value)
         self._next()
 
     def _on_failed(self, message: str) -> None:
-        self.failed.emit(self._loading[3], message)
+        if not self._dropped:
+            self.failed.emit(self._loading[3], message)
         self._next()

@@ -3,7 +3,8 @@
 Only combinations that exist in the engine can be chosen: backends a variant
 lacks, or that this machine cannot run (CUDA without a GPU), are greyed out
 with the reason as tooltip; a flag is enabled only where ``valid_flags`` says
-it acts. Choices are kept per family and persist in QSettings.
+it acts, and only once the flags it builds on (``flag_requires``) are checked. Choices are
+kept per family and persist in QSettings.
 
 Binding follows napari's habit: widgets are filled from the state with their
 signals blocked, and every widget change goes through one setter,
@@ -34,6 +35,27 @@ def default_threads() -> int:
     """All cores: the kernels release the GIL and the worker thread runs below the GUI's
     priority, so the window stays smooth (leaving a core idle halved speed on 2 cores)."""
     return _cpu_threads()
+
+
+def flag_needs(fam: registry.FamilySpec, variant: str, backend: str, flags) -> dict[str, tuple]:
+    """flag -> the flags it needs that ``flags`` lacks (``BackendSpec.flag_requires``): such a
+    flag is greyed and unchecked, so a Run never sends a combination the registry refuses."""
+    chosen = set(flags)
+    bspec = fam.variant(variant).backend(backend)
+    if bspec is None:
+        return {}
+    return {flag: missing for flag in bspec.flag_requires
+            if (missing := registry.missing_requirements(fam, variant, backend, chosen | {flag})
+                .get(flag))}
+
+
+def drop_unmet(fam: registry.FamilySpec, variant: str, backend: str, flags) -> list[str]:
+    """``flags`` less those whose requirements are not all in it (repeated: a dropped flag may
+    be another's requirement)."""
+    kept = set(flags)
+    while unmet := set(registry.missing_requirements(fam, variant, backend, kept)):
+        kept -= unmet
+    return sorted(kept)
 
 
 class ParamsPanel(QWidget):
@@ -165,9 +187,10 @@ class ParamsPanel(QWidget):
             state["parallel"] = None
         valid = registry.valid_flags(fam, state["variant"], state["backend"], state["parallel"])
         if keep_flags and state["flags"] is not None:
-            state["flags"] = sorted(f for f in state["flags"] if f in valid)
+            flags = [f for f in state["flags"] if f in valid]
         else:
-            state["flags"] = sorted(f for f in bspec.default_flags if f in valid)
+            flags = [f for f in bspec.default_flags if f in valid]
+        state["flags"] = drop_unmet(fam, state["variant"], state["backend"], flags)
 
     def _save(self) -> None:
         self.settings.setValue("family", self.family)
@@ -196,7 +219,8 @@ class ParamsPanel(QWidget):
                 before = set(state["flags"])
                 self._fix_selection(self.spec, state, keep_flags=False)
                 valid = registry.valid_flags(self.spec, state["variant"], state["backend"], value)
-                state["flags"] = sorted((before & set(valid)) | set(state["flags"]))
+                state["flags"] = drop_unmet(self.spec, state["variant"], state["backend"],
+                                            (before & set(valid)) | set(state["flags"]))
             else:
                 self._fix_selection(self.spec, state, keep_flags=False)
         elif key == "threads":
@@ -204,7 +228,8 @@ class ParamsPanel(QWidget):
         elif key.startswith("flag:"):
             flags = set(state["flags"])
             flags.add(key[5:]) if value else flags.discard(key[5:])
-            state["flags"] = sorted(flags)
+            # Unchecking a flag others need unchecks them too (they grey out until it is back).
+            state["flags"] = drop_unmet(self.spec, state["variant"], state["backend"], flags)
         elif key.startswith("param:"):
             state["params"][key[6:]] = value
         self._save()
@@ -240,6 +265,9 @@ class ParamsPanel(QWidget):
             bad = set(flags) - set(valid)
             if bad:
                 raise ValueError(f"flags {sorted(bad)} do not apply here (valid: {list(valid)})")
+            unmet = registry.missing_requirements(self.spec, state["variant"], state["backend"], flags)
+            if unmet:
+                raise ValueError("; ".join(f"flag {f} needs {', '.join(n)}" for f, n in sorted(unmet.items())))
             state["flags"] = sorted(flags)
             self._save()
             self._show_selection()
@@ -392,14 +420,17 @@ class ParamsPanel(QWidget):
         self.threads_spin.blockSignals(False)
         self.threads_spin.setEnabled(state["backend"] == "multicore")
         valid = registry.valid_flags(fam, state["variant"], state["backend"], state["parallel"])
+        needs = flag_needs(fam, state["variant"], state["backend"], state["flags"])
         for name, box in self._flag_boxes.items():
             box.blockSignals(True)
             box.setChecked(name in state["flags"])
-            box.setEnabled(name in valid)
+            box.setEnabled(name in valid and name not in needs)
             help_text = fam.flag(name).help
             if name not in valid:
                 help_text += f"\n(Does not apply to {state['variant']}/{state['backend']}"
                 help_text += f"/{state['parallel']})" if state["parallel"] else ")"
+            elif name in needs:
+                help_text += f"\n(needs {', '.join(needs[name])})"
             box.setToolTip(help_text)
             box.blockSignals(False)
         for name, widget in self._param_widgets.items():

@@ -76,9 +76,9 @@ class MainWindow(QMainWindow):
         self.compare_finished = self.controller.compare_finished
         self.exports = Exports(self)
         self.loads = LoadQueue(self)
-        self.loads.message.connect(lambda text: self.state_label.setText(text))
+        self.loads.message.connect(self._on_load_message)
         self.loads.failed.connect(self._on_load_failed)
-        self.loads.idle.connect(self._update_actions)
+        self.loads.idle.connect(self._on_loads_idle)
 
         self._last_demo: str | None = None
         self._input_states: dict[tuple[str, str], InputState] = {}
@@ -201,7 +201,7 @@ class MainWindow(QMainWindow):
             lambda on: self.settings.setValue(workspace.RESTORE_KEY, bool(on)))
         self.run_action = self._action("&Run", lambda: self.controller.run(), ["Ctrl+R", "F5"],
                                        SP.SP_MediaPlay, "Run the job")
-        self.cancel_action = self._action("&Cancel", lambda: self.controller.cancel(), ["Esc", "Ctrl+."],
+        self.cancel_action = self._action("&Cancel", self.cancel, ["Esc", "Ctrl+."],
                                           SP.SP_MediaStop, "Cancel the job; results found so far are kept")
         self.compare_action = self._action("Compare &backends", lambda: self.controller.compare(), "Ctrl+B",
                                            SP.SP_ComputerIcon,
@@ -468,6 +468,24 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self._fit_left)
         self.inputs_loaded.emit()
 
+    def cancel(self) -> None:
+        """Cancel the run, or else the loads."""
+        if self.controller.mode != "idle":
+            self.controller.cancel()
+        else:
+            self.loads.cancel()
+
+    def _on_load_message(self, text: str) -> None:
+        self.state_label.setText(text)
+        if self.controller.mode == "idle" and self.loads.cancellable:
+            self.progress_bar.setRange(0, 0)  # busy: a read has no progress to report
+        self._update_actions()
+
+    def _on_loads_idle(self) -> None:
+        if self.controller.mode == "idle":
+            self.progress_bar.setRange(0, 1000)
+        self._update_actions()
+
     def _on_load_failed(self, title: str, message: str) -> None:
         self.state_label.setText(title + ".")
         self.show_error(title, f"{message}\n\nThe sequences loaded before are kept.")
@@ -553,7 +571,8 @@ class MainWindow(QMainWindow):
         has_result = idle and self.controller.result is not None
         self.run_action.setEnabled(ready)
         self.compare_action.setEnabled(ready)
-        self.cancel_action.setEnabled(not idle and not self.controller.cancelling)
+        self.cancel_action.setEnabled(not idle and not self.controller.cancelling
+                                      or idle and self.loads.cancellable)
         self.export_action.setEnabled(has_result)
         self.export_align_action.setEnabled(has_result)
         self.params.setEnabled(idle)
