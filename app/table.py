@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from app.families import Column
 
@@ -104,9 +105,9 @@ class ResultsModel(QAbstractTableModel):
         value = self._rows[index.row()][index.column()]
         column = self.columns[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
-            if column.kind == "float":
+            if column.kind == "float" and isinstance(value, (int, float)):
                 return f"{value:.4g}"
-            return str(value)
+            return "" if value is None else str(value)
         if role == SORT_ROLE:
             return value
         if role == Qt.ItemDataRole.TextAlignmentRole:
@@ -193,3 +194,20 @@ class ResultsFilter(QSortFilterProxyModel):
         model: ResultsModel = self.sourceModel()
         root = QModelIndex()
         return [model.item(r) for r in range(model.rowCount()) if self.filterAcceptsRow(r, root)]
+
+
+def table_view(model: ResultsModel, proxy: ResultsFilter) -> QTableView:
+    """A sortable, row-selecting table over ``model`` through ``proxy`` (a view's own table)."""
+    table = QTableView()
+    proxy.setSourceModel(model)
+    table.setModel(proxy)
+    table.setSortingEnabled(True)
+    table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+    table.setAlternatingRowColors(True)
+    table.verticalHeader().setDefaultSectionSize(22)
+    header = table.horizontalHeader()
+    header.setStretchLastSection(True)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    return table
