@@ -304,8 +304,9 @@ class LibraryDock(QDockWidget):
             self._show_error("The library is empty: add primers from a results table first.")
             return False
         primers = [(e.name, e.sequence) for e in chosen]
-        what = "selected" if self.selected_entries() else "all"
-        self.panel_requested.emit(primers, f"the primer library ({len(primers)} {what})")
+        source = (f"the library's {len(primers)} selected primers" if self.selected_entries()
+                  else f"the primer library ({len(primers)} primers)")
+        self.panel_requested.emit(primers, source)
         return True
 
     def copy_selection(self) -> None:

@@ -215,8 +215,9 @@ class PairsView(ResultView):
         self.r_site = plot.plot(pen=pg.mkPen(PURPLE, width=5))
         self.f_arrow = pg.ArrowItem(angle=180, headLen=14, tailLen=0, brush=RED, pen=pg.mkPen(RED))
         self.r_arrow = pg.ArrowItem(angle=0, headLen=14, tailLen=0, brush=PURPLE, pen=pg.mkPen(PURPLE))
-        self.f_label = pg.TextItem("F", color=RED, anchor=(0.5, 1.2))
-        self.r_label = pg.TextItem("R", color=PURPLE, anchor=(0.5, -0.2))
+        paper = pg.mkBrush(255, 255, 255, 220)
+        self.f_label = pg.TextItem("F", color=RED, anchor=(0, 1), fill=paper)
+        self.r_label = pg.TextItem("R", color=PURPLE, anchor=(1, 0), fill=paper)
         for item in (self.f_arrow, self.r_arrow, self.f_label, self.r_label):
             item.setVisible(False)
             plot.addItem(item)
@@ -473,10 +474,12 @@ class PairsView(ResultView):
         self.r_site.setData([p.right.start, p.right.end], [ry, ry])
         self.f_arrow.setPos(p.left.end, fy)
         self.r_arrow.setPos(p.right.start, ry)
-        self.f_label.setText(f"F {p.left.length} nt")
-        self.r_label.setText(f"R {p.right.length} nt")
-        self.f_label.setPos((p.left.start + p.left.end) / 2, fy)
-        self.r_label.setPos((p.right.start + p.right.end) / 2, ry)
+        # Names over the amplicon's corners, clear of the curves (the band ends at len_max).
+        clear = (self.result.settings.design.len_max + 5) if self.result is not None else 32
+        self.f_label.setText(f"F {p.left.start:,} ({p.left.length} nt) →")
+        self.r_label.setText(f"← R {p.right.end:,} ({p.right.length} nt)")
+        self.f_label.setPos(p.left.start, clear)
+        self.r_label.setPos(p.right.end, -clear)
 
     def _on_point_clicked(self, _item, points, *_) -> None:
         if len(points):
