@@ -366,6 +366,7 @@ class MainWindow(QMainWindow):
     def _on_input_changed(self, role: str) -> None:
         self._input_states[(self.params.family, role)] = self.input_panels[role].state()
         self._update_actions()
+        self.refresh_pages()  # a tab waiting for inputs (Pairs) shows its view
         QTimer.singleShot(0, self._fit_left)
 
     def _fit_left(self) -> None:
@@ -556,6 +557,7 @@ class MainWindow(QMainWindow):
             self._favour_tabs()
             self.state_label.setText(f"Demo loaded: {demo.DATASETS[dataset][0]}.")
             view.run()
+        self.refresh_pages()
         self.inputs_loaded.emit()
 
     def _on_load_failed(self, title: str, message: str) -> None:

@@ -112,6 +112,9 @@ class KdiffAdapter(FamilyAdapter):
                     "k": choice.params["k"], "selection": choice.selection,
                     "threads": choice.threads}
 
+        def has_inputs():  # cheap (the tab refreshes while runs draw): records chosen in each box
+            return all(p.state().records and p.state().use for p in host.input_panels.values())
+
         def panel_background():  # cross-products: the run panel's background, if loaded
             from app.pairs import records_label
 
@@ -119,7 +122,7 @@ class KdiffAdapter(FamilyAdapter):
             return (records, records_label(records)) if records else None
 
         return [SplitView("Specificity", [profile, candidate], Qt.Orientation.Horizontal, (600, 500)),
-                OffTargetView(backend_choice), PairsView(pair_inputs, host.settings, host.ask),
+                OffTargetView(backend_choice), PairsView(pair_inputs, host.settings, host.ask, has_inputs),
                 PanelView(panel_background, backend_choice),
                 PrimerTools(self, host.results, host.settings)]
 

@@ -74,16 +74,19 @@ class PairsView(ResultView):
     """
 
     title = "Pairs"
+    empty_hint = ("Load a target and a background (File or Demo menu, e.g. Demo ▸ Primer pairs: "
+                  "lambda vs E. coli 536) to design specific primer pairs here.")
     designed = Signal(object)
     library_add_requested = Signal(object, str)
     panel_requested = Signal(object, str)
     save_requested = Signal(str, str, str, str)
 
-    def __init__(self, job_inputs, settings=None, ask=None):
+    def __init__(self, job_inputs, settings=None, ask=None, has_inputs=None):
         super().__init__()
         from app.worker import JobRunner
 
         self._job_inputs = job_inputs
+        self._has_inputs = has_inputs or (lambda: True)
         self._settings = settings
         self._ask = ask or (lambda title, text: True)
         self.result = None
@@ -602,7 +605,8 @@ class PairsView(ResultView):
         return not self.runner.running  # the design waits for its button
 
     def is_empty(self) -> bool:
-        return False  # the controls are the way in
+        """Nothing designed and nothing to design with (the tab says what to load)."""
+        return self.result is None and not self.runner.running and not self._has_inputs()
 
     def runners(self) -> list:
         return [self.runner]

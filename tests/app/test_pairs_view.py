@@ -216,3 +216,17 @@ def test_demo_menu_opens_the_lambda_pairs(qtbot, window):
     result = blocker.args[0]
     assert result.info.complete and len(result.pairs) == 5
     assert view.model.rowCount() == 5 and view.amplicon.isVisible()
+
+
+def test_bad_settings_and_missing_inputs_are_explained(qtbot, window):
+    view = pairs_view(window)
+    assert not view.run()  # nothing loaded
+    assert not view.error.isHidden() and "nothing loaded" in view.error.text()
+    load_demo(qtbot, window, "lambda-ecoli")
+    window.input_panels["target"].set_region((20_001, 20_300))
+    window.input_panels["background"].set_region((1, 20_000))
+    view.set_values({"product_ranges": "300-100"})
+    with qtbot.waitSignal(view.runner.failed, timeout=120_000) as blocker:
+        assert view.run()
+    assert "inverted" in blocker.args[0] and "inverted" in view.error.text()
+    assert view.design_button.isEnabled() and view.result is None
