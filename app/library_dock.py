@@ -54,6 +54,7 @@ class LibraryDock(QDockWidget):
         self.runner.failed.connect(self._on_failed)
         self._task = None     # (what, data) of the runner's job
         self._queue: list = []  # rows to add while the runner was busy
+        self._placed = False
         self._build()
         self.model.modelReset.connect(self._show_count)
 
@@ -174,7 +175,22 @@ class LibraryDock(QDockWidget):
                 return False
         return self.set_path(path)
 
+    def place(self) -> None:
+        """The first time it shows (floating: docked at the side it would widen a 1280-pixel
+        window, whose results table needs its width), over the lower right of the window.
+        Dragged onto the window's edge it docks, on a larger screen."""
+        if self._placed:
+            return
+        self._placed = True
+        host = self.parentWidget()
+        width, height = 760, 360
+        self.resize(width, height)
+        if host is not None:
+            corner = host.mapToGlobal(host.rect().bottomRight())
+            self.move(max(0, corner.x() - width - 24), max(0, corner.y() - height - 48))
+
     def showEvent(self, event) -> None:
+        self.place()
         self.ensure_open()
         if self.library is not None:
             self.model.reload()  # another window may have written to it
@@ -304,8 +320,7 @@ class LibraryDock(QDockWidget):
             self._show_error("The library is empty: add primers from a results table first.")
             return False
         primers = [(e.name, e.sequence) for e in chosen]
-        source = (f"the library's {len(primers)} selected primers" if self.selected_entries()
-                  else f"the primer library ({len(primers)} primers)")
+        source = "the primer library" + (" (the selected ones)" if self.selected_entries() else "")
         self.panel_requested.emit(primers, source)
         return True
 

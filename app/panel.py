@@ -18,11 +18,11 @@ from engine.sequences import Record, encode
 
 from app.primer3_guard import steps
 
-#: The matrices the heatmap can show: key -> (menu text, the result's attribute, unit).
+#: The matrices the heatmap can show: key -> (menu text, the result's attribute, unit, short name).
 MATRICES = {
-    "dg": ("Heterodimer ΔG", "dimer_dg", "kcal/mol"),
-    "tm": ("Heterodimer Tm", "dimer_tm", "°C"),
-    "end": ("3′-end ΔG (row's 3′ end on the column)", "end_dg", "kcal/mol"),
+    "dg": ("Heterodimer ΔG", "dimer_dg", "kcal/mol", "ΔG"),
+    "tm": ("Heterodimer Tm", "dimer_tm", "°C", "Tm"),
+    "end": ("3′-end ΔG (row's 3′ end on the column)", "end_dg", "kcal/mol", "3′ ΔG"),
 }
 
 

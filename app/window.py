@@ -156,6 +156,7 @@ class MainWindow(QMainWindow):
         dock = LibraryDock(self)
         dock.panel_requested.connect(self.check_panel)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        dock.setFloating(True)  # see LibraryDock.place
         dock.hide()
         self.library_dock = dock
         self.results.library_add_requested.connect(self._add_rows_to_library)
@@ -433,7 +434,9 @@ class MainWindow(QMainWindow):
             return False
         self.show_view(view)
         self._favour_tabs()
-        return view.check(primers, source)
+        started = view.check(primers, source)
+        self.refresh_pages()
+        return started
 
     def library_targets(self, ids) -> tuple:
         """Loaded records (whole, not cut to a region) for a GenBank export of the library:

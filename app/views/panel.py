@@ -2,7 +2,7 @@
 
 The heterodimer matrix (ΔG, Tm, or the 3′-end ΔG of each row's 3′ end on each column) is
 a heatmap, one ``ImageItem`` pixel per pair of primers; hovering a cell reads out both
-primers' values; 3′-end dimers are crossed. With a background, the table below lists the
+primers' values; 3′-end dimers are framed in red. With a background, the table below lists the
 in-silico PCR products of the whole set. The check (:func:`app.panel.check_run`,
 ``engine.primers.panel``) runs on the view's own worker runner.
 
@@ -25,6 +25,7 @@ from app import panel
 from app.pairs import PRODUCT_COLUMNS, product_rows
 from app.table import ResultsFilter, ResultsModel, table_view
 from app.views import ResultView
+from app.views.plotting import RED
 
 #: Cells get their value written in them up to this many primers.
 LABEL_LIMIT = 12
@@ -64,7 +65,7 @@ class PanelView(ResultView):
         self.header = QLabel()
         self.header.setWordWrap(True)
         self.matrix_combo = QComboBox()
-        for key, (text, _, _) in panel.MATRICES.items():
+        for key, (text, *_) in panel.MATRICES.items():
             self.matrix_combo.addItem(text, key)
         self.matrix_combo.setToolTip("The matrix the heatmap shows")
         self.matrix_combo.currentIndexChanged.connect(lambda _: self._draw())
@@ -83,7 +84,7 @@ class PanelView(ResultView):
         menu = QMenu(self.export_button)
         menu.addAction("Every pair of primers as CSV (as primerscope panel -o)…",
                        lambda: self.export(None))
-        for key, (text, _, _) in panel.MATRICES.items():
+        for key, (text, *_) in panel.MATRICES.items():
             menu.addAction(f"{text} matrix as CSV…", lambda k=key: self.export(k))
         self.export_button.setMenu(menu)
         controls = QHBoxLayout()
@@ -110,8 +111,9 @@ class PanelView(ResultView):
         self.bar = pg.ColorBarItem(values=(-10, 0), colorMap=self.colormap, interactive=False,
                                    width=14)
         self.bar.setImageItem(self.image, insert_in=plot)
-        self.marks = pg.ScatterPlotItem(size=12, symbol="x", pen=pg.mkPen("w", width=1.5),
-                                        brush=pg.mkBrush("k"))
+        # 3′-end dimers: a frame around the cell (its value stays readable)
+        self.marks = pg.ScatterPlotItem(size=0.9, pxMode=False, symbol="s",
+                                        pen=pg.mkPen(RED, width=3), brush=pg.mkBrush(None))
         plot.addItem(self.marks)
         self.widget.scene().sigMouseMoved.connect(self._on_hover)
         self.readout = QLabel("Hover a cell to read its values.")
@@ -244,11 +246,11 @@ class PanelView(ResultView):
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         if hi <= lo:
             hi = lo + 1.0
-        text, _, unit = panel.MATRICES[self.matrix_key()]
+        _, _, unit, short = panel.MATRICES[self.matrix_key()]
         self.image.setImage(data, autoLevels=False, levels=(lo, hi))
         self.image.setRect(0, 0, data.shape[1], data.shape[0])
         self.bar.setLevels((lo, hi))
-        self.bar.axis.setLabel(f"{text} ({unit})")
+        self.bar.axis.setLabel(f"{short} ({unit})")
         n = data.shape[0]
         if n <= LABEL_LIMIT:
             for i in range(n):

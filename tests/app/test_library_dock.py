@@ -128,7 +128,7 @@ def test_the_library_is_checked_as_a_panel(qtbot, window):
     assert window.params.family == "kdiff" and window.current_view() is panel_view
     qtbot.waitUntil(lambda: panel_view.result is not None, timeout=120_000)
     assert [n for n, _ in panel_view.result.primers] == ["lamF", "lamR"]
-    assert "the primer library (2 primers)" in panel_view.header.text()
+    assert "2 primers from the primer library, no background" in panel_view.header.text()
 
 
 def test_the_docks_work_runs_on_the_worker_thread(qtbot, window, tmp_path, monkeypatch):
@@ -164,3 +164,12 @@ def test_other_families_rows_give_their_primers():
     (entry,) = span_entry(region, [120, 135, "", 111])
     assert (entry.name, entry.target_start, entry.target_end) == ("NC_001416.1:111-135", 111, 135)
     assert entry.sequence == lam.text[110:135]
+
+
+def test_the_dock_leaves_the_window_at_1280_pixels(qtbot, window):
+    window.resize(1280, 720)
+    window.params.set_family("kdiff")  # the widest views (Pairs, Panel)
+    window.library_dock.show()
+    qtbot.wait(50)
+    assert window.library_dock.isFloating() and window.library_dock.isVisible()
+    assert window.width() <= 1280 and window.minimumSizeHint().width() <= 1280

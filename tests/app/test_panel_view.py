@@ -1,5 +1,5 @@
 """The Panel view: the heatmap holds the engine's matrices, hovering reads a cell out, 3′-end
-dimers are crossed, cross-products are listed, and the check runs on the worker thread."""
+dimers are framed, cross-products are listed, and the check runs on the worker thread."""
 
 from __future__ import annotations
 
@@ -54,10 +54,10 @@ def test_heatmap_values_equal_the_engines_matrices(qtbot):
         np.testing.assert_array_equal(view.image.image, getattr(want, attribute))  # NaN == NaN
         np.testing.assert_array_equal(view.matrix(), getattr(result, attribute))
     assert np.isnan(view.image.image[5]).all()  # the IUPAC primer: Primer3 cannot score it
-    crossed = {(round(x - 0.5), round(y - 0.5)) for x, y in zip(*view.marks.getData())}
+    framed = {(round(x - 0.5), round(y - 0.5)) for x, y in zip(*view.marks.getData())}
     n = len(primers)
-    assert crossed == {(j, i) for i in range(n) for j in range(n) if want.end_dimer[i, j]}
-    assert crossed  # the palindrome binds itself at its 3′ end
+    assert framed == {(j, i) for i in range(n) for j in range(n) if want.end_dimer[i, j]}
+    assert framed  # the palindrome binds itself at its 3′ end
     assert "3′-end dimer" in view.status.text() and "6 primers, 21 pairs" in view.status.text()
     ticks = view.plot.getAxis("left")._tickLevels[0]
     assert [t[1] for t in ticks] == [f"{i + 1}. {name}" for i, (name, _) in enumerate(primers)]
