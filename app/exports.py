@@ -78,13 +78,13 @@ class Exports(QObject):
         self.host = host
 
     # -- helpers ---------------------------------------------------------------------------------
-    def _ask_path(self, title: str, name: str, pattern: str) -> str | None:
+    def ask_path(self, title: str, name: str, pattern: str) -> str | None:
         settings = self.host.settings
         start = os.path.join(settings.value("last_export_dir", str(Path.home())), name)
         path, _ = QFileDialog.getSaveFileName(self.host, title, start, pattern)
         return path or None
 
-    def _write(self, path: str, text: str | bytes, what: str) -> bool:
+    def write(self, path: str, text: str | bytes, what: str) -> bool:
         try:
             if isinstance(text, bytes):
                 with open_output(path, "wb") as fh:
@@ -97,6 +97,15 @@ class Exports(QObject):
             return False
         self.host.settings.setValue("last_export_dir", os.path.dirname(os.path.abspath(path)))
         return True
+
+    def save_text(self, text: str, title: str, name: str, pattern: str,
+                  path: str | None = None) -> str | None:
+        """Write a view's file (pairs CSV/BED, panel CSV), asking where unless ``path`` is given."""
+        path = path or self.ask_path(title, name, pattern)
+        if not path or not self.write(path, text, "file"):
+            return None
+        self.host.state_label.setText(f"Wrote {path}.")
+        return path
 
     # -- results ---------------------------------------------------------------------------------
     def export_csv(self, path: str | None = None, rows: str | None = None) -> str | None:
@@ -120,7 +129,7 @@ class Exports(QObject):
                 if rows is None:
                     return None
         if path is None:
-            path = self._ask_path("Export results as CSV", f"{host.params.family}-results.csv",
+            path = self.ask_path("Export results as CSV", f"{host.params.family}-results.csv",
                                   "CSV files (*.csv);;All files (*)")
             if not path:
                 return None
@@ -129,7 +138,7 @@ class Exports(QObject):
             text, count = rows_csv(titles, table), len(table)
         else:
             text, count = host.adapter.csv_text(result), None
-        if not self._write(path, text, "CSV file"):
+        if not self.write(path, text, "CSV file"):
             return None
         what = f"{count:,} shown rows" if count is not None else host.adapter.summary(result)
         host.state_label.setText(f"Exported {what} to {path}.")
@@ -141,9 +150,9 @@ class Exports(QObject):
         titles, table = host.results.table_rows(selected=True)
         if not table:
             return None
-        path = path or self._ask_path("Export selected rows", f"{host.params.family}-selection.csv",
+        path = path or self.ask_path("Export selected rows", f"{host.params.family}-selection.csv",
                                       "CSV files (*.csv);;All files (*)")
-        if not path or not self._write(path, rows_csv(titles, table), "CSV file"):
+        if not path or not self.write(path, rows_csv(titles, table), "CSV file"):
             return None
         host.state_label.setText(f"Exported {len(table):,} selected rows to {path}.")
         return path
@@ -154,8 +163,8 @@ class Exports(QObject):
         table = model.rows()
         if not table:
             return None
-        path = path or self._ask_path("Export table", name, "CSV files (*.csv);;All files (*)")
-        if not path or not self._write(path, rows_csv(titles, table), "CSV file"):
+        path = path or self.ask_path("Export table", name, "CSV files (*.csv);;All files (*)")
+        if not path or not self.write(path, rows_csv(titles, table), "CSV file"):
             return None
         self.host.state_label.setText(f"Exported {len(table):,} rows to {path}.")
         return path
@@ -175,9 +184,9 @@ class Exports(QObject):
         if not text:
             self.host.show_error("No alignment to export", "Run a job (or select a candidate) first.")
             return None
-        path = path or self._ask_path("Export alignments", f"{self.host.params.family}-alignments.txt",
+        path = path or self.ask_path("Export alignments", f"{self.host.params.family}-alignments.txt",
                                       "Text files (*.txt);;All files (*)")
-        if not path or not self._write(path, text + "\n", "file"):
+        if not path or not self.write(path, text + "\n", "file"):
             return None
         self.host.state_label.setText(f"Alignments written to {path}.")
         return path
@@ -191,14 +200,14 @@ class Exports(QObject):
             host.show_error("Nothing to save", "This tab shows nothing yet: run a job first.")
             return None
         name = f"{host.params.family}-{view.title.lower().replace(' ', '-')}.png"
-        path = path or self._ask_path("Save a picture of the tab", name, PICTURE_FILTER)
+        path = path or self.ask_path("Save a picture of the tab", name, PICTURE_FILTER)
         if not path:
             return None
         svg = path.lower().endswith(".svg")
         if not svg and not path.lower().endswith(".png"):
             path += ".png"
         data = picture_bytes(view, svg, f"primerscope {host.params.family}: {view.title}")
-        if not self._write(path, data, "picture"):
+        if not self.write(path, data, "picture"):
             return None
         host.state_label.setText(f"Saved the {view.title} tab to {path}.")
         return path

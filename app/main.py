@@ -68,14 +68,19 @@ def build_parser() -> argparse.ArgumentParser:
                         help="start with this family (default: the last one used)")
     parser.add_argument("--dataset", choices=list(demo.DATASETS),
                         help="demo data set for --demo/--screenshot (default: the family's own)")
-    parser.add_argument("--tab", type=int, default=0, help="view tab shown in the screenshot (0-based)")
+    parser.add_argument("--tab", type=int, default=None,
+                        help="view tab shown in the screenshot (0-based; default: the first, or the "
+                             "view a demo runs, e.g. Pairs)")
     return parser
 
 
 class ScreenshotRun:
-    """Load the demo, run it, select the most interesting result, save a PNG, quit."""
+    """Load the demo, run it, select the most interesting result, save a PNG, quit.
 
-    def __init__(self, window, path: str, dataset: str, tab: int):
+    A demo that runs a view's own job (the pairs demo) is not run again: the window started
+    it; the picture waits for that view."""
+
+    def __init__(self, window, path: str, dataset: str, tab: int | None):
         from PySide6.QtCore import QTimer
 
         self.window, self.path, self.dataset, self.tab = window, path, dataset, tab
@@ -100,7 +105,13 @@ class ScreenshotRun:
         print(f"primerscope: error: {title}: {text}", file=sys.stderr)
         self._quit(1)
 
+    def _demo_view(self):
+        return self.window.view_titled(self.window.adapter.demo_view(self.dataset))
+
     def _on_loaded(self) -> None:
+        if self._demo_view() is not None:
+            self._poll.start()
+            return
         controller = self.window.controller
         if controller.mode == "idle" and controller.result is None and not self.window.loads.running:
             controller.run()
@@ -113,9 +124,12 @@ class ScreenshotRun:
         from PySide6.QtCore import QTimer
 
         self._waited += 1
-        if all(v.has_data() for v in self.window.family_views) or self._waited > 600:
+        view = self._demo_view()
+        views = [view] if view is not None else self.window.family_views
+        if all(v.has_data() for v in views) or self._waited > 600:
             self._poll.stop()
-            self.window.tabs.setCurrentIndex(min(self.tab, self.window.tabs.count() - 1))
+            if self.tab is not None or view is None:
+                self.window.tabs.setCurrentIndex(min(self.tab or 0, self.window.tabs.count() - 1))
             QTimer.singleShot(400, self._grab)
 
     def _grab(self) -> None:

@@ -13,7 +13,8 @@ Everything here calls the engine's own code (:mod:`engine.primers`), so the GUI 
   :func:`engine.iter_solve` (the edit family's search) and ``sites_from_result``.
 
 Primer3's thermodynamics run on one shared object in primer3-py (its arguments are set before
-each call, and the call releases the GIL), so the GUI runs at most one primer3 job at a time.
+each call, and the call releases the GIL), so primer3 work runs through
+:func:`app.primer3_guard.steps` (one step of one job at a time, whichever view started it).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ of its own (:class:`ToolFilter`). ``model.rows()`` stays the standard columns, a
 
 Rows can be selected several at a time; the selection follows its rows through sorting and
 filtering (and is scrolled back into view), Ctrl+C copies the selected rows as tab-separated
-text, and the context menu copies or exports them.
+text, and the context menu copies or exports them, or adds the primers they hold to the primer
+library (what a row holds is the family adapter's to say).
 """
 
 from __future__ import annotations
@@ -110,18 +111,20 @@ def _any_spin(tip: str) -> QSpinBox:
 
 
 class ResultsPanel(QWidget):
-    """Signals ``selected(item)`` for the current row, ``filtered()`` when filters change and
-    ``export_selection_requested()`` from the context menu."""
+    """Signals ``selected(item)`` for the current row, ``filtered()`` when filters change,
+    ``export_selection_requested()`` and ``library_add_requested()`` from the context menu."""
 
     selected = Signal(object)
     filtered = Signal()
     export_selection_requested = Signal()
+    library_add_requested = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.model = ComputedColumnsModel(self)
         self.proxy = ToolFilter(self)
         self.tools = None
+        self.library_what = ""  # what rows give the primer library ('' : nothing)
         self.proxy.setSourceModel(self.model)
         self.proxy.setDynamicSortFilter(True)
 
@@ -393,15 +396,26 @@ class ResultsPanel(QWidget):
                                        for row in rows]
         QApplication.clipboard().setText("\n".join(lines) + "\n")
 
+    def set_library_what(self, what: str) -> None:
+        """What *Add to primer library* takes from a row ('' : the family's rows hold no primer)."""
+        self.library_what = what
+
     def context_menu(self) -> QMenu:
-        """Copy or export the selected rows. (A primer library to add them to does not exist yet.)"""
+        """Copy or export the selected rows, or add the primers they hold to the library."""
         menu = QMenu(self)
         count = len(self.view.selectionModel().selectedRows())
-        copy = menu.addAction(f"Copy {count:,} row{'s' if count != 1 else ''}", self.copy_selection)
+        rows = f"{count:,} row{'s' if count != 1 else ''}"
+        copy = menu.addAction(f"Copy {rows}", self.copy_selection)
         copy.setShortcut(QKeySequence.StandardKey.Copy)
         export = menu.addAction("Export selected rows as CSV…", self.export_selection_requested.emit)
+        menu.addSeparator()
+        add = menu.addAction(f"Add {rows} to the primer library", self.library_add_requested.emit)
+        add.setToolTip(f"Adds the {self.library_what} of the selected rows" if self.library_what
+                       else "These rows hold no primer sequence")
+        menu.setToolTipsVisible(True)
         copy.setEnabled(count > 0)
         export.setEnabled(count > 0)
+        add.setEnabled(count > 0 and bool(self.library_what))
         return menu
 
     def _context_menu(self, pos) -> None:

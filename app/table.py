@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 from PySide6.QtCore import QAbstractProxyModel, QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from app.families import Column
 from engine.columns import ColumnTable
@@ -175,9 +176,9 @@ class ResultsModel(QAbstractTableModel):
         value = self.row_values(index.row())[index.column()]
         column = self.columns[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
-            if column.kind == "float":
+            if column.kind == "float" and isinstance(value, (int, float)):
                 return f"{value:.4g}"
-            return str(value)
+            return "" if value is None else str(value)
         if role == SORT_ROLE:
             return value
         if role == Qt.ItemDataRole.TextAlignmentRole:
@@ -464,3 +465,20 @@ class ResultsFilter(QAbstractProxyModel):
         if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
             return section + 1
         return self.sourceModel().headerData(section, orientation, role)
+
+
+def table_view(model: ResultsModel, proxy: ResultsFilter) -> QTableView:
+    """A sortable, row-selecting table over ``model`` through ``proxy`` (a view's own table)."""
+    table = QTableView()
+    proxy.setSourceModel(model)
+    table.setModel(proxy)
+    table.setSortingEnabled(True)
+    table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+    table.setAlternatingRowColors(True)
+    table.verticalHeader().setDefaultSectionSize(22)
+    header = table.horizontalHeader()
+    header.setStretchLastSection(True)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    return table

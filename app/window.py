@@ -3,8 +3,10 @@
 The window knows no family: the registry gives the parameters, the family's adapter
 (:mod:`app.families`) gives the job, the table columns and the views. The other jobs live in
 their own modules: :mod:`app.run_controller` (Run, Compare, Cancel and the drawing of a run),
-:mod:`app.exports` (CSV, alignments, pictures), :mod:`app.loading` (the load queue) and
-:mod:`app.workspace` (File ▸ Save/Open workspace).
+:mod:`app.exports` (CSV, alignments, pictures), :mod:`app.loading` (the load queue),
+:mod:`app.workspace` (File ▸ Save/Open workspace) and :mod:`app.library_dock` (the primer
+library). The window only wires views to them: rows to the library, primer sets to the
+Panel view, views' files to the exports.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ from engine.sequences import load_many
 
 from app import demo, workspace
 from app.exports import Exports
+from app.families import PRIMER_FAMILY
 from app.families import adapter as family_adapter
 from app.inputs import FILE_FILTER, InputPanel, InputState, PasteDialog
+from app.library_dock import LibraryDock
 from app.loading import LoadQueue
 from app.params import ParamsPanel
 from app.results import ResultsPanel
@@ -91,6 +95,7 @@ class MainWindow(QMainWindow):
         self._build_left()
         self._build_center()
         self._build_status()
+        self._build_library()
         self._build_actions()
         self._setup_family()
         self._restore_geometry()
@@ -145,6 +150,16 @@ class MainWindow(QMainWindow):
         main.setSizes([380, 1060])
         self.main_splitter = main
         self.setCentralWidget(main)
+
+    def _build_library(self) -> None:
+        """The primer library dock: hidden until asked for (View menu) or rows are added."""
+        dock = LibraryDock(self)
+        dock.panel_requested.connect(self.check_panel)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        dock.setFloating(True)  # see LibraryDock.place
+        dock.hide()
+        self.library_dock = dock
+        self.results.library_add_requested.connect(self._add_rows_to_library)
 
     def _build_status(self) -> None:
         bar = self.statusBar()
@@ -234,6 +249,12 @@ class MainWindow(QMainWindow):
             action = self._action(title, lambda k=key: self.load_demo(k), tip=description)
             demo_menu.addAction(action)
             self.demo_actions[key] = action
+        view_menu = self.menuBar().addMenu("&View")
+        library_action = self.library_dock.toggleViewAction()
+        library_action.setText("Primer &library")
+        library_action.setShortcut(QKeySequence("Ctrl+L"))
+        library_action.setStatusTip("Show or hide the primer library: primers kept between runs")
+        view_menu.addAction(library_action)
         run_menu = self.menuBar().addMenu("&Run")
         for action in (self.run_action, self.cancel_action, self.compare_action):
             run_menu.addAction(action)
@@ -268,9 +289,11 @@ class MainWindow(QMainWindow):
         return self.run_views() + [self.compare_view]
 
     def followup_runners(self) -> list:
-        """(what, runner) of the work views start after a run (annotations, searches)."""
-        return [(f"{view.title.lower()} work", runner) for view in self.family_views
-                for runner in view.runners()]
+        """(what, runner) of the work views start after a run (annotations, searches, pair
+        design, panel checks) and of the primer library's."""
+        return ([(f"{view.title.lower()} work", runner) for view in self.family_views
+                 for runner in view.runners()]
+                + [("the primer library", runner) for runner in self.library_dock.runners()])
 
     def _setup_family(self) -> None:
         fam = self.params.spec
@@ -322,6 +345,14 @@ class MainWindow(QMainWindow):
             if hasattr(view, "export_requested"):  # a view's own table (off-target sites)
                 view.export_requested.connect(lambda model, v=view: self.exports.export_table(
                     model, f"{self.params.family}-{v.title.lower().replace(' ', '-')}.csv"))
+            if hasattr(view, "save_requested"):  # a view's own files (pairs, panel)
+                view.save_requested.connect(
+                    lambda text, title, name, pattern: self.exports.save_text(text, title, name, pattern))
+            if hasattr(view, "library_add_requested"):
+                view.library_add_requested.connect(self.library_dock.add_entries)
+            if hasattr(view, "panel_requested"):
+                view.panel_requested.connect(self.check_panel)
+        self.results.set_library_what(self.adapter.library_what)
         self.results.set_columns(self.adapter.table_columns(self.params.state()["params"]))
         self.controller.restore()
         self._set_tab_order()
@@ -336,6 +367,7 @@ class MainWindow(QMainWindow):
     def _on_input_changed(self, role: str) -> None:
         self._input_states[(self.params.family, role)] = self.input_panels[role].state()
         self._update_actions()
+        self.refresh_pages()  # a tab waiting for inputs (Pairs) shows its view
         QTimer.singleShot(0, self._fit_left)
 
     def _fit_left(self) -> None:
@@ -367,6 +399,58 @@ class MainWindow(QMainWindow):
         for page in self.pages:
             if page.view is view:
                 self.tabs.setCurrentWidget(page)
+
+    def view_titled(self, title: str):
+        if not title:
+            return None
+        return next((v for v in self.family_views if v.title == title), None)
+
+    def _favour_tabs(self) -> None:
+        """Most of the height to the tabs (a view with its own tables: Pairs, Panel)."""
+        total = sum(self.right.sizes())
+        self.right.setSizes([total * 3 // 4, total - total * 3 // 4])
+
+    # ---------------------------------------------------------------------------------------
+    # the primer library and panels
+    def _add_rows_to_library(self) -> None:
+        """The results table's selected rows to the library (what the adapter says they hold)."""
+        items = [self.results.model.item(r) for r in self.results.selected_source_rows()]
+        entries = self.adapter.library_entries(items, self.controller.job)
+        if not entries:
+            self.state_label.setText("The selected rows hold no primer to add.")
+            return
+        self.library_dock.add_entries(entries, f"the {self.params.family} results")
+
+    def check_panel(self, primers, source: str) -> bool:
+        """Check primers as a multiplex panel in the Panel view (of the primer tools' family)."""
+        if self.params.family != PRIMER_FAMILY:
+            if self.controller.mode != "idle":
+                self.show_error("Check as panel", "The Panel view is one of the "
+                                f"{PRIMER_FAMILY} views: wait for the run to end, or cancel it.")
+                return False
+            self.params.set_family(PRIMER_FAMILY)
+        view = self.view_titled("Panel")
+        if view is None:
+            return False
+        self.show_view(view)
+        self._favour_tabs()
+        started = view.check(primers, source)
+        self.refresh_pages()
+        return started
+
+    def library_targets(self, ids) -> tuple:
+        """Loaded records (whole, not cut to a region) for a GenBank export of the library:
+        those with these ids, else the current family's first input."""
+        seen: dict = {}
+        states = list(self._input_states.values()) + [p.state() for p in self.input_panels.values()]
+        for state in states:
+            for record in state.records:
+                seen.setdefault(record.id, record)
+        chosen = tuple(r for rid, r in seen.items() if rid in ids)
+        if chosen:
+            return chosen
+        first = next(iter(self.input_panels.values()), None)
+        return tuple(first.state().records) if first is not None else ()
 
     # ---------------------------------------------------------------------------------------
     # inputs
@@ -446,6 +530,10 @@ class MainWindow(QMainWindow):
     def load_demo(self, dataset: str, overrides: dict | None = None) -> None:
         """Load a demo data set into the current family's inputs; ``overrides`` (a workspace's)
         maps roles to the (use, region) to apply instead of the demo's own."""
+        owner = demo.FAMILY.get(dataset)
+        if owner and owner != self.params.family:
+            self._last_demo = None  # the family switch must not load the previous demo
+            self.params.set_family(owner)
         adapter, family = self.adapter, self.params.family
         title = demo.DATASETS[dataset][0]
         self._last_demo = dataset
@@ -466,6 +554,13 @@ class MainWindow(QMainWindow):
         self.state_label.setText(f"Demo loaded: {demo.DATASETS[dataset][0]}. Press Run (Ctrl+R).")
         self._update_actions()
         QTimer.singleShot(0, self._fit_left)
+        view = self.view_titled(self.adapter.demo_view(dataset)) if family == self.params.family else None
+        if view is not None and not overrides:  # the demo runs the view's own job (Pairs)
+            self.show_view(view)
+            self._favour_tabs()
+            self.state_label.setText(f"Demo loaded: {demo.DATASETS[dataset][0]}.")
+            view.run()
+        self.refresh_pages()
         self.inputs_loaded.emit()
 
     def cancel(self) -> None:
@@ -609,6 +704,7 @@ class MainWindow(QMainWindow):
         self.loads.shutdown()
         for view in self.all_views():
             view.shutdown()
+        self.library_dock.shutdown()
         self.settings.sync()
         super().closeEvent(event)
 

@@ -153,6 +153,15 @@ class FamilyAdapter:
             return f"No hit within k = {k}; a larger k finds more distant ones."
         return ""
 
+    #: What *Add to primer library* takes from this family's rows ('' : nothing, the action
+    #: is off).
+    library_what = ""
+
+    def library_entries(self, items, job) -> list:
+        """The primers the rows ``items`` hold, as :class:`engine.primers.library.LibraryEntry`
+        (names may be taken: the library dock makes them unique)."""
+        return []
+
     def best_item(self, result):
         """The item worth showing first (``--screenshot`` selects it)."""
         items = self.items(result)
@@ -171,6 +180,14 @@ class FamilyAdapter:
         """Inputs for a Demo menu data set, mapped onto this family's roles."""
         return {}
 
+    def demo_view(self, dataset: str) -> str:
+        """The title of the view whose own job a demo runs instead of the family's run
+        ('' : the demo waits for Run)."""
+        return ""
+
+
+#: The family whose views hold the primer tools (Pairs, Panel): panels are checked there.
+PRIMER_FAMILY = "kdiff"
 
 _ADAPTERS = {
     "kdiff": "app.families.kdiff",

@@ -33,3 +33,46 @@ def best_table(pattern: np.ndarray, record: np.ndarray, score: np.ndarray, n_pat
         np.minimum.at(table, (pattern.astype(np.int64), record.astype(np.int64)), score.astype(np.int64))
     table[table == big] = -1
     return table
+
+
+def candidate_entry(c, k: int | None, background: str):
+    """A kdiff candidate as a forward primer on its target."""
+    from engine.primers.library import LibraryEntry
+
+    return LibraryEntry(f"{_short(c.target_id)}:{c.start}-{c.end}", c.sequence, "forward",
+                        c.target_id, c.start, c.end, k, background)
+
+
+def pattern_entries(items, patterns) -> list:
+    """The patterns (primers) of search hits, each once, in the order of the rows."""
+    from engine.primers.library import LibraryEntry
+
+    codes = {p.id: p for p in patterns}
+    out, seen = [], set()
+    for h in items:
+        if h.pattern_id in seen or h.pattern_id not in codes:
+            continue
+        seen.add(h.pattern_id)
+        out.append(LibraryEntry(_short(h.pattern_id), codes[h.pattern_id].text))
+    return out
+
+
+def span_entry(record, positions) -> list:
+    """The stretch of ``record`` that rows at these positions (its own numbering) span."""
+    from engine.primers.library import LibraryEntry
+
+    positions = [p for p in positions if isinstance(p, int)]
+    if not positions:
+        return []
+    start, end = min(positions), max(positions)
+    text = record.codes[start - 1 - record.offset:end - record.offset]
+    from engine.sequences import decode
+
+    return [LibraryEntry(f"{_short(record.id)}:{start}-{end}", decode(text), "forward", record.id,
+                         start, end)]
+
+
+def _short(record_id: str) -> str:
+    from app.primers import short_id
+
+    return short_id(record_id)

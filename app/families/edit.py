@@ -69,6 +69,13 @@ class EditAdapter(FamilyAdapter):
         return (item.pattern_id, item.record_id, _blank(item.distance), _blank(item.cigar))
 
 
+    library_what = "patterns"
+
+    def library_entries(self, items, job):
+        from app.families.common import pattern_entries
+
+        return pattern_entries(items, job.inputs["pattern"]) if job is not None else []
+
     def best_item(self, result):
         items = self.items(result)
         scored = [i for i in items if i.distance is not None]

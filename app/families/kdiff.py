@@ -62,6 +62,17 @@ class KdiffAdapter(FamilyAdapter):
         return (f"From every start, the whole rest of the target occurs in the background within "
                 f"k − 1 = {k - 1} edits: nothing is specific at k = {k}. Lower k.")
 
+    library_what = "candidates"
+
+    def library_entries(self, items, job):
+        """Candidates (a merged region: its best candidate) as forward primers."""
+        from app.families.common import candidate_entry
+        from app.pairs import records_label
+
+        k = job.params["k"] if job is not None else None
+        background = records_label(job.inputs["background"]) if job is not None else ""
+        return [candidate_entry(getattr(item, "best", item), k, background) for item in items]
+
     def best_item(self, result):
         """The shortest (most specific) candidate, the first one if several."""
         cands = result.candidates
@@ -84,6 +95,8 @@ class KdiffAdapter(FamilyAdapter):
         from app.views import SplitView
         from app.views.kdiff import CandidateView, SpecificityView
         from app.views.offtarget import OffTargetView
+        from app.views.pairs import PairsView
+        from app.views.panel import PanelView
         from app.views.primers import PrimerTools
 
         profile, candidate = SpecificityView(), CandidateView()
@@ -92,14 +105,45 @@ class KdiffAdapter(FamilyAdapter):
             state = host.params.state()
             return state["backend"], state["threads"]
 
+        def pair_inputs():  # pair design: the run panel's inputs, k and selection
+            missing = host.missing_input()
+            if missing:
+                raise ValueError(missing)
+            choice = host.params.choice()
+            inputs = host.inputs()
+            return {"target": inputs["target"], "background": inputs["background"],
+                    "k": choice.params["k"], "selection": choice.selection,
+                    "threads": choice.threads}
+
+        def has_inputs():  # cheap (the tab refreshes while runs draw): records chosen in each box
+            return all(p.state().records and p.state().use for p in host.input_panels.values())
+
+        def panel_background():  # cross-products: the run panel's background, if loaded
+            from app.pairs import records_label
+
+            records = host.inputs().get("background") or []
+            return (records, records_label(records)) if records else None
+
         return [SplitView("Specificity", [profile, candidate], Qt.Orientation.Horizontal, (600, 500)),
-                OffTargetView(backend_choice), PrimerTools(self, host.results, host.settings)]
+                OffTargetView(backend_choice), PairsView(pair_inputs, host.settings, host.ask, has_inputs),
+                PanelView(panel_background, backend_choice),
+                PrimerTools(self, host.results, host.settings)]
+
+    def demo_params(self, dataset):
+        return {"k": 5, "strands": "both"} if dataset == "lambda-pairs" else {}
+
+    def demo_view(self, dataset):
+        return "Pairs" if dataset == "lambda-pairs" else ""
 
     def demo_inputs(self, dataset):
         if dataset == "lambda-ecoli":
             lam, eco = demo.records("lambda"), demo.records("ecoli")
             return {"target": DemoInput(lam, demo.path("lambda"), region=(1, 1000)),
                     "background": DemoInput(eco, demo.path("ecoli"), region=(1, 200_000))}
+        if dataset == "lambda-pairs":  # seconds on two cores (docs/gui.md)
+            lam, eco = demo.records("lambda"), demo.records("ecoli")
+            return {"target": DemoInput(lam, demo.path("lambda"), region=demo.PAIRS_TARGET),
+                    "background": DemoInput(eco, demo.path("ecoli"), region=demo.PAIRS_BACKGROUND)}
         if dataset == "msx2":
             msx2 = demo.records("msx2")  # human msx2 against its homologs in other species
             return {"target": DemoInput(msx2, demo.path("msx2"), use=(0,)),

@@ -48,6 +48,13 @@ class KmismatchAdapter(FamilyAdapter):
         return list(items.rows()) if hasattr(items, "rows") else [self.row(h) for h in items]
 
 
+    library_what = "patterns"
+
+    def library_entries(self, items, job):
+        from app.families.common import pattern_entries
+
+        return pattern_entries(items, job.inputs["patterns"]) if job is not None else []
+
     def best_item(self, result):
         hits = result.hits
         if not len(hits):

@@ -41,6 +41,13 @@ class LcsAdapter(FamilyAdapter):
         return item
 
 
+    library_what = "the stretch of A"
+
+    def library_entries(self, items, job):
+        from app.families.common import span_entry
+
+        return span_entry(job.inputs["a"][0], [i[0] for i in items]) if job is not None else []
+
     def answer_key(self, result):
         return result.length
 

@@ -43,6 +43,13 @@ class NwAdapter(FamilyAdapter):
     def export_options(self) -> dict:
         return {"layout": "columns"}  # what -o OUT.csv writes (the alignment's columns)
 
+    library_what = "the stretch of A"
+
+    def library_entries(self, items, job):
+        from app.families.common import span_entry
+
+        return span_entry(job.inputs["a"][0], [i[1] for i in items]) if job is not None else []
+
     def answer_key(self, result):
         return result.score
 

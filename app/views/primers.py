@@ -24,6 +24,7 @@ from engine.primers import merge_candidates
 
 from app import primers
 from app.jobs import call
+from app.primer3_guard import steps
 from app.settings import load_json, save_json
 from app.views import ResultView
 from app.worker import JobRunner
@@ -317,7 +318,7 @@ class PrimerTools(ResultView):
         self._task = ("annotate", self._generation)
         self._show_status(f"Annotating {len(candidates):,}…")
         sequences = [c.sequence for c in candidates]
-        self.runner.start(lambda token: primers.annotate_all(sequences, conditions, token))
+        self.runner.start(lambda token: steps(primers.annotate_all(sequences, conditions, token)))
 
     def _on_p3_progress(self, fraction) -> None:
         if self._task == ("annotate", self._generation) and self._result is not None:
@@ -530,7 +531,7 @@ class PrimerTools(ResultView):
         filters = self.filters if self.filter_box.isChecked() else None
         self._task = ("export", path)
         self._show_status(f"Writing {path}…")
-        self.runner.start(lambda token: call(lambda: export.csv_text(
-            result, annotate=True, conditions=conditions, filters=filters)))
+        self.runner.start(lambda token: steps(call(lambda: export.csv_text(
+            result, annotate=True, conditions=conditions, filters=filters))))
         self._update_actions()
         return path

@@ -179,9 +179,10 @@ def specificity_from(candidates, target) -> tuple[Specificity, ...]:
     return tuple(Specificity(t.id, f, r) for t, f, r in zip(target, fwd, rev))
 
 
-def _site(o: Oligo) -> PrimerSite:
+def _site(o: Oligo, offset: int = 0) -> PrimerSite:
+    """``offset``: the target record's (``Record.offset``), so sites are in its numbering."""
     lo, hi = o.span
-    return PrimerSite(o.sequence, lo + 1, hi, o.tm, o.gc_percent, o.penalty)
+    return PrimerSite(o.sequence, offset + lo + 1, offset + hi, o.tm, o.gc_percent, o.penalty)
 
 
 def best_pairs(template: str, lefts, rights, design: DesignSettings,
@@ -241,8 +242,10 @@ def best_pairs(template: str, lefts, rights, design: DesignSettings,
 
 
 def _rejections(target_id: str, text: str, template: str, spec: Specificity, lefts, rights,
-                design: DesignSettings, k: int, cancel: CancelToken) -> list[Rejection]:
-    """Per orientation and 5' end: why no accepted specific primer starts there."""
+                design: DesignSettings, k: int, cancel: CancelToken,
+                offset: int = 0) -> list[Rejection]:
+    """Per orientation and 5' end: why no accepted specific primer starts there (sites in
+    the record's numbering: ``offset`` is its ``Record.offset``)."""
     L = len(text)
     ok_left = {(o.pos, o.length) for o in lefts}
     ok_right = {(o.pos, o.length) for o in rights}
@@ -260,8 +263,8 @@ def _rejections(target_id: str, text: str, template: str, spec: Specificity, lef
 
             def oligo(length):
                 if orient == "left":
-                    return p + 1, p + length, text[p:p + length]
-                return p - length + 2, p + 1, decode(reverse_complement(
+                    return offset + p + 1, offset + p + length, text[p:p + length]
+                return offset + p - length + 2, offset + p + 1, decode(reverse_complement(
                     encode(text[p - length + 1:p + 1])))
 
             if need < 0 or need > longest:
@@ -317,7 +320,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
             rights = [o for o in rights if spec.right_specific(o.pos, o.length)]
             best = best_pairs(template, lefts, rights, design, cancel)
             why = (_rejections(rec.id, text, template, spec, lefts, rights, design,
-                               job.params["k"], cancel) if settings.explain else [])
+                               job.params["k"], cancel, rec.offset) if settings.explain else [])
             return best, why, explain
 
         t0 = meter.elapsed
@@ -327,7 +330,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         rejected.extend(why)
         for rank, (verdict, left, right, _) in enumerate(best, start=1):
             chosen.append(PrimerPair(rec.id, rank, verdict.penalty, right.pos - left.pos + 1,
-                                     _site(left), _site(right), verdict.compl_any_tm,
+                                     _site(left, rec.offset), _site(right, rec.offset),
+                                     verdict.compl_any_tm,
                                      verdict.compl_end_tm, verdict.product_tm))
     if cancel.cancelled:
         meter.complete = False

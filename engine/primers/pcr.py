@@ -263,7 +263,7 @@ def find_sites(primers, background, hits, settings: PcrSettings) -> list[Site]:
 
     def emit(i):
         r = int(rec[i])
-        lo = int(t_offs[r])
+        lo = int(t_offs[r]) - background[r].offset  # a region keeps its record's numbering
         sites.append((r, int(start[i]) - lo + 1, int(minus[i]), int(pat[i]),
                       Site(primers[pat[i]].id, background[r].id, "-" if minus[i] else "+",
                            int(start[i]) - lo + 1, int(end[i]) - lo + 1, int(d[i]), int(e3[i]))))
@@ -311,14 +311,16 @@ def pair_sites(sites, background, settings: PcrSettings, primers=None) -> list[P
             continue
         minus.sort(key=lambda s: (s.end, s.start))
         ends = [s.end for s in minus]
-        codes = background[record_index[record_id]].codes if settings.with_sequence else None
+        rec = background[record_index[record_id]]
+        codes = rec.codes if settings.with_sequence else None
         for a in plus:
             first = bisect.bisect_left(ends, a.start + lo_len - 1)
             last = bisect.bisect_right(ends, a.start + hi_len - 1)
             for b in minus[first:last]:
                 if b.start < a.start or b.end < a.end:
                     continue
-                seq = decode(codes[a.start - 1:b.end]) if codes is not None else None
+                seq = (decode(codes[a.start - 1 - rec.offset:b.end - rec.offset])
+                       if codes is not None else None)
                 products.append(Product(a.primer, b.primer, record_id, a.start, b.end, a.edits,
                                         b.edits, a.edits_3prime, b.edits_3prime, seq))
     products.sort(key=lambda p: (record_index[p.record_id], p.start, p.end, p.forward, p.reverse))

@@ -12,9 +12,12 @@ import pytest  # noqa: E402
 
 @pytest.fixture
 def settings(tmp_path):
+    """Private settings; the primer library file is the test's own too."""
     from PySide6.QtCore import QSettings
 
-    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    settings.setValue("library/path", str(tmp_path / "library.sqlite"))
+    return settings
 
 
 @pytest.fixture

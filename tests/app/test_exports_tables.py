@@ -148,7 +148,8 @@ def test_several_rows_copy_and_export(qtbot, window, tmp_path):
     expected = [tuple(str(v) for v in panel.model.row_values(r)) for r in panel.selected_source_rows()]
     assert [tuple(line.split("\t")[:5]) for line in lines[1:]] == expected
     menu = panel.context_menu()
-    assert [a.text() for a in menu.actions()] == ["Copy 3 rows", "Export selected rows as CSV…"]
+    assert [a.text() for a in menu.actions()] == ["Copy 3 rows", "Export selected rows as CSV…", "",
+                                                  "Add 3 rows to the primer library"]
     path = window.exports.export_selection(str(tmp_path / "sel.csv"))
     rows = list(csv.reader(io.StringIO(open(path).read())))
     assert len(rows) == 4 and [tuple(r[:5]) for r in rows[1:]] == expected

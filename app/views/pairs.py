@@ -1,0 +1,615 @@
+"""The Pairs view: specific primer pairs for the target, designed on the worker thread.
+
+Left, the target as a track: the shortest specific primer at each 5′ end for both
+orientations (the kdiff profile pair design uses), the primer lengths Primer3 may choose,
+and the selected pair's sites and amplicon. Right, the pair table (the CSV's rows) and,
+for the selected pair, its in-silico PCR products in the background.
+
+*Design pairs* runs :func:`app.pairs.design_run` (``engine.primers.pairs``) on the
+inputs, k, variant and backend of the kdiff run panel, on the view's own worker runner;
+*Cancel* keeps the pairs finished so far.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QApplication, QComboBox, QDoubleSpinBox,
+                               QHBoxLayout, QLabel, QLineEdit, QMenu, QProgressBar,
+                               QPushButton, QSpinBox, QSplitter, QToolButton,
+                               QVBoxLayout, QWidget)
+
+from engine.jobs import Progress
+
+from app import pairs
+from app.primers import short_id
+from app.settings import load_json, save_json
+from app.table import ResultsFilter, ResultsModel, table_view
+from app.views import ResultView
+from app.views.plotting import BLUE, GREEN, GREY, ORANGE, PURPLE, RED
+
+SETTINGS_KEY = "pairs/design"
+#: The view's fields and their defaults (Primer3's, and the CLI's for the PCR).
+DEFAULTS = {"product_ranges": "100-300", "tm_min": 57.0, "tm_opt": 60.0, "tm_max": 63.0,
+            "max_tm_diff": 5.0, "num_return": 5, "max_edits": 3}
+#: Pair table columns hidden at first (the CSV keeps them): the view stays narrow.
+HIDDEN = {"F end", "R start", "compl. any Tm", "compl. 3′ Tm", "product Tm", "closest record",
+          "closest start", "closest end", "closest F", "closest R"}
+
+
+class _LengthAxis(pg.AxisItem):
+    """Primer lengths either side of zero: forward above, reverse (mirrored) below."""
+
+    def tickStrings(self, values, scale, spacing):
+        return [f"{abs(v * scale):g}" for v in values]
+
+
+def _double(lo: float, hi: float, step: float, tip: str) -> QDoubleSpinBox:
+    box = QDoubleSpinBox()
+    box.setRange(lo, hi)
+    box.setSingleStep(step)
+    box.setDecimals(1)
+    box.setKeyboardTracking(False)
+    box.setToolTip(tip)
+    return box
+
+
+def _int(lo: int, hi: int, tip: str) -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(lo, hi)
+    box.setKeyboardTracking(False)
+    box.setToolTip(tip)
+    return box
+
+
+class PairsView(ResultView):
+    """Signals ``designed(result)`` when a design ends, ``library_add_requested(entries,
+    source)``, ``panel_requested(primers, source)`` and ``save_requested(text, title, name,
+    pattern)`` (the window's exports write the file).
+
+    ``job_inputs()`` returns the target, background, k, selection and threads of the kdiff
+    panels, or raises ValueError saying what is missing.
+    """
+
+    title = "Pairs"
+    empty_hint = ("Load a target and a background (File or Demo menu, e.g. Demo ▸ Primer pairs: "
+                  "lambda vs E. coli 536) to design specific primer pairs here.")
+    designed = Signal(object)
+    library_add_requested = Signal(object, str)
+    panel_requested = Signal(object, str)
+    save_requested = Signal(str, str, str, str)
+
+    def __init__(self, job_inputs, settings=None, ask=None, has_inputs=None):
+        super().__init__()
+        from app.worker import JobRunner
+
+        self._job_inputs = job_inputs
+        self._has_inputs = has_inputs or (lambda: True)
+        self._settings = settings
+        self._ask = ask or (lambda title, text: True)
+        self.result = None
+        self.job = None
+        self._offsets: dict[str, int] = {}
+        self._background = ""
+        self._selected = None
+        self._build_controls()
+        self._build_track()
+        self._build_tables()
+        body = QSplitter(Qt.Orientation.Horizontal)
+        body.addWidget(self.track)
+        body.addWidget(self.tables)
+        body.setStretchFactor(0, 1)
+        body.setStretchFactor(1, 1)
+        body.setSizes([480, 480])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 0)
+        layout.addLayout(self.controls)
+        layout.addWidget(self.error)
+        layout.addWidget(body, 1)
+        self.runner = JobRunner(self)
+        self.runner.progress.connect(self._on_progress)
+        self.runner.finished.connect(self._on_finished)
+        self.runner.failed.connect(self._on_failed)
+        self.set_values(load_json(settings, SETTINGS_KEY, {}) if settings is not None else {})
+        self._update_buttons()
+
+    # -- building ----------------------------------------------------------------------------------
+    def _build_controls(self) -> None:
+        self.ranges = QLineEdit()
+        self.ranges.setToolTip("Product size ranges in Primer3's syntax, tried in order: a later "
+                               "range only fills what the earlier ones left (e.g. 100-300 301-600)")
+        self.ranges.setMaximumWidth(130)
+        self.tm_min = _double(0, 120, 0.5, "Lowest primer Tm, °C (Primer3: 57)")
+        self.tm_opt = _double(0, 120, 0.5, "Optimal primer Tm, °C (Primer3: 60)")
+        self.tm_max = _double(0, 120, 0.5, "Highest primer Tm, °C (Primer3: 63)")
+        self.tm_diff = _double(0, 100, 0.5, "Largest Tm difference between the two primers, °C "
+                                            "(Primer3: 5)")
+        self.num_return = _int(1, 1000, "Pairs per target record, best first (Primer3: 5)")
+        self.max_edits = _int(0, 10, "In-silico PCR: a primer binds where it matches within this "
+                                     "many edits (both strands; 3′ rule: no edit in its last 5 bases)")
+        row1 = QHBoxLayout()
+        for widget in (QLabel("Product sizes"), self.ranges, QLabel("Tm"), self.tm_min, self.tm_opt,
+                       self.tm_max, QLabel("°C  ΔTm ≤"), self.tm_diff, QLabel("Pairs"),
+                       self.num_return, QLabel("PCR edits ≤"), self.max_edits):
+            row1.addWidget(widget)
+        row1.addStretch(1)
+
+        self.design_button = QPushButton("Design pairs")
+        self.design_button.setToolTip("Design specific pairs for the target (the k, variant and "
+                                      "backend set on the left): kdiff on both orientations, "
+                                      "Primer3's choice, the in-silico PCR of each pair")
+        self.design_button.clicked.connect(lambda: self.run())
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the design; the pairs finished so far are kept")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setFixedWidth(110)
+        self.progress.setTextVisible(True)
+        self.progress.setFormat("")
+        self.status = QLabel("Design specific primer pairs for the target: press Design pairs.")
+        self.status.setWordWrap(True)
+        self.add_button = QPushButton("Add to library")
+        self.add_button.setToolTip("Add the primers of the selected pairs to the primer library "
+                                   "(select several with Shift or Ctrl; Ctrl+A: all)")
+        self.add_button.clicked.connect(lambda: self.add_to_library())
+        self.panel_button = QPushButton("Check as panel")
+        self.panel_button.setToolTip("Check the primers of the selected pairs as one multiplex "
+                                     "panel (select several with Shift or Ctrl; Ctrl+A: all)")
+        self.panel_button.clicked.connect(lambda: self.check_panel())
+        self.export_button = QToolButton()
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.export_button)
+        menu.addAction("Pairs as CSV (as primerscope pairs -o)…", lambda: self.export("csv"))
+        menu.addAction("Pairs as BED12…", lambda: self.export("bed"))
+        self.export_button.setMenu(menu)
+        row2 = QHBoxLayout()
+        row2.addWidget(self.design_button)
+        row2.addWidget(self.cancel_button)
+        row2.addWidget(self.progress)
+        row2.addWidget(self.status, 1)
+        for widget in (self.add_button, self.panel_button, self.export_button):
+            row2.addWidget(widget)
+        self.controls = QVBoxLayout()
+        self.controls.setSpacing(2)
+        self.controls.addLayout(row1)
+        self.controls.addLayout(row2)
+        self.error = QLabel()
+        self.error.setObjectName("error")
+        self.error.setWordWrap(True)
+        self.error.setVisible(False)
+
+    def _build_track(self) -> None:
+        self.record_combo = QComboBox()
+        self.record_combo.setToolTip("Target record shown")
+        self.record_combo.currentIndexChanged.connect(lambda _: self._draw_track())
+        self.record_combo.setVisible(False)
+        self.widget = pg.PlotWidget(axisItems={"left": _LengthAxis("left")})
+        plot = self.plot = self.widget.getPlotItem()
+        plot.setMenuEnabled(False)
+        plot.setLabel("bottom", "position in the target (1-based)")
+        plot.setLabel("left", "shortest specific primer (nt)")
+        plot.showGrid(x=True, y=True, alpha=0.15)
+        plot.setClipToView(True)
+        plot.setDownsampling(mode="peak")
+        self.bands = []
+        for _ in range(2):  # the lengths Primer3 may use, either side of zero
+            band = pg.LinearRegionItem((18, 27), orientation="horizontal", movable=False,
+                                       brush=pg.mkBrush(0, 0, 0, 22), pen=pg.mkPen(None))
+            band.setZValue(-20)
+            plot.addItem(band)
+            self.bands.append(band)
+        plot.addItem(pg.InfiniteLine(0, angle=0, pen=pg.mkPen(GREY, width=1)))
+        self.amplicon = pg.LinearRegionItem((0, 1), orientation="vertical", movable=False,
+                                            brush=pg.mkBrush(0, 158, 115, 60),
+                                            pen=pg.mkPen(GREEN, width=1))
+        self.amplicon.setZValue(-10)
+        self.amplicon.setVisible(False)
+        plot.addItem(self.amplicon)
+        self.fwd_curve = plot.plot(pen=pg.mkPen(BLUE, width=1.2), connect="finite")
+        self.rev_curve = plot.plot(pen=pg.mkPen(ORANGE, width=1.2), connect="finite")
+        self.others = pg.ScatterPlotItem(size=8, pen=pg.mkPen(GREY), brush=pg.mkBrush(255, 255, 255, 200))
+        self.others.sigClicked.connect(self._on_point_clicked)
+        plot.addItem(self.others)
+        self.f_site = plot.plot(pen=pg.mkPen(RED, width=5))
+        self.r_site = plot.plot(pen=pg.mkPen(PURPLE, width=5))
+        self.f_arrow = pg.ArrowItem(angle=180, headLen=14, tailLen=0, brush=RED, pen=pg.mkPen(RED))
+        self.r_arrow = pg.ArrowItem(angle=0, headLen=14, tailLen=0, brush=PURPLE, pen=pg.mkPen(PURPLE))
+        paper = pg.mkBrush(255, 255, 255, 220)
+        self.f_label = pg.TextItem("F", color=RED, anchor=(0, 1), fill=paper)
+        self.r_label = pg.TextItem("R", color=PURPLE, anchor=(1, 0), fill=paper)
+        for item in (self.f_arrow, self.r_arrow, self.f_label, self.r_label):
+            item.setVisible(False)
+            plot.addItem(item)
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        self.track = QWidget()
+        layout = QVBoxLayout(self.track)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.record_combo)
+        layout.addWidget(self.widget, 1)
+        layout.addWidget(self.caption)
+        self._caption_idle()
+
+    def _build_tables(self) -> None:
+        self.model = ResultsModel(self)
+        self.model.set_columns(pairs.PAIR_COLUMNS)
+        self.proxy = ResultsFilter(self)
+        self.table = table_view(self.model, self.proxy)
+        header = self.table.horizontalHeader()
+        for col, column in enumerate(pairs.PAIR_COLUMNS):
+            header.resizeSection(col, 190 if column.title in ("forward", "reverse") else
+                                 110 if column.kind == "str" else 62)
+            self.table.setColumnHidden(col, column.title in HIDDEN)
+        self.table.selectionModel().currentRowChanged.connect(self._on_current_changed)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(
+            lambda pos: self.context_menu().exec(self.table.viewport().mapToGlobal(pos)))
+        copy = QAction("Copy", self.table)
+        copy.setShortcut(QKeySequence.StandardKey.Copy)
+        copy.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        copy.triggered.connect(self.copy_selection)
+        self.table.addAction(copy)
+        self.products_label = QLabel("Click a pair to see its in-silico PCR products in the background.")
+        self.products_label.setWordWrap(True)
+        self.products_model = ResultsModel(self)
+        self.products_model.set_columns(pairs.PRODUCT_COLUMNS)
+        self.products_proxy = ResultsFilter(self)
+        self.products_table = table_view(self.products_model, self.products_proxy)
+        header = self.products_table.horizontalHeader()
+        for col, column in enumerate(pairs.PRODUCT_COLUMNS):
+            header.resizeSection(col, 150 if column.kind == "str" else 62)
+        lower = QWidget()
+        layout = QVBoxLayout(lower)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.products_label)
+        layout.addWidget(self.products_table, 1)
+        self.tables = QSplitter(Qt.Orientation.Vertical)
+        self.tables.addWidget(self.table)
+        self.tables.addWidget(lower)
+        self.tables.setSizes([300, 200])
+
+    # -- fields ------------------------------------------------------------------------------------
+    def values(self) -> dict:
+        return {"product_ranges": self.ranges.text().strip(), "tm_min": self.tm_min.value(),
+                "tm_opt": self.tm_opt.value(), "tm_max": self.tm_max.value(),
+                "max_tm_diff": self.tm_diff.value(), "num_return": self.num_return.value(),
+                "max_edits": self.max_edits.value()}
+
+    def set_values(self, values: dict) -> None:
+        v = dict(DEFAULTS)
+        v.update({key: value for key, value in (values or {}).items() if key in DEFAULTS
+                  and isinstance(value, type(DEFAULTS[key]))})
+        self.ranges.setText(v["product_ranges"])
+        for box, key in ((self.tm_min, "tm_min"), (self.tm_opt, "tm_opt"), (self.tm_max, "tm_max"),
+                         (self.tm_diff, "max_tm_diff"), (self.num_return, "num_return"),
+                         (self.max_edits, "max_edits")):
+            box.setValue(v[key])
+
+    # -- running -----------------------------------------------------------------------------------
+    def run(self) -> bool:
+        """Design pairs for the loaded target; False if it could not start."""
+        if self.runner.running:
+            return False
+        try:
+            inputs = self._job_inputs()
+        except ValueError as err:
+            self._show_error(str(err))
+            return False
+        longest = max((len(r) for r in inputs["target"]), default=0)
+        pause = pairs.primer3_pause(longest)
+        if pause > pairs.LONG_PAUSE_S and not self._ask("A long pair design", (
+                f"Primer3 lists the primers of a record in one call that holds Python's "
+                f"interpreter: for {longest:,} bp the window will not respond for about "
+                f"{pause:.0f} s while it does (Cancel waits for it too). A region of a few kb "
+                f"(Only positions, under the target) designs in seconds.\n\nDesign anyway?")):
+            return False
+        values = self.values()
+        if self._settings is not None:
+            save_json(self._settings, SETTINGS_KEY, values)
+        self._offsets = {r.id: r.offset for r in inputs["target"]}
+        self._background = pairs.records_label(inputs["background"])
+        self.error.setVisible(False)
+        self.status.setText("Starting the pair design…")
+        self.progress.setValue(0)
+        self.progress.setFormat("")
+
+        def work(token):
+            settings = pairs.settings_from(values)  # on the worker: the engine imports numba
+            return (yield from pairs.design_run(inputs["target"], inputs["background"], inputs["k"],
+                                                settings, inputs["selection"], inputs["threads"],
+                                                token))
+
+        self.runner.start(work)
+        self._update_buttons()
+        return True
+
+    def cancel(self) -> None:
+        if self.runner.running:
+            self.runner.cancel()
+            self.status.setText("Cancelling… (the pairs finished so far are kept)")
+            self._update_buttons()
+
+    def _on_progress(self, item) -> None:
+        if self.runner.cancel_token is not None and self.runner.cancel_token.cancelled:
+            return
+        if isinstance(item, pairs.PairsStarted):
+            self.job = item.job
+            label = f"kdiff {item.job.variant}/{item.job.backend}"
+            self.status.setText(f"Designing pairs (k = {item.job.params['k']}, specificity by {label})…")
+        elif isinstance(item, Progress):
+            if item.phase == "compiling":
+                self.progress.setRange(0, 0)
+                self.status.setText("Compiling kernels… (first run only; cached on disk afterwards)")
+                return
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * item.fraction))
+            self.progress.setFormat(f"{100 * item.fraction:.0f}%")
+            what = item.message or "designing"
+            self.status.setText(f"{what[0].upper()}{what[1:]}…")
+
+    def _on_finished(self, result) -> None:
+        self.progress.setRange(0, 1000)
+        self.show_pairs(result)
+        self._update_buttons()
+        self.designed.emit(result)
+
+    def _on_failed(self, message: str) -> None:
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(0)
+        self.progress.setFormat("")
+        self.status.setText("The pair design failed.")
+        self._show_error(message)
+        self._update_buttons()
+
+    # -- showing -----------------------------------------------------------------------------------
+    def show_pairs(self, result) -> None:
+        """Show a :class:`engine.primers.pairs.PairsResult` (the track, the tables, the status)."""
+        self.result = result
+        self._selected = None
+        rows = pairs.pair_rows(result)
+        self.model.replace(result.pairs, lambda _: rows)
+        self.table.setColumnHidden(0, len({p.target_id for p in result.pairs}) <= 1)
+        ids = [s.target_id for s in result.specificity]
+        self.record_combo.blockSignals(True)
+        self.record_combo.clear()
+        for rid in ids:
+            self.record_combo.addItem(short_id(rid), rid)
+        self.record_combo.blockSignals(False)
+        self.record_combo.setVisible(len(ids) > 1)
+        design = result.settings.design
+        self.bands[0].setRegion((design.len_min, design.len_max))
+        self.bands[1].setRegion((-design.len_max, -design.len_min))
+        self._draw_track()
+        self.products_model.clear()
+        self.status.setText(self._status_text(result))
+        if result.pairs:
+            self.table.selectionModel().setCurrentIndex(
+                self.proxy.index(0, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows)
+        else:
+            self.products_label.setText("No pair to show products for.")
+
+    def _status_text(self, result) -> str:
+        info, n = result.info, len(result.pairs)
+        ph = result.phase_seconds
+        split = f"kdiff {ph['kdiff']:.2g} s, Primer3 {ph['primer3']:.2g} s, PCR {ph['pcr']:.2g} s"
+        if not info.complete:
+            return f"Cancelled after {info.seconds:.2g} s: kept {n} pair{'s' if n != 1 else ''}."
+        if n == 0:
+            why = "; ".join(f"{side}: {text}" for ex in result.primer3_explain.values()
+                            for side, text in ex.items() if text)
+            return (f"No specific pair in {info.seconds:.2g} s ({split}): widen the product sizes or "
+                    f"the Tm range, or lower k." + (f" Primer3 says {why}." if why else ""))
+        off = sum(1 for p in result.pairs if p.offtarget_products)
+        return (f"{n} pair{'s' if n != 1 else ''} at k = {result.k} in {info.seconds:.2g} s ({split}); "
+                f"{off} with an off-target product.")
+
+    def current_record(self) -> str | None:
+        if self.record_combo.count():
+            return self.record_combo.currentData()
+        return None
+
+    def _spec(self):
+        if self.result is None:
+            return None
+        record = self.current_record()
+        return next((s for s in self.result.specificity if s.target_id == record), None)
+
+    def _caption_idle(self) -> None:
+        self.caption.setText("The target's track appears here: the shortest primer that is specific "
+                             "at each 5′ end, for forward (→) and reverse (←) primers, with the "
+                             "chosen pair's sites and amplicon.")
+
+    def _draw_track(self) -> None:
+        spec = self._spec()
+        if spec is None:
+            for curve in (self.fwd_curve, self.rev_curve):
+                curve.setData([], [])
+            self.others.setData([], [])
+            self._draw_selected()
+            self._caption_idle()
+            return
+        offset = self._offsets.get(spec.target_id, 0)
+        x = offset + 1 + np.arange(len(spec.left), dtype=float)
+        fwd = np.where(spec.left > 0, spec.left, np.nan).astype(float)
+        rev = -np.where(spec.right > 0, spec.right, np.nan).astype(float)
+        self.fwd_curve.setData(x, fwd, connect="finite")
+        self.rev_curve.setData(x, rev, connect="finite")
+        design = self.result.settings.design
+        self.plot.enableAutoRange(x=False, y=False)
+        self.plot.setXRange(x[0] if len(x) else 0, x[-1] if len(x) else 1, padding=0.01)
+        top = design.len_max + 15
+        self.plot.setYRange(-top, top, padding=0)
+        mine = [p for p in self.result.pairs if p.target_id == spec.target_id]
+        points = [{"pos": (p.left.start, p.left.length), "data": p} for p in mine]
+        points += [{"pos": (p.right.end, -p.right.length), "data": p} for p in mine]
+        self.others.setData(points)
+        specific = int(np.count_nonzero((spec.left > 0) & (spec.left <= design.len_max)))
+        specific_r = int(np.count_nonzero((spec.right > 0) & (spec.right <= design.len_max)))
+        self.caption.setText(
+            f"Per 5′ end, the shortest primer k = {self.result.k} edits from the background: "
+            f"<span style='color:{BLUE}'>■</span> forward (up), "
+            f"<span style='color:{ORANGE}'>■</span> reverse (down); grey: Primer3's lengths "
+            f"({design.len_min}–{design.len_max} nt); <span style='color:{GREEN}'>■</span> the "
+            f"selected pair's amplicon; circles: every pair's primers (click one).")
+        self.caption.setToolTip(
+            f"{specific:,} forward and {specific_r:,} reverse 5′ ends have a specific primer of "
+            f"at most {design.len_max} nt in {short_id(spec.target_id)}. A specific primer differs "
+            f"by at least k edits from every substring of the background, on both strands.")
+        self._draw_selected()
+
+    def _draw_selected(self) -> None:
+        p = self._selected
+        shown = p is not None and p.target_id == self.current_record()
+        for item in (self.amplicon, self.f_arrow, self.r_arrow, self.f_label, self.r_label):
+            item.setVisible(shown)
+        if not shown:
+            self.f_site.setData([], [])
+            self.r_site.setData([], [])
+            return
+        self.amplicon.setRegion((p.left.start - 0.5, p.right.end + 0.5))
+        fy, ry = p.left.length, -p.right.length
+        self.f_site.setData([p.left.start, p.left.end], [fy, fy])
+        self.r_site.setData([p.right.start, p.right.end], [ry, ry])
+        self.f_arrow.setPos(p.left.end, fy)
+        self.r_arrow.setPos(p.right.start, ry)
+        # Names over the amplicon's corners, clear of the curves (the band ends at len_max).
+        clear = (self.result.settings.design.len_max + 5) if self.result is not None else 32
+        self.f_label.setText(f"F {p.left.start:,} ({p.left.length} nt) →")
+        self.r_label.setText(f"← R {p.right.end:,} ({p.right.length} nt)")
+        self.f_label.setPos(p.left.start, clear)
+        self.r_label.setPos(p.right.end, -clear)
+
+    def _on_point_clicked(self, _item, points, *_) -> None:
+        if len(points):
+            self.select_pair(points[0].data())
+
+    def select_pair(self, pair) -> bool:
+        """Select a pair in the table (as clicking its row does)."""
+        for row in range(self.model.rowCount()):
+            if self.model.item(row) is pair:
+                index = self.proxy.mapFromSource(self.model.index(row, 0))
+                self.table.selectionModel().setCurrentIndex(
+                    index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                    | QItemSelectionModel.SelectionFlag.Rows)
+                self.table.scrollTo(index)
+                return True
+        return False
+
+    def _on_current_changed(self, current, _previous) -> None:
+        if not current.isValid():
+            return
+        pair = self.model.item(self.proxy.mapToSource(current).row())
+        self.show_products(pair)
+
+    def show_products(self, pair) -> None:
+        """The pair on the track and its in-silico PCR products in the table below."""
+        self._selected = pair
+        if pair.target_id != self.current_record():
+            index = self.record_combo.findData(pair.target_id)
+            if index >= 0:
+                self.record_combo.setCurrentIndex(index)
+        self._draw_selected()
+        rows = pairs.product_rows(pair.products)
+        self.products_model.replace(pair.products, lambda _: rows)
+        f, r = pairs.primer_names(pair)
+        edits = self.result.settings.pcr.max_edits if self.result is not None else None
+        text = (f"Pair {pair.rank}: {f} + {r}, {pair.product_size} bp in the target "
+                f"({pair.left.start:,}–{pair.right.end:,}). ")
+        closest = pair.closest_offtarget
+        if closest is None:
+            text += (f"No product in the background ({self._background}) within {edits} edits "
+                     "per primer.")
+        else:
+            n = pair.offtarget_products
+            text += (f"{n} product{'s' if n != 1 else ''} in the background; the closest: "
+                     f"{short_id(closest.record_id)} {closest.start:,}–{closest.end:,}, "
+                     f"{closest.length} bp, {closest.edits} edits.")
+        self.products_label.setText(text)
+
+    # -- the pairs' primers elsewhere ---------------------------------------------------------------
+    def chosen_pairs(self) -> list:
+        """The selected pairs, or every pair when none is selected."""
+        rows = sorted({self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows()})
+        if rows:
+            return [self.model.item(r) for r in rows]
+        return list(self.result.pairs) if self.result is not None else []
+
+    def add_to_library(self) -> bool:
+        chosen = self.chosen_pairs()
+        if not chosen:
+            return False
+        entries = pairs.library_entries(chosen, self.result.k, self._background)
+        self.library_add_requested.emit(entries, "the Pairs view")
+        return True
+
+    def check_panel(self) -> bool:
+        chosen = self.chosen_pairs()
+        if not chosen:
+            return False
+        self.panel_requested.emit(pairs.panel_primers(chosen),
+                                  f"{len(chosen)} pair{'s' if len(chosen) != 1 else ''} of the Pairs view")
+        return True
+
+    def export(self, fmt: str) -> None:
+        if self.result is None:
+            return
+        if fmt == "bed":
+            self.save_requested.emit(pairs.bed_text(self.result), "Export pairs as BED", "pairs.bed",
+                                     "BED files (*.bed);;All files (*)")
+        else:
+            self.save_requested.emit(pairs.csv_text(self.result), "Export pairs as CSV", "pairs.csv",
+                                     "CSV files (*.csv);;All files (*)")
+
+    def copy_selection(self) -> None:
+        chosen = self.chosen_pairs()
+        lines = []
+        for p in chosen:
+            f, r = pairs.primer_names(p)
+            lines += [f"{f}\t{p.left.sequence}", f"{r}\t{p.right.sequence}"]
+        if lines:
+            QApplication.clipboard().setText("\n".join(lines) + "\n")
+
+    def context_menu(self) -> QMenu:
+        menu = QMenu(self)
+        count = len(self.table.selectionModel().selectedRows())
+        what = f"{count} pair{'s' if count != 1 else ''}"
+        for text, slot in ((f"Add {what} to the primer library", self.add_to_library),
+                           (f"Check {what} as a panel", self.check_panel),
+                           (f"Copy the primers of {what}", self.copy_selection)):
+            menu.addAction(text, slot).setEnabled(count > 0)
+        return menu
+
+    # -- ResultView ----------------------------------------------------------------------------------
+    def _show_error(self, message: str) -> None:
+        self.error.setText(message)
+        self.error.setVisible(True)
+
+    def _update_buttons(self) -> None:
+        running = self.runner.running
+        has = self.result is not None and bool(self.result.pairs)
+        self.design_button.setEnabled(not running)
+        self.progress.setVisible(running)
+        self.cancel_button.setEnabled(running and not self.runner.cancel_token.cancelled)
+        for widget in (self.add_button, self.panel_button, self.export_button):
+            widget.setEnabled(has and not running)
+        for widget in (self.ranges, self.tm_min, self.tm_opt, self.tm_max, self.tm_diff,
+                       self.num_return, self.max_edits):
+            widget.setEnabled(not running)
+
+    def has_data(self) -> bool:
+        return not self.runner.running  # the design waits for its button
+
+    def is_empty(self) -> bool:
+        """Nothing designed and nothing to design with (the tab says what to load)."""
+        return self.result is None and not self.runner.running and not self._has_inputs()
+
+    def runners(self) -> list:
+        return [self.runner]
+
+    def shutdown(self) -> None:
+        self.runner.shutdown()

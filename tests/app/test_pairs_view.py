@@ -1,0 +1,232 @@
+"""The Pairs view: its table is the engine's pair design, a click shows a pair's products,
+the design runs on the worker thread and can be cancelled, pairs go to the library, and the
+Demo menu opens the lambda vs E. coli pairs."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+from PySide6.QtCore import Qt, QTimer
+
+from engine.primers import export_pairs, pairs
+from engine.primers.library import Library
+from engine.sequences import Record, encode
+
+from app import demo
+from app import pairs as app_pairs
+from tests.app.conftest import load_demo
+
+K = 3
+
+
+def pairs_view(window):
+    window.params.set_family("kdiff")
+    view = window.view_titled("Pairs")
+    assert view is not None
+    return view
+
+
+def slice_case(qtbot, window, values=None):
+    """lambda 20,001-20,700 against E. coli 1-100,000 (regions of the demo files), k = 3."""
+    view = pairs_view(window)
+    load_demo(qtbot, window, "lambda-ecoli")
+    window.input_panels["target"].set_region((20_001, 20_700))
+    window.input_panels["background"].set_region((1, 100_000))
+    window.params.set_param("k", K)
+    window.params.set_param("strands", "both")
+    view.set_values(values or {"product_ranges": "150-300", "num_return": 3})
+    return view
+
+
+def design(qtbot, view, timeout=600_000):
+    failures = []
+    view.runner.failed.connect(failures.append)
+    with qtbot.waitSignal(view.designed, timeout=timeout, raising=False) as blocker:
+        assert view.run(), view.error.text()
+    assert not failures, failures
+    assert blocker.signal_triggered, "the design did not end in time"
+    return blocker.args[0]
+
+
+def engine_pairs(window, view):
+    inputs, choice = window.inputs(), window.params.choice()
+    sel = choice.selection
+    return pairs.solve(inputs["target"], inputs["background"], choice.params["k"],
+                       app_pairs.settings_from(view.values()), variant=sel.variant,
+                       backend=sel.backend, parallel=sel.parallel, flags=sel.flags,
+                       threads=choice.threads)
+
+
+def click_row(qtbot, table, proxy, model, item) -> None:
+    row = next(r for r in range(model.rowCount()) if model.item(r) is item)
+    index = proxy.mapFromSource(model.index(row, 1))
+    table.scrollTo(index)
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(index).center())
+
+
+def test_pair_table_equals_the_engines_pair_design(qtbot, window, tmp_path, monkeypatch):
+    view = slice_case(qtbot, window)
+    result = design(qtbot, view)
+    want = engine_pairs(window, view)
+    assert result.info.complete and len(want.pairs) == 3
+    assert view.model.rows() == list(export_pairs.rows(want))  # the CSV's rows, in rank order
+    assert [(p.left, p.right, p.penalty, p.products) for p in result.pairs] == \
+        [(p.left, p.right, p.penalty, p.products) for p in want.pairs]
+    # The loaded record's numbering (a region keeps it), on the track too.
+    assert all(20_001 <= p.left.start < p.right.end <= 20_700 for p in result.pairs)
+    spec = want.specificity[0]
+    assert view.fwd_curve.xData[0] == 20_001 and len(view.fwd_curve.xData) == 700
+    np.testing.assert_array_equal(view.fwd_curve.yData, np.where(spec.left > 0, spec.left, np.nan))
+    np.testing.assert_array_equal(view.rev_curve.yData, -np.where(spec.right > 0, spec.right, np.nan))
+    # The first pair is selected: its sites and amplicon are drawn.
+    first = result.pairs[0]
+    assert view.amplicon.isVisible()
+    assert view.amplicon.getRegion() == (first.left.start - 0.5, first.right.end + 0.5)
+    assert list(view.f_site.xData) == [first.left.start, first.left.end]
+    # Export writes the command line's CSV and BED.
+    for fmt, text in (("csv", app_pairs.csv_text(want)), ("bed", export_pairs.bed_text(want))):
+        path = tmp_path / f"pairs.{fmt}"
+        monkeypatch.setattr(window.exports, "ask_path", lambda *a, p=path: str(p))
+        view.export(fmt)
+        assert path.read_text() == text
+
+
+def test_clicking_a_pair_shows_its_products(qtbot, window):
+    """The background holds a copy of the target with a substitution every 13 bases: every
+    primer is specific at k = 1, and a pair whose 3′ ends miss the substitutions amplifies it."""
+    view = pairs_view(window)
+    lam = demo.records("lambda")[0]
+    text = lam.text[30_000:30_600]
+    copy = "".join({"A": "C", "C": "G", "G": "T", "T": "A"}[c] if i % 13 == 6 else c
+                   for i, c in enumerate(text))
+    background = Record("bg", encode(lam.text[10_000:12_000] + copy + lam.text[40_000:41_000]))
+    window.input_panels["target"].set_records([lam], "test")
+    window.input_panels["target"].set_region((30_001, 30_600))
+    window.input_panels["background"].set_records([background], "test")
+    window.params.set_param("k", 1)
+    view.set_values({"product_ranges": "100-300", "num_return": 6, "max_edits": 3})
+    result = design(qtbot, view)
+    with_products = [p for p in result.pairs if p.products]
+    without = [p for p in result.pairs if not p.products]
+    assert with_products, [p.offtarget_products for p in result.pairs]
+    for pair in with_products[-1:] + without[:1]:
+        click_row(qtbot, view.table, view.proxy, view.model, pair)
+        assert view.products_model.rows() == app_pairs.product_rows(pair.products)
+        assert view.amplicon.getRegion() == (pair.left.start - 0.5, pair.right.end + 0.5)
+        label = view.products_label.text()
+        assert f"Pair {pair.rank}:" in label
+        if pair.products:
+            closest = pair.closest_offtarget
+            assert f"{len(pair.products)} product" in label and f"{closest.length} bp" in label
+            # the copy: the product starts where the target's does, 2,000 bases in
+            assert closest.start == 2_000 + pair.left.start - 30_000
+        else:
+            assert "No product in the background" in label
+
+
+def test_cancel_keeps_the_window_responsive(qtbot, window):
+    """Cancel during the specificity scan (kdiff releases the GIL): the window keeps drawing,
+    the job ends soon with no pairs, and the next design starts."""
+    view = pairs_view(window)
+    load_demo(qtbot, window, "lambda-ecoli")
+    window.input_panels["target"].set_region((1, 20_000))
+    window.input_panels["background"].set_region((1, 1_000_000))
+    window.params.set_param("k", 5)
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.setInterval(20)
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start()
+    assert view.run()  # long: the window asks first (the dialogs fixture says Yes)
+    qtbot.waitUntil(lambda: view.progress.value() > 0 and view.status.text().startswith("Specificity"),
+                    timeout=300_000)
+    scanning = len(ticks)
+    qtbot.wait(500)
+    assert len(ticks) - scanning >= 5  # the GUI thread runs while the scan does
+    with qtbot.waitSignal(view.designed, timeout=60_000) as blocker:
+        asked = time.perf_counter()
+        view.cancel()
+        assert view.status.text().startswith("Cancelling")
+    latency = time.perf_counter() - asked
+    timer.stop()
+    result = blocker.args[0]
+    assert not result.info.complete and result.pairs == ()
+    assert view.status.text().startswith("Cancelled") and latency < 30
+    assert view.design_button.isEnabled() and not view.cancel_button.isEnabled()
+    assert not window.controller.busy()
+    assert view.run()  # and it starts again
+    with qtbot.waitSignal(view.designed, timeout=60_000):
+        view.cancel()
+
+
+def test_the_design_runs_on_the_worker_thread(qtbot, window, monkeypatch):
+    view = slice_case(qtbot, window, {"product_ranges": "150-300", "num_return": 1})
+    threads = {}
+    real_make, real_iter = pairs.make_job, pairs.iter_solve
+
+    def make_job(*a, **kw):
+        threads["make_job"] = threading.current_thread()
+        return real_make(*a, **kw)
+
+    def iter_solve(*a, **kw):
+        threads["iter_solve"] = threading.current_thread()
+        return (yield from real_iter(*a, **kw))
+
+    monkeypatch.setattr(pairs, "make_job", make_job)
+    monkeypatch.setattr(pairs, "iter_solve", iter_solve)
+    design(qtbot, view)
+    assert set(threads) == {"make_job", "iter_solve"}
+    assert all(t is not threading.main_thread() for t in threads.values())
+
+
+def test_pairs_go_to_the_library(qtbot, window, tmp_path):
+    view = slice_case(qtbot, window)
+    result = design(qtbot, view)
+    dock = window.library_dock
+    view.table.selectAll()
+    with qtbot.waitSignal(dock.added, timeout=60_000) as blocker:
+        assert view.add_to_library()
+    names = blocker.args[0]
+    assert len(names) == 2 * len(result.pairs) and dock.isVisible()
+    with Library(tmp_path / "library.sqlite") as lib:
+        stored = {e.name: e for e in lib.entries()}
+    for p in result.pairs:
+        f, r = app_pairs.primer_names(p)
+        for name, site, orientation in ((f, p.left, "forward"), (r, p.right, "reverse")):
+            e = stored[name]
+            assert (e.sequence, e.orientation, e.target_id, e.target_start, e.target_end, e.k) == \
+                (site.sequence, orientation, p.target_id, site.start, site.end, K)
+            assert e.tm == round(site.tm, 2) and "NC_008253.1:1-100000" in e.background
+
+
+def test_demo_menu_opens_the_lambda_pairs(qtbot, window):
+    window.params.set_family("lcs")  # the demo belongs to kdiff: the window switches
+    with qtbot.waitSignal(window.inputs_loaded, timeout=60_000):
+        window.demo_actions["lambda-pairs"].trigger()
+    assert window.params.family == "kdiff"
+    view = window.view_titled("Pairs")
+    assert window.current_view() is view and view.runner.running
+    target, background = window.inputs()["target"], window.inputs()["background"]
+    assert (target[0].offset + 1, target[0].offset + len(target[0])) == demo.PAIRS_TARGET
+    assert (background[0].offset + 1, background[0].offset + len(background[0])) == demo.PAIRS_BACKGROUND
+    with qtbot.waitSignal(view.designed, timeout=600_000) as blocker:
+        pass
+    result = blocker.args[0]
+    assert result.info.complete and len(result.pairs) == 5
+    assert view.model.rowCount() == 5 and view.amplicon.isVisible()
+
+
+def test_bad_settings_and_missing_inputs_are_explained(qtbot, window):
+    view = pairs_view(window)
+    assert not view.run()  # nothing loaded
+    assert not view.error.isHidden() and "nothing loaded" in view.error.text()
+    load_demo(qtbot, window, "lambda-ecoli")
+    window.input_panels["target"].set_region((20_001, 20_300))
+    window.input_panels["background"].set_region((1, 20_000))
+    view.set_values({"product_ranges": "300-100"})
+    with qtbot.waitSignal(view.runner.failed, timeout=120_000) as blocker:
+        assert view.run()
+    assert "inverted" in blocker.args[0] and "inverted" in view.error.text()
+    assert view.design_button.isEnabled() and view.result is None
