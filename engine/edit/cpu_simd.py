@@ -86,31 +86,54 @@ def build_peq(pattern_codes, dtype) -> np.ndarray:
     return out.astype(dtype)
 
 
+@njit(nogil=True, cache=True, inline="always")
+def step(eq, p, m, s, lo, at, hin, one):
+    """One column of one lane: Myers' step, the score C[m,j] and the lowest one so far."""
+    xv = w_or(eq, m)
+    xh = w_or(w_xor(w_add(w_and(eq, p), p), p), eq)
+    ph = w_or(m, w_not(w_or(xh, p)))
+    mh = w_and(p, xh)
+    s = w_sub(w_add(s, w_and(w_shr(ph, at), one)), w_and(w_shr(mh, at), one))
+    ph = w_or(w_shl(ph, one), hin)
+    mh = w_shl(mh, one)
+    return w_or(mh, w_not(w_or(xv, ph))), w_and(ph, xv), s, s if w_lt(s, lo) else lo
+
+
 @njit(nogil=True, cache=True)
 def columns(text, j0, j1, peq, stride, width, last, pv, mv, sc, low, hin, one):
-    """Advance lanes 0..width-1 over text[j0:j1] (Myers' step, one word each); ``low``
-    takes each lane's lowest score. ``hin``: the delta entering the top row (0 in search,
-    1 in global mode). Branch-free over the lanes: this is the loop that vectorises."""
-    for j in range(j0, j1):
-        base = np.int64(text[j]) * stride
-        row = peq[base:base + width]  # a view: indices from 0 need no wraparound, no gather
+    """Advance lanes 0..width-1 over text[j0:j1]; ``low`` takes each lane's lowest score.
+    ``hin``: the delta entering the top row (0 in search, 1 in global mode).
+
+    Branch-free over the lanes: this is the loop that vectorises. Four columns are done
+    per pass over the lanes, so a lane's state is loaded and stored once per four
+    columns (and the loop's set-up, its aliasing checks included, paid once).
+    """
+    j = j0
+    while j + 4 <= j1:
+        r0 = peq[np.int64(text[j]) * stride:]  # views: indices from 0 need no wraparound,
+        r1 = peq[np.int64(text[j + 1]) * stride:]  # so the loads stay contiguous (no gather)
+        r2 = peq[np.int64(text[j + 2]) * stride:]
+        r3 = peq[np.int64(text[j + 3]) * stride:]
         for l in range(width):
-            eq = row[l]
-            p = pv[l]
-            m = mv[l]
-            xv = w_or(eq, m)
-            xh = w_or(w_xor(w_add(w_and(eq, p), p), p), eq)
-            ph = w_or(m, w_not(w_or(xh, p)))
-            mh = w_and(p, xh)
             at = last[l]
-            s = w_sub(w_add(sc[l], w_and(w_shr(ph, at), one)), w_and(w_shr(mh, at), one))
+            p, m, s, lo = step(r0[l], pv[l], mv[l], sc[l], low[l], at, hin, one)
+            p, m, s, lo = step(r1[l], p, m, s, lo, at, hin, one)
+            p, m, s, lo = step(r2[l], p, m, s, lo, at, hin, one)
+            p, m, s, lo = step(r3[l], p, m, s, lo, at, hin, one)
+            pv[l] = p
+            mv[l] = m
             sc[l] = s
-            lo = low[l]
-            low[l] = s if w_lt(s, lo) else lo
-            ph = w_or(w_shl(ph, one), hin)
-            mh = w_shl(mh, one)
-            pv[l] = w_or(mh, w_not(w_or(xv, ph)))
-            mv[l] = w_and(ph, xv)
+            low[l] = lo
+        j += 4
+    while j < j1:
+        r0 = peq[np.int64(text[j]) * stride:]
+        for l in range(width):
+            p, m, s, lo = step(r0[l], pv[l], mv[l], sc[l], low[l], last[l], hin, one)
+            pv[l] = p
+            mv[l] = m
+            sc[l] = s
+            low[l] = lo
+        j += 1
 
 
 @njit(nogil=True, cache=True)
@@ -118,16 +141,7 @@ def rescan(mode, text, j0, j1, peq, stride, l, at, p, m, s, hin, one, task, lane
     """Lane l alone over text[j0:j1] from the column (p, m, s), recording what passes its
     threshold as cpu_common.record does; returns the hits in the buffer after it."""
     for j in range(j0, j1):
-        eq = peq[np.int64(text[j]) * stride + l]
-        xv = w_or(eq, m)
-        xh = w_or(w_xor(w_add(w_and(eq, p), p), p), eq)
-        ph = w_or(m, w_not(w_or(xh, p)))
-        mh = w_and(p, xh)
-        s = w_sub(w_add(s, w_and(w_shr(ph, at), one)), w_and(w_shr(mh, at), one))
-        ph = w_or(w_shl(ph, one), hin)
-        mh = w_shl(mh, one)
-        p = w_or(mh, w_not(w_or(xv, ph)))
-        m = w_and(ph, xv)
+        p, m, s, _ = step(peq[np.int64(text[j]) * stride + l], p, m, s, s, at, hin, one)
         v = np.int64(s)
         if v <= lane[THR]:
             if mode == MODE_HITS:
