@@ -126,7 +126,9 @@ def selected_flags(args):
     return frozenset(o for o in opts if o != "none")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of ``only`` (one subcommand's parser is all a run
+    needs, and the other plug-ins' imports cost start-up time)."""
     parser = _Parser(prog="primerscope",
                      description="Candidate primer regions and DNA dynamic programming, live.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -134,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_argument("--demo", action="store_true", help="load the demo data")
     gui.add_argument("--screenshot", metavar="FILE.png", help="run the demo job, save a PNG, exit")
     for fam in registry.families():
+        if only is not None and fam.name != only:
+            continue
         if importlib.util.find_spec(f"engine.{fam.name}.cli") is None:
             continue  # a family is offered on the command line once it has its cli plug-in
         p = sub.add_parser(fam.name, help=fam.title, description=fam.help)
@@ -141,6 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
         add_common_options(p, fam)
         _remember_inputs(p)
     for name, module in TOOLS.items():
+        if only is not None and name != only:
+            continue
         plugin = importlib.import_module(module)
         fam = None
         if plugin.FAMILY is not None:
@@ -265,7 +271,15 @@ def report_errors(action) -> int:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    return report_errors(lambda: _dispatch(build_parser().parse_args(argv)))
+    return report_errors(lambda: _dispatch(build_parser(_command(argv)).parse_args(argv)))
+
+
+def _command(argv) -> str | None:
+    """The subcommand named first, when it is a family or a tool (else None: the whole
+    parser, for --help and for argparse's message about an unknown command)."""
+    if argv and (argv[0] in TOOLS or argv[0] in {f.name for f in registry.families()}):
+        return argv[0]
+    return None
 
 
 def _dispatch(args) -> int:

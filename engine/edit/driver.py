@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import config
-from engine.edit import Hit, PairDistance, ScoreProfile, cpu_align, cpu_lanes, make_job
+from engine.edit import Hit, PairDistance, ScoreProfile, make_job
 from engine.edit import cpu_common as cc
 from engine.jobs import CancelToken, Job, drive
 from engine.sequences import Record, reverse_complement
@@ -40,6 +40,13 @@ PROFILE_BINS = 4096
 
 #: Profile bin value before any column of it was scanned (-1 once handed out).
 UNSEEN = cc.INF
+
+
+def _align_kernel(parallel: bool):
+    """The path stage's kernel (imported when alignments are asked for: pcr needs none)."""
+    from engine.edit import cpu_align
+
+    return cpu_align.align_parallel if parallel else cpu_align.align_serial
 
 
 def _concat(arrays) -> tuple[np.ndarray, np.ndarray]:
@@ -175,6 +182,8 @@ def make_runner(job: Job, abort: np.ndarray, threads: int | None) -> "ScanRunner
         workers = threads if job.backend == "multicore" else 1
         lanes = SimdLanes(job, workers, abort, threads)
         return ScanRunner(job, lanes, workers * lanes.width, abort)
+    from engine.edit import cpu_lanes
+
     per_thread = cpu_lanes.lanes_per_thread(job.variant)
     nlanes = (threads if job.backend == "multicore" else 1) * per_thread
     return ScanRunner(job, CpuLanes(job, Plan(job, nlanes), nlanes, abort, threads), nlanes, abort)
@@ -184,6 +193,8 @@ class CpuLanes:
     """The lanes' state, and calls to cpu_lanes and the path stage with the job's backend."""
 
     def __init__(self, job, plan: Plan, nlanes: int, abort: np.ndarray, threads: int | None):
+        from engine.edit import cpu_lanes
+
         self.job, self.plan, self.abort, self.threads = job, plan, abort, threads
         self.variant = cpu_lanes.VARIANTS.index(job.variant)
         n_int, n_uint = cpu_lanes.state_sizes(job.variant, plan.max_m)
@@ -200,7 +211,7 @@ class CpuLanes:
         self.redo = plan.mode == "global" and plan.k is None
         parallel = job.backend == "multicore"
         self.scan = cpu_lanes.run_parallel if parallel else cpu_lanes.run_serial
-        self.align_kernel = cpu_align.align_parallel if parallel else cpu_align.align_serial
+        self.align_kernel = _align_kernel(parallel) if job.params["align"] else None
 
     def compiled(self) -> bool:
         return bool(self.scan.signatures) and (not self.job.params["align"]
@@ -309,7 +320,7 @@ class SimdLanes:
         self.prof = np.full(int(plan.prof_offs[-1]), UNSEEN, dtype=np.int64)
         parallel = job.backend == "multicore"
         self.scan = cpu_simd.run_parallel if parallel else cpu_simd.run_serial
-        self.align_kernel = cpu_align.align_parallel if parallel else cpu_align.align_serial
+        self.align_kernel = _align_kernel(parallel) if job.params["align"] else None
 
     def _build_units(self, count: int, ngroups: int) -> None:
         """Units (record, chunk, group), and the plan's task behind each of their lanes."""
@@ -407,6 +418,8 @@ def align_items(plan, kernel, abort: np.ndarray, items: np.ndarray):
     counts = np.zeros(len(items), dtype=np.int64)
     kernel(plan.pats, plan.p_offs, plan.text, np.ascontiguousarray(items), op_offs, ops, starts,
            counts, config.EDIT_ALIGN_STORE_WORDS, abort)
+    from engine.edit import cpu_align
+
     bad = np.flatnonzero((counts == -1) | (starts < 0))
     if bad.size:
         raise RuntimeError(f"edit: alignment disagrees with the scanned distance for item "
@@ -465,6 +478,8 @@ class Collector:
         rec_lo = plan.t_offs[plan.g_rec[g]]
         starts, cigars, matched = None, [None] * len(g), [None] * len(g)
         if self.align:
+            from engine.edit import cpu_align
+
             items = np.column_stack((plan.g_inst[g], end, rec_lo, dist, np.full(len(g), -1)))
             starts, cigars = self.runner.align(items.astype(np.int64))
             done = np.array([c is not None for c in cigars], dtype=bool)
