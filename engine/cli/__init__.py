@@ -135,9 +135,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     gui = sub.add_parser("gui", help="open the desktop application")
     gui.add_argument("--demo", action="store_true", help="load the demo data")
     gui.add_argument("--screenshot", metavar="FILE.png", help="run the demo job, save a PNG, exit")
-    for fam in registry.families():
-        if only is not None and fam.name != only:
-            continue
+    if only is None:
+        fams = registry.families()
+    else:
+        fams = () if only in TOOLS else (registry.family(only),)
+    for fam in fams:
         if importlib.util.find_spec(f"engine.{fam.name}.cli") is None:
             continue  # a family is offered on the command line once it has its cli plug-in
         p = sub.add_parser(fam.name, help=fam.title, description=fam.help)
@@ -277,9 +279,13 @@ def main(argv=None) -> int:
 def _command(argv) -> str | None:
     """The subcommand named first, when it is a family or a tool (else None: the whole
     parser, for --help and for argparse's message about an unknown command)."""
-    if argv and (argv[0] in TOOLS or argv[0] in {f.name for f in registry.families()}):
-        return argv[0]
-    return None
+    if not argv or argv[0] in TOOLS:
+        return argv[0] if argv else None
+    try:
+        registry.family(argv[0])
+    except ValueError:
+        return None
+    return argv[0]
 
 
 def _dispatch(args) -> int:
