@@ -14,7 +14,9 @@
   width (the last one shorter), each holding min(C[m,j], T_CUT + 1) over its
   ends; flat over the groups. Chunks start on bin edges, so a bin belongs to
   one task.
-- :class:`CpuLanes` runs the CPU kernels (cpu_lanes); engine.edit.cuda's
+- :class:`CpuLanes` runs the CPU kernels (cpu_lanes); :class:`SimdLanes` the
+  ``simd`` scan of ``myers`` (cpu_simd: groups of instances over each chunk,
+  their lanes standing for the plan's tasks); engine.edit.cuda's
   ``CudaRunner`` offers the same methods for the GPU variants.
 - :class:`Collector` turns finished scans into hits and distances. Hits of
   ``report="hits"`` are final when found, so they are aligned in the slice that
