@@ -126,6 +126,15 @@ EDIT_FIRST_SLICE_COLUMNS = 1 << 14
 #: edit: hits a slot buffers before the slice hands them over.
 EDIT_HIT_BUFFER = 1 << 14
 
+#: edit myers with the simd flag: most instances (patterns x strands) advanced together
+#: (one group; more groups scan the text again). 128 uint32 lanes keep a group's match
+#: words and state (about 12 KB) in L1.
+EDIT_SIMD_MAX_LANES = 128
+
+#: edit myers: fewest instances sharing a text for the simd flag to apply (below it the
+#: two-lane kernel of cpu_lanes is as fast).
+EDIT_SIMD_MIN_LANES = 4
+
 #: edit: banded global without k starts its band at |n - m| + this, then doubles it.
 EDIT_BAND_FIRST_SLACK = 64
 

@@ -190,13 +190,21 @@ class FamilySpec:
 
 
 @lru_cache(maxsize=None)
+def _present(module: str) -> bool:
+    return (importlib.util.find_spec(module) is not None
+            and importlib.util.find_spec(module + ".spec") is not None)
+
+
+@lru_cache(maxsize=None)
 def families() -> tuple[FamilySpec, ...]:
-    present = [m for m in FAMILY_MODULES
-               if importlib.util.find_spec(m) is not None and importlib.util.find_spec(m + ".spec")]
-    return tuple(importlib.import_module(m + ".spec").SPEC for m in present)
+    return tuple(importlib.import_module(m + ".spec").SPEC for m in FAMILY_MODULES if _present(m))
 
 
 def family(name: str) -> FamilySpec:
+    module = f"engine.{name}"
+    if module in FAMILY_MODULES and _present(module):
+        # That family's spec alone: a run of one tool need not import the other packages.
+        return importlib.import_module(module + ".spec").SPEC
     for spec in families():
         if spec.name == name:
             return spec

@@ -19,7 +19,11 @@ hit's strand).
 Variants (all give the same answers):
 
 - ``dp``: Sellers (1980), one DP column, O(mn);
-- ``myers``: Myers (1999), one 64-bit word per column, m <= 64, O(n);
+- ``myers``: Myers (1999), one 64-bit word per column, m <= 64, O(n); with
+  its ``simd`` flag (on by default), when at least
+  ``config.EDIT_SIMD_MIN_LANES`` patterns x strands share a text (``pairing``
+  "all"), up to 128 of them read the text once, one 32-bit (or 64-bit) word
+  each, 16 (8) per AVX-512 instruction (cpu_simd);
 - ``myers-blocked``: Myers' block-based form (Hyyrö), O(n ceil(m/64));
 - ``banded``: Myers' blocks under Ukkonen's (1985) cut-off, as in edlib: in
   search, only the blocks down to the last one that can hold a value <= k

@@ -22,7 +22,8 @@ distinct profile bins and the shared best of best mode (one word, see
 :func:`_share`), so the multicore form needs no locks.
 
 numba's on-disk cache keys a function on its own file only: after editing a
-scan module (cpu_dp, cpu_myers, cpu_banded, cpu_bits, cpu_common), delete
+scan module (cpu_dp, cpu_myers, cpu_banded, cpu_bits, cpu_common; cpu_common
+or engine/bitops.py for cpu_simd too), delete
 engine/edit/__pycache__/*.nbi and *.nbc, or this driver keeps the old scans.
 """
 

@@ -14,7 +14,9 @@
   width (the last one shorter), each holding min(C[m,j], T_CUT + 1) over its
   ends; flat over the groups. Chunks start on bin edges, so a bin belongs to
   one task.
-- :class:`CpuLanes` runs the CPU kernels (cpu_lanes); engine.edit.cuda's
+- :class:`CpuLanes` runs the CPU kernels (cpu_lanes); :class:`SimdLanes` the
+  ``simd`` scan of ``myers`` (cpu_simd: groups of instances over each chunk,
+  their lanes standing for the plan's tasks); engine.edit.cuda's
   ``CudaRunner`` offers the same methods for the GPU variants.
 - :class:`Collector` turns finished scans into hits and distances. Hits of
   ``report="hits"`` are final when found, so they are aligned in the slice that
@@ -32,7 +34,7 @@ import numpy as np
 
 from engine import config
 from engine.columns import ColumnBuffer
-from engine.edit import PairDistance, ScoreProfile, cpu_align, cpu_lanes, make_job
+from engine.edit import PairDistance, ScoreProfile, make_job
 from engine.edit import cpu_common as cc
 from engine.edit.hits import HIT_DTYPES, EditHits
 from engine.jobs import CancelToken, Job, drive
@@ -44,6 +46,13 @@ PROFILE_BINS = 4096
 
 #: Profile bin value before any column of it was scanned (-1 once handed out).
 UNSEEN = cc.INF
+
+
+def _align_kernel(parallel: bool):
+    """The path stage's kernel (imported when alignments are asked for: pcr needs none)."""
+    from engine.edit import cpu_align
+
+    return cpu_align.align_parallel if parallel else cpu_align.align_serial
 
 
 def _concat(arrays) -> tuple[np.ndarray, np.ndarray]:
@@ -58,10 +67,13 @@ def _concat(arrays) -> tuple[np.ndarray, np.ndarray]:
 class Plan:
     """Everything the kernels read for one job."""
 
-    def __init__(self, job, nlanes: int, min_chunk: int | None = None):
+    def __init__(self, job, nlanes: int, min_chunk: int | None = None, together: int = 1):
         """``nlanes``: workers to give search chunks to; ``min_chunk``: the shortest chunk
-        (default config.EDIT_MIN_CHUNK_COLUMNS, sized for CPU threads)."""
+        (default config.EDIT_MIN_CHUNK_COLUMNS, sized for CPU threads). ``together``:
+        instances that scan a chunk together (simd): chunks are sized by the text they
+        share, and every chunk's scan starts where the longest instance's must."""
         self.min_chunk = config.EDIT_MIN_CHUNK_COLUMNS if min_chunk is None else min_chunk
+        self.together = together
         params = job.params
         self.mode, self.k, self.report = params["mode"], params["k"], params["report"]
         self.profile = self.mode == "search" and params["profile"]
@@ -103,12 +115,14 @@ class Plan:
             self.binw = np.zeros(G, dtype=np.int64)
             self.prof_offs = np.zeros(G + 1, dtype=np.int64)
         # Chunk length per group (0: one task for the whole record), whole bins per chunk.
-        chunk = np.full(G, self._chunk_columns(nlanes, int(np.sum(hi - lo))), dtype=np.int64)
+        chunk = np.full(G, self._chunk_columns(nlanes, -(-int(np.sum(hi - lo)) // self.together)),
+                        dtype=np.int64)
         if self.profile:
             chunk = -(-chunk // self.binw) * self.binw
         count = np.where(chunk > 0, -(-(hi - lo) // np.maximum(chunk, 1)), 1)
         self.task_group = np.repeat(np.arange(G, dtype=np.int64), count)
-        first_task = np.concatenate(([0], np.cumsum(count)[:-1]))
+        first_task = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
+        self.first_task = first_task
         index = np.arange(len(self.task_group)) - first_task[self.task_group]
         g = self.task_group
         tasks = np.zeros((len(g), cc.NTASK), dtype=np.int64)
@@ -131,7 +145,8 @@ class Plan:
         else:
             own_lo = lo[g] + index * chunk[g]
             own_hi = np.where(chunk[g] > 0, np.minimum(hi[g], own_lo + chunk[g]), hi[g])
-            overlap = m[g] + (np.minimum(self.k, m[g]) if self.k is not None else m[g])
+            mo = np.full(len(g), m.max()) if self.together > 1 else m[g]
+            overlap = mo + (np.minimum(self.k, mo) if self.k is not None else mo)
             tasks[:, cc.T_SCAN_LO] = np.maximum(lo[g], own_lo - overlap)
             tasks[:, cc.T_OWN_LO] = own_lo
             tasks[:, cc.T_HI] = own_hi
@@ -152,12 +167,29 @@ class Plan:
         return cc.MODE_HITS if self.report == "hits" else cc.MODE_BEST
 
 
+def simd_applies(job: Job) -> bool:
+    """Whether the job runs cpu_simd: ``myers`` with the ``simd`` flag on the CPU, and at
+    least config.EDIT_SIMD_MIN_LANES instances (patterns x strands) sharing each text."""
+    if job.backend == "cuda" or job.variant != "myers" or "simd" not in job.flags:
+        return False
+    if job.params["pairing"] != "all":
+        return False
+    instances = len(job.inputs["pattern"]) * (2 if job.params["strands"] == "both" else 1)
+    return instances >= config.EDIT_SIMD_MIN_LANES
+
+
 def make_runner(job: Job, abort: np.ndarray, threads: int | None) -> "ScanRunner":
     """The job's scan on its backend; ``threads``: numba threads of a multicore job."""
     if job.backend == "cuda":
         from engine.edit.cuda import CudaRunner  # numba.cuda is imported for cuda jobs only
 
         return ScanRunner(job, CudaRunner(job, abort), 1, abort)
+    if simd_applies(job):
+        workers = threads if job.backend == "multicore" else 1
+        lanes = SimdLanes(job, workers, abort, threads)
+        return ScanRunner(job, lanes, workers * lanes.width, abort)
+    from engine.edit import cpu_lanes
+
     per_thread = cpu_lanes.lanes_per_thread(job.variant)
     nlanes = (threads if job.backend == "multicore" else 1) * per_thread
     return ScanRunner(job, CpuLanes(job, Plan(job, nlanes), nlanes, abort, threads), nlanes, abort)
@@ -167,6 +199,8 @@ class CpuLanes:
     """The lanes' state, and calls to cpu_lanes and the path stage with the job's backend."""
 
     def __init__(self, job, plan: Plan, nlanes: int, abort: np.ndarray, threads: int | None):
+        from engine.edit import cpu_lanes
+
         self.job, self.plan, self.abort, self.threads = job, plan, abort, threads
         self.variant = cpu_lanes.VARIANTS.index(job.variant)
         n_int, n_uint = cpu_lanes.state_sizes(job.variant, plan.max_m)
@@ -183,7 +217,7 @@ class CpuLanes:
         self.redo = plan.mode == "global" and plan.k is None
         parallel = job.backend == "multicore"
         self.scan = cpu_lanes.run_parallel if parallel else cpu_lanes.run_serial
-        self.align_kernel = cpu_align.align_parallel if parallel else cpu_align.align_serial
+        self.align_kernel = _align_kernel(parallel) if job.params["align"] else None
 
     def compiled(self) -> bool:
         return bool(self.scan.signatures) and (not self.job.params["align"]
@@ -242,6 +276,140 @@ class CpuLanes:
         return align_items(self.plan, self.align_kernel, self.abort, items)
 
 
+class SimdLanes:
+    """The ``simd`` scan (cpu_simd): groups of instances advanced together over each chunk.
+
+    Instances (in Plan order) are cut into the fewest groups of at most
+    config.EDIT_SIMD_MAX_LANES lanes, all as wide but the last; a *unit* is a chunk of a
+    record (the same chunks as the plan's tasks) with one group, and its lane l
+    stands for the plan's task of that instance, record and chunk, so hits,
+    bests and distances reach the Collector as the other kernels leave them.
+    """
+
+    def __init__(self, job, workers: int, abort: np.ndarray, threads: int | None):
+        from engine.edit import cpu_simd
+
+        self.cpu_simd = cpu_simd
+        self.job, self.abort, self.threads = job, abort, threads
+        S = 2 if job.params["strands"] == "both" else 1
+        count = len(job.inputs["pattern"]) * S
+        ngroups = -(-count // config.EDIT_SIMD_MAX_LANES)
+        width = -(-count // ngroups)
+        self.width = width
+        self.plan = plan = Plan(job, workers, together=width)
+        m = np.diff(plan.p_offs)
+        dtype = cpu_simd.word_type(plan.max_m)
+        self.word = cpu_simd.word_constants(dtype)
+        group_of = np.arange(count) // width
+        self.widths = np.bincount(group_of, minlength=ngroups).astype(np.int64)
+        self.peq = np.zeros((ngroups, 16 * width), dtype=dtype)
+        self.last = np.zeros((ngroups, width), dtype=dtype)
+        self.lane_m = np.zeros((ngroups, width), dtype=np.int64)
+        for g in range(ngroups):
+            inst = np.arange(g * width, min(count, (g + 1) * width))
+            peq = cpu_simd.build_peq([plan.pats[plan.p_offs[i]:plan.p_offs[i + 1]] for i in inst],
+                                     dtype)
+            self.peq[g].reshape(16, width)[:, :len(inst)] = peq
+            self.last[g, :len(inst)] = m[inst] - 1
+            self.lane_m[g, :len(inst)] = m[inst]
+        self.m_sum = self.lane_m.sum(axis=1)
+        self._build_units(count, ngroups)
+        W = workers
+        self.info = np.zeros((W, cpu_simd.NWINFO), dtype=np.int64)
+        self.info[:, cpu_simd.W_UNIT] = -1
+        self.info[:, cpu_simd.W_NEXT] = np.arange(W)
+        self.info[:, cpu_simd.W_STRIDE] = W
+        self.ws = np.zeros((W, cpu_simd.NWORD, width), dtype=dtype)
+        self.ls = np.zeros((W, cpu_simd.NLANE, width), dtype=np.int64)
+        cap = max(config.EDIT_HIT_BUFFER, width) if plan.mode_id() == cc.MODE_HITS else 1
+        self.hits = np.zeros((W, cap, 3), dtype=np.int64)
+        self.prof = np.full(int(plan.prof_offs[-1]), UNSEEN, dtype=np.int64)
+        parallel = job.backend == "multicore"
+        self.scan = cpu_simd.run_parallel if parallel else cpu_simd.run_serial
+        self.align_kernel = _align_kernel(parallel) if job.params["align"] else None
+
+    def _build_units(self, count: int, ngroups: int) -> None:
+        """Units (record, chunk, group), and the plan's task behind each of their lanes."""
+        cs, plan, tasks = self.cpu_simd, self.plan, self.plan.tasks
+        R = len(plan.texts)
+        group = np.empty((count, R), dtype=np.int64)  # (instance, record) -> plan group
+        group[plan.g_inst, plan.g_rec] = np.arange(len(plan.g_inst))
+        chunks = np.bincount(plan.task_group, minlength=len(plan.g_inst))[group[0]]  # per record
+        rec = np.repeat(np.arange(R), chunks)
+        chunk = np.arange(len(rec)) - np.repeat(np.cumsum(chunks) - chunks, chunks)
+        u_rec, u_chunk = np.repeat(rec, ngroups), np.repeat(chunk, ngroups)
+        u_group = np.tile(np.arange(ngroups), len(rec))
+        inst = u_group[:, None] * self.width + np.arange(self.width)[None, :]
+        live = inst < count
+        self.unit_tasks = np.full(inst.shape, -1, dtype=np.int64)
+        self.unit_tasks[live] = (plan.first_task[group[np.where(live, inst, 0), u_rec[:, None]]]
+                                 + u_chunk[:, None])[live]
+        first = tasks[self.unit_tasks[:, 0]]
+        units = np.zeros((len(u_rec), cs.NUNIT), dtype=np.int64)
+        units[:, cs.U_GROUP] = u_group
+        units[:, cs.U_REC_LO] = first[:, cc.T_REC_LO]
+        units[:, cs.U_SCAN_LO] = first[:, cc.T_SCAN_LO]
+        units[:, cs.U_OWN_LO] = first[:, cc.T_OWN_LO]
+        units[:, cs.U_HI] = first[:, cc.T_HI]
+        units[:, cs.U_BINW] = first[:, cc.T_BINW]
+        self.units = units
+
+    def _args(self):
+        return (self.plan.mode_id(), self.plan.text, self.peq, self.last, self.lane_m, self.widths,
+                self.m_sum, self.units, self.unit_tasks, self.plan.tasks, self.prof, self.word,
+                self.info, self.ws, self.ls, self.hits)
+
+    def compiled(self) -> bool:
+        import numba
+
+        word = numba.typeof(self.word)
+        return any(word in sig for sig in self.scan.signatures) and (
+            not self.job.params["align"] or bool(self.align_kernel.signatures))
+
+    def warm_up(self) -> None:
+        """Compile (or load) the kernels on a tiny search job of the same word width."""
+        job = self.job
+        m = 5 if self.word.dtype == np.uint32 else 33
+        pats = [Record(f"w{i}", np.resize(np.array([1, 2, 4, 8, 15], dtype=np.uint8), m))
+                for i in range(max(1, config.EDIT_SIMD_MIN_LANES))]
+        text = Record("t", np.array([1, 2, 4, 8, 15], dtype=np.uint8))
+        warm = make_job(pats, [text], mode="search", k=1, variant=job.variant,
+                        backend=job.backend, parallel=job.parallel, flags=job.flags,
+                        align=job.params["align"], profile=True, threads=job.threads)
+        cancel = CancelToken()
+        drive(run_slices(make_runner(warm, cancel.flag, self.threads),
+                         Meter(warm, threads=self.threads), cancel))
+
+    def scan_slice(self, budget: int) -> None:
+        self.scan(*self._args(), budget, self.abort)
+
+    def finished(self) -> bool:
+        cs = self.cpu_simd
+        return bool(np.all(self.info[:, cs.W_UNIT] < 0)
+                    and np.all(self.info[:, cs.W_NEXT] >= len(self.units)))
+
+    def columns(self) -> int:
+        return int(self.info[:, self.cpu_simd.W_COLS].sum())
+
+    def cells(self) -> int:
+        return int(self.info[:, self.cpu_simd.W_CELLS].sum())
+
+    def comparisons(self) -> int:
+        return 0
+
+    def take_hits(self) -> np.ndarray:
+        n = self.info[:, self.cpu_simd.W_NHITS]
+        rows = np.concatenate([self.hits[w, :n[w]] for w in range(len(n))])
+        self.info[:, self.cpu_simd.W_NHITS] = 0
+        return rows
+
+    def first_slice(self) -> int:
+        return config.EDIT_FIRST_SLICE_COLUMNS
+
+    def align(self, items: np.ndarray):
+        return align_items(self.plan, self.align_kernel, self.abort, items)
+
+
 def align_items(plan, kernel, abort: np.ndarray, items: np.ndarray):
     """The path stage (cpu_align) for items [instance, end, record start, distance, start or -1]
     of a plan: (starts, cigars), cigar None for an item a cancel stopped. Every backend's
@@ -256,6 +424,8 @@ def align_items(plan, kernel, abort: np.ndarray, items: np.ndarray):
     counts = np.zeros(len(items), dtype=np.int64)
     kernel(plan.pats, plan.p_offs, plan.text, np.ascontiguousarray(items), op_offs, ops, starts,
            counts, config.EDIT_ALIGN_STORE_WORDS, abort)
+    from engine.edit import cpu_align
+
     bad = np.flatnonzero((counts == -1) | (starts < 0))
     if bad.size:
         raise RuntimeError(f"edit: alignment disagrees with the scanned distance for item "

@@ -1,11 +1,15 @@
 """Registry entry of the edit family (plain data; no numba import)."""
 
 from engine import config
-from engine.registry import BackendSpec, FamilySpec, InputSpec, ParamSpec, VariantSpec
+from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
 
 _CPU = (
     BackendSpec("serial"),
     BackendSpec("multicore", parallel=("coarse",)),
+)
+_CPU_SIMD = (
+    BackendSpec("serial", flags=("simd",), default_flags=("simd",)),
+    BackendSpec("multicore", parallel=("coarse",), flags=("simd",), default_flags=("simd",)),
 )
 # The GPU variants (engine/edit/cuda*.py), as in Chacon et al.; CUDA-only parameters below.
 _CUDA = (BackendSpec("cuda"),)
@@ -49,12 +53,18 @@ SPEC = FamilySpec(
                   "query spans ceil(words / this) threads and a warp takes as many queries as fit.",
                   minimum=1, maximum=8, backends=("cuda",), variants=("cooperative",), metavar="W"),
     ),
-    flags=(),
+    flags=(
+        FlagSpec("simd", "simd: many patterns per instruction",
+                 "myers on the CPU, when several patterns (or strands) search the same text: "
+                 "the text is read once for a group of up to 128 of them, one 32-bit word each "
+                 "(64-bit when a pattern is longer than 32), 16 (8) per AVX-512 instruction."),
+    ),
     variants=(
         VariantSpec("dp", "dp (Sellers)",
                     "Column-by-column dynamic programming; O(mn) cells, one column of memory.", _CPU),
         VariantSpec("myers", "myers (one word)",
-                    "Myers' bit-vector algorithm, the whole pattern in one 64-bit word (m <= 64).", _CPU),
+                    "Myers' bit-vector algorithm, the whole pattern in one 64-bit word (m <= 64).",
+                    _CPU_SIMD),
         VariantSpec("myers-blocked", "myers-blocked (any m)",
                     "Myers' block-based bit-vectors: 64 rows per word, carries passed between words.",
                     _CPU),

@@ -8,7 +8,7 @@ Writers: engine.primers.export_pcr.
 
 from __future__ import annotations
 
-from engine.cli import add_region_options, load_input
+from engine.cli import add_region_options, load_input, selected_flags
 from engine.primers import export_pcr as export  # the writers (engine.cli's plug-in contract)
 from engine.primers import pcr
 from engine.primers.pcr import iter_solve  # noqa: F401  (the plug-in's job generator)
@@ -63,4 +63,4 @@ def make_job(args):
     settings = settings_from(args, args.with_sequence)
     return pcr.make_job(load_primers(args.primers), load_input(args, "background"), settings,
                         variant=args.variant, backend=args.backend, parallel=args.parallel,
-                        threads=args.threads)
+                        flags=selected_flags(args), threads=args.threads)

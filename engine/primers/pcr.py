@@ -121,11 +121,12 @@ class PcrResult:
 
 
 def search_job(primers, background, max_edits: int, *, variant=None, backend=None,
-               parallel=None, threads=None) -> Job:
+               parallel=None, flags=None, threads=None) -> Job:
     """The edit-family job that finds every end within ``max_edits`` (both strands).
 
     Records are renamed to their indices (names may repeat; results map them back).
-    Without a variant: ``myers`` for primers of up to 64 nt, else ``myers-blocked``;
+    Without a variant: ``myers`` for primers of up to 64 nt (with its ``simd`` flag, by
+    default: all primers and strands read the background once), else ``myers-blocked``;
     ``task`` on cuda.
     """
     primers = check_primers(primers)
@@ -145,11 +146,11 @@ def search_job(primers, background, max_edits: int, *, variant=None, backend=Non
                          [Record(str(i), r.codes) for i, r in enumerate(background)],
                          mode="search", k=max_edits, strands="both", report="hits", align=False,
                          profile=False, variant=variant, backend=backend, parallel=parallel,
-                         threads=threads)
+                         flags=flags, threads=threads)
 
 
 def make_job(primers, background, settings: PcrSettings | None = None, *, variant=None,
-             backend=None, parallel=None, threads=None) -> Job:
+             backend=None, parallel=None, flags=None, threads=None) -> Job:
     """Check everything and return the job (``Job.family`` ``"pcr"``; ``iter_solve`` runs it).
 
     Parameters
@@ -158,17 +159,18 @@ def make_job(primers, background, settings: PcrSettings | None = None, *, varian
         The primer set, 5'->3', ids as names (unique; 1-100 nt; IUPAC codes allowed).
     background : sequence of Record
     settings : PcrSettings
-    variant, backend, parallel, threads
-        The edit family's, for the site search.
+    variant, backend, parallel, flags, threads
+        The edit family's, for the site search (flags None: the variant's defaults).
     """
     settings = settings or PcrSettings()
     primers = check_primers(primers)
     background = tuple(background)
     search = search_job(primers, background, settings.max_edits, variant=variant, backend=backend,
-                        parallel=parallel, threads=threads)
+                        parallel=parallel, flags=flags, threads=threads)
     return Job(family="pcr", inputs={"primers": primers, "background": background},
                variant=search.variant, backend=search.backend, parallel=search.parallel,
-               params={"settings": settings, "search": search}, threads=search.threads)
+               flags=search.flags, params={"settings": settings, "search": search},
+               threads=search.threads)
 
 
 def solve(primers, background, settings: PcrSettings | None = None, **options) -> PcrResult:

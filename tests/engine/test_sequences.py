@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import gzip
+import io
 
 import numpy as np
 import pytest
 from Bio import SeqIO
 from Bio.Seq import Seq
 from Bio.SeqRecord import SeqRecord
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.sequences import (IUPAC_CODES, SequenceError, concat_with_offsets, decode, encode,
                               load, reverse_complement)
+from tests.strategies import examples
 
 
 def _write(tmp_path, name, records, fmt):
@@ -92,3 +96,51 @@ def test_demo_files_load(demo_dir):
     assert len(load(demo_dir / "yeast_someORF.fa")) == 7
     lam = load(demo_dir / "lambda_NC_001416.fa")[0]
     assert len(lam) == 48502 and np.all(lam.codes > 0)
+
+
+_FASTA_LINES = st.sampled_from([
+    ">", "> ", ">id", ">id desc", ">id\tdesc  ", ">gi|9626243|ref|NC_001416.1| lambda", ">a\x1cb c",
+    ">\t", "ACGT", "acgt", "AC GT\t", "ACGT\r", "NNRY", "", " ", "\r", ">>x", "AC-GT", ";comment",
+])
+
+
+@settings(max_examples=examples(200))
+@given(st.lists(_FASTA_LINES, min_size=1, max_size=12), st.sampled_from(("\n", "\r\n")),
+       st.booleans())
+def test_fasta_fast_path_reads_what_biopython_reads(lines, newline, final):
+    """engine.sequences reads plain FASTA without Biopython: the same ids, titles and
+    sequences as Bio.SeqIO's "fasta" parser on any text that starts with '>'."""
+    from engine.sequences import _fasta
+
+    text = ">" + newline.join(lines) + (newline if final else "")
+    got = [(i, t, s.decode("ascii")) for i, t, s in _fasta(text)]
+    want = [(r.id, r.description, str(r.seq)) for r in SeqIO.parse(io.StringIO(text), "fasta")]
+    assert got == want
+
+
+def test_fasta_fast_path_loads_like_biopython(tmp_path, monkeypatch):
+    """Whole files through load(), the fast path against Biopython's records: ids,
+    descriptions, codes, empty records and errors."""
+    import engine.sequences as seqs
+
+    cases = [">a x\nACGT\nAC\n>b\n\n>c y z\r\nNNRY\r\n", ">a\nACGU\n>gi|1|ref|NC_1.1| d\nAC\n",
+             ">a\nAC-GT\n", ">a\n>b\nAC\n", ">\nAC\n> \nGT"]
+
+    def loaded(path):
+        skipped = []
+        try:
+            recs = seqs.load(path, on_empty=skipped.append)
+        except SequenceError as exc:
+            return str(exc)
+        return [(r.id, r.description, r.codes.tolist()) for r in recs], skipped
+
+    def biopython(text):
+        return ((r.id, r.description, str(r.seq)) for r in SeqIO.parse(io.StringIO(text), "fasta"))
+
+    for n, content in enumerate(cases):
+        path = tmp_path / f"f{n}.fa"
+        path.write_bytes(content.encode("ascii"))
+        fast = loaded(path)
+        with monkeypatch.context() as patch:
+            patch.setattr(seqs, "_fasta", biopython)
+            assert loaded(path) == fast, content

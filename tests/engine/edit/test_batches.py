@@ -43,10 +43,10 @@ def test_all_pairs_both_strands(pats, txts, k, strands):
     pairs = [(p, r) for p in range(len(patterns)) for r in range(len(texts))]
     want = _expected_hits(patterns, texts, k, ("+", "-") if strands == "both" else ("+",), pairs)
     with tiny_tunables():
-        for variant, backend in combos(max(len(p) for p in patterns)):
+        for variant, backend, flags in combos(max(len(p) for p in patterns)):
             res = edit.solve(patterns, texts, mode="search", k=k, strands=strands, variant=variant,
-                             backend=backend)
-            assert _got(res) == want, (variant, backend)
+                             backend=backend, flags=flags)
+            assert _got(res) == want, (variant, backend, flags)
 
 
 @settings(max_examples=examples(25))
@@ -66,13 +66,14 @@ def test_zipped_batch_best_and_global(batch, k):
         d = ref.global_distance(list(q.codes), list(r.codes))
         want_global.append((q.id, r.id, d if k is None or d <= k else None))
     with tiny_tunables():
-        for variant, backend in combos(max(len(q) for q in queries)):
-            res = edit.verify(queries, regions, k, variant=variant, backend=backend)
+        for variant, backend, flags in combos(max(len(q) for q in queries)):
+            res = edit.verify(queries, regions, k, variant=variant, backend=backend, flags=flags)
             got = [(h.pattern_id, h.record_id, h.start, h.end, h.distance, h.cigar) for h in res.hits]
-            assert got == want_best, (variant, backend)
-            res = edit.solve(queries, regions, k=k, pairing="zip", variant=variant, backend=backend)
+            assert got == want_best, (variant, backend, flags)
+            res = edit.solve(queries, regions, k=k, pairing="zip", variant=variant, backend=backend,
+                             flags=flags)
             got = [(d.pattern_id, d.record_id, d.distance) for d in res.distances]
-            assert got == want_global, (variant, backend)
+            assert got == want_global, (variant, backend, flags)
 
 
 def test_long_global_alignment_with_checkpoints():
@@ -85,10 +86,11 @@ def test_long_global_alignment_with_checkpoints():
     d = ref.global_distance(list(a), list(b))
     want = ref.cigar(list(a), list(b))
     with tiny_tunables():
-        for variant, backend in combos(700):
+        for variant, backend, flags in combos(700):
             res = edit.solve([Record("a", a)], [Record("b", b)], align=True, variant=variant,
-                             backend=backend)
-            assert (res.distances[0].distance, res.distances[0].cigar) == (d, want), (variant, backend)
+                             backend=backend, flags=flags)
+            got = (res.distances[0].distance, res.distances[0].cigar)
+            assert got == (d, want), (variant, backend, flags)
 
 
 def test_hits_on_minus_strand_use_forward_coordinates():

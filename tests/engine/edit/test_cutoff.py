@@ -134,12 +134,13 @@ def test_best_keeps_the_first_end_across_chunks_and_lanes():
     assert dist.min() == 1
     want = [(int(np.argmin(dist)) + 1, 1)]
     with tiny_tunables():
-        for variant, backend in combos(70):
+        for variant, backend, flags in combos(70):
             for profile in (False, True):
                 res = edit.solve([Record("p", pattern)], [Record("t", text)], mode="search", k=4,
-                                 report="best", variant=variant, backend=backend, align=False,
-                                 profile=profile)
-                assert [(h.end, h.distance) for h in res.hits] == want, (variant, backend, profile)
+                                 report="best", variant=variant, backend=backend, flags=flags,
+                                 align=False, profile=profile)
+                got = [(h.end, h.distance) for h in res.hits]
+                assert got == want, (variant, backend, flags, profile)
 
 
 def _want_profiles(patterns, texts, k, strands, bins):
@@ -172,10 +173,10 @@ def test_profile_is_the_binned_brute_force(seed, m, n, k, bins, report, strands)
     both = ("+", "-") if strands == "both" else ("+",)
     want = _want_profiles(patterns, texts, k, both, bins)
     with tiny_tunables(), profile_bins(bins):
-        for variant, backend in combos(m):
+        for variant, backend, flags in combos(m):
             res = edit.solve(patterns, texts, mode="search", k=k, report=report, strands=strands,
-                             variant=variant, backend=backend, align=False)
-            assert _got_profiles(res) == want, (variant, backend)
+                             variant=variant, backend=backend, flags=flags, align=False)
+            assert _got_profiles(res) == want, (variant, backend, flags)
             assert all(len(q.values) <= bins for q in res.profiles)
 
 

@@ -55,10 +55,10 @@ def test_read_verification_matches_edlib(reads):
             s, e = found["locations"][0]
             want.append((q.id, s + 1, e + 1, found["editDistance"], found["cigar"]))
     assert 20 <= len(want) < 60
-    for variant, backend in combos(150):
-        res = edit.verify(queries, regions, k, variant=variant, backend=backend)
+    for variant, backend, flags in combos(150):
+        res = edit.verify(queries, regions, k, variant=variant, backend=backend, flags=flags)
         got = [(h.pattern_id, h.start, h.end, h.distance, h.cigar) for h in res.hits]
-        assert got == want, (variant, backend)
+        assert got == want, (variant, backend, flags)
 
 
 def test_primer_search_in_lambda_matches_edlib(lambda_record):
@@ -69,9 +69,9 @@ def test_primer_search_in_lambda_matches_edlib(lambda_record):
         at = int(rng.integers(0, len(text) - 30))
         primers.append(Record(f"p{p}", mutate(rng, text.codes[at:at + 22], p % 3)))
     reference = None
-    for variant, backend in combos(30):
+    for variant, backend, flags in combos(30):
         res = edit.solve(primers, [text], mode="search", k=3, strands="both", variant=variant,
-                         backend=backend)
+                         backend=backend, flags=flags)
         got = [(h.pattern_id, h.strand, h.start, h.end, h.distance, h.cigar) for h in res.hits]
         if reference is None:
             reference = got
@@ -90,7 +90,7 @@ def test_primer_search_in_lambda_matches_edlib(lambda_record):
                     assert sorted(g[3] for g in mine if g[4] == best) == \
                         sorted(e + 1 for _, e in found["locations"])
             assert any(g[4] == 0 for g in got)
-        assert got == reference, (variant, backend)
+        assert got == reference, (variant, backend, flags)
 
 
 def test_msx2_homologs_global_match_edlib_and_rapidfuzz(msx2_records):
@@ -104,9 +104,10 @@ def test_msx2_homologs_global_match_edlib_and_rapidfuzz(msx2_records):
         want.append((found["editDistance"], found["cigar"]))
         if 15 not in x.codes and 15 not in y.codes:  # RapidFuzz compares letters, not base sets
             assert Levenshtein.distance(decode(x.codes), decode(y.codes)) == found["editDistance"]
-    for variant, backend in combos(3000):
-        res = edit.solve(a, b, pairing="zip", align=True, variant=variant, backend=backend)
-        assert [(d.distance, d.cigar) for d in res.distances] == want, (variant, backend)
+    for variant, backend, flags in combos(3000):
+        res = edit.solve(a, b, pairing="zip", align=True, variant=variant, backend=backend,
+                         flags=flags)
+        assert [(d.distance, d.cigar) for d in res.distances] == want, (variant, backend, flags)
 
 
 @settings(max_examples=examples(30))

@@ -53,12 +53,15 @@ def test_global_distance_and_cutoff(pt, data):
     d = ref.global_distance(list(pattern), list(text))
     k = data.draw(st.sampled_from(sorted({0, 1, max(0, d - 1), d, d + 3})))
     with tiny_tunables():
-        for variant, backend in combos(len(pattern)):
-            res = edit.solve([rec(pattern)], [rec(text)], variant=variant, backend=backend)
-            assert res.distances[0].distance == d, (variant, backend)
+        for variant, backend, flags in combos(len(pattern)):
+            res = edit.solve([rec(pattern)], [rec(text)], variant=variant, backend=backend,
+                             flags=flags)
+            assert res.distances[0].distance == d, (variant, backend, flags)
             assert res.best == d
-            res = edit.solve([rec(pattern)], [rec(text)], k=k, variant=variant, backend=backend)
-            assert res.distances[0].distance == (d if d <= k else None), (variant, backend, k)
+            res = edit.solve([rec(pattern)], [rec(text)], k=k, variant=variant, backend=backend,
+                             flags=flags)
+            want = d if d <= k else None
+            assert res.distances[0].distance == want, (variant, backend, flags, k)
 
 
 @settings(max_examples=examples(15))
@@ -68,10 +71,11 @@ def test_global_alignment_matches_oracle(pt):
     want = ref.cigar(list(pattern), list(text))
     d = ref.global_distance(list(pattern), list(text))
     with tiny_tunables():
-        for variant, backend in combos(len(pattern)):
-            res = edit.solve([rec(pattern)], [rec(text)], align=True, variant=variant, backend=backend)
+        for variant, backend, flags in combos(len(pattern)):
+            res = edit.solve([rec(pattern)], [rec(text)], align=True, variant=variant,
+                             backend=backend, flags=flags)
             got = res.distances[0].cigar
-            assert got == want, (variant, backend)
+            assert got == want, (variant, backend, flags)
     assert ref.cigar_cost(want, list(pattern), list(text)) == d
 
 
@@ -81,10 +85,10 @@ def test_search_hits_small_k(pt, k):
     pattern, text = pt
     want = oracle_hits(pattern, text, k)
     with tiny_tunables():
-        for variant, backend in combos(len(pattern)):
+        for variant, backend, flags in combos(len(pattern)):
             res = edit.solve([rec(pattern)], [rec(text)], mode="search", k=k, variant=variant,
-                             backend=backend)
-            assert hit_tuples(res) == want, (variant, backend)
+                             backend=backend, flags=flags)
+            assert hit_tuples(res) == want, (variant, backend, flags)
             assert res.best == min((h[2] for h in want), default=None)
 
 
@@ -96,10 +100,10 @@ def test_search_hits_k_above_pattern_length(pt, extra):
     want = oracle_hits(pattern, text, k)
     assert len(want) == len(text)
     with tiny_tunables():
-        for variant, backend in combos(len(pattern)):
+        for variant, backend, flags in combos(len(pattern)):
             res = edit.solve([rec(pattern)], [rec(text)], mode="search", k=k, variant=variant,
-                             backend=backend)
-            assert hit_tuples(res) == want, (variant, backend)
+                             backend=backend, flags=flags)
+            assert hit_tuples(res) == want, (variant, backend, flags)
 
 
 @settings(max_examples=examples(40))
@@ -108,10 +112,10 @@ def test_search_best(pt, k):
     pattern, text = pt
     want = oracle_best(pattern, text, k)
     with tiny_tunables():
-        for variant, backend in combos(len(pattern)):
+        for variant, backend, flags in combos(len(pattern)):
             res = edit.solve([rec(pattern)], [rec(text)], mode="search", report="best", k=k,
-                             variant=variant, backend=backend)
-            assert hit_tuples(res) == want, (variant, backend)
+                             variant=variant, backend=backend, flags=flags)
+            assert hit_tuples(res) == want, (variant, backend, flags)
 
 
 @settings(max_examples=examples(25))
@@ -132,10 +136,11 @@ def test_seed_example_table_1():
     p, t = rec(np.array([8, 1, 4, 1, 2], np.uint8)), rec(np.array([1, 8, 2, 4, 1, 4], np.uint8))
     last_row = [4, 4, 3, 3, 2, 2]  # C[5][1..6], the last row of the paper's score matrix
     assert ref.end_distances(list(p.codes), list(t.codes)) == last_row
-    for variant, backend in combos(5):
-        res = edit.solve([p], [t], mode="search", k=2, variant=variant, backend=backend,
+    for variant, backend, flags in combos(5):
+        res = edit.solve([p], [t], mode="search", k=2, variant=variant, backend=backend, flags=flags,
                          align=False)
-        assert [(h.end, h.distance) for h in res.hits] == [(5, 2), (6, 2)], (variant, backend)
+        got = [(h.end, h.distance) for h in res.hits]
+        assert got == [(5, 2), (6, 2)], (variant, backend, flags)
 
 
 @pytest.mark.parametrize("shift", [1, 4, 17])
@@ -148,7 +153,7 @@ def test_global_band_reaches_its_edge(shift):
     b = np.concatenate([body, rng.choice(np.array([1, 2, 4, 8], np.uint8), shift)])
     d = ref.global_distance(list(a), list(b))
     assert d == 2 * shift
-    for variant, backend in combos(len(a)):
+    for variant, backend, flags in combos(len(a)):
         for k, want in ((d, d), (d - 1, None), (None, d)):
-            res = edit.solve([rec(a)], [rec(b)], k=k, variant=variant, backend=backend)
-            assert res.distances[0].distance == want, (variant, backend, k)
+            res = edit.solve([rec(a)], [rec(b)], k=k, variant=variant, backend=backend, flags=flags)
+            assert res.distances[0].distance == want, (variant, backend, flags, k)
