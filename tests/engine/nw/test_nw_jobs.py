@@ -57,16 +57,36 @@ def test_cancel_keeps_what_was_found(msx2_records):
     a, b = msx2_records[0], msx2_records[3]
     cancel = CancelToken()
     with small_pieces(full_matrix_cells=10_000):
+        full = nw.solve(a, b, variant="prefix", backend="serial", snapshots=True)
         gen = nw.iter_solve(nw.make_job(a, b, variant="prefix", backend="serial", snapshots=True),
                             cancel)
-        for p in gen:
+        cancelled = None
+        while True:
+            try:
+                p = next(gen)
+            except StopIteration as stop:
+                cancelled = stop.value
+                break
             if p.phase == "running":
                 cancel.cancel()
-        # the generator has returned: run it again to collect the result
+        # a token cancelled before the start gives an empty, incomplete result too
         res = drive(nw.iter_solve(nw.make_job(a, b, variant="prefix", backend="serial",
                                               snapshots=True), cancel))
     assert not res.info.complete and res.score is None and res.alignment is None
     assert res.snapshot is not None
+    # The cancelled run: no score, no path, but the part of the matrix swept so far, exactly as
+    # the full run has it (same sampling and scaling); the rest is marked 0 (not computed).
+    assert full.info.complete and full.score is not None
+    assert not cancelled.info.complete and cancelled.score is None and cancelled.alignment is None
+    assert (cancelled.a_length, cancelled.b_length) == (len(a), len(b))
+    shot = cancelled.snapshot
+    assert shot is not None and shot.shape == full.snapshot.shape
+    assert cancelled.snapshot_shape == full.snapshot_shape
+    assert (cancelled.snapshot_base, cancelled.snapshot_step) == (full.snapshot_base, full.snapshot_step)
+    computed = shot > 0
+    assert computed.any() and not computed.all() and (full.snapshot > 0).all()
+    assert np.array_equal(shot[computed], full.snapshot[computed])
+    assert 0 < cancelled.info.cells < full.info.cells
 
 
 def test_a_cancel_inside_the_traceback_keeps_the_score(msx2_records):
