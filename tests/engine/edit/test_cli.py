@@ -58,36 +58,40 @@ def test_zip_batch_global_csv(demo_dir):
     assert len(rows) == 9 and all(r[2] == "0" for r in rows[1:])
 
 
-BAD = [
-    ("search without k", ["ACGT", "ACGTT", "--mode", "search"]),
-    ("negative k", ["ACGT", "ACGTT", "-k", "-1"]),
-    ("bad character", ["ACGTXQ", "ACGTT"]),
-    ("missing file", ["missing.fa", "ACGTT"]),
-    ("myers over 64", ["A" * 65, "ACGTT", "--variant", "myers"]),
-    ("zip needs equal counts", ["ACGT", "{msx2}", "--pairs", "zip"]),
-    ("both strands in global", ["ACGT", "ACGTT", "--strands", "both"]),
-    ("no cuda backend", ["ACGT", "ACGTT", "--backend", "cuda"]),
-    ("empty file", ["{empty}", "ACGTT"]),
+BAD = [  # (name, arguments, a distinctive part of the one-line error)
+    ("search without k", ["ACGT", "ACGTT", "--mode", "search"], "--mode search needs -k K"),
+    ("negative k", ["ACGT", "ACGTT", "-k", "-1"], "-k must be >= 0, got -1"),
+    ("bad character", ["ACGTXQ", "ACGTT"], "position 5: invalid character 'X'"),
+    ("missing file", ["missing.fa", "ACGTT"], "missing.fa: no such file"),
+    ("myers over 64", ["A" * 65, "ACGTT", "--variant", "myers"], "up to 64 symbols"),
+    ("zip needs equal counts", ["ACGT", "{msx2}", "--pairs", "zip"],
+     "needs as many patterns as text records (1 patterns, 8 text records)"),
+    ("both strands in global", ["ACGT", "ACGTT", "--strands", "both"],
+     "strands='both' applies to search mode only"),
+    ("no cuda backend", ["ACGT", "ACGTT", "--backend", "cuda"], "cuda backend is not available"),
+    ("empty file", ["{empty}", "ACGTT"], "empty.fa: no fasta sequence records found"),
 ]
 
 
-def test_bad_input_exits_2_with_one_line_and_no_file(tmp_path, demo_dir):
+def test_bad_input_exits_2_with_one_line_and_no_file(tmp_path, demo_dir, monkeypatch):
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)  # the simulator would accept cuda
     empty = tmp_path / "empty.fa"
     empty.write_text("")
     subs = {"{msx2}": str(demo_dir / "msx2_mrna_homologs.fa"), "{empty}": str(empty)}
 
     def run(case):
-        name, args = case
+        name, args, needle = case
         out = tmp_path / f"{name.replace(' ', '_')}.csv"
         args = [subs.get(a, a) for a in args] + ["-o", str(out)]
-        return name, out, _cli(*args, cwd=tmp_path)
+        return name, needle, out, _cli(*args, cwd=tmp_path)
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(run, BAD))
-    for name, out, proc in results:
+    for name, needle, out, proc in results:
         assert proc.returncode == 2, (name, proc.stderr)
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("primerscope: error:"), (name, proc.stderr)
+        assert needle in lines[0], (name, proc.stderr)
         assert "Traceback" not in proc.stderr
         assert not out.exists(), name
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".primerscope-")]
@@ -96,4 +100,6 @@ def test_bad_input_exits_2_with_one_line_and_no_file(tmp_path, demo_dir):
 @pytest.mark.parametrize("args", [["--mode", "search", "-k", "1", "--report", "best"]])
 def test_unwritable_output_is_bad_input(tmp_path, args):
     run = _cli("ACGT", "ACGTT", *args, "-o", str(tmp_path / "no" / "such" / "dir.csv"))
-    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and len(lines) == 1
+    assert lines[0].startswith("primerscope: error:") and "cannot write output" in lines[0], run.stderr

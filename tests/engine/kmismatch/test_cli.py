@@ -82,21 +82,27 @@ def bad_inputs(tmp_path):
 ])
 def test_bad_input_exits_2_with_one_line_and_no_output_file(case, bad_inputs, tmp_path):
     out_csv = tmp_path / "out.csv"
-    args = {
-        "empty_pattern_file": ("ACGTACGT", bad_inputs["empty"], "-k", "1"),
-        "empty_pattern_literal": ("ACGTACGT", "", "-k", "1"),
-        "negative_k": ("ACGTACGT", "ACG", "-k", "-1"),
-        "protein_patterns": ("ACGTACGT", bad_inputs["protein"], "-k", "1"),
-        "gap_in_text": (bad_inputs["gaps"], "ACG", "-k", "1"),
-        "bad_literal_in_list": ("ACGTACGT", "ACG,AC1G", "-k", "1"),
-        "blank_pattern_record": ("ACGTACGT", bad_inputs["blank_record"], "-k", "1"),
-        "non_numeric_k": ("ACGTACGT", "ACG", "-k", "two"),
-        "missing_text": (tmp_path / "nowhere.fa", "ACG", "-k", "1"),
+    args, needle = {
+        "empty_pattern_file": (("ACGTACGT", bad_inputs["empty"], "-k", "1"),
+                               "empty.fa: no fasta sequence records found"),
+        "empty_pattern_literal": (("ACGTACGT", "", "-k", "1"), "empty pattern set"),
+        "negative_k": (("ACGTACGT", "ACG", "-k", "-1"), "-k must be >= 0, got -1"),
+        "protein_patterns": (("ACGTACGT", bad_inputs["protein"], "-k", "1"),
+                             "record 'p53' position 2: invalid character 'E'"),
+        "gap_in_text": ((bad_inputs["gaps"], "ACG", "-k", "1"),
+                        "record 's2' position 3: invalid character '-'"),
+        "bad_literal_in_list": (("ACGTACGT", "ACG,AC1G", "-k", "1"),
+                                "record 'literal2' position 3: invalid character '1'"),
+        "blank_pattern_record": (("ACGTACGT", bad_inputs["blank_record"], "-k", "1"),
+                                 "record 'nothing' is empty"),
+        "non_numeric_k": (("ACGTACGT", "ACG", "-k", "two"), "argument -k: invalid int value: 'two'"),
+        "missing_text": ((tmp_path / "nowhere.fa", "ACG", "-k", "1"), "nowhere.fa: no such file"),
     }[case]
     done = run_cli(*args, "-o", out_csv)
     assert done.returncode == 2, (done.stdout, done.stderr)
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("primerscope: error:"), done.stderr
+    assert needle in lines[0], done.stderr
     assert "Traceback" not in done.stderr
     assert not out_csv.exists()
     assert list(tmp_path.glob(".primerscope-*")) == []
@@ -104,5 +110,5 @@ def test_bad_input_exits_2_with_one_line_and_no_output_file(case, bad_inputs, tm
 
 def test_bad_character_message_names_record_and_position(bad_inputs):
     done = run_cli("ACGTACGT", bad_inputs["gaps"], "-k", "1")
-    assert done.returncode == 2
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert "'s2' position 3" in done.stderr and "'-'" in done.stderr
