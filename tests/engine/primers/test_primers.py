@@ -15,7 +15,7 @@ from engine import kdiff
 from engine.kdiff.export import write_bed
 from engine.primers import Conditions, Filters, annotate, annotate_many, merge_candidates, passes
 from engine.primers.annotate import Annotation
-from engine.sequences import decode, encode, reverse_complement
+from engine.sequences import decode, encode, load, reverse_complement
 
 
 @pytest.fixture(scope="module")
@@ -154,10 +154,25 @@ def test_cli_annotate_filter_merge(tmp_path, demo_dir, ecoli_record):
     assert rows[0][5:] == list(Annotation.COLUMNS)
     assert rows[1:] and all(18 <= int(r[3]) <= 27 for r in rows[1:])
     assert all(float(r[6]) <= 63 for r in rows[1:])
+    # The same rows as the engine's candidates that the filter keeps, annotated as primer3 says.
+    t_rec, b_rec = load(target), load(bg)
+    cands = kdiff.solve(t_rec, b_rec, 5).candidates
+    kept = [c for c in cands if passes(annotate(c.sequence), Filters(tm_min=None))]
+    assert [r[:5] for r in rows[1:]] == [[c.target_id, str(c.start), str(c.end), str(c.length),
+                                          c.sequence] for c in kept]
+    tm_col = 5 + Annotation.COLUMNS.index("tm")
+    for r in rows[1::max(1, len(rows) // 7)]:
+        assert float(r[tm_col]) == pytest.approx(primer3.calc_tm(r[4], **Conditions().salts()), abs=0.01)
     bed = tmp_path / "r.bed"
     merged = run_cli("kdiff", target, bg, "-k", "4", "--merge", "--bed", bed, "--json")
     payload = json.loads(merged.stdout)
-    assert payload["regions"] and bed.read_text().startswith("track")
+    regions = merge_candidates(kdiff.solve(t_rec, b_rec, 4).candidates)
+    assert regions and payload["regions"] == [[r.target_id, r.start, r.end, r.count, r.best.start,
+                                               r.best.end] for r in regions]
+    bed_lines = bed.read_text().splitlines()
+    assert bed_lines[0].startswith("track") and len(bed_lines) == 1 + len(regions)
+    assert [line.split("\t")[:3] for line in bed_lines[1:]] == [
+        [r.target_id, str(r.start - 1), str(r.end)] for r in regions]
 
 
 @pytest.mark.parametrize("args,message", [
