@@ -101,6 +101,26 @@ def test_cli_offtarget(tmp_path, scene):
     payload = json.loads(done.stdout)
     assert payload["family"] == "edit" and payload["sites"]
     assert all(site[4] <= 2 for site in payload["sites"])
+    # Checked against edlib, independently, on both strands: each site's span aligns to the
+    # primer (in its orientation) with exactly its edits, and per record and strand the best
+    # site and every best location of edlib's HW search agree.
+    texts = {r.id: r.text for r in background}
+    patterns = {"+": primer.text, "-": decode(reverse_complement(primer.codes))}
+    for rec_id, start, end, strand, edits, _, _ in payload["sites"]:
+        span = texts[rec_id][start - 1:end]
+        assert edlib.align(patterns[strand], span, mode="NW", task="distance")["editDistance"] == edits
+    for rec in background:
+        for strand, pattern in patterns.items():
+            mine = [x for x in payload["sites"] if x[0] == rec.id and x[3] == strand]
+            best = edlib.align(pattern, rec.text, mode="HW", task="locations", k=2)
+            if best["editDistance"] == -1:
+                assert mine == [], (rec.id, strand)
+                continue
+            assert min(x[4] for x in mine) == best["editDistance"], (rec.id, strand)
+            for start0, end0 in best["locations"]:
+                assert any(x[1] <= start0 + 1 and end0 + 1 <= x[2] + len(pattern)
+                           and x[4] == best["editDistance"] for x in mine), (rec.id, strand)
+    assert {x[3] for x in payload["sites"]} == {"+", "-"}
     bad = subprocess.run([sys.executable, "-m", "engine.cli", "offtarget", primer.text, str(bg),
                           "--max-edits", "-1"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--max-edits must be >= 0" in bad.stderr
