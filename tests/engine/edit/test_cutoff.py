@@ -217,3 +217,14 @@ def test_profile_after_a_cancel_marks_unscanned_bins(ecoli_record):
     values = res.profiles[0].values
     assert not res.info.complete
     assert (values == -1).any() and (values >= 0).any()
+    # The bins scanned so far hold the uncancelled run's values: inside each scanned run of bins
+    # exactly, at its two edges (bins maybe partly scanned) a minimum so far that is no better.
+    full = edit.solve(primer, text, mode="search", k=2, variant="myers", backend="serial")
+    prof = res.profiles[0]
+    want = full.profile(prof.pattern_id, prof.record_id, prof.strand).values
+    assert values.shape == want.shape and (want >= 0).all()
+    scanned = values >= 0
+    assert (values[scanned] >= want[scanned]).all()
+    padded = np.concatenate(([False], scanned, [False]))
+    interior = scanned & padded[:-2] & padded[2:]
+    assert interior.sum() > 10 and np.array_equal(values[interior], want[interior])
