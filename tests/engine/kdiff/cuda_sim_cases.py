@@ -10,6 +10,7 @@ overflow and r are re-run.
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -31,6 +32,7 @@ from engine.kdiff import cuda as kcuda  # noqa: E402
 from benchmarks import kdiff_cuda as cuda_bench
 from engine.kdiff import cuda_bitparallel  # noqa: E402
 from engine.kdiff.reference import kdiff_reference  # noqa: E402
+from engine.registry import missing_requirements  # noqa: E402
 from engine.sequences import Record, load, reverse_complement  # noqa: E402
 from tests.engine.kdiff.cuda_support import cuda_combos, label  # noqa: E402
 from tests.strategies import mutate, random_codes  # noqa: E402
@@ -325,3 +327,66 @@ def test_bench_cases_run_on_tiny_workloads(monkeypatch):
         assert metrics["seconds"] is not None and metrics["agrees"] in (True, "reference"), case.name
         if "/cuda" in case.name:
             assert metrics["device"] == "CUDA simulator"
+
+
+def _cuda_subsets():
+    """(variant, every subset of its cuda flags) for the variants the cuda backend offers."""
+    for v in kdiff.SPEC.variants:
+        b = v.backend("cuda")
+        if b is None:
+            continue
+        for n in range(len(b.flags) + 1):
+            for subset in itertools.combinations(b.flags, n):
+                yield v.name, frozenset(subset)
+
+
+def test_every_flag_subset_is_accepted_or_refused_by_name():
+    """Issue 20: each subset of a variant's cuda flags either makes a job (and is one of
+    cuda_combos(), which the cases above run against the oracle) or is refused with a
+    ValueError naming the flag and the requirement it lacks (BackendSpec.flag_requires)."""
+    accepted, refused = [], 0
+    for variant, subset in _cuda_subsets():
+        missing = missing_requirements(kdiff.SPEC, variant, "cuda", subset)
+        if missing:
+            flag = sorted(missing)[0]
+            needs = ", ".join(missing[flag])
+            with pytest.raises(ValueError, match=f"flag {flag} of {variant}/cuda needs {needs}$"):
+                kdiff.make_job(load("ACGT"), load("ACGT"), 2, variant=variant, backend="cuda",
+                               flags=subset)
+            refused += 1
+            continue
+        job = kdiff.make_job(load("ACGT"), load("ACGT"), 2, variant=variant, backend="cuda",
+                             flags=subset)
+        assert (job.variant, set(job.flags)) == (variant, set(subset))
+        accepted.append((variant, subset))
+    assert sorted(map(label, accepted)) == sorted(map(label, COMBOS))
+    # conventional: 16 subsets, 6 with opt1 or opt5 but no opt4; alternative: 16, 4 with opt6 only.
+    assert refused == 6 + 4 and len(accepted) == len(COMBOS)
+
+
+def _defaults_and_without_opt4(variant):
+    b = kdiff.SPEC.variant(variant).backend("cuda")
+    full = frozenset(b.default_flags)
+    off = frozenset(f for f in full if f != "opt4" and "opt4" not in b.flag_requires.get(f, ()))
+    return [("default", full), ("no-opt4", off)]
+
+
+WORD_EDGE = [(v, name, flags, m, k)
+             for v in ("conventional", "alternative")
+             for name, flags in _defaults_and_without_opt4(v)
+             for m in (63, 64, 65) for k in (1, 3)]
+
+
+@pytest.mark.parametrize("variant,name,flags,m,k", WORD_EDGE,
+                         ids=[f"{v}-{n}-m{m}-k{k}" for v, n, _, m, k in WORD_EDGE])
+def test_word_edge_targets_of_the_matrix_variants(variant, name, flags, m, k):
+    """Targets of 63, 64 and 65 symbols (a 64-bit word's edge) with a planted near-copy in a
+    background of ~80 symbols, for the D and L kernels with their defaults and without tiling."""
+    rng = np.random.default_rng(m * 10 + k + (variant == "alternative"))
+    alpha = random_codes(rng, m, iupac_rate=0.03)
+    beta = np.concatenate([random_codes(rng, 8), mutate(rng, alpha[4:m - 2], k // 2),
+                           random_codes(rng, 80 - 8 - (m - 6))])
+    target, background = [Record("t", alpha)], [Record("b", beta)]
+    got, res = _solve(target, background, k, (variant, flags), "forward")
+    assert got == _expected(target, background, k, "forward")
+    assert set(res.info.flags) == set(flags)

@@ -291,3 +291,25 @@ def _sim_kernel_seconds(job, repeat):
     p.run(p.total, np.zeros(1, dtype=np.uint8))
     assert p.finished
     return time.perf_counter() - t0
+
+
+def test_diagonal_form_recovers_the_lcs_pairs(monkeypatch):
+    """Issue 20: the per-diagonal form runs task="lcs" (its last-row passes on the simulated
+    GPU) and rebuilds a valid LCS whose pairs are the CPU rows variant's, pair for pair."""
+    made = []
+    original = lcuda.CudaPasses.new_pass
+
+    def spy(self, a, b, mode, sampling=None):
+        made.append(type(p := original(self, a, b, mode, sampling)).__name__)
+        return p
+
+    monkeypatch.setattr(lcuda.CudaPasses, "new_pass", spy)
+    monkeypatch.setattr(config, "LCS_TRACEBACK_WORDS", config.LCS_CUDA_TRACEBACK_WORDS)
+    for seed, (m, n) in enumerate([(40, 23), (9, 30), (1, 12)]):
+        a, b = _inputs(300 + seed, m, n)
+        expected, _ = reference.lcs(a, b)
+        res = _solve(a, b, FORMS[3])
+        assert_valid_lcs(a, b, res, expected)
+        cpu = lcs.solve(_rec(a, "a"), _rec(b, "b"), variant="rows", backend="serial")
+        assert np.array_equal(cpu.pairs, res.pairs) and cpu.lcs == res.lcs, (m, n)
+    assert made.count("DiagonalPass") >= 2, made  # the splits ran on the (simulated) GPU
