@@ -107,40 +107,20 @@ _FASTA_LINES = st.sampled_from([
 @settings(max_examples=examples(200))
 @given(st.lists(_FASTA_LINES, min_size=1, max_size=12), st.sampled_from(("\n", "\r\n")),
        st.booleans())
-def test_fasta_fast_path_reads_what_biopython_reads(lines, newline, final):
-    """engine.sequences reads plain FASTA without Biopython: the same ids, titles and
-    sequences as Bio.SeqIO's "fasta" parser on any text that starts with '>'."""
-    from engine.sequences import _fasta
+def test_checked_fasta_reader_reads_what_biopython_reads(lines, newline, final):
+    """The FASTA checks before Biopython's SimpleFastaParser change no record: the same ids,
+    titles and sequences as Bio.SeqIO's "fasta" parser on any text that starts with '>'."""
+    from pathlib import Path
+
+    from engine.sequences import _fasta_records
 
     text = ">" + newline.join(lines) + (newline if final else "")
-    got = [(i, t, s.decode("ascii")) for i, t, s in _fasta(text)]
+    if any(line.startswith(";") for line in lines[1:]):  # comment lines: one-line errors
+        with pytest.raises(SequenceError, match="comment lines are not read"):
+            list(_fasta_records(text.replace("\r\n", "\n"), Path("t.fa")))
+        return
+    got = list(_fasta_records(text.replace("\r\n", "\n"), Path("t.fa")))
     want = [(r.id, r.description, str(r.seq)) for r in SeqIO.parse(io.StringIO(text), "fasta")]
     assert got == want
 
 
-def test_fasta_fast_path_loads_like_biopython(tmp_path, monkeypatch):
-    """Whole files through load(), the fast path against Biopython's records: ids,
-    descriptions, codes, empty records and errors."""
-    import engine.sequences as seqs
-
-    cases = [">a x\nACGT\nAC\n>b\n\n>c y z\r\nNNRY\r\n", ">a\nACGU\n>gi|1|ref|NC_1.1| d\nAC\n",
-             ">a\nAC-GT\n", ">a\n>b\nAC\n", ">\nAC\n> \nGT"]
-
-    def loaded(path):
-        skipped = []
-        try:
-            recs = seqs.load(path, on_empty=skipped.append)
-        except SequenceError as exc:
-            return str(exc)
-        return [(r.id, r.description, r.codes.tolist()) for r in recs], skipped
-
-    def biopython(text):
-        return ((r.id, r.description, str(r.seq)) for r in SeqIO.parse(io.StringIO(text), "fasta"))
-
-    for n, content in enumerate(cases):
-        path = tmp_path / f"f{n}.fa"
-        path.write_bytes(content.encode("ascii"))
-        fast = loaded(path)
-        with monkeypatch.context() as patch:
-            patch.setattr(seqs, "_fasta", biopython)
-            assert loaded(path) == fast, content
