@@ -29,6 +29,7 @@ def test_progress_is_reported_and_final_counts_add_up(lambda_record, ecoli_recor
     assert result.info.complete and result.info.cells > 0
 
 
+@pytest.mark.alone  # a latency bound: run it with -n 0, not beside other workers
 @pytest.mark.parametrize("variant,backend,parallel,flags", [
     ("conventional", "serial", None, frozenset()),           # one huge matrix per r: kernel polls
     ("alternative", "multicore", "fine", frozenset({"opt3"})),
