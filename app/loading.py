@@ -7,12 +7,34 @@ panels hold untouched (its ``on_done`` is never called); so does a cancelled one
 
 from __future__ import annotations
 
+import os
 from typing import Callable
 
 from PySide6.QtCore import QObject, Signal
 
 from app.jobs import call
 from app.worker import JobRunner
+
+
+#: Files larger than this (in all) are parsed in a child process: the parse's long C calls
+#: (decode, join, the code lookup) hold the GIL, and in a thread they would freeze the window.
+CHILD_PROCESS_BYTES = 32 << 20
+
+
+def read_files(paths: list[str]):
+    """``engine.sequences.load_files(paths)``: in a child process for large files (genome
+    stores excepted: they map, they do not parse), in this thread otherwise."""
+    from engine.sequences import load_files
+
+    sizes = [os.path.getsize(p) for p in paths if os.path.isfile(p)]
+    if sum(sizes) < CHILD_PROCESS_BYTES or any(str(p).endswith(".psg") for p in paths):
+        return load_files(paths)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # spawn, not fork: the window's process has Qt's threads.
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(load_files, list(paths)).result()
 
 
 class LoadQueue(QObject):

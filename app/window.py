@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, Q
                                QProgressBar, QScrollArea, QSplitter, QStyle, QTabWidget, QToolBar,
                                QVBoxLayout, QWidget)
 
-from engine.sequences import load_many
 
 from app import demo, workspace
 from app.exports import Exports
@@ -30,7 +29,7 @@ from app.families import PRIMER_FAMILY
 from app.families import adapter as family_adapter
 from app.inputs import FILE_FILTER, InputPanel, InputState, PasteDialog
 from app.library_dock import LibraryDock
-from app.loading import LoadQueue
+from app.loading import LoadQueue, read_files
 from app.params import ParamsPanel
 from app.results import ResultsPanel
 from app.run_controller import RunController
@@ -492,11 +491,7 @@ class MainWindow(QMainWindow):
         names = ", ".join(os.path.basename(p) for p in paths)
         family = self.params.family
 
-        def read():
-            skipped: list[str] = []
-            return load_many(paths, on_empty=skipped.append), skipped
-
-        self.loads.add(f"Loading {names}…", read,
+        self.loads.add(f"Loading {names}…", lambda: read_files(paths),
                        lambda value: self._files_loaded(family, role, paths, *value, use, region),
                        f"Cannot load {names}")
 

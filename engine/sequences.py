@@ -416,6 +416,14 @@ def load_many(sources, on_empty=None) -> list[Record]:
     return unique_ids(out, ", ".join(map(os.fspath, sources)) if len(sources) < 4 else "inputs")
 
 
+def load_files(paths) -> tuple[list[Record], list[str]]:
+    """:func:`load_many` of files, skipping empty records: the records and the skipped ids.
+    A plain function of picklable values, so that the GUI can run a large load in a child
+    process (a 100 Mb parse holds the GIL for whole seconds in a thread)."""
+    skipped: list[str] = []
+    return load_many(paths, on_empty=skipped.append), skipped
+
+
 def concat_with_offsets(records: list[Record]) -> tuple[np.ndarray, np.ndarray]:
     """Concatenate encoded records; ``offsets[i]:offsets[i+1]`` is record i.
 

@@ -40,10 +40,6 @@ def _ticking():
 
 @pytest.mark.alone
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason=(
-    "engine.sequences.load reads a record in single C calls over all 100 Mb (read_bytes, "
-    "decode, str.encode, the parser's join, the code-table lookup) that hold the GIL for "
-    "0.15-0.4 s each (up to 1 s under load): the reader must work in blocks"))
 def test_big_fasta_loads_with_the_window_responsive(qtbot, window, big_fasta):
     timer, ticks = _ticking()
     busy = []
