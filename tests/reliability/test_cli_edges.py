@@ -38,16 +38,9 @@ CLI_FAMILIES = [f.name for f in registry.families()]
 ARGS = {"kdiff": ["ACGTAC", "ACG", "-k", "1"], "kmismatch": ["ACG", "ACGTAC", "-k", "1"]}
 
 
-def _on_the_slice_loop(family: str) -> bool:
-    """Families moved to engine/slices.py (issue #13) report numba's real thread count."""
-    folder = ROOT / "engine" / family
-    return any("numba_threads" in p.read_text() for p in folder.glob("*.py"))
-
-
 @pytest.mark.parametrize("family", CLI_FAMILIES)
 def test_json_reports_the_threads_really_used(family):
-    if not _on_the_slice_loop(family):
-        pytest.skip(f"{family} is not on engine.slices yet (issue #13)")
+    """Every family runs on engine/slices.py, which reports numba's real thread count."""
     done = run(family, *ARGS.get(family, ["ACGTAC", "ACG"]), "--backend", "multicore",
                "--threads", "10000", "--json")
     assert done.returncode == 0, done.stderr
