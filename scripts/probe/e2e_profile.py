@@ -1,0 +1,51 @@
+"""Where end-to-end CUDA time goes (issue 16): cProfile of kmismatch T3x20 and edit.verify
+R1000 from the family API, beside their kernel-only and CPU figures. Run on the GPU machine:
+    python3 scripts/probe/e2e_profile.py kmismatch|verify [TOP]"""
+import cProfile
+import io
+import pstats
+import sys
+import time
+
+
+def profile(fn, top):
+    pr = cProfile.Profile()
+    t0 = time.perf_counter()
+    pr.enable()
+    out = fn()
+    pr.disable()
+    wall = time.perf_counter() - t0
+    s = io.StringIO()
+    pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(top)
+    print(f"wall {wall:.3f} s")
+    print(s.getvalue())
+    return out
+
+
+def kmismatch_case(top):
+    from benchmarks import kmismatch_cuda as b
+    from engine import kmismatch
+
+    text = [b._text("T3x20")]
+    pats = b.patterns_from_lambda()
+    opts = dict(variant="shared-mem", backend="cuda", strands=b.STRANDS)
+    kmismatch.solve([text[0].slice(0, 5000)], pats, b.K, **opts)
+    kmismatch.solve(text, pats, b.K, **opts)
+    res = profile(lambda: kmismatch.solve(text, pats, b.K, **opts), top)
+    print("solve seconds", res.info.seconds, "hits", len(res.hits), "GB/s", len(text[0]) / res.info.seconds / 1e9)
+    print("kernel", b._kernel("T3x20", "shared-mem", 3))
+    t0 = time.perf_counter()
+    cpu = kmismatch.solve(text, pats, b.K, variant="pmasm", backend="multicore", strands=b.STRANDS)
+    print("pmasm multicore", cpu.info.seconds, "wall", time.perf_counter() - t0)
+
+
+def verify_case(top):
+    from benchmarks import edit_cuda as b
+
+    b._family_run(1000)  # warm
+    print(profile(lambda: b._family_run(1000), top))
+
+
+if __name__ == "__main__":
+    top = int(sys.argv[2]) if len(sys.argv) > 2 else 25
+    {"kmismatch": kmismatch_case, "verify": verify_case}[sys.argv[1]](top)
