@@ -23,6 +23,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QStandardPaths, Qt,
 from engine.primers.library import Library, LibraryEntry
 
 from app.families import Column
+from app.table import cell_data, column_header
 from app.primer3_guard import steps
 
 PATH_KEY = "library/path"
@@ -119,10 +120,6 @@ def _export(path, fmt, targets):
     yield  # a generator (the worker loops over it): one step
 
 
-def _blank(v):
-    return "" if v is None else v
-
-
 class LibraryModel(QAbstractTableModel):
     """The library's entries in the order they were added; the notes column is editable.
 
@@ -169,26 +166,16 @@ class LibraryModel(QAbstractTableModel):
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        value = self.row_values(index.row())[index.column()]
-        column = self.columns[index.column()]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            if column.kind == "float" and value is not None:
-                return f"{value:.4g}"
-            return str(_blank(value))
-        if role == Qt.ItemDataRole.UserRole + 1:  # sort on raw values
-            return value
-        if role == Qt.ItemDataRole.TextAlignmentRole and column.kind in ("int", "float"):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole and index.column() == NOTES:
             return "Double-click to edit the notes"
-        return None
+        if role == Qt.ItemDataRole.EditRole:
+            role = Qt.ItemDataRole.DisplayRole  # the editor starts from the shown text
+        return cell_data(self.columns[index.column()], self.row_values(index.row())[index.column()],
+                         role)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.columns):
-            if role == Qt.ItemDataRole.DisplayRole:
-                return self.columns[section].title
-            if role == Qt.ItemDataRole.ToolTipRole:
-                return self.columns[section].tip or None
+        if orientation == Qt.Orientation.Horizontal:
+            return column_header(self.columns, section, role)
         return None
 
     def flags(self, index):

@@ -35,6 +35,35 @@ VIEW_BLOCK = 256
 VIEW_BLOCKS_KEPT = 64
 
 
+def cell_data(column: Column, value, role):
+    """One cell of any table model (results, library): display text (floats to 4
+    significant digits, None as blank), the raw value for sorting, right-aligned
+    numbers, and the whole text as a tip when it is long."""
+    if role == Qt.ItemDataRole.DisplayRole:
+        if column.kind == "float" and isinstance(value, (int, float)):
+            return f"{value:.4g}"
+        return "" if value is None else str(value)
+    if role == SORT_ROLE:
+        return value
+    if role == Qt.ItemDataRole.TextAlignmentRole:
+        if column.kind in ("int", "float"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+    if role == Qt.ItemDataRole.ToolTipRole and column.kind == "str" and len(str(value)) > 30:
+        return str(value)
+    return None
+
+
+def column_header(columns: Sequence[Column], section: int, role):
+    """A horizontal header cell: the column's title, and its tip."""
+    if 0 <= section < len(columns):
+        if role == Qt.ItemDataRole.DisplayRole:
+            return columns[section].title
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return columns[section].tip or None
+    return None
+
+
 class ResultsModel(QAbstractTableModel):
     """Rows of the newest result sequence. ``total`` counts every item, even past TABLE_LIMIT.
 
@@ -173,28 +202,12 @@ class ResultsModel(QAbstractTableModel):
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        value = self.row_values(index.row())[index.column()]
-        column = self.columns[index.column()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            if column.kind == "float" and isinstance(value, (int, float)):
-                return f"{value:.4g}"
-            return "" if value is None else str(value)
-        if role == SORT_ROLE:
-            return value
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            if column.kind in ("int", "float"):
-                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            return None
-        if role == Qt.ItemDataRole.ToolTipRole and column.kind == "str" and len(str(value)) > 30:
-            return str(value)
-        return None
+        return cell_data(self.columns[index.column()], self.row_values(index.row())[index.column()],
+                         role)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.columns):
-            if role == Qt.ItemDataRole.DisplayRole:
-                return self.columns[section].title
-            if role == Qt.ItemDataRole.ToolTipRole:
-                return self.columns[section].tip or None
+        if orientation == Qt.Orientation.Horizontal:
+            return column_header(self.columns, section, role)
         if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
             return section + 1
         return None
