@@ -3,8 +3,10 @@ the dock hands to the worker thread.
 
 The SQLite work is :class:`engine.primers.library.Library`'s (one transaction per change,
 so two windows or a window and ``primerscope library`` can write at once). The window's
-library file is ``library.sqlite`` in ``QStandardPaths.AppDataLocation`` (the user's data
-directory) unless the user opened another one (remembered in the settings).
+library file is the one ``primerscope library`` uses by default
+(:func:`engine.primers.library.default_path`, in the user's data directory), so primers
+chosen in the window are listed on the command line and back, unless the user opened
+another file (remembered in the settings).
 
 Primer3 (Tm of entries that come without one) and the exports (a GenBank target may be a
 whole genome) run on the worker thread; the worker opens its own connection to the file,
@@ -18,16 +20,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Generator, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QStandardPaths, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 
-from engine.primers.library import Library, LibraryEntry
+from engine.primers.library import Library, LibraryEntry, default_path
 
 from app.families import Column
 from app.table import cell_data, column_header
 from app.primer3_guard import steps
 
 PATH_KEY = "library/path"
-FILE_NAME = "library.sqlite"
 
 #: Columns of the dock's table, in the order of ``engine.primers.library.COLUMNS``.
 COLUMNS = (
@@ -54,12 +55,6 @@ FORMATS = {
     "genbank": ("Target as GenBank with primer_bind features…", "primers.gb",
                 "GenBank files (*.gb *.gbk);;All files (*)"),
 }
-
-
-def default_path() -> Path:
-    """``library.sqlite`` in the user's data directory (QStandardPaths.AppDataLocation)."""
-    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
-    return Path(base) / FILE_NAME
 
 
 def library_path(settings) -> Path:

@@ -4,6 +4,8 @@ a panel, and the dock's work runs on the worker thread."""
 
 from __future__ import annotations
 
+import sys
+
 import threading
 from types import SimpleNamespace
 
@@ -173,3 +175,18 @@ def test_the_dock_leaves_the_window_at_1280_pixels(qtbot, window):
     qtbot.wait(50)
     assert window.library_dock.isFloating() and window.library_dock.isVisible()
     assert window.width() <= 1280 and window.minimumSizeHint().width() <= 1280
+
+
+def test_window_and_cli_share_the_default_library(tmp_path, monkeypatch):
+    """Primers kept in the window are the ones `primerscope library list` shows: without a
+    file chosen in the settings, both use engine.primers.library.default_path()."""
+    from PySide6.QtCore import QSettings
+
+    from app.library import library_path
+    from engine.primers import library as engine_library
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    settings = QSettings(str(tmp_path / "fresh.ini"), QSettings.Format.IniFormat)
+    assert library_path(settings) == engine_library.default_path()
+    if sys.platform.startswith("linux"):
+        assert library_path(settings) == tmp_path / "data" / "primerscope" / "library.sqlite"
