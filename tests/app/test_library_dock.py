@@ -5,7 +5,6 @@ a panel, and the dock's work runs on the worker thread."""
 from __future__ import annotations
 
 import sys
-
 import threading
 from types import SimpleNamespace
 
