@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Generator, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QStandardPaths, Qt, Signal
 
 from engine.primers.library import Library, LibraryEntry, default_path
 
@@ -58,9 +58,32 @@ FORMATS = {
 
 
 def library_path(settings) -> Path:
-    """The library file the window uses: the one the user opened last, else the default."""
+    """The library file the window uses: the one the user opened last, else the default
+    (which first takes a copy of an earlier version's window-only library, if any)."""
     chosen = settings.value(PATH_KEY, "", type=str) if settings is not None else ""
-    return Path(chosen) if chosen else default_path()
+    if chosen:
+        return Path(chosen)
+    path = default_path()
+    if not path.exists():
+        _adopt_legacy(path)
+    return path
+
+
+def _adopt_legacy(path: Path) -> None:
+    """Copy the library an earlier version kept under QStandardPaths.AppDataLocation (the
+    window's own file, which the CLI never saw) to the shared default ``path``: copied, not
+    moved, so nothing is lost if the copy fails."""
+    import shutil
+
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    legacy = Path(base) / "library.sqlite" if base else None
+    if legacy is None or legacy == path or not legacy.is_file():
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(legacy, path)
+    except OSError:
+        pass  # the window then starts an empty library; the old file stays where it was
 
 
 def unique_names(entries: Sequence[LibraryEntry], taken) -> list[LibraryEntry]:

@@ -189,3 +189,20 @@ def test_window_and_cli_share_the_default_library(tmp_path, monkeypatch):
     assert library_path(settings) == engine_library.default_path()
     if sys.platform.startswith("linux"):
         assert library_path(settings) == tmp_path / "data" / "primerscope" / "library.sqlite"
+
+
+def test_an_earlier_window_only_library_is_copied_to_the_shared_default(tmp_path, monkeypatch):
+    from PySide6.QtCore import QSettings, QStandardPaths
+
+    from app.library import library_path
+
+    legacy_dir = tmp_path / "qt-app-data"
+    legacy_dir.mkdir()
+    lib = Library(legacy_dir / "library.sqlite")
+    lib.add(LibraryEntry(name="old1", sequence="ACGTACGTACGTACGTAC"))
+    lib.close()
+    monkeypatch.setattr(QStandardPaths, "writableLocation", lambda *_: str(legacy_dir))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    path = library_path(QSettings(str(tmp_path / "fresh.ini"), QSettings.Format.IniFormat))
+    assert [e.name for e in Library(path).entries()] == ["old1"]
+    assert (legacy_dir / "library.sqlite").is_file()  # copied, not moved
