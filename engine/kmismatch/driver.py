@@ -16,6 +16,7 @@ far it got and is resumed from there with a larger one.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -406,25 +407,32 @@ class ScanRunner:
         return cells, comparisons
 
 
-class StreamedScanRunner:
-    """:class:`ScanRunner` over a text too large to hold whole (engine.streaming).
+def owned_hits(pos, code, mis, inner_offsets, pieces, offsets, pattern_lengths):
+    """Hits found in a chunk's pieces laid end to end (``inner_offsets``) in the whole text's
+    coordinates (record ``offsets``), keeping those whose window ends in a column its piece
+    owns: every window lies whole in that piece (engine.streaming), so each hit is kept once."""
+    p_start = np.array([p.start for p in pieces], dtype=np.int64)
+    p_own = np.array([p.own for p in pieces], dtype=np.int64)
+    p_base = offsets[[p.record for p in pieces]]
+    piece = np.searchsorted(inner_offsets, pos, side="right") - 1
+    column = p_start[piece] + (pos - inner_offsets[piece])
+    keep = column + pattern_lengths[code >> 1] - 1 >= p_own[piece]
+    return (p_base[piece] + column)[keep], code[keep], mis[keep]
 
-    The text is read a chunk at a time and each chunk scanned by an in-memory
-    ScanRunner over its pieces. Pieces overlap by the longest pattern - 1, so every
-    window lies whole in the piece that owns its last column; that piece alone keeps
-    the hit, mapped to the whole text's coordinates. At the end the hits are put in
-    the in-memory order (window, then slot) and counted, so the result is the same.
-    """
 
-    def __init__(self, job: Job, kernels: Kernels, abort: np.ndarray, background):
+class _OwnedHits:
+    """The hits of a text read in chunks (:class:`StreamedScanRunner`, :class:`ClusterScanRunner`),
+    each added as its chunk is scanned; at the end put in the in-memory order (window, then
+    slot) and counted, so the result is the same as one in-memory scan's."""
+
+    def __init__(self, job: Job):
         from engine.streaming import FlatText
 
-        self.job, self.kernels, self.abort, self.background = job, kernels, abort, background
         records: tuple[Record, ...] = job.inputs["text"]
         patterns: tuple[Record, ...] = job.inputs["patterns"]
+        self.job = job
         self.records = records
         self.pattern_lengths = np.array([len(p) for p in patterns], dtype=np.int64)
-        self.chunks = background.chunks(int(self.pattern_lengths.max()) - 1)
         flat = FlatText(records)
         self.offsets = flat.offsets
         self.found = HitBuffer(pattern_ids=tuple(p.id for p in patterns),
@@ -435,71 +443,14 @@ class StreamedScanRunner:
                              config.KMISMATCH_DENSITY_BINS)
         self.total = int(self.offsets[-1])
         self.done = 0
-        self._owned_before = 0
-        self._index = -1
-        self._inner = None
         self._sorted = True
-        self._open_next()
-        self.first_slice = self._inner.first_slice if self._inner is not None else 1
 
-    @property
-    def finished(self) -> bool:
-        return self._index >= len(self.chunks)
-
-    def _open_next(self) -> None:
-        import dataclasses
-
-        from engine.streaming import piece_records
-
-        if self._inner is not None:
-            chunk = self.chunks[self._index]
-            self.background.release(chunk)
-            self._owned_before += sum(p.end - p.own for p in chunk.pieces)
-            self.done = self._owned_before
-            self._inner = None
-        self._index += 1
-        if self.finished:
-            return
-        chunk = self.chunks[self._index]
-        text = self.background.text(chunk)
-        pieces = piece_records(self.records, text)
-        inner_job = dataclasses.replace(self.job, inputs={"text": tuple(pieces),
-                                                          "patterns": self.job.inputs["patterns"]})
-        self._inner = ScanRunner(inner_job, self.kernels, self.abort)
-        self._seen = 0
-        self._p_start = np.array([p.start for p in chunk.pieces], dtype=np.int64)
-        self._p_own = np.array([p.own for p in chunk.pieces], dtype=np.int64)
-        self._p_base = self.offsets[[p.record for p in chunk.pieces]]
-        self._owned = sum(p.end - p.own for p in chunk.pieces)
-
-    def step(self, budget: int) -> Step:
-        inner = self._inner
-        step = inner.step(budget)
-        self._take_new_hits()
-        if step.aborted:
-            return step
-        self.done = self._owned_before + self._owned * inner.done // max(1, inner.total)
-        if inner.finished:
-            self._open_next()
-        return step
-
-    def _take_new_hits(self) -> None:
-        """Map the inner runner's new hits to the whole text; keep those whose window ends
-        in a column its piece owns."""
-        inner = self._inner
-        n = len(inner.found)
-        if n == self._seen:
-            return
-        pos, code, mis = (col[self._seen:n] for col in inner.found.columns)
-        self._seen = n
-        piece = np.searchsorted(inner.offsets, pos, side="right") - 1
-        column = self._p_start[piece] + (pos - inner.offsets[piece])
-        keep = column + self.pattern_lengths[code >> 1] - 1 >= self._p_own[piece]
-        self.found.append((self._p_base[piece] + column)[keep], code[keep], mis[keep])
-        self._sorted = False
+    def _add(self, pos, code, mis) -> None:
+        if len(pos):
+            self.found.append(pos, code, mis)
+            self._sorted = False
 
     def _finish(self) -> None:
-        """The in-memory order (window, then slot) and the counts of every hit kept."""
         if self._sorted:
             return
         n = len(self.found)
@@ -520,3 +471,216 @@ class StreamedScanRunner:
     def density(self) -> tuple[HitDensity, ...]:
         self._finish()
         return self.counts.density(self.records)
+
+
+class StreamedScanRunner(_OwnedHits):
+    """:class:`ScanRunner` over a text too large to hold whole (engine.streaming).
+
+    The text is read a chunk at a time and each chunk scanned by an in-memory
+    ScanRunner over its pieces. Pieces overlap by the longest pattern - 1, so every
+    window lies whole in the piece that owns its last column; that piece alone keeps
+    the hit, mapped to the whole text's coordinates (:func:`owned_hits`).
+    """
+
+    def __init__(self, job: Job, kernels: Kernels, abort: np.ndarray, background):
+        super().__init__(job)
+        self.kernels, self.abort, self.background = kernels, abort, background
+        self.chunks = background.chunks(int(self.pattern_lengths.max()) - 1)
+        self._owned_before = 0
+        self._index = -1
+        self._inner = None
+        self._open_next()
+        self.first_slice = self._inner.first_slice if self._inner is not None else 1
+
+    @property
+    def finished(self) -> bool:
+        return self._index >= len(self.chunks)
+
+    def _open_next(self) -> None:
+        from engine.streaming import piece_records
+
+        if self._inner is not None:
+            chunk = self.chunks[self._index]
+            self.background.release(chunk)
+            self._owned_before += sum(p.end - p.own for p in chunk.pieces)
+            self.done = self._owned_before
+            self._inner = None
+        self._index += 1
+        if self.finished:
+            return
+        chunk = self.chunks[self._index]
+        text = self.background.text(chunk)
+        pieces = piece_records(self.records, text)
+        inner_job = dataclasses.replace(self.job, inputs={"text": tuple(pieces),
+                                                          "patterns": self.job.inputs["patterns"]})
+        self._inner = ScanRunner(inner_job, self.kernels, self.abort)
+        self._seen = 0
+        self._owned = sum(p.end - p.own for p in chunk.pieces)
+
+    def step(self, budget: int) -> Step:
+        inner = self._inner
+        step = inner.step(budget)
+        self._take_new_hits()
+        if step.aborted:
+            return step
+        self.done = self._owned_before + self._owned * inner.done // max(1, inner.total)
+        if inner.finished:
+            self._open_next()
+        return step
+
+    def _take_new_hits(self) -> None:
+        """The inner runner's new hits, mapped to the whole text, owned ones only."""
+        inner = self._inner
+        n = len(inner.found)
+        if n == self._seen:
+            return
+        pos, code, mis = (col[self._seen:n] for col in inner.found.columns)
+        self._seen = n
+        self._add(*owned_hits(pos, code, mis, inner.offsets, self.chunks[self._index].pieces,
+                              self.offsets, self.pattern_lengths))
+
+
+# -- dask --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ClusterJob:
+    """What every worker of a dask job gets once (scattered): the job as a worker runs it
+    (engine.cluster.worker_selection), its text records (a store's travel as its path)."""
+
+    token: str
+    job: Job
+
+
+class _WorkerSearch:
+    """A dask job's state on one worker process: its kernels, and per thread a chunk reader."""
+
+    def __init__(self, shared: ClusterJob):
+        from engine.streaming import FlatText
+
+        self.job = shared.job
+        self.records = self.job.inputs["text"]
+        self.offsets = FlatText(self.records).offsets
+        self.pattern_lengths = np.array([len(p) for p in self.job.inputs["patterns"]],
+                                        dtype=np.int64)
+        self.kernels = Kernels(self.job)
+        self.abort = np.zeros(1, dtype=np.uint8)
+
+    def _background(self):
+        from engine.streaming import Background
+
+        return Background(self.records, "forward")
+
+    def run(self, chunk):
+        """The hits the chunk's pieces own (whole-text coordinates), cells, comparisons."""
+        from engine import cluster
+        from engine.streaming import piece_records
+
+        cluster.task_threads(self.job.backend)
+        background = cluster.per_thread(self, self._background)
+        text = background.text(chunk)
+        pieces = piece_records(self.records, text)
+        inner = ScanRunner(dataclasses.replace(self.job, inputs={
+            "text": tuple(pieces), "patterns": self.job.inputs["patterns"]}),
+            self.kernels, self.abort)
+        cells = comparisons = 0
+        while not inner.finished:
+            step = inner.step(inner.total)
+            cells += step.cells
+            comparisons += step.comparisons
+        background.release(chunk)
+        n = len(inner.found)
+        pos, code, mis = (col[:n] for col in inner.found.columns)
+        pos, code, mis = owned_hits(pos, code, mis, inner.offsets, chunk.pieces, self.offsets,
+                                    self.pattern_lengths)
+        return pos, code, mis, cells, comparisons
+
+
+def _worker_search(shared: ClusterJob) -> _WorkerSearch:
+    from engine import cluster
+
+    return cluster.worker_state(shared, _WorkerSearch)
+
+
+def cluster_warm(shared: ClusterJob) -> None:
+    """A dask job's first call on each worker: its kernels compiled or loaded."""
+    from engine import cluster
+
+    search = _worker_search(shared)
+    cluster.task_threads(search.job.backend)
+    search.kernels.warm_up()
+
+
+def cluster_task(shared: ClusterJob, chunk):
+    """A dask task: the hits of one text chunk (:meth:`_WorkerSearch.run`)."""
+    return _worker_search(shared).run(chunk)
+
+
+class ClusterScanRunner(_OwnedHits):
+    """The scan on a Dask cluster (backend dask): one task per text chunk, all patterns.
+
+    Chunks overlap by the longest pattern - 1 and a task keeps the hits its pieces own
+    (:func:`owned_hits`, as :class:`StreamedScanRunner`), so hits are merged as tasks
+    complete, in any order; progress counts the text positions of the chunks merged.
+    """
+
+    def __init__(self, job: Job, abort: np.ndarray):
+        from engine import cluster
+
+        super().__init__(job)
+        self.abort = abort
+        self.first_slice = 1
+        self.grid = cluster.TaskGrid(job.params.get("scheduler"), self._shared, cluster_task,
+                                     cluster_warm)
+        self._todo: list | None = None  # chunks not submitted yet, once planned
+
+    def _shared(self, gpu: bool) -> ClusterJob:
+        from engine import cluster
+        from engine.kmismatch.spec import SPEC
+
+        variant, backend, parallel, flags = cluster.worker_selection(SPEC, self.job.variant,
+                                                                     self.job.flags, gpu)
+        params = {k: v for k, v in self.job.params.items() if k != "scheduler"}
+        worker = dataclasses.replace(self.job, variant=variant, backend=backend,
+                                     parallel=parallel, flags=flags, params=params, threads=1)
+        return ClusterJob(self.grid.token(), worker)
+
+    def compiled(self) -> bool:
+        return self.grid.ready()
+
+    def warm_up(self) -> None:
+        """Start (or reach) the cluster and warm its workers; plan the chunks."""
+        from engine.streaming import Background
+
+        self.grid.open()
+        bases = config.STREAM_CHUNK_BASES
+        if not self.grid.gpu:
+            bases = min(bases, config.CLUSTER_CHUNK_BASES)
+        text = Background(self.records, "forward")
+        self._todo = list(reversed(text.chunks(int(self.pattern_lengths.max()) - 1, bases)))
+
+    @property
+    def threads(self) -> int:
+        return self.grid.threads
+
+    def close(self) -> None:
+        self.grid.close()
+
+    @property
+    def finished(self) -> bool:
+        return self._todo is not None and not self._todo and not self.grid.in_flight
+
+    def step(self, budget: int) -> Step:
+        while self._todo and self.grid.in_flight < self.grid.window:
+            chunk = self._todo.pop()
+            self.grid.submit(chunk, chunk)
+        cells = comparisons = units = 0
+        for chunk, (pos, code, mis, c, q) in self.grid.collect(config.SLICE_SECONDS, self.abort):
+            self._add(pos, code, mis)
+            owned = sum(p.end - p.own for p in chunk.pieces)
+            self.done += owned
+            units += owned
+            cells += c
+            comparisons += q
+        if self.abort[0]:
+            return Step(units, cells, comparisons, aborted=True)
+        return Step(units, cells, comparisons)
