@@ -140,14 +140,14 @@ class Session:
                 if self.gpu:
                     from dask_cuda import LocalCUDACluster
 
-                    self.cluster = LocalCUDACluster(dashboard_address=None,
+                    self.cluster = LocalCUDACluster(dashboard_address=":0",
                                                     silence_logs=logging.ERROR)
                 else:
                     from distributed import LocalCluster
 
                     self.cluster = LocalCluster(n_workers=os.cpu_count() or 1,
                                                 threads_per_worker=1, processes=True,
-                                                dashboard_address=None,
+                                                dashboard_address=":0",
                                                 silence_logs=logging.ERROR)
             self.client = Client(self.cluster, set_as_default=False)
         info = self.client.scheduler_info()["workers"]
