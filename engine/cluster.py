@@ -81,6 +81,15 @@ def worker_selection(spec, variant: str, flags, gpu: bool) -> tuple[str, str, st
 
 # ---------------------------------------------------------------------------- the client
 
+def local_cores() -> int:
+    """The cores this process may run on (taskset and cgroup cpusets count): a local
+    cluster's worker count."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if len(text) < 200 else text[:197] + "..."
@@ -145,14 +154,14 @@ class Session:
                 else:
                     from distributed import LocalCluster
 
-                    self.cluster = LocalCluster(n_workers=os.cpu_count() or 1,
+                    self.cluster = LocalCluster(n_workers=local_cores(),
                                                 threads_per_worker=1, processes=True,
                                                 dashboard_address=":0",
                                                 silence_logs=logging.ERROR)
             self.client = Client(self.cluster, set_as_default=False)
-        info = self.client.scheduler_info()["workers"]
-        self.threads = sum(int(w.get("nthreads", 1)) for w in info.values()) or 1
-        self.workers = tuple(info)
+        nthreads = self.client.nthreads()  # worker address -> its threads
+        self.threads = sum(nthreads.values()) or 1
+        self.workers = tuple(nthreads)
 
     def close(self) -> None:
         """Close the client, and the local cluster if this session started it."""

@@ -19,7 +19,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from engine import cli, config, kdiff, kmismatch, store  # noqa: E402
+from engine import cli, cluster, config, kdiff, kmismatch, store  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.sequences import Record, decode, load, reverse_complement  # noqa: E402
 from engine.streaming import plan_chunks  # noqa: E402
@@ -151,7 +151,7 @@ def test_a_job_without_an_address_starts_and_closes_its_own_local_cluster(small_
     small_chunks(2000)
     got = kdiff.solve(targets[:1], background, 4, backend="dask")
     _same_kdiff(want, got)
-    assert got.info.threads == (os.cpu_count() or 1)  # one single-threaded worker per core
+    assert got.info.threads == cluster.local_cores()  # one single-threaded worker per core
 
 
 # ---------------------------------------------------------------------------- longer jobs
@@ -194,6 +194,7 @@ def test_a_worker_killed_mid_job_changes_nothing(dask_cluster, long_job, monkeyp
     assert killed not in client.run(os.getpid).values()
 
 
+@pytest.mark.alone  # a latency bound: run it with -n 0, not beside other workers
 def test_cancel_stops_the_tasks_within_2_s_and_keeps_the_partial_result(dask_cluster, long_job,
                                                                        monkeypatch):
     address, client = dask_cluster
