@@ -639,6 +639,10 @@ class ClusterScanRunner(_OwnedHits):
 
         variant, backend, parallel, flags = cluster.worker_selection(SPEC, self.job.variant,
                                                                      self.job.flags, gpu)
+        if backend == "cuda":  # the GPU kernels' limits, said before any task (make_job's check)
+            from engine.kmismatch.cuda_options import check_cuda_limits
+
+            check_cuda_limits(self.job.inputs["patterns"], self.job.params["strands"])
         params = {k: v for k, v in self.job.params.items() if k != "scheduler"}
         worker = dataclasses.replace(self.job, variant=variant, backend=backend,
                                      parallel=parallel, flags=flags, params=params, threads=1)

@@ -261,3 +261,21 @@ def test_a_bad_scheduler_is_one_line_and_exit_2(monkeypatch, capsys, argv, messa
     assert status == 2
     assert err.count("\n") == 1 and err.startswith("primerscope: error: ")
     assert message.format(port=port) in err
+
+
+def test_workers_run_the_jobs_variant_on_their_backend_or_that_backends_default():
+    """GPU workers run the CUDA kernels (kdiff bitparallel with word32; kmismatch's CPU
+    variants become pair-tile), CPU workers the multicore ones with the job's flags."""
+    assert cluster.worker_selection(kdiff.SPEC, "bitparallel", {"simd"}, False) == \
+        ("bitparallel", "multicore", "coarse", frozenset({"simd"}))
+    assert cluster.worker_selection(kdiff.SPEC, "bitparallel", {"simd"}, True) == \
+        ("bitparallel", "cuda", None, frozenset({"word32"}))
+    assert cluster.worker_selection(kmismatch.SPEC, "pmasm", (), True) == \
+        ("pair-tile", "cuda", None, frozenset())
+    assert cluster.worker_selection(kmismatch.SPEC, "naive", (), False) == \
+        ("naive", "multicore", None, frozenset())
+    assert cluster.check_scheduler(" tcp://scheduler.example:8786 ") == "tcp://scheduler.example:8786"
+    assert cluster.check_scheduler("[::1]:8786") == "[::1]:8786"
+    assert cluster.check_scheduler("") is None and cluster.check_scheduler(None) is None
+    with pytest.raises(ValueError, match="--scheduler must be"):
+        cluster.check_scheduler("tcp://host:8786/path")
