@@ -91,11 +91,13 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     After ``cancel.cancel()`` the generator returns at the next check with
     ``info.complete = False`` and every candidate settled so far.
     """
-    from engine.kdiff.driver import ClusterScanRunner, ScanRunner, make_call
+    from engine.kdiff.driver import ScanRunner, make_call
 
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
     if job.backend == "dask":  # tasks on a Dask cluster (engine.cluster)
+        from engine.kdiff.cluster import ClusterScanRunner
+
         runner = ClusterScanRunner(job, cancel.flag)
         scan = runner.scan
         try:

@@ -144,7 +144,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
     ``cancel.cancel()`` the generator returns at the next check with
     ``info.complete = False`` and the hits of the slices finished before it.
     """
-    from engine.kmismatch.driver import ClusterScanRunner, Kernels, ScanRunner, StreamedScanRunner
+    from engine.kmismatch.driver import Kernels, ScanRunner, StreamedScanRunner
     from engine.streaming import Background
 
     cancel = cancel or CancelToken()
@@ -152,6 +152,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
     patterns: tuple[Record, ...] = job.inputs["patterns"]
     total = sum(len(r) for r in job.inputs["text"])
     if job.backend == "dask":  # tasks on a Dask cluster (engine.cluster)
+        from engine.kmismatch.cluster import ClusterScanRunner
+
         runner = ClusterScanRunner(job, cancel.flag)
         try:
             yield from compile_once(runner, total, "starting the Dask cluster…")
