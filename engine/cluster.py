@@ -116,6 +116,16 @@ def _worker_has_gpu() -> bool:
         return False
 
 
+def dask_setup(worker) -> None:
+    """A local cluster's worker process, at its start (Dask's preload hook): ignore SIGINT.
+    Ctrl-C reaches the whole process group; the run cancels and closes the cluster itself
+    (engine.interrupts), so its workers must not die first with a traceback each."""
+    import signal
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class Session:
     """A client of a cluster: a new local one (closed with the session) or the one at
     ``scheduler``. ``gpu``: every worker runs the CUDA kernels; ``threads``: worker threads."""
@@ -149,14 +159,14 @@ class Session:
                 if self.gpu:
                     from dask_cuda import LocalCUDACluster
 
-                    self.cluster = LocalCUDACluster(dashboard_address=":0",
+                    self.cluster = LocalCUDACluster(dashboard_address=":0", preload=[__name__],
                                                     silence_logs=logging.ERROR)
                 else:
                     from distributed import LocalCluster
 
                     self.cluster = LocalCluster(n_workers=local_cores(),
                                                 threads_per_worker=1, processes=True,
-                                                dashboard_address=":0",
+                                                dashboard_address=":0", preload=[__name__],
                                                 silence_logs=logging.ERROR)
             self.client = Client(self.cluster, set_as_default=False)
         nthreads = self.client.nthreads()  # worker address -> its threads
