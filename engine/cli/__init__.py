@@ -195,7 +195,7 @@ class ProgressBar:
         if not self.enabled:
             return
         if p.phase == "compiling":
-            sys.stderr.write("\rcompiling kernels…" + " " * 30)
+            sys.stderr.write("\r" + (p.message or "compiling kernels…") + " " * 30)
         else:
             width = 30
             filled = int(width * p.fraction)

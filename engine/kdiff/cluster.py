@@ -166,7 +166,11 @@ class ClusterScanRunner:
     # -- the SliceRunner protocol -----------------------------------------------------------------
     @property
     def done(self) -> int:
-        return self.scan.done
+        """Starts committed, plus the merged share of the ranges not committed yet (a range of
+        a large background is many tasks: the progress bar moves as they complete)."""
+        chunks = max(1, len(self.chunks))
+        pending = sum((r.r_hi - r.r_lo) * (chunks - r.pending) // chunks for r in self._ranges)
+        return min(self.total, self.scan.done + pending)
 
     @property
     def finished(self) -> bool:
