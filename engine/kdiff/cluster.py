@@ -97,20 +97,20 @@ def cluster_task(shared: ClusterJob, record: int, r_lo: int, r_hi: int, chunk):
 
 @dataclass(eq=False)
 class _Range:
-    """Starts [r_lo, r_hi) of target ``record``: its chunks' answers merged so far."""
+    """Starts [r_lo, r_hi) of target ``record`` (of length ``m``): its chunks' answers merged
+    so far (``best``, ``settled``), ``pending`` chunk tasks still to merge."""
 
     record: int
     r_lo: int
     r_hi: int
     m: int
-    best: np.ndarray
-    pending: int  # chunk tasks not merged yet
-    settled: int = -1
-    seconds: float = 0.0
+    pending: int
 
     def __post_init__(self):
+        self.best = np.full(self.r_hi - self.r_lo, -1, dtype=np.int64)
         self.settled = self.r_hi - self.r_lo
         self.counters = np.zeros(2, dtype=np.int64)
+        self.seconds = 0.0
         self.submitted = 0
 
 
@@ -229,8 +229,7 @@ class ClusterScanRunner:
             if rec >= self.scan.position[0] and r < r_end:
                 r_hi = min(r_end, r + self._size)
                 self._cursor = (rec, r_hi)
-                return _Range(rec, r, r_hi, len(self.targets[rec]),
-                              np.full(r_hi - r, -1, dtype=np.int64), len(self.chunks))
+                return _Range(rec, r, r_hi, len(self.targets[rec]), len(self.chunks))
             rec, r = rec + 1, 0
         self._cursor = (rec, r)
         return None
