@@ -18,7 +18,7 @@ import os
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel,
-                               QSpinBox, QVBoxLayout, QWidget)
+                               QLineEdit, QSpinBox, QVBoxLayout, QWidget)
 
 from engine import registry
 
@@ -157,6 +157,8 @@ class ParamsPanel(QWidget):
 
     @staticmethod
     def _valid_param(p: registry.ParamSpec, value):
+        if p.kind == "text":
+            return value.strip() if isinstance(value, str) else p.default
         try:
             if p.kind == "int":
                 value = int(value)
@@ -326,7 +328,7 @@ class ParamsPanel(QWidget):
             self.flags_layout.addWidget(box)
             self._flag_boxes[flag.name] = box
         self.flags_box.setVisible(bool(fam.flags))
-        # Parameters: int -> spin box, float -> double spin box, choice -> combo.
+        # Parameters: int -> spin box, float -> double spin box, choice -> combo, text -> line.
         while self.params_form.rowCount():
             self.params_form.removeRow(0)
         self._param_widgets = {}
@@ -342,6 +344,12 @@ class ParamsPanel(QWidget):
         self._show_selection()
 
     def _param_widget(self, p: registry.ParamSpec) -> QWidget:
+        if p.kind == "text":  # taken when editing ends (Return or focus out), trimmed
+            widget = QLineEdit()
+            widget.setPlaceholderText(p.metavar)
+            widget.editingFinished.connect(
+                lambda w=widget, n=p.name: self._set(f"param:{n}", w.text().strip()))
+            return widget
         if p.kind == "choice":
             widget = QComboBox()
             for choice in p.choices:
@@ -369,6 +377,8 @@ class ParamsPanel(QWidget):
             value = state["params"][name]
             if isinstance(widget, QComboBox):
                 widget.setCurrentIndex(widget.findData(value))
+            elif isinstance(widget, QLineEdit):
+                widget.setText(value)
             else:
                 widget.setValue(value)
             widget.blockSignals(False)

@@ -281,8 +281,11 @@ class RunController(QObject):
             pass  # keep saying "Cancelling…" until the generator has returned
         elif p.phase == "compiling":
             bar.setRange(0, 0)  # busy: compiling has no measurable progress
-            host.state_label.setText(f"Compiling kernels for {label}… (first run only; cached on disk "
-                                     "afterwards)")
+            if p.message in ("", "compiling kernels…"):
+                host.state_label.setText(f"Compiling kernels for {label}… (first run only; cached "
+                                         "on disk afterwards)")
+            else:  # another set-up phase (a dask job: starting the cluster)
+                host.state_label.setText(f"{p.message} ({label})")
         else:
             bar.setRange(0, 1000)
             step = self._compare_step if self.mode == "comparing" else None

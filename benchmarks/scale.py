@@ -7,7 +7,12 @@ backend: the background streams in chunks (engine.streaming). Cases:
 - ``index``: ``primerscope index`` of the synthetic FASTA (MB/s of FASTA per core);
 - ``open``: opening the store (maps it, reads only the header and record table);
 - ``kdiff/multicore``: the job, in a child process that reports its peak RSS and
-  its RSS before the job (the difference is what streaming holds).
+  its RSS before the job (the difference is what streaming holds);
+- ``kdiff/dask``: the same job on a Dask ``LocalCluster`` (one single-threaded worker
+  process per core: 2 on the 2-core machine), timed from the call, cluster start and
+  worker warm-up included (``start_s`` of them); the peak RSS of the largest worker is
+  reported besides the child's. The ratio "dask vs multicore" (goal 0.85) is the
+  cluster's overhead.
 
 The genome has no N runs (an N run as long as a candidate matches every candidate,
 see benchmarks.data.write_synthetic_fasta). Sizes come from the environment, so a
@@ -27,10 +32,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks import Case
+from benchmarks import Case, Ratio
 
 FAMILY = "scale"
-RATIOS = ()
+RATIOS = (
+    Ratio("S1", "kdiff/dask", "kdiff/multicore", 0.85,
+          "dask LocalCluster (a worker per core) vs multicore, same job"),
+)
 SEED = 17
 K = 5
 
@@ -93,10 +101,11 @@ def _open_case(total: int) -> dict:
     return {"seconds": seconds, "records": len(records), "bases": sum(len(r) for r in records)}
 
 
-def _kdiff_case(total: int, target: int, threads: int | None) -> dict:
+def _kdiff_case(total: int, target: int, threads: int | None, backend: str = "multicore") -> dict:
     path = synthetic_store(total)
     root = Path(__file__).resolve().parents[1]
-    cmd = [sys.executable, "-m", "benchmarks.scale", str(path), str(target), str(threads or 0)]
+    cmd = [sys.executable, "-m", "benchmarks.scale", str(path), str(target), str(threads or 0),
+           backend]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root)] + sys.path))
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=env, check=False)
     if out.returncode != 0:
@@ -105,6 +114,8 @@ def _kdiff_case(total: int, target: int, threads: int | None) -> dict:
 
 
 def cases(opts) -> list[Case]:
+    from engine.cluster import local_cores
+
     total, target = _sizes()
     mb = f"{total / 1e6:g} Mb"
     return [
@@ -113,11 +124,14 @@ def cases(opts) -> list[Case]:
         Case(FAMILY, "S1", "open", lambda: _open_case(total), f"open the {mb} store"),
         Case(FAMILY, "S1", "kdiff/multicore", lambda: _kdiff_case(total, target, opts.threads),
              f"kdiff {target} bp target vs {mb} store, k={K}, both strands (peak RSS)"),
+        Case(FAMILY, "S1", "kdiff/dask", lambda: _kdiff_case(total, target, None, "dask"),
+             f"the same on a Dask LocalCluster of {local_cores()} workers (start included)"),
     ]
 
 
-def _child(path: str, target_len: int, threads: int) -> None:
-    """The kdiff job in this process: time, candidates and RSS (before and peak), as JSON."""
+def _child(path: str, target_len: int, threads: int, backend: str) -> None:
+    """The kdiff job in this process: time, candidates and RSS (before and peak), as JSON;
+    on dask also the largest worker's peak RSS (workers are this process's children)."""
     import resource
 
     from benchmarks import data
@@ -132,22 +146,29 @@ def _child(path: str, target_len: int, threads: int) -> None:
         return 0.0
 
     target = [data.synthetic_region(target_len, seed=SEED)]
-    options = {"backend": "multicore", "threads": threads or None}
+    options = {"backend": backend}
+    if backend == "multicore":
+        options["threads"] = threads or None
     t0 = time.perf_counter()
     background = load(path)
     open_seconds = time.perf_counter() - t0
-    kdiff.solve(target, [background[0].slice(0, 2000)], K, **options)  # compile / load kernels
+    # compile / load the kernels here (dask: the workers load theirs; that is timed)
+    kdiff.solve(target, [background[0].slice(0, 2000)], K, backend="multicore")
     before = rss_mb()
     t0 = time.perf_counter()
     result = kdiff.solve(target, background, K, **options)
     seconds = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     lengths = [c.length for c in result.candidates]
-    print(json.dumps({"seconds": seconds, "open_s": open_seconds, "rss_before_MB": before,
-                      "peak_rss_MB": peak, "candidates": len(lengths),
-                      "mean_length": sum(lengths) / len(lengths) if lengths else 0.0,
-                      "threads": result.info.threads, "Gcells": result.info.cells / 1e9}))
+    out = {"seconds": seconds, "open_s": open_seconds, "rss_before_MB": before,
+           "peak_rss_MB": peak, "candidates": len(lengths),
+           "mean_length": sum(lengths) / len(lengths) if lengths else 0.0,
+           "threads": result.info.threads, "Gcells": result.info.cells / 1e9}
+    if backend == "dask":
+        out["start_s"] = seconds - result.info.seconds
+        out["worker_peak_rss_MB"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":
-    _child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+    _child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])

@@ -68,6 +68,23 @@ STREAM_CHUNK_BASES = 1 << 26
 #: long overlap; little of the background is then read twice).
 STREAM_OVERLAP_RATIO = 8
 
+#: The dask backend (engine/cluster.py): background bases per strand of one task's chunk
+#: (the smaller of this and STREAM_CHUNK_BASES; a GPU worker's chunk is STREAM_CHUNK_BASES):
+#: a worker reads its chunk for each task, about 1 ms per 100 kb, against a task of
+#: CLUSTER_TASK_SECONDS.
+CLUSTER_CHUNK_BASES = 1 << 22
+
+#: dask: about how long one task runs (kdiff sizes its ranges of starts from the tasks
+#: done). Short enough that a cancelled job's running tasks end soon on an outside cluster.
+CLUSTER_TASK_SECONDS = 0.5
+
+#: dask: times a task may lose its worker (the process died) before the job fails (the
+#: local cluster's scheduler; an outside scheduler keeps its own setting).
+CLUSTER_ALLOWED_FAILURES = 5
+
+#: dask: seconds to reach a scheduler (and for it to have a worker) before a one-line error.
+CLUSTER_CONNECT_SECONDS = 10
+
 #: Target duration of one job slice in seconds (progress/cancel granularity).
 SLICE_SECONDS = 0.1
 

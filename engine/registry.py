@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Mapping
 
-BACKENDS = ("serial", "multicore", "cuda")
+#: dask: a job's tasks on a Dask cluster (engine/cluster.py), CPU or GPU workers.
+BACKENDS = ("serial", "multicore", "cuda", "dask")
 
 #: Family packages, in the order the GUI and CLI list them. A family is listed
 #: once its package has a ``spec.py``.
@@ -66,11 +67,11 @@ class VariantSpec:
 
 @dataclass(frozen=True)
 class ParamSpec:
-    """A numeric or choice parameter of a family (k, strands, scores...)."""
+    """A numeric, choice or text parameter of a family (k, strands, scores, an address...)."""
 
     name: str
     title: str
-    kind: str  # "int" | "float" | "choice"
+    kind: str  # "int" | "float" | "choice" | "text"
     default: Any
     help: str
     minimum: float | None = None
@@ -109,6 +110,10 @@ class ParamSpec:
         if self.kind == "choice":
             if value not in self.choices:
                 raise ValueError(f"{name} must be one of {', '.join(self.choices)}, got {value!r}")
+            return value
+        if self.kind == "text":
+            if not isinstance(value, str):
+                raise ValueError(f"{name} must be text, got {value!r}")
             return value
         if self.kind == "int":
             if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -231,6 +236,10 @@ def backend_status(name: str) -> tuple[bool, str]:
         if ctypes.util.find_library("cuda") is None and not os.path.exists("/dev/nvidiactl"):
             return False, "no NVIDIA GPU driver (libcuda) found on this machine"
         return True, ""
+    if name == "dask":
+        from engine import cluster
+
+        return cluster.status()
     return False, f"unknown backend {name!r}"
 
 

@@ -97,10 +97,11 @@ class Meter:
         return Progress(done, total, self.cells, self.comparisons, self.elapsed, **fields)
 
 
-def compile_once(kernels: Compilable, total: int = 0) -> Generator[Progress, None, None]:
+def compile_once(kernels: Compilable, total: int = 0,
+                 message: str = "compiling kernels…") -> Generator[Progress, None, None]:
     """Announce compilation (one "compiling" Progress) and warm up, only when needed."""
     if not kernels.compiled():
-        yield Progress(0, total, 0, 0, 0.0, phase="compiling", message="compiling kernels…")
+        yield Progress(0, total, 0, 0, 0.0, phase="compiling", message=message)
         kernels.warm_up()
 
 

@@ -196,6 +196,11 @@ class GenomeStore:
         self.payload = np.frombuffer(self._map, dtype=np.uint8, count=self.payload_bytes,
                                      offset=self.payload_offset)
 
+    def __reduce__(self):
+        """Pickled as its path and payload checksum: another process (a Dask worker) opens
+        the store by path instead of receiving it (see :func:`reopen`)."""
+        return reopen, (self.path, self.payload_sha256)
+
     def _read_header(self, head: bytes, size: int) -> None:
         path = self.path
         if len(head) < 8 or head[:8] != MAGIC:
@@ -322,6 +327,21 @@ def is_store(path: str | os.PathLike) -> bool:
 
 def open_store(path: str | os.PathLike) -> GenomeStore:
     return GenomeStore(path)
+
+
+_OPENED: dict[str, GenomeStore] = {}
+
+
+def reopen(path: str, payload_sha256: str) -> GenomeStore:
+    """The store at ``path``, opened once per process (unpickling a store or its records: a
+    Dask worker's tasks share one map). StoreError if it is not the store that was pickled."""
+    store = _OPENED.get(path)
+    if store is None or store.payload_sha256 != payload_sha256:
+        store = _OPENED[path] = GenomeStore(path)
+    if store.payload_sha256 != payload_sha256:
+        raise StoreError(f"{path}: not the genome store the job was started with (changed, or "
+                         "another file at that path on this machine)")
+    return store
 
 
 def load_store(path: str | os.PathLike) -> list[StoreRecord]:

@@ -89,7 +89,7 @@ def add_common_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec
 def add_param_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec,
                       skip: tuple[str, ...] = ()) -> None:
     """One option per family parameter, from the registry (name, help, range, backends)."""
-    types = {"int": int, "float": float, "choice": str}
+    types = {"int": int, "float": float, "choice": str, "text": str}
     for p in fam.params:
         if p.name in skip:
             continue
@@ -195,7 +195,7 @@ class ProgressBar:
         if not self.enabled:
             return
         if p.phase == "compiling":
-            sys.stderr.write("\rcompiling kernels…" + " " * 30)
+            sys.stderr.write("\r" + (p.message or "compiling kernels…") + " " * 30)
         else:
             width = 30
             filled = int(width * p.fraction)

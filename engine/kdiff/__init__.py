@@ -49,12 +49,14 @@ class KdiffResult:
 
 def make_job(target, background, k: int, *, variant=None, backend=None, parallel=None, flags=None,
              strands: str = "both", threads: int | None = None, count_comparisons: bool = False,
-             threads_per_block: int | None = None, prefetch_factor: int | None = None) -> Job:
+             threads_per_block: int | None = None, prefetch_factor: int | None = None,
+             scheduler: str | None = None) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     ``threads_per_block`` and ``prefetch_factor`` (the seed study's c) apply to the cuda
     backend only; they become ``Job.params`` keys of the same names (defaults:
-    ``engine.config.KDIFF_CUDA_*``).
+    ``engine.config.KDIFF_CUDA_*``). ``scheduler`` applies to the dask backend only: a
+    scheduler's address (``tcp://HOST:PORT``; None or empty: a local cluster).
     """
     k = check_int("k", k, 1)
     if strands not in ("both", "forward"):
@@ -68,6 +70,11 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     sel = registry.resolve(SPEC, variant, backend, parallel, flags)
     params = {"k": int(k), "strands": strands}
     params.update(cuda_params(sel.variant, sel.backend, sel.flags, threads_per_block, prefetch_factor))
+    registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
+    if sel.backend == "dask":
+        from engine.cluster import check_scheduler
+
+        params["scheduler"] = check_scheduler(scheduler)
     return Job(family="kdiff", inputs={"target": target, "background": background},
                variant=sel.variant, backend=sel.backend, parallel=sel.parallel, flags=sel.flags,
                params=params, threads=threads, count_comparisons=count_comparisons)
@@ -88,9 +95,21 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
 
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
-    call = make_call(job, cancel.flag)
-    runner = ScanRunner(job, call)
-    yield from compile_once(call, runner.total)
-    yield from run_slices(runner, meter, cancel)
+    if job.backend == "dask":  # tasks on a Dask cluster (engine.cluster)
+        from engine.kdiff.cluster import ClusterScanRunner
+
+        runner = ClusterScanRunner(job, cancel.flag)
+        scan = runner.scan
+        try:
+            yield from compile_once(runner, runner.total, "starting the Dask cluster…")
+            meter.threads = runner.threads
+            yield from run_slices(runner, meter, cancel)
+        finally:
+            runner.close()
+    else:
+        call = make_call(job, cancel.flag)
+        runner = scan = ScanRunner(job, call)
+        yield from compile_once(call, runner.total)
+        yield from run_slices(runner, meter, cancel)
     return KdiffResult(run_info(job, meter), job.params["k"], job.params["strands"],
-                       runner.candidates(), runner.profiles, runner.settled)
+                       scan.candidates(), scan.profiles, scan.settled)

@@ -5,7 +5,8 @@ of :func:`engine.slices.run_slices`); :class:`KernelCall` runs one slice of one
 record on the job's variant and backend (CUDA jobs through ``engine.kdiff.cuda``,
 imported only for them). A CPU job whose background is too large to hold whole
 (:mod:`engine.streaming`) runs each slice as tasks, one per background chunk
-(:func:`chunk_task`), merged by :func:`merge_chunk` (:class:`StreamedCall`).
+(:func:`chunk_task`), merged by :func:`merge_chunk` (:class:`StreamedCall`); the dask
+backend runs the same tasks on a cluster (engine/kdiff/cluster.py).
 """
 
 from __future__ import annotations
@@ -351,6 +352,11 @@ class ScanRunner:
         self.settled[target.id] = 0
         if self._r_end == 0:
             self._open_next()
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """(target record, start) the next slice begins at."""
+        return self._index, (self._r if not self.finished else 0)
 
     def step(self, budget: int) -> Step:
         target, alpha, r = self.targets[self._index], self._alpha, self._r

@@ -36,6 +36,10 @@ SPEC = FamilySpec(
                   "cuda alternative with opt5/opt6: the seed study's prefetch factor c (prefetch "
                   "ceil(c*k/tpb)*tpb target symbols and that plus tpb background symbols)",
                   minimum=1, maximum=64, backends=("cuda",), metavar="C"),
+        ParamSpec("scheduler", "Dask scheduler", "text", "",
+                  "dask only: the address of a running Dask scheduler, tcp://HOST:PORT (empty: "
+                  "a local cluster, one worker per core or per GPU)", backends=("dask",),
+                  metavar="ADDRESS"),
     ),
     flags=(
         FlagSpec("opt1", "opt1: stop matrix at a row >= k",
@@ -96,10 +100,14 @@ SPEC = FamilySpec(
                             default_flags=("simd",)),
                 # one thread per (r, background chunk): engine/kdiff/cuda_bitparallel.py
                 BackendSpec("cuda", flags=("word32",), default_flags=("word32",)),
+                # tasks (starts x background chunks) on a Dask cluster (engine/cluster.py);
+                # simd acts on CPU workers, GPU workers run the cuda kernels with word32
+                BackendSpec("dask", flags=("simd",), default_flags=("simd",)),
             ),
         ),
     ),
-    default_variants={"serial": "bitparallel", "multicore": "bitparallel", "cuda": "bitparallel"},
+    default_variants={"serial": "bitparallel", "multicore": "bitparallel", "cuda": "bitparallel",
+                      "dask": "bitparallel"},
     module="engine.kdiff",
     metric="comparisons",
 )

@@ -60,7 +60,8 @@ class KmismatchResult:
 
 
 def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str = "both",
-             threads: int | None = None, threads_per_block: int | None = None) -> Job:
+             threads: int | None = None, threads_per_block: int | None = None,
+             scheduler: str | None = None) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Parameters
@@ -72,8 +73,8 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
     variant : {'naive', 'shift-add', 'pmasm', 'thread', 'block-thread', 'shared-mem', 'pair-tile'}
         Default: pair-tile where a GPU is present (or the backend is cuda), else pmasm.
         The last four are the CUDA methods (cuda backend only).
-    backend : {'serial', 'multicore', 'cuda'}, optional
-        Default: the fastest available.
+    backend : {'serial', 'multicore', 'cuda', 'dask'}, optional
+        Default: the fastest available (never dask: a cluster is asked for by name).
     strands : {'both', 'forward'}
         'both' also searches each pattern's reverse complement.
     threads : int, optional
@@ -83,6 +84,9 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
         ``engine.config.KMISMATCH_CUDA_THREADS_PER_BLOCK``, for shared-mem
         ``KMISMATCH_CUDA_SHARED_MEM_THREADS_PER_BLOCK``); block-thread runs one thread
         per level.
+    scheduler : str, optional
+        dask only: a scheduler's address, ``tcp://HOST:PORT`` (None or empty: a local
+        cluster, engine.cluster).
 
     Raises
     ------
@@ -108,7 +112,12 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
         backend = "cuda"  # with a GPU, kmismatch runs there (the registry's cuda default)
     sel = registry.resolve(SPEC, variant, backend, None, frozenset())
     params = {"k": int(k), "strands": strands}
-    registry.check_backend_only(SPEC, sel.backend, threads_per_block=threads_per_block)
+    registry.check_backend_only(SPEC, sel.backend, threads_per_block=threads_per_block,
+                                scheduler=scheduler or None)
+    if sel.backend == "dask":
+        from engine.cluster import check_scheduler
+
+        params["scheduler"] = check_scheduler(scheduler)
     if threads_per_block is not None:
         params["threads_per_block"] = check_threads_per_block(sel.variant, threads_per_block)
     if sel.backend == "cuda":
@@ -141,15 +150,27 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
     patterns: tuple[Record, ...] = job.inputs["patterns"]
-    kernels = Kernels(job)
-    yield from compile_once(kernels, sum(len(r) for r in job.inputs["text"]))
-    # A text over config.STREAM_MEMORY_BASES is read a chunk at a time (CPU backends).
-    text = Background(job.inputs["text"], "forward")
-    streamed = job.backend != "cuda" and not text.fits()
-    # The set-up (the text uploaded to the GPU, the tables built) counts as solve time.
-    runner = meter.timed(lambda: StreamedScanRunner(job, kernels, cancel.flag, text) if streamed
-                         else ScanRunner(job, kernels, cancel.flag))
-    yield from run_slices(runner, meter, cancel)
+    total = sum(len(r) for r in job.inputs["text"])
+    if job.backend == "dask":  # tasks on a Dask cluster (engine.cluster)
+        from engine.kmismatch.cluster import ClusterScanRunner
+
+        runner = ClusterScanRunner(job, cancel.flag)
+        try:
+            yield from compile_once(runner, total, "starting the Dask cluster…")
+            meter.threads = runner.threads
+            yield from run_slices(runner, meter, cancel)
+        finally:
+            runner.close()
+    else:
+        kernels = Kernels(job)
+        yield from compile_once(kernels, total)
+        # A text over config.STREAM_MEMORY_BASES is read a chunk at a time (CPU backends).
+        text = Background(job.inputs["text"], "forward")
+        streamed = job.backend != "cuda" and not text.fits()
+        # The set-up (the text uploaded to the GPU, the tables built) counts as solve time.
+        runner = meter.timed(lambda: StreamedScanRunner(job, kernels, cancel.flag, text)
+                             if streamed else ScanRunner(job, kernels, cancel.flag))
+        yield from run_slices(runner, meter, cancel)
     hits, density = meter.timed(lambda: (runner.hits(), runner.density()))
     return KmismatchResult(run_info(job, meter), job.params["k"], job.params["strands"], hits,
                            tuple(p.id for p in patterns), tuple(len(p) for p in patterns),

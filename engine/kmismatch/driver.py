@@ -5,7 +5,7 @@ units of :func:`engine.slices.run_slices`), one length group of patterns after t
 other within a slice; :class:`Kernels` compiles (or loads) what the job's variant
 and backend need. CPU variants run a range scanner over many text chunks
 (:func:`scan`); cuda jobs go through ``engine.kmismatch.cuda``, imported only for
-them.
+them; dask jobs through engine/kmismatch/cluster.py.
 
 **CPU chunks.** Every chunk writes its hits into its own region of the result
 columns (no races, no atomics: stumpy's per-thread buffers, the study's opt3
@@ -16,6 +16,7 @@ far it got and is resumed from there with a larger one.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -406,25 +407,32 @@ class ScanRunner:
         return cells, comparisons
 
 
-class StreamedScanRunner:
-    """:class:`ScanRunner` over a text too large to hold whole (engine.streaming).
+def owned_hits(pos, code, mis, inner_offsets, pieces, offsets, pattern_lengths):
+    """Hits found in a chunk's pieces laid end to end (``inner_offsets``) in the whole text's
+    coordinates (record ``offsets``), keeping those whose window ends in a column its piece
+    owns: every window lies whole in that piece (engine.streaming), so each hit is kept once."""
+    p_start = np.array([p.start for p in pieces], dtype=np.int64)
+    p_own = np.array([p.own for p in pieces], dtype=np.int64)
+    p_base = offsets[[p.record for p in pieces]]
+    piece = np.searchsorted(inner_offsets, pos, side="right") - 1
+    column = p_start[piece] + (pos - inner_offsets[piece])
+    keep = column + pattern_lengths[code >> 1] - 1 >= p_own[piece]
+    return (p_base[piece] + column)[keep], code[keep], mis[keep]
 
-    The text is read a chunk at a time and each chunk scanned by an in-memory
-    ScanRunner over its pieces. Pieces overlap by the longest pattern - 1, so every
-    window lies whole in the piece that owns its last column; that piece alone keeps
-    the hit, mapped to the whole text's coordinates. At the end the hits are put in
-    the in-memory order (window, then slot) and counted, so the result is the same.
-    """
 
-    def __init__(self, job: Job, kernels: Kernels, abort: np.ndarray, background):
+class OwnedHits:
+    """The hits of a text read in chunks (:class:`StreamedScanRunner`, :class:`ClusterScanRunner`),
+    each added as its chunk is scanned; at the end put in the in-memory order (window, then
+    slot) and counted, so the result is the same as one in-memory scan's."""
+
+    def __init__(self, job: Job):
         from engine.streaming import FlatText
 
-        self.job, self.kernels, self.abort, self.background = job, kernels, abort, background
         records: tuple[Record, ...] = job.inputs["text"]
         patterns: tuple[Record, ...] = job.inputs["patterns"]
+        self.job = job
         self.records = records
         self.pattern_lengths = np.array([len(p) for p in patterns], dtype=np.int64)
-        self.chunks = background.chunks(int(self.pattern_lengths.max()) - 1)
         flat = FlatText(records)
         self.offsets = flat.offsets
         self.found = HitBuffer(pattern_ids=tuple(p.id for p in patterns),
@@ -435,71 +443,14 @@ class StreamedScanRunner:
                              config.KMISMATCH_DENSITY_BINS)
         self.total = int(self.offsets[-1])
         self.done = 0
-        self._owned_before = 0
-        self._index = -1
-        self._inner = None
         self._sorted = True
-        self._open_next()
-        self.first_slice = self._inner.first_slice if self._inner is not None else 1
 
-    @property
-    def finished(self) -> bool:
-        return self._index >= len(self.chunks)
-
-    def _open_next(self) -> None:
-        import dataclasses
-
-        from engine.streaming import piece_records
-
-        if self._inner is not None:
-            chunk = self.chunks[self._index]
-            self.background.release(chunk)
-            self._owned_before += sum(p.end - p.own for p in chunk.pieces)
-            self.done = self._owned_before
-            self._inner = None
-        self._index += 1
-        if self.finished:
-            return
-        chunk = self.chunks[self._index]
-        text = self.background.text(chunk)
-        pieces = piece_records(self.records, text)
-        inner_job = dataclasses.replace(self.job, inputs={"text": tuple(pieces),
-                                                          "patterns": self.job.inputs["patterns"]})
-        self._inner = ScanRunner(inner_job, self.kernels, self.abort)
-        self._seen = 0
-        self._p_start = np.array([p.start for p in chunk.pieces], dtype=np.int64)
-        self._p_own = np.array([p.own for p in chunk.pieces], dtype=np.int64)
-        self._p_base = self.offsets[[p.record for p in chunk.pieces]]
-        self._owned = sum(p.end - p.own for p in chunk.pieces)
-
-    def step(self, budget: int) -> Step:
-        inner = self._inner
-        step = inner.step(budget)
-        self._take_new_hits()
-        if step.aborted:
-            return step
-        self.done = self._owned_before + self._owned * inner.done // max(1, inner.total)
-        if inner.finished:
-            self._open_next()
-        return step
-
-    def _take_new_hits(self) -> None:
-        """Map the inner runner's new hits to the whole text; keep those whose window ends
-        in a column its piece owns."""
-        inner = self._inner
-        n = len(inner.found)
-        if n == self._seen:
-            return
-        pos, code, mis = (col[self._seen:n] for col in inner.found.columns)
-        self._seen = n
-        piece = np.searchsorted(inner.offsets, pos, side="right") - 1
-        column = self._p_start[piece] + (pos - inner.offsets[piece])
-        keep = column + self.pattern_lengths[code >> 1] - 1 >= self._p_own[piece]
-        self.found.append((self._p_base[piece] + column)[keep], code[keep], mis[keep])
-        self._sorted = False
+    def _add(self, pos, code, mis) -> None:
+        if len(pos):
+            self.found.append(pos, code, mis)
+            self._sorted = False
 
     def _finish(self) -> None:
-        """The in-memory order (window, then slot) and the counts of every hit kept."""
         if self._sorted:
             return
         n = len(self.found)
@@ -520,3 +471,70 @@ class StreamedScanRunner:
     def density(self) -> tuple[HitDensity, ...]:
         self._finish()
         return self.counts.density(self.records)
+
+
+class StreamedScanRunner(OwnedHits):
+    """:class:`ScanRunner` over a text too large to hold whole (engine.streaming).
+
+    The text is read a chunk at a time and each chunk scanned by an in-memory
+    ScanRunner over its pieces. Pieces overlap by the longest pattern - 1, so every
+    window lies whole in the piece that owns its last column; that piece alone keeps
+    the hit, mapped to the whole text's coordinates (:func:`owned_hits`).
+    """
+
+    def __init__(self, job: Job, kernels: Kernels, abort: np.ndarray, background):
+        super().__init__(job)
+        self.kernels, self.abort, self.background = kernels, abort, background
+        self.chunks = background.chunks(int(self.pattern_lengths.max()) - 1)
+        self._owned_before = 0
+        self._index = -1
+        self._inner = None
+        self._open_next()
+        self.first_slice = self._inner.first_slice if self._inner is not None else 1
+
+    @property
+    def finished(self) -> bool:
+        return self._index >= len(self.chunks)
+
+    def _open_next(self) -> None:
+        from engine.streaming import piece_records
+
+        if self._inner is not None:
+            chunk = self.chunks[self._index]
+            self.background.release(chunk)
+            self._owned_before += sum(p.end - p.own for p in chunk.pieces)
+            self.done = self._owned_before
+            self._inner = None
+        self._index += 1
+        if self.finished:
+            return
+        chunk = self.chunks[self._index]
+        text = self.background.text(chunk)
+        pieces = piece_records(self.records, text)
+        inner_job = dataclasses.replace(self.job, inputs={"text": tuple(pieces),
+                                                          "patterns": self.job.inputs["patterns"]})
+        self._inner = ScanRunner(inner_job, self.kernels, self.abort)
+        self._seen = 0
+        self._owned = sum(p.end - p.own for p in chunk.pieces)
+
+    def step(self, budget: int) -> Step:
+        inner = self._inner
+        step = inner.step(budget)
+        self._take_new_hits()
+        if step.aborted:
+            return step
+        self.done = self._owned_before + self._owned * inner.done // max(1, inner.total)
+        if inner.finished:
+            self._open_next()
+        return step
+
+    def _take_new_hits(self) -> None:
+        """The inner runner's new hits, mapped to the whole text, owned ones only."""
+        inner = self._inner
+        n = len(inner.found)
+        if n == self._seen:
+            return
+        pos, code, mis = (col[self._seen:n] for col in inner.found.columns)
+        self._seen = n
+        self._add(*owned_hits(pos, code, mis, inner.offsets, self.chunks[self._index].pieces,
+                              self.offsets, self.pattern_lengths))

@@ -3,7 +3,9 @@
 from engine import config
 from engine.registry import BackendSpec, FamilySpec, InputSpec, ParamSpec, VariantSpec
 
-_CPU = (BackendSpec("serial"), BackendSpec("multicore"))
+# dask: one task per text chunk on a Dask cluster (engine/cluster.py); GPU workers run the
+# cuda default variant (pair-tile), CPU workers this variant's multicore kernels.
+_CPU = (BackendSpec("serial"), BackendSpec("multicore"), BackendSpec("dask"))
 # The seed study's three CUDA methods and our pair-tile kernel (engine/kmismatch/cuda*.py).
 _CUDA = (BackendSpec("cuda"),)
 
@@ -29,6 +31,10 @@ SPEC = FamilySpec(
                   "(shared-mem is fastest at 128); block-thread runs one thread per pattern "
                   "position.", minimum=1, maximum=1024, backends=("cuda",),
                   variants=("thread", "shared-mem", "pair-tile"), metavar="N"),
+        ParamSpec("scheduler", "Dask scheduler", "text", "",
+                  "dask only: the address of a running Dask scheduler, tcp://HOST:PORT (empty: "
+                  "a local cluster, one worker per core or per GPU)", backends=("dask",),
+                  metavar="ADDRESS"),
     ),
     flags=(),
     variants=(
@@ -55,7 +61,7 @@ SPEC = FamilySpec(
                     "thread: half the look-ups and a quarter of the hit bookkeeping.", _CUDA),
     ),
     # cuda: pair-tile (half the look-ups and a quarter of shared-mem's hit bookkeeping).
-    default_variants={"serial": "pmasm", "multicore": "pmasm", "cuda": "pair-tile"},
+    default_variants={"serial": "pmasm", "multicore": "pmasm", "cuda": "pair-tile", "dask": "pmasm"},
     module="engine.kmismatch",
     metric="cells",
 )

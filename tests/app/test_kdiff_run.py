@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 
+import pytest
 
 from app import demo
 from engine import kdiff
@@ -104,3 +106,24 @@ def test_candidate_view_shows_closest_match_at_distance_k(qtbot, window):
     assert match.matrix.shape[0] == best.length + 1
     assert match.aligned_candidate.replace("-", "") == best.sequence
     assert window.exports.alignment_text()
+
+
+def test_the_dask_backend_and_its_scheduler_field_run_from_the_gui(qtbot, window):
+    """The registry's dask backend and its scheduler field (a text parameter) reach the job: the
+    run goes to the cluster at that address and the table is the serial engine's answer."""
+    distributed = pytest.importorskip("distributed")
+    load_demo(qtbot, window, "lambda-ecoli")
+    cut(window, "target", 101, 260)
+    window.input_panels["background"].set_region((1, 30_000))
+    window.params.set_param("k", 4)
+    window.params.set_param("strands", "both")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0", silence_logs=logging.ERROR) as cluster:
+        window.params.set_selection(backend="dask")
+        window.params.set_param("scheduler", cluster.scheduler_address)
+        result = run(qtbot, window)
+    assert result.info.complete and result.info.backend == "dask" and result.info.threads == 1
+    inputs = window.inputs()
+    expected = kdiff.solve(inputs["target"], inputs["background"], 4, backend="serial")
+    assert window.results.model.rows() == [(c.target_id, c.start, c.end, c.length, c.sequence)
+                                           for c in expected.candidates]

@@ -125,3 +125,28 @@ def test_switching_backend_takes_that_backends_default_variant(qtbot, settings, 
     panel.set_selection(variant="alternative", backend="serial")
     panel.backend_combo.setCurrentIndex(panel.backend_combo.findData("cuda"))
     assert (panel.state()["variant"], panel.state()["backend"]) == ("alternative", "cuda")
+
+
+def test_text_parameter_is_a_line_edit_that_persists_and_reaches_make_job(qtbot, settings):
+    """A "text" ParamSpec (the dask scheduler's address) is a line edit: what is typed is
+    kept (trimmed) in the state and the settings, and reaches make_job on its backend only."""
+    from PySide6.QtWidgets import QLineEdit
+
+    panel = ParamsPanel(settings)
+    qtbot.addWidget(panel)
+    panel.set_family("kdiff")
+    edit = panel._param_widgets["scheduler"]
+    assert isinstance(edit, QLineEdit) and edit.text() == ""
+    edit.setText("  tcp://127.0.0.1:8786 ")
+    edit.editingFinished.emit()
+    assert panel.state()["params"]["scheduler"] == "tcp://127.0.0.1:8786"
+    second = ParamsPanel(settings)
+    qtbot.addWidget(second)
+    assert second._param_widgets["scheduler"].text() == "tcp://127.0.0.1:8786"
+    assert "scheduler" not in panel.choice().backend_options()  # not on a CPU backend
+    if registry.backend_status("dask")[0]:
+        panel.set_selection(backend="dask")
+        assert edit.isEnabled()
+        assert panel.choice().backend_options() == {"scheduler": "tcp://127.0.0.1:8786"}
+    panel.restore_state("kdiff", {"params": {"scheduler": 5}})  # not text: the default
+    assert panel.state()["params"]["scheduler"] == ""

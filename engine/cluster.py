@@ -1,0 +1,333 @@
+"""The ``dask`` backend's cluster side: a client, and a job's tasks in flight on it.
+
+A family runs a job on a Dask cluster as the task grid of :mod:`engine.streaming`:
+(range of target starts, or none) x (background chunk), each task small to ship:
+
+- the job's data (targets, patterns, an in-memory background) is scattered to every
+  worker once (:class:`TaskGrid`, broadcast), so a task carries only indices and the
+  :class:`~engine.streaming.Chunk` it reads;
+- a genome store's records travel as (path, checksum): a worker opens the store by its
+  path (a shared file system) and keeps it open for later tasks (``engine.store``
+  pickles stores that way);
+- a task's answer is a partial one (kdiff: c(r) maxima; searches: the hits a chunk
+  owns), merged by the family's driver as tasks complete, in whatever order. Progress
+  and cancel go through :func:`engine.slices.run_slices` as for any backend: the
+  family's runner waits at most ``config.SLICE_SECONDS`` for results in each step.
+
+**Where.** No address: a ``LocalCluster`` of single-threaded worker processes, one per
+core; with a CUDA GPU and ``dask_cuda`` installed, a ``LocalCUDACluster`` (one worker
+per GPU). ``--scheduler tcp://HOST:PORT``: that cluster (its workers need primerscope
+and the store's path). Tasks run the family's CUDA kernels where every worker sees a
+GPU, else its multicore kernels with one numba thread per task (Dask's worker threads
+are the parallelism; the kernels release the GIL).
+
+**Failures.** A worker that dies is Dask's to handle: its tasks run again elsewhere
+(the local cluster allows ``config.CLUSTER_ALLOWED_FAILURES`` deaths per task), so the
+answer is the same. A task that raises fails the job with that error. **Cancel**
+cancels every future; an owned local cluster is closed (its processes end), and on an
+outside cluster running tasks end on their own (tasks last about
+``config.CLUSTER_TASK_SECONDS``). Results merged before the cancel are kept.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import re
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from typing import Any, Callable
+
+import numpy as np
+
+from engine import config
+
+INSTALL_HINT = "Dask is not installed (pip install 'primerscope[cluster]')"
+_ADDRESS = re.compile(r"^([a-z][a-z0-9+]*://)?(\[[0-9a-fA-F:.]+\]|[^\s/:\[\]]+)(:\d+)?$")
+
+
+def status() -> tuple[bool, str]:
+    """(available, reason) for the registry; imports nothing."""
+    if importlib.util.find_spec("distributed") is None:
+        return False, INSTALL_HINT
+    return True, ""
+
+
+def check_scheduler(value) -> str | None:
+    """A scheduler address (``tcp://HOST:PORT``; ``HOST:PORT`` too), or None for a local
+    cluster (None or empty). ValueError on anything else."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str) or not _ADDRESS.match(value.strip()):
+        raise ValueError(f"--scheduler must be an address like tcp://HOST:PORT, got {value!r}")
+    return value.strip()
+
+
+def worker_selection(spec, variant: str, flags, gpu: bool) -> tuple[str, str, str | None, frozenset]:
+    """(variant, backend, parallel form, flags) a worker runs: the job's variant on the
+    workers' backend (cuda on GPU workers, else multicore) with the job's flags, or that
+    backend's default variant and flags where the variant has no such backend."""
+    backend = "cuda" if gpu else "multicore"
+    if spec.variant(variant).backend(backend) is None:
+        variant = spec.default_variants[backend]
+    bspec = spec.variant(variant).backend(backend)
+    allowed = set(bspec.flags)
+    chosen = frozenset(flags) & allowed if backend == "multicore" else frozenset(bspec.default_flags)
+    return variant, backend, (bspec.parallel[0] if bspec.parallel else None), chosen
+
+
+# ---------------------------------------------------------------------------- the client
+
+def local_cores() -> int:
+    """The cores this process may run on (taskset and cgroup cpusets count): a local
+    cluster's worker count."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) < 200 else text[:197] + "..."
+
+
+def _gpu_workers_locally() -> bool:
+    """A CUDA GPU here and dask_cuda installed (then the local cluster is a LocalCUDACluster)."""
+    from engine import registry
+
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" or not registry.backend_status("cuda")[0]:
+        return False
+    return importlib.util.find_spec("dask_cuda") is not None
+
+
+def _worker_has_gpu() -> bool:
+    """On a worker: whether numba sees a real CUDA GPU."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return False
+    try:
+        from numba import cuda
+
+        return bool(cuda.is_available())
+    except Exception:  # noqa: BLE001 -- no driver, no toolkit: a CPU worker
+        return False
+
+
+def dask_setup(worker) -> None:
+    """A local cluster's worker process, at its start (Dask's preload hook): ignore SIGINT.
+    Ctrl-C reaches the whole process group; the run cancels and closes the cluster itself
+    (engine.interrupts), so its workers must not die first with a traceback each."""
+    import signal
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class Session:
+    """A client of a cluster: a new local one (closed with the session) or the one at
+    ``scheduler``. ``gpu``: every worker runs the CUDA kernels; ``threads``: worker threads."""
+
+    def __init__(self, scheduler: str | None = None):
+        ok, reason = status()
+        if not ok:
+            raise ValueError(f"the dask backend is not available: {reason}")
+        import dask
+        from distributed import Client
+
+        logging.getLogger("distributed").setLevel(logging.ERROR)  # no worker chatter on stderr
+        self.cluster = None
+        if scheduler:
+            try:
+                self.client = Client(scheduler, timeout=config.CLUSTER_CONNECT_SECONDS,
+                                     set_as_default=False)
+            except (OSError, TimeoutError) as exc:
+                raise ValueError(f"cannot reach the Dask scheduler at {scheduler} "
+                                 f"({_one_line(exc)})") from None
+            try:
+                self.client.wait_for_workers(1, timeout=config.CLUSTER_CONNECT_SECONDS)
+            except (OSError, TimeoutError):
+                self.client.close()
+                raise ValueError(f"the Dask scheduler at {scheduler} has no workers") from None
+            self.gpu = all(self.client.run(_worker_has_gpu).values())
+        else:
+            self.gpu = _gpu_workers_locally()
+            with dask.config.set({"distributed.scheduler.allowed-failures":
+                                  config.CLUSTER_ALLOWED_FAILURES}):
+                if self.gpu:
+                    from dask_cuda import LocalCUDACluster
+
+                    self.cluster = LocalCUDACluster(dashboard_address=":0", preload=[__name__],
+                                                    silence_logs=logging.ERROR)
+                else:
+                    from distributed import LocalCluster
+
+                    self.cluster = LocalCluster(n_workers=local_cores(),
+                                                threads_per_worker=1, processes=True,
+                                                dashboard_address=":0", preload=[__name__],
+                                                silence_logs=logging.ERROR)
+            self.client = Client(self.cluster, set_as_default=False)
+        nthreads = self.client.nthreads()  # worker address -> its threads
+        self.threads = sum(nthreads.values()) or 1
+        self.workers = tuple(nthreads)
+
+    def close(self) -> None:
+        """Close the client, and the local cluster if this session started it."""
+        try:
+            self.client.close(timeout=config.CLUSTER_CONNECT_SECONDS)
+        finally:
+            if self.cluster is not None:
+                self.cluster.close(timeout=config.CLUSTER_CONNECT_SECONDS)
+
+
+# ---------------------------------------------------------------------------- on a worker
+
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+
+
+def worker_state(shared, build: Callable[[Any], Any]):
+    """On a worker: ``build(shared)``, made once per job (``shared.token``) and process, kept
+    for the job's later tasks (the last two jobs' are kept)."""
+    with _CACHE_LOCK:
+        state = _CACHE.get(shared.token)
+        if state is None:
+            state = _CACHE[shared.token] = build(shared)
+            while len(_CACHE) > 2:
+                _CACHE.popitem(last=False)
+        _CACHE.move_to_end(shared.token)
+        return state
+
+
+def per_thread(state, build: Callable[[], Any]):
+    """On a worker: ``build()`` once per thread of ``state`` (a worker with several threads
+    runs tasks side by side; a kernel call and its chunk buffer are one thread's)."""
+    local = state.__dict__.setdefault("_local", threading.local())
+    if not hasattr(local, "value"):
+        local.value = build()
+    return local.value
+
+
+def task_threads(backend: str) -> None:
+    """On a worker, before a kernel call: one numba thread per task (see the module doc)."""
+    if backend == "multicore":
+        import numba
+
+        numba.set_num_threads(1)
+
+
+# ---------------------------------------------------------------------------- the grid
+
+class TaskGrid:
+    """One job's tasks on a cluster: ``task(shared, *args)`` for each :meth:`submit`, at
+    most :attr:`window` in flight, results handed back as they complete (:meth:`collect`).
+
+    ``make_shared(gpu)`` builds the job's data (with a ``token`` attribute) once the
+    session says whether the workers are GPUs; it is scattered to every worker, and
+    ``warm(shared)`` runs once on each (kernels compiled or loaded) before any task.
+    """
+
+    def __init__(self, scheduler: str | None, make_shared: Callable[[bool], Any],
+                 task: Callable, warm: Callable):
+        self.scheduler = scheduler
+        self.make_shared = make_shared
+        self.task, self.warm = task, warm
+        self.session: Session | None = None
+        self.shared = None
+        self._shared_future = None
+        self._futures: dict = {}  # future -> key
+
+    @staticmethod
+    def token() -> str:
+        return uuid.uuid4().hex
+
+    # -- opening (the job's "compile" phase) --------------------------------------------------
+    def ready(self) -> bool:
+        return self._shared_future is not None
+
+    def open(self) -> None:
+        """Start or reach the cluster, scatter the job's data, warm every worker."""
+        self.session = Session(self.scheduler)
+        client = self.session.client
+        self.shared = self.make_shared(self.session.gpu)
+        self._shared_future = client.scatter(self.shared, broadcast=True, hash=False)
+        warm = [client.submit(self.warm, self._shared_future, workers=[w], pure=False,
+                              allow_other_workers=True) for w in self.session.workers]
+        client.gather(warm)  # a worker that cannot open the store says so here
+
+    @property
+    def gpu(self) -> bool:
+        return bool(self.session and self.session.gpu)
+
+    @property
+    def threads(self) -> int:
+        return self.session.threads if self.session else 1
+
+    @property
+    def window(self) -> int:
+        """Tasks kept in flight: two per worker thread, so none waits for the next."""
+        return 2 * self.threads + 1
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._futures)
+
+    # -- tasks ------------------------------------------------------------------------------------
+    def submit(self, key, *args) -> None:
+        future = self.session.client.submit(self.task, self._shared_future, *args, pure=False)
+        self._futures[future] = key
+
+    def collect(self, timeout: float, abort: np.ndarray | None = None) -> list[tuple[Any, Any]]:
+        """(key, result) of the tasks that completed within ``timeout`` seconds (returns as
+        soon as one has, or when ``abort[0]`` is set). A task's error is raised here; a
+        task whose workers kept dying raises RuntimeError."""
+        if not self._futures:
+            return []
+        deadline = time.perf_counter() + timeout
+        while True:  # futures' states are local: polling them costs nothing on the cluster
+            done = [f for f in self._futures if f.done()]
+            if done or time.perf_counter() >= deadline or (abort is not None and abort[0]):
+                break
+            time.sleep(0.005)
+        out = []
+        for future in done:
+            key = self._futures.pop(future)
+            out.append((key, self._result(future)))
+        return out
+
+    @staticmethod
+    def _result(future):
+        from distributed.scheduler import KilledWorker
+
+        try:
+            return future.result()
+        except KilledWorker as exc:
+            raise RuntimeError(f"a Dask task failed: its workers died "
+                               f"{config.CLUSTER_ALLOWED_FAILURES + 1} times ({_one_line(exc)})"
+                               ) from None
+
+    def drop(self, keys: Callable[[Any], bool]) -> None:
+        """Cancel the tasks in flight whose key ``keys(key)`` is true (no longer needed)."""
+        gone = [f for f, k in self._futures.items() if keys(k)]
+        for future in gone:
+            del self._futures[future]
+        if gone:
+            self.session.client.cancel(gone)
+
+    def close(self) -> None:
+        """Cancel what is in flight, release the job's data, close the session."""
+        if self.session is None:
+            return
+        session, self.session = self.session, None
+        try:
+            pending = list(self._futures)
+            if self._shared_future is not None:
+                pending.append(self._shared_future)
+            if pending:
+                session.client.cancel(pending, force=True)
+        finally:
+            self._futures.clear()
+            self._shared_future = None
+            session.close()
