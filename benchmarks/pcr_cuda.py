@@ -8,19 +8,21 @@ PCR1000x20: 500 pairs (1,000 primers of 18-25 nt) taken from E. coli 536 as PCR2
             mismatches (ipcress ``--mismatch 3``; ours ``--max-edits 3`` with the 3'
             rule off).
 
-Rows, every one a command in a subprocess timed by its wall clock (start-up and file
-reading included):
+Rows, every one a command in a subprocess timed by its wall clock (start-up, file
+reading and writing the products included):
 
 - ``ipcress (CLI, x20 from x1 and x2)``: ipcress is single-threaded and linear in the
-  text; on x20 it would take about 7 minutes of a 2-core machine's core, so it runs on
-  the first 1 and 2 copies and its x20 time is extrapolated (the fixed part once, the
-  per-copy part 20 times; pcr_workload.extrapolate). Both measured runs are in the row.
-- ``primerscope pcr multicore (CLI, x20 from x1 and x2)``: the same way, on all CPUs,
-  for scale.
-- ``primerscope pcr cuda (CLI)``: on all of x20, the best of two runs after a warm-up
-  run on x1 that compiles the kernels into numba's cache; ``primerscope pcr cuda
-  (solve)`` is that run's own ``seconds`` (search, refinement and pairing, without
-  start-up, loading and writing). ``--no-indels`` (mismatch-only) runs once.
+  text; on x20 it would take 5-7 minutes, so it runs on the first 1 and 2 copies and
+  its x20 time is extrapolated (the fixed part once, the per-copy part 20 times:
+  pcr_workload.extrapolate). Both measured runs are in the row.
+- ``primerscope pcr multicore (CLI)``: on all of x20 and all CPUs, for scale (after a
+  run on x1 that compiles the kernels into numba's cache).
+- ``primerscope pcr cuda (CLI)``: on all of x20, the best of two runs (the default
+  output: the products' CSV) after a warm-up run on x1 that compiles the kernels;
+  ``primerscope pcr cuda (solve)``: the run's own ``seconds`` (search, refinement and
+  pairing, without start-up, loading and writing), from one more run with ``--json``
+  (which also writes every site: ``json_cli_s``). ``--no-indels`` (mismatch-only) runs
+  once.
 
 Checks (metrics of the cuda rows): on the first two copies, ours is a superset of
 ipcress's products (``superset_of_ipcress``, amplicon ends within 3 where indels save
@@ -43,7 +45,7 @@ MEASURED = (1, 2)
 CUDA_RUNS = 2
 
 IPCRESS = "ipcress (CLI, x20 from x1 and x2)"
-MULTICORE = "primerscope pcr multicore (CLI, x20 from x1 and x2)"
+MULTICORE = "primerscope pcr multicore (CLI)"
 CUDA = "primerscope pcr cuda (CLI)"
 CUDA_SOLVE = "primerscope pcr cuda (solve)"
 CUDA_NO_INDELS = "primerscope pcr cuda --no-indels (CLI)"
@@ -56,32 +58,23 @@ RATIOS = (
 )
 
 
-def _extrapolated(times: dict, runs: dict) -> dict:
-    """The row of a tool measured on MEASURED copies: x20 seconds and the runs behind them."""
-    t1, t2 = (times[c] for c in MEASURED)
-    out = {"seconds": pw.extrapolate(t1, t2, PCR1000X20.copies), "extrapolated": True}
-    out.update({f"x{c}_s": times[c] for c in MEASURED})
-    out.update(runs)
-    return out
-
-
 @lru_cache(maxsize=None)
 def _ipcress() -> tuple[dict, set]:
-    times, products = {}, set()
+    """(the row, the products on the last measured copies)."""
+    out, products = {"extrapolated": True}, set()
     for c in MEASURED:
-        times[c], products = pw.ipcress(PCR1000X20, c)
-    return _extrapolated(times, {f"x{MEASURED[-1]}_products": len(products)}), products
+        out[f"x{c}_s"], products = pw.ipcress(PCR1000X20, c)
+        out[f"x{c}_products"] = len(products)
+    out["seconds"] = pw.extrapolate(*(out[f"x{c}_s"] for c in MEASURED), PCR1000X20.copies)
+    return out, products
 
 
 def _multicore(threads: int) -> dict:
     w = PCR1000X20
     pw.run(pw.pcr_command(w, "multicore", threads=threads, copies=1))  # compiles: not timed
-    times, solve = {}, {}
-    for c in MEASURED:
-        times[c], solve[c], _ = pw.primerscope(pw.pcr_command(w, "multicore", threads=threads,
-                                                              copies=c))
-    return _extrapolated(times, {f"solve_x{c}_s": solve[c] for c in MEASURED}
-                         | {"threads": threads})
+    seconds, _, found = pw.primerscope(pw.pcr_command(w, "multicore", threads=threads,
+                                                      as_json=False))
+    return {"seconds": seconds, "products": len(found), "threads": threads}
 
 
 @lru_cache(maxsize=None)
@@ -89,14 +82,17 @@ def _cuda(indels: bool) -> dict:
     w = PCR1000X20
     pw.run(pw.pcr_command(w, "cuda", copies=1, indels=indels))  # compiles: not timed
     runs = []
-    for _ in range(CUDA_RUNS if indels else 1):
-        runs.append(pw.primerscope(pw.pcr_command(w, "cuda", indels=indels)))
-    seconds, solve_s, found = min(runs, key=lambda r: r[0])
+    for _ in range(CUDA_RUNS if indels else 1):  # the default output: CSV of the products
+        runs.append(pw.primerscope(pw.pcr_command(w, "cuda", indels=indels, as_json=False)))
+    seconds, _, found = min(runs, key=lambda r: r[0])
+    # --json adds every site (162,780 of them) and the run's own seconds
+    json_s, solve_s, _ = pw.primerscope(pw.pcr_command(w, "cuda", indels=indels))
     same_pair = {p for p in found if p[2].split(".")[0] == p[3].split(".")[0]}
     per_record: dict = {}
     for p in found:
         per_record.setdefault(p[0], set()).add(p[1:])
     out = {"seconds": seconds, "solve_s": solve_s, "runs_s": [round(r[0], 3) for r in runs],
+           "json_cli_s": json_s,
            "products": len(found), "cross_pair": len(found) - len(same_pair),
            "records_alike": len(per_record) == w.copies
            and len({frozenset(v) for v in per_record.values()}) == 1}
@@ -134,7 +130,7 @@ def cases(opts) -> list[Case]:
         Case("pcr", "PCR1000x20", IPCRESS, lambda: _ipcress()[0],
              describe=f"ipcress --mismatch 3 on x1 and x2, extrapolated to x20 ({where})"),
         Case("pcr", "PCR1000x20", MULTICORE, lambda: _multicore(threads),
-             describe=f"{threads} threads on x1 and x2, extrapolated to x20"),
+             describe=f"{threads} threads ({where})"),
         Case("pcr", "PCR1000x20", CUDA, lambda: _cuda(True), describe=where),
         Case("pcr", "PCR1000x20", CUDA_SOLVE, solve_row,
              describe="the cuda run's own seconds: search, refinement and pairing"),

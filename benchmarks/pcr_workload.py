@@ -18,6 +18,8 @@ the whole set, so only our products within a pair are compared with ipcress's.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import shutil
@@ -131,20 +133,23 @@ def extrapolate(t1: float, t2: float, copies: int) -> float:
 
 # -------------------------------------------------------------------------------- ipcress
 def ipcress_command() -> tuple[str, dict | None]:
-    """The ipcress to run and its environment: the system's, else .gl/peers (with its
-    libraries on LD_LIBRARY_PATH)."""
+    """The ipcress to run and its environment: the system's, else the copy in .gl/peers
+    (scripts/peers-carry), run with its own libraries on LD_LIBRARY_PATH."""
     exe = shutil.which("ipcress")
-    if exe is not None:
-        return exe, None
     local = PEERS / "bin" / "ipcress"
-    if local.is_file():
-        lib = str(PEERS / "lib")
-        env = dict(os.environ)
-        env["LD_LIBRARY_PATH"] = lib + (os.pathsep + env["LD_LIBRARY_PATH"]
-                                        if env.get("LD_LIBRARY_PATH") else "")
-        return str(local), env
-    raise ImportError("ipcress is not installed (Debian package exonerate; scripts/bench-peers "
-                      "installs it, scripts/peers-carry builds .gl/peers for a machine without apt)")
+    if exe is None and local.is_file():
+        exe = str(local)
+    if exe is None:
+        raise ImportError("ipcress is not installed (Debian package exonerate; scripts/bench-peers "
+                          "installs it, scripts/peers-carry builds .gl/peers for a machine "
+                          "without apt)")
+    if Path(exe).resolve() != local.resolve():
+        return exe, None
+    env = dict(os.environ)
+    lib = str(PEERS / "lib")
+    env["LD_LIBRARY_PATH"] = lib + (os.pathsep + env["LD_LIBRARY_PATH"]
+                                    if env.get("LD_LIBRARY_PATH") else "")
+    return exe, env
 
 
 def ipcress_products(out: str, pairs) -> set:
@@ -198,13 +203,16 @@ def primersearch(w: Workload) -> tuple[float, int]:
 
 # -------------------------------------------------------------------------- primerscope
 def pcr_command(w: Workload, backend: str, *, threads: int | None = None, indels: bool = True,
-                copies: int | None = None) -> list[str]:
+                copies: int | None = None, as_json: bool = True) -> list[str]:
     """``primerscope pcr`` on the workload: the 3' rule off (up to ``mismatches`` edits in
-    the window), the workload's product range, JSON out."""
+    the window), the workload's product range; JSON out (with the run's own ``seconds``
+    and every site), or the default CSV of the products."""
     cmd = [sys.executable, "-m", "engine.cli", "pcr", str(folder(w) / "primers.csv"),
            str(background(w, copies)), "--max-edits", str(w.mismatches), "--max-3prime-edits",
            str(w.mismatches), "--min-product", str(w.product[0]), "--max-product",
-           str(w.product[1]), "--backend", backend, "--json", "--no-progress"]
+           str(w.product[1]), "--backend", backend, "--no-progress"]
+    if as_json:
+        cmd.append("--json")
     if threads:
         cmd += ["--threads", str(threads)]
     if not indels:
@@ -212,13 +220,18 @@ def pcr_command(w: Workload, backend: str, *, threads: int | None = None, indels
     return cmd
 
 
-def primerscope(cmd) -> tuple[float, float, set]:
-    """(wall seconds, the run's own ``seconds``, products) of one ``primerscope pcr`` run."""
+def primerscope(cmd) -> tuple[float, float | None, set]:
+    """(wall seconds, the run's own ``seconds`` (JSON only, else None), products) of one
+    ``primerscope pcr`` run."""
     seconds, out = run(cmd)
-    payload = json.loads(out)
-    found = {(p["record"], p["forward"].split(".")[0], p["forward"], p["reverse"], p["start"],
-              p["end"]) for p in payload["products"]}
-    return seconds, payload["seconds"], found
+    if "--json" in cmd:
+        payload = json.loads(out)
+        rows, solve_s = payload["products"], payload["seconds"]
+    else:
+        rows, solve_s = csv.DictReader(io.StringIO(out)), None
+    found = {(p["record"], p["forward"].split(".")[0], p["forward"], p["reverse"],
+              int(p["start"]), int(p["end"])) for p in rows}
+    return seconds, solve_s, found
 
 
 def same_amplicon(theirs, ours, slack: int) -> bool:

@@ -57,6 +57,11 @@ def test_the_carried_ipcress_runs_with_its_own_libraries(monkeypatch, tmp_path):
     exe, env = pw.ipcress_command()
     assert exe == str(bin_dir / "ipcress")
     assert env["LD_LIBRARY_PATH"] == f"{tmp_path / 'peers' / 'lib'}:/elsewhere"
+    # The same when .gl/peers/bin is on PATH; a system ipcress runs as it is.
+    monkeypatch.setattr(pw.shutil, "which", lambda name: str(bin_dir / "ipcress"))
+    assert pw.ipcress_command()[1]["LD_LIBRARY_PATH"].startswith(str(tmp_path / "peers" / "lib"))
+    monkeypatch.setattr(pw.shutil, "which", lambda name: "/usr/bin/ipcress")
+    assert pw.ipcress_command() == ("/usr/bin/ipcress", None)
 
 
 def test_extrapolation_counts_the_fixed_part_once():
