@@ -125,10 +125,11 @@ def run(cmd, env=None) -> tuple[float, str]:
     return seconds, done.stdout
 
 
-def extrapolate(t1: float, t2: float, copies: int) -> float:
-    """Seconds on ``copies`` copies from runs on 1 and 2: the fixed part (start-up, primer
-    tables) once, the per-copy part (t2 - t1) ``copies`` - 1 more times."""
-    return t1 + (copies - 1) * max(t2 - t1, 0.0)
+def extrapolate(runs: dict, copies: int) -> float:
+    """Seconds on ``copies`` copies from runs on two counts of copies ({copies: seconds}), on
+    the line through them: a fixed part (start-up, primer tables) and a part per copy."""
+    (a, ta), (b, tb) = sorted(runs.items())
+    return ta + (copies - a) * max(tb - ta, 0.0) / (b - a)
 
 
 # -------------------------------------------------------------------------------- ipcress

@@ -43,8 +43,7 @@ echo "== set-up: $((SECONDS - t0)) s"
 
 limit=${PCR_GPU_LIMIT:-480}
 timeout "$limit" python3 -m benchmarks pcr --backend cuda --workload PCR1000x20 \
-  --json-out "$OUT/pcr-gpu.json" > "$OUT/pcr-gpu.log" 2>&1
-rc=$?
-cat "$OUT/pcr-gpu.log"
+  --json-out "$OUT/pcr-gpu.json" 2>&1 | tee "$OUT/pcr-gpu.log"
+rc=${PIPESTATUS[0]}
 echo "== bench pcr --backend cuda: exit $rc after $((SECONDS - t0)) s (limit ${limit}s)"
 exit $rc

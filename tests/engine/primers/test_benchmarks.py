@@ -65,7 +65,8 @@ def test_the_carried_ipcress_runs_with_its_own_libraries(monkeypatch, tmp_path):
 
 
 def test_extrapolation_counts_the_fixed_part_once():
-    assert pw.extrapolate(5.0, 8.0, 20) == pytest.approx(5.0 + 19 * 3.0)
+    assert pw.extrapolate({1: 5.0, 2: 8.0}, 20) == pytest.approx(5.0 + 19 * 3.0)
+    assert pw.extrapolate({4: 14.0, 1: 5.0}, 20) == pytest.approx(5.0 + 19 * 3.0)
 
 
 def test_the_pcr20_primers_are_those_of_the_published_figures():
