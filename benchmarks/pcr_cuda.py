@@ -85,7 +85,7 @@ def _cuda(indels: bool) -> dict:
     for _ in range(CUDA_RUNS if indels else 1):  # the default output: CSV of the products
         runs.append(pw.primerscope(pw.pcr_command(w, "cuda", indels=indels, as_json=False)))
     seconds, _, found = min(runs, key=lambda r: r[0])
-    # --json adds every site (162,780 of them) and the run's own seconds
+    # --json adds every site (about 163,000 here) and the run's own seconds
     json_s, solve_s, _ = pw.primerscope(pw.pcr_command(w, "cuda", indels=indels))
     same_pair = {p for p in found if p[2].split(".")[0] == p[3].split(".")[0]}
     per_record: dict = {}

@@ -198,8 +198,8 @@ def find_sites(primers, background, hits, settings: PcrSettings) -> PcrSites:
     p_offs = np.zeros(len(primers) + 1, dtype=np.int64)
     np.cumsum([len(p) for p in primers], out=p_offs[1:])
     rc_pats = np.concatenate([reverse_complement(p.codes) for p in primers]).astype(np.uint8)
-    text = np.concatenate([r.codes for r in background]).astype(np.uint8) if len(background) > 1 \
-        else np.ascontiguousarray(background[0].codes, dtype=np.uint8)
+    text = np.concatenate([r.codes for r in background], dtype=np.uint8) if len(background) > 1 \
+        else np.ascontiguousarray(background[0].codes, dtype=np.uint8)  # (one copy of a genome)
     t_offs = np.zeros(len(background) + 1, dtype=np.int64)
     np.cumsum([len(r) for r in background], out=t_offs[1:])
     # The hits' columns: search_job's records have offset 0, so ends count from their codes.
