@@ -11,10 +11,11 @@ PCR1000x20: 500 pairs (1,000 primers of 18-25 nt) taken from E. coli 536 as PCR2
 Rows, every one a command in a subprocess timed by its wall clock (start-up, file
 reading and writing the products included):
 
-- ``ipcress (CLI, x20 from x1 and x4)``: ipcress is single-threaded and linear in the
-  text (on a loaded 2-core EPYC: 24.5, 47.3 and 95.0 s of CPU on x1, x2 and x4); on x20
-  it would take 5-8 minutes, so it runs on the first 1 and 4 copies and its x20 time is
-  read off the line through them (pcr_workload.extrapolate). Both runs are in the row.
+- ``ipcress (CLI)``: ipcress is single-threaded and linear in the text (on a loaded 2-core
+  EPYC: 24.5, 47.3 and 95.0 s of CPU on x1, x2 and x4). By default it runs on the first 1
+  and 4 copies and its x20 time is read off the line through them
+  (pcr_workload.extrapolate; both runs are in the row); with PCR_IPCRESS_COPIES=20 it runs
+  on all of x20 (the device script does that, in a process beside the others).
 - ``primerscope pcr multicore (CLI)``: on all of x20 and all CPUs, for scale (after a
   run on x1 that compiles the kernels into numba's cache).
 - ``primerscope pcr cuda (CLI)``: on all of x20, the best of two runs (the default
@@ -39,12 +40,14 @@ from benchmarks import Case, Ratio
 from benchmarks import pcr_workload as pw
 
 PCR1000X20 = pw.Workload("PCR1000x20", pairs=500, lengths=(18, 25), copies=20)
-#: Copies that the peers' measured runs use (their x20 time is extrapolated from them).
-MEASURED = (1, 4)
+#: Copies that ipcress runs on: by default x1 and x4, its x20 time read off the line through
+#: them; PCR_IPCRESS_COPIES=20 runs it on all of x20 instead (about 8 minutes: the device
+#: script runs that row in its own process beside the others, scripts/probe/pcr_gpu.sh).
+MEASURED = tuple(int(c) for c in os.environ.get("PCR_IPCRESS_COPIES", "1,4").split(","))
 #: Timed runs of the cuda case (the best counts).
 CUDA_RUNS = 2
 
-IPCRESS = "ipcress (CLI, x20 from x1 and x4)"
+IPCRESS = "ipcress (CLI)"
 MULTICORE = "primerscope pcr multicore (CLI)"
 CUDA = "primerscope pcr cuda (CLI)"
 CUDA_SOLVE = "primerscope pcr cuda (solve)"
@@ -60,12 +63,15 @@ RATIOS = (
 
 @lru_cache(maxsize=None)
 def _ipcress() -> tuple[dict, set]:
-    """(the row, the products on the last measured copies)."""
-    out, products = {"extrapolated": True}, set()
+    """(the row, the products on the last measured copies): measured on x20 when MEASURED
+    holds it, else read off the line through two measured counts of copies."""
+    copies = PCR1000X20.copies
+    out, products = {"extrapolated": copies not in MEASURED}, set()
     for c in MEASURED:
         out[f"x{c}_s"], products = pw.ipcress(PCR1000X20, c)
         out[f"x{c}_products"] = len(products)
-    out["seconds"] = pw.extrapolate({c: out[f"x{c}_s"] for c in MEASURED}, PCR1000X20.copies)
+    out["seconds"] = (out[f"x{copies}_s"] if copies in MEASURED else
+                      pw.extrapolate({c: out[f"x{c}_s"] for c in MEASURED}, copies))
     return out, products
 
 
@@ -128,7 +134,8 @@ def cases(opts) -> list[Case]:
 
     return [  # multicore last: a run that hits its time limit keeps the GPU's rows
         Case("pcr", "PCR1000x20", IPCRESS, lambda: _ipcress()[0],
-             describe=f"ipcress --mismatch 3 on x1 and x4, extrapolated to x20 ({where})"),
+             describe=f"ipcress --mismatch 3 on x{' and x'.join(map(str, MEASURED))}"
+                      f"{'' if PCR1000X20.copies in MEASURED else ', extrapolated to x20'} ({where})"),
         Case("pcr", "PCR1000x20", CUDA, lambda: _cuda(True), describe=where),
         Case("pcr", "PCR1000x20", CUDA_SOLVE, solve_row,
              describe="the cuda run's own seconds: search, refinement and pairing"),
