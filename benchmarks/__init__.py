@@ -169,6 +169,10 @@ def run(args) -> int:
         except Exception as exc:  # a broken case must not hide the others' figures
             rows.append(Row(case.family, case.workload, case.name, None, {},
                             f"{type(exc).__name__}: {exc}"))
+        # Each row as it comes: a run stopped by a time limit still shows what it measured.
+        done = rows[-1]
+        print(f"    {done.seconds if done.seconds is not None else '-'} s  "
+              f"{done.error or done.metrics}", file=sys.stderr, flush=True)
     ratio_rows = _ratios(rows, ratios)
     _print_table(rows, ratio_rows)
     path = args.json_out or os.path.join("bench-results", time.strftime("bench-%Y%m%d-%H%M%S.json"))

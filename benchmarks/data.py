@@ -25,6 +25,36 @@ def ecoli() -> Record:
 
 
 @lru_cache(maxsize=None)
+def ecoli_repeated(copies: int, *, records: bool = False) -> tuple[Record, ...]:
+    """E. coli 536 ``copies`` times, a genome-scale text: one record of the copies end to end
+    (kmismatch's T3x20), or with ``records`` one record per copy, ``<id>_<i>`` (in-silico
+    PCR's PCR1000x20: products never cross records, so every copy amplifies alike)."""
+    eco = ecoli()
+    if copies == 1:
+        return (eco,)
+    if records:  # the copies share one array: nothing writes it
+        return tuple(Record(f"{eco.id}_{i + 1}", eco.codes, eco.description, eco.source)
+                     for i in range(copies))
+    return (Record(f"{eco.id}x{copies}", np.tile(eco.codes, copies), eco.description, eco.source),)
+
+
+def write_fasta(path, records) -> None:
+    """Records as FASTA, 80 bases a line (the files peers and our CLI read alike)."""
+    with open(path, "wb") as fh:
+        for rec in records:
+            fh.write(f">{rec.id}\n".encode())
+            letters = np.frombuffer(rec.text.encode("ascii"), dtype=np.uint8)
+            n = letters.shape[0]
+            full = n - n % 80
+            lines = np.empty((full // 80, 81), dtype=np.uint8)
+            lines[:, :80] = letters[:full].reshape(-1, 80)
+            lines[:, 80] = ord("\n")
+            fh.write(lines.tobytes())
+            if full < n:
+                fh.write(letters[full:].tobytes() + b"\n")
+
+
+@lru_cache(maxsize=None)
 def msx2() -> tuple[Record, ...]:
     return tuple(load(DEMO_DIR / "msx2_mrna_homologs.fa"))
 

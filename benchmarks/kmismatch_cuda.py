@@ -60,10 +60,7 @@ def patterns_from_lambda(count: int = PATTERNS, length: int = LENGTH, seed: int 
 
 def _text(workload: str) -> Record:
     if workload not in _texts:
-        eco = data.ecoli()
-        reps = WORKLOADS[workload]
-        _texts[workload] = eco if reps == 1 else Record(f"{eco.id}x{reps}", np.tile(eco.codes, reps),
-                                                        eco.description, eco.source)
+        _texts[workload] = data.ecoli_repeated(WORKLOADS[workload])[0]
     return _texts[workload]
 
 

@@ -280,7 +280,8 @@ def task_kernel(words: int, mode: int, profile: bool, registers: int = 255):
             pv[i] = initial_pv(i, dummy)
             mv[i] = _ZERO
         score = int32(m)
-        best = int32(imin(jobs[J_THRESH, row] + 1, _BIG))
+        thresh = jobs[J_THRESH, row]  # read once: in the loop it would be a load per column
+        best = int32(imin(thresh + 1, _BIG))
         end = int32(-1)
         low = int64(HIGH)
         pidx = jobs[J_BIN, row]
@@ -309,7 +310,7 @@ def task_kernel(words: int, mode: int, profile: bool, registers: int = 255):
             score = int32(score + int32(hp) - int32(hm))
             if not GLOBAL and c >= own:
                 if HITS:
-                    if score <= jobs[J_THRESH, row]:
+                    if score <= thresh:
                         note_hit(score, scan + c + 1, jobs[J_ID, row], hits, hit_count)
                 elif score < best:
                     best = score
@@ -389,7 +390,8 @@ def cooperative_kernel(words: int, columns: int, mode: int, profile: bool, strip
         mv = cuda.local.array(W, uint64)
         eq = cuda.local.array(W, uint64)
         score = int32(m)
-        best = int32(imin(jobs[J_THRESH, row] + 1, _BIG))
+        thresh = jobs[J_THRESH, row]  # read once: in the loop it would be a load per column
+        best = int32(imin(thresh + 1, _BIG))
         end = int32(-1)
         low = int64(HIGH)
         pidx = jobs[J_BIN, row]
@@ -443,7 +445,7 @@ def cooperative_kernel(words: int, columns: int, mode: int, profile: bool, strip
                             score = int32(score + int32(hp) - int32(hm))
                             if not GLOBAL and col >= own:
                                 if HITS:
-                                    if score <= jobs[J_THRESH, row]:
+                                    if score <= thresh:
                                         note_hit(score, scan + col + 1, jobs[J_ID, row], hits,
                                                  hit_count)
                                 elif score < best:

@@ -27,18 +27,26 @@ def product_dict(p, with_sequence: bool) -> dict:
     return out
 
 
+def _product_rows(products, with_sequence: bool):
+    """Tuples in COLUMNS order (and the sequence), read from the table's columns a block at
+    a time: a genome-scale run has too many products for an object each."""
+    for fwd, rev, record, start, end, fe, re, f3, r3, seq in products.tuples():
+        row = (fwd, rev, record, start, end, end - start + 1, fe, re, f3, r3)
+        yield row + (seq,) if with_sequence else row
+
+
 def write_csv(result, fh) -> None:
     with_sequence = result.settings.with_sequence
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(COLUMNS + (("sequence",) if with_sequence else ()))
-    for p in result.products:
-        w.writerow(tuple(product_dict(p, with_sequence).values()))
+    w.writerows(_product_rows(result.products, with_sequence))
 
 
 def to_json(result) -> dict:
     with_sequence = result.settings.with_sequence
+    fields = COLUMNS + (("sequence",) if with_sequence else ())
     return {"settings": asdict(result.settings),
             "primers": [{"name": n, "sequence": s} for n, s in result.primers],
-            "sites": [dict(zip(SITE_FIELDS, (s.primer, s.record_id, s.strand, s.start, s.end,
-                                             s.edits, s.edits_3prime))) for s in result.sites],
-            "products": [product_dict(p, with_sequence) for p in result.products]}
+            "sites": [dict(zip(SITE_FIELDS, row)) for row in result.sites.tuples()],
+            "products": [dict(zip(fields, row))
+                         for row in _product_rows(result.products, with_sequence)]}

@@ -27,7 +27,6 @@ Semantics (the README's, tested against a brute-force finder):
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 from dataclasses import dataclass
 from typing import Generator
@@ -36,12 +35,13 @@ import numpy as np
 
 from engine import edit
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
+from engine.primers.pcr_columns import PcrProducts, PcrSites, Product, Site
 from engine.primers.primer_sets import check_primers
-from engine.sequences import Record, decode, reverse_complement
+from engine.sequences import Record, reverse_complement
 from engine.slices import Meter, compile_once, numba_threads, run_info
 
-__all__ = ["PcrResult", "PcrSettings", "Product", "Site", "find_sites", "iter_solve", "make_job",
-           "pair_sites", "solve"]
+__all__ = ["PcrProducts", "PcrResult", "PcrSettings", "PcrSites", "Product", "Site", "find_sites",
+           "iter_solve", "make_job", "pair_sites", "solve"]
 
 
 @dataclass(frozen=True)
@@ -71,53 +71,12 @@ class PcrSettings:
 
 
 @dataclass(frozen=True)
-class Site:
-    """A primer's binding site; 1-based inclusive, forward-strand coordinates.
-
-    ``strand`` ``+``: the primer's sequence reads along the forward strand (it extends
-    to the right); ``-``: its reverse complement does (it extends to the left).
-    """
-
-    primer: str
-    record_id: str
-    strand: str
-    start: int
-    end: int
-    edits: int
-    edits_3prime: int
-
-
-@dataclass(frozen=True)
-class Product:
-    """An amplicon: ``forward`` binds at its start (``+``), ``reverse`` at its end (``-``)."""
-
-    forward: str
-    reverse: str
-    record_id: str
-    start: int
-    end: int
-    forward_edits: int
-    reverse_edits: int
-    forward_3prime_edits: int
-    reverse_3prime_edits: int
-    sequence: str | None = None
-
-    @property
-    def length(self) -> int:
-        return self.end - self.start + 1
-
-    @property
-    def edits(self) -> int:
-        return self.forward_edits + self.reverse_edits
-
-
-@dataclass(frozen=True)
 class PcrResult:
     info: RunInfo
     settings: PcrSettings
     primers: tuple[tuple[str, str], ...]   # (name, sequence 5'->3')
-    sites: tuple[Site, ...]
-    products: tuple[Product, ...]
+    sites: PcrSites        # a sequence of Site over columns
+    products: PcrProducts  # a sequence of Product over columns
 
 
 def search_job(primers, background, max_edits: int, *, variant=None, backend=None,
@@ -215,7 +174,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     sites = meter.timed(lambda: find_sites(primers, background, found.hits, settings))
     products = meter.timed(lambda: pair_sites(sites, background, settings))
     return PcrResult(run_info(job, meter), settings, tuple((p.id, p.text) for p in primers),
-                     tuple(sites), tuple(products))
+                     sites, products)
 
 
 def absorb(meter: Meter, info: RunInfo) -> None:
@@ -226,104 +185,109 @@ def absorb(meter: Meter, info: RunInfo) -> None:
     meter.complete = meter.complete and info.complete
 
 
-def find_sites(primers, background, hits, settings: PcrSettings) -> list[Site]:
-    """Sites (see the module docstring) from edit search hits of :func:`search_job`'s records.
-
-    Sorted by record, start, strand, primer.
-    """
+def find_sites(primers, background, hits, settings: PcrSettings) -> PcrSites:
+    """Sites (see the module docstring) from the edit search hits (engine.edit.EditHits) of
+    :func:`search_job`'s records, as columns: sorted by record, start, strand, primer."""
     from engine.primers import pcr_kernels
 
     primers, background = tuple(primers), tuple(background)
-    if not hits:
-        return []
+    names, ids = [p.id for p in primers], [r.id for r in background]
+    if not len(hits):
+        return PcrSites.empty(names, ids)
     pats = np.concatenate([p.codes for p in primers]).astype(np.uint8)
     p_offs = np.zeros(len(primers) + 1, dtype=np.int64)
     np.cumsum([len(p) for p in primers], out=p_offs[1:])
     rc_pats = np.concatenate([reverse_complement(p.codes) for p in primers]).astype(np.uint8)
-    text = np.concatenate([r.codes for r in background]).astype(np.uint8) if len(background) > 1 \
-        else np.ascontiguousarray(background[0].codes, dtype=np.uint8)
+    text = np.concatenate([r.codes for r in background], dtype=np.uint8) if len(background) > 1 \
+        else np.ascontiguousarray(background[0].codes, dtype=np.uint8)  # (one copy of a genome)
     t_offs = np.zeros(len(background) + 1, dtype=np.int64)
     np.cumsum([len(r) for r in background], out=t_offs[1:])
-    n = len(hits)
-    pat = np.fromiter((int(h.pattern_id) for h in hits), dtype=np.int64, count=n)
-    rec = np.fromiter((int(h.record_id) for h in hits), dtype=np.int64, count=n)
-    minus = np.fromiter((h.strand == "-" for h in hits), dtype=np.int64, count=n)
-    dist = np.fromiter((h.distance for h in hits), dtype=np.int64, count=n)
-    end = t_offs[rec] + np.fromiter((h.end for h in hits), dtype=np.int64, count=n) - 1
-    out = np.zeros((n, 3), dtype=np.int64)
+    # The hits' columns: search_job's records have offset 0, so ends count from their codes.
+    pat = hits.pattern.astype(np.int64)
+    rec = hits.record.astype(np.int64)
+    minus = hits.strand.astype(np.int64)
+    dist = hits.distance.astype(np.int64)
+    end = t_offs[rec] + hits.end - 1
+    out = np.zeros((len(pat), 3), dtype=np.int64)
     pcr_kernels.refine_sites(pats, p_offs, rc_pats, text, t_offs[rec], pat, minus, end,
                              settings.max_edits, settings.three_prime_window, settings.indels, out)
     d, e3, start = out[:, 0], out[:, 1], out[:, 2]
     if settings.indels and not np.array_equal(d, dist):
         bad = int(np.flatnonzero(d != dist)[0])
         raise RuntimeError(f"pcr: site refinement disagrees with the edit search at hit {bad}")
-    ok = (d >= 0) & (d <= settings.max_edits) & (e3 <= settings.max_3prime_edits)
-    idx = np.flatnonzero(ok)
-    # (primer, record, strand) groups, then start and end.
-    order = idx[np.lexsort((end[idx], start[idx], minus[idx], rec[idx], pat[idx]))]
-    sites = []
-
-    def emit(i):
-        r = int(rec[i])
-        lo = int(t_offs[r]) - background[r].offset  # a region keeps its record's numbering
-        sites.append((r, int(start[i]) - lo + 1, int(minus[i]), int(pat[i]),
-                      Site(primers[pat[i]].id, background[r].id, "-" if minus[i] else "+",
-                           int(start[i]) - lo + 1, int(end[i]) - lo + 1, int(d[i]), int(e3[i]))))
-
-    if not settings.indels:
-        for i in order.tolist():
-            emit(i)
-    else:
-        best = reach = key = None
-        for i in order.tolist():
-            k = (pat[i], rec[i], minus[i])
-            if k == key and start[i] <= reach:
-                reach = max(reach, end[i])
-                if (d[i], e3[i], start[i], end[i]) < (d[best], e3[best], start[best], end[best]):
-                    best = i
-                continue
-            if best is not None:
-                emit(best)
-            best, reach, key = i, end[i], k
-        if best is not None:
-            emit(best)
-    sites.sort(key=lambda t: t[:4])
-    return [t[4] for t in sites]
+    ok = np.flatnonzero((d >= 0) & (d <= settings.max_edits) & (e3 <= settings.max_3prime_edits))
+    pat, rec, minus, d, e3, start, end = (a[ok] for a in (pat, rec, minus, d, e3, start, end))
+    if settings.indels:
+        keep = _best_of_overlaps(pat, rec, minus, d, e3, start, end)
+        pat, rec, minus, d, e3, start, end = (a[keep] for a in (pat, rec, minus, d, e3, start, end))
+    order = np.lexsort((pat, minus, start, rec))
+    pat, rec, minus, d, e3, start, end = (a[order] for a in (pat, rec, minus, d, e3, start, end))
+    lo = t_offs[rec] - np.array([r.offset for r in background], dtype=np.int64)[rec]
+    # (a region keeps its record's numbering: Record.offset)
+    return PcrSites({"primer": pat, "record": rec, "strand": minus.astype(np.int8),
+                     "start": start - lo + 1, "end": end - lo + 1, "edits": d, "edits_3prime": e3},
+                    primer_ids=names, record_ids=ids)
 
 
-def pair_sites(sites, background, settings: PcrSettings, primers=None) -> list[Product]:
-    """Every product of facing sites (see the module docstring), by record, start, end.
+def _best_of_overlaps(pat, rec, minus, d, e3, start, end) -> np.ndarray:
+    """Indices of the sites that stand for each run of overlapping alignments of one primer,
+    record and strand (chained: an alignment that starts at or before the furthest end of
+    the run so far joins it): the fewest edits, then 3' edits, then leftmost."""
+    order = np.lexsort((end, start, minus, rec, pat))
+    p, r, m, s, e = pat[order], rec[order], minus[order], start[order], end[order]
+    new_key = np.ones(len(order), dtype=bool)
+    new_key[1:] = (p[1:] != p[:-1]) | (r[1:] != r[:-1]) | (m[1:] != m[:-1])
+    # The furthest end so far within a key: ends of a key's group lifted above every earlier
+    # group's, so one running maximum serves all groups (flat ends are below 2^40).
+    lift = np.cumsum(new_key).astype(np.int64) << 41
+    reach = np.maximum.accumulate(lift + e)
+    new_run = new_key.copy()
+    new_run[1:] |= lift[1:] + s[1:] > reach[:-1]
+    run = np.cumsum(new_run)
+    best = np.lexsort((e, s, e3[order], d[order], run))
+    first = np.ones(len(best), dtype=bool)
+    first[1:] = run[best[1:]] != run[best[:-1]]
+    return order[best[first]]
 
-    ``primers``: only sites of these primer names take part (a pair's own PCR).
+
+def pair_sites(sites, background, settings: PcrSettings, primers=None) -> PcrProducts:
+    """Every product of facing sites (see the module docstring), by record, start, end,
+    then the primers' names, as columns.
+
+    ``sites``: a :class:`PcrSites` (or Site objects); ``primers``: only sites of these
+    primer names take part (a pair's own PCR).
     """
     background = tuple(background)
-    record_index = {}
-    for i, r in enumerate(background):
-        record_index.setdefault(r.id, i)
-    by_record: dict[str, tuple[list, list]] = {}
-    for s in sites:
-        if primers is not None and s.primer not in primers:
-            continue
-        plus, minus = by_record.setdefault(s.record_id, ([], []))
-        (plus if s.strand == "+" else minus).append(s)
-    products = []
-    lo_len, hi_len = settings.min_product, settings.max_product
-    for record_id, (plus, minus) in by_record.items():
-        if not plus or not minus:
-            continue
-        minus.sort(key=lambda s: (s.end, s.start))
-        ends = [s.end for s in minus]
-        rec = background[record_index[record_id]]
-        codes = rec.codes if settings.with_sequence else None
-        for a in plus:
-            first = bisect.bisect_left(ends, a.start + lo_len - 1)
-            last = bisect.bisect_right(ends, a.start + hi_len - 1)
-            for b in minus[first:last]:
-                if b.start < a.start or b.end < a.end:
-                    continue
-                seq = (decode(codes[a.start - 1 - rec.offset:b.end - rec.offset])
-                       if codes is not None else None)
-                products.append(Product(a.primer, b.primer, record_id, a.start, b.end, a.edits,
-                                        b.edits, a.edits_3prime, b.edits_3prime, seq))
-    products.sort(key=lambda p: (record_index[p.record_id], p.start, p.end, p.forward, p.reverse))
-    return products
+    if not isinstance(sites, PcrSites):
+        sites = PcrSites.from_rows(sites, background)
+    use = np.ones(len(sites), dtype=bool)
+    if primers is not None:
+        wanted = [i for i, name in enumerate(sites.primer_ids) if name in primers]
+        use = np.isin(sites.primer, np.asarray(wanted, dtype=np.int64))
+    plus = np.flatnonzero(use & (sites.strand == 0))
+    minus = np.flatnonzero(use & (sites.strand == 1))
+    rec, start, end = sites.record, sites.start, sites.end
+    # Minus sites by (record, end): each plus site's partners end within its product range.
+    minus = minus[np.lexsort((start[minus], end[minus], rec[minus]))]
+    key = (rec[minus] << 41) + end[minus]  # record above every coordinate (< 2^40)
+    base = (rec[plus] << 41) + start[plus]
+    first = np.searchsorted(key, base + settings.min_product - 1, side="left")
+    last = np.searchsorted(key, base + settings.max_product - 1, side="right")
+    count = np.maximum(last - first, 0)
+    a = np.repeat(plus, count)
+    b = minus[np.repeat(first - np.cumsum(count) + count, count) + np.arange(int(count.sum()))]
+    facing = (start[b] >= start[a]) & (end[b] >= end[a])
+    a, b = a[facing], b[facing]
+    rank = np.empty(len(sites.primer_ids), dtype=np.int64)
+    rank[sorted(range(len(sites.primer_ids)), key=sites.primer_ids.__getitem__)] = \
+        np.arange(len(sites.primer_ids))
+    fwd, rev = sites.primer[a], sites.primer[b]
+    order = np.lexsort((rank[rev], rank[fwd], end[b], start[a], rec[a]))
+    a, b = a[order], b[order]
+    edits, e3 = sites.edits, sites.edits_3prime
+    return PcrProducts({"forward": sites.primer[a], "reverse": sites.primer[b], "record": rec[a],
+                        "start": start[a], "end": end[b], "forward_edits": edits[a],
+                        "reverse_edits": edits[b], "forward_3prime_edits": e3[a],
+                        "reverse_3prime_edits": e3[b]},
+                       primer_ids=sites.primer_ids, background=background,
+                       with_sequence=settings.with_sequence)

@@ -145,6 +145,28 @@ def test_sequences_and_coordinates(scene):
         assert p.sequence == text[p.start - 1:p.end] and p.length == len(p.sequence)
 
 
+def test_sites_and_products_are_columns_in_order(scene):
+    """Rows come by record, start, end and the primers' names; a pair's own PCR (pairs.py's
+    ``primers=``) is the whole set's products between those primers; a row reads back."""
+    settings_ = pcr.PcrSettings(max_3prime_edits=1)
+    background = scene.background()
+    res = pcr.solve(scene.primer_records(), background, settings_, backend="serial")
+    assert isinstance(res.sites, pcr.PcrSites) and isinstance(res.products, pcr.PcrProducts)
+    rows = list(res.products)
+    index = {r.id: i for i, r in enumerate(background)}
+    assert len(rows) > 3 and rows == sorted(
+        rows, key=lambda p: (index[p.record_id], p.start, p.end, p.forward, p.reverse))
+    sites = list(res.sites)
+    assert sites == sorted(sites, key=lambda s: (index[s.record_id], s.start, s.strand == "-",
+                                                 list(scene.primers).index(s.primer)))
+    for names in ({"F1", "R1"}, {"F2", "R2", "IU"}, {"R1"}):
+        own = pcr.pair_sites(res.sites, background, settings_, primers=names)
+        assert list(own) == [p for p in rows if {p.forward, p.reverse} <= names]
+    assert res.products[2] == rows[2] and res.products.index(rows[2]) == 2
+    # Site objects made by hand pair the same as the table they came from.
+    assert pcr.pair_sites(sites, background, settings_) == res.products
+
+
 def random_scene(seed: int, n_records: int = 2):
     """Short random records dense with mutated copies of short random primers (both strands)."""
     rng = np.random.default_rng(seed)
