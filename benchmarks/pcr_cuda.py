@@ -70,8 +70,12 @@ def _ipcress() -> tuple[dict, set]:
     for c in MEASURED:
         out[f"x{c}_s"], products = pw.ipcress(PCR1000X20, c)
         out[f"x{c}_products"] = len(products)
-    out["seconds"] = (out[f"x{copies}_s"] if copies in MEASURED else
-                      pw.extrapolate({c: out[f"x{c}_s"] for c in MEASURED}, copies))
+    if copies in MEASURED:
+        out["seconds"] = out[f"x{copies}_s"]
+    elif len(MEASURED) >= 2:
+        out["seconds"] = pw.extrapolate({c: out[f"x{c}_s"] for c in MEASURED[-2:]}, copies)
+    else:  # one count of copies, not x20: its products check ours, no x20 time
+        out["seconds"] = None
     return out, products
 
 
