@@ -137,13 +137,13 @@ def cases(opts) -> list[Case]:
         return {k: row[k] for k in ("seconds", "cli_s", "products", "device")}
 
     return [  # multicore last: a run that hits its time limit keeps the GPU's rows
-        Case("pcr", "PCR1000x20", IPCRESS, lambda: _ipcress()[0],
+        Case("pcr", "PCR1000x20", IPCRESS, lambda: dict(_ipcress()[0]),
              describe=f"ipcress --mismatch 3 on x{' and x'.join(map(str, MEASURED))}"
                       f"{'' if PCR1000X20.copies in MEASURED else ', extrapolated to x20'} ({where})"),
-        Case("pcr", "PCR1000x20", CUDA, lambda: _cuda(True), describe=where),
+        Case("pcr", "PCR1000x20", CUDA, lambda: dict(_cuda(True)), describe=where),
         Case("pcr", "PCR1000x20", CUDA_SOLVE, solve_row,
              describe="the cuda run's own seconds: search, refinement and pairing"),
-        Case("pcr", "PCR1000x20", CUDA_NO_INDELS, lambda: _cuda(False),
+        Case("pcr", "PCR1000x20", CUDA_NO_INDELS, lambda: dict(_cuda(False)),
              describe=f"mismatch-only ({where})"),
         Case("pcr", "PCR1000x20", MULTICORE, lambda: _multicore(threads),
              describe=f"{threads} threads ({where})"),
