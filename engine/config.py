@@ -68,6 +68,13 @@ STREAM_CHUNK_BASES = 1 << 26
 #: long overlap; little of the background is then read twice).
 STREAM_OVERLAP_RATIO = 8
 
+#: Streaming on the GPU: bytes of background text a cuda job keeps on the device (one byte a
+#: base; both strands counted when it searches both). A background whose text fits is
+#: uploaded once and reused by every slice; a larger one is uploaded a chunk of at most this
+#: size at a time (the kernels' scratch comes on top: the *_CUDA_MEMORY_FRACTION settings).
+#: At most 2^31 (the kdiff kernels' 32-bit positions).
+GPU_STREAM_BYTES = 1 << 30
+
 #: Target duration of one job slice in seconds (progress/cancel granularity).
 SLICE_SECONDS = 0.1
 

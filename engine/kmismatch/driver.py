@@ -410,7 +410,7 @@ class StreamedScanRunner:
     """:class:`ScanRunner` over a text too large to hold whole (engine.streaming).
 
     The text is read a chunk at a time and each chunk scanned by an in-memory
-    ScanRunner over its pieces. Pieces overlap by the longest pattern - 1, so every
+    ScanRunner over its pieces (on cuda, a chunk's text is uploaded when it is opened). Pieces overlap by the longest pattern - 1, so every
     window lies whole in the piece that owns its last column; that piece alone keeps
     the hit, mapped to the whole text's coordinates. At the end the hits are put in
     the in-memory order (window, then slot) and counted, so the result is the same.
@@ -479,7 +479,8 @@ class StreamedScanRunner:
         if step.aborted:
             return step
         self.done = self._owned_before + self._owned * inner.done // max(1, inner.total)
-        if inner.finished:
+        finished, inner = inner.finished, None  # (a cuda chunk's memory goes before the next's)
+        if finished:
             self._open_next()
         return step
 

@@ -124,8 +124,10 @@ def search_job(primers, background, max_edits: int, *, variant=None, backend=Non
                parallel=None, flags=None, threads=None) -> Job:
     """The edit-family job that finds every end within ``max_edits`` (both strands).
 
-    Records are renamed to their indices (names may repeat; results map them back).
-    Without a variant: ``myers`` for primers of up to 64 nt (with its ``simd`` flag, by
+    Primers are renamed to their indices; the background's records are passed as they are
+    (a genome store's stay mapped; the hits' record column is their index, so names may
+    repeat). A background too large to hold whole is streamed by the search
+    (engine/edit/streamed.py). Without a variant: ``myers`` for primers of up to 64 nt (with its ``simd`` flag, by
     default: all primers and strands read the background once), else ``myers-blocked``;
     ``task`` on cuda.
     """
@@ -142,8 +144,7 @@ def search_job(primers, background, max_edits: int, *, variant=None, backend=Non
             variant = "task"
         else:
             variant = "myers" if max(len(p) for p in primers) <= 64 else "myers-blocked"
-    return edit.make_job([Record(str(i), p.codes) for i, p in enumerate(primers)],
-                         [Record(str(i), r.codes) for i, r in enumerate(background)],
+    return edit.make_job([Record(str(i), p.codes) for i, p in enumerate(primers)], background,
                          mode="search", k=max_edits, strands="both", report="hits", align=False,
                          profile=False, variant=variant, backend=backend, parallel=parallel,
                          flags=flags, threads=threads)
@@ -227,33 +228,23 @@ def absorb(meter: Meter, info: RunInfo) -> None:
 
 
 def find_sites(primers, background, hits, settings: PcrSettings) -> list[Site]:
-    """Sites (see the module docstring) from edit search hits of :func:`search_job`'s records.
+    """Sites (see the module docstring) from the edit search hits (an EditHits) of
+    :func:`search_job`'s records.
 
     Sorted by record, start, strand, primer.
     """
-    from engine.primers import pcr_kernels
-
     primers, background = tuple(primers), tuple(background)
-    if not hits:
+    if not len(hits):
         return []
-    pats = np.concatenate([p.codes for p in primers]).astype(np.uint8)
-    p_offs = np.zeros(len(primers) + 1, dtype=np.int64)
-    np.cumsum([len(p) for p in primers], out=p_offs[1:])
-    rc_pats = np.concatenate([reverse_complement(p.codes) for p in primers]).astype(np.uint8)
-    text = np.concatenate([r.codes for r in background]).astype(np.uint8) if len(background) > 1 \
-        else np.ascontiguousarray(background[0].codes, dtype=np.uint8)
-    t_offs = np.zeros(len(background) + 1, dtype=np.int64)
-    np.cumsum([len(r) for r in background], out=t_offs[1:])
-    n = len(hits)
-    pat = np.fromiter((int(h.pattern_id) for h in hits), dtype=np.int64, count=n)
-    rec = np.fromiter((int(h.record_id) for h in hits), dtype=np.int64, count=n)
-    minus = np.fromiter((h.strand == "-" for h in hits), dtype=np.int64, count=n)
-    dist = np.fromiter((h.distance for h in hits), dtype=np.int64, count=n)
-    end = t_offs[rec] + np.fromiter((h.end for h in hits), dtype=np.int64, count=n) - 1
-    out = np.zeros((n, 3), dtype=np.int64)
-    pcr_kernels.refine_sites(pats, p_offs, rc_pats, text, t_offs[rec], pat, minus, end,
-                             settings.max_edits, settings.three_prime_window, settings.indels, out)
-    d, e3, start = out[:, 0], out[:, 1], out[:, 2]
+    pat = hits.pattern.astype(np.int64)
+    rec = hits.record.astype(np.int64)
+    minus = hits.strand.astype(np.int64)
+    dist = hits.distance.astype(np.int64)
+    shift = np.array([r.offset for r in background], dtype=np.int64)
+    # Columns (0-based, within each record) from here on; a site's positions are
+    # column + 1 + offset (a region keeps its record's numbering).
+    end = hits.end - 1 - shift[rec]
+    d, e3, start = _refine(primers, background, settings, pat, rec, minus, end)
     if settings.indels and not np.array_equal(d, dist):
         bad = int(np.flatnonzero(d != dist)[0])
         raise RuntimeError(f"pcr: site refinement disagrees with the edit search at hit {bad}")
@@ -265,10 +256,10 @@ def find_sites(primers, background, hits, settings: PcrSettings) -> list[Site]:
 
     def emit(i):
         r = int(rec[i])
-        lo = int(t_offs[r]) - background[r].offset  # a region keeps its record's numbering
-        sites.append((r, int(start[i]) - lo + 1, int(minus[i]), int(pat[i]),
+        first, last = int(start[i] + shift[r]) + 1, int(end[i] + shift[r]) + 1
+        sites.append((r, first, int(minus[i]), int(pat[i]),
                       Site(primers[pat[i]].id, background[r].id, "-" if minus[i] else "+",
-                           int(start[i]) - lo + 1, int(end[i]) - lo + 1, int(d[i]), int(e3[i]))))
+                           first, last, int(d[i]), int(e3[i]))))
 
     if not settings.indels:
         for i in order.tolist():
@@ -289,6 +280,61 @@ def find_sites(primers, background, hits, settings: PcrSettings) -> list[Site]:
             emit(best)
     sites.sort(key=lambda t: t[:4])
     return [t[4] for t in sites]
+
+
+def _refine(primers, background, settings: PcrSettings, pat, rec, minus, end):
+    """(distance, 3' edits, start column) of every hit (pcr_kernels), the background held
+    whole, or read a chunk at a time when it is larger than config.STREAM_MEMORY_BASES: a
+    hit is refined in the piece that owns its end, whose overlap (longest primer +
+    max_edits) holds every alignment the kernel looks at."""
+    from engine.primers import pcr_kernels
+    from engine.streaming import Background
+
+    pats = np.concatenate([p.codes for p in primers]).astype(np.uint8)
+    p_offs = np.zeros(len(primers) + 1, dtype=np.int64)
+    np.cumsum([len(p) for p in primers], out=p_offs[1:])
+    rc_pats = np.concatenate([reverse_complement(p.codes) for p in primers]).astype(np.uint8)
+
+    def refine(text, lo, at, rows):
+        """Rows' hits in ``text``, their records' (pieces') columns starting at ``lo``
+        (the kernel looks no further back) and their column 0 at ``at``."""
+        out = np.zeros((rows.shape[0], 3), dtype=np.int64)
+        pcr_kernels.refine_sites(pats, p_offs, rc_pats, text, lo, pat[rows], minus[rows],
+                                 at + end[rows], settings.max_edits, settings.three_prime_window,
+                                 settings.indels, out)
+        out[:, 2] -= at
+        return out
+
+    bg = Background(background, "forward")
+    if bg.fits():
+        text = np.concatenate([r.codes for r in background]).astype(np.uint8) \
+            if len(background) > 1 else np.ascontiguousarray(background[0].codes, dtype=np.uint8)
+        t_offs = np.zeros(len(background) + 1, dtype=np.int64)
+        np.cumsum(bg.lengths, out=t_offs[1:])
+        out = refine(text, t_offs[rec], t_offs[rec], np.arange(rec.shape[0]))
+        return out[:, 0], out[:, 1], out[:, 2]
+    out = np.zeros((rec.shape[0], 3), dtype=np.int64)
+    # The hits' ends laid end to end over the records, sorted: a piece's are a range of them.
+    base = np.zeros(len(background) + 1, dtype=np.int64)
+    np.cumsum(bg.lengths, out=base[1:])
+    flat = base[rec] + end
+    order = np.argsort(flat, kind="stable")
+    flat = flat[order]
+    for chunk in bg.chunks(max(len(p) for p in primers) + settings.max_edits):
+        piece_rec = np.array([p.record for p in chunk.pieces], dtype=np.int64)
+        p_start, p_own, p_end = (np.array([getattr(p, f) for p in chunk.pieces], dtype=np.int64)
+                                 for f in ("start", "own", "end"))
+        first = np.searchsorted(flat, base[piece_rec] + p_own, side="left")
+        last = np.searchsorted(flat, base[piece_rec] + p_end, side="left")
+        if not np.any(last > first):
+            continue
+        text = bg.text(chunk)
+        piece = np.repeat(np.arange(len(chunk.pieces)), last - first)
+        rows = order[np.concatenate([np.arange(a, b) for a, b in zip(first, last)])]
+        at = text.offsets[piece] - p_start[piece]
+        out[rows] = refine(text.codes, text.offsets[piece], at, rows)
+        bg.release(chunk)
+    return out[:, 0], out[:, 1], out[:, 2]
 
 
 def pair_sites(sites, background, settings: PcrSettings, primers=None) -> list[Product]:
@@ -314,15 +360,15 @@ def pair_sites(sites, background, settings: PcrSettings, primers=None) -> list[P
         minus.sort(key=lambda s: (s.end, s.start))
         ends = [s.end for s in minus]
         rec = background[record_index[record_id]]
-        codes = rec.codes if settings.with_sequence else None
         for a in plus:
             first = bisect.bisect_left(ends, a.start + lo_len - 1)
             last = bisect.bisect_right(ends, a.start + hi_len - 1)
             for b in minus[first:last]:
                 if b.start < a.start or b.end < a.end:
                     continue
-                seq = (decode(codes[a.start - 1 - rec.offset:b.end - rec.offset])
-                       if codes is not None else None)
+                # (a range of the record: a genome store's unpacks just that)
+                seq = (decode(rec.chunk(a.start - 1 - rec.offset, b.end - rec.offset))
+                       if settings.with_sequence else None)
                 products.append(Product(a.primer, b.primer, record_id, a.start, b.end, a.edits,
                                         b.edits, a.edits_3prime, b.edits_3prime, seq))
     products.sort(key=lambda p: (record_index[p.record_id], p.start, p.end, p.forward, p.reverse))
