@@ -85,6 +85,13 @@ CLUSTER_ALLOWED_FAILURES = 5
 #: dask: seconds to reach a scheduler (and for it to have a worker) before a one-line error.
 CLUSTER_CONNECT_SECONDS = 10
 
+#: Streaming on the GPU: bytes of background text a cuda job keeps on the device (one byte a
+#: base; both strands counted when it searches both). A background whose text fits is
+#: uploaded once and reused by every slice; a larger one is uploaded a chunk of at most this
+#: size at a time (the kernels' scratch comes on top: the *_CUDA_MEMORY_FRACTION settings).
+#: At most 2^31 (the kdiff kernels' 32-bit positions).
+GPU_STREAM_BYTES = 1 << 30
+
 #: Target duration of one job slice in seconds (progress/cancel granularity).
 SLICE_SECONDS = 0.1
 

@@ -1,13 +1,29 @@
 """Backgrounds of any size, a chunk at a time: the one place where they are cut.
 
-A family's driver hands its background records (in memory or from a genome store,
-:mod:`engine.store`) to a :class:`Background`. When the background's text (both
-strands counted when searched on both) is at most ``config.STREAM_MEMORY_BASES``,
-the driver keeps its in-memory path (one text, built once). Otherwise it asks for
-:meth:`Background.chunks` and reads one :class:`ChunkText` at a time into one
-reused buffer, so a CPU job's memory is about ``2 x config.STREAM_CHUNK_BASES``
-bytes beyond its target's, whatever the background's size (a store's pages are
-released behind the reader).
+Every family that takes a background streams it: kdiff, kmismatch, edit search (and
+the off-target report built on it) and pcr (its search, then its site refinement),
+on every backend. A family's driver hands its background records (in memory or from
+a genome store, :mod:`engine.store`) to a :class:`Background`. When the background's
+text (both strands counted when searched on both) fits the budget, the driver keeps
+its in-memory path (one text, built once; on cuda, uploaded once and reused by every
+slice). Otherwise it asks for :meth:`Background.chunks` and reads one
+:class:`ChunkText` at a time into one reused buffer (on cuda, uploads it into one
+device buffer), a store's pages released behind the reader.
+
+**Memory bound** (beyond the target, the patterns and the results themselves):
+
+- CPU: at most 2 GB of RSS, whatever the background's size. The in-memory path
+  holds at most ``config.STREAM_MEMORY_BASES`` (2^28) bases of text, about 3 bytes a
+  base at its peak (768 MB); a streamed job holds one chunk's text,
+  ``config.STREAM_CHUNK_BASES`` (2^26) bases per strand, 128 MB with both strands,
+  plus at most one copy of it in a kernel's layout, and its kernels' scratch (tens of
+  MB). tests/engine/test_streaming.py runs kdiff against a 200 Mb store under a
+  1.5 GB address-space limit;
+- GPU: ``config.GPU_STREAM_BYTES`` (1 GiB) of background text on the device, one
+  byte a base: a background whose text fits is uploaded whole, a larger one a chunk
+  of at most that many bytes (its pieces' leads included) at a time. The kernels'
+  scratch comes on top, bounded by each family's ``*_CUDA_MEMORY_FRACTION`` of the
+  free memory. The host side of a cuda job streams as the CPU's does.
 
 **Overlap.** Each record is cut into pieces that *own* consecutive ranges of its
 columns; a piece's text starts ``overlap`` columns before the first column it owns
@@ -24,8 +40,14 @@ that strand. A family picks its overlap from the longest footprint a hit can hav
   bitparallel driver makes the same argument per thread). The driver uses m + K
   for every slice of a record, so that one chunk plan serves them all;
 - searches with m-long patterns: windows (k mismatches) span m columns: overlap m-1;
-  edit-distance hits span at most m + k columns: overlap m + k; a hit seen by two
-  pieces is reported by the piece that owns its end (or merged by minimum).
+  edit-distance hits span at most m + k columns: overlap m + k (m + m without k). A
+  hit is reported by the piece that owns its end (kmismatch drops the others; edit's
+  tasks record owned ends only, engine/edit/streamed.py); a best hit per record is
+  the minimum over its pieces, a score profile bin too;
+- pcr: its sites come from the edit search and are refined where their end is owned
+  (overlap: longest primer + max_edits, the refinement's reach). Products pair the
+  sites of a whole record, so they need no overlap of their own, however far apart
+  (``--max-product``) their primers lie, and none is seen twice.
 
 **Tasks.** A job over a streamed background is a grid of tasks, (range of target
 starts or patterns) x (chunk), each computing a partial answer from one
@@ -121,21 +143,35 @@ def plan_chunks(lengths, overlap: int, chunk_bases: int | None = None) -> list[C
 class Background:
     """Background records, read a chunk at a time (see the module docstring)."""
 
-    def __init__(self, records, strands: str = "both"):
+    def __init__(self, records, strands: str = "both", gpu: bool = False):
         self.records = tuple(records)
         self.strands = strands
+        #: a cuda job's background: its budget is config.GPU_STREAM_BYTES of device memory
+        self.gpu = gpu
         self.lengths = np.array([len(r) for r in self.records], dtype=np.int64)
         self.text_bases = int(self.lengths.sum()) * (2 if strands == "both" else 1)
         self._buffer = np.zeros(0, dtype=np.uint8)
         self._plans: dict = {}
 
     def fits(self, budget: int | None = None) -> bool:
-        """Whether the whole text stays within the in-memory budget (then no streaming)."""
-        return self.text_bases <= (config.STREAM_MEMORY_BASES if budget is None else budget)
+        """Whether the whole text stays within the budget (then no streaming): in memory,
+        ``config.STREAM_MEMORY_BASES``; on the GPU, ``config.GPU_STREAM_BYTES``."""
+        if budget is None:
+            budget = config.GPU_STREAM_BYTES if self.gpu else config.STREAM_MEMORY_BASES
+        return self.text_bases <= budget
+
+    def chunk_bases(self, overlap: int) -> int:
+        """Bases per strand of a chunk: ``config.STREAM_CHUNK_BASES``, or on the GPU as many
+        as keep a chunk's text (a piece's lead included) within ``config.GPU_STREAM_BYTES``."""
+        if not self.gpu:
+            return config.STREAM_CHUNK_BASES
+        strands = 2 if self.strands == "both" else 1
+        return max(1, config.GPU_STREAM_BYTES // strands - int(overlap) - 1)
 
     def chunks(self, overlap: int, chunk_bases: int | None = None) -> list[Chunk]:
         """The chunk plan for ``overlap`` (kept: a job asks for the same plan every slice)."""
-        key = (int(overlap), chunk_bases or config.STREAM_CHUNK_BASES, config.STREAM_OVERLAP_RATIO)
+        chunk_bases = chunk_bases or self.chunk_bases(overlap)
+        key = (int(overlap), chunk_bases, config.STREAM_OVERLAP_RATIO)
         if key not in self._plans:
             self._plans[key] = plan_chunks(self.lengths, overlap, chunk_bases)
         return self._plans[key]

@@ -47,6 +47,9 @@ and in search mode overlapping chunks of each record. The multicore backend
 spreads them over threads; ``myers`` also scans two tasks at once on each
 thread (their instruction chains overlap), serial included. In best mode the
 chunks of a record share the best found so far, so they can cut harder.
+A search whose text is larger than ``config.STREAM_MEMORY_BASES`` (on cuda,
+``config.GPU_STREAM_BYTES``) reads it a chunk at a time (engine.streaming,
+engine/edit/streamed.py), with the same answers.
 
 Examples
 --------
@@ -255,7 +258,8 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
         if not all(isinstance(rec, Record) for rec in records):
             bad = next(rec for rec in records if not isinstance(rec, Record))
             raise ValueError(f"{role} records must be engine.sequences.Record, got {type(bad).__name__}")
-        lengths[role] = np.fromiter((rec.codes.shape[0] for rec in records), dtype=np.int64,
+        # (len, not codes: a genome store's record would unpack itself whole)
+        lengths[role] = np.fromiter((len(rec) for rec in records), dtype=np.int64,
                                     count=len(records))
         if not lengths[role].all():
             raise ValueError(f"{role} record {records[int(np.argmin(lengths[role]))].id!r} is empty")
@@ -357,8 +361,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
 
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
-    # (edit holds its texts whole: its hits are columns over the whole text, see
-    # engine/edit/hits.py; streaming as kdiff and kmismatch do is still to come)
+    # (a search over a text too large to hold whole streams it: engine/edit/streamed.py)
     runner = make_runner(job, cancel.flag, meter.threads)
     p = job.params
     yield from compile_once(runner.lanes, runner.total)

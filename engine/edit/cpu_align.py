@@ -268,7 +268,15 @@ def matched_strings(text, starts, ends, minus) -> list:
     lengths = np.maximum(ends - starts, 0)
     out = np.zeros(int(lengths.sum()), dtype=np.uint8)
     out_offs = np.zeros(len(starts) + 1, dtype=np.int64)
-    gather_windows(text, starts, ends, minus, COMPLEMENT_TABLE, out, out_offs)
+    if isinstance(text, np.ndarray):
+        gather_windows(text, starts, ends, minus, COMPLEMENT_TABLE, out, out_offs)
+    else:  # a streamed text (engine.streaming.FlatText): read just the windows
+        np.cumsum(lengths, out=out_offs[1:])
+        item = np.repeat(np.arange(len(starts)), lengths)
+        step = np.arange(out.shape[0]) - out_offs[item]
+        back = np.asarray(minus, dtype=bool)[item]
+        out[:] = text[np.where(back, ends[item] - 1 - step, starts[item] + step)]
+        out[back] = COMPLEMENT_TABLE[out[back]]
     letters = DECODE_TABLE[out].tobytes().decode("ascii")
     bounds = out_offs.tolist()
     return [letters[bounds[h]:bounds[h + 1]] for h in range(len(starts))]

@@ -386,7 +386,8 @@ def job_rows(plan: Plan, lengths: np.ndarray, a: int, b: int) -> tuple[np.ndarra
 class CudaRunner:
     """Runs a job's tasks on the GPU in slices; the same methods as engine.edit.driver.CpuLanes."""
 
-    def __init__(self, job, abort: np.ndarray):
+    def __init__(self, job, abort: np.ndarray, pieces=None):
+        """``pieces``: a streamed chunk's (engine.edit.driver.Pieces), uploaded here."""
         self.job, self.abort = job, abort
         params = job.params
         tpb = int(params.get("threads_per_block") or config.EDIT_CUDA_THREADS_PER_BLOCK)
@@ -401,7 +402,7 @@ class CudaRunner:
         overlap = longest + (min(k, longest) if k is not None else longest)
         min_chunk = max(config.EDIT_CUDA_MIN_CHUNK_COLUMNS,
                         config.EDIT_CUDA_CHUNK_OVERLAP_RATIO * overlap)
-        self.plan = plan = Plan(job, self.dev.resident_threads(), min_chunk)
+        self.plan = plan = Plan(job, self.dev.resident_threads(), min_chunk, pieces=pieces)
         self.mode = plan.mode_id()
         self.lengths = np.diff(plan.p_offs)
         self.pairs = GpuPairs(self.dev, job.variant, plan.text, plan.pats, plan.p_offs, self.mode,

@@ -24,6 +24,10 @@
   group is done. Everything aligned so far is therefore ready when a cancel
   stops the job.
 - :class:`ScanRunner`: the job's scan as an engine.slices.SliceRunner.
+- :class:`Pieces`: a search over a background too large to hold whole runs chunk
+  by chunk (engine.edit.streamed); each chunk's pieces are the text records of a
+  plan that knows where they lie in their records, so that a piece's tasks own only
+  its own columns and its profile bins are its record's.
 """
 
 from __future__ import annotations
@@ -64,14 +68,30 @@ def _concat(arrays) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(np.concatenate(arrays), dtype=np.uint8), offsets
 
 
+class Pieces(NamedTuple):
+    """The job's text records as pieces of background records (engine.streaming): record i
+    is columns [start[i], start[i] + its length) of a record of ``length[i]`` columns, and
+    owns those from ``own[i]`` on (ends before it are the piece before's). ``codes`` and
+    ``offsets``: the records end to end (a streamed chunk's text, or an
+    engine.streaming.FlatText for a plan that only describes the whole records)."""
+
+    codes: object
+    offsets: np.ndarray
+    start: np.ndarray
+    own: np.ndarray
+    length: np.ndarray
+
+
 class Plan:
     """Everything the kernels read for one job."""
 
-    def __init__(self, job, nlanes: int, min_chunk: int | None = None, together: int = 1):
+    def __init__(self, job, nlanes: int, min_chunk: int | None = None, together: int = 1,
+                 pieces: Pieces | None = None):
         """``nlanes``: workers to give search chunks to; ``min_chunk``: the shortest chunk
         (default config.EDIT_MIN_CHUNK_COLUMNS, sized for CPU threads). ``together``:
         instances that scan a chunk together (simd): chunks are sized by the text they
-        share, and every chunk's scan starts where the longest instance's must."""
+        share, and every chunk's scan starts where the longest instance's must.
+        ``pieces``: the text records are pieces of a streamed background (search)."""
         self.min_chunk = config.EDIT_MIN_CHUNK_COLUMNS if min_chunk is None else min_chunk
         self.together = together
         params = job.params
@@ -86,7 +106,11 @@ class Plan:
             if S == 2:
                 inst.append(reverse_complement(rec.codes))
         self.pats, self.p_offs = _concat(inst)
-        self.text, self.t_offs = _concat([r.codes for r in self.texts])
+        self.pieces = pieces
+        if pieces is None:
+            self.text, self.t_offs = _concat([r.codes for r in self.texts])
+        else:
+            self.text, self.t_offs = pieces.codes, pieces.offsets
         P, R = len(self.patterns), len(self.texts)
         if params["pairing"] == "zip":
             pat_of, rec_of = np.arange(P), np.arange(P)
@@ -104,11 +128,21 @@ class Plan:
         hi = self.t_offs[self.g_rec + 1]
         m = np.diff(self.p_offs)[self.g_inst]
         G = len(lo)
+        # A piece of a record: where it starts in the record, the first column it owns
+        # (relative), and the record's length (its profile bins are the record's).
+        if self.pieces is None:
+            p_start = p_own = np.zeros(G, dtype=np.int64)
+            rec_len = hi - lo
+        else:
+            p_start = self.pieces.start[self.g_rec]
+            p_own = self.pieces.own[self.g_rec] - p_start
+            rec_len = self.pieces.length[self.g_rec]
+        rec_lo = lo - p_start  # where the record's column 0 would lie (profile bins count from it)
         # Profile cap - 1: k, or m (C[m,j] <= m, so no cap without k).
         self.g_cut = np.full(G, self.k, dtype=np.int64) if self.k is not None else m.astype(np.int64)
         if self.profile:
-            self.binw = -(-(hi - lo) // PROFILE_BINS)
-            nbins = -(-(hi - lo) // self.binw)
+            self.binw = -(-rec_len // PROFILE_BINS)
+            nbins = -(-rec_len // self.binw)
             self.prof_offs = np.zeros(G + 1, dtype=np.int64)
             np.cumsum(nbins, out=self.prof_offs[1:])
         else:
@@ -117,9 +151,12 @@ class Plan:
         # Chunk length per group (0: one task for the whole record), whole bins per chunk.
         chunk = np.full(G, self._chunk_columns(nlanes, -(-int(np.sum(hi - lo)) // self.together)),
                         dtype=np.int64)
+        # Chunks own from the piece's first owned column, then from bin edges on.
+        first = lo + p_own
         if self.profile:
             chunk = -(-chunk // self.binw) * self.binw
-        count = np.where(chunk > 0, -(-(hi - lo) // np.maximum(chunk, 1)), 1)
+            first = rec_lo + (p_start + p_own) // self.binw * self.binw
+        count = np.where(chunk > 0, -(-(hi - first) // np.maximum(chunk, 1)), 1)
         self.task_group = np.repeat(np.arange(G, dtype=np.int64), count)
         first_task = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
         self.first_task = first_task
@@ -129,7 +166,7 @@ class Plan:
         tasks[:, cc.T_PAT] = self.g_inst[g]
         tasks[:, cc.T_BEST] = cc.INF
         tasks[:, cc.T_END] = -1
-        tasks[:, cc.T_REC_LO] = lo[g]
+        tasks[:, cc.T_REC_LO] = rec_lo[g]
         tasks[:, cc.T_BINW] = self.binw[g]
         tasks[:, cc.T_PROF] = self.prof_offs[g]
         tasks[:, cc.T_CUT] = self.g_cut[g]
@@ -143,8 +180,9 @@ class Plan:
             tasks[:, cc.T_THRESH] = self.k if self.k is not None else \
                 np.abs((hi - lo) - m) + config.EDIT_BAND_FIRST_SLACK
         else:
-            own_lo = lo[g] + index * chunk[g]
-            own_hi = np.where(chunk[g] > 0, np.minimum(hi[g], own_lo + chunk[g]), hi[g])
+            own_lo = np.maximum(lo[g] + p_own[g], first[g] + index * chunk[g])
+            own_hi = np.where(chunk[g] > 0, np.minimum(hi[g], first[g] + (index + 1) * chunk[g]),
+                              hi[g])
             mo = np.full(len(g), m.max()) if self.together > 1 else m[g]
             overlap = mo + (np.minimum(self.k, mo) if self.k is not None else mo)
             tasks[:, cc.T_SCAN_LO] = np.maximum(lo[g], own_lo - overlap)
@@ -178,21 +216,42 @@ def simd_applies(job: Job) -> bool:
     return instances >= config.EDIT_SIMD_MIN_LANES
 
 
-def make_runner(job: Job, abort: np.ndarray, threads: int | None) -> "ScanRunner":
-    """The job's scan on its backend; ``threads``: numba threads of a multicore job."""
+def streamed_text(job: Job):
+    """The job's text as an engine.streaming.Background when the search must read it a chunk
+    at a time (over config.STREAM_MEMORY_BASES; cuda: config.GPU_STREAM_BYTES), else None.
+    Global distances and zipped batches take their records whole."""
+    from engine.streaming import Background
+
+    if job.params["mode"] != "search" or job.params["pairing"] != "all":
+        return None
+    text = Background(job.inputs["text"], "forward", gpu=job.backend == "cuda")
+    return None if text.fits() else text
+
+
+def make_runner(job: Job, abort: np.ndarray, threads: int | None,
+                pieces: Pieces | None = None) -> "ScanRunner":
+    """The job's scan on its backend; ``threads``: numba threads of a multicore job;
+    ``pieces``: the job's text records are a streamed chunk's pieces (engine.edit.streamed)."""
+    if pieces is None:
+        background = streamed_text(job)
+        if background is not None:
+            from engine.edit.streamed import StreamedRunner
+
+            return StreamedRunner(job, abort, threads, background)
     if job.backend == "cuda":
         from engine.edit.cuda import CudaRunner  # numba.cuda is imported for cuda jobs only
 
-        return ScanRunner(job, CudaRunner(job, abort), 1, abort)
+        return ScanRunner(job, CudaRunner(job, abort, pieces), 1, abort)
     if simd_applies(job):
         workers = threads if job.backend == "multicore" else 1
-        lanes = SimdLanes(job, workers, abort, threads)
+        lanes = SimdLanes(job, workers, abort, threads, pieces)
         return ScanRunner(job, lanes, workers * lanes.width, abort)
     from engine.edit import cpu_lanes
 
     per_thread = cpu_lanes.lanes_per_thread(job.variant)
     nlanes = (threads if job.backend == "multicore" else 1) * per_thread
-    return ScanRunner(job, CpuLanes(job, Plan(job, nlanes), nlanes, abort, threads), nlanes, abort)
+    return ScanRunner(job, CpuLanes(job, Plan(job, nlanes, pieces=pieces), nlanes, abort, threads),
+                      nlanes, abort)
 
 
 class CpuLanes:
@@ -286,7 +345,8 @@ class SimdLanes:
     bests and distances reach the Collector as the other kernels leave them.
     """
 
-    def __init__(self, job, workers: int, abort: np.ndarray, threads: int | None):
+    def __init__(self, job, workers: int, abort: np.ndarray, threads: int | None,
+                 pieces: Pieces | None = None):
         from engine.edit import cpu_simd
 
         self.cpu_simd = cpu_simd
@@ -296,7 +356,7 @@ class SimdLanes:
         ngroups = -(-count // config.EDIT_SIMD_MAX_LANES)
         width = -(-count // ngroups)
         self.width = width
-        self.plan = plan = Plan(job, workers, together=width)
+        self.plan = plan = Plan(job, workers, together=width, pieces=pieces)
         m = np.diff(plan.p_offs)
         dtype = cpu_simd.word_type(plan.max_m)
         self.word = cpu_simd.word_constants(dtype)

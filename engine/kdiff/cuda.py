@@ -26,22 +26,35 @@ _WARMED: set = set()  # kernel sets compiled in this process (for the "compiling
 
 
 class Device(gpu.Device):
-    """The kdiff job's GPU: the background (and its record offsets) uploaded once per job,
-    and the target record uploaded once per record."""
+    """The kdiff job's GPU: the background (and its record offsets) uploaded once per job
+    (a streamed job's once per chunk, into one buffer), and the target record uploaded
+    once per record."""
 
     def __init__(self, beta: np.ndarray, offsets: np.ndarray, threads_per_block: int,
                  abort: np.ndarray | None = None):
         super().__init__(threads_per_block, abort)
+        self._alpha = self._alpha_d = None
+        self._room = None
+        self.set_background(beta, offsets)
+        threads = config.KDIFF_CUDA_BITPARALLEL_THREADS
+        self.target_threads = threads or 4 * self.resident_threads()
+
+    def set_background(self, beta: np.ndarray, offsets: np.ndarray) -> None:
+        """Upload a background text and its record offsets, reusing the buffer of the one
+        before when it is large enough (streamed chunks: one chunk on the device at a time)."""
         if offsets[-1] >= 2**31:
             raise CudaFailure("the background is longer than 2^31 symbols, too long for the "
                               "CUDA kernels' 32-bit positions")
-        self._alpha = self._alpha_d = None
         self.offsets = np.asarray(offsets, dtype=np.int64)
-        self.beta = self.upload(beta, "the background")
+        n = int(beta.shape[0])
+        if self._room is None or self._room.shape[0] < n:
+            self._room = None  # (freed before the larger one is taken)
+            self._room = self.empty(max(1, n), np.uint8, "the background")
+        with cuda_errors("copying the background to the GPU", n):
+            self._room[:n].copy_to_device(np.ascontiguousarray(beta, dtype=np.uint8))
+        self.beta = self._room[:n]
         self.offsets_d = self.upload(self.offsets, "the background's record offsets")
         self.max_record = int(np.diff(self.offsets).max()) if len(self.offsets) > 1 else 0
-        threads = config.KDIFF_CUDA_BITPARALLEL_THREADS
-        self.target_threads = threads or 4 * self.resident_threads()
 
     def target(self, alpha: np.ndarray):
         """The target record on the device, uploaded once per record (slices reuse it)."""
@@ -90,6 +103,12 @@ class CudaSliceRunner:
         self.key = (job.variant, tuple(sorted(self.flags)), self.counting, register_cap(self.tpb),
                     tuple(config.KDIFF_CUDA_BITPARALLEL_TIERS) if self.driver else (),
                     (config.KDIFF_CUDA_LANES_PER_THREAD, config.KDIFF_CUDA_LANES_THREADS_PER_BLOCK))
+
+    def use_background(self, beta: np.ndarray, offsets: np.ndarray) -> None:
+        """Scan another background text from now on (a streamed chunk: engine.kdiff.driver)."""
+        self.dev.set_background(beta, offsets)
+        if self.driver is not None:
+            self.driver.lengths = np.diff(self.dev.offsets)
 
     # -- what _SliceRunner asks -------------------------------------------------------
     def min_slice(self) -> int:

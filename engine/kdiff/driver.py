@@ -3,10 +3,11 @@
 :class:`ScanRunner` walks the start positions of every target record (the units
 of :func:`engine.slices.run_slices`); :class:`KernelCall` runs one slice of one
 record on the job's variant and backend (CUDA jobs through ``engine.kdiff.cuda``,
-imported only for them). A CPU job whose background is too large to hold whole
-(:mod:`engine.streaming`) runs each slice as tasks, one per background chunk
-(:func:`chunk_task`), merged by :func:`merge_chunk` (:class:`StreamedCall`); the dask
-backend runs the same tasks on a cluster (engine/kdiff/cluster.py).
+imported only for them). A job whose background is too large to hold whole
+(:mod:`engine.streaming`: in memory, or on the GPU for cuda jobs) runs each slice as
+tasks, one per background chunk (:func:`chunk_task`), merged by :func:`merge_chunk`
+(:class:`StreamedCall`); a cuda job uploads each chunk in turn into one device buffer.
+The dask backend runs the same tasks on a cluster (engine/kdiff/cluster.py).
 """
 
 from __future__ import annotations
@@ -50,12 +51,14 @@ def background_text(job: Job) -> tuple[np.ndarray, np.ndarray]:
 
 
 def make_call(job: Job, abort: np.ndarray):
-    """The slice call of a job: the whole background in memory, or streamed in chunks (CPU
-    backends, a background over ``config.STREAM_MEMORY_BASES``)."""
+    """The slice call of a job: the whole background in memory (or on the GPU), or streamed
+    in chunks (a background over ``config.STREAM_MEMORY_BASES``, on cuda over
+    ``config.GPU_STREAM_BYTES``)."""
     from engine.streaming import Background
 
-    background = Background(job.inputs["background"], job.params["strands"])
-    if job.backend == "cuda" or background.fits():
+    background = Background(job.inputs["background"], job.params["strands"],
+                            gpu=job.backend == "cuda")
+    if background.fits():
         beta, offsets = background_text(job)
         return KernelCall(job, beta, offsets, abort)
     return StreamedCall(job, background, abort)
@@ -77,6 +80,13 @@ class KernelCall:
             self.device = None
         self.kernels = None if self.device else _kernels(job.variant)
         self.counting = job.count_comparisons
+
+    def use_background(self, beta: np.ndarray, offsets: np.ndarray) -> None:
+        """Run the next calls against another background text (a streamed chunk's); a cuda
+        job uploads it (into the device buffer of the one before)."""
+        self.beta, self.offsets = beta, offsets
+        if self.device is not None:
+            self.device.use_background(beta, offsets)
 
     def min_slice(self) -> int:
         """Enough start positions per slice to keep every thread busy."""
@@ -253,7 +263,7 @@ def chunk_task(call: KernelCall, alpha, r_lo: int, r_hi: int, beta, offsets, cou
     asked when a start's whole suffix occurs in the chunk: the scan stops there, or when
     cancelled)."""
     part = np.full(r_hi - r_lo, -1, dtype=np.int64)
-    call.beta, call.offsets = beta, offsets
+    call.use_background(beta, offsets)
     settled = call(alpha, r_lo, r_hi, part, counters)
     return part, settled
 

@@ -164,9 +164,10 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
     else:
         kernels = Kernels(job)
         yield from compile_once(kernels, total)
-        # A text over config.STREAM_MEMORY_BASES is read a chunk at a time (CPU backends).
-        text = Background(job.inputs["text"], "forward")
-        streamed = job.backend != "cuda" and not text.fits()
+        # A text over config.STREAM_MEMORY_BASES (cuda: config.GPU_STREAM_BYTES) is read a
+        # chunk at a time.
+        text = Background(job.inputs["text"], "forward", gpu=job.backend == "cuda")
+        streamed = not text.fits()
         # The set-up (the text uploaded to the GPU, the tables built) counts as solve time.
         runner = meter.timed(lambda: StreamedScanRunner(job, kernels, cancel.flag, text)
                              if streamed else ScanRunner(job, kernels, cancel.flag))

@@ -477,9 +477,10 @@ class StreamedScanRunner(OwnedHits):
     """:class:`ScanRunner` over a text too large to hold whole (engine.streaming).
 
     The text is read a chunk at a time and each chunk scanned by an in-memory
-    ScanRunner over its pieces. Pieces overlap by the longest pattern - 1, so every
-    window lies whole in the piece that owns its last column; that piece alone keeps
-    the hit, mapped to the whole text's coordinates (:func:`owned_hits`).
+    ScanRunner over its pieces (on cuda, a chunk's text is uploaded when it is opened).
+    Pieces overlap by the longest pattern - 1, so every window lies whole in the piece
+    that owns its last column; that piece alone keeps the hit, mapped to the whole text's
+    coordinates (:func:`owned_hits`).
     """
 
     def __init__(self, job: Job, kernels: Kernels, abort: np.ndarray, background):
@@ -524,7 +525,8 @@ class StreamedScanRunner(OwnedHits):
         if step.aborted:
             return step
         self.done = self._owned_before + self._owned * inner.done // max(1, inner.total)
-        if inner.finished:
+        finished, inner = inner.finished, None  # (a cuda chunk's memory goes before the next's)
+        if finished:
             self._open_next()
         return step
 

@@ -83,8 +83,10 @@ def search_job(primers, background, max_edits: int, *, variant=None, backend=Non
                parallel=None, flags=None, threads=None) -> Job:
     """The edit-family job that finds every end within ``max_edits`` (both strands).
 
-    Records are renamed to their indices (names may repeat; results map them back).
-    Without a variant: ``myers`` for primers of up to 64 nt (with its ``simd`` flag, by
+    Primers are renamed to their indices; the background's records are passed as they are
+    (a genome store's stay mapped; the hits' record column is their index, so names may
+    repeat). A background too large to hold whole is streamed by the search
+    (engine/edit/streamed.py). Without a variant: ``myers`` for primers of up to 64 nt (with its ``simd`` flag, by
     default: all primers and strands read the background once), else ``myers-blocked``;
     ``task`` on cuda.
     """
@@ -101,8 +103,7 @@ def search_job(primers, background, max_edits: int, *, variant=None, backend=Non
             variant = "task"
         else:
             variant = "myers" if max(len(p) for p in primers) <= 64 else "myers-blocked"
-    return edit.make_job([Record(str(i), p.codes) for i, p in enumerate(primers)],
-                         [Record(str(i), r.codes) for i, r in enumerate(background)],
+    return edit.make_job([Record(str(i), p.codes) for i, p in enumerate(primers)], background,
                          mode="search", k=max_edits, strands="both", report="hits", align=False,
                          profile=False, variant=variant, backend=backend, parallel=parallel,
                          flags=flags, threads=threads)
@@ -187,31 +188,20 @@ def absorb(meter: Meter, info: RunInfo) -> None:
 
 def find_sites(primers, background, hits, settings: PcrSettings) -> PcrSites:
     """Sites (see the module docstring) from the edit search hits (engine.edit.EditHits) of
-    :func:`search_job`'s records, as columns: sorted by record, start, strand, primer."""
-    from engine.primers import pcr_kernels
-
+    :func:`search_job`, as columns: sorted by record, start, strand, primer."""
     primers, background = tuple(primers), tuple(background)
     names, ids = [p.id for p in primers], [r.id for r in background]
     if not len(hits):
         return PcrSites.empty(names, ids)
-    pats = np.concatenate([p.codes for p in primers]).astype(np.uint8)
-    p_offs = np.zeros(len(primers) + 1, dtype=np.int64)
-    np.cumsum([len(p) for p in primers], out=p_offs[1:])
-    rc_pats = np.concatenate([reverse_complement(p.codes) for p in primers]).astype(np.uint8)
-    text = np.concatenate([r.codes for r in background], dtype=np.uint8) if len(background) > 1 \
-        else np.ascontiguousarray(background[0].codes, dtype=np.uint8)  # (one copy of a genome)
-    t_offs = np.zeros(len(background) + 1, dtype=np.int64)
-    np.cumsum([len(r) for r in background], out=t_offs[1:])
-    # The hits' columns: search_job's records have offset 0, so ends count from their codes.
     pat = hits.pattern.astype(np.int64)
     rec = hits.record.astype(np.int64)
     minus = hits.strand.astype(np.int64)
     dist = hits.distance.astype(np.int64)
-    end = t_offs[rec] + hits.end - 1
-    out = np.zeros((len(pat), 3), dtype=np.int64)
-    pcr_kernels.refine_sites(pats, p_offs, rc_pats, text, t_offs[rec], pat, minus, end,
-                             settings.max_edits, settings.three_prime_window, settings.indels, out)
-    d, e3, start = out[:, 0], out[:, 1], out[:, 2]
+    shift = np.array([r.offset for r in background], dtype=np.int64)
+    # Columns (0-based, within each record) from here on; a site's positions are
+    # column + 1 + offset (a region keeps its record's numbering).
+    end = hits.end - 1 - shift[rec]
+    d, e3, start = _refine(primers, background, settings, pat, rec, minus, end)
     if settings.indels and not np.array_equal(d, dist):
         bad = int(np.flatnonzero(d != dist)[0])
         raise RuntimeError(f"pcr: site refinement disagrees with the edit search at hit {bad}")
@@ -222,10 +212,9 @@ def find_sites(primers, background, hits, settings: PcrSettings) -> PcrSites:
         pat, rec, minus, d, e3, start, end = (a[keep] for a in (pat, rec, minus, d, e3, start, end))
     order = np.lexsort((pat, minus, start, rec))
     pat, rec, minus, d, e3, start, end = (a[order] for a in (pat, rec, minus, d, e3, start, end))
-    lo = t_offs[rec] - np.array([r.offset for r in background], dtype=np.int64)[rec]
-    # (a region keeps its record's numbering: Record.offset)
     return PcrSites({"primer": pat, "record": rec, "strand": minus.astype(np.int8),
-                     "start": start - lo + 1, "end": end - lo + 1, "edits": d, "edits_3prime": e3},
+                     "start": start + shift[rec] + 1, "end": end + shift[rec] + 1, "edits": d,
+                     "edits_3prime": e3},
                     primer_ids=names, record_ids=ids)
 
 
@@ -238,7 +227,7 @@ def _best_of_overlaps(pat, rec, minus, d, e3, start, end) -> np.ndarray:
     new_key = np.ones(len(order), dtype=bool)
     new_key[1:] = (p[1:] != p[:-1]) | (r[1:] != r[:-1]) | (m[1:] != m[:-1])
     # The furthest end so far within a key: ends of a key's group lifted above every earlier
-    # group's, so one running maximum serves all groups (flat ends are below 2^40).
+    # group's, so one running maximum serves all groups (ends are below 2^40).
     lift = np.cumsum(new_key).astype(np.int64) << 41
     reach = np.maximum.accumulate(lift + e)
     new_run = new_key.copy()
@@ -248,6 +237,61 @@ def _best_of_overlaps(pat, rec, minus, d, e3, start, end) -> np.ndarray:
     first = np.ones(len(best), dtype=bool)
     first[1:] = run[best[1:]] != run[best[:-1]]
     return order[best[first]]
+
+
+def _refine(primers, background, settings: PcrSettings, pat, rec, minus, end):
+    """(distance, 3' edits, start column) of every hit (pcr_kernels), the background held
+    whole, or read a chunk at a time when it is larger than config.STREAM_MEMORY_BASES: a
+    hit is refined in the piece that owns its end, whose overlap (longest primer +
+    max_edits) holds every alignment the kernel looks at."""
+    from engine.primers import pcr_kernels
+    from engine.streaming import Background
+
+    pats = np.concatenate([p.codes for p in primers]).astype(np.uint8)
+    p_offs = np.zeros(len(primers) + 1, dtype=np.int64)
+    np.cumsum([len(p) for p in primers], out=p_offs[1:])
+    rc_pats = np.concatenate([reverse_complement(p.codes) for p in primers]).astype(np.uint8)
+
+    def refine(text, lo, at, rows):
+        """Rows' hits in ``text``, their records' (pieces') columns starting at ``lo``
+        (the kernel looks no further back) and their column 0 at ``at``."""
+        out = np.zeros((rows.shape[0], 3), dtype=np.int64)
+        pcr_kernels.refine_sites(pats, p_offs, rc_pats, text, lo, pat[rows], minus[rows],
+                                 at + end[rows], settings.max_edits, settings.three_prime_window,
+                                 settings.indels, out)
+        out[:, 2] -= at
+        return out
+
+    bg = Background(background, "forward")
+    if bg.fits():
+        text = np.concatenate([r.codes for r in background]).astype(np.uint8) \
+            if len(background) > 1 else np.ascontiguousarray(background[0].codes, dtype=np.uint8)
+        t_offs = np.zeros(len(background) + 1, dtype=np.int64)
+        np.cumsum(bg.lengths, out=t_offs[1:])
+        out = refine(text, t_offs[rec], t_offs[rec], np.arange(rec.shape[0]))
+        return out[:, 0], out[:, 1], out[:, 2]
+    out = np.zeros((rec.shape[0], 3), dtype=np.int64)
+    # The hits' ends laid end to end over the records, sorted: a piece's are a range of them.
+    base = np.zeros(len(background) + 1, dtype=np.int64)
+    np.cumsum(bg.lengths, out=base[1:])
+    flat = base[rec] + end
+    order = np.argsort(flat, kind="stable")
+    flat = flat[order]
+    for chunk in bg.chunks(max(len(p) for p in primers) + settings.max_edits):
+        piece_rec = np.array([p.record for p in chunk.pieces], dtype=np.int64)
+        p_start, p_own, p_end = (np.array([getattr(p, f) for p in chunk.pieces], dtype=np.int64)
+                                 for f in ("start", "own", "end"))
+        first = np.searchsorted(flat, base[piece_rec] + p_own, side="left")
+        last = np.searchsorted(flat, base[piece_rec] + p_end, side="left")
+        if not np.any(last > first):
+            continue
+        text = bg.text(chunk)
+        piece = np.repeat(np.arange(len(chunk.pieces)), last - first)
+        rows = order[np.concatenate([np.arange(a, b) for a, b in zip(first, last)])]
+        at = text.offsets[piece] - p_start[piece]
+        out[rows] = refine(text.codes, text.offsets[piece], at, rows)
+        bg.release(chunk)
+    return out[:, 0], out[:, 1], out[:, 2]
 
 
 def pair_sites(sites, background, settings: PcrSettings, primers=None) -> PcrProducts:

@@ -162,8 +162,8 @@ class PcrProducts(_Columns):
         out = []
         for r, a, b in zip(self.record[lo:hi].tolist(), self.start[lo:hi].tolist(),
                            self.end[lo:hi].tolist()):
-            rec = self.background[r]
-            out.append(decode(rec.codes[a - 1 - rec.offset:b - rec.offset]))
+            rec = self.background[r]  # a range only: a genome store's record unpacks just that
+            out.append(decode(rec.chunk(a - 1 - rec.offset, b - rec.offset)))
         return out
 
     def block(self, lo: int, hi: int) -> list:

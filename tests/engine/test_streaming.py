@@ -266,3 +266,180 @@ def test_kdiff_against_200_mb_store_under_a_1_5_gb_address_space_limit(tmp_path)
     # the scan ran over the whole store (it stops where a suffix occurs within 4 edits)
     assert report["settled"][0] >= 10 and report["candidates"] == report["settled"][0] - 1
     assert report["vm_peak_kb"] < 1500 << 10
+
+
+# ---------------------------------------------------------------------------- edit search
+
+def _edit_rows(result):
+    return [(h.pattern_id, h.record_id, h.strand, h.start, h.end, h.distance, h.cigar, h.matched)
+            for h in result.hits]
+
+
+def _profile_rows(result):
+    return [(p.pattern_id, p.record_id, p.strand, p.bin_width, p.length, p.cap, p.values.tolist())
+            for p in result.profiles]
+
+
+EDIT_CASES = [("myers", "serial", None), ("myers", "multicore", frozenset()),
+              ("banded", "serial", None), ("dp", "multicore", None)]
+
+
+@pytest.mark.parametrize("variant,backend,flags", EDIT_CASES)
+@pytest.mark.parametrize("strand", ["+", "-"])
+def test_edit_search_chunk_edge_on_every_offset_around_a_planted_match(streamed, monkeypatch,
+                                                                       variant, backend, flags,
+                                                                       strand):
+    """A 16-base pattern planted with one substitution and one inserted base (an occurrence
+    m + 1 long), a chunk edge at every offset around it: every hit (start, CIGAR, matched),
+    the best per record and the score profiles equal the in-memory ones. Profile bins
+    (patched to 9 a record) and multicore's chunks of a piece fall across the edges too."""
+    from engine import edit
+    from engine.edit import driver
+
+    monkeypatch.setattr(driver, "PROFILE_BINS", 9)
+    monkeypatch.setattr(config, "EDIT_MIN_CHUNK_COLUMNS", 16)
+    rng = np.random.default_rng(13)
+    pattern = _random(rng, 16)
+    inserted = np.concatenate([pattern[:11], _random(rng, 1), pattern[11:]])
+    patterns = [Record("p", pattern), Record("q", pattern[2:9].copy())]
+    for text in _planted_texts(rng, inserted, 48, strand, range(-22, 22)):
+        for report, k in (("hits", 2), ("best", None)):
+            options = {"mode": "search", "k": k, "report": report, "strands": "both",
+                       "variant": variant, "backend": backend, "flags": flags}
+            want = edit.solve(patterns, text, **options)
+            streamed(48)
+            got = edit.solve(patterns, text, **options)
+            config.STREAM_MEMORY_BASES = 1 << 28
+            assert _edit_rows(got) == _edit_rows(want)
+            assert _profile_rows(got) == _profile_rows(want)
+        assert any(h.pattern_id == "p" and h.strand == strand and h.record_id == "b"
+                   and h.distance == 2 for h in want.hits)
+
+
+def test_edit_search_streams_a_store_and_regions(streamed, tmp_path, lambda_record):
+    """A store's records (two long, one shorter than a chunk) and a region of a record (its
+    own numbering), streamed: the same hits (matched strings read back from the store), and
+    the off-target report built on the search is the same."""
+    from engine import edit
+    from engine.primers import offtarget
+
+    path = tmp_path / "lam.fa"
+    path.write_text(f">lam\n{lambda_record.text}\n>tail\nACGTTGCA\n>rev\n"
+                    f"{decode(reverse_complement(lambda_record.codes[9_000:15_000]))}\n")
+    store.build(path, tmp_path / "lam.psg")
+    patterns = [lambda_record.slice(s, s + 22) for s in (100, 12_000, 48_000)]
+    options = {"mode": "search", "k": 3, "strands": "both", "backend": "multicore"}
+    want = edit.solve(patterns, load(path), **options)
+    region = [lambda_record.region(11_001, 13_000)]
+    want_region = edit.solve(patterns, region, **options)
+    primer = lambda_record.slice(12_000, 12_020)
+    want_report = offtarget.find_offtargets(primer, load(path), 3, backend="serial")
+    streamed(4096, ratio=2)
+    assert _edit_rows(edit.solve(patterns, load(tmp_path / "lam.psg"), **options)) == \
+        _edit_rows(want)
+    assert _edit_rows(edit.solve(patterns, region, **options)) == _edit_rows(want_region)
+    got_report = offtarget.find_offtargets(primer, load(tmp_path / "lam.psg"), 3, backend="serial")
+    assert got_report == want_report
+    assert {s.strand for s in want_report if s.edits == 0} == {"+", "-"}
+
+
+def test_edit_cancel_while_streaming(streamed, lambda_record):
+    from engine import edit
+    from engine.jobs import CancelToken
+
+    streamed(2048)
+    job = edit.make_job([lambda_record.slice(500, 520)], [lambda_record], mode="search", k=2,
+                        strands="both", backend="serial")
+    cancel = CancelToken()
+    gen = edit.iter_solve(job, cancel)
+    next(gen)
+    cancel.cancel()
+    try:
+        while True:
+            next(gen)
+    except StopIteration as stop:
+        result = stop.value
+    assert not result.info.complete
+    assert all(p.values.shape[0] for p in result.profiles)
+
+
+# ---------------------------------------------------------------------------- pcr
+
+@pytest.mark.parametrize("indels", [True, False])
+def test_pcr_chunk_edges_around_primer_sites_and_products(streamed, indels):
+    """Products of planted primer sites (one site with an edit), the chunk edges moved
+    across both sites and the product between: the same sites and products (sequences
+    included) as the in-memory run. Products span many chunks; sites are refined in the
+    piece that owns their end."""
+    from engine.primers import pcr
+
+    rng = np.random.default_rng(17)
+    fwd, rev = _random(rng, 20), _random(rng, 18)
+    site = fwd.copy()
+    site[14] = BASES[(np.searchsorted(BASES, site[14]) + 1) % 4]
+    primers = [Record("F", fwd), Record("R", rev)]
+    settings = pcr.PcrSettings(max_edits=2, max_3prime_edits=1, max_product=400,
+                               indels=indels, with_sequence=True)
+    for shift in range(-24, 24, 2):
+        left = _random(rng, 48 + shift + 30)
+        background = [
+            Record("b", np.concatenate([left, site, _random(rng, 150), reverse_complement(rev),
+                                        _random(rng, 40), rev, _random(rng, 90),
+                                        reverse_complement(fwd), _random(rng, 30)])),
+            Record("s", np.concatenate([fwd, reverse_complement(rev)]), offset=100)]
+        want = pcr.solve(primers, background, settings, backend="serial")
+        streamed(48)
+        got = pcr.solve(primers, background, settings, backend="serial")
+        config.STREAM_MEMORY_BASES = 1 << 28
+        assert got.sites == want.sites
+        assert got.products == want.products
+        assert len(want.products) >= 3
+
+
+def test_pcr_streams_a_store(streamed, tmp_path, lambda_record):
+    from engine.primers import pcr
+
+    path = tmp_path / "lam.fa"
+    path.write_text(f">lam\n{lambda_record.text}\n>tail\nACGTTGCA\n")
+    store.build(path, tmp_path / "lam.psg")
+    lam = lambda_record.text
+    primers = [Record("F", lambda_record.codes[20_000:20_021].copy()),
+               Record("R", reverse_complement(lambda_record.codes[21_500:21_520]))]
+    settings = pcr.PcrSettings(max_edits=3, max_product=3000, with_sequence=True)
+    want = pcr.solve(primers, load(path), settings, backend="multicore")
+    streamed(4096, ratio=2)
+    got = pcr.solve(primers, load(tmp_path / "lam.psg"), settings, backend="multicore")
+    assert got.sites == want.sites and got.products == want.products
+    assert any(p.sequence == lam[20_000:21_520] for p in want.products)
+
+
+# ---------------------------------------------------------------------------- GPU budget
+
+def test_gpu_budget_sets_what_fits_and_the_chunk_size(monkeypatch):
+    """On cuda the budget is config.GPU_STREAM_BYTES of text (both strands counted), and a
+    chunk's text, its pieces' leads included, stays within it."""
+    records = [Record("a", np.ones(900, dtype=np.uint8)), Record("b", np.ones(40, dtype=np.uint8))]
+    monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
+    monkeypatch.setattr(config, "GPU_STREAM_BYTES", 1880)
+    assert Background(records, "both", gpu=True).fits()
+    assert not Background(records, "both").fits(0)
+    monkeypatch.setattr(config, "GPU_STREAM_BYTES", 1879)
+    assert not Background(records, "both", gpu=True).fits()
+    assert Background(records, "forward", gpu=True).fits()
+    for strands, ns in (("both", 2), ("forward", 1)):
+        monkeypatch.setattr(config, "GPU_STREAM_BYTES", 300 * ns)
+        bg = Background(records, strands, gpu=True)
+        assert not bg.fits() and Background(records, strands).fits()
+        chunks = bg.chunks(overlap=20)
+        assert len(chunks) > 3
+        assert all(c.bases * ns <= config.GPU_STREAM_BYTES for c in chunks)
+
+
+def test_cuda_backends_stream_in_the_simulator():
+    """kdiff, kmismatch and edit search on cuda, streamed under a small GPU budget
+    (streaming_cuda_cases.py, in numba's CUDA simulator)."""
+    from pathlib import Path
+
+    from tests.cuda_support import run_simulator_cases
+
+    run_simulator_cases(Path(__file__).resolve().parent / "streaming_cuda_cases.py", "")
