@@ -89,8 +89,9 @@ CLUSTER_CONNECT_SECONDS = 10
 #: base; both strands counted when it searches both). A background whose text fits is
 #: uploaded once and reused by every slice; a larger one is uploaded a chunk of at most this
 #: size at a time (the kernels' scratch comes on top: the *_CUDA_MEMORY_FRACTION settings).
-#: At most 2^31 (the kdiff kernels' 32-bit positions).
-GPU_STREAM_BYTES = 1 << 30
+#: At most 2^31 (the kdiff kernels' 32-bit positions). The host builds what it uploads, so
+#: this also bounds a cuda job's host memory: about 3 bytes a base of it at most (1.5 GB).
+GPU_STREAM_BYTES = 1 << 29
 
 #: Target duration of one job slice in seconds (progress/cancel granularity).
 SLICE_SECONDS = 0.1

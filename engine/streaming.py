@@ -19,11 +19,12 @@ device buffer), a store's pages released behind the reader.
   plus at most one copy of it in a kernel's layout, and its kernels' scratch (tens of
   MB). tests/engine/test_streaming.py runs kdiff against a 200 Mb store under a
   1.5 GB address-space limit;
-- GPU: ``config.GPU_STREAM_BYTES`` (1 GiB) of background text on the device, one
+- GPU: ``config.GPU_STREAM_BYTES`` (512 MiB) of background text on the device, one
   byte a base: a background whose text fits is uploaded whole, a larger one a chunk
   of at most that many bytes (its pieces' leads included) at a time. The kernels'
   scratch comes on top, bounded by each family's ``*_CUDA_MEMORY_FRACTION`` of the
-  free memory. The host side of a cuda job streams as the CPU's does.
+  free memory. On the host, a cuda job holds what it uploads: at most about 3 bytes a
+  base of that budget (1.5 GB), so the CPU's bound holds for it too.
 
 **Overlap.** Each record is cut into pieces that *own* consecutive ranges of its
 columns; a piece's text starts ``overlap`` columns before the first column it owns
