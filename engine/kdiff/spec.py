@@ -52,7 +52,17 @@ SPEC = FamilySpec(
         FlagSpec("word32", "word32: a 32-bit first pass",
                  "bitparallel on CUDA: every start first runs with one 32-bit word (its match "
                  "words in shared memory, several starts a thread); only starts whose candidate "
-                 "outgrows 32 go on to the blocked 64-bit tiers."),
+                 "outgrows 32 go on."),
+        FlagSpec("word64", "word64: a 64-bit lanes pass",
+                 "bitparallel on CUDA: starts that outgrew 32 (every start, without word32) run "
+                 "with one 64-bit word the same way; only those outgrowing 64 go on to the "
+                 "blocked tiers. With neighbours: only the starts whose bound says they fit 64."),
+        FlagSpec("neighbours", "neighbours: bounds from settled starts",
+                 "bitparallel on CUDA: c(r) <= c(r+1) + 1, so settled starts bound the others. "
+                 "The first lanes pass takes every other start first and skips a start between "
+                 "two long ones; a start between two settled ones whose bounds meet needs no "
+                 "scan (most of a stretch shared with the background), and one that does is "
+                 "scanned once, sized from its bound, instead of climbing the tiers."),
         # CUDA only (seed study, section 4); opt1/opt5 of conventional and opt6 need opt4.
         FlagSpec("opt4", "opt4: tiling",
                  "CUDA: rectangular tiles of D (stripes of one row per thread), or parallelogram "
@@ -95,7 +105,8 @@ SPEC = FamilySpec(
                 BackendSpec("multicore", parallel=("coarse",), flags=("simd",),
                             default_flags=("simd",)),
                 # one thread per (r, background chunk): engine/kdiff/cuda_bitparallel.py
-                BackendSpec("cuda", flags=("word32",), default_flags=("word32",)),
+                BackendSpec("cuda", flags=("word32", "word64", "neighbours"),
+                            default_flags=("word32", "word64", "neighbours")),
             ),
         ),
     ),
