@@ -27,18 +27,19 @@ that a warp's accesses coalesce.
 **Which tier.** Without bounds on c(r), a start climbs a ladder: the tiers of
 ``config.KDIFF_CUDA_BITPARALLEL_TIERS`` in turn, each re-running the starts the
 last could not settle (its overlap too short, or its words too few), then an
-exact tier sized to the longest suffix. With the ``neighbours`` flag the
-starts' bounds decide instead (neighbours.py): c(r) <= c(y) + (y - r) for a
-settled start y > r (drop the first symbol of an approximate occurrence), so a
-start with a settled start to its right has an upper bound U, and one scan
-with U // 64 + 1 words and overlap U + K + 1 settles it (the proof is at
-``BitparallelDriver._rounds``); a start between two settled ones whose bounds
-meet needs no scan at all. The starts left are settled in rounds, a few scans
-per run of them; only a run at a slice's end, with nothing settled to its
-right, starts one rung at a time. The first lanes pass is sparse too: every
-other start first, then the rest but those the bounds settle and those between
-two starts that outgrew the word (the rounds settle such runs mostly without
-scans), about half of a shared stretch's lanes work.
+exact tier sized to the longest suffix. With the ``neighbours`` flag, for the
+starts the 32-bit pass hands on, the starts' bounds decide instead
+(neighbours.py): c(r) <= c(y) + (y - r) for a settled start y > r (drop the
+first symbol of an approximate occurrence), so a start with a settled start to
+its right has an upper bound U, and one scan with U // 64 + 1 words and overlap
+U + K + 1 settles it (the proof is at ``BitparallelDriver._rounds``); a start
+between two settled ones whose bounds meet needs no scan at all. The starts
+left are settled in rounds, a few scans per run of them; only a run at a
+slice's end, with nothing settled to its right, starts one rung at a time. The
+32-bit pass is sparse too: every other start first, then the rest but those
+the bounds settle and those between two starts that outgrew the word (the
+rounds settle such runs mostly without scans), about half of a shared
+stretch's lanes work.
 
 **Memory layout.** ``table[s, p]`` holds the 64-bit match word of alpha[p:p+64]
 for IUPAC symbol s (bit i set when alpha[p+i] & s), so block b of start r is
@@ -224,9 +225,10 @@ class BitparallelDriver:
         # The lanes stages (engine/kdiff/cuda_lanes.py) whose word can hold a candidate.
         self.lanes = [LanesStage(dev, K, w, self.tables) for w in WORDS
                       if f"word{w}" in flags and K < w]
-        self.neighbours = "neighbours" in flags
-        # With neighbours, a 64-bit stage after the 32-bit one scans only the starts whose
-        # bound says they fit 64; otherwise every stage is a pass over what the last left.
+        # neighbours (the registry has it need word32) acts on what the 32-bit pass hands on;
+        # a 64-bit stage then scans only the starts whose bound says they fit 64. Otherwise
+        # every stage is a pass over what the last left.
+        self.neighbours = "neighbours" in flags and bool(self.lanes) and self.lanes[0].word == 32
         self.passes = self.lanes[:1] if self.neighbours else self.lanes
         self.fit = self.lanes[1] if self.neighbours and len(self.lanes) > 1 else None
         y0 = (K - 1) // 64 if K >= 1 else 0
@@ -291,7 +293,7 @@ class BitparallelDriver:
         c = np.minimum(K, mps).astype(np.int64)  # exact where known, else a lower bound
         if self.neighbours:
             bounds = SliceBounds(rs, c, np.zeros(len(rs), dtype=bool), mps, self._previous(alpha, rs))
-            if self.passes and not self._sparse_pass(self.passes[0], alpha, rs, bounds, counters):
+            if not self._sparse_pass(self.passes[0], alpha, rs, bounds, counters):
                 return None
             if not self._rounds(alpha, rs, bounds, counters):
                 return None
