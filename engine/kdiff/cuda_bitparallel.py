@@ -338,6 +338,8 @@ class BitparallelDriver:
         grown = np.zeros(n, dtype=bool)
 
         def scan(where):
+            if not len(where):
+                return
             got = self._lanes(stage, alpha, rs[where], counters)
             out = (got >= word) & (bounds.mps[where] > word)  # outgrew: c >= word
             bounds.settle(where[~out], got[~out])
@@ -354,8 +356,7 @@ class BitparallelDriver:
         skip = np.zeros(len(rest), dtype=bool)
         skip[inside] = grown[rest[inside] - 1] & grown[rest[inside] + 1]
         bounds.raise_low(rest[skip], np.full(int(skip.sum()), word - 1))  # c(r) >= c(r-1) - 1
-        if (~skip).any():
-            scan(rest[~skip])
+        scan(rest[~skip])
         return True
 
     def _ladder(self, rs, c, pending, m_end, mps, counters) -> bool:

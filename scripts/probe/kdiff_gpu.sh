@@ -24,10 +24,12 @@ left() {  # seconds left before DEADLINE, at most $1
 echo "== kdiff gpu tests"
 GPU_STEP_LIMIT=$(left 300) scripts/gpu tests kdiff
 
-w4() {  # w4 NAME FLAGS: W4's solve time with FLAGS, one line (see kdiff_profile.py)
-  echo "== W4 $1 (flags $2)"
-  timeout "$(left 120)" python3 scripts/probe/kdiff_profile.py "$2" 48502 2>&1 | tail -n 3 \
-    | tee "$OUT/w4-$1.txt"
+w4() {  # w4 NAME FLAGS [NAME=VALUE...]: W4's solve time with FLAGS, one line (kdiff_profile.py)
+  local name=$1 flags=$2
+  shift 2
+  echo "== W4 $name (flags $flags${*:+; $*})"
+  timeout "$(left 120)" python3 scripts/probe/kdiff_profile.py "$flags" 48502 "$@" 2>&1 | tail -n 3 \
+    | tee "$OUT/w4-$name.txt"
 }
 w4 before word32
 w4 after default
@@ -48,7 +50,10 @@ profile() {  # profile NAME FLAGS: ncu's time per kernel over all of W4
 }
 profile after default
 (( DEADLINE - SECONDS > 60 )) && profile before word32
-# What each part gives, while time is left: the 64-bit pass alone, the neighbour bounds alone.
+# What each part gives, while time is left: the 64-bit pass alone, the neighbour bounds alone,
+# bisection instead of 4 points a run.
 (( DEADLINE - SECONDS > 40 )) && w4 pass64 word32,word64
 (( DEADLINE - SECONDS > 40 )) && w4 neighbours word32,neighbours
+(( DEADLINE - SECONDS > 40 )) && w4 split2 default KDIFF_CUDA_NEIGHBOUR_SPLIT=2
+grep -h "seconds=" "$OUT"/w4-*.txt
 echo "== done after ${SECONDS} s"
