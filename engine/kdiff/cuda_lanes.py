@@ -4,11 +4,11 @@ At small k most candidates are at most 32 long, so one 32-bit word (the GPU's na
 integer width) holds every row that matters; many of the rest fit 64. A stage of word
 width W (``word32``: W = 32 for every start; ``word64``: W = 64 for the starts that
 outgrew 32, or for every start without ``word32``; with ``neighbours``, for those whose
-bound says they fit 64) runs one kernel, made by one factory for both widths. A block takes ``tpb x R`` starts on one background chunk: the starts'
-match words go to shared memory once (``peq[s, lane]``, consecutive lanes in consecutive
-banks), every thread advances R starts per column (their chains are independent, so
-they overlap in the pipeline) and all threads read the same background symbol (a
-broadcast). Per column a start costs the Myers step and the D[c+1] bookkeeping of
+bound says they fit 64) runs one kernel, made by one factory for both widths. A block
+takes ``tpb x R`` starts on one background chunk: the starts' match words go to shared
+memory once (``peq[s, lane]``, consecutive lanes in consecutive banks), every thread
+advances R starts per column (their chains are independent, so they overlap in the
+pipeline) and all threads read the same background symbol (a broadcast). Per column a start costs the Myers step and the D[c+1] bookkeeping of
 ``cpu_lanes`` (shifts and masks, no popcount): Ukkonen's bound lets c grow by at most one
 per column. The bookkeeping (c, D[c+1], the limit) stays 32-bit at either width.
 
