@@ -8,9 +8,10 @@ bound says they fit 64) runs one kernel, made by one factory for both widths. A 
 takes ``tpb x R`` starts on one background chunk: the starts' match words go to shared
 memory once (``peq[s, lane]``, consecutive lanes in consecutive banks), every thread
 advances R starts per column (their chains are independent, so they overlap in the
-pipeline) and all threads read the same background symbol (a broadcast). Per column a start costs the Myers step and the D[c+1] bookkeeping of
-``cpu_lanes`` (shifts and masks, no popcount): Ukkonen's bound lets c grow by at most one
-per column. The bookkeeping (c, D[c+1], the limit) stays 32-bit at either width.
+pipeline) and all threads read the same background symbol (a broadcast). Per column a
+start costs the Myers step and the D[c+1] bookkeeping of ``cpu_lanes`` (shifts and masks,
+no popcount): Ukkonen's bound lets c grow by at most one per column. The bookkeeping (c,
+D[c+1], the limit) stays 32-bit at either width.
 
 **Chunks.** A chunk owning columns [s, e) starts its DP ``W + K + 1`` columns earlier
 (never before its record): an occurrence of a prefix of length L <= W with at most K
