@@ -292,7 +292,8 @@ class BitparallelDriver:
         mps = m_end - rs
         c = np.minimum(K, mps).astype(np.int64)  # exact where known, else a lower bound
         if self.neighbours:
-            bounds = SliceBounds(rs, c, np.zeros(len(rs), dtype=bool), mps, self._previous(alpha, rs))
+            bounds = SliceBounds(rs, c, np.zeros(len(rs), dtype=bool), mps,
+                                 self._previous(alpha, rs))
             if not self._sparse_pass(self.passes[0], alpha, rs, bounds, counters):
                 return None
             if not self._rounds(alpha, rs, bounds, counters):
@@ -502,8 +503,9 @@ class BitparallelDriver:
                 smv = self.dev.empty((words, threads), np.uint64, what)
                 ssc = self.dev.empty((words, threads), np.int32, what)
             blocks = (threads + tpb - 1) // tpb
-            self.dev.launch(kernel, blocks, tpb, 0, self.tables.get(self._alpha, 64), self.dev.beta, rs_d, n_part,
-                            m_end, self.K, lo_d, hi_d, res_d[:n_part], res_d[n_part:], steps_d,
+            table = self.tables.get(self._alpha, 64)
+            self.dev.launch(kernel, blocks, tpb, 0, table, self.dev.beta, rs_d, n_part, m_end,
+                            self.K, lo_d, hi_d, res_d[:n_part], res_d[n_part:], steps_d,
                             spv, smv, ssc)
             back = self.dev.fetch(res_d)
             got[part] = back[:n_part]

@@ -230,8 +230,8 @@ class LanesStage:
         start_blocks = max(1, -(-nr // span))
         want_blocks = max(1, 4 * self.dev.resident_threads() // self.tpb)
         chunks = max(1, -(-want_blocks // start_blocks))
-        length = max(config.KDIFF_CUDA_LANES_MIN_CHUNK, config.KDIFF_CUDA_LANES_CHUNK_OVERLAP_RATIO * v,
-                     -(-int(offsets[-1]) // chunks))
+        ratio = config.KDIFF_CUDA_LANES_CHUNK_OVERLAP_RATIO
+        length = max(config.KDIFF_CUDA_LANES_MIN_CHUNK, ratio * v, -(-int(offsets[-1]) // chunks))
         los, his = [], []
         for rec in range(len(offsets) - 1):
             a, b = int(offsets[rec]), int(offsets[rec + 1])
