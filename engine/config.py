@@ -25,19 +25,23 @@ KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK = 128
 #: and that plus tpb background symbols; the study found c = 3 removes all misses).
 KDIFF_CUDA_PREFETCH_FACTOR = 3
 
-#: kdiff CUDA bitparallel: (words per thread, overlap columns) tiers. Every r starts at
-#: one tier; the few whose c could exceed that tier's reach re-run at the next. Up to
-#: KDIFF_CUDA_REGISTER_WORDS words live in registers, more in global memory; a final
-#: tier sized to the longest suffix is always exact.
+#: kdiff CUDA bitparallel: (words per thread, overlap columns) tiers. Without bounds an r
+#: starts at one tier; the few whose c could exceed that tier's reach re-run at the next.
+#: Up to KDIFF_CUDA_REGISTER_WORDS words live in registers, more in global memory; a final
+#: tier sized to the longest suffix is always exact. (With the neighbours flag a start
+#: with an upper bound is sized from it: the register tiers' words, its own overlap.)
 KDIFF_CUDA_BITPARALLEL_TIERS = ((4, 256), (8, 512), (16, 1024), (64, 4096))
 KDIFF_CUDA_REGISTER_WORDS = 16
 
-#: bitparallel on CUDA with the word32 flag (engine/kdiff/cuda_lanes.py): starts a thread,
-#: threads a block (the block's starts share its match words in shared memory), and the
-#: shortest chunk of background a block takes.
-KDIFF_CUDA_LANES_PER_THREAD = 4
+#: bitparallel on CUDA with the word32/word64 flags (engine/kdiff/cuda_lanes.py): starts a
+#: thread for each word width, threads a block (the block's starts share its match words
+#: in shared memory: 16 x threads x starts words, at most 48 KiB), and the shortest chunk
+#: of background a block takes.
+KDIFF_CUDA_LANES_PER_THREAD = {32: 4, 64: 2}
 KDIFF_CUDA_LANES_THREADS_PER_BLOCK = 128
 KDIFF_CUDA_LANES_MIN_CHUNK = 4096
+#: ... and at least ratio x its overlap (word + k columns), so little work is repeated.
+KDIFF_CUDA_LANES_CHUNK_OVERLAP_RATIO = 8
 
 #: kdiff CUDA bitparallel: a chunk owns at least this many columns, and at least
 #: ratio x its overlap (so at most 1/ratio of the work is repeated).
@@ -46,6 +50,10 @@ KDIFF_CUDA_CHUNK_OVERLAP_RATIO = 4
 
 #: kdiff CUDA bitparallel: chunk threads per launch; None means 4 x the GPU's resident threads.
 KDIFF_CUDA_BITPARALLEL_THREADS = None
+
+#: kdiff CUDA bitparallel with the neighbours flag (engine/kdiff/neighbours.py): points a run
+#: of unsettled starts is split at each round (2: bisection; more: fewer rounds, more scans).
+KDIFF_CUDA_NEIGHBOUR_SPLIT = 4
 
 #: kdiff CUDA bitparallel: a slice starts at the first tier that would have re-run at most
 #: this fraction of the previous slice's starts.

@@ -10,7 +10,8 @@ device refuses, a fault inside a kernel) becomes a :class:`CudaFailure`
 the CPU backends keep working.
 
 The kernels live beside this file: cuda_blocks.py (conventional and
-alternative, one block per matrix) and cuda_bitparallel.py.
+alternative, one block per matrix), cuda_lanes.py and cuda_bitparallel.py
+(bitparallel's lanes stages and blocked tiers).
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ class CudaSliceRunner:
         if job.variant == "bitparallel":
             from engine.kdiff.cuda_bitparallel import BitparallelDriver
 
-            self.driver = BitparallelDriver(self.dev, self.K, self.counting, "word32" in self.flags)
+            self.driver = BitparallelDriver(self.dev, self.K, self.counting, self.flags)
         else:
             self.driver = None
             self.kernel = self._block_kernel()
@@ -102,7 +103,8 @@ class CudaSliceRunner:
                     "threads per block, a smaller prefetch factor, or drop opt4/opt5/opt6")
         self.key = (job.variant, tuple(sorted(self.flags)), self.counting, register_cap(self.tpb),
                     tuple(config.KDIFF_CUDA_BITPARALLEL_TIERS) if self.driver else (),
-                    (config.KDIFF_CUDA_LANES_PER_THREAD, config.KDIFF_CUDA_LANES_THREADS_PER_BLOCK))
+                    (tuple(sorted(config.KDIFF_CUDA_LANES_PER_THREAD.items())),
+                     config.KDIFF_CUDA_LANES_THREADS_PER_BLOCK))
 
     def use_background(self, beta: np.ndarray, offsets: np.ndarray) -> None:
         """Scan another background text from now on (a streamed chunk: engine.kdiff.driver)."""

@@ -1,11 +1,13 @@
-"""kdiff ``bitparallel`` on CUDA: one thread per (start r, background chunk).
+"""kdiff ``bitparallel`` on CUDA: the blocked tiers, one thread per (start r, background chunk).
 
 The CPU kernel (cpu_bitparallel.py) walks the whole background once per r.
 One thread per r would leave most of a GPU idle when alpha is a few thousand
 long, and one long candidate would hold its thread for the whole run. Here the
 background is cut into chunks, and each thread runs the same block recurrence
 with Ukkonen's cut-off over one chunk for one r; c(r) is the atomic max over
-its chunks.
+its chunks. With the ``word32``/``word64`` flags the lanes stages
+(cuda_lanes.py) settle first every start whose candidate fits their word; only
+the others reach these tiers.
 
 **Overlap.** A chunk owning columns [s, e) starts its DP V columns earlier
 (never before its record's start). An occurrence of a prefix of length L with
@@ -14,16 +16,30 @@ sees it whole when L+K <= V. A chunk's DP runs on a substring of the record,
 so every cell it finds active is truly active (no false hits). Hence, with m
 the max over chunks: if m < V-K then m = c(r) (had c(r) >= V-K, the prefix of
 length V-K of that occurrence would have been seen whole, giving m >= V-K).
-The host re-runs only the few r with m >= V-K, with a larger V.
 
 **Words.** A thread keeps its live 64-row blocks in registers: a
 ``cuda.local.array`` of compile-time size indexed only inside loops of
 constant trip count, which NVVM unrolls and promotes (ptxas reports no stack
 frame). A thread that would need more words than it holds stops and flags its
-r, which is re-run by a kernel with more words. The last tier keeps its words
-in global memory sized to the longest suffix, interleaved per thread so that a
-warp's accesses coalesce, and uses an overlap past the whole suffix, so it is
-exact.
+r. Tiers of more words keep them in global memory, interleaved per thread so
+that a warp's accesses coalesce.
+
+**Which tier.** Without bounds on c(r), a start climbs a ladder: the tiers of
+``config.KDIFF_CUDA_BITPARALLEL_TIERS`` in turn, each re-running the starts the
+last could not settle (its overlap too short, or its words too few), then an
+exact tier sized to the longest suffix. With the ``neighbours`` flag, for the
+starts the 32-bit pass hands on, the starts' bounds decide instead
+(neighbours.py): c(r) <= c(y) + (y - r) for a settled start y > r (drop the
+first symbol of an approximate occurrence), so a start with a settled start to
+its right has an upper bound U, and one scan with U // 64 + 1 words and overlap
+U + K + 1 settles it (the proof is at ``BitparallelDriver._rounds``); a start
+between two settled ones whose bounds meet needs no scan at all. The starts
+left are settled in rounds, a few scans per run of them; only a run at a
+slice's end, with nothing settled to its right, starts one rung at a time. The
+32-bit pass is sparse too: every other start first, then the rest but those
+the bounds settle and those between two starts that outgrew the word (the
+rounds settle such runs mostly without scans), about half of a shared
+stretch's lanes work.
 
 **Memory layout.** ``table[s, p]`` holds the 64-bit match word of alpha[p:p+64]
 for IUPAC symbol s (bit i set when alpha[p+i] & s), so block b of start r is
@@ -43,6 +59,8 @@ from numba import uint64 as U  # unsigned indices: numba then skips the negative
 
 from engine import config
 from engine.gpu import imin, kernel_jit, register_cap
+from engine.kdiff.cuda_lanes import WORDS, LanesStage, TargetTables, named
+from engine.kdiff.neighbours import SliceBounds
 
 _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -74,21 +92,6 @@ def score_at(score, pv, mv, bit):
     return score - int32(cuda.popc(pv >> sh)) + int32(cuda.popc(mv >> sh))
 
 
-@kernel_jit()
-def match_table_kernel(alpha, table):
-    """table[s, p] = bits i with alpha[p+i] & s != 0 (16 IUPAC sets x every position)."""
-    m = alpha.shape[0]
-    idx = cuda.grid(1)
-    if idx < 16 * m:
-        s = idx // m
-        p = idx - s * m
-        w = _ZERO
-        for i in range(imin(64, m - p)):
-            if alpha[p + i] & s:
-                w |= _ONE << uint64(i)
-        table[s, p] = w
-
-
 @lru_cache(maxsize=None)
 def chunk_kernel(words: int, registers: int = 255):
     """The chunk kernel holding up to ``words`` blocks per thread in registers
@@ -100,7 +103,6 @@ def chunk_kernel(words: int, registers: int = 255):
     REG = words > 0
     CAP = registers
 
-    @kernel_jit(registers)
     def kernel(table, beta, rs, nr, m_end, K, chunk_lo, chunk_hi, out_c, overflow, counters,
                spv, smv, ssc):
         # CAP is never 0: naming it puts the register cap in the kernel's closure, which
@@ -205,25 +207,30 @@ def chunk_kernel(words: int, registers: int = 255):
         if cuda.threadIdx.x == 0:
             cuda.atomic.add(counters, 0, block_steps[0])
 
-    return kernel
+    # Named tier4, tier8, ... or tier_global (ncu and the disk cache tell them apart by it).
+    return kernel_jit(registers)(named(kernel, f"tier{words}" if words else "tier_global"))
 
 
 class BitparallelDriver:
-    """Host side: tiers of word capacity and overlap, chunk plans, launches, re-runs.
+    """Host side: the lanes stages, then the blocked tiers (chunk plans, launches, re-runs or
+    sizes from the neighbour bounds).
 
     ``dev`` is the job's :class:`engine.kdiff.cuda.Device` (uploads, launches
-    with clear errors, memory and occupancy figures).
+    with clear errors, memory and occupancy figures); ``flags`` the job's flags.
     """
 
-    def __init__(self, dev, K: int, counting: bool, word32: bool = False):
+    def __init__(self, dev, K: int, counting: bool, flags=frozenset()):
         self.dev, self.K, self.counting = dev, K, counting
-        # The 32-bit first pass (engine/kdiff/cuda_lanes.py), when candidates can fit a word.
-        if word32 and K < 32:
-            from engine.kdiff.cuda_lanes import LanesStage
-
-            self.lanes = LanesStage(dev, K)
-        else:
-            self.lanes = None
+        self.tables = TargetTables(dev)
+        # The lanes stages (engine/kdiff/cuda_lanes.py) whose word can hold a candidate.
+        self.lanes = [LanesStage(dev, K, w, self.tables) for w in WORDS
+                      if f"word{w}" in flags and K < w]
+        # neighbours (the registry has it need word32) acts on what the 32-bit pass hands on;
+        # a 64-bit stage then scans only the starts whose bound says they fit 64. Otherwise
+        # every stage is a pass over what the last left.
+        self.neighbours = "neighbours" in flags and bool(self.lanes) and self.lanes[0].word == 32
+        self.passes = self.lanes[:1] if self.neighbours else self.lanes
+        self.fit = self.lanes[1] if self.neighbours and len(self.lanes) > 1 else None
         y0 = (K - 1) // 64 if K >= 1 else 0
         # A tier needs room to grow past the y0+1 blocks every column starts with, and an
         # overlap that can settle some c >= K (c + K < overlap).
@@ -233,13 +240,13 @@ class BitparallelDriver:
         # (typical c is near 2k), then adapted after each slice to the c(r) seen.
         self.first = next((i for i, (_, v) in enumerate(self.tiers) if v >= 4 * K + 64), 0)
         self.lengths = np.diff(dev.offsets)
-        self._table = None
-        self._alpha = None
+        self._before = None  # (alpha, r, c(r)) of the previous slice's last start
+        self._alpha = self._scratch = None
 
     def kernels(self) -> list:
-        """Every kernel a run may launch (the warm-up compiles them all)."""
+        """Every tier kernel a run may launch (the warm-up compiles them all)."""
         words = sorted({self._words(w) for w, _ in self.tiers} | {0})
-        return [self._kernel(w) for w in words]  # (the word32 pass warms up its own)
+        return [self._kernel(w) for w in words]  # (the lanes stages warm up their own)
 
     def _kernel(self, words: int):
         return chunk_kernel(words, register_cap(self.dev.threads_per_block))
@@ -277,38 +284,89 @@ class BitparallelDriver:
         return max(1, math.ceil(self.dev.target_threads / chunks))
 
     # -- running --------------------------------------------------------------------
-    def _set_target(self, alpha: np.ndarray) -> None:
-        """The match-word table of a target record, built on the device once per record."""
-        if self._alpha is alpha:
-            return
-        m = alpha.shape[0]
-        alpha_d = self.dev.target(alpha)
-        table = self.dev.empty((16, m), np.uint64, "the target's match words")
-        tpb = self.dev.threads_per_block
-        self.dev.launch(match_table_kernel, (16 * m + tpb - 1) // tpb, tpb, 0, alpha_d, table)
-        self._table, self._alpha = table, alpha
-
     def run(self, alpha: np.ndarray, rs: np.ndarray, counters: np.ndarray) -> np.ndarray:
-        """c(r) for every r in ``rs``, settled through the tiers (None when cancelled)."""
-        self._set_target(alpha)
+        """c(r) for every r in ``rs`` (increasing, as the slices come), settled through the
+        lanes stages and the tiers (None when cancelled)."""
         K, m_end = self.K, alpha.shape[0]
+        self._alpha = alpha  # the tiers' match words: self.tables.get(alpha, 64), when needed
         mps = m_end - rs
-        c = np.minimum(K, mps).astype(np.int32)
-        pending = np.arange(len(rs))
-        if self.lanes is not None:
-            from engine.kdiff.cuda_lanes import WORD
+        c = np.minimum(K, mps).astype(np.int64)  # exact where known, else a lower bound
+        if self.neighbours:
+            bounds = SliceBounds(rs, c, np.zeros(len(rs), dtype=bool), mps,
+                                 self._previous(alpha, rs))
+            if not self._sparse_pass(self.passes[0], alpha, rs, bounds, counters):
+                return None
+            if not self._rounds(alpha, rs, bounds, counters):
+                return None
+            c = bounds.c
+        else:
+            todo = np.arange(len(rs))
+            for stage in self.passes:
+                got = self._lanes(stage, alpha, rs[todo], counters)
+                # Outgrew the word: c >= word is then a proven lower bound.
+                out = (got >= stage.word) & (mps[todo] > stage.word)
+                c[todo] = got
+                todo = todo[out]
+                if not len(todo):
+                    break
+            if len(todo) and not self._ladder(rs, c, todo, m_end, mps, counters):
+                return None
+        self._adapt(c, mps)
+        if len(rs):
+            self._before = (alpha, int(rs[-1]), int(c[-1]))
+        return c
 
-            cells0 = int(counters[0])
-            c[:] = self.lanes.run(alpha, rs, counters)
-            if self.counting:
-                counters[1] += int(counters[0]) - cells0  # one comparison per cell, as below
-            pending = np.flatnonzero((c >= WORD) & (mps > WORD))  # outgrew the word
-            c[pending] = np.minimum(K, mps[pending])
-            if not len(pending):
-                return c.astype(np.int64)
+    def _previous(self, alpha, rs):
+        """(r, c(r)) of the previous slice's last start, when it lies before ``rs`` in ``alpha``."""
+        before = self._before
+        if before is None or before[0] is not alpha or not len(rs) or before[1] >= rs[0]:
+            return None
+        return before[1], before[2]
+
+    def _lanes(self, stage, alpha, rs, counters) -> np.ndarray:
+        cells = int(counters[0])
+        got = stage.run(alpha, rs, counters)
+        if self.counting:
+            counters[1] += int(counters[0]) - cells  # one comparison per cell, as the tiers
+        return got
+
+    def _sparse_pass(self, stage, alpha, rs, bounds, counters) -> bool:
+        """The first lanes pass with neighbours: every other start first; then the rest, but
+        for those their bounds settle and those between two starts that outgrew the word (c >=
+        word - 1 there: most are long too, and the rounds settle runs of long starts mostly
+        without scans)."""
+        n, word = len(rs), stage.word
+        grown = np.zeros(n, dtype=bool)
+
+        def scan(where):
+            if not len(where):
+                return
+            got = self._lanes(stage, alpha, rs[where], counters)
+            out = (got >= word) & (bounds.mps[where] > word)  # outgrew: c >= word
+            bounds.settle(where[~out], got[~out])
+            bounds.raise_low(where[out], got[out])
+            grown[where[out]] = True
+
+        scan(np.arange(0, n, 2))
+        bounds.infer()
+        if self.dev.cancelled():
+            return False
+        rest = np.arange(1, n, 2)
+        rest = rest[~bounds.known[rest]]
+        inside = rest + 1 < n
+        skip = np.zeros(len(rest), dtype=bool)
+        skip[inside] = grown[rest[inside] - 1] & grown[rest[inside] + 1]
+        bounds.raise_low(rest[skip], np.full(int(skip.sum()), word - 1))  # c(r) >= c(r-1) - 1
+        scan(rest[~skip])
+        return True
+
+    def _ladder(self, rs, c, pending, m_end, mps, counters) -> bool:
+        """Tiers of growing reach from ``self.first``, each re-running only the starts it could
+        not settle, then an exact tier sized to the longest suffix."""
+        K = self.K
         for index in range(self.first, len(self.tiers)):
             if self.dev.cancelled():
-                return None
+                return False
             words, overlap = self.tiers[index]
             got, over, truncated = self._launch(rs[pending], c[pending], m_end, words, overlap,
                                                 counters)
@@ -316,17 +374,91 @@ class BitparallelDriver:
             unsure = over | (truncated & (got < mps[pending]) & (got + K >= overlap))
             pending = pending[unsure]
             if not len(pending):
+                return True
+        if self.dev.cancelled():
+            return False
+        # Exact tier: words for the longest suffix, an overlap past it, words in global memory.
+        longest = int(mps[pending].max())
+        got, _, _ = self._launch(rs[pending], c[pending], m_end, (longest + 63) // 64 + 1,
+                                 longest + K + 1, counters, exact=True)
+        c[pending] = got
+        return True
+
+    def _rounds(self, alpha, rs, bounds, counters) -> bool:
+        """Settle the pending starts in rounds (engine/kdiff/neighbours.py): settle what the
+        neighbours' bounds decide, scan a few starts a run, sized from their upper bounds.
+
+        Exactness of a scan sized from an upper bound U >= c(r) (the neighbour bound, or the
+        suffix length): with ``words = U // 64 + 1`` and ``overlap = U + K + 1``,
+        - no thread runs out of words: the kernel flags ``over`` only when it must grow block
+          nxt = capacity, which it does only after row 64 * nxt (the last row of block nxt-1)
+          had D <= K in that column or the previous one, i.e. a real occurrence of that prefix
+          in the chunk's substring, so 64 * capacity <= c(r) <= U < 64 * (U // 64 + 1): not so;
+        - every chunk that owns the end column of an occurrence of alpha[r:r+c(r)] sees it
+          whole: it spans at most c(r) + K <= U + K < overlap columns, so the max over the
+          chunks is c(r), and got + K < overlap (the tier's "sure" test) always holds.
+        A 64-bit lanes scan (``fit``) of a start with U < 64 is exact likewise (c < 64).
+        Starts with no settled start to their right (the slice's last run) and a suffix too
+        long for the register tiers climb the tier ladder one rung a round instead.
+        """
+        K, m_end, mps = self.K, alpha.shape[0], bounds.mps
+        rung = np.full(len(rs), self.first)
+        register = [w for w, _ in self.tiers if w <= config.KDIFF_CUDA_REGISTER_WORDS]
+        reach = 64 * max(register) if register else 0  # U below this fits a register tier
+        while True:
+            bounds.infer()
+            if not len(bounds.pending):
                 break
-        if len(pending):
             if self.dev.cancelled():
-                return None
-            # Exact tier: words for the longest suffix, an overlap past it, words in global memory.
-            longest = int(mps[pending].max())
-            got, _, _ = self._launch(rs[pending], c[pending], m_end, (longest + 63) // 64 + 1,
-                                     longest + K + 1, counters, exact=True)
-            c[pending] = got
-        self._adapt(c, mps)
-        return c.astype(np.int64)
+                return False
+            picks = bounds.picks(config.KDIFF_CUDA_NEIGHBOUR_SPLIT)
+            _, upper, right = bounds.bounds()
+            up = upper[picks]
+            direct = right[picks] | (up < reach) | (rung[picks] >= len(self.tiers))
+            fit = direct & (up < 64) if self.fit is not None else np.zeros(len(picks), bool)
+            if fit.any():
+                sel = picks[fit]
+                bounds.settle(sel, self._lanes(self.fit, alpha, rs[sel], counters))
+            sized = picks[direct & ~fit]
+            if len(sized):
+                self._sized(bounds, sized, upper[sized], rs, m_end, counters)
+            climb = picks[~direct]
+            for index in np.unique(rung[climb]):
+                sel = climb[rung[climb] == index]
+                words, overlap = self.tiers[index]
+                got, over, truncated = self._launch(rs[sel], bounds.c[sel], m_end, words, overlap,
+                                                    counters)
+                unsure = over | (truncated & (got < mps[sel]) & (got + K >= overlap))
+                bounds.settle(sel[~unsure], got[~unsure])
+                bounds.raise_low(sel[unsure], got[unsure])
+                rung[sel[unsure]] += 1
+        return True
+
+    def _sized(self, bounds, sel, upper, rs, m_end, counters) -> None:
+        """Scan the starts at indices ``sel`` with words and overlap from their upper bounds
+        (exact: see :meth:`_rounds`): one launch for those that fit a register tier, one a
+        power of two of words for the rest (words in global memory)."""
+        need = upper // 64 + 1
+        register = sorted(w for w, _ in self.tiers if w <= config.KDIFF_CUDA_REGISTER_WORDS)
+        fits = need <= (register[-1] if register else 0)
+        groups = []
+        if fits.any():
+            groups.append((fits, next(w for w in register if w >= need[fits].max()), False))
+        if (~fits).any():
+            classes = 1 << np.ceil(np.log2(need[~fits])).astype(np.int64)
+            for cls in np.unique(classes):
+                part = ~fits
+                part[part] = classes == cls
+                groups.append((part, int(need[part].max()), True))
+        for part, words, exact in groups:
+            at = sel[part]
+            overlap = int(upper[part].max()) + self.K + 1
+            got, over, truncated = self._launch(rs[at], bounds.c[at], m_end, words, overlap,
+                                                counters, exact=exact)
+            if over.any() or (truncated and np.any(got + self.K >= overlap)):
+                raise RuntimeError("kdiff: a scan sized from its neighbour bound came back "
+                                   "unsettled (an internal error)")
+            bounds.settle(at, got)
 
     def _adapt(self, c, mps) -> None:
         """Start the next slice at the first tier that would have settled nearly every r."""
@@ -338,7 +470,8 @@ class BitparallelDriver:
         self.first = max(0, len(self.tiers) - 1)
 
     def _launch(self, rs, c0, m_end, words, overlap, counters, exact=False):
-        """One tier over ``rs``; batched so that words kept in global memory fit the budget."""
+        """One tier over ``rs`` (c0: their lower bounds); batched so that words kept in global
+        memory fit the budget. Returns (c found, overflowed, some chunk truncated)."""
         nr = len(rs)
         lo, hi, truncated = self.plan(overlap, nr)
         per_r = len(lo)
@@ -351,45 +484,53 @@ class BitparallelDriver:
         got = np.empty(nr, dtype=np.int32)
         over = np.zeros(nr, dtype=bool)
         kernel = self._kernel(kernel_words)
-        lo_d = self.dev.upload(lo, "the chunk plan")
-        hi_d = self.dev.upload(hi, "the chunk plan")
+        lo_d, hi_d = self.dev.upload_many("the chunk plan", lo, hi)
         tpb = self.dev.threads_per_block
         for start in range(0, nr, group):
             part = slice(start, min(nr, start + group))
             n_part = part.stop - part.start
             threads = n_part * per_r
-            rs_d = self.dev.upload(rs[part].astype(np.int32), "start positions")
-            out_d = self.dev.upload(c0[part].astype(np.int32), "results")
-            over_d = self.dev.zeros(n_part, np.int32, "overflow flags")
+            # c(r) and the overflow flags in one array: one copy back.
+            results = np.concatenate([c0[part], np.zeros(n_part, np.int64)]).astype(np.int32)
+            rs_d, res_d, steps_d = self.dev.upload_many(
+                "the starts and their results", rs[part].astype(np.int32), results,
+                np.zeros(2, np.int64))
             if kernel_words:
-                spv = smv = self.dev.zeros((1, 1), np.uint64, "scratch")
-                ssc = self.dev.zeros((1, 1), np.int32, "scratch")
+                spv = smv = ssc = self._no_scratch()
             else:
                 what = f"{words} words for each of {threads} chunk threads"
                 spv = self.dev.empty((words, threads), np.uint64, what)
                 smv = self.dev.empty((words, threads), np.uint64, what)
                 ssc = self.dev.empty((words, threads), np.int32, what)
-            steps_d = self.dev.zeros(2, np.int64, "counters")
             blocks = (threads + tpb - 1) // tpb
-            self.dev.launch(kernel, blocks, tpb, 0, self._table, self.dev.beta, rs_d, n_part,
-                            m_end, self.K, lo_d, hi_d, out_d, over_d, steps_d, spv, smv, ssc)
-            got[part] = self.dev.fetch(out_d)
-            over[part] = self.dev.fetch(over_d) != 0
+            table = self.tables.get(self._alpha, 64)
+            self.dev.launch(kernel, blocks, tpb, 0, table, self.dev.beta, rs_d, n_part, m_end,
+                            self.K, lo_d, hi_d, res_d[:n_part], res_d[n_part:], steps_d,
+                            spv, smv, ssc)
+            back = self.dev.fetch(res_d)
+            got[part] = back[:n_part]
+            over[part] = back[n_part:] != 0
             cells = 64 * int(self.dev.fetch(steps_d)[0])
             counters[0] += cells
             if self.counting:
                 counters[1] += cells  # 64 symbol comparisons per word operation, as on the CPU
         return got, over, truncated
 
+    def _no_scratch(self):
+        """The register kernels' unused scratch arguments (one tiny array per driver)."""
+        if self._scratch is None:
+            self._scratch = (self.dev.zeros((1, 1), np.uint64, "scratch"),
+                             self.dev.zeros((1, 1), np.uint64, "scratch"),
+                             self.dev.zeros((1, 1), np.int32, "scratch"))
+        return self._scratch
+
     def warm_up(self) -> None:
         """Compile every kernel of the run on a tiny input."""
-        if self.lanes is not None:
-            self.lanes.warm_up()
+        for stage in self.lanes:
+            stage.warm_up()
         alpha = np.array([1, 2, 4, 8, 1, 2, 4, 8], dtype=np.uint8)
-        table = self.dev.empty((16, alpha.shape[0]), np.uint64, "warm-up")
+        table = TargetTables(self.dev).get(alpha, 64)
         tpb = self.dev.threads_per_block
-        self.dev.launch(match_table_kernel, (16 * alpha.shape[0] + tpb - 1) // tpb, tpb, 0,
-                        self.dev.upload(alpha, "warm-up"), table)
         beta = self.dev.upload(np.array([1, 2, 4, 8, 8], dtype=np.uint8), "warm-up")
         one = self.dev.upload(np.zeros(1, dtype=np.int32), "warm-up")
         lo = self.dev.upload(np.zeros(1, dtype=np.int32), "warm-up")

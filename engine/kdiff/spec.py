@@ -11,6 +11,9 @@ _CUDA_CONVENTIONAL = ("opt1", "opt3", "opt4", "opt5")
 _CUDA_ALTERNATIVE = ("opt3", "opt4", "opt5", "opt6")
 _CUDA_CONVENTIONAL_REQUIRES = {"opt1": ("opt4",), "opt5": ("opt4",)}
 _CUDA_ALTERNATIVE_REQUIRES = {"opt6": ("opt4",)}
+# neighbours acts on the starts the 32-bit pass hands on (without a lanes pass, at larger k,
+# c(r) rarely falls by exactly one per start, and the tier ladder's one batch is better).
+_CUDA_BITPARALLEL_REQUIRES = {"neighbours": ("word32",)}
 
 SPEC = FamilySpec(
     name="kdiff",
@@ -56,7 +59,18 @@ SPEC = FamilySpec(
         FlagSpec("word32", "word32: a 32-bit first pass",
                  "bitparallel on CUDA: every start first runs with one 32-bit word (its match "
                  "words in shared memory, several starts a thread); only starts whose candidate "
-                 "outgrows 32 go on to the blocked 64-bit tiers."),
+                 "outgrows 32 go on."),
+        FlagSpec("word64", "word64: a 64-bit lanes pass",
+                 "bitparallel on CUDA: starts that outgrew 32 (every start, without word32) run "
+                 "with one 64-bit word the same way; only those outgrowing 64 go on to the "
+                 "blocked tiers. With neighbours, only the starts whose bound says they fit 64."),
+        FlagSpec("neighbours", "neighbours: bounds from settled starts",
+                 "bitparallel on CUDA, with word32: c(r) <= c(r+1) + 1, so settled starts bound "
+                 "the others. The 32-bit pass takes every other start first and skips a start "
+                 "between two long ones; of the starts it hands on, one between two settled "
+                 "ones whose bounds meet needs no scan (most of a stretch shared with the "
+                 "background), and one that does is scanned once, sized from its bound, "
+                 "instead of climbing the tiers."),
         # CUDA only (seed study, section 4); opt1/opt5 of conventional and opt6 need opt4.
         FlagSpec("opt4", "opt4: tiling",
                  "CUDA: rectangular tiles of D (stripes of one row per thread), or parallelogram "
@@ -99,9 +113,11 @@ SPEC = FamilySpec(
                 BackendSpec("multicore", parallel=("coarse",), flags=("simd",),
                             default_flags=("simd",)),
                 # one thread per (r, background chunk): engine/kdiff/cuda_bitparallel.py
-                BackendSpec("cuda", flags=("word32",), default_flags=("word32",)),
+                BackendSpec("cuda", flags=("word32", "word64", "neighbours"),
+                            default_flags=("word32", "word64", "neighbours"),
+                            flag_requires=_CUDA_BITPARALLEL_REQUIRES),
                 # tasks (starts x background chunks) on a Dask cluster (engine/cluster.py);
-                # simd acts on CPU workers, GPU workers run the cuda kernels with word32
+                # simd acts on CPU workers; GPU workers run the cuda kernels with its default flags
                 BackendSpec("dask", flags=("simd",), default_flags=("simd",)),
             ),
         ),

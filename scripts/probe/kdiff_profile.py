@@ -1,9 +1,33 @@
-"""Profile target for ncu: kdiff bitparallel/cuda on lambda[0:STARTS] vs E. coli, k=5, both."""
+"""Profile target for ncu: kdiff bitparallel/cuda on lambda[0:NSTARTS] vs E. coli, k=5, both.
+
+    python3 scripts/probe/kdiff_profile.py FLAGS NSTARTS [NAME=VALUE ...]
+
+FLAGS: comma-separated flags, ``none``, or ``default`` (the registry's defaults); NSTARTS
+48502 is all of lambda (W4); NAME=VALUE sets an ``engine.config`` tunable (an int or a
+Python literal), e.g. KDIFF_CUDA_NEIGHBOUR_SPLIT=2. Prints one line: the flags run,
+candidates, solve seconds (compiling excluded), cells and a digest of the c(r) profile
+(equal digests: equal answers).
+"""
+import ast
+import hashlib
 import sys
-from engine import kdiff
+
+import numpy as np
+
 from benchmarks import data
-flags = frozenset(sys.argv[1].split(",")) if sys.argv[1] != "none" else frozenset()
+from engine import config, kdiff
+
+for setting in sys.argv[3:]:
+    name, value = setting.split("=", 1)
+    if not hasattr(config, name):
+        sys.exit(f"no engine.config.{name}")
+    setattr(config, name, ast.literal_eval(value))
+arg = sys.argv[1]
+flags = None if arg == "default" else frozenset() if arg == "none" else frozenset(arg.split(","))
 lam, eco = data.lambda_phage(), data.ecoli()
 res = kdiff.solve([lam.slice(0, int(sys.argv[2]))], [eco], 5, variant="bitparallel", backend="cuda",
                   flags=flags, strands="both")
-print("candidates", len(res.candidates), "seconds", res.info.seconds)
+profile = np.concatenate([np.asarray(p, dtype=np.int64) for p in res.profiles.values()])
+digest = hashlib.sha1(profile.tobytes()).hexdigest()[:12]
+print(f"flags={','.join(res.info.flags) or 'none'} candidates={len(res.candidates)} "
+      f"seconds={res.info.seconds:.3f} cells={res.info.cells} digest={digest}")

@@ -52,7 +52,7 @@ def small_gpu(monkeypatch):
     monkeypatch.setattr(config, "KDIFF_CUDA_CHUNK_OVERLAP_RATIO", 1)
     monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", TINY_TIERS)
     monkeypatch.setattr(config, "KDIFF_CUDA_LANES_THREADS_PER_BLOCK", 4)
-    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_PER_THREAD", 2)
+    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_PER_THREAD", {32: 2, 64: 2})
     monkeypatch.setattr(config, "KDIFF_CUDA_LANES_MIN_CHUNK", 8)
 
 
@@ -78,8 +78,8 @@ def test_combos_cover_the_study_flags():
     assert "conventional+opt1+opt3+opt4+opt5" in names and "conventional" in names
     assert "alternative+opt3+opt4+opt5+opt6" in names and "alternative+opt6" not in names
     assert "bitparallel" in names
-    assert "bitparallel+word32" in names
-    assert len(COMBOS) == 10 + 12 + 2
+    assert "bitparallel+word32" in names and "bitparallel+neighbours+word32+word64" in names
+    assert len(COMBOS) == 10 + 12 + 6  # bitparallel: 8 subsets, 2 with neighbours but no word32
 
 
 @pytest.mark.parametrize("combo", COMBOS, ids=label)
@@ -139,22 +139,23 @@ def test_bitparallel_tiers_overflow_and_reruns(monkeypatch):
     alpha = random_codes(rng, 140, iupac_rate=0.03)
     beta = np.concatenate([random_codes(rng, 10), mutate(rng, alpha[3:138], 1), random_codes(rng, 6)])
     target, background = [Record("t", alpha)], [Record("b", beta)]
-    got, _ = _solve(target, background, 3, ("bitparallel", None), "forward")
+    got, _ = _solve(target, background, 3, ("bitparallel", {"word32"}), "forward")  # the ladder
     assert got == _expected(target, background, 3, "forward")
     assert any(over for _, exact, over, _ in calls if not exact), "no tier overflowed"
     assert any(exact for _, exact, _, _ in calls), "the exact tier never ran"
     assert any(trunc for *_, trunc in calls), "no chunk needed its overlap"
 
 
+@pytest.mark.parametrize("flags", [{"word32"}, None], ids=["ladder", "default"])
 @pytest.mark.parametrize("m,k", [(64, 6), (65, 66), (129, 1)])
-def test_bitparallel_word_boundaries(monkeypatch, m, k):
+def test_bitparallel_word_boundaries(monkeypatch, m, k, flags):
     monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((2, 40), (3, 80), (5, 200)))
     rng = np.random.default_rng(m * 100 + k)
     alpha = random_codes(rng, m, iupac_rate=0.03)
     beta = np.concatenate([random_codes(rng, 12), mutate(rng, alpha[5:], max(1, k // 3)),
                            random_codes(rng, 8)])
     target, background = [Record("t", alpha)], [Record("b", beta)]
-    got, _ = _solve(target, background, k, ("bitparallel", None), "forward")
+    got, _ = _solve(target, background, k, ("bitparallel", flags), "forward")
     assert got == _expected(target, background, k, "forward")
 
 
@@ -315,8 +316,9 @@ def test_bench_cases_run_on_tiny_workloads(monkeypatch):
     monkeypatch.setattr(cuda_bench, "_profiles", {})
     cases = [c for c in cuda_bench.cases(None) if "CLI" not in c.name]
     names = {c.name for c in cases}
-    assert "alternative/cuda+opt3+opt4+opt5+opt6 tpb=1024" in names and len(cases) == 21
-    assert {"bitparallel/cuda", "bitparallel/cuda+word32"} <= names  # W4 with and without
+    assert "alternative/cuda+opt3+opt4+opt5+opt6 tpb=1024" in names and len(cases) == 22
+    assert {"bitparallel/cuda", "bitparallel/cuda+word32",
+            "bitparallel/cuda+neighbours+word32+word64"} <= names  # W4: none, before, after
     for ratio in cuda_bench.RATIOS:
         assert ratio.subject in names and ratio.baseline in names
     for case in cases:
@@ -360,8 +362,9 @@ def test_every_flag_subset_is_accepted_or_refused_by_name():
         assert (job.variant, set(job.flags)) == (variant, set(subset))
         accepted.append((variant, subset))
     assert sorted(map(label, accepted)) == sorted(map(label, COMBOS))
-    # conventional: 16 subsets, 6 with opt1 or opt5 but no opt4; alternative: 16, 4 with opt6 only.
-    assert refused == 6 + 4 and len(accepted) == len(COMBOS)
+    # conventional: 16 subsets, 6 with opt1 or opt5 but no opt4; alternative: 16, 4 with opt6 only;
+    # bitparallel: 8, 2 with neighbours but no word32.
+    assert refused == 6 + 4 + 2 and len(accepted) == len(COMBOS)
 
 
 def _defaults_and_without_opt4(variant):

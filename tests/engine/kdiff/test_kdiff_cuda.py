@@ -25,7 +25,7 @@ def test_the_registry_offers_cuda_with_the_study_flags():
     cuda = {v.name: v.backend("cuda") for v in SPEC.variants}
     assert cuda["conventional"].flags == ("opt1", "opt3", "opt4", "opt5")
     assert cuda["alternative"].flags == ("opt3", "opt4", "opt5", "opt6")
-    assert cuda["bitparallel"].flags == ("word32",)  # ours, not the study's
+    assert cuda["bitparallel"].flags == ("word32", "word64", "neighbours")  # ours, not the study's
     assert set(cuda["alternative"].default_flags) == set(cuda["alternative"].flags)
     for v in SPEC.variants:  # the CPU backends keep their own flags
         for b in v.backends:
@@ -68,3 +68,10 @@ def test_kernels_in_the_cuda_simulator(part):
     """Every CUDA variant and flag against the oracle, in numba's simulator (see
     cuda_sim_cases.py); in two complementary parts so that pytest-xdist can share them."""
     run_simulator_cases(HERE / "cuda_sim_cases.py", part)
+
+
+@pytest.mark.parametrize("part", ["stage", "not stage"])
+def test_bitparallel_stages_in_the_cuda_simulator(part):
+    """bitparallel's lanes stages (32 and 64 bits) and the neighbour rounds against the oracle,
+    in the simulator (see cuda_sim_bitparallel.py), in two parts like the above."""
+    run_simulator_cases(HERE / "cuda_sim_bitparallel.py", part)

@@ -38,6 +38,81 @@ def cpu_answers(real_inputs):
             for k in (1, 5, 100)}
 
 
+# The lanes stages and the neighbour bounds first (a step time limit may cut the run short).
+def test_lanes_words_live_in_registers(real_inputs):
+    """Both lanes kernels keep their starts' words in registers: no local memory at all."""
+    from engine.kdiff.cuda_lanes import WORDS, lanes_kernel
+
+    target, background = real_inputs
+    kdiff.solve(target, background, 5, variant="bitparallel", backend="cuda",
+                flags={"word32", "word64"})  # compiles both widths
+    for word in WORDS:
+        kernel = lanes_kernel(word, config.KDIFF_CUDA_LANES_PER_THREAD[word],
+                              config.KDIFF_CUDA_LANES_THREADS_PER_BLOCK)
+        local = kernel.get_local_mem_per_thread()
+        values = list(local.values()) if isinstance(local, dict) else [local]
+        assert values and all(v == 0 for v in values), (word, local)
+
+
+#: The flag sets of bitparallel on CUDA that the stretch below compares with the CPU.
+STAGE_FLAGS = [frozenset(f) for f in ({"word32"}, {"word32", "word64"}, {"word64"},
+                                      {"word32", "neighbours"}, {"word32", "word64", "neighbours"})]
+
+
+@pytest.fixture(scope="module")
+def shared_stretch(lambda_record, ecoli_record):
+    """lambda[9000:10400] against the part of E. coli 536 holding a prophage that shares it
+    (near 1.217 Mb) and another 100 kb (both strands): most c(r) are in the hundreds, next to
+    short ones; and the CPU's answer."""
+    target = [lambda_record.slice(9000, 10400)]
+    background = [ecoli_record.slice(1_150_000, 1_300_000), ecoli_record.slice(0, 100_000)]
+    want = kdiff.solve(target, background, 5, variant="bitparallel", backend="multicore",
+                       flags={"simd"})
+    return target, background, want
+
+
+@pytest.mark.parametrize("flags", STAGE_FLAGS, ids=lambda f: "+".join(sorted(f)))
+def test_stages_on_a_stretch_shared_with_the_background(shared_stretch, flags, monkeypatch):
+    """Every lanes/neighbours flag set equals the CPU where c(r) runs long; the 64-bit stage
+    receives starts (and settles some) in pass mode, and the neighbour rounds infer most of
+    the long starts."""
+    from engine.kdiff import cuda_lanes, neighbours
+
+    given = {32: 0, 64: 0}
+    settled64 = []
+    original = cuda_lanes.LanesStage.run
+
+    def spy(self, alpha, rs, counters):
+        got = original(self, alpha, rs, counters)
+        if alpha.shape[0] > 8:
+            given[self.word] += len(rs)
+            if self.word == 64:
+                settled64.append(int(np.sum((got >= 32) & (got < 64))))
+        return got
+
+    monkeypatch.setattr(cuda_lanes.LanesStage, "run", spy)
+    inferred = []
+    infer = neighbours.SliceBounds.infer
+    monkeypatch.setattr(neighbours.SliceBounds, "infer",
+                        lambda self: inferred.append(infer(self)) or inferred[-1])
+    target, background, want = shared_stretch
+    got = kdiff.solve(target, background, 5, variant="bitparallel", backend="cuda", flags=flags,
+                      count_comparisons=True)
+    assert got.info.complete and set(got.info.flags) == set(flags)
+    assert got.candidates == want.candidates
+    assert _profiles(got) == _profiles(want)
+    profile = next(iter(_profiles(want).values()))
+    assert max(profile) > 200
+    assert got.info.cells > 0 and got.info.comparisons == got.info.cells
+    if "word64" in flags and "neighbours" not in flags:
+        assert given[64] > 0 and sum(settled64) > 0, (given, settled64)
+        if "word32" in flags:
+            assert given[64] < given[32]
+    if "neighbours" in flags:
+        long = sum(1 for c in profile if c >= 32)
+        assert sum(inferred) > long // 2, (sum(inferred), long)
+
+
 @pytest.mark.parametrize("k", [1, 5, 100])
 @pytest.mark.parametrize("combo", COMBOS, ids=label)
 def test_every_variant_equals_the_cpu_on_lambda_vs_ecoli(real_inputs, cpu_answers, combo, k):
@@ -87,7 +162,7 @@ def test_out_of_memory_and_launch_failures_leave_everything_usable(real_inputs, 
     from numba import cuda
 
     from engine.kdiff.cuda import Device
-    from engine.kdiff.cuda_bitparallel import match_table_kernel
+    from engine.kdiff.cuda_lanes import match_table_kernel
 
     target, background = real_inputs
     dev = Device(np.array([1, 2, 4, 8], dtype=np.uint8), np.array([0, 4]), 128)
@@ -96,7 +171,7 @@ def test_out_of_memory_and_launch_failures_leave_everything_usable(real_inputs, 
         dev.empty((4 * total,), np.uint8, "a test array bigger than the GPU")
     assert "\n" not in str(err.value)
     with pytest.raises(RuntimeError, match="CUDA error while launching") as err:
-        dev.launch(match_table_kernel, 1, 4096, 0, dev.beta, dev.empty((16, 4), np.uint64, "t"))
+        dev.launch(match_table_kernel(64), 1, 4096, 0, dev.beta, dev.empty((16, 4), np.uint64, "t"))
     assert "\n" not in str(err.value)
     # The GPU and the CPU both still answer.
     again = kdiff.solve(target, background, 5, variant="bitparallel", backend="cuda")
@@ -127,3 +202,4 @@ def test_bitparallel_words_live_in_registers(real_inputs):
         local = chunk_kernel(words, cap).get_local_mem_per_thread()
         values = list(local.values()) if isinstance(local, dict) else [local]
         assert values and all(v == 0 for v in values), (words, local)
+

@@ -1,0 +1,264 @@
+"""bitparallel's CUDA stages in numba's CUDA simulator, against the oracle: the lanes stages
+of both word widths on their own, and the flags word32, word64 and neighbours through the API.
+
+Run by test_kdiff_cuda.py in a subprocess with NUMBA_ENABLE_CUDASIM=1 (see
+cuda_sim_cases.py, whose small-GPU settings apply here too; chunks are also cut as short as
+their overlap allows, so that occurrences straddle them). Inputs mix short and long
+candidates in one batch (a planted near-copy of the target makes the long ones), sit on the
+31/32/33 and 63/64/65 edges, carry IUPAC codes and search both strands.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
+    pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_kdiff_cuda.py does)", allow_module_level=True)
+
+sys.setswitchinterval(1e-6)  # simulated threads hand the GIL over at every syncthreads
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from engine import config  # noqa: E402
+from engine.kdiff import cuda as kcuda  # noqa: E402
+from engine.kdiff import cuda_bitparallel, cuda_lanes, neighbours  # noqa: E402
+from engine.kdiff.cuda import Device  # noqa: E402
+from engine.kdiff.reference import longest_prefix_within  # noqa: E402
+from engine.sequences import Record, reverse_complement  # noqa: E402
+from tests.engine.kdiff.cuda_sim_cases import _expected, _solve, small_gpu  # noqa: E402,F401
+from tests.strategies import codes, examples, mutate, random_codes  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+
+#: Every bitparallel flag set the cuda backend takes (neighbours needs word32).
+FLAG_SETS = [frozenset(f) for f in ({"word32"}, {"word64"}, {"word32", "word64"},
+                                    {"word32", "neighbours"}, {"word32", "word64", "neighbours"},
+                                    set())]
+
+
+@pytest.fixture(autouse=True)
+def short_chunks(monkeypatch):
+    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_CHUNK_OVERLAP_RATIO", 1)
+
+
+def _stage(texts, alpha, K, word):
+    """c(r) of every start from one lanes stage alone, and its cells."""
+    beta = np.concatenate(texts) if texts else np.zeros(0, np.uint8)
+    offsets = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
+    dev = Device(beta, offsets, 8)
+    counters = np.zeros(2, np.int64)
+    stage = cuda_lanes.LanesStage(dev, K, word, cuda_lanes.TargetTables(dev))
+    return stage.run(alpha, np.arange(len(alpha), dtype=np.int64), counters), counters[0]
+
+
+def _check_stage(alpha, texts, K, word):
+    out, cells = _stage(texts, alpha, K, word)
+    handed = 0
+    for r in range(len(alpha)):
+        want = longest_prefix_within(alpha[r:], texts, K + 1)
+        if out[r] >= word and len(alpha) - r > word:  # outgrew the word: handed on
+            assert want >= word and out[r] == word, (word, r, want, out[r])
+            handed += 1
+        else:
+            assert out[r] == want, (word, r, K, want, out[r])
+    assert cells > 0 and cells % word == 0
+    return handed
+
+
+def _with_a_copy(rng, background, alpha, start, length, edits):
+    return np.concatenate([background, mutate(rng, alpha[start:start + length], edits)])
+
+
+@settings(max_examples=examples(6))
+@given(alpha=codes(1, 90), texts=st.lists(codes(0, 50), min_size=1, max_size=2),
+       K=st.integers(0, 5), word=st.sampled_from(cuda_lanes.WORDS), plant=st.integers(0, 10**6),
+       both=st.booleans())
+def test_lanes_stage_against_the_oracle(alpha, texts, K, word, plant, both):
+    """One stage alone: exact below its word, and every start whose candidate reaches the word
+    handed on, in batches where short and long candidates (a planted copy) sit together."""
+    rng = np.random.default_rng(plant)
+    a = plant % len(alpha)
+    texts = [_with_a_copy(rng, texts[0], alpha, a, 20 + plant % 70, plant % 2)] + texts[1:]
+    if both:
+        texts = texts + [reverse_complement(t) for t in texts]
+    _check_stage(alpha, texts, K, word)
+
+
+@pytest.mark.parametrize("length", (31, 32, 33, 63, 64, 65))
+@pytest.mark.parametrize("word", cuda_lanes.WORDS)
+def test_lanes_stage_at_the_word_edges(length, word):
+    """A near-copy of exactly 31/32/33 or 63/64/65 target symbols: each stage keeps what fits
+    its word and hands on what does not."""
+    rng = np.random.default_rng(length * 3 + word)
+    K = 1 + length % 3
+    alpha = random_codes(rng, length + 8, iupac_rate=0.05)
+    texts = [np.concatenate([random_codes(rng, 12), mutate(rng, alpha[3:3 + length], K // 2),
+                             random_codes(rng, 10)]), random_codes(rng, 15, iupac_rate=0.1)]
+    texts = texts + [reverse_complement(t) for t in texts]
+    handed = _check_stage(alpha, texts, K, word)
+    if length - K >= word:  # the copy's own starts reach the word
+        assert handed > 0, (length, word)
+    elif length + 2 * K < word:  # nothing comes near it
+        assert handed == 0, (length, word, handed)
+
+
+@settings(max_examples=examples(8))
+@given(target=codes(24, 70), background=codes(1, 40), k=st.integers(1, 5),
+       flags=st.sampled_from(FLAG_SETS), plant=st.integers(0, 10**6),
+       strands=st.sampled_from(("both", "forward")))
+def test_every_flag_set_equals_the_oracle(target, background, k, flags, plant, strands):
+    """The stages and the tiers together (lanes passes, neighbour rounds, sized scans, the
+    ladder): one long planted copy and one of 32-64 symbols make c(r) short, in [32, 64) and
+    beyond in one batch."""
+    rng = np.random.default_rng(plant)
+    m = len(target)
+    long_copy = mutate(rng, target[plant % 4:], plant % 2)
+    mid = plant % max(1, m - 40)
+    background = np.concatenate([background, long_copy, random_codes(rng, 5),
+                                 mutate(rng, target[mid:mid + 32 + plant % 33], 1)])
+    targets, backgrounds = [Record("t", target)], [Record("b", background)]
+    got, res = _solve(targets, backgrounds, k, ("bitparallel", flags), strands)
+    assert got == _expected(targets, backgrounds, k, strands), sorted(flags)
+    assert set(res.info.flags) == set(flags)
+
+
+@pytest.mark.parametrize("length", (31, 32, 33, 63, 64, 65))
+@pytest.mark.parametrize("flags", [{"word32", "word64"}, {"word32", "word64", "neighbours"}],
+                         ids=lambda f: "+".join(sorted(f)))
+def test_flag_sets_at_the_word_edges(length, flags):
+    """Near-copies of 31/32/33 and 63/64/65 symbols, both strands: the 64-bit pass, and the
+    defaults (neighbour rounds, the 64-bit stage for the starts whose bound fits 64)."""
+    rng = np.random.default_rng(length)
+    k = 1 + length % 4
+    alpha = random_codes(rng, length + 10, iupac_rate=0.05)
+    beta = np.concatenate([random_codes(rng, 15), mutate(rng, alpha[4:4 + length], (k - 1) // 2),
+                           random_codes(rng, 12)])
+    target, background = [Record("t", alpha)], [Record("b", beta)]
+    got, _ = _solve(target, background, k, ("bitparallel", flags), "both")
+    assert got == _expected(target, background, k, "both")
+
+
+def _spy_stages(monkeypatch):
+    """Record (word, starts given, c found) of every lanes-stage run but the warm-up's."""
+    calls = []
+    original = cuda_lanes.LanesStage.run
+
+    def spy(self, alpha, rs, counters):
+        got = original(self, alpha, rs, counters)
+        if alpha.shape[0] > 8:  # not the warm-up's
+            calls.append((self.word, np.array(rs), np.array(got)))
+        return got
+
+    monkeypatch.setattr(cuda_lanes.LanesStage, "run", spy)
+    return calls
+
+
+def test_the_64_bit_stage_receives_the_starts_that_outgrow_32(monkeypatch):
+    """A planted copy of 50 symbols: its starts outgrow 32 and are settled by the 64-bit pass
+    (c in [32, 64)); a longer one's starts go on to the tiers."""
+    calls = _spy_stages(monkeypatch)
+    rng = np.random.default_rng(64)
+    alpha = random_codes(rng, 150, iupac_rate=0.02)
+    beta = np.concatenate([random_codes(rng, 10), mutate(rng, alpha[10:60], 1), random_codes(rng, 8),
+                           mutate(rng, alpha[80:150], 0)])
+    target, background = [Record("t", alpha)], [Record("b", beta)]
+    got, _ = _solve(target, background, 3, ("bitparallel", {"word32", "word64"}), "forward")
+    assert got == _expected(target, background, 3, "forward")
+    words = [w for w, rs, _ in calls if len(rs)]
+    assert 32 in words and 64 in words
+    sixty_four = [(rs, c) for w, rs, c in calls if w == 64]
+    settled_there = sum(int(np.sum((c >= 32) & (c < 64))) for _, c in sixty_four)
+    handed_on = sum(int(np.sum(c >= 64)) for _, c in sixty_four)
+    assert settled_there > 0 and handed_on > 0, (settled_there, handed_on)
+    given = {w: sum(len(rs) for v, rs, _ in calls if v == w) for w in (32, 64)}
+    assert given[64] < given[32], given  # the 64-bit pass takes only what outgrew 32
+
+
+def test_neighbours_settle_a_long_copy_with_few_scans(monkeypatch):
+    """A long planted copy (one edit): the 32-bit pass skips the starts between two long ones,
+    most of the long starts are settled by their neighbours' bounds, the few scanned are sized
+    from their bound (one slice: no ladder; words in registers or, past the register tier, in
+    global memory), the 64-bit stage takes those whose bound fits 64, and the answer is the
+    oracle's."""
+    monkeypatch.setattr(kcuda.CudaSliceRunner, "min_slice", lambda self: 1000)  # one slice
+    calls = _spy_stages(monkeypatch)
+    launches = []
+    original = cuda_bitparallel.BitparallelDriver._launch
+
+    def spy(self, rs, c0, m_end, words, overlap, counters, exact=False):
+        got, over, truncated = original(self, rs, c0, m_end, words, overlap, counters, exact)
+        launches.append((len(rs), words, exact, bool(over.any())))
+        return got, over, truncated
+
+    monkeypatch.setattr(cuda_bitparallel.BitparallelDriver, "_launch", spy)
+    inferred = []
+    infer = neighbours.SliceBounds.infer
+    monkeypatch.setattr(neighbours.SliceBounds, "infer", lambda self: inferred.append(infer(self))
+                        or inferred[-1])
+    rng = np.random.default_rng(7)
+    alpha = random_codes(rng, 250, iupac_rate=0.02)
+    beta = np.concatenate([random_codes(rng, 12), mutate(rng, alpha[5:170], 1), random_codes(rng, 9),
+                           mutate(rng, alpha[195:240], 0)])
+    target, background = [Record("t", alpha)], [Record("b", beta)]
+    got, res = _solve(target, background, 4, ("bitparallel", None), "forward")  # the defaults
+    assert got == _expected(target, background, 4, "forward")
+    starts = len(res.profiles["t"])
+    # The 32-bit pass leaves the starts between two long ones to the rounds.
+    assert sum(len(rs) for w, rs, _ in calls if w == 32) < 0.8 * starts
+    pending = sum(int(np.sum(c >= 32)) for w, _, c in calls if w == 32)
+    scanned = sum(n for n, *_ in launches) + sum(len(rs) for w, rs, _ in calls if w == 64)
+    assert sum(inferred) > 0 and scanned < pending / 2, (sum(inferred), scanned, pending)
+    assert not any(over for *_, over in launches), "a sized scan overflowed"
+    assert any(exact for _, _, exact, _ in launches), "no bound needed words in global memory"
+    assert any(not exact for _, _, exact, _ in launches), "no bound fitted the register tier"
+    assert any(w == 64 for w, _, _ in calls), "no start's bound fitted 64"
+
+
+def test_neighbours_across_slices_and_the_ladder(monkeypatch):
+    """Slices of three starts cut the runs of long candidates: the last start of a slice has no
+    settled start to its right and climbs the tiers; the next slice takes the previous slice's
+    last c(r) as a lower bound. No words in registers: every scan keeps them in global memory.
+    Every flag set with neighbours agrees with the oracle."""
+    monkeypatch.setattr(kcuda.CudaSliceRunner, "min_slice", lambda self: 3)
+    monkeypatch.setattr(config, "SLICE_SECONDS", 1e-6)
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((2, 12), (2, 40), (3, 90)))
+    monkeypatch.setattr(config, "KDIFF_CUDA_REGISTER_WORDS", 1)
+    rungs = []
+    original = cuda_bitparallel.BitparallelDriver._launch
+
+    def spy(self, rs, c0, m_end, words, overlap, counters, exact=False):
+        rungs.append((words, overlap) in self.tiers)
+        return original(self, rs, c0, m_end, words, overlap, counters, exact)
+
+    monkeypatch.setattr(cuda_bitparallel.BitparallelDriver, "_launch", spy)
+    befores = []
+    init = neighbours.SliceBounds.__init__
+
+    def seen(self, rs, c, known, mps, before=None):
+        befores.append(before)
+        init(self, rs, c, known, mps, before)
+
+    monkeypatch.setattr(neighbours.SliceBounds, "__init__", seen)
+    rng = np.random.default_rng(3)
+    alpha = random_codes(rng, 60, iupac_rate=0.03)
+    beta = np.concatenate([random_codes(rng, 10), mutate(rng, alpha[2:58], 1), random_codes(rng, 6)])
+    target, background = [Record("t", alpha)], [Record("b", beta)]
+    want = _expected(target, background, 2, "both")
+    for flags in ({"word32", "neighbours"}, {"word32", "word64", "neighbours"}):
+        got, _ = _solve(target, background, 2, ("bitparallel", flags), "both")
+        assert got == want, sorted(flags)
+    assert any(rungs), "no slice's last start climbed the tiers"
+    assert any(b is not None for b in befores), "no slice used the previous slice's last start"
+
+
+def test_lanes_kernels_are_named_by_their_width():
+    """ncu and the probe tell the stages apart by the kernels' names."""
+    for word in cuda_lanes.WORDS:
+        kernel = cuda_lanes.lanes_kernel(word, 2, 4)
+        assert kernel.py_func.__name__ == f"lanes{word}"
+        assert cuda_lanes.match_table_kernel(word).py_func.__name__ == f"match_table{word}"
