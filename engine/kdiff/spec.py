@@ -113,8 +113,10 @@ SPEC = FamilySpec(
                 BackendSpec("multicore", parallel=("coarse",), flags=("simd",),
                             default_flags=("simd",)),
                 # one thread per (r, background chunk): engine/kdiff/cuda_bitparallel.py
+                # default word32 + neighbours: W4 1.39 s on an H100, vs 1.67 s with word64 too
+                # and 2.57 s with word32 alone (docs/benchmarks.md)
                 BackendSpec("cuda", flags=("word32", "word64", "neighbours"),
-                            default_flags=("word32", "word64", "neighbours"),
+                            default_flags=("word32", "neighbours"),
                             flag_requires=_CUDA_BITPARALLEL_REQUIRES),
                 # tasks (starts x background chunks) on a Dask cluster (engine/cluster.py);
                 # simd acts on CPU workers; GPU workers run the cuda kernels with its default flags

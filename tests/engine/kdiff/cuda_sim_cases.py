@@ -316,8 +316,8 @@ def test_bench_cases_run_on_tiny_workloads(monkeypatch):
     monkeypatch.setattr(cuda_bench, "_profiles", {})
     cases = [c for c in cuda_bench.cases(None) if "CLI" not in c.name]
     names = {c.name for c in cases}
-    assert "alternative/cuda+opt3+opt4+opt5+opt6 tpb=1024" in names and len(cases) == 22
-    assert {"bitparallel/cuda", "bitparallel/cuda+word32",
+    assert "alternative/cuda+opt3+opt4+opt5+opt6 tpb=1024" in names and len(cases) == 23
+    assert {"bitparallel/cuda", "bitparallel/cuda+word32", "bitparallel/cuda+neighbours+word32",
             "bitparallel/cuda+neighbours+word32+word64"} <= names  # W4: none, before, after
     for ratio in cuda_bench.RATIOS:
         assert ratio.subject in names and ratio.baseline in names
