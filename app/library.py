@@ -3,9 +3,9 @@ the dock hands to the worker thread.
 
 The SQLite work is :class:`engine.primers.library.Library`'s (one transaction per change,
 so two windows or a window and ``primerscope library`` can write at once). The window's
-library file is the one ``primerscope library`` uses by default
-(:func:`engine.primers.library.default_path`, in the user's data directory), so primers
-chosen in the window are listed on the command line and back, unless the user opened
+library file is ``primerscope/library.sqlite`` in the user's data directory
+(QStandardPaths' GenericDataLocation), the file ``primerscope library`` uses by default, so
+primers chosen in the window are listed on the command line and back, unless the user opened
 another file (remembered in the settings).
 
 Primer3 (Tm of entries that come without one) and the exports (a GenBank target may be a
@@ -22,7 +22,8 @@ from typing import Generator, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QStandardPaths, Qt, Signal
 
-from engine.primers.library import Library, LibraryEntry, default_path
+from engine.primers.library import Library, LibraryEntry
+from engine.primers.library import default_path as engine_default_path
 
 from app.families import Column
 from app.table import cell_data, column_header
@@ -67,6 +68,15 @@ def library_path(settings) -> Path:
     if not path.exists():
         _adopt_legacy(path)
     return path
+
+
+def default_path() -> Path:
+    """``primerscope/library.sqlite`` in QStandardPaths' GenericDataLocation: the same file
+    as the CLI's default (:func:`engine.primers.library.default_path`, ``$XDG_DATA_HOME``
+    or ``~/.local/share`` here), so primers kept in the window are listed on the command
+    line and back."""
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericDataLocation)
+    return Path(base) / "primerscope" / "library.sqlite" if base else engine_default_path()
 
 
 def _adopt_legacy(path: Path) -> None:

@@ -53,8 +53,8 @@ CREATE TABLE IF NOT EXISTS primers (
 def default_path() -> Path:
     """``$XDG_DATA_HOME/primerscope/library.sqlite`` (``~/.local/share`` without it; the
     platform's application data folder on Windows and macOS)."""
-    if sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+    if sys.platform == "win32":  # (where Qt's GenericDataLocation is: the GUI uses that)
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
     elif sys.platform == "darwin":
         base = Path.home() / "Library" / "Application Support"
     else:

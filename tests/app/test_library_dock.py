@@ -201,7 +201,9 @@ def test_an_earlier_window_only_library_is_copied_to_the_shared_default(tmp_path
     lib = Library(legacy_dir / "library.sqlite")
     lib.add(LibraryEntry(name="old1", sequence="ACGTACGTACGTACGTAC"))
     lib.close()
-    monkeypatch.setattr(QStandardPaths, "writableLocation", lambda *_: str(legacy_dir))
+    real = QStandardPaths.writableLocation
+    monkeypatch.setattr(QStandardPaths, "writableLocation", lambda where: str(legacy_dir) if where
+                        == QStandardPaths.StandardLocation.AppDataLocation else real(where))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     path = library_path(QSettings(str(tmp_path / "fresh.ini"), QSettings.Format.IniFormat))
     assert [e.name for e in Library(path).entries()] == ["old1"]
