@@ -266,6 +266,15 @@ class TaskGrid:
         return self.session.threads if self.session else 1
 
     @property
+    def chunk_bases(self) -> int:
+        """Background bases per strand of one task's chunk: a GPU worker's is a streaming
+        chunk; a CPU worker's at most config.CLUSTER_CHUNK_BASES (tasks short enough to
+        spread over the workers and to stop soon on cancel)."""
+        if self.gpu:
+            return config.STREAM_CHUNK_BASES
+        return min(config.STREAM_CHUNK_BASES, config.CLUSTER_CHUNK_BASES)
+
+    @property
     def window(self) -> int:
         """Tasks kept in flight: two per worker thread, so none waits for the next."""
         return 2 * self.threads + 1

@@ -187,11 +187,8 @@ class ClusterScanRunner:
         from engine.streaming import Background
 
         self.grid.open()
-        bases = config.STREAM_CHUNK_BASES
-        if not self.grid.gpu:
-            bases = min(bases, config.CLUSTER_CHUNK_BASES)
         background = Background(self.job.inputs["background"], self.job.params["strands"])
-        self.chunks = background.chunks(self.overlap, bases)
+        self.chunks = background.chunks(self.overlap, self.grid.chunk_bases)
         worker = self.grid.shared.job
         if worker.backend == "cuda":
             self._size = 1 << 12

@@ -134,11 +134,9 @@ class ClusterScanRunner(OwnedHits):
         from engine.streaming import Background
 
         self.grid.open()
-        bases = config.STREAM_CHUNK_BASES
-        if not self.grid.gpu:
-            bases = min(bases, config.CLUSTER_CHUNK_BASES)
         text = Background(self.records, "forward")
-        self._todo = list(reversed(text.chunks(int(self.pattern_lengths.max()) - 1, bases)))
+        self._todo = list(reversed(text.chunks(int(self.pattern_lengths.max()) - 1,
+                                               self.grid.chunk_bases)))
 
     @property
     def threads(self) -> int:
