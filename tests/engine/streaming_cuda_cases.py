@@ -25,6 +25,7 @@ sys.setswitchinterval(1e-6)  # simulated threads hand the GIL to each other at e
 from engine import config, edit, kdiff, kmismatch  # noqa: E402
 from engine.sequences import Record, reverse_complement  # noqa: E402
 from engine.streaming import Background  # noqa: E402
+from tests.engine.kdiff.cuda_support import tiny_kdiff_gpu  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 
@@ -33,15 +34,7 @@ BASES = np.array([1, 2, 4, 8], dtype=np.uint8)
 
 @pytest.fixture(autouse=True)
 def small_gpu(monkeypatch):
-    monkeypatch.setattr(config, "KDIFF_CUDA_THREADS_PER_BLOCK", 4)
-    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK", 8)
-    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_THREADS", 64)
-    monkeypatch.setattr(config, "KDIFF_CUDA_MIN_CHUNK", 4)
-    monkeypatch.setattr(config, "KDIFF_CUDA_CHUNK_OVERLAP_RATIO", 1)
-    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((1, 6), (2, 12)))
-    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_THREADS_PER_BLOCK", 4)
-    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_PER_THREAD", 2)
-    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_MIN_CHUNK", 8)
+    tiny_kdiff_gpu(monkeypatch)
     monkeypatch.setattr(config, "KMISMATCH_CUDA_THREADS_PER_BLOCK", 8)
     monkeypatch.setattr(config, "KMISMATCH_CUDA_ORDER_THREADS", 4)
     monkeypatch.setattr(config, "EDIT_CUDA_THREADS_PER_BLOCK", 32)

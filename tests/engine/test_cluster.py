@@ -264,12 +264,14 @@ def test_a_bad_scheduler_is_one_line_and_exit_2(monkeypatch, capsys, argv, messa
 
 
 def test_workers_run_the_jobs_variant_on_their_backend_or_that_backends_default():
-    """GPU workers run the CUDA kernels (kdiff bitparallel with word32; kmismatch's CPU
+    """GPU workers run the CUDA kernels (kdiff bitparallel with the cuda defaults; kmismatch's CPU
     variants become pair-tile), CPU workers the multicore ones with the job's flags."""
     assert cluster.worker_selection(kdiff.SPEC, "bitparallel", {"simd"}, False) == \
         ("bitparallel", "multicore", "coarse", frozenset({"simd"}))
+    cuda_defaults = frozenset(kdiff.SPEC.variant("bitparallel").backend("cuda").default_flags)
+    assert cuda_defaults >= {"word32"}
     assert cluster.worker_selection(kdiff.SPEC, "bitparallel", {"simd"}, True) == \
-        ("bitparallel", "cuda", None, frozenset({"word32"}))
+        ("bitparallel", "cuda", None, cuda_defaults)
     assert cluster.worker_selection(kmismatch.SPEC, "pmasm", (), True) == \
         ("pair-tile", "cuda", None, frozenset())
     assert cluster.worker_selection(kmismatch.SPEC, "naive", (), False) == \

@@ -34,26 +34,17 @@ from engine.kdiff import cuda_bitparallel  # noqa: E402
 from engine.kdiff.reference import kdiff_reference  # noqa: E402
 from engine.registry import missing_requirements  # noqa: E402
 from engine.sequences import Record, load, reverse_complement  # noqa: E402
-from tests.engine.kdiff.cuda_support import cuda_combos, label  # noqa: E402
+from tests.engine.kdiff.cuda_support import cuda_combos, label, tiny_kdiff_gpu  # noqa: E402
 from tests.strategies import mutate, random_codes  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 
 COMBOS = cuda_combos()
-TINY_TIERS = ((1, 6), (2, 12))
 
 
 @pytest.fixture(autouse=True)
 def small_gpu(monkeypatch):
-    monkeypatch.setattr(config, "KDIFF_CUDA_THREADS_PER_BLOCK", 4)
-    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK", 8)
-    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_THREADS", 64)
-    monkeypatch.setattr(config, "KDIFF_CUDA_MIN_CHUNK", 4)
-    monkeypatch.setattr(config, "KDIFF_CUDA_CHUNK_OVERLAP_RATIO", 1)
-    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", TINY_TIERS)
-    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_THREADS_PER_BLOCK", 4)
-    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_PER_THREAD", {32: 2, 64: 2})
-    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_MIN_CHUNK", 8)
+    tiny_kdiff_gpu(monkeypatch)
 
 
 def _expected(target, background, k, strands):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+from engine import config
 from engine.kdiff.spec import SPEC
 from engine.registry import missing_requirements
 
@@ -24,3 +25,21 @@ def cuda_combos():
 def label(combo) -> str:
     v, f = combo
     return v + "".join("+" + x for x in sorted(f))
+
+
+#: Two register tiers: chunks overlap, words overflow and starts are re-run on tiny inputs.
+TINY_TIERS = ((1, 6), (2, 12))
+
+
+def tiny_kdiff_gpu(monkeypatch) -> None:
+    """kdiff's CUDA settings shrunk so that the simulator runs many blocks, tiers and lanes
+    on small inputs (also used by tests/engine/streaming_cuda_cases.py)."""
+    monkeypatch.setattr(config, "KDIFF_CUDA_THREADS_PER_BLOCK", 4)
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK", 8)
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_THREADS", 64)
+    monkeypatch.setattr(config, "KDIFF_CUDA_MIN_CHUNK", 4)
+    monkeypatch.setattr(config, "KDIFF_CUDA_CHUNK_OVERLAP_RATIO", 1)
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", TINY_TIERS)
+    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_THREADS_PER_BLOCK", 4)
+    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_PER_THREAD", {32: 2, 64: 2})
+    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_MIN_CHUNK", 8)
