@@ -25,6 +25,7 @@ from engine.primers.library import Library
 from app import library
 from app.library import FORMATS, LibraryModel
 from app.worker import JobRunner
+from app.views import error_label
 
 
 class LibraryDock(QDockWidget):
@@ -120,10 +121,7 @@ class LibraryDock(QDockWidget):
         buttons.addStretch(1)
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.error = QLabel()
-        self.error.setObjectName("error")
-        self.error.setWordWrap(True)
-        self.error.setVisible(False)
+        self.error = error_label()
 
         body = QWidget()
         layout = QVBoxLayout(body)
