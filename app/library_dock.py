@@ -25,7 +25,6 @@ from engine.primers.library import Library
 from app import library
 from app.library import FORMATS, LibraryModel
 from app.worker import JobRunner
-from app.views import error_label
 
 
 class LibraryDock(QDockWidget):
@@ -121,7 +120,10 @@ class LibraryDock(QDockWidget):
         buttons.addStretch(1)
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.error = error_label()
+        self.error = QLabel()
+        self.error.setObjectName("error")
+        self.error.setWordWrap(True)
+        self.error.setVisible(False)
 
         body = QWidget()
         layout = QVBoxLayout(body)

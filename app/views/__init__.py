@@ -27,16 +27,6 @@ EMPTY_HINT = ("Nothing to show yet. Load inputs (File or Demo menu, or drop a fi
               "and press Run (Ctrl+R).")
 
 
-def error_label() -> QLabel:
-    """The red, wrapping one-line error a view or dock shows under its controls (hidden
-    until there is an error; the style sheet colours the "error" object name)."""
-    label = QLabel()
-    label.setObjectName("error")
-    label.setWordWrap(True)
-    label.setVisible(False)
-    return label
-
-
 class ResultView(QWidget):
     """Base class of the views; the defaults do nothing, so a view overrides what it shows."""
 

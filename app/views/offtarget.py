@@ -17,7 +17,7 @@ from engine.jobs import Progress
 from app import primers
 from app.families import Column
 from app.table import ResultsFilter, ResultsModel
-from app.views import ResultView, error_label
+from app.views import ResultView
 from app.worker import JobRunner
 
 SITE_COLUMNS = (
@@ -69,7 +69,10 @@ class OffTargetView(ResultView):
         self.export_button.clicked.connect(lambda: self.export_requested.emit(self.model))
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.error = error_label()
+        self.error = QLabel()
+        self.error.setObjectName("error")
+        self.error.setWordWrap(True)
+        self.error.setVisible(False)
         controls = QHBoxLayout()
         controls.addWidget(QLabel("Max edits"))
         controls.addWidget(self.max_edits)

@@ -27,7 +27,7 @@ from app import pairs
 from app.primers import short_id
 from app.settings import load_json, save_json
 from app.table import ResultsFilter, ResultsModel, table_view
-from app.views import ResultView, error_label
+from app.views import ResultView
 from app.views.plotting import BLUE, GREEN, GREY, ORANGE, PURPLE, RED
 
 SETTINGS_KEY = "pairs/design"
@@ -177,7 +177,10 @@ class PairsView(ResultView):
         self.controls.setSpacing(2)
         self.controls.addLayout(row1)
         self.controls.addLayout(row2)
-        self.error = error_label()
+        self.error = QLabel()
+        self.error.setObjectName("error")
+        self.error.setWordWrap(True)
+        self.error.setVisible(False)
 
     def _build_track(self) -> None:
         self.record_combo = QComboBox()

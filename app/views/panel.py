@@ -24,7 +24,7 @@ from engine.jobs import Progress
 from app import panel
 from app.pairs import PRODUCT_COLUMNS, product_rows
 from app.table import ResultsFilter, ResultsModel, table_view
-from app.views import ResultView, error_label
+from app.views import ResultView
 from app.views.plotting import RED
 
 #: Cells get their value written in them up to this many primers.
@@ -94,7 +94,10 @@ class PanelView(ResultView):
         controls.addStretch(1)
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.error = error_label()
+        self.error = QLabel()
+        self.error.setObjectName("error")
+        self.error.setWordWrap(True)
+        self.error.setVisible(False)
 
         self.widget = pg.PlotWidget()
         plot = self.plot = self.widget.getPlotItem()

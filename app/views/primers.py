@@ -26,7 +26,7 @@ from app import primers
 from app.jobs import call
 from app.primer3_guard import steps
 from app.settings import load_json, save_json
-from app.views import ResultView, error_label
+from app.views import ResultView
 from app.worker import JobRunner
 
 SETTINGS_KEY = "primers"
@@ -193,7 +193,10 @@ class PrimerTools(ResultView):
         self.export_bed_action = menu.addAction("Regions (BED)…", lambda: self.export_bed())
         self.export_button.setMenu(menu)
         conditions.addWidget(self.export_button)
-        self.error = error_label()
+        self.error = QLabel()
+        self.error.setObjectName("error")
+        self.error.setWordWrap(True)
+        self.error.setVisible(False)
         self.status = QLabel()
         self.status.setObjectName("help")
         # Never wider than the room left: the row must not widen the window.
