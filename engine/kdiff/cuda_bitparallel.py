@@ -323,9 +323,9 @@ class BitparallelDriver:
             return None
         return before[1], before[2]
 
-    def _lanes(self, stage, alpha, rs, counters) -> np.ndarray:
+    def _lanes(self, stage, alpha, rs, counters, low=None, high=None) -> np.ndarray:
         cells = int(counters[0])
-        got = stage.run(alpha, rs, counters)
+        got = stage.run(alpha, rs, counters, low, high)
         if self.counting:
             counters[1] += int(counters[0]) - cells  # one comparison per cell, as the tiers
         return got
@@ -341,7 +341,8 @@ class BitparallelDriver:
         def scan(where):
             if not len(where):
                 return
-            got = self._lanes(stage, alpha, rs[where], counters)
+            lower, upper, _ = bounds.bounds()  # a scan climbs from L(r), stops at U(r)
+            got = self._lanes(stage, alpha, rs[where], counters, lower[where], upper[where])
             out = (got >= word) & (bounds.mps[where] > word)  # outgrew: c >= word
             bounds.settle(where[~out], got[~out])
             bounds.raise_low(where[out], got[out])
@@ -412,13 +413,14 @@ class BitparallelDriver:
             if self.dev.cancelled():
                 return False
             picks = bounds.picks(config.KDIFF_CUDA_NEIGHBOUR_SPLIT)
-            _, upper, right = bounds.bounds()
+            lower, upper, right = bounds.bounds()
             up = upper[picks]
             direct = right[picks] | (up < reach) | (rung[picks] >= len(self.tiers))
             fit = direct & (up < 64) if self.fit is not None else np.zeros(len(picks), bool)
             if fit.any():
                 sel = picks[fit]
-                bounds.settle(sel, self._lanes(self.fit, alpha, rs[sel], counters))
+                bounds.settle(sel, self._lanes(self.fit, alpha, rs[sel], counters, lower[sel],
+                                               upper[sel]))
             sized = picks[direct & ~fit]
             if len(sized):
                 self._sized(bounds, sized, upper[sized], rs, m_end, counters)

@@ -126,8 +126,14 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255):
     SPAN = tpb * R
     SHARED = 16 * SPAN  # a compile-time constant: the shared array's size
     CAP = registers
+    # A done start's D[c+1] tracker: far above any k, and a chunk's columns (< 2**29, see
+    # config.GPU_STREAM_BYTES) can move it by less than LIVE, so it never wraps or hits.
+    DONE = uint32(1 << 31)
+    COLS = 4  # columns whose match words are loaded together (divides 256)
+    EQS = COLS * R
+    LIVE = uint32(1 << 30)
 
-    def lanes(table, beta, rs, nr, m_end, K, chunk_lo, chunk_hi, nrb, out_c, counters):
+    def lanes(table, beta, rs, nr, m_end, K, low, high, chunk_lo, chunk_hi, nrb, out_c, counters):
         # W, CAP and SPAN in the closure: numba's disk cache keys on them.
         if CAP == 0 or SPAN == 0 or W == 0:
             return
@@ -144,61 +150,83 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255):
         one = WT(1)
         full = w_not(zero)
         one32 = uint32(1)
-        mask = uint32(W - 1)
         kk = uint32(K)
         pv = cuda.local.array(R, WT)
         mv = cuda.local.array(R, WT)
         c = cuda.local.array(R, uint32)
         dc = cuda.local.array(R, uint32)
         lim = cuda.local.array(R, uint32)
+        eqs = cuda.local.array(EQS, WT)
         for i in range(R):
             q = base + t + i * tpb
-            mp = m_end - rs[q] if q < nr else 0
-            lim[i] = uint32(imin(mp, W))
-            c[i] = uint32(imin(K, mp))
+            c0 = 0
+            top = 0
+            if q < nr:
+                c0 = low[q]
+                top = imin(imin(m_end - rs[q], W), high[q])
+            lim[i] = uint32(top)
             pv[i] = full
             mv[i] = zero
-            dc[i] = w_add(c[i], one32)  # D[i][first column - 1] = i
+            if c0 < top:
+                c[i] = uint32(c0)
+                dc[i] = w_add(c[i], one32)  # D[c+1][first column - 1] = c + 1
+            else:  # settled before any column: its c is already in out_c
+                c[i] = uint32(0)
+                dc[i] = DONE
         j = chunk_lo[chunk]
         hi = chunk_hi[chunk]
         steps = int64(0)
         while j < hi:
             stop = imin(hi, j + 256)
-            for jj in range(j, stop):
-                # Unsigned indices: numba then skips the negative-index wraparound.
-                row = uint64(beta[uint64(jj)]) * uint64(SPAN) + uint64(t)
-                for i in range(R):
-                    eq = peq[row + uint64(i * tpb)]
-                    p = pv[i]
-                    m = mv[i]
-                    xv = w_or(eq, m)
-                    xh = w_or(w_xor(w_add(w_and(eq, p), p), p), eq)
-                    ph = w_or(m, w_not(w_or(xh, p)))
-                    mh = w_and(p, xh)
-                    cl = c[i]
-                    at = WT(cl)
-                    # D[c+1] of this column: the row's horizontal delta added.
-                    d = w_sub(w_add(dc[i], uint32(w_and(w_shr(ph, at), one))),
-                              uint32(w_and(w_shr(mh, at), one)))
-                    ph = w_shl(ph, one)
-                    mh = w_shl(mh, one)
-                    pn = w_or(mh, w_not(w_or(xv, ph)))
-                    mn = w_and(ph, xv)
-                    hit = w_le(d, kk) & w_lt(cl, lim[i])
-                    cn = w_add(cl, one32) if hit else cl
-                    # On a hit, D[c+2] = D[c+1] + the column's vertical delta at row c+2.
-                    sh = WT(w_and(cn, mask))
-                    vd = w_sub(w_add(d, uint32(w_and(w_shr(pn, sh), one))),
-                               uint32(w_and(w_shr(mn, sh), one)))
-                    dc[i] = vd if hit else d
-                    c[i] = cn
-                    pv[i] = pn
-                    mv[i] = mn
+            for jj in range(j, stop, COLS):
+                # COLS columns at a time: every match word they need is loaded first, so
+                # the loads' latency overlaps instead of stalling each column. Columns past
+                # the chunk's end read symbol 0, which matches nothing: such a column never
+                # lowers a D (D[i][j] >= D[i][j-1] by induction on i), so c never grows there.
+                for u in range(COLS):
+                    sym = beta[uint64(jj + u)] if jj + u < stop else 0
+                    row = uint64(sym) * uint64(SPAN) + uint64(t)
+                    for i in range(R):
+                        eqs[u * R + i] = peq[row + uint64(i * tpb)]
+                for u in range(COLS):
+                    for i in range(R):
+                        eq = eqs[u * R + i]
+                        p = pv[i]
+                        m = mv[i]
+                        xv = w_or(eq, m)
+                        xh = w_or(w_xor(w_add(w_and(eq, p), p), p), eq)
+                        ph = w_or(m, w_not(w_or(xh, p)))
+                        mh = w_and(p, xh)
+                        at = WT(c[i])
+                        # D[c+1] of this column: the row's horizontal delta added.
+                        d = w_sub(w_add(dc[i], uint32(w_and(w_shr(ph, at), one))),
+                                  uint32(w_and(w_shr(mh, at), one)))
+                        ph = w_shl(ph, one)
+                        mh = w_shl(mh, one)
+                        pn = w_or(mh, w_not(w_or(xv, ph)))
+                        mn = w_and(ph, xv)
+                        pv[i] = pn
+                        mv[i] = mn
+                        if w_le(d, kk):
+                            # Rare: row c+1 is reached, c grows by one (Ukkonen: at most one a
+                            # column). Below the limit, D[c+2] = D[c+1] + the column's vertical
+                            # delta at row c+2; at the limit the start is done.
+                            cn = w_add(c[i], one32)
+                            if w_lt(cn, lim[i]):
+                                sh = WT(cn)
+                                d = w_sub(w_add(d, uint32(w_and(w_shr(pn, sh), one))),
+                                          uint32(w_and(w_shr(mn, sh), one)))
+                                c[i] = cn
+                            else:
+                                cuda.atomic.max(out_c, base + t + i * tpb, int32(cn))
+                                c[i] = uint32(0)
+                                d = DONE
+                        dc[i] = d
             steps += (stop - j) * R
             j = stop
             live = False
             for i in range(R):
-                live = live | w_lt(c[i], lim[i])
+                live = live | w_lt(dc[i], LIVE)
             if not live:
                 break
         for i in range(R):
@@ -240,18 +268,30 @@ class LanesStage:
             his.append(np.minimum(b, starts + length))
         return np.concatenate(los).astype(np.int32), np.concatenate(his).astype(np.int32)
 
-    def run(self, alpha: np.ndarray, rs: np.ndarray, counters: np.ndarray) -> np.ndarray:
-        """c(r) for the starts ``rs``; adds the cells (word-steps x word bits) to counters[0]."""
+    def run(self, alpha: np.ndarray, rs: np.ndarray, counters: np.ndarray,
+            low: np.ndarray | None = None, high: np.ndarray | None = None) -> np.ndarray:
+        """c(r) for the starts ``rs``; adds the cells (word-steps x word bits) to counters[0].
+
+        ``low``/``high``, when given, are proven bounds on each c(r) (engine/kdiff/neighbours.py):
+        a start's DP climbs from ``low`` instead of k (exact for any start value between k and
+        c(r): rows above it are tracked as before) and is done on reaching ``high`` (then
+        c(r) = high)."""
         table = self.tables.get(alpha, self.word)
         nr = rs.shape[0]
         lo, hi = self.plan(nr)
         span = self.tpb * self.R
         nrb = -(-nr // span)
-        c0 = np.minimum(self.K, alpha.shape[0] - rs).astype(np.int32)
-        rs_d, out_d, lo_d, hi_d, steps_d = self.dev.upload_many(
-            "the starts and chunk plan", rs.astype(np.int32), c0, lo, hi, np.zeros(2, np.int64))
+        c0 = np.minimum(self.K, alpha.shape[0] - rs)
+        if low is not None:
+            c0 = np.maximum(c0, low)
+        c0 = c0.astype(np.int32)
+        cap = (np.full(nr, self.word, np.int32) if high is None
+               else np.minimum(high, self.word).astype(np.int32))
+        rs_d, low_d, cap_d, out_d, lo_d, hi_d, steps_d = self.dev.upload_many(
+            "the starts and chunk plan", rs.astype(np.int32), c0, cap, c0, lo, hi,
+            np.zeros(2, np.int64))
         self.dev.launch(self.kernel(), nrb * lo.shape[0], self.tpb, 0, table, self.dev.beta, rs_d,
-                        nr, alpha.shape[0], self.K, lo_d, hi_d, nrb, out_d, steps_d)
+                        nr, alpha.shape[0], self.K, low_d, cap_d, lo_d, hi_d, nrb, out_d, steps_d)
         got = self.dev.fetch(out_d).astype(np.int64)
         counters[0] += self.word * int(self.dev.fetch(steps_d)[0])
         return got

@@ -1,7 +1,10 @@
 """Profile target for ncu: kdiff bitparallel/cuda on lambda[0:NSTARTS] vs E. coli, k=5, both.
 
     python3 scripts/probe/kdiff_profile.py FLAGS NSTARTS [NAME=VALUE ...]
+    python3 scripts/probe/kdiff_profile.py FLAGS W2 [NAME=VALUE ...]
 
+NSTARTS may instead name a workload of benchmarks/kdiff_cuda.py (W2, W2s, W4): its target
+length, background length, k and strands.
 FLAGS: comma-separated flags, ``none``, or ``default`` (the registry's defaults); NSTARTS
 48502 is all of lambda (W4); NAME=VALUE sets an ``engine.config`` tunable (an int or a
 Python literal), e.g. KDIFF_CUDA_NEIGHBOUR_SPLIT=2. Prints one line: the flags run,
@@ -25,8 +28,18 @@ for setting in sys.argv[3:]:
 arg = sys.argv[1]
 flags = None if arg == "default" else frozenset() if arg == "none" else frozenset(arg.split(","))
 lam, eco = data.lambda_phage(), data.ecoli()
-res = kdiff.solve([lam.slice(0, int(sys.argv[2]))], [eco], 5, variant="bitparallel", backend="cuda",
-                  flags=flags, strands="both")
+if sys.argv[2].isdigit():
+    starts, length, k, strands = int(sys.argv[2]), None, 5, "both"
+else:
+    from benchmarks.kdiff_cuda import WORKLOADS
+
+    starts, length, k, strands = WORKLOADS[sys.argv[2]]
+target = lam.slice(0, starts) if starts else lam
+background = eco.slice(0, length) if length else eco
+kdiff.solve([lam.slice(0, 64)], [background], k, variant="bitparallel", backend="cuda",
+            flags=flags, strands=strands)  # compile or load the kernels
+res = kdiff.solve([target], [background], k, variant="bitparallel", backend="cuda",
+                  flags=flags, strands=strands)
 profile = np.concatenate([np.asarray(p, dtype=np.int64) for p in res.profiles.values()])
 digest = hashlib.sha1(profile.tobytes()).hexdigest()[:12]
 print(f"flags={','.join(res.info.flags) or 'none'} candidates={len(res.candidates)} "

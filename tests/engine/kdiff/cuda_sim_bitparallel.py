@@ -89,6 +89,30 @@ def test_lanes_stage_against_the_oracle(alpha, texts, K, word, plant, both):
     _check_stage(alpha, texts, K, word)
 
 
+@settings(max_examples=examples(6))
+@given(alpha=codes(1, 80), text=codes(0, 60), K=st.integers(0, 5),
+       word=st.sampled_from(cuda_lanes.WORDS), plant=st.integers(0, 10**6))
+def test_lanes_stage_with_neighbour_bounds(alpha, text, K, word, plant):
+    """Given proven bounds L <= c(r) <= U, a stage climbs from L and stops at U: the same c(r)
+    as without them (lanes that start settled, finish early or run on, in one batch)."""
+    rng = np.random.default_rng(plant)
+    a = plant % len(alpha)
+    texts = [_with_a_copy(rng, text, alpha, a, 10 + plant % 50, plant % 2)]
+    texts = texts + [reverse_complement(t) for t in texts]
+    plain, _ = _stage(texts, alpha, K, word)
+    m = len(alpha)
+    want = np.array([longest_prefix_within(alpha[r:], texts, K + 1) for r in range(m)])
+    floor = np.minimum(K, m - np.arange(m))
+    low = floor + (rng.random(m) * (want - floor + 1)).astype(np.int64)
+    high = want + (rng.random(m) * (m - np.arange(m) - want + 1)).astype(np.int64)
+    beta = np.concatenate(texts)
+    offsets = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
+    dev = Device(beta, offsets, 8)
+    stage = cuda_lanes.LanesStage(dev, K, word, cuda_lanes.TargetTables(dev))
+    got = stage.run(alpha, np.arange(m, dtype=np.int64), np.zeros(2, np.int64), low, high)
+    np.testing.assert_array_equal(got, plain)
+
+
 @pytest.mark.parametrize("length", (31, 32, 33, 63, 64, 65))
 @pytest.mark.parametrize("word", cuda_lanes.WORDS)
 def test_lanes_stage_at_the_word_edges(length, word):
@@ -148,8 +172,8 @@ def _spy_stages(monkeypatch):
     calls = []
     original = cuda_lanes.LanesStage.run
 
-    def spy(self, alpha, rs, counters):
-        got = original(self, alpha, rs, counters)
+    def spy(self, alpha, rs, counters, low=None, high=None):
+        got = original(self, alpha, rs, counters, low, high)
         if alpha.shape[0] > 8:  # not the warm-up's
             calls.append((self.word, np.array(rs), np.array(got)))
         return got

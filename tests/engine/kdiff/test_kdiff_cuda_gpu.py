@@ -82,8 +82,8 @@ def test_stages_on_a_stretch_shared_with_the_background(shared_stretch, flags, m
     settled64 = []
     original = cuda_lanes.LanesStage.run
 
-    def spy(self, alpha, rs, counters):
-        got = original(self, alpha, rs, counters)
+    def spy(self, alpha, rs, counters, low=None, high=None):
+        got = original(self, alpha, rs, counters, low, high)
         if alpha.shape[0] > 8:
             given[self.word] += len(rs)
             if self.word == 64:
