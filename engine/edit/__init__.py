@@ -281,12 +281,11 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
               "align": align, "profile": profile}
     params.update(cuda_params(sel.variant, sel.backend, threads_per_block, words_per_thread))
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
-    if sel.backend == "dask":  # its tasks are the chunks of whole records (engine/edit/cluster.py)
+    # (dask: its tasks are the chunks of whole records, engine/edit/cluster.py: searches only)
+    registry.check_backend_takes(SPEC, sel.variant, sel.backend, params)
+    if sel.backend == "dask":
         from engine.cluster import check_scheduler
 
-        if mode != "search" or pairing != "all":
-            raise ValueError("the dask backend runs edit's search mode over whole records only "
-                             "(mode 'search', pairing 'all')")
         params["scheduler"] = check_scheduler(scheduler)
     return Job(family="edit", inputs={"pattern": patterns, "text": texts}, variant=sel.variant,
                backend=sel.backend, parallel=sel.parallel, flags=sel.flags, params=params,

@@ -3,18 +3,19 @@
 from engine import config
 from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
 
-# dask (search mode over whole records): one task per text chunk on a Dask cluster
-# (engine/edit/cluster.py); GPU workers run the cuda default variant (task), CPU workers this
+# dask: one task per text chunk on a Dask cluster (engine/edit/cluster.py), so searches of
+# whole records only; GPU workers run the cuda default variant (task), CPU workers this
 # variant's multicore kernels.
+_DASK_TAKES = {"mode": ("search",), "pairing": ("all",)}
 _CPU = (
     BackendSpec("serial"),
     BackendSpec("multicore", parallel=("coarse",)),
-    BackendSpec("dask"),
+    BackendSpec("dask", takes=_DASK_TAKES),
 )
 _CPU_SIMD = (
     BackendSpec("serial", flags=("simd",), default_flags=("simd",)),
     BackendSpec("multicore", parallel=("coarse",), flags=("simd",), default_flags=("simd",)),
-    BackendSpec("dask", flags=("simd",), default_flags=("simd",)),
+    BackendSpec("dask", flags=("simd",), default_flags=("simd",), takes=_DASK_TAKES),
 )
 # The GPU variants (engine/edit/cuda*.py), as in Chacon et al.; CUDA-only parameters below.
 _CUDA = (BackendSpec("cuda"),)

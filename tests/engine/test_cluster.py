@@ -171,7 +171,8 @@ def _edit_case():
     texts[2][580:602] = pattern
     records = [Record("r0", texts[0]), Record("r1", texts[1]),
                Record("r2", texts[2], offset=5000)]
-    patterns = [Record("p", pattern), Record("q", _random(rng, 9)), Record("s", pattern[3:17].copy())]
+    patterns = [Record("p", pattern), Record("q", _random(rng, 9)),
+                Record("s", pattern[3:17].copy())]
     return patterns, records
 
 
@@ -222,13 +223,19 @@ def test_offtarget_report_on_dask_equals_in_memory(dask_cluster, small_chunks):
 
 
 def test_edit_dask_runs_searches_over_whole_records_only():
-    from engine import edit
+    """The registry says so (BackendSpec.takes): make_job refuses the rest."""
+    from engine import edit, registry
 
-    with pytest.raises(ValueError, match="the dask backend runs edit's search mode"):
+    with pytest.raises(ValueError,
+                       match="the dask backend of edit takes mode 'search' only, got 'global'"):
         edit.make_job([Record("p", BASES)], [Record("t", BASES)], backend="dask")
-    with pytest.raises(ValueError, match="the dask backend runs edit's search mode"):
+    with pytest.raises(ValueError, match="the dask backend of edit takes pairing 'all' only"):
         edit.make_job([Record("p", BASES)], [Record("t", BASES)], mode="search", k=1,
                       pairing="zip", backend="dask")
+    fam = registry.family("edit")
+    assert registry.backend_refusal(fam, "myers", "dask", {"mode": "search", "pairing": "all"}) \
+        is None
+    assert registry.backend_refusal(fam, "myers", "serial", {"mode": "global"}) is None
     with pytest.raises(ValueError, match="scheduler applies to the dask backend only"):
         edit.make_job([Record("p", BASES)], [Record("t", BASES)], mode="search", k=1,
                       backend="serial", scheduler="tcp://127.0.0.1:8786")
