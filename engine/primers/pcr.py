@@ -23,6 +23,10 @@ Semantics (the README's, tested against a brute-force finder):
   spans from the ``+`` site's start to the ``-`` site's end, 1-based inclusive, and
   its length is within [``min_product``, ``max_product``]. Products never cross
   records.
+
+On the ``dask`` backend each background chunk is a task that searches and refines its
+own hits on a worker (engine/primers/cluster.py); sites and products are then made
+over whole records, as here.
 """
 
 from __future__ import annotations
