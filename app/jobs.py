@@ -58,12 +58,16 @@ class CompareRow:
     agrees: bool | None  # with the first complete run; None for the first
 
 
-def combinations(fam: registry.FamilySpec) -> list[registry.Selection]:
-    """Every variant x available backend x parallel form, with the backend's default flags."""
+def combinations(fam: registry.FamilySpec, params=None) -> list[registry.Selection]:
+    """Every variant x available backend x parallel form, with the backend's default flags;
+    with ``params``, only backends that take them (registry.backend_refusal)."""
     out = []
     for variant in fam.variants:
         for bspec in variant.backends:
             if not registry.backend_status(bspec.name)[0]:
+                continue
+            if params is not None and registry.backend_refusal(fam, variant.name, bspec.name,
+                                                               params):
                 continue
             for form in bspec.parallel or (None,):
                 out.append(registry.resolve(fam, variant.name, bspec.name, form, None))
@@ -83,7 +87,7 @@ def compare_backends(adapter: FamilyAdapter, inputs: Mapping[str, Sequence[Recor
     first run of a kernel is not penalised. Every answer is checked against the
     first complete one: variants that disagree have a bug.
     """
-    selections = combinations(adapter.spec)
+    selections = combinations(adapter.spec, choice.params)
     rows: list[CompareRow] = []
     reference = None
     for index, sel in enumerate(selections):

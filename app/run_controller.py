@@ -163,7 +163,7 @@ class RunController(QObject):
         adapter, inputs = self.host.adapter, self.host.inputs()
         plan = [self.estimate(replace(choice, selection=sel,
                                       threads=choice.threads if sel.backend != "serial" else None),
-                              inputs) for sel in combinations(adapter.spec)]
+                              inputs) for sel in combinations(adapter.spec, choice.params)]
         if not self._confirm_cost(plan, choice, compare=True):
             return False
         self._compare_plan = plan
@@ -360,7 +360,7 @@ class RunController(QObject):
         cancelled = self._cancel_at is not None
         self._end()
         choice, inputs = self.host.params.choice(), self.host.inputs()
-        for row, sel in zip(rows, combinations(self.host.adapter.spec)):
+        for row, sel in zip(rows, combinations(self.host.adapter.spec, choice.params)):
             if row.complete:
                 self._learn_rate(replace(choice, selection=sel), inputs, row.seconds)
         done = sum(1 for r in rows if r.complete)

@@ -79,6 +79,17 @@ def worker_selection(spec, variant: str, flags, gpu: bool) -> tuple[str, str, st
     return variant, backend, (bspec.parallel[0] if bspec.parallel else None), chosen
 
 
+def worker_job(spec, job, gpu: bool):
+    """The job as a worker runs it: :func:`worker_selection`'s variant, backend and flags,
+    one numba thread per task, no scheduler address."""
+    import dataclasses
+
+    variant, backend, parallel, flags = worker_selection(spec, job.variant, job.flags, gpu)
+    params = {k: v for k, v in job.params.items() if k != "scheduler"}
+    return dataclasses.replace(job, variant=variant, backend=backend, parallel=parallel,
+                               flags=flags, params=params, threads=1)
+
+
 # ---------------------------------------------------------------------------- the client
 
 def local_cores() -> int:
@@ -340,3 +351,60 @@ class TaskGrid:
             self._futures.clear()
             self._shared_future = None
             session.close()
+
+
+class ChunkTasks:
+    """A job run as one task per background chunk (an engine.slices.SliceRunner): kmismatch,
+    edit search and pcr's sites, whose partial answers (the hits or sites a chunk's pieces
+    own, engine.streaming) merge in any order.
+
+    A subclass gives ``_shared(gpu)`` (the job's data for the workers, with a ``token``),
+    ``_plan(chunk_bases)`` (the chunks, planned once the cluster is reached) and
+    ``_merge(chunk, answer) -> (cells, comparisons)``; ``task(shared, chunk)`` and
+    ``warm(shared)`` run on the workers. Progress counts the columns the merged chunks own,
+    times ``weight`` (edit: pattern instances).
+    """
+
+    first_slice = 1
+
+    def __init__(self, scheduler: str | None, task: Callable, warm: Callable,
+                 abort: np.ndarray, weight: int = 1):
+        self.grid = TaskGrid(scheduler, self._shared, task, warm)
+        self.abort, self.weight = abort, weight
+        self.done = 0
+        self._todo: list | None = None  # chunks not submitted yet, once planned
+
+    def compiled(self) -> bool:
+        return self.grid.ready()
+
+    def warm_up(self) -> None:
+        """Start (or reach) the cluster and warm its workers; plan the chunks."""
+        self.grid.open()
+        self._todo = list(reversed(self._plan(self.grid.chunk_bases)))
+
+    @property
+    def threads(self) -> int:
+        return self.grid.threads
+
+    def close(self) -> None:
+        self.grid.close()
+
+    @property
+    def finished(self) -> bool:
+        return self._todo is not None and not self._todo and not self.grid.in_flight
+
+    def step(self, budget: int):
+        from engine.slices import Step
+
+        while self._todo and self.grid.in_flight < self.grid.window:
+            chunk = self._todo.pop()
+            self.grid.submit(chunk, chunk)
+        units = cells = comparisons = 0
+        for chunk, answer in self.grid.collect(config.SLICE_SECONDS, self.abort):
+            c, q = self._merge(chunk, answer)
+            owned = self.weight * sum(p.end - p.own for p in chunk.pieces)
+            self.done += owned
+            units += owned
+            cells += c
+            comparisons += q
+        return Step(units, cells, comparisons, aborted=bool(self.abort[0]))

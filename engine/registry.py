@@ -49,6 +49,10 @@ class BackendSpec:
     #: flag -> the flags it builds on (e.g. kdiff's opt1 on CUDA acts per tile: needs opt4).
     #: resolve() refuses a set that lacks them and the GUI greys such a flag.
     flag_requires: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: parameter -> the only values this backend takes (edit's dask: search mode over whole
+    #: records). make_job refuses the others (check_backend_takes); the GUI's Compare
+    #: backends leaves the backend out for them.
+    takes: Mapping[str, tuple] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -223,6 +227,27 @@ def check_backend_only(spec: FamilySpec, backend: str, **values) -> None:
         param = spec.param(name)
         if value is not None and param.backends and backend not in param.backends:
             raise ValueError(f"{name} applies to the {'/'.join(param.backends)} backend only")
+
+
+def backend_refusal(fam: FamilySpec, variant: str, backend: str,
+                    params: Mapping) -> tuple[str, tuple] | None:
+    """The first parameter whose value ``backend`` of ``variant`` does not take, with the
+    values it takes (``BackendSpec.takes``), or None when it takes them all."""
+    bspec = fam.variant(variant).backend(backend)
+    for name, values in (bspec.takes.items() if bspec is not None else ()):
+        if name in params and params[name] not in values:
+            return name, tuple(values)
+    return None
+
+
+def check_backend_takes(fam: FamilySpec, variant: str, backend: str, params: Mapping) -> None:
+    """ValueError when ``backend`` does not take these parameter values
+    (:func:`backend_refusal`)."""
+    refused = backend_refusal(fam, variant, backend, params)
+    if refused:
+        name, values = refused
+        raise ValueError(f"the {backend} backend of {fam.name} takes {name} "
+                         f"{' or '.join(repr(v) for v in values)} only, got {params[name]!r}")
 
 
 @lru_cache(maxsize=None)

@@ -87,11 +87,12 @@ def add_common_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec
 
 
 def add_param_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec,
-                      skip: tuple[str, ...] = ()) -> None:
-    """One option per family parameter, from the registry (name, help, range, backends)."""
+                      skip: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> None:
+    """One option per family parameter, from the registry (name, help, range, backends);
+    ``only``: just these (a tool built on the family takes its backend's, e.g. --scheduler)."""
     types = {"int": int, "float": float, "choice": str, "text": str}
     for p in fam.params:
-        if p.name in skip:
+        if p.name in skip or (only is not None and p.name not in only):
             continue
         extra = {"choices": p.choices} if p.kind == "choice" else {}
         text = p.help

@@ -49,7 +49,9 @@ thread (their instruction chains overlap), serial included. In best mode the
 chunks of a record share the best found so far, so they can cut harder.
 A search whose text is larger than ``config.STREAM_MEMORY_BASES`` (on cuda,
 ``config.GPU_STREAM_BYTES``) reads it a chunk at a time (engine.streaming,
-engine/edit/streamed.py), with the same answers.
+engine/edit/streamed.py), with the same answers. The ``dask`` backend (search mode,
+``pairing="all"``) runs those chunks as tasks on a Dask cluster (engine/edit/cluster.py),
+with the same answers too.
 
 Examples
 --------
@@ -178,7 +180,8 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
              backend=None, parallel=None, flags=None, strands: str = "forward",
              pairing: str = "all", report: str | None = None, align: bool | None = None,
              profile: bool | None = None, threads: int | None = None,
-             threads_per_block: int | None = None, words_per_thread: int | None = None) -> Job:
+             threads_per_block: int | None = None, words_per_thread: int | None = None,
+             scheduler: str | None = None) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Parameters
@@ -211,6 +214,9 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     threads_per_block, words_per_thread : int or None
         cuda backend only (``words_per_thread``: ``cooperative`` only); job
         parameters of the same names (defaults: ``engine.config.EDIT_CUDA_*``).
+    scheduler : str or None
+        dask backend only (search mode, ``pairing="all"``): a scheduler's address,
+        ``tcp://HOST:PORT`` (None or empty: a local cluster, engine.cluster).
 
     Raises
     ------
@@ -274,6 +280,13 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     params = {"mode": mode, "k": k, "strands": strands, "pairing": pairing, "report": report,
               "align": align, "profile": profile}
     params.update(cuda_params(sel.variant, sel.backend, threads_per_block, words_per_thread))
+    registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
+    # (dask: its tasks are the chunks of whole records, engine/edit/cluster.py: searches only)
+    registry.check_backend_takes(SPEC, sel.variant, sel.backend, params)
+    if sel.backend == "dask":
+        from engine.cluster import check_scheduler
+
+        params["scheduler"] = check_scheduler(scheduler)
     return Job(family="edit", inputs={"pattern": patterns, "text": texts}, variant=sel.variant,
                backend=sel.backend, parallel=sel.parallel, flags=sel.flags, params=params,
                threads=threads)
@@ -361,11 +374,20 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
 
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
-    # (a search over a text too large to hold whole streams it: engine/edit/streamed.py)
+    # (a search over a text too large to hold whole streams it: engine/edit/streamed.py;
+    # on dask, the chunks are a cluster's tasks: engine/edit/cluster.py)
     runner = make_runner(job, cancel.flag, meter.threads)
     p = job.params
-    yield from compile_once(runner.lanes, runner.total)
-    yield from run_slices(runner, meter, cancel)
+    if job.backend == "dask":
+        try:
+            yield from compile_once(runner, runner.total, "starting the Dask cluster…")
+            meter.threads = runner.threads
+            yield from run_slices(runner, meter, cancel)
+        finally:
+            runner.close()
+    else:
+        yield from compile_once(runner.lanes, runner.total)
+        yield from run_slices(runner, meter, cancel)
     collector = runner.collector
     hits = collector.sorted_hits()
     distances = collector.sorted_distances()

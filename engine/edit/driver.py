@@ -231,7 +231,12 @@ def streamed_text(job: Job):
 def make_runner(job: Job, abort: np.ndarray, threads: int | None,
                 pieces: Pieces | None = None) -> "ScanRunner":
     """The job's scan on its backend; ``threads``: numba threads of a multicore job;
-    ``pieces``: the job's text records are a streamed chunk's pieces (engine.edit.streamed)."""
+    ``pieces``: the job's text records are a streamed chunk's pieces (engine.edit.streamed).
+    A dask job's runner submits the chunks' searches to a cluster (engine.edit.cluster)."""
+    if job.backend == "dask":
+        from engine.edit.cluster import ClusterRunner
+
+        return ClusterRunner(job, abort)
     if pieces is None:
         background = streamed_text(job)
         if background is not None:

@@ -3,13 +3,19 @@
 from engine import config
 from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
 
+# dask: one task per text chunk on a Dask cluster (engine/edit/cluster.py), so searches of
+# whole records only; GPU workers run the cuda default variant (task), CPU workers this
+# variant's multicore kernels.
+_DASK_TAKES = {"mode": ("search",), "pairing": ("all",)}
 _CPU = (
     BackendSpec("serial"),
     BackendSpec("multicore", parallel=("coarse",)),
+    BackendSpec("dask", takes=_DASK_TAKES),
 )
 _CPU_SIMD = (
     BackendSpec("serial", flags=("simd",), default_flags=("simd",)),
     BackendSpec("multicore", parallel=("coarse",), flags=("simd",), default_flags=("simd",)),
+    BackendSpec("dask", flags=("simd",), default_flags=("simd",), takes=_DASK_TAKES),
 )
 # The GPU variants (engine/edit/cuda*.py), as in Chacon et al.; CUDA-only parameters below.
 _CUDA = (BackendSpec("cuda"),)
@@ -52,6 +58,10 @@ SPEC = FamilySpec(
                   "CUDA cooperative only: 64-bit words of a query each thread of a warp holds; a "
                   "query spans ceil(words / this) threads and a warp takes as many queries as fit.",
                   minimum=1, maximum=8, backends=("cuda",), variants=("cooperative",), metavar="W"),
+        ParamSpec("scheduler", "Dask scheduler", "text", "",
+                  "dask only: the address of a running Dask scheduler, tcp://HOST:PORT (empty: "
+                  "a local cluster, one worker per core or per GPU)", backends=("dask",),
+                  metavar="ADDRESS"),
     ),
     flags=(
         FlagSpec("simd", "simd: many patterns per instruction",
@@ -84,7 +94,8 @@ SPEC = FamilySpec(
                     _CUDA),
     ),
     # cuda: task (its words in registers) beats cooperative at every m measured (docs/benchmarks.md).
-    default_variants={"serial": "myers-blocked", "multicore": "myers-blocked", "cuda": "task"},
+    default_variants={"serial": "myers-blocked", "multicore": "myers-blocked", "cuda": "task",
+                      "dask": "myers-blocked"},
     module="engine.edit",
     metric="cells",
 )

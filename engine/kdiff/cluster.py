@@ -199,17 +199,10 @@ class ClusterScanRunner:
         self._granule = self._size
 
     def _shared(self, gpu: bool) -> ClusterJob:
-        import dataclasses
-
         from engine import cluster
         from engine.kdiff.spec import SPEC
 
-        variant, backend, parallel, flags = cluster.worker_selection(SPEC, self.job.variant,
-                                                                     self.job.flags, gpu)
-        params = {k: v for k, v in self.job.params.items() if k != "scheduler"}
-        worker = dataclasses.replace(self.job, variant=variant, backend=backend,
-                                     parallel=parallel, flags=flags, params=params, threads=1)
-        return ClusterJob(self.grid.token(), worker, self.overlap)
+        return ClusterJob(self.grid.token(), cluster.worker_job(SPEC, self.job, gpu), self.overlap)
 
     def close(self) -> None:
         self.grid.close()

@@ -3,8 +3,8 @@
 One task per text chunk, all patterns (:func:`cluster_task`, run on a worker by
 :class:`_WorkerSearch`): a task scans its chunk's pieces with an in-memory
 :class:`~engine.kmismatch.driver.ScanRunner` and keeps the hits its pieces own
-(:func:`~engine.kmismatch.driver.owned_hits`), so the client (engine.cluster) adds them
-as tasks complete, in any order, and sorts and counts them once at the end.
+(:func:`~engine.kmismatch.driver.owned_hits`), so the client (engine.cluster.ChunkTasks)
+adds them as tasks complete, in any order, and sorts and counts them once at the end.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import config
+from engine.cluster import ChunkTasks
 from engine.jobs import Job
 from engine.kmismatch.driver import Kernels, ScanRunner, OwnedHits, owned_hits
-from engine.slices import Step
 
 
 @dataclass(frozen=True)
@@ -93,7 +92,7 @@ def cluster_task(shared: ClusterJob, chunk):
     return _worker_search(shared).run(chunk)
 
 
-class ClusterScanRunner(OwnedHits):
+class ClusterScanRunner(OwnedHits, ChunkTasks):
     """The scan on a Dask cluster (backend dask): one task per text chunk, all patterns.
 
     Chunks overlap by the longest pattern - 1 and a task keeps the hits its pieces own
@@ -102,65 +101,27 @@ class ClusterScanRunner(OwnedHits):
     """
 
     def __init__(self, job: Job, abort: np.ndarray):
-        from engine import cluster
-
-        super().__init__(job)
-        self.abort = abort
-        self.first_slice = 1
-        self.grid = cluster.TaskGrid(job.params.get("scheduler"), self._shared, cluster_task,
-                                     cluster_warm)
-        self._todo: list | None = None  # chunks not submitted yet, once planned
+        OwnedHits.__init__(self, job)
+        ChunkTasks.__init__(self, job.params.get("scheduler"), cluster_task, cluster_warm, abort)
 
     def _shared(self, gpu: bool) -> ClusterJob:
         from engine import cluster
         from engine.kmismatch.spec import SPEC
 
-        variant, backend, parallel, flags = cluster.worker_selection(SPEC, self.job.variant,
-                                                                     self.job.flags, gpu)
-        if backend == "cuda":  # the GPU kernels' limits, said before any task (make_job's check)
+        worker = cluster.worker_job(SPEC, self.job, gpu)
+        if worker.backend == "cuda":  # the GPU kernels' limits, said before any task (make_job's)
             from engine.kmismatch.cuda_options import check_cuda_limits
 
             check_cuda_limits(self.job.inputs["patterns"], self.job.params["strands"])
-        params = {k: v for k, v in self.job.params.items() if k != "scheduler"}
-        worker = dataclasses.replace(self.job, variant=variant, backend=backend,
-                                     parallel=parallel, flags=flags, params=params, threads=1)
         return ClusterJob(self.grid.token(), worker)
 
-    def compiled(self) -> bool:
-        return self.grid.ready()
-
-    def warm_up(self) -> None:
-        """Start (or reach) the cluster and warm its workers; plan the chunks."""
+    def _plan(self, chunk_bases: int) -> list:
         from engine.streaming import Background
 
-        self.grid.open()
-        text = Background(self.records, "forward")
-        self._todo = list(reversed(text.chunks(int(self.pattern_lengths.max()) - 1,
-                                               self.grid.chunk_bases)))
+        return Background(self.records, "forward").chunks(int(self.pattern_lengths.max()) - 1,
+                                                          chunk_bases)
 
-    @property
-    def threads(self) -> int:
-        return self.grid.threads
-
-    def close(self) -> None:
-        self.grid.close()
-
-    @property
-    def finished(self) -> bool:
-        return self._todo is not None and not self._todo and not self.grid.in_flight
-
-    def step(self, budget: int) -> Step:
-        while self._todo and self.grid.in_flight < self.grid.window:
-            chunk = self._todo.pop()
-            self.grid.submit(chunk, chunk)
-        cells = comparisons = units = 0
-        for chunk, (pos, code, mis, c, q) in self.grid.collect(config.SLICE_SECONDS, self.abort):
-            self._add(pos, code, mis)
-            owned = sum(p.end - p.own for p in chunk.pieces)
-            self.done += owned
-            units += owned
-            cells += c
-            comparisons += q
-        if self.abort[0]:
-            return Step(units, cells, comparisons, aborted=True)
-        return Step(units, cells, comparisons)
+    def _merge(self, chunk, answer) -> tuple[int, int]:
+        pos, code, mis, cells, comparisons = answer
+        self._add(pos, code, mis)
+        return cells, comparisons

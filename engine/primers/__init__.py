@@ -1,7 +1,8 @@
 """From candidate regions to usable primers: thermodynamics, filters, merging, off-targets,
 and the tools built on the families (none of them a family itself):
 
-- :mod:`engine.primers.pcr`: in-silico PCR of a primer set (sites by the edit family);
+- :mod:`engine.primers.pcr`: in-silico PCR of a primer set (sites by the edit family;
+  on dask, :mod:`engine.primers.cluster`);
 - :mod:`engine.primers.pairs`: pair design (specificity by kdiff, choice and ranking by
   Primer3 through :mod:`engine.primers.primer3_design`);
 - :mod:`engine.primers.panel`: multiplex panel check (dimers, cross-products);

@@ -6,7 +6,8 @@ CSV columns: record_id,start,end,strand,edits,edits_3prime,cigar,primer,site
 
 from __future__ import annotations
 
-from engine.cli import add_region_options, load_input, selected_flags
+from engine.cli import add_param_options, add_region_options, load_input, selected_flags
+from engine.edit.spec import SPEC as EDIT_SPEC
 from engine.primers import offtarget
 from engine.primers import offtarget as export  # its writers (engine.cli's plug-in contract)
 from engine.sequences import load
@@ -20,6 +21,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal")
     parser.add_argument("--max-edits", type=int, default=3, metavar="D",
                         help="report every site within D edits, both strands (default 3)")
+    add_param_options(parser, EDIT_SPEC, only=("scheduler",))
 
 
 def _primer(args):
@@ -33,7 +35,7 @@ def make_job(args):
     if selected_flags(args):
         raise ValueError("offtarget takes no --opt flags")
     return offtarget.make_job(primer, load_input(args, "background"), args.max_edits, variant=args.variant,
-                              backend=args.backend, threads=args.threads)
+                              backend=args.backend, threads=args.threads, scheduler=args.scheduler)
 
 
 def export_options(args) -> dict:

@@ -46,15 +46,17 @@ class OffTargetSite:
 
 
 def make_job(primer: Record, background, max_edits: int, *, variant=None, backend=None,
-             threads=None) -> Job:
-    """The edit-family search job behind an off-target report (both strands, with alignments)."""
+             threads=None, scheduler=None) -> Job:
+    """The edit-family search job behind an off-target report (both strands, with alignments;
+    ``scheduler``: the dask backend's, engine.cluster)."""
     if isinstance(max_edits, bool) or not isinstance(max_edits, int) or max_edits < 0:
         raise ValueError(f"max_edits must be an integer >= 0, got {max_edits!r}")
     if max_edits >= len(primer):
         raise ValueError(f"max_edits ({max_edits}) must be smaller than the primer length "
                          f"({len(primer)}): every position would be a site")
     return edit.make_job([primer], list(background), mode="search", k=max_edits, strands="both",
-                         variant=variant, backend=backend, threads=threads, align=True)
+                         variant=variant, backend=backend, threads=threads, align=True,
+                         scheduler=scheduler)
 
 
 def _ops(cigar: str) -> list[str]:

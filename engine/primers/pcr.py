@@ -23,6 +23,10 @@ Semantics (the README's, tested against a brute-force finder):
   spans from the ``+`` site's start to the ``-`` site's end, 1-based inclusive, and
   its length is within [``min_product``, ``max_product``]. Products never cross
   records.
+
+On the ``dask`` backend each background chunk is a task that searches and refines its
+own hits on a worker (engine/primers/cluster.py); sites and products are then made
+over whole records, as here.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers.pcr_columns import PcrProducts, PcrSites, Product, Site
 from engine.primers.primer_sets import check_primers
 from engine.sequences import Record, reverse_complement
-from engine.slices import Meter, compile_once, numba_threads, run_info
+from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
 
 __all__ = ["PcrProducts", "PcrResult", "PcrSettings", "PcrSites", "Product", "Site", "find_sites",
            "iter_solve", "make_job", "pair_sites", "solve"]
@@ -80,7 +84,7 @@ class PcrResult:
 
 
 def search_job(primers, background, max_edits: int, *, variant=None, backend=None,
-               parallel=None, flags=None, threads=None) -> Job:
+               parallel=None, flags=None, threads=None, scheduler=None) -> Job:
     """The edit-family job that finds every end within ``max_edits`` (both strands).
 
     Primers are renamed to their indices; the background's records are passed as they are
@@ -88,7 +92,7 @@ def search_job(primers, background, max_edits: int, *, variant=None, backend=Non
     repeat). A background too large to hold whole is streamed by the search
     (engine/edit/streamed.py). Without a variant: ``myers`` for primers of up to 64 nt (with its ``simd`` flag, by
     default: all primers and strands read the background once), else ``myers-blocked``;
-    ``task`` on cuda.
+    ``task`` on cuda. ``scheduler``: the dask backend's (engine.cluster).
     """
     primers = check_primers(primers)
     background = tuple(background)
@@ -106,11 +110,11 @@ def search_job(primers, background, max_edits: int, *, variant=None, backend=Non
     return edit.make_job([Record(str(i), p.codes) for i, p in enumerate(primers)], background,
                          mode="search", k=max_edits, strands="both", report="hits", align=False,
                          profile=False, variant=variant, backend=backend, parallel=parallel,
-                         flags=flags, threads=threads)
+                         flags=flags, threads=threads, scheduler=scheduler)
 
 
 def make_job(primers, background, settings: PcrSettings | None = None, *, variant=None,
-             backend=None, parallel=None, flags=None, threads=None) -> Job:
+             backend=None, parallel=None, flags=None, threads=None, scheduler=None) -> Job:
     """Check everything and return the job (``Job.family`` ``"pcr"``; ``iter_solve`` runs it).
 
     Parameters
@@ -121,12 +125,15 @@ def make_job(primers, background, settings: PcrSettings | None = None, *, varian
     settings : PcrSettings
     variant, backend, parallel, flags, threads
         The edit family's, for the site search (flags None: the variant's defaults).
+    scheduler : str, optional
+        dask only: a scheduler's address (None: a local cluster). The site search and the
+        refinement run chunk by chunk on the cluster (engine/primers/cluster.py).
     """
     settings = settings or PcrSettings()
     primers = check_primers(primers)
     background = tuple(background)
     search = search_job(primers, background, settings.max_edits, variant=variant, backend=backend,
-                        parallel=parallel, flags=flags, threads=threads)
+                        parallel=parallel, flags=flags, threads=threads, scheduler=scheduler)
     return Job(family="pcr", inputs={"primers": primers, "background": background},
                variant=search.variant, backend=search.backend, parallel=search.parallel,
                flags=search.flags, params={"settings": settings, "search": search},
@@ -169,13 +176,32 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     settings: PcrSettings = job.params["settings"]
     primers, background = job.inputs["primers"], job.inputs["background"]
     meter = Meter(job, threads=numba_threads(job))
-    found = yield from relabel(edit.iter_solve(job.params["search"], cancel), "primer sites")
-    absorb(meter, found.info)
-    yield from compile_once(Refiner())
-    sites = meter.timed(lambda: find_sites(primers, background, found.hits, settings))
+    if job.backend == "dask":  # search and refinement per chunk on a cluster's workers
+        sites = yield from _cluster_sites(job, meter, cancel)
+    else:
+        found = yield from relabel(edit.iter_solve(job.params["search"], cancel), "primer sites")
+        absorb(meter, found.info)
+        yield from compile_once(Refiner())
+        sites = meter.timed(lambda: find_sites(primers, background, found.hits, settings))
     products = meter.timed(lambda: pair_sites(sites, background, settings))
     return PcrResult(run_info(job, meter), settings, tuple((p.id, p.text) for p in primers),
                      sites, products)
+
+
+def _cluster_sites(job: Job, meter: Meter, cancel: CancelToken):
+    """The sites of a dask job: each chunk's hits refined where they were found (the piece
+    that owns their end, engine/primers/cluster.py), merged into sites over whole records."""
+    from engine.primers.cluster import ClusterSites
+
+    runner = ClusterSites(job, cancel.flag)
+    try:
+        yield from relabel(compile_once(runner, runner.total, "starting the Dask cluster…"),
+                           "primer sites")
+        meter.threads = runner.threads
+        yield from relabel(run_slices(runner, meter, cancel), "primer sites")
+    finally:
+        runner.close()
+    return meter.timed(runner.sites)
 
 
 def absorb(meter: Meter, info: RunInfo) -> None:
@@ -190,28 +216,48 @@ def find_sites(primers, background, hits, settings: PcrSettings) -> PcrSites:
     """Sites (see the module docstring) from the edit search hits (engine.edit.EditHits) of
     :func:`search_job`, as columns: sorted by record, start, strand, primer."""
     primers, background = tuple(primers), tuple(background)
-    names, ids = [p.id for p in primers], [r.id for r in background]
     if not len(hits):
-        return PcrSites.empty(names, ids)
+        return site_table(primers, background, settings, None)
     pat = hits.pattern.astype(np.int64)
     rec = hits.record.astype(np.int64)
     minus = hits.strand.astype(np.int64)
     dist = hits.distance.astype(np.int64)
-    shift = np.array([r.offset for r in background], dtype=np.int64)
     # Columns (0-based, within each record) from here on; a site's positions are
     # column + 1 + offset (a region keeps its record's numbering).
-    end = hits.end - 1 - shift[rec]
+    end = hits.end - 1 - record_shifts(background)[rec]
     d, e3, start = _refine(primers, background, settings, pat, rec, minus, end)
+    return site_table(primers, background, settings,
+                      passing(settings, pat, rec, minus, dist, d, e3, start, end))
+
+
+def record_shifts(background) -> np.ndarray:
+    """Per record, the bases of its loaded record before its first (Record.offset)."""
+    return np.array([r.offset for r in background], dtype=np.int64)
+
+
+def passing(settings: PcrSettings, pat, rec, minus, dist, d, e3, start, end) -> tuple:
+    """The refined hits (:class:`Refinement`) that pass ``max_edits`` and the 3' rule:
+    (primer, record, strand, edits, 3' edits, start column, end column) arrays."""
     if settings.indels and not np.array_equal(d, dist):
         bad = int(np.flatnonzero(d != dist)[0])
         raise RuntimeError(f"pcr: site refinement disagrees with the edit search at hit {bad}")
     ok = np.flatnonzero((d >= 0) & (d <= settings.max_edits) & (e3 <= settings.max_3prime_edits))
-    pat, rec, minus, d, e3, start, end = (a[ok] for a in (pat, rec, minus, d, e3, start, end))
+    return tuple(a[ok] for a in (pat, rec, minus, d, e3, start, end))
+
+
+def site_table(primers, background, settings: PcrSettings, refined) -> PcrSites:
+    """The sites of the passing hits (:func:`passing`, or None for none), found in one
+    piece or many (overlapping alignments are merged here, over whole records)."""
+    names, ids = [p.id for p in primers], [r.id for r in background]
+    if refined is None or not len(refined[0]):
+        return PcrSites.empty(names, ids)
+    pat, rec, minus, d, e3, start, end = refined
     if settings.indels:
         keep = _best_of_overlaps(pat, rec, minus, d, e3, start, end)
         pat, rec, minus, d, e3, start, end = (a[keep] for a in (pat, rec, minus, d, e3, start, end))
     order = np.lexsort((pat, minus, start, rec))
     pat, rec, minus, d, e3, start, end = (a[order] for a in (pat, rec, minus, d, e3, start, end))
+    shift = record_shifts(background)
     return PcrSites({"primer": pat, "record": rec, "strand": minus.astype(np.int8),
                      "start": start + shift[rec] + 1, "end": end + shift[rec] + 1, "edits": d,
                      "edits_3prime": e3},
@@ -239,36 +285,54 @@ def _best_of_overlaps(pat, rec, minus, d, e3, start, end) -> np.ndarray:
     return order[best[first]]
 
 
-def _refine(primers, background, settings: PcrSettings, pat, rec, minus, end):
-    """(distance, 3' edits, start column) of every hit (pcr_kernels), the background held
-    whole, or read a chunk at a time when it is larger than config.STREAM_MEMORY_BASES: a
-    hit is refined in the piece that owns its end, whose overlap (longest primer +
-    max_edits) holds every alignment the kernel looks at."""
-    from engine.primers import pcr_kernels
-    from engine.streaming import Background
+class Refinement:
+    """The site refinement kernel (pcr_kernels.refine_sites) for a primer set (their codes
+    in both orientations) and the settings."""
 
-    pats = np.concatenate([p.codes for p in primers]).astype(np.uint8)
-    p_offs = np.zeros(len(primers) + 1, dtype=np.int64)
-    np.cumsum([len(p) for p in primers], out=p_offs[1:])
-    rc_pats = np.concatenate([reverse_complement(p.codes) for p in primers]).astype(np.uint8)
+    def __init__(self, primers, settings: PcrSettings):
+        self.settings = settings
+        self.pats = np.concatenate([p.codes for p in primers]).astype(np.uint8)
+        self.p_offs = np.zeros(len(primers) + 1, dtype=np.int64)
+        np.cumsum([len(p) for p in primers], out=self.p_offs[1:])
+        self.rc_pats = np.concatenate([reverse_complement(p.codes) for p in primers]
+                                      ).astype(np.uint8)
 
-    def refine(text, lo, at, rows):
-        """Rows' hits in ``text``, their records' (pieces') columns starting at ``lo``
-        (the kernel looks no further back) and their column 0 at ``at``."""
-        out = np.zeros((rows.shape[0], 3), dtype=np.int64)
-        pcr_kernels.refine_sites(pats, p_offs, rc_pats, text, lo, pat[rows], minus[rows],
-                                 at + end[rows], settings.max_edits, settings.three_prime_window,
-                                 settings.indels, out)
+    def __call__(self, text, lo, at, pat, minus, end) -> np.ndarray:
+        """(distance, 3' edits, start column) rows of the hits of primers ``pat`` on strands
+        ``minus`` ending at columns ``end`` of records (pieces) of ``text``, whose column 0
+        lies at ``at`` and whose first column at ``lo`` (the kernel looks no further back)."""
+        from engine.primers import pcr_kernels
+
+        s = self.settings
+        out = np.zeros((pat.shape[0], 3), dtype=np.int64)
+        pcr_kernels.refine_sites(self.pats, self.p_offs, self.rc_pats, text, lo, pat, minus,
+                                 at + end, s.max_edits, s.three_prime_window, s.indels, out)
         out[:, 2] -= at
         return out
 
+    def in_pieces(self, text, piece, pat, minus, end) -> np.ndarray:
+        """As calling it, for hits found in pieces ``piece`` of a chunk's text
+        (engine.streaming.ChunkText) that own their ends (the piece's overlap, longest
+        primer + max_edits, holds every alignment the kernel looks at)."""
+        p_start = np.array([p.start for p in text.pieces], dtype=np.int64)
+        return self(text.codes, text.offsets[piece], text.offsets[piece] - p_start[piece],
+                    pat, minus, end)
+
+
+def _refine(primers, background, settings: PcrSettings, pat, rec, minus, end):
+    """(distance, 3' edits, start column) of every hit (:class:`Refinement`), the background
+    held whole, or read a chunk at a time when it is larger than config.STREAM_MEMORY_BASES:
+    a hit is refined in the piece that owns its end."""
+    from engine.streaming import Background
+
+    refine = Refinement(primers, settings)
     bg = Background(background, "forward")
     if bg.fits():
         text = np.concatenate([r.codes for r in background]).astype(np.uint8) \
             if len(background) > 1 else np.ascontiguousarray(background[0].codes, dtype=np.uint8)
         t_offs = np.zeros(len(background) + 1, dtype=np.int64)
         np.cumsum(bg.lengths, out=t_offs[1:])
-        out = refine(text, t_offs[rec], t_offs[rec], np.arange(rec.shape[0]))
+        out = refine(text, t_offs[rec], t_offs[rec], pat, minus, end)
         return out[:, 0], out[:, 1], out[:, 2]
     out = np.zeros((rec.shape[0], 3), dtype=np.int64)
     # The hits' ends laid end to end over the records, sorted: a piece's are a range of them.
@@ -279,8 +343,8 @@ def _refine(primers, background, settings: PcrSettings, pat, rec, minus, end):
     flat = flat[order]
     for chunk in bg.chunks(max(len(p) for p in primers) + settings.max_edits):
         piece_rec = np.array([p.record for p in chunk.pieces], dtype=np.int64)
-        p_start, p_own, p_end = (np.array([getattr(p, f) for p in chunk.pieces], dtype=np.int64)
-                                 for f in ("start", "own", "end"))
+        p_own, p_end = (np.array([getattr(p, f) for p in chunk.pieces], dtype=np.int64)
+                        for f in ("own", "end"))
         first = np.searchsorted(flat, base[piece_rec] + p_own, side="left")
         last = np.searchsorted(flat, base[piece_rec] + p_end, side="left")
         if not np.any(last > first):
@@ -288,8 +352,7 @@ def _refine(primers, background, settings: PcrSettings, pat, rec, minus, end):
         text = bg.text(chunk)
         piece = np.repeat(np.arange(len(chunk.pieces)), last - first)
         rows = order[np.concatenate([np.arange(a, b) for a, b in zip(first, last)])]
-        at = text.offsets[piece] - p_start[piece]
-        out[rows] = refine(text.codes, text.offsets[piece], at, rows)
+        out[rows] = refine.in_pieces(text, piece, pat[rows], minus[rows], end[rows])
         bg.release(chunk)
     return out[:, 0], out[:, 1], out[:, 2]
 

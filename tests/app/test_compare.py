@@ -21,3 +21,13 @@ def test_compare_backends_on_a_small_nw_job(qtbot, window):
     assert all(r.complete for r in rows)
     assert all(r.agrees is not False for r in rows) and rows[0].agrees is None
     assert window.compare_view.has_data()
+
+
+def test_compare_leaves_out_the_backends_that_do_not_take_the_job():
+    """edit's dask backend runs searches of whole records only (BackendSpec.takes): Compare
+    backends offers it for such a search, not for global distances."""
+    fam = registry.family("edit")
+    search = {s.backend for s in combinations(fam, {"mode": "search", "pairing": "all"})}
+    global_ = {s.backend for s in combinations(fam, {"mode": "global", "pairing": "all"})}
+    assert "serial" in global_ and "dask" not in global_
+    assert registry.backend_status("dask")[0] is ("dask" in search)

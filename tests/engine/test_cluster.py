@@ -1,6 +1,7 @@
 """The dask backend (engine/cluster.py): the same answers as one process, wherever chunk edges
-fall, on either strand and from a genome store; a worker killed mid-job changes nothing;
-cancel stops the tasks and keeps what was merged; --scheduler on the command line.
+fall, on either strand and from a genome store (kdiff, kmismatch, edit search and the
+off-target report, pcr); a worker killed mid-job changes nothing; cancel stops the tasks
+and keeps what was merged; --scheduler on the command line.
 
 One LocalCluster of 2 single-threaded worker processes serves the module (jobs reach it
 through ``scheduler=``); one test starts a job's own local cluster (no address)."""
@@ -145,6 +146,177 @@ def test_kmismatch_dask_equals_in_memory_across_chunk_edges(dask_cluster, small_
             assert got.scanned == want.scanned
 
 
+def _edit_rows(result):
+    return [(h.pattern_id, h.record_id, h.strand, h.start, h.end, h.distance, h.cigar, h.matched)
+            for h in result.hits]
+
+
+def _profile_rows(result):
+    return [(p.pattern_id, p.record_id, p.strand, p.bin_width, p.length, p.cap, p.values.tolist())
+            for p in result.profiles]
+
+
+def _edit_case():
+    """Patterns planted across the chunk edges of 300-base chunks: one with an inserted base
+    (an occurrence m + 1 long), its reverse complement with a substitution, several records
+    (one shorter than any chunk, one a region keeping its record's numbering)."""
+    rng = np.random.default_rng(29)
+    pattern = _random(rng, 22)
+    inserted = np.concatenate([pattern[:9], _random(rng, 1), pattern[9:]])
+    sub = pattern.copy()
+    sub[5] = BASES[(np.searchsorted(BASES, sub[5]) + 1) % 4]
+    texts = [_random(rng, n) for n in (1500, 6, 1100)]
+    texts[0][289:312] = inserted                 # across chunk edges (_straddled_edit)
+    texts[0][555:577] = reverse_complement(sub)  # on the reverse strand
+    texts[2][580:602] = pattern
+    records = [Record("r0", texts[0]), Record("r1", texts[1]),
+               Record("r2", texts[2], offset=5000)]
+    patterns = [Record("p", pattern), Record("q", _random(rng, 9)),
+                Record("s", pattern[3:17].copy())]
+    return patterns, records
+
+
+@pytest.mark.parametrize("variant,flags", [("myers", None), ("myers", frozenset()),
+                                           ("myers-blocked", None), ("banded", None)])
+def test_edit_search_dask_equals_in_memory_across_chunk_edges(dask_cluster, small_chunks,
+                                                              tmp_path, variant, flags):
+    """Hits (starts, CIGARs, matched strings), best hits and score profiles of a search on
+    dask equal the in-memory ones, from memory and from a genome store."""
+    from engine import edit
+
+    patterns, records = _edit_case()
+    fasta = tmp_path / "text.fa"
+    fasta.write_text("".join(f">{r.id}\n{r.text}\n" for r in records))
+    store.build(fasta, tmp_path / "text.psg")
+    stored = load(tmp_path / "text.psg")
+    for report, k in (("hits", 3), ("best", None)):
+        overlap = 22 + (k if k is not None else 22)  # the longest pattern's reach
+        pieces = [p for c in plan_chunks([1500, 6, 1100], overlap, 300) for p in c.pieces]
+        planted = ((0, 289, 312), (0, 555, 577), (2, 580, 602))
+        assert sum(any(p.record == rec and a < p.own < b for p in pieces)
+                   for rec, a, b in planted) >= 2
+        options = {"mode": "search", "k": k, "report": report, "strands": "both",
+                   "variant": variant, "flags": flags}
+        want = edit.solve(patterns, records, backend="serial", **options)
+        assert {h.strand for h in want.hits if h.pattern_id == "p" and h.distance <= 1} == \
+            {"+", "-"}
+        want_stored = edit.solve(patterns, stored, backend="serial", **options)
+        small_chunks(300)
+        got = edit.solve(patterns, records, backend="dask", scheduler=dask_cluster[0], **options)
+        assert got.info.backend == "dask" and got.info.complete
+        assert _edit_rows(got) == _edit_rows(want)
+        assert _profile_rows(got) == _profile_rows(want)
+        got = edit.solve(patterns, stored, backend="dask", scheduler=dask_cluster[0], **options)
+        assert _edit_rows(got) == _edit_rows(want_stored)
+        assert _profile_rows(got) == _profile_rows(want_stored)
+
+
+def test_offtarget_report_on_dask_equals_in_memory(dask_cluster, small_chunks):
+    from engine.primers import offtarget
+
+    patterns, records = _edit_case()
+    want = offtarget.find_offtargets(patterns[0], records, 3, backend="multicore")
+    assert {s.strand for s in want} == {"+", "-"}
+    small_chunks(300)
+    assert offtarget.find_offtargets(patterns[0], records, 3, backend="dask",
+                                     scheduler=dask_cluster[0]) == want
+
+
+def test_edit_dask_runs_searches_over_whole_records_only():
+    """The registry says so (BackendSpec.takes): make_job refuses the rest."""
+    from engine import edit, registry
+
+    with pytest.raises(ValueError,
+                       match="the dask backend of edit takes mode 'search' only, got 'global'"):
+        edit.make_job([Record("p", BASES)], [Record("t", BASES)], backend="dask")
+    with pytest.raises(ValueError, match="the dask backend of edit takes pairing 'all' only"):
+        edit.make_job([Record("p", BASES)], [Record("t", BASES)], mode="search", k=1,
+                      pairing="zip", backend="dask")
+    fam = registry.family("edit")
+    assert registry.backend_refusal(fam, "myers", "dask", {"mode": "search", "pairing": "all"}) \
+        is None
+    assert registry.backend_refusal(fam, "myers", "serial", {"mode": "global"}) is None
+    with pytest.raises(ValueError, match="scheduler applies to the dask backend only"):
+        edit.make_job([Record("p", BASES)], [Record("t", BASES)], mode="search", k=1,
+                      backend="serial", scheduler="tcp://127.0.0.1:8786")
+
+
+def _pcr_case(rng, shift):
+    """Products of planted primer sites (one site with a substitution), on two records (one
+    a region keeping its numbering): ``shift`` moves the sites across the chunk edges."""
+    fwd, rev = _random(rng, 20), _random(rng, 18)
+    site = fwd.copy()
+    site[14] = BASES[(np.searchsorted(BASES, site[14]) + 1) % 4]
+    primers = [Record("F", fwd), Record("R", rev)]
+    background = [
+        Record("b", np.concatenate([_random(rng, 60 + shift), site, _random(rng, 150),
+                                    reverse_complement(rev), _random(rng, 40), rev,
+                                    _random(rng, 90), reverse_complement(fwd),
+                                    _random(rng, 30)])),
+        Record("s", np.concatenate([fwd, reverse_complement(rev)]), offset=100)]
+    return primers, background
+
+
+@pytest.mark.parametrize("indels", [True, False])
+def test_pcr_dask_equals_in_memory_across_chunk_edges(dask_cluster, small_chunks, tmp_path,
+                                                      indels):
+    """Sites are refined in the piece that owns their end on the workers, overlapping
+    alignments merged and products paired on the client: the same sites and products
+    (sequences included) as one process, wherever the chunk edges fall, and from a store."""
+    from engine.primers import pcr
+
+    rng = np.random.default_rng(31)
+    settings = pcr.PcrSettings(max_edits=2, max_3prime_edits=1, max_product=400,
+                               indels=indels, with_sequence=True)
+    for shift in range(26):  # the edges fall at every offset (owned ranges of 26 columns)
+        primers, background = _pcr_case(rng, shift)
+        want = pcr.solve(primers, background, settings, backend="serial")
+        assert len(want.products) >= 3
+        small_chunks(48)
+        got = pcr.solve(primers, background, settings, backend="dask",
+                        scheduler=dask_cluster[0])
+        assert got.info.backend == "dask" and got.info.complete
+        assert got.sites == want.sites and got.products == want.products
+    fasta = tmp_path / "bg.fa"
+    fasta.write_text("".join(f">{r.id}\n{r.text}\n" for r in background))
+    store.build(fasta, tmp_path / "bg.psg")
+    want = pcr.solve(primers, load(fasta), settings, backend="multicore")
+    small_chunks(64)
+    got = pcr.solve(primers, load(tmp_path / "bg.psg"), settings, backend="dask",
+                    scheduler=dask_cluster[0])
+    assert got.sites == want.sites and got.products == want.products
+
+
+def test_edit_cancel_on_dask_keeps_the_merged_chunks(dask_cluster, monkeypatch):
+    """A cancel after the first chunks are merged: an incomplete result whose hits are
+    in-memory ones, and whose profile bins are unscanned or no better than the in-memory ones
+    (a bin across a chunk edge may lack the chunk not merged)."""
+    from engine import edit
+
+    rng = np.random.default_rng(37)
+    text = [Record("t", _random(rng, 400_000))]
+    pattern = [Record("p", text[0].codes[1000:1016].copy())]
+    options = {"mode": "search", "k": 3, "strands": "both"}
+    want = edit.solve(pattern, text, backend="multicore", **options)
+    monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 10_000)  # 40 tasks
+    token = CancelToken()
+    gen = edit.iter_solve(edit.make_job(pattern, text, backend="dask",
+                                        scheduler=dask_cluster[0], **options), token)
+    progress = next(gen)
+    while progress.phase != "running" or not progress.done:
+        progress = next(gen)
+    token.cancel()
+    got = drive(gen)
+    assert not got.info.complete and got.info.backend == "dask"
+    rows = set(_edit_rows(got))
+    assert rows <= set(_edit_rows(want)) and len(rows) < len(want.hits)
+    values, full = got.profiles[0].values, want.profiles[0].values
+    scanned = values >= 0
+    assert 0 < scanned.sum() < len(values)
+    assert (values[scanned] >= full[scanned]).all()
+    assert (values[scanned] == full[scanned]).mean() > 0.9
+
+
 def test_a_job_without_an_address_starts_and_closes_its_own_local_cluster(small_chunks):
     targets, background = _planted_case()
     want = kdiff.solve(targets[:1], background, 4, backend="serial")
@@ -240,6 +412,38 @@ def test_cli_runs_on_the_cluster_at_scheduler(dask_cluster, tmp_path):
     assert payload["candidates"] == [[c.target_id, c.start, c.end] for c in want.candidates]
 
 
+def test_cli_pcr_and_offtarget_run_on_the_cluster_at_scheduler(dask_cluster, tmp_path):
+    from engine.primers import offtarget, pcr
+
+    primers, background = _pcr_case(np.random.default_rng(41), 0)
+    bg = tmp_path / "bg.fa"
+    bg.write_text("".join(f">{r.id}\n{r.text}\n" for r in background))
+    names = ",".join(f"{p.id}={p.text}" for p in primers)
+    for argv, want in (
+            (["pcr", names, str(bg), "--max-edits", "2", "--max-3prime-edits", "1"],
+             pcr.solve(primers, load(bg), pcr.PcrSettings(max_edits=2, max_3prime_edits=1),
+                       backend="serial")),
+            (["offtarget", primers[0].text, str(bg), "--max-edits", "2"],
+             offtarget.find_offtargets(primers[0], load(bg), 2, backend="serial"))):
+        out = subprocess.run([sys.executable, "-m", "engine.cli", *argv, "--backend", "dask",
+                              "--scheduler", dask_cluster[0], "--json"],
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        payload = json.loads(out.stdout)
+        assert payload["backend"] == "dask" and payload["complete"]
+        if argv[0] == "pcr":
+            assert len(payload["products"]) == len(want.products) >= 3
+        else:
+            assert [tuple(s[:5]) for s in payload["sites"]] == \
+                [(s.record_id, s.start, s.end, s.strand, s.edits) for s in want]
+
+
+@pytest.mark.parametrize("command", [
+    ["kdiff", "ACGTACGTAC", "ACGGTACCAGT", "-k", "2"],
+    ["pcr", "F=ACGTACGTAC,R=GGTACCAGTA", "ACGGTACCAGTTTACGTACGTA", "--max-edits", "1"],
+    ["offtarget", "ACGTACGTAC", "ACGGTACCAGT", "--max-edits", "1"],
+    ["edit", "ACGTACGTAC", "ACGGTACCAGT", "--mode", "search", "-k", "1"],
+])
 @pytest.mark.parametrize("argv,message", [
     (["--backend", "dask", "--scheduler", "tcp://127.0.0.1:{port}"],
      "cannot reach the Dask scheduler at tcp://127.0.0.1:{port}"),
@@ -248,7 +452,7 @@ def test_cli_runs_on_the_cluster_at_scheduler(dask_cluster, tmp_path):
     (["--backend", "multicore", "--scheduler", "tcp://127.0.0.1:{port}"],
      "scheduler applies to the dask backend only"),
 ])
-def test_a_bad_scheduler_is_one_line_and_exit_2(monkeypatch, capsys, argv, message):
+def test_a_bad_scheduler_is_one_line_and_exit_2(monkeypatch, capsys, command, argv, message):
     import socket
 
     with socket.socket() as sock:  # a port nothing listens on
@@ -256,7 +460,7 @@ def test_a_bad_scheduler_is_one_line_and_exit_2(monkeypatch, capsys, argv, messa
         port = sock.getsockname()[1]
     monkeypatch.setattr(config, "CLUSTER_CONNECT_SECONDS", 1)
     argv = [a.format(port=port) for a in argv]
-    status = cli.main(["kdiff", "ACGTACGTAC", "ACGGTACCAGT", "-k", "2", "--no-progress", *argv])
+    status = cli.main([*command, "--no-progress", *argv])
     err = capsys.readouterr().err
     assert status == 2
     assert err.count("\n") == 1 and err.startswith("primerscope: error: ")
