@@ -203,8 +203,7 @@ def has_module(package: str, name: str) -> bool:
         return False
     return any(os.path.exists(os.path.join(where, name + suffix))
                for where in spec.submodule_search_locations
-               for suffix in (".py", ".pyc")) or any(
-        os.path.isdir(os.path.join(where, name)) for where in spec.submodule_search_locations)
+               for suffix in (".py", ".pyc", os.sep + "__init__.py"))
 
 
 def _present(module: str) -> bool:

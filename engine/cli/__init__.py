@@ -135,6 +135,9 @@ def selected_flags(args):
     return frozenset(o for o in opts if o != "none")
 
 
+INDEX_HELP = "build a genome store (.psg) from FASTA/GenBank/EMBL/.2bit"
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with ``command`` (the subcommand about to run) only that
     one's plug-in is imported and given its options (the others are listed, empty):
@@ -185,9 +188,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     # Listed here for --help; the launcher hands `bench` to the benchmarks package.
     sub.add_parser("bench", help="benchmarks (primerscope bench --help)", add_help=False)
     return parser
-
-
-INDEX_HELP = "build a genome store (.psg) from FASTA/GenBank/EMBL/.2bit"
 
 
 def _remember_inputs(parser: argparse.ArgumentParser) -> None:
