@@ -6,8 +6,9 @@ One of them, np.arraymath (numba's, and numba-cuda's copy alike), imports scipy.
 only to learn whether ``np.correlate`` and ``np.convolve`` may call a BLAS ``dot``: 0.4 s
 of a run's start-up on the GPU machine, where scipy is installed. No kernel of ours calls
 those (and none on CUDA could call a BLAS), so :func:`ready` does the refresh with that
-import failing at once; numba then inlines its own loop there. The import is only blocked
-during the refresh: ``np.dot`` in anyone's numba code still finds scipy afterwards.
+import failing at once; numba then inlines its own loop there. The import fails only on
+the refreshing thread, during the refresh: ``np.dot`` in anyone's numba code, and other
+threads, still find scipy.
 
 The cuda target is readied by engine.gpu (before the driver is first asked for the
 context, so that it overlaps the context's creation); the CPU one by
@@ -16,6 +17,7 @@ engine.slices.numba_threads, at the start of every serial and multicore job.
 
 from __future__ import annotations
 
+import importlib.abc
 import sys
 import threading
 from contextlib import contextmanager
@@ -42,17 +44,29 @@ def ready(target: str) -> None:
         _ready.add(target)
 
 
+class _NoScipyLinalg(importlib.abc.MetaPathFinder):
+    """Fails ``import scipy.linalg`` (and so its cython_blas) on one thread only: the GUI's
+    other threads import what they like meanwhile."""
+
+    def __init__(self) -> None:
+        self.thread = threading.get_ident()
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "scipy.linalg" and threading.get_ident() == self.thread:
+            raise ModuleNotFoundError("left out while numba sets up", name=name)
+        return None
+
+
 @contextmanager
 def without_scipy_blas():
-    """Inside, ``import scipy.linalg.cython_blas`` fails at once (numba itself imports only
-    scipy's light top package), unless it has been imported already."""
-    name = "scipy.linalg.cython_blas"
-    if name in sys.modules:
+    """Inside, on this thread, ``import scipy.linalg.cython_blas`` fails at once (numba itself
+    imports only scipy's light top package), unless scipy.linalg is imported already."""
+    if "scipy.linalg" in sys.modules:
         yield
         return
-    sys.modules[name] = None  # importing a name whose entry is None raises ImportError
+    finder = _NoScipyLinalg()
+    sys.meta_path.insert(0, finder)
     try:
         yield
     finally:
-        if name in sys.modules and sys.modules[name] is None:
-            del sys.modules[name]
+        sys.meta_path.remove(finder)
