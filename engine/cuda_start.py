@@ -45,10 +45,6 @@ def start() -> bool:
     return True
 
 
-def started() -> bool:
-    return _thread is not None
-
-
 def _retain_primary_context(ctypes) -> None:
     """cuInit and a reference to device 0's primary context (kept for the process, as numba
     keeps its own). ctypes calls release the GIL."""

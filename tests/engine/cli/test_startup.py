@@ -165,3 +165,20 @@ def test_numbas_set_up_leaves_scipy_linalg_alone(tmp_path):
                           timeout=600, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split("\n")[-2] == "True []"
+
+
+def test_the_early_cuda_context_thread_imports_nothing_and_starts_once():
+    """engine.cuda_start asks the driver through ctypes on its own thread; it imports no numba
+    (import locks: see its docstring), starts once, and under the simulator not at all. On a
+    machine without a driver the thread just ends."""
+    code = ("import sys\n"
+            "from engine import cuda_start\n"
+            "assert cuda_start.start() and cuda_start.start()\n"
+            "thread = cuda_start._thread\n"
+            "assert cuda_start.start() and cuda_start._thread is thread\n"
+            "thread.join(120)\n"
+            "print(thread.is_alive(), sorted(m for m in ('numpy', 'numba') if m in sys.modules))\n")
+    assert _python(code, **{"NUMBA_ENABLE_CUDASIM": "0"}).split("\n")[-2] == "False []"
+    code = ("from engine import cuda_start\n"
+            "print(cuda_start.start(), cuda_start._thread)\n")
+    assert _python(code, NUMBA_ENABLE_CUDASIM="1").strip() == "False None"
