@@ -59,7 +59,7 @@ print(f"{'cumulative':>12} {'self':>9}  depth module")
 for cum, own, depth, name in sorted(rows, reverse=True)[:15]:
     print(f"{cum / 1e3:9.1f} ms {own / 1e3:6.1f} ms  {depth:>5} {name}")
 heavy = ("PySide6", "app", "pandas", "dask", "Bio", "scipy")
-print("loaded of", ", ".join(heavy) + ":",
+print("imported (or tried: a failed import is listed too) of", ", ".join(heavy) + ":",
       sorted({r[3] for r in rows if r[3].split(".")[0] in heavy}) or "none")
 PY
 cat "$OUT/w2imp-top.txt"
