@@ -2,10 +2,9 @@
 
 Every family works on ``uint8`` arrays of 4-bit base sets (A=1, C=2, G=4, T=8,
 IUPAC codes are unions). Two symbols match when their sets intersect, so an
-``N`` never invents a difference. FASTA is read here (as Biopython's SimpleFastaParser
-reads it, after a check that accepts a BOM, blank lines and any line ending and says
-every problem in one line: importing Biopython's SeqIO alone costs 0.05-0.5 s of every
-run's start); GenBank and EMBL through Biopython's SeqIO.
+``N`` never invents a difference. Files are read with Biopython (FASTA through its
+SimpleFastaParser, after a check here that accepts a BOM, blank lines and any line
+ending and says every problem in one line; GenBank and EMBL through SeqIO).
 The text of every record is validated in full before anything is computed, and
 the first bad character is reported with file, record and 1-based position.
 """
@@ -55,7 +54,6 @@ _FORMAT_BY_SUFFIX = {
 }
 _LEADING_SPACE = re.compile(r"\s*")
 _FASTA_DROP = str.maketrans("", "", " \t\r\n")
-_OTHER_ASCII_SPACE = "\x0b\x0c\x1c\x1d\x1e\x1f"  # what str.rstrip strips besides those
 _PROTEIN_ONLY = set("EFIJLOPQXZ*efijlopqxz")
 _LITERAL_RE = re.compile(r"^[A-Za-z]+$")  # a file named so is read, with a warning
 _NCBI_GI_RE = re.compile(r"^gi\|\d+\|[a-z]+\|([^|]+)\|[^|]*$")
@@ -278,9 +276,12 @@ def _read_text(path: Path) -> str:
 
 
 def _fasta_records(text: str, path: Path) -> Iterator[tuple[str, str, str]]:
-    """(id, description, sequence) of each FASTA record (id: the title's first word).
-    Checked first, so that each problem is one line: blank lines before the first header
-    are skipped; ';' comment lines and text before the first header are errors."""
+    """(id, description, sequence) of each FASTA record, parsed by Biopython's
+    SimpleFastaParser (id: the title's first word). Checked first, so that each problem is
+    one line: blank lines before the first header are skipped; ';' comment lines and text
+    before the first header are errors."""
+    from Bio.SeqIO.FastaIO import SimpleFastaParser  # deferred: Biopython's import costs ~0.2 s
+
     content = _LEADING_SPACE.match(text).end()
     start = text.rfind("\n", 0, content) + 1  # the first line that is not blank
     lineno = text.count("\n", 0, start) + 1
@@ -296,23 +297,9 @@ def _fasta_records(text: str, path: Path) -> Iterator[tuple[str, str, str]]:
     comment = text.find("\n;", start)
     if comment >= 0:
         _comment_line(path, text.count("\n", 0, comment) + 2)
-    for title, seq in _simple_fasta(text[start:]):
+    for title, seq in SimpleFastaParser(io.StringIO(text[start:])):
         words = title.split(None, 1)
-        yield (words[0] if words else ""), title, seq
-
-
-def _simple_fasta(text: str) -> Iterator[tuple[str, str]]:
-    """(title, sequence) of each record of ``text``, which starts with '>' and has LF line
-    ends, as Biopython's SimpleFastaParser reads it (a record starts at each line that
-    starts with '>'; the title is the rest of that line, the sequence its other lines, each
-    stripped at the right, joined), with spaces, tabs and line ends dropped; a record at a
-    time rather than a line. Stripping lines one by one matters only where a line ends in
-    other white space (form feed, NBSP...): only such records pay for it."""
-    for chunk in text[1:].split("\n>"):
-        title, _, body = chunk.partition("\n")
-        if not body.isascii() or any(c in body for c in _OTHER_ASCII_SPACE):
-            body = "".join([line.rstrip() for line in body.split("\n")])
-        yield title.rstrip(), body.translate(_FASTA_DROP)
+        yield (words[0] if words else ""), title, seq.translate(_FASTA_DROP)
 
 
 def _comment_line(path: Path, lineno: int) -> None:
