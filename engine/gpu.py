@@ -9,6 +9,12 @@ keep working in the same process.
 
 Kernels run unchanged under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``),
 which is how CI tests them.
+
+Start-up (issue #16): a kernel is compiled, or loaded from numba's disk cache, at its
+first launch (:meth:`Device.launch`), so a job loads only the kernels it runs; that time
+is compile time, not solve time (``engine.slices.add_compile_time``), and
+:data:`LOADED` lists those launches. The CLI creates the CUDA context early on a thread
+of its own (engine.cuda_start); :func:`prepare` readies numba's compiler once.
 """
 
 from __future__ import annotations
@@ -22,6 +28,9 @@ from contextlib import contextmanager
 import numpy as np
 from numba import config as numba_config
 from numba import cuda
+
+from engine.jobs import now
+from engine.slices import add_compile_time
 
 SIMULATOR = bool(numba_config.ENABLE_CUDASIM)
 
@@ -118,6 +127,37 @@ def quiet_simulator():
         yield
 
 
+def prepare() -> None:
+    """Ready numba's CUDA compiler once per process (engine.numba_setup: without scipy).
+    Loading the first kernel would do it; done before the driver is first asked for the
+    context, it runs while the context is still being created (engine.cuda_start)."""
+    if SIMULATOR:
+        return
+    from engine import numba_setup
+
+    with cuda_errors("setting up numba's CUDA compiler"):
+        numba_setup.ready("cuda")
+
+
+#: (kernel name, seconds) of every launch that compiled a kernel or loaded it from numba's
+#: disk cache in this process, in order (under the simulator: each kernel's first launch,
+#: 0 s). Tests and scripts/probe/cli_startup.sh read it: a job loads only what it launches.
+LOADED: list[tuple[str, float]] = []
+_LAUNCHED: set[int] = set()  # id() of every kernel launched in this process (they live on)
+_LOADED_LOCK = threading.Lock()
+
+
+def kernel_name(kernel) -> str:
+    function = getattr(kernel, "py_func", None) or getattr(kernel, "fn", None)
+    return getattr(function, "__name__", None) or type(kernel).__name__
+
+
+def loaded_kernels() -> list[str]:
+    """The names in :data:`LOADED`, in order."""
+    with _LOADED_LOCK:
+        return [name for name, _ in LOADED]
+
+
 def device_name() -> str:
     """The current device's name ('CUDA simulator' under NUMBA_ENABLE_CUDASIM)."""
     dev = cuda.current_context().device
@@ -147,7 +187,13 @@ def register_cap(threads_per_block: int) -> int:
 def kernel_jit(cap: int = 255):
     """``cuda.jit`` for a kernel, cached on disk (the compile then happens once per
     machine), with its registers capped at ``cap`` so that a block of 65536 // cap
-    threads always launches (the simulator has neither)."""
+    threads always launches (the simulator has neither).
+
+    A cache entry (numba-cuda 0.30: ``CUDACodeLibrary._reduce_states``) holds the LLVM IR,
+    the PTX and the cubin of the device it was compiled on (the compile links one before
+    saving), keyed by the compute capability: a load unpickles it and hands the cubin to
+    the driver, with no PTX JIT, so no option makes it cheaper. The one-off cost of the
+    first load in a process is numba's target set-up (:func:`prepare`)."""
     if SIMULATOR:
         return cuda.jit
     if cap >= 255:
@@ -189,6 +235,7 @@ class Device:
     job's cancel flag (polled between launches)."""
 
     def __init__(self, threads_per_block: int = 256, abort: np.ndarray | None = None):
+        prepare()  # before the driver: it may still be creating the context (engine.cuda_start)
         with cuda_errors("starting CUDA"):
             if not cuda.is_available():
                 raise CudaFailure("no usable CUDA GPU on this machine (numba.cuda.is_available() "
@@ -293,9 +340,22 @@ class Device:
             cuda.synchronize()
 
     def launch(self, kernel, blocks: int, tpb: int, shared_bytes: int, *args) -> None:
+        """Queue a kernel. A launch that compiles the kernel or loads it from the disk cache
+        (its first, or one with new argument types) is listed in :data:`LOADED` and its time
+        counted as compile time (the launch itself is asynchronous: microseconds)."""
         if shared_bytes > self.max_shared:
             raise CudaFailure(f"the kernel needs {shared_bytes} bytes of shared memory per block, "
                               f"more than {self.name} allows ({self.max_shared}); use fewer threads "
                               "per block or smaller tiles")
+        first = id(kernel) not in _LAUNCHED
+        overloads = getattr(kernel, "overloads", None)  # (the simulator's kernels have none)
+        known = -1 if overloads is None else len(overloads)
+        t0 = now()
         with cuda_errors(f"launching {blocks} blocks of {tpb} threads"), quiet_simulator():
             kernel[blocks, tpb, 0, shared_bytes](*args)
+        if first or (overloads is not None and len(overloads) != known):
+            seconds = 0.0 if SIMULATOR else now() - t0
+            add_compile_time(seconds)
+            with _LOADED_LOCK:
+                _LAUNCHED.add(id(kernel))
+                LOADED.append((kernel_name(kernel), seconds))

@@ -199,9 +199,24 @@ class FamilySpec:
 
 
 @lru_cache(maxsize=None)
+def has_module(package: str, name: str) -> bool:
+    """Whether ``package`` (e.g. engine.kdiff) has a module ``name``, without importing the
+    package (``find_spec`` of a submodule would: a family's package imports its API)."""
+    spec = importlib.util.find_spec(package)  # (imports the parent, engine, only)
+    if spec is None or not spec.submodule_search_locations:
+        return False
+    return any(os.path.exists(os.path.join(where, name + suffix))
+               for where in spec.submodule_search_locations
+               for suffix in (".py", ".pyc", os.sep + "__init__.py"))
+
+
 def _present(module: str) -> bool:
-    return (importlib.util.find_spec(module) is not None
-            and importlib.util.find_spec(module + ".spec") is not None)
+    return has_module(module, "spec")
+
+
+def family_names() -> tuple[str, ...]:
+    """The installed families' names, importing none of them (the command line's list)."""
+    return tuple(m.rpartition(".")[2] for m in FAMILY_MODULES if _present(m))
 
 
 @lru_cache(maxsize=None)

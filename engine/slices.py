@@ -19,6 +19,7 @@ The shape of a family's ``iter_solve``::
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Generator, Protocol
 
@@ -62,10 +63,28 @@ class SliceRunner(Protocol):
 
 class Compilable(Protocol):
     def compiled(self) -> bool:
-        """Whether every kernel the job needs is compiled (or loaded from the cache)."""
+        """Whether the job's kernels are ready: compiled (or loaded from the cache), or, for
+        kernels loaded at their first launch (CUDA), whether this process ran such a job."""
 
     def warm_up(self) -> None:
-        """Compile (or load) those kernels, on a tiny input."""
+        """Compile (or load) those kernels, on a tiny input; or nothing but what their first
+        launches need (they then load inside the first slice, see :func:`add_compile_time`)."""
+
+
+_compile_clock = threading.local()
+
+
+def compile_time() -> float:
+    """Seconds this thread has spent compiling or loading kernels inside slices."""
+    return getattr(_compile_clock, "seconds", 0.0)
+
+
+def add_compile_time(seconds: float) -> None:
+    """Count ``seconds`` spent inside a slice as compile time, not solve time: a kernel
+    compiled, or loaded from numba's disk cache, at its first launch (engine.gpu). The
+    slice loop and :meth:`Meter.timed` leave it out of the job's seconds and of the slice
+    sizing, as they leave out :func:`compile_once`'s warm-up."""
+    _compile_clock.seconds = compile_time() + seconds
 
 
 class Meter:
@@ -87,11 +106,11 @@ class Meter:
 
     def timed(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn()`` and count its time as solve time (set-up, copies back)."""
-        t0 = now()
+        t0, c0 = now(), compile_time()
         try:
             return fn()
         finally:
-            self.elapsed += now() - t0
+            self.elapsed += now() - t0 - (compile_time() - c0)
 
     def progress(self, done: int, total: int, **fields) -> Progress:
         return Progress(done, total, self.cells, self.comparisons, self.elapsed, **fields)
@@ -99,7 +118,9 @@ class Meter:
 
 def compile_once(kernels: Compilable, total: int = 0,
                  message: str = "compiling kernels…") -> Generator[Progress, None, None]:
-    """Announce compilation (one "compiling" Progress) and warm up, only when needed."""
+    """Announce compilation (one "compiling" Progress) and warm up, only when needed. The
+    message stays up until the first slice's Progress, which covers the kernels that load
+    at their first launch."""
     if not kernels.compiled():
         yield Progress(0, total, 0, 0, 0.0, phase="compiling", message=message)
         kernels.warm_up()
@@ -120,9 +141,9 @@ def run_slices(runner: SliceRunner, meter: Meter, cancel: CancelToken, *, done_b
             meter.complete = False
             return False
         meter.apply_threads()  # numba's count is per thread; another job may have changed it
-        t0 = now()
+        t0, c0 = now(), compile_time()
         step = runner.step(clock.size)
-        dt = now() - t0
+        dt = now() - t0 - (compile_time() - c0)  # a kernel's first load is not solve time
         meter.elapsed += dt
         meter.cells += step.cells
         meter.comparisons += step.comparisons
@@ -137,12 +158,17 @@ def run_slices(runner: SliceRunner, meter: Meter, cancel: CancelToken, *, done_b
 
 
 def numba_threads(job: Job) -> int | None:
-    """Set numba's thread count for a multicore job and return the count really used.
+    """Set numba's thread count for a multicore job and return the count really used;
+    ready numba's CPU compiler for a serial or multicore one (engine.numba_setup).
 
     ``job.threads`` above the machine's threads is capped (numba cannot start more
     than ``NUMBA_NUM_THREADS``); the result's metadata reports the capped count.
     Other backends: ``job.threads`` unchanged (None for serial).
     """
+    if job.backend in ("serial", "multicore"):
+        from engine import numba_setup
+
+        numba_setup.ready("cpu")  # (what the first kernel would do, without scipy)
     if job.backend != "multicore":
         return job.threads
     import numba

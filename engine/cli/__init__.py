@@ -34,15 +34,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import json
 import sys
 import warnings
 
-from engine import interrupts, registry
-from engine.jobs import CancelToken, Progress, drive
-from engine.output import check_outputs, write_texts
-from engine.sequences import SequenceError
+from engine import interrupts
+
+# The rest of the engine is imported where it is used: a `--backend cuda` run starts
+# creating the CUDA context (engine.cuda_start) before numpy, numba and the inputs load.
 
 
 class UsageError(Exception):
@@ -64,7 +63,10 @@ def family_cli(name: str):
     return importlib.import_module(TOOLS.get(name, f"engine.{name}.cli"))
 
 
-def add_common_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec) -> None:
+def add_common_options(parser: argparse.ArgumentParser, fam) -> None:
+    """The options every family shares (``fam``: its registry.FamilySpec)."""
+    from engine import registry
+
     variants = [v.name for v in fam.variants]
     cuda = fam.default_variants.get("cuda")
     parser.add_argument("--variant", choices=variants,
@@ -86,7 +88,7 @@ def add_common_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
-def add_param_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec,
+def add_param_options(parser: argparse.ArgumentParser, fam,
                       skip: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> None:
     """One option per family parameter, from the registry (name, help, range, backends);
     ``only``: just these (a tool built on the family takes its backend's, e.g. --scheduler)."""
@@ -104,7 +106,7 @@ def add_param_options(parser: argparse.ArgumentParser, fam: registry.FamilySpec,
                             default=None if unset else p.default, help=text, **extra)
 
 
-def param_values(args, fam: registry.FamilySpec, skip: tuple[str, ...] = ()) -> dict:
+def param_values(args, fam, skip: tuple[str, ...] = ()) -> dict:
     """The family parameters given on the command line, checked by the registry."""
     return {p.name: p.check(getattr(args, p.name)) for p in fam.params if p.name not in skip}
 
@@ -134,24 +136,32 @@ def selected_flags(args):
     return frozenset(o for o in opts if o != "none")
 
 
+INDEX_HELP = "build a genome store (.psg) from FASTA/GenBank/EMBL/.2bit"
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with ``command`` (the subcommand about to run) only that
     one's plug-in is imported and given its options (the others are listed, empty):
-    importing every family's plug-in costs start-up time a run does not need."""
+    importing every family's package and plug-in costs start-up time a run does not need."""
+    from engine import registry
+
     parser = _Parser(prog="primerscope",
                      description="Candidate primer regions and DNA dynamic programming, live.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     gui = sub.add_parser("gui", help="open the desktop application")
     gui.add_argument("--demo", action="store_true", help="load the demo data")
     gui.add_argument("--screenshot", metavar="FILE.png", help="run the demo job, save a PNG, exit")
-    for fam in registry.families():
-        if importlib.util.find_spec(f"engine.{fam.name}.cli") is None:
+    for name in registry.family_names():
+        if not registry.has_module(f"engine.{name}", "cli"):
             continue  # a family is offered on the command line once it has its cli plug-in
+        if command not in (None, name):
+            sub.add_parser(name)
+            continue
+        fam = registry.family(name)
         p = sub.add_parser(fam.name, help=fam.title, description=fam.help)
-        if command in (None, fam.name):
-            family_cli(fam.name).add_arguments(p)
-            add_common_options(p, fam)
-            _remember_inputs(p)
+        family_cli(fam.name).add_arguments(p)
+        add_common_options(p, fam)
+        _remember_inputs(p)
     for name, module in TOOLS.items():
         if command not in (None, name):
             sub.add_parser(name)
@@ -169,11 +179,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         if fam is not None:
             add_common_options(p, fam)
             _remember_inputs(p)
-    from engine.cli import index
+    if command in (None, "index"):  # (the store module imports numba)
+        from engine.cli import index
 
-    p = sub.add_parser("index", help="build a genome store (.psg) from FASTA/GenBank/EMBL/.2bit",
-                       description=index.__doc__)
-    index.add_arguments(p)
+        p = sub.add_parser("index", help=INDEX_HELP, description=index.__doc__)
+        index.add_arguments(p)
+    else:
+        sub.add_parser("index")
     # Listed here for --help; the launcher hands `bench` to the benchmarks package.
     sub.add_parser("bench", help="benchmarks (primerscope bench --help)", add_help=False)
     return parser
@@ -192,7 +204,7 @@ class ProgressBar:
         self.enabled = enabled and sys.stderr.isatty()
         self.drawn = False
 
-    def __call__(self, p: Progress) -> None:
+    def __call__(self, p) -> None:
         if not self.enabled:
             return
         if p.phase == "compiling":
@@ -214,6 +226,10 @@ class ProgressBar:
 
 def run_family(args) -> int:
     """Check everything, run the job (interruptible, see engine.interrupts), then write."""
+    from engine import registry
+    from engine.jobs import CancelToken, drive
+    from engine.output import check_outputs, write_texts
+
     plugin = family_cli(args.command)
     if args.threads is not None and args.threads < 1:
         raise UsageError(f"--threads must be >= 1, got {args.threads}")
@@ -256,33 +272,41 @@ def run_family(args) -> int:
     return 0
 
 
+def _backend_named(argv: list[str]) -> str | None:
+    """The ``--backend`` value of a command line, read before argparse (and before the
+    imports that building its parser takes)."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--backend" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--backend="):
+            return arg.partition("=")[2]
+    return None
+
+
 def _start_cuda_early(plugin, args) -> None:
-    """For a run that will use the cuda backend: import numba.cuda and create the CUDA
-    context on a background thread while the inputs are read (issue #16: both otherwise
-    wait until the files are parsed). Never for a CPU run, and never an error here: the
-    run itself reports a GPU that fails."""
+    """A run whose backend is cuda by default (no ``--backend``, a GPU present) starts the
+    CUDA context once its options are known, while the inputs are read (``--backend cuda``
+    started it first thing, in :func:`main`). Never for a CPU run, and never an error here:
+    the run itself reports a GPU that fails."""
+    from engine import registry
+
     name = getattr(plugin, "FAMILY", args.command)
-    if name is None or getattr(args, "backend", None) not in (None, "cuda"):
+    backend = getattr(args, "backend", None)
+    if name is None or backend not in (None, "cuda"):
         return
-    try:
-        sel = registry.resolve(registry.family(name), getattr(args, "variant", None), args.backend,
-                               getattr(args, "parallel", None), selected_flags(args))
-    except ValueError:
-        return  # make_job says why, in its own words
-    if sel.backend != "cuda":
-        return
-
-    def warm() -> None:
+    if backend is None:
         try:
-            from numba import cuda
+            sel = registry.resolve(registry.family(name), getattr(args, "variant", None), None,
+                                   getattr(args, "parallel", None), selected_flags(args))
+        except ValueError:
+            return  # make_job says why, in its own words
+        if sel.backend != "cuda":
+            return
+    from engine import cuda_start
 
-            cuda.current_context()
-        except Exception:  # noqa: BLE001 -- the run reports it, with the job's context
-            pass
-
-    import threading
-
-    threading.Thread(target=warm, name="cuda-context", daemon=True).start()
+    cuda_start.start()  # (once per process: main may have started it)
 
 
 def _writer(plugin, name: str, args):
@@ -307,7 +331,7 @@ def report_errors(action) -> int:
         interrupts.settle()
         interrupts.quiet_stdout()
         return 141
-    except (UsageError, SequenceError, ValueError) as exc:
+    except (UsageError, ValueError) as exc:  # (engine.sequences.SequenceError is a ValueError)
         interrupts.settle()
         print(f"primerscope: error: {exc}", file=sys.stderr)
         return 2
@@ -323,6 +347,10 @@ def report_errors(action) -> int:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if _backend_named(argv) == "cuda":  # first: the context is made while the rest loads
+        from engine import cuda_start
+
+        cuda_start.start()
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         command = argv[0] if argv and not argv[0].startswith("-") else None

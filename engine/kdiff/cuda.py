@@ -23,7 +23,7 @@ import numpy as np
 from engine import config, gpu
 from engine.gpu import CudaFailure, cuda_errors, device_name, register_cap  # noqa: F401 (re-exported)
 
-_WARMED: set = set()  # kernel sets compiled in this process (for the "compiling" phase)
+_WARMED: set = set()  # job settings run in this process (for the "compiling" phase)
 
 
 class Device(gpu.Device):
@@ -122,20 +122,10 @@ class CudaSliceRunner:
         return self.key in _WARMED
 
     def warm_up(self) -> None:
-        """Compile (or load) the job's kernels on a tiny input."""
-        if self.driver is not None:
-            self.driver.warm_up()
-        else:
-            tiny = Device(np.array([1, 2, 4, 8, 8], dtype=np.uint8), np.array([0, 5], dtype=np.int64),
-                          self.tpb)
-            saved, self.dev = self.dev, tiny
-            saved_k, self.k, self.K = self.k, 2, 1
-            try:
-                self._blocks(np.array([1, 2, 4, 8, 1, 2, 4, 8], dtype=np.uint8), np.zeros(1, np.int64),
-                             np.zeros(2, dtype=np.int64))
-            finally:
-                self.dev = saved
-                self.k, self.K = saved_k, saved_k - 1
+        """Nothing to run ahead: each kernel loads (or compiles) at its first launch, so a
+        job loads only those it runs (engine.gpu; a bitparallel job often needs two or three
+        of the tiers and lanes stages); ``compiled`` turns true for the job's settings, so
+        that compile_once shows "compiling" once per settings and process."""
         _WARMED.add(self.key)
 
     def __call__(self, alpha, r_lo, r_hi, out_c, counters) -> int:

@@ -243,11 +243,6 @@ class BitparallelDriver:
         self._before = None  # (alpha, r, c(r)) of the previous slice's last start
         self._alpha = self._scratch = None
 
-    def kernels(self) -> list:
-        """Every tier kernel a run may launch (the warm-up compiles them all)."""
-        words = sorted({self._words(w) for w, _ in self.tiers} | {0})
-        return [self._kernel(w) for w in words]  # (the lanes stages warm up their own)
-
     def _kernel(self, words: int):
         return chunk_kernel(words, register_cap(self.dev.threads_per_block))
 
@@ -525,23 +520,3 @@ class BitparallelDriver:
                              self.dev.zeros((1, 1), np.uint64, "scratch"),
                              self.dev.zeros((1, 1), np.int32, "scratch"))
         return self._scratch
-
-    def warm_up(self) -> None:
-        """Compile every kernel of the run on a tiny input."""
-        for stage in self.lanes:
-            stage.warm_up()
-        alpha = np.array([1, 2, 4, 8, 1, 2, 4, 8], dtype=np.uint8)
-        table = TargetTables(self.dev).get(alpha, 64)
-        tpb = self.dev.threads_per_block
-        beta = self.dev.upload(np.array([1, 2, 4, 8, 8], dtype=np.uint8), "warm-up")
-        one = self.dev.upload(np.zeros(1, dtype=np.int32), "warm-up")
-        lo = self.dev.upload(np.zeros(1, dtype=np.int32), "warm-up")
-        hi = self.dev.upload(np.full(1, 5, dtype=np.int32), "warm-up")
-        for kernel in self.kernels():
-            spv = smv = self.dev.zeros((2, 1), np.uint64, "warm-up")
-            ssc = self.dev.zeros((2, 1), np.int32, "warm-up")
-            out = self.dev.zeros(1, np.int32, "warm-up")
-            self.dev.launch(kernel, 1, tpb, 0, table, beta, one, 1, alpha.shape[0], 1, lo, hi, out,
-                            self.dev.zeros(1, np.int32, "warm-up"), self.dev.zeros(2, np.int64, "warm-up"),
-                            spv, smv, ssc)
-            self.dev.fetch(out)

@@ -295,12 +295,3 @@ class LanesStage:
         got = self.dev.fetch(out_d).astype(np.int64)
         counters[0] += self.word * int(self.dev.fetch(steps_d)[0])
         return got
-
-    def warm_up(self) -> None:
-        alpha = np.array([1, 2, 4, 8, 1, 2, 4, 8], dtype=np.uint8)
-        saved = self.tables
-        try:
-            self.tables = TargetTables(self.dev)
-            self.run(alpha, np.arange(2, dtype=np.int64), np.zeros(2, dtype=np.int64))
-        finally:
-            self.tables = saved

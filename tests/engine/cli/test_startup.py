@@ -56,3 +56,130 @@ def test_a_cuda_run_in_the_simulator_answers_as_the_cpu():
             "    print(repr(buf.getvalue()))\n")
     cuda, serial = _python(code, NUMBA_ENABLE_CUDASIM="1").splitlines()
     assert cuda == serial and "ACGTACG" in cuda
+
+
+DEMO = ROOT / "resources" / "demo"
+
+
+def test_a_multicore_run_from_fasta_files_imports_no_gui_or_other_family(tmp_path):
+    """``python -m engine.cli kdiff FASTA FASTA --backend multicore``: the modules it ends with.
+    The other families' packages, the index command's store code path through the parser,
+    the GUI, pandas and dask stay out (FASTA is read by Biopython's SimpleFastaParser, only
+    when a file is read)."""
+    lam = str(DEMO / "lambda_NC_001416.fa")
+    code = ("import runpy, sys\n"
+            f"sys.argv = ['primerscope', 'kdiff', {lam!r}, {lam!r}, '-k', '8', '--strands',\n"
+            "            'forward', '--target-region', '1-120', '--background-region',\n"
+            "            '3001-6000', '--backend', 'multicore', '--json', '--no-progress',\n"
+            "            '-o', sys.argv[1]]\n"
+            "try:\n"
+            "    runpy.run_module('engine.cli', run_name='__main__', alter_sys=True)\n"
+            "except SystemExit as exc:\n"
+            "    assert exc.code == 0, exc.code\n"
+            "print(sorted(sys.modules))\n")
+    with_out = str(tmp_path / "out.json")
+    proc = subprocess.run([sys.executable, "-c", code, with_out], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600, env=_env_without_simulator())
+    assert proc.returncode == 0, proc.stderr
+    modules = eval(proc.stdout.strip().splitlines()[-1])
+    import json
+
+    assert json.loads(Path(with_out).read_text())["candidates"], "the run found nothing"
+    tops = {m.split(".")[0] for m in modules}
+    assert not tops & {"PySide6", "shiboken6", "pyqtgraph", "app", "pandas", "dask", "distributed",
+                       "benchmarks"}, sorted(tops)
+    families = {m.split(".")[1] for m in modules if m.startswith("engine.") and m.count(".") >= 1}
+    assert not families & {"kmismatch", "lcs", "edit", "nw", "cluster", "gpu", "cuda_start"}, families
+    assert not [m for m in modules if m.startswith("numba.cuda")]
+    assert "engine.kdiff.cuda" not in modules and "engine.cli.index" not in modules
+
+
+def _env_without_simulator() -> dict:
+    return {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+
+
+_SIMULATED_RUN = """
+import sys
+from engine import config, gpu, kdiff
+from engine.jobs import drive
+from engine.sequences import Record, encode
+
+config.KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK = 8
+config.KDIFF_CUDA_BITPARALLEL_THREADS = 64
+config.KDIFF_CUDA_LANES_THREADS_PER_BLOCK = 4
+config.KDIFF_CUDA_LANES_PER_THREAD = {32: 2, 64: 2}
+config.KDIFF_CUDA_LANES_MIN_CHUNK = 8
+config.KDIFF_CUDA_MIN_CHUNK = 4
+
+target = [Record("t", encode("ACGTTGCAAGCTTACG"))]
+background = [Record("b", encode("TTACGTTGAAGCATTACGGA"))]
+
+
+def run(flags):
+    job = kdiff.make_job(target, background, 3, backend="cuda", variant="bitparallel",
+                         flags=flags, strands="forward")
+    phases = []
+    res = drive(kdiff.iter_solve(job), lambda p: phases.append(p.phase))
+    serial = kdiff.solve(target, background, 3, backend="serial", strands="forward")
+    assert [(c.start, c.end) for c in res.candidates] == [(c.start, c.end) for c in serial.candidates]
+    return phases[0]
+
+
+first = run({"word32"})
+second = run({"word32"})
+print(first, second, gpu.loaded_kernels())
+"""
+
+
+def test_a_cuda_job_in_the_simulator_loads_only_the_kernels_it_launches():
+    """No warm-up of every tier and stage: a word32 job whose candidates all fit 32 bits
+    loads its match table and the 32-bit lanes kernel, at their first launch, and nothing
+    else (before issue #16's change it launched every tier kernel on a tiny input). The first
+    job still shows "compiling" first; the same settings again load nothing new."""
+    out = _python(_SIMULATED_RUN, NUMBA_ENABLE_CUDASIM="1")
+    first, second, loaded = out.strip().splitlines()[-1].split(" ", 2)
+    assert first == "compiling" and second != "compiling"
+    assert eval(loaded) == ["match_table32", "lanes32"]
+
+
+def test_numbas_set_up_leaves_scipy_linalg_alone(tmp_path):
+    """numba's np.arraymath imports scipy.linalg (0.4 s on the GPU machine) when a target is
+    first set up; engine.numba_setup makes that import fail fast, for the CPU target (a serial
+    run through the command line) and the CUDA one. A stand-in scipy shows what is imported."""
+    fake = tmp_path / "scipy"
+    (fake / "linalg").mkdir(parents=True)
+    (fake / "__init__.py").write_text("__version__ = '1.14.0'\n")
+    (fake / "linalg" / "__init__.py").write_text("raise AssertionError('scipy.linalg imported')\n")
+    (fake / "linalg" / "cython_blas.py").write_text("")
+    code = ("import contextlib, io, sys\n"
+            "from engine.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            "    assert main(['kdiff', 'ACGTACGTTTGACCA', 'AGCAAGACGTAC', '-k', '2',\n"
+            "                 '--backend', 'serial', '--no-progress']) == 0\n"
+            "assert 'ACG' in out.getvalue()\n"
+            "from engine import numba_setup\n"
+            "numba_setup.ready('cuda')\n"
+            "print('scipy' in sys.modules, [m for m in sys.modules if m.startswith('scipy.')])\n")
+    env = _env_without_simulator()
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(ROOT)])
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[-2] == "True []"
+
+
+def test_the_early_cuda_context_thread_imports_nothing_and_starts_once():
+    """engine.cuda_start asks the driver through ctypes on its own thread; it imports no numba
+    (import locks: see its docstring), starts once, and under the simulator not at all. On a
+    machine without a driver the thread just ends."""
+    code = ("import sys\n"
+            "from engine import cuda_start\n"
+            "assert cuda_start.start() and cuda_start.start()\n"
+            "thread = cuda_start._thread\n"
+            "assert cuda_start.start() and cuda_start._thread is thread\n"
+            "thread.join(120)\n"
+            "print(thread.is_alive(), sorted(m for m in ('numpy', 'numba') if m in sys.modules))\n")
+    assert _python(code, **{"NUMBA_ENABLE_CUDASIM": "0"}).split("\n")[-2] == "False []"
+    code = ("from engine import cuda_start\n"
+            "print(cuda_start.start(), cuda_start._thread)\n")
+    assert _python(code, NUMBA_ENABLE_CUDASIM="1").strip() == "False None"
