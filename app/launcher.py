@@ -20,7 +20,7 @@ def main(argv=None) -> int:
     from engine import interrupts
 
     interrupts.install()
-    return interrupts.guarded(lambda: _command(argv))
+    return interrupts.leave(interrupts.guarded(lambda: _command(argv)))
 
 
 def _command(argv: list[str]) -> int:

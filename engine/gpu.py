@@ -33,6 +33,8 @@ from engine.jobs import now
 from engine.slices import add_compile_time
 
 SIMULATOR = bool(numba_config.ENABLE_CUDASIM)
+#: A real CUDA context was made in this process (engine.interrupts.leave reads it).
+CONTEXT_MADE = False
 
 
 def _no_low_occupancy_warnings() -> None:
@@ -241,6 +243,8 @@ class Device:
                 raise CudaFailure("no usable CUDA GPU on this machine (numba.cuda.is_available() "
                                   "is False); use the multicore backend")
             dev = cuda.current_context().device
+            global CONTEXT_MADE
+            CONTEXT_MADE = not SIMULATOR
             self.name = device_name()
             self.sms = int(getattr(dev, "MULTIPROCESSOR_COUNT", 1))
             self.max_threads_per_sm = int(getattr(dev, "MAX_THREADS_PER_MULTIPROCESSOR", 2048))

@@ -61,8 +61,45 @@ _state = _State()
 
 def install() -> None:
     """Handle SIGINT and SIGTERM from here on (call from the main thread)."""
+    global _installed
+    _installed = True
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _handler)
+
+
+_installed = False
+
+
+def leave(status: int) -> int:
+    """A command-line entry point's last step, with the run's exit ``status``.
+
+    After a run that made a CUDA context (and started no Dask cluster), the process ends
+    here without the interpreter's teardown: the driver's context teardown and freeing some
+    1,100 modules took ~0.7 s of a 2.3 s W2 run (issue 16), and the operating system
+    releases both anyway. Nothing is lost: every output file is written and closed (renamed
+    into place) before the command returns, and the standard streams are flushed here.
+    Only processes that called :func:`install` (the command line, never a test or the GUI)
+    and run under no profiler or tracer (cProfile, coverage: they write their data at exit)
+    end so; otherwise ``status`` is returned for ``sys.exit``."""
+    gpu = sys.modules.get("engine.gpu")
+    if (_installed and getattr(gpu, "CONTEXT_MADE", False) and "distributed" not in sys.modules
+            and not _observed()):
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(status)
+    return status
+
+
+def _observed() -> bool:
+    """A profiler or tracer is attached (sys.setprofile/settrace, or sys.monitoring's tools
+    as cProfile uses them from Python 3.12)."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)
+    return monitoring is not None and any(
+        monitoring.get_tool(tool) is not None
+        for tool in (monitoring.PROFILER_ID, monitoring.DEBUGGER_ID, monitoring.COVERAGE_ID))
 
 
 def _handler(signum, frame) -> None:

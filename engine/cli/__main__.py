@@ -7,4 +7,4 @@ from engine.cli import main
 # module again and must not run the program.
 if __name__ == "__main__":
     interrupts.install()
-    sys.exit(interrupts.guarded(main))
+    sys.exit(interrupts.leave(interrupts.guarded(main)))

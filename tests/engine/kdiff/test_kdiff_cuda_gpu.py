@@ -44,8 +44,9 @@ def test_lanes_words_live_in_registers(real_inputs):
     from engine.kdiff.cuda_lanes import WORDS, lanes_kernel
 
     target, background = real_inputs
-    kdiff.solve(target, background, 5, variant="bitparallel", backend="cuda",
-                flags={"word32", "word64"})  # compiles both widths
+    for word in WORDS:  # kernels load at their first launch: a pass of each width alone
+        kdiff.solve(target, background, 5, variant="bitparallel", backend="cuda",
+                    flags={f"word{word}"})
     for word in WORDS:
         kernel = lanes_kernel(word, config.KDIFF_CUDA_LANES_PER_THREAD[word],
                               config.KDIFF_CUDA_LANES_THREADS_PER_BLOCK)

@@ -1,0 +1,49 @@
+"""engine.interrupts.leave: after a run that made a CUDA context, the command line ends
+without the interpreter's teardown, keeping its status and everything it printed."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+_PROGRAM = """
+import atexit, sys, types
+from engine import interrupts
+sys.modules["engine.gpu"] = types.SimpleNamespace(CONTEXT_MADE={made})
+if {installed}:
+    interrupts.install()
+atexit.register(lambda: print("teardown ran"))
+print("output", end="")
+sys.exit(interrupts.leave(3))
+"""
+
+
+def _run(made: bool, installed: bool):
+    code = _PROGRAM.format(made=made, installed=installed)
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_a_gpu_run_leaves_at_once_with_its_status_and_output():
+    proc = _run(True, True)
+    assert proc.returncode == 3
+    assert proc.stdout == "output"  # flushed; the teardown (atexit) never ran
+
+
+def test_other_runs_exit_as_usual():
+    for made, installed in ((False, True), (True, False)):
+        proc = _run(made, installed)
+        assert proc.returncode == 3
+        assert proc.stdout == "outputteardown ran\n", (made, installed)
+
+
+def test_a_profiled_run_exits_as_usual(tmp_path):
+    """cProfile writes its data at exit: a profiled GPU run keeps the normal exit."""
+    script = tmp_path / "prog.py"
+    script.write_text(_PROGRAM.format(made=True, installed=True))
+    out = tmp_path / "prof.out"
+    proc = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(out), str(script)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert out.exists()  # (cProfile ends with 0 whatever the program exits with)
+    assert proc.stdout == "outputteardown ran\n"
