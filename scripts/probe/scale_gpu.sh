@@ -53,7 +53,14 @@ import json; d = json.load(open('$DATA/kdiff-$1.json'))
 print('solve', d.get('seconds'), 'candidates', len(d.get('candidates', [])), 'flags', d.get('flags'), 'device', d.get('device'))" | tee "$OUT/kdiff-$1.txt"
 }
 [[ $steps == *kdiff* ]] && kd cuda
-if [[ $steps == *pcr* ]]; then
+if [[ $steps == *stacks* ]]; then  # the pcr run with every thread's stack dumped every 20 s
+  echo "== pcr cuda, stacks"
+  timeout "${STEP_LIMIT:-300}" python3 scripts/probe/pcr_stacks.py "$OUT/pcr-stacks.txt" 20 \
+    "$DATA/primers.csv" "$STORE" --max-edits 3 --max-3prime-edits 3 --min-product 250 \
+    --max-product 800 --backend cuda --no-progress --json -o "$DATA/pcr.json" > "$OUT/pcr.log" 2>&1
+  tail -n 3 "$OUT/pcr.log"
+fi
+if [[ $steps == *" pcr"* || $steps == pcr* ]]; then
   echo "== pcr cuda"
   cli pcr "$DATA/primers.csv" "$STORE" --max-edits 3 --max-3prime-edits 3 --min-product 250 \
     --max-product 800 --backend cuda --json -o "$DATA/pcr.json" > "$OUT/pcr.log" 2>&1; tail -n 3 "$OUT/pcr.log"
