@@ -46,7 +46,7 @@ class StreamedRunner:
         self.job, self.abort, self.threads, self.background = job, abort, threads, background
         records = background.records
         k = job.params["k"]
-        m = max(len(p) for p in job.inputs["pattern"])
+        m = int(job.inputs["pattern"].lengths.max())
         self.chunks = background.chunks(m + (min(k, m) if k is not None else m))
         # The whole records' plan: groups, profile geometry, and the result's hit table (its
         # text read on demand, for the ``matched`` strings).
