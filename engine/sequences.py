@@ -477,24 +477,22 @@ class SeqColumns(Sequence):
             raise ValueError(f"codes must be a 1-D uint8 array of IUPAC codes "
                              f"(engine.sequences.encode), got {what}")
         n = starts.shape[0]
-        if ends.shape[0] != n:
-            raise ValueError(f"starts and ends must be equally long ({n} starts, "
-                             f"{ends.shape[0]} ends)")
-        if len(self.ids) != n:
-            raise ValueError(f"{len(self.ids)} ids for {n} sequences")
-        if self.shifts is not None and self.shifts.shape[0] != n:
-            raise ValueError(f"{self.shifts.shape[0]} shifts for {n} sequences")
+        for name, count in (("ends", ends.shape[0]), ("ids", len(self.ids)),
+                            ("shifts", n if self.shifts is None else self.shifts.shape[0])):
+            if count != n:
+                raise ValueError(f"{count} {name} for {n} sequences (one each)")
         if n:
             bad = np.flatnonzero((starts < 0) | (ends < starts) | (ends > codes.shape[0]))
             if bad.size:
                 i = int(bad[0])
-                raise ValueError(f"sequence {i} ({self.ids[i]!r}): [{int(starts[i])}, "
-                                 f"{int(ends[i])}) is not a range of the {codes.shape[0]:,} "
-                                 "codes")
+                name, lo, hi = self.ids[i], int(starts[i]), int(ends[i])
+                raise ValueError(f"sequence {i} ({name!r}): [{lo}, {hi}) is not a range of the "
+                                 f"{codes.shape[0]:,} codes")
         if codes.size and (codes.min() < 1 or codes.max() > 15):
             i = int(np.flatnonzero((codes < 1) | (codes > 15))[0])
+            code = int(codes[i])
             raise ValueError(f"codes must be IUPAC 4-bit codes 1-15 (engine.sequences.encode), "
-                             f"found {int(codes[i])} at index {i} (letters? use SeqColumns.encode)")
+                             f"found {code} at index {i} (letters? use SeqColumns.encode)")
 
     # -- constructors ----------------------------------------------------------------------
     @classmethod
@@ -539,8 +537,9 @@ class SeqColumns(Sequence):
             pos = int(bad[0])
             i = int(np.searchsorted(offsets, pos, side="right")) - 1
             start = int(offsets[i])
-            raise SequenceError(f"sequence {i} ({_ids(ids, len(offsets) - 1)[i]!r}) "
-                                f"{bad_character(raw[start:int(offsets[i + 1])].tobytes(), pos - start)}")
+            name = _ids(ids, len(offsets) - 1)[i]
+            where = bad_character(raw[start:int(offsets[i + 1])].tobytes(), pos - start)
+            raise SequenceError(f"sequence {i} ({name!r}) {where}")
         return cls(codes, offsets[:-1], offsets[1:], ids)
 
     @classmethod
@@ -609,13 +608,11 @@ def _check_offsets(offsets, codes) -> np.ndarray:
     offsets = _int_column("offsets", offsets)
     size = codes.shape[0] if isinstance(codes, np.ndarray) and codes.ndim == 1 else None
     if offsets.shape[0] == 0 or offsets[0] != 0 or (size is not None and offsets[-1] != size):
-        last = int(offsets[-1]) if offsets.shape[0] else None
-        raise ValueError(f"offsets must run from 0 to the number of codes ({size}), got "
-                         f"{offsets.shape[0]} offsets ending at {last}")
+        span = f"{int(offsets[0])}..{int(offsets[-1])}" if offsets.shape[0] else "nothing"
+        raise ValueError(f"offsets must run from 0 to the number of codes ({size}), got {span}")
     if np.any(offsets[1:] < offsets[:-1]):
-        i = int(np.flatnonzero(offsets[1:] < offsets[:-1])[0])
-        raise ValueError(f"offsets must not decrease (offsets[{i + 1}] = {int(offsets[i + 1])}"
-                         f" < offsets[{i}] = {int(offsets[i])})")
+        i = int(np.flatnonzero(offsets[1:] < offsets[:-1])[0]) + 1
+        raise ValueError(f"offsets must not decrease (offsets[{i}] is below the one before)")
     return offsets
 
 

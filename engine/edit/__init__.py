@@ -263,8 +263,9 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     lengths = patterns.lengths
     if sel.variant == "myers" and lengths.max() > 64:
         longest = int(np.argmax(lengths))
+        name, m = patterns.ids[longest], int(lengths[longest])
         raise ValueError(f"variant myers takes patterns of up to 64 symbols; pattern "
-                         f"{patterns.ids[longest]!r} has {int(lengths[longest])} (use myers-blocked)")
+                         f"{name!r} has {m} (use myers-blocked)")
     params = {"mode": mode, "k": k, "strands": strands, "pairing": pairing, "report": report,
               "align": align, "profile": profile}
     params.update(cuda_params(sel.variant, sel.backend, threads_per_block, words_per_thread))
@@ -283,7 +284,8 @@ def _columns(role: str, sequences) -> SeqColumns:
         columns = SeqColumns.from_records(_records(role, sequences, check_lengths=False))
     lengths = columns.lengths
     if not lengths.all():
-        raise ValueError(f"{role} record {columns.ids[int(np.argmin(lengths))]!r} is empty")
+        empty = columns.ids[int(np.argmin(lengths))]
+        raise ValueError(f"{role} record {empty!r} is empty")
     return columns
 
 
@@ -300,7 +302,8 @@ def _records(role: str, records, check_lengths: bool = True) -> tuple:
         # (len, not codes: a genome store's record would unpack itself whole)
         lengths = np.fromiter(map(len, records), dtype=np.int64, count=len(records))
         if not lengths.all():
-            raise ValueError(f"{role} record {records[int(np.argmin(lengths))].id!r} is empty")
+            empty = records[int(np.argmin(lengths))].id
+            raise ValueError(f"{role} record {empty!r} is empty")
     return records
 
 

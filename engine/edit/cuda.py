@@ -35,6 +35,12 @@ from engine.gpu import CudaFailure, cuda_errors, register_cap
 _COMPILED: set = set()  # kernels launched in this process (for the "compiling" phase)
 
 
+#: Under numba's CUDA simulator, where every GPU thread is a Python thread, a text longer
+#: than this has its lookups packed by numpy instead of pack_kernel (the same words): a
+#: genome would take minutes. A GPU always packs on the device.
+SIMULATOR_PACK_LIMIT = 1 << 16
+
+
 def upload_text(dev: gpu.Device, codes: np.ndarray):
     """(lookups, codes) of a text on the GPU as the kernels read them, ``PAD`` symbols in.
 
@@ -51,6 +57,10 @@ def upload_text(dev: gpu.Device, codes: np.ndarray):
     if n:
         with cuda_errors("copying the text to the GPU", n):
             padded_d[ck.PAD:ck.PAD + n].copy_to_device(codes)
+    if gpu.SIMULATOR and n > SIMULATOR_PACK_LIMIT:
+        nibbles = ck.PACK_LOOKUP[padded_d.copy_to_host()]
+        return dev.upload((nibbles[0::2] | (nibbles[1::2] << 4)).view(np.uint64), "the text"), \
+            padded_d
     lookups_d = dev.empty(total // 16, np.uint64, "the packed text")
     tpb = dev.threads_per_block
     dev.launch(ck.pack_kernel, -(-(total // 16) // tpb), tpb, 0, padded_d, lookups_d)
@@ -112,7 +122,9 @@ class GpuPairs:
     def kernel_keys(self, inst: np.ndarray) -> set:
         """Kernels a batch of pairs on these patterns launches (cache keys)."""
         common = (self.variant, self.mode, self.profile, self._registers())
-        nw = (self.lengths[np.unique(inst)] + 63) // 64
+        used = np.zeros(len(self.lengths), dtype=bool)
+        used[inst] = True  # (a scatter: a batch's pairs outnumber its patterns)
+        nw = np.unique((self.lengths[used] + 63) // 64)
         if self.variant == "cooperative":
             stripes = _ceil_div(_ceil_div(nw, self.words), self.max_lanes)
             return {common + (self.words, self.columns, bool(striped))

@@ -214,21 +214,33 @@ class Plan:
             chunk = -(-chunk // self.binw) * self.binw
             first = rec_lo + (p_start + p_own) // self.binw * self.binw
         count = np.where(chunk > 0, -(-(hi - first) // np.maximum(chunk, 1)), 1)
-        self.task_group = np.repeat(np.arange(G, dtype=np.int64), count)
-        self.one_task_each = len(self.task_group) == G  # (a batch of short regions)
-        first_task = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
+        # (a batch of short regions: one task per group, so per-task columns are per-group ones)
+        self.one_task_each = bool(np.all(count == 1))
+        if self.one_task_each:
+            self.task_group = first_task = np.arange(G, dtype=np.int64)
+            index = np.zeros(G, dtype=np.int64)
+
+            def per_task(a):
+                return a
+        else:
+            self.task_group = np.repeat(np.arange(G, dtype=np.int64), count)
+            first_task = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
+            index = np.arange(len(self.task_group)) - first_task[self.task_group]
+
+            def per_task(a):
+                return a[self.task_group]
         self.first_task = first_task
-        index = np.arange(len(self.task_group)) - first_task[self.task_group]
         g = self.task_group
-        tasks = np.zeros((len(g), cc.NTASK), dtype=np.int64)
-        tasks[:, cc.T_PAT] = self.g_inst[g]
+        tasks = np.empty((len(g), cc.NTASK), dtype=np.int64)
+        tasks[:, cc.T_PAT] = per_task(self.g_inst)
         tasks[:, cc.T_BEST] = cc.INF
         tasks[:, cc.T_END] = -1
-        tasks[:, cc.T_REC_LO] = rec_lo[g]
-        tasks[:, cc.T_BINW] = self.binw[g]
-        tasks[:, cc.T_PROF] = self.prof_offs[g]
-        tasks[:, cc.T_CUT] = self.g_cut[g]
-        tasks[:, cc.T_LEAD] = first_task[g]
+        tasks[:, cc.T_DONE] = 0
+        tasks[:, cc.T_REC_LO] = per_task(rec_lo)
+        tasks[:, cc.T_BINW] = per_task(self.binw)
+        tasks[:, cc.T_PROF] = per_task(self.prof_offs[:-1])
+        tasks[:, cc.T_CUT] = per_task(self.g_cut)
+        tasks[:, cc.T_LEAD] = per_task(first_task)
         tasks[:, cc.T_SHARED] = -1
         if self.mode == "global":
             tasks[:, cc.T_SCAN_LO] = lo
@@ -238,12 +250,12 @@ class Plan:
             tasks[:, cc.T_THRESH] = self.k if self.k is not None else \
                 np.abs((hi - lo) - m) + config.EDIT_BAND_FIRST_SLACK
         else:
-            own_lo = np.maximum(lo[g] + p_own[g], first[g] + index * chunk[g])
-            own_hi = np.where(chunk[g] > 0, np.minimum(hi[g], first[g] + (index + 1) * chunk[g]),
-                              hi[g])
-            mo = np.full(len(g), m.max()) if self.together > 1 else m[g]
+            lo_t, hi_t, first_t, chunk_t = per_task(lo), per_task(hi), per_task(first), per_task(chunk)
+            own_lo = np.maximum(lo_t + per_task(p_own), first_t + index * chunk_t)
+            own_hi = np.where(chunk_t > 0, np.minimum(hi_t, first_t + (index + 1) * chunk_t), hi_t)
+            mo = np.full(len(g), m.max()) if self.together > 1 else per_task(m)
             overlap = mo + (np.minimum(self.k, mo) if self.k is not None else mo)
-            tasks[:, cc.T_SCAN_LO] = np.maximum(lo[g], own_lo - overlap)
+            tasks[:, cc.T_SCAN_LO] = np.maximum(lo_t, own_lo - overlap)
             tasks[:, cc.T_OWN_LO] = own_lo
             tasks[:, cc.T_HI] = own_hi
             tasks[:, cc.T_THRESH] = self.k if self.k is not None else cc.INF
