@@ -20,6 +20,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Iterator
 
 import numpy as np
@@ -547,17 +548,20 @@ class SeqColumns(Sequence):
         """The records' codes end to end (one record: read in place), their ids and offsets;
         reading item i gives record i itself."""
         records = tuple(records)
-        lengths = np.fromiter(map(len, records), dtype=np.int64, count=len(records))
-        offsets = np.zeros(len(records) + 1, dtype=np.int64)
+        n = len(records)
+        # (attribute getters and len of the arrays: C loops, no Python frame per record)
+        parts = list(map(attrgetter("codes"), records))
+        lengths = np.fromiter(map(len, parts), dtype=np.int64, count=n)
+        offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        if len(records) == 1:
-            codes = np.ascontiguousarray(records[0].codes, dtype=np.uint8)
-        elif records:
-            codes = np.concatenate([r.codes for r in records]).astype(np.uint8, copy=False)
+        if n == 1:
+            codes = np.ascontiguousarray(parts[0], dtype=np.uint8)
+        elif n:
+            codes = np.concatenate(parts).astype(np.uint8, copy=False)
         else:
             codes = np.zeros(0, dtype=np.uint8)
-        shifts = np.fromiter((r.offset for r in records), dtype=np.int64, count=len(records))
-        return cls(codes, offsets[:-1], offsets[1:], Ids([r.id for r in records]),
+        shifts = np.fromiter(map(attrgetter("offset"), records), dtype=np.int64, count=n)
+        return cls(codes, offsets[:-1], offsets[1:], Ids(list(map(attrgetter("id"), records))),
                    shifts if shifts.any() else None, records=records, check=False)
 
     # -- reading ---------------------------------------------------------------------------

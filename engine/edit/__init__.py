@@ -294,7 +294,7 @@ def _records(role: str, records, check_lengths: bool = True) -> tuple:
     records = tuple(records)
     if not records:
         raise ValueError(f"no {role} records")
-    if not all(isinstance(rec, Record) for rec in records):
+    if not all(issubclass(t, Record) for t in set(map(type, records))):  # (no frame per record)
         bad = next(rec for rec in records if not isinstance(rec, Record))
         raise ValueError(f"{role} records must be engine.sequences.Record (or one "
                          f"engine.sequences.SeqColumns), got {type(bad).__name__}")
