@@ -9,6 +9,9 @@
 - ``pairing="zip"`` turns the records into a batch of (query, candidate region)
   pairs: pattern i against text record i, the read-verification workload of
   the seed study. :func:`verify` is that batch with one best hit per pair.
+  A large batch comes as columns (engine.sequences.SeqColumns: one buffer of
+  codes and a range per sequence; regions may be ranges of one genome), planned
+  with numpy alone; Records take the same path (SeqColumns.from_records).
 
 Symbols match when their IUPAC sets intersect. Coordinates are 1-based with
 inclusive ends. Hits come in pattern order, then record order, end, and ``+``
