@@ -5,7 +5,8 @@
 #   pcr     PCR1000's 1,000 primers (18-25 nt) vs the store, --max-edits 3, --backend cuda
 #   dask    the kdiff job with --backend dask (a LocalCUDACluster: dask-cuda and its
 #           dependencies carried as wheels in .gl/cluster-wheels)
-# Data stay in .gl/scale (kept on a warm machine between calls).
+# Data stay in .gl/scale (kept on a warm machine between calls). scripts/gpu-wheels and
+# scripts/cluster-wheels make the wheels to carry: [".whl", ".gl/cluster-wheels"].
 #   scripts/probe/scale_gpu.sh store kdiff pcr dask
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
