@@ -85,14 +85,17 @@ class PairsStarted:
 
 
 def design_run(target: Sequence[Record], background: Sequence[Record], k: int, settings,
-               selection, threads: int | None, cancel: CancelToken) -> Generator:
+               selection, threads: int | None, cancel: CancelToken,
+               scheduler: str | None = None) -> Generator:
     """Build the pair design job (on the worker thread: it imports numba), yield
-    :class:`PairsStarted`, then the job's Progress; return its :class:`PairsResult`."""
+    :class:`PairsStarted`, then the job's Progress; return its :class:`PairsResult`.
+    ``scheduler``: the run panel's Dask scheduler (dask only; None: a local cluster)."""
     from engine.primers import pairs
 
     job = pairs.make_job(target, background, k, settings, variant=selection.variant,
                          backend=selection.backend, parallel=selection.parallel,
-                         flags=selection.flags, threads=threads)
+                         flags=selection.flags, threads=threads,
+                         scheduler=scheduler if selection.backend == "dask" else None)
     yield PairsStarted(job)
     return (yield from steps(pairs.iter_solve(job, cancel)))
 

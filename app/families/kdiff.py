@@ -113,7 +113,8 @@ class KdiffAdapter(FamilyAdapter):
             inputs = host.inputs()
             return {"target": inputs["target"], "background": inputs["background"],
                     "k": choice.params["k"], "selection": choice.selection,
-                    "threads": choice.threads}
+                    "threads": choice.threads,
+                    "scheduler": choice.params.get("scheduler") or None}  # dask: its address
 
         def has_inputs():  # cheap (the tab refreshes while runs draw): records chosen in each box
             return all(p.state().records and p.state().use for p in host.input_panels.values())

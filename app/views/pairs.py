@@ -321,7 +321,7 @@ class PairsView(ResultView):
             settings = pairs.settings_from(values)  # on the worker: the engine imports numba
             return (yield from pairs.design_run(inputs["target"], inputs["background"], inputs["k"],
                                                 settings, inputs["selection"], inputs["threads"],
-                                                token))
+                                                token, inputs.get("scheduler")))
 
         self.runner.start(work)
         self._update_buttons()

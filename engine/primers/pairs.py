@@ -138,11 +138,12 @@ class PairsResult:
 
 
 def make_job(target, background, k: int, settings: PairSettings | None = None, *, variant=None,
-             backend=None, parallel=None, flags=None, threads=None) -> Job:
+             backend=None, parallel=None, flags=None, threads=None, scheduler=None) -> Job:
     """Check everything and return the job (``Job.family`` ``"pairs"``).
 
     ``variant``/``backend``/``parallel``/``flags`` are kdiff's (the specificity scan);
     the in-silico PCR runs on the same backend with the edit family's default variant.
+    ``scheduler``: the dask backend's cluster address (engine.cluster), for both steps.
     """
     settings = settings or PairSettings()
     k = check_int("k", k, 1)
@@ -153,10 +154,12 @@ def make_job(target, background, k: int, settings: PairSettings | None = None, *
     for i, rec in enumerate(target):
         both += [Record(f"f{i}", rec.codes), Record(f"r{i}", reverse_complement(rec.codes))]
     kjob = kdiff.make_job(both, background, k, variant=variant, backend=backend,
-                          parallel=parallel, flags=flags, strands="both", threads=threads)
+                          parallel=parallel, flags=flags, strands="both", threads=threads,
+                          scheduler=scheduler)
     return Job(family="pairs", inputs={"target": target, "background": background},
                variant=kjob.variant, backend=kjob.backend, parallel=kjob.parallel,
-               flags=kjob.flags, params={"k": k, "settings": settings, "kdiff": kjob},
+               flags=kjob.flags, params={"k": k, "settings": settings, "kdiff": kjob,
+                                         "scheduler": scheduler},
                threads=threads)
 
 
@@ -354,7 +357,7 @@ def _with_pcr(chosen, background, settings: pcr.PcrSettings, job: Job, cancel, m
         names.append(pair_names)
     records = tuple(primers.values())
     search = pcr.search_job(records, background, settings.max_edits, backend=job.backend,
-                            threads=job.threads)
+                            threads=job.threads, scheduler=job.params.get("scheduler"))
     found = yield from pcr.relabel(edit.iter_solve(search, cancel), "in-silico PCR")
     pcr.absorb(meter, found.info)
     yield from compile_once(pcr.Refiner())

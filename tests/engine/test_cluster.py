@@ -485,3 +485,31 @@ def test_workers_run_the_jobs_variant_on_their_backend_or_that_backends_default(
     assert cluster.check_scheduler("") is None and cluster.check_scheduler(None) is None
     with pytest.raises(ValueError, match="--scheduler must be"):
         cluster.check_scheduler("tcp://host:8786/path")
+
+
+def test_pairs_runs_both_steps_on_the_cluster_at_scheduler(dask_cluster, monkeypatch,
+                                                            lambda_record, ecoli_record):
+    """Pair design with --backend dask --scheduler: the specificity scan (kdiff) and the
+    in-silico PCR (edit search) both run on that cluster, and the pairs equal multicore's."""
+    from engine import cluster
+    from engine.primers import pairs, pcr
+    from engine.primers.primer3_design import DesignSettings
+
+    seen = []
+    original = cluster.Session.__init__
+
+    def spy(self, scheduler=None):
+        seen.append(scheduler)
+        original(self, scheduler)
+
+    monkeypatch.setattr(cluster.Session, "__init__", spy)
+    target = [lambda_record.slice(20_000, 20_500)]
+    background = [ecoli_record.slice(100_000, 140_000)]
+    settings = pairs.PairSettings(DesignSettings(product_ranges=((100, 300),), num_return=3),
+                                  pcr.PcrSettings())
+    got = pairs.solve(target, background, 5, settings, backend="dask", scheduler=dask_cluster[0])
+    want = pairs.solve(target, background, 5, settings, backend="multicore")
+    assert len(seen) >= 2 and set(seen) == {dask_cluster[0]}, seen
+    assert [(p.left.start, p.right.start, p.products) for p in got.pairs] == \
+        [(p.left.start, p.right.start, p.products) for p in want.pairs]
+    assert got.pairs
