@@ -54,14 +54,20 @@ class PanelResult:
 
 
 def make_job(primers, background=(), settings: PanelSettings | None = None, *, variant=None,
-             backend=None, parallel=None, threads=None) -> Job:
+             backend=None, parallel=None, threads=None, scheduler=None) -> Job:
+    """The panel check's job; with a background, its cross-product search (``variant`` ...
+    ``scheduler``: the edit family's, as for :func:`engine.primers.pcr.search_job`)."""
     settings = settings or PanelSettings()
     primers = check_primers(primers)
     background = tuple(background or ())
     search = None
     if background:
         search = pcr.search_job(primers, background, settings.pcr.max_edits, variant=variant,
-                                backend=backend, parallel=parallel, threads=threads)
+                                backend=backend, parallel=parallel, threads=threads,
+                                scheduler=scheduler)
+    elif scheduler:
+        raise ValueError("--scheduler needs a background (the cross-product search is what runs "
+                         "on the cluster)")
     return Job(family="panel", inputs={"primers": primers, "background": background},
                variant=search.variant if search else None,
                backend=search.backend if search else "serial",

@@ -513,3 +513,26 @@ def test_pairs_runs_both_steps_on_the_cluster_at_scheduler(dask_cluster, monkeyp
     assert [(p.left.start, p.right.start, p.products) for p in got.pairs] == \
         [(p.left.start, p.right.start, p.products) for p in want.pairs]
     assert got.pairs
+
+
+def test_panel_cross_products_run_on_the_cluster_at_scheduler(dask_cluster, monkeypatch):
+    """panel --backend dask --scheduler: the cross-product search runs on that cluster and
+    finds what the serial backend finds; without a background the address is refused."""
+    from engine import cluster
+    from engine.primers import panel
+
+    seen = []
+    original = cluster.Session.__init__
+
+    def spy(self, scheduler=None):
+        seen.append(scheduler)
+        original(self, scheduler)
+
+    monkeypatch.setattr(cluster.Session, "__init__", spy)
+    primers, background = _pcr_case(np.random.default_rng(43), 0)
+    got = panel.solve(primers, background, backend="dask", scheduler=dask_cluster[0])
+    want = panel.solve(primers, background, backend="serial")
+    assert seen == [dask_cluster[0]]
+    assert got.products == want.products and len(want.products) >= 3
+    with pytest.raises(ValueError, match="--scheduler needs a background"):
+        panel.make_job(primers, (), backend="dask", scheduler=dask_cluster[0])
