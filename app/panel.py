@@ -44,14 +44,16 @@ class PanelRequest:
 
 
 def check_run(request: PanelRequest, backend: str | None, threads: int | None,
-              cancel: CancelToken) -> Generator:
+              cancel: CancelToken, scheduler: str | None = None) -> Generator:
     """Build the panel job on the worker thread, yield :class:`PanelStarted`, then its
-    Progress; return the :class:`engine.primers.panel.PanelResult`."""
+    Progress; return the :class:`engine.primers.panel.PanelResult` (``scheduler``: the dask
+    backend's cluster, for the cross-products)."""
     from engine.primers import panel
 
     records = [Record(name, encode(seq, source="panel", record_id=name), "", "panel")
                for name, seq in request.primers]
-    job = panel.make_job(records, request.background, backend=backend, threads=threads)
+    job = panel.make_job(records, request.background, backend=backend, threads=threads,
+                         scheduler=scheduler)
     yield PanelStarted(job)
     return (yield from steps(panel.iter_solve(job, cancel)))
 

@@ -226,14 +226,16 @@ class OffTargetStarted:
 
 
 def offtarget_run(candidate, background: Sequence[Record], max_edits: int, *, backend: str | None,
-                  threads: int | None, cancel: CancelToken) -> Generator:
-    """Every site of ``candidate`` in ``background`` within ``max_edits`` (both strands).
+                  threads: int | None, cancel: CancelToken, scheduler: str | None = None) -> Generator:
+    """Every site of ``candidate`` in ``background`` within ``max_edits`` (both strands);
+    ``scheduler``: the Dask scheduler's address for the dask backend (None: a local cluster).
 
     Yields :class:`OffTargetStarted`, then the edit search's Progress; returns an
     :class:`OffTargetReport` (with the sites found so far when cancelled).
     """
     primer = primer_record(candidate)
-    job = offtarget.make_job(primer, background, max_edits, backend=backend, threads=threads)
+    job = offtarget.make_job(primer, background, max_edits, backend=backend, threads=threads,
+                             scheduler=scheduler)
     yield OffTargetStarted(job)
     started = time.perf_counter()
     result = yield from engine.iter_solve(job, cancel)

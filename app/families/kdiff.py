@@ -102,8 +102,8 @@ class KdiffAdapter(FamilyAdapter):
         profile, candidate = SpecificityView(), CandidateView()
 
         def backend_choice():  # the off-target search runs on the backend chosen for kdiff
-            state = host.params.state()
-            return state["backend"], state["threads"]
+            state = host.params.state()  # (backend, threads, the Dask scheduler's address or None)
+            return state["backend"], state["threads"], state["params"].get("scheduler") or None
 
         def pair_inputs():  # pair design: the run panel's inputs, k and selection
             missing = host.missing_input()

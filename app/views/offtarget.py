@@ -49,7 +49,8 @@ class OffTargetView(ResultView):
 
     def __init__(self, backend_choice):
         super().__init__()
-        self._backend_choice = backend_choice  # () -> (backend, threads) chosen in the parameters
+        # () -> (backend, threads, Dask scheduler or None) chosen in the parameters
+        self._backend_choice = backend_choice
         self.header = QLabel("Select a candidate (table or profile), then press Run to list every "
                              "place in the background where it could still bind.")
         self.header.setWordWrap(True)
@@ -177,7 +178,7 @@ class OffTargetView(ResultView):
         """Search the background for the selected candidate; False if it could not start."""
         if self.runner.running or self._candidate is None or self._job is None:
             return False
-        backend, threads = self._backend_choice()
+        backend, threads, scheduler = self._backend_choice()
         edit_backend, edit_threads, note = primers.edit_backend(backend, threads)
         candidate, max_edits = self._candidate, self.max_edits.value()
         background = list(self._job.inputs["background"])
@@ -187,7 +188,7 @@ class OffTargetView(ResultView):
         self.status.setText(f"Searching {self._label(candidate)} within {max_edits} edits…")
         self.runner.start(lambda token: primers.offtarget_run(
             candidate, background, max_edits, backend=edit_backend, threads=edit_threads,
-            cancel=token))
+            cancel=token, scheduler=scheduler if edit_backend == "dask" else None))
         self._update_buttons()
         return True
 

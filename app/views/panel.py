@@ -36,7 +36,8 @@ class PanelView(ResultView):
     pattern)`` (the window's exports write the file).
 
     ``background()`` returns the background records to look for cross-products in and a
-    label for them, or None; ``backend_choice()`` the (backend, threads) of the parameters.
+    label for them, or None; ``backend_choice()`` the (backend, threads, Dask scheduler or None)
+    of the parameters.
     """
 
     title = "Panel"
@@ -50,7 +51,7 @@ class PanelView(ResultView):
         from app.worker import JobRunner
 
         self._background = background or (lambda: None)
-        self._backend_choice = backend_choice or (lambda: ("serial", None))
+        self._backend_choice = backend_choice or (lambda: ("serial", None, None))
         self.request: panel.PanelRequest | None = None
         self.result = None
         self._labels: list = []
@@ -164,15 +165,16 @@ class PanelView(ResultView):
         self.request = request
         from app.primers import edit_backend
 
-        backend, threads = self._backend_choice()
+        backend, threads, scheduler = self._backend_choice()
         backend, threads, _ = edit_backend(backend, threads)
+        scheduler = scheduler if backend == "dask" and records else None
         n = len(request.primers)
         self.header.setText(f"<b>Panel</b>: {n} primer{'s' if n != 1 else ''} from {request.source}"
                             + (f", cross-products in {label}" if records else ", no background")
                             + ".")
         self.error.setVisible(False)
         self.status.setText("Checking the panel…")
-        self.runner.start(lambda token: panel.check_run(request, backend, threads, token))
+        self.runner.start(lambda token: panel.check_run(request, backend, threads, token, scheduler))
         self._update_buttons()
         return True
 

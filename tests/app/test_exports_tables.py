@@ -71,7 +71,7 @@ def test_exports_follow_the_umask_and_the_table(qtbot, window, tmp_path):
 def test_alignments_never_mix_candidates(qtbot):
     from app.views.offtarget import OffTargetView
 
-    view = OffTargetView(lambda: ("serial", None))
+    view = OffTargetView(lambda: ("serial", None, None))
     qtbot.addWidget(view)
     a, b = Candidate("t", 38, 55, "ACGT" * 4 + "AC"), Candidate("t", 942, 960, "TTGCA" * 3 + "TTGC")
     view.reset(SimpleNamespace(inputs={"background": []}, params={"k": 3}))

@@ -184,7 +184,7 @@ def test_offtarget_search_can_be_cancelled(qtbot):
     # The whole E. coli genome, both strands, 6 edits: about half a second of search.
     from app import demo
 
-    view = OffTargetView(lambda: ("serial", None))
+    view = OffTargetView(lambda: ("serial", None, None))
     qtbot.addWidget(view)
     lam = demo.records("lambda")[0]
     view.reset(SimpleNamespace(inputs={"background": list(demo.records("ecoli"))}, params={"k": 5}))
@@ -282,3 +282,21 @@ def test_back_to_back_searches_leave_the_worker_threads_intact(qtbot):
     runner.start(job)
     qtbot.waitUntil(lambda: len(ends) >= 400, timeout=60_000)
     assert runner.shutdown() and not runner._alive
+
+
+def test_offtarget_and_panel_runs_take_the_dask_scheduler():
+    """The run panel's Dask scheduler reaches the off-target search and the panel's
+    cross-product search (their jobs carry it; nothing runs here)."""
+    from app.panel import PanelRequest, check_run
+    from app.primers import offtarget_run
+    from engine.jobs import CancelToken
+
+    address = "tcp://127.0.0.1:1"
+    background = (Record("bg", encode("ACGTTGCAAGGCTTACCGATAGGCTTACGATCGATCGGATCCA")),)
+    candidate = SimpleNamespace(target_id="t", start=1, end=12, sequence="GGCTTACCGATA")
+    started = next(offtarget_run(candidate, background, 2, backend="dask", threads=None,
+                                 cancel=CancelToken(), scheduler=address))
+    assert started.job.backend == "dask" and started.job.params["scheduler"] == address
+    request = PanelRequest((("a", "GGCTTACCGATA"), ("b", "TCGATCGATCGT")), "test", background)
+    started = next(check_run(request, "dask", None, CancelToken(), address))
+    assert started.job.params["search"].params["scheduler"] == address
