@@ -317,6 +317,35 @@ def test_edit_cancel_on_dask_keeps_the_merged_chunks(dask_cluster, monkeypatch):
     assert (values[scanned] == full[scanned]).mean() > 0.9
 
 
+def test_pcr_cancel_on_dask_keeps_the_sites_of_the_merged_chunks(dask_cluster, monkeypatch):
+    """A pcr cancel after the first chunks are merged: an incomplete result whose sites are
+    in-memory ones (fewer of them), as for the other backends."""
+    from engine.primers import pcr
+
+    rng = np.random.default_rng(47)
+    fwd = _random(rng, 20)
+    parts = []
+    for _ in range(40):  # a site every ~10 kb
+        parts += [_random(rng, 10_000), fwd]
+    background = [Record("b", np.concatenate(parts))]
+    primers = [Record("F", fwd), Record("R", _random(rng, 18))]
+    settings = pcr.PcrSettings(max_edits=1, max_3prime_edits=1)
+    want = pcr.solve(primers, background, settings, backend="multicore")
+    monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 10_000)  # 40 tasks
+    token = CancelToken()
+    gen = pcr.iter_solve(pcr.make_job(primers, background, settings, backend="dask",
+                                      scheduler=dask_cluster[0]), token)
+    progress = next(gen)
+    while progress.phase != "running" or 4 * progress.done < progress.total:  # a quarter merged
+        progress = next(gen)
+    token.cancel()
+    got = drive(gen)
+    assert not got.info.complete and got.info.backend == "dask"
+    assert 0 < len(got.sites) < len(want.sites) == 40
+    full = {(s.record_id, s.primer, s.strand, s.start, s.end) for s in want.sites}
+    assert {(s.record_id, s.primer, s.strand, s.start, s.end) for s in got.sites} <= full
+
+
 def test_a_job_without_an_address_starts_and_closes_its_own_local_cluster(small_chunks):
     targets, background = _planted_case()
     want = kdiff.solve(targets[:1], background, 4, backend="serial")
