@@ -22,9 +22,10 @@ CHILD_PROCESS_BYTES = 32 << 20
 
 
 def read_files(paths: list[str]):
-    """``engine.sequences.load_files(paths)``: in a child process for large files (genome
-    stores excepted: they map, they do not parse), in this thread otherwise."""
-    from engine.sequences import load_files
+    """``engine.sequences.load_files_noting(paths)`` (records, skipped ids, the warnings'
+    texts): in a child process for large files (genome stores excepted: they map, they do
+    not parse), in this thread otherwise."""
+    from engine.sequences import load_files_noting as load_files
 
     sizes = [os.path.getsize(p) for p in paths if os.path.isfile(p)]
     if sum(sizes) < CHILD_PROCESS_BYTES or any(str(p).endswith(".psg") for p in paths):

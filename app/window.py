@@ -495,7 +495,8 @@ class MainWindow(QMainWindow):
                        lambda value: self._files_loaded(family, role, paths, *value, use, region),
                        f"Cannot load {names}")
 
-    def _files_loaded(self, family, role, paths, records, skipped, use=None, region=None) -> None:
+    def _files_loaded(self, family, role, paths, records, skipped, notes=(), use=None,
+                      region=None) -> None:
         self._remember(paths)
         source = paths[0] if len(paths) == 1 else f"{len(paths)} files"
         if use is None:
@@ -513,6 +514,8 @@ class MainWindow(QMainWindow):
         text = f"Loaded {len(records)} record(s), {total:,} bp."
         if skipped:
             text += f" Skipped {len(skipped)} empty record(s): {', '.join(skipped[:3])}."
+        for note in notes[:2]:  # what the command line prints as warnings
+            text += f" Warning: {note}."
         self.state_label.setText(text)
         self.inputs_loaded.emit()
 

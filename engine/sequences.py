@@ -424,6 +424,17 @@ def load_files(paths) -> tuple[list[Record], list[str]]:
     return load_many(paths, on_empty=skipped.append), skipped
 
 
+def load_files_noting(paths) -> tuple[list[Record], list[str], list[str]]:
+    """:func:`load_files` and the text of each :class:`SequenceWarning` it raised (duplicate
+    ids made unique, a file named like a sequence...), for a caller with no stderr to show
+    them on (the GUI; also picklable, for its child process)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SequenceWarning)
+        records, skipped = load_files(paths)
+    notes = [str(w.message) for w in caught if issubclass(w.category, SequenceWarning)]
+    return records, skipped, list(dict.fromkeys(notes))
+
+
 def concat_with_offsets(records: list[Record]) -> tuple[np.ndarray, np.ndarray]:
     """Concatenate encoded records; ``offsets[i]:offsets[i+1]`` is record i.
 

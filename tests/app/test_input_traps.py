@@ -59,3 +59,15 @@ def test_a_number_beyond_the_maximum_is_clamped_and_said(qtbot, window):
     QTest.keyClicks(box, "30000")
     QTest.keyClick(box, Qt.Key.Key_Return)
     assert box.value() == 30_000 and not panel.warning.isVisibleTo(window)
+
+
+def test_duplicate_ids_are_noted_in_the_window(qtbot, window, dialogs, tmp_path):
+    """What the command line prints as a warning (duplicate ids made unique) reaches the
+    window's status line too."""
+    path = tmp_path / "dups.fa"
+    path.write_text(">x one\nACGTACGT\n>x two\nGGCCAATT\n")
+    with qtbot.waitSignal(window.inputs_loaded, timeout=30_000):
+        window.load_files("background", [str(path)])
+    text = window.state_label.text()
+    assert "Loaded 2 record(s)" in text and "Warning:" in text and "duplicate record ids" in text
+    assert not dialogs
