@@ -127,6 +127,22 @@ def _worker_has_gpu() -> bool:
         return False
 
 
+def run_on_cluster(runner, meter, cancel, total: int | None = None):
+    """A family's dask run: the cluster's start as the compile phase (``compile_once``, with
+    ``total`` units, default ``runner.total``), then its slices (``run_slices``, the meter
+    taking the cluster's threads); the runner (a local cluster with it) closed whatever
+    happens. The job generators of kdiff, kmismatch, edit and pcr ``yield from`` it."""
+    from engine.slices import compile_once, run_slices
+
+    try:
+        yield from compile_once(runner, runner.total if total is None else total,
+                                "starting the Dask cluster…")
+        meter.threads = runner.threads
+        yield from run_slices(runner, meter, cancel)
+    finally:
+        runner.close()
+
+
 def dask_setup(worker) -> None:
     """A local cluster's worker process, at its start (Dask's preload hook): ignore SIGINT.
     Ctrl-C reaches the whole process group; the run cancels and closes the cluster itself

@@ -379,12 +379,9 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     runner = make_runner(job, cancel.flag, meter.threads)
     p = job.params
     if job.backend == "dask":
-        try:
-            yield from compile_once(runner, runner.total, "starting the Dask cluster…")
-            meter.threads = runner.threads
-            yield from run_slices(runner, meter, cancel)
-        finally:
-            runner.close()
+        from engine.cluster import run_on_cluster
+
+        yield from run_on_cluster(runner, meter, cancel)
     else:
         yield from compile_once(runner.lanes, runner.total)
         yield from run_slices(runner, meter, cancel)

@@ -98,14 +98,11 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     if job.backend == "dask":  # tasks on a Dask cluster (engine.cluster)
         from engine.kdiff.cluster import ClusterScanRunner
 
+        from engine.cluster import run_on_cluster
+
         runner = ClusterScanRunner(job, cancel.flag)
         scan = runner.scan
-        try:
-            yield from compile_once(runner, runner.total, "starting the Dask cluster…")
-            meter.threads = runner.threads
-            yield from run_slices(runner, meter, cancel)
-        finally:
-            runner.close()
+        yield from run_on_cluster(runner, meter, cancel)
     else:
         call = make_call(job, cancel.flag)
         runner = scan = ScanRunner(job, call)

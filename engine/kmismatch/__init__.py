@@ -152,15 +152,11 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
     patterns: tuple[Record, ...] = job.inputs["patterns"]
     total = sum(len(r) for r in job.inputs["text"])
     if job.backend == "dask":  # tasks on a Dask cluster (engine.cluster)
+        from engine.cluster import run_on_cluster
         from engine.kmismatch.cluster import ClusterScanRunner
 
         runner = ClusterScanRunner(job, cancel.flag)
-        try:
-            yield from compile_once(runner, total, "starting the Dask cluster…")
-            meter.threads = runner.threads
-            yield from run_slices(runner, meter, cancel)
-        finally:
-            runner.close()
+        yield from run_on_cluster(runner, meter, cancel, total)
     else:
         kernels = Kernels(job)
         yield from compile_once(kernels, total)

@@ -42,7 +42,7 @@ from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers.pcr_columns import PcrProducts, PcrSites, Product, Site
 from engine.primers.primer_sets import check_primers
 from engine.sequences import Record, reverse_complement
-from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
+from engine.slices import Meter, compile_once, numba_threads, run_info
 
 __all__ = ["PcrProducts", "PcrResult", "PcrSettings", "PcrSites", "Product", "Site", "find_sites",
            "iter_solve", "make_job", "pair_sites", "solve"]
@@ -159,13 +159,17 @@ class Refiner:
 
 
 def relabel(gen, message: str):
-    """Re-yield a sub-job's Progress with ``message`` (the phase a tool is in); return its value."""
-    while True:
-        try:
-            p = next(gen)
-        except StopIteration as stop:
-            return stop.value
-        yield dataclasses.replace(p, message=f"{message}: {p.message}" if p.message else message)
+    """Re-yield a sub-job's Progress with ``message`` (the phase a tool is in); return its value.
+    Closed early (the consumer stopped), it closes the sub-job too, which runs its cleanup."""
+    try:
+        while True:
+            try:
+                p = next(gen)
+            except StopIteration as stop:
+                return stop.value
+            yield dataclasses.replace(p, message=f"{message}: {p.message}" if p.message else message)
+    finally:
+        gen.close()
 
 
 def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progress, None, PcrResult]:
@@ -191,16 +195,11 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
 def _cluster_sites(job: Job, meter: Meter, cancel: CancelToken):
     """The sites of a dask job: each chunk's hits refined where they were found (the piece
     that owns their end, engine/primers/cluster.py), merged into sites over whole records."""
+    from engine.cluster import run_on_cluster
     from engine.primers.cluster import ClusterSites
 
     runner = ClusterSites(job, cancel.flag)
-    try:
-        yield from relabel(compile_once(runner, runner.total, "starting the Dask cluster…"),
-                           "primer sites")
-        meter.threads = runner.threads
-        yield from relabel(run_slices(runner, meter, cancel), "primer sites")
-    finally:
-        runner.close()
+    yield from relabel(run_on_cluster(runner, meter, cancel), "primer sites")
     return meter.timed(runner.sites)
 
 
