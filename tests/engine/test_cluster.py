@@ -516,13 +516,10 @@ def test_workers_run_the_jobs_variant_on_their_backend_or_that_backends_default(
         cluster.check_scheduler("tcp://host:8786/path")
 
 
-def test_pairs_runs_both_steps_on_the_cluster_at_scheduler(dask_cluster, monkeypatch,
-                                                            lambda_record, ecoli_record):
-    """Pair design with --backend dask --scheduler: the specificity scan (kdiff) and the
-    in-silico PCR (edit search) both run on that cluster, and the pairs equal multicore's."""
+@pytest.fixture
+def sessions(monkeypatch):
+    """The scheduler address of every cluster session a job opens (None: a local cluster)."""
     from engine import cluster
-    from engine.primers import pairs, pcr
-    from engine.primers.primer3_design import DesignSettings
 
     seen = []
     original = cluster.Session.__init__
@@ -532,36 +529,37 @@ def test_pairs_runs_both_steps_on_the_cluster_at_scheduler(dask_cluster, monkeyp
         original(self, scheduler)
 
     monkeypatch.setattr(cluster.Session, "__init__", spy)
+    return seen
+
+
+def test_pairs_runs_both_steps_on_the_cluster_at_scheduler(dask_cluster, sessions,
+                                                            lambda_record, ecoli_record):
+    """Pair design with --backend dask --scheduler: the specificity scan (kdiff) and the
+    in-silico PCR (edit search) both run on that cluster, and the pairs equal multicore's."""
+    from engine.primers import pairs, pcr
+    from engine.primers.primer3_design import DesignSettings
+
     target = [lambda_record.slice(20_000, 20_500)]
     background = [ecoli_record.slice(100_000, 140_000)]
     settings = pairs.PairSettings(DesignSettings(product_ranges=((100, 300),), num_return=3),
                                   pcr.PcrSettings())
     got = pairs.solve(target, background, 5, settings, backend="dask", scheduler=dask_cluster[0])
     want = pairs.solve(target, background, 5, settings, backend="multicore")
-    assert len(seen) >= 2 and set(seen) == {dask_cluster[0]}, seen
+    assert len(sessions) >= 2 and set(sessions) == {dask_cluster[0]}, sessions
     assert [(p.left.start, p.right.start, p.products) for p in got.pairs] == \
         [(p.left.start, p.right.start, p.products) for p in want.pairs]
     assert got.pairs
 
 
-def test_panel_cross_products_run_on_the_cluster_at_scheduler(dask_cluster, monkeypatch):
+def test_panel_cross_products_run_on_the_cluster_at_scheduler(dask_cluster, sessions):
     """panel --backend dask --scheduler: the cross-product search runs on that cluster and
     finds what the serial backend finds; without a background the address is refused."""
-    from engine import cluster
     from engine.primers import panel
 
-    seen = []
-    original = cluster.Session.__init__
-
-    def spy(self, scheduler=None):
-        seen.append(scheduler)
-        original(self, scheduler)
-
-    monkeypatch.setattr(cluster.Session, "__init__", spy)
     primers, background = _pcr_case(np.random.default_rng(43), 0)
     got = panel.solve(primers, background, backend="dask", scheduler=dask_cluster[0])
     want = panel.solve(primers, background, backend="serial")
-    assert seen == [dask_cluster[0]]
+    assert sessions == [dask_cluster[0]]
     assert got.products == want.products and len(want.products) >= 3
     with pytest.raises(ValueError, match="--scheduler needs a background"):
         panel.make_job(primers, (), backend="dask", scheduler=dask_cluster[0])
