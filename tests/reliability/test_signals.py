@@ -57,6 +57,7 @@ def test_signal_at_any_moment(tmp_path, long_pair, sig, status, delay):
     assert not out.exists() and leftovers(tmp_path) == []
 
 
+@pytest.mark.alone  # timed like the test above: under a loaded CI it once ended with -2 (see the session 7 note)
 def test_a_second_ctrl_c_does_not_wait(tmp_path, long_pair):
     proc = subprocess.Popen(command("nw", *long_pair, "-o", tmp_path / "o.txt"),
                             stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env())
