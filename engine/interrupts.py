@@ -158,8 +158,14 @@ def run_job(work, cancel):
 
 def settle() -> None:
     """The run's outcome is settled (its outputs are being renamed into place, or its
-    error reported): from here on a signal is ignored."""
+    error reported): from here on a signal is ignored. In a process that installed the
+    handlers the signals are then ignored by the operating system too: the interpreter's
+    finalization puts a Python handler back to the default action (a late Ctrl-C would
+    then kill the exiting process: status -2), but leaves SIG_IGN alone."""
     _state.settled = True
+    if _installed and threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)
 
 
 def guarded(main) -> int:
@@ -171,6 +177,7 @@ def guarded(main) -> int:
         status = main()
         if sys.stdout is not None:
             sys.stdout.flush()
+        settle()  # done: a signal from here on (the interpreter's exit) changes nothing
         return status
     except (Interrupted, KeyboardInterrupt) as exc:
         settle()

@@ -98,3 +98,21 @@ def test_a_run_after_an_interrupted_compile_works(tmp_path):
     again = run(*args, extra_env=cache)
     assert again.returncode == 0 and again.stderr == "", again.stderr
     assert again.stdout.startswith("target_id")
+
+
+def test_a_settled_run_ignores_signals_through_the_interpreters_exit():
+    """Once settled, SIGINT and SIGTERM are ignored by the operating system, not only by the
+    Python handler (which the interpreter's finalization resets to the default action: a
+    Ctrl-C arriving then used to kill the exiting process, status -2)."""
+    code = ("import os, signal, sys\n"
+            "from engine import interrupts\n"
+            "interrupts.install()\n"
+            "status = interrupts.guarded(lambda: 130)\n"
+            "assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN\n"
+            "assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN\n"
+            "import atexit\n"
+            "atexit.register(lambda: os.kill(os.getpid(), signal.SIGINT))  # during the exit\n"
+            "sys.exit(status)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env(), capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 130, (proc.returncode, proc.stderr)
