@@ -178,6 +178,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         plugin.add_arguments(p)
         if fam is not None:
             add_common_options(p, fam)
+            # A tool runs on its family's backends: it takes what they need (dask's address).
+            add_param_options(p, fam, only=("scheduler",))
             _remember_inputs(p)
     if command in (None, "index"):  # (the store module imports numba)
         from engine.cli import index

@@ -6,8 +6,7 @@ CSV columns: record_id,start,end,strand,edits,edits_3prime,cigar,primer,site
 
 from __future__ import annotations
 
-from engine.cli import add_param_options, add_region_options, load_input, selected_flags
-from engine.edit.spec import SPEC as EDIT_SPEC
+from engine.cli import add_region_options, load_input, selected_flags
 from engine.primers import offtarget
 from engine.primers import offtarget as export  # its writers (engine.cli's plug-in contract)
 from engine.sequences import load
@@ -21,7 +20,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal")
     parser.add_argument("--max-edits", type=int, default=3, metavar="D",
                         help="report every site within D edits, both strands (default 3)")
-    add_param_options(parser, EDIT_SPEC, only=("scheduler",))
 
 
 def _primer(args):

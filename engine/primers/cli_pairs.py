@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import os
 
-from engine.cli import add_param_options, add_region_options, load_input
-from engine.kdiff.spec import SPEC as KDIFF_SPEC
+from engine.cli import add_region_options, load_input
 from engine.primers import export_pairs as export  # the writers (engine.cli's plug-in contract)
 from engine.primers import pairs
 from engine.primers.cli_options import add_design_options, design_values
@@ -39,7 +38,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--bed", metavar="FILE", help="also write the pairs as BED12")
     add_design_options(parser)
     add_pcr_options(parser)
-    add_param_options(parser, KDIFF_SPEC, only=("scheduler",))
 
 
 def _rejected_path(args):

@@ -6,8 +6,6 @@ of name,sequence, or literals (comma-separated). Writers: engine.primers.export_
 
 from __future__ import annotations
 
-from engine.cli import add_param_options
-from engine.edit.spec import SPEC as EDIT_SPEC
 from engine.primers import export_panel as export  # the writers (engine.cli's plug-in contract)
 from engine.primers import panel
 from engine.primers.cli_options import add_condition_options, conditions_from
@@ -32,7 +30,6 @@ def add_arguments(parser) -> None:
                              "one row per primer pair")
     add_pcr_options(parser)
     add_condition_options(parser)
-    add_param_options(parser, EDIT_SPEC, only=("scheduler",))
 
 
 def make_job(args):

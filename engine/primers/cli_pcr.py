@@ -8,8 +8,7 @@ Writers: engine.primers.export_pcr.
 
 from __future__ import annotations
 
-from engine.cli import add_param_options, add_region_options, load_input, selected_flags
-from engine.edit.spec import SPEC as EDIT_SPEC
+from engine.cli import add_region_options, load_input, selected_flags
 from engine.primers import export_pcr as export  # the writers (engine.cli's plug-in contract)
 from engine.primers import pcr
 from engine.primers.pcr import iter_solve  # noqa: F401  (the plug-in's job generator)
@@ -58,7 +57,6 @@ def add_arguments(parser) -> None:
     add_pcr_options(parser)
     parser.add_argument("--with-sequence", action="store_true",
                         help="add each product's sequence (forward strand)")
-    add_param_options(parser, EDIT_SPEC, only=("scheduler",))
 
 
 def make_job(args):

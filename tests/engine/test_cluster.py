@@ -24,6 +24,7 @@ from engine import cli, cluster, config, kdiff, kmismatch, store  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.sequences import Record, decode, load, reverse_complement  # noqa: E402
 from engine.streaming import plan_chunks  # noqa: E402
+from tests.engine.edit.cuda_support import hit_rows, profile_rows  # noqa: E402
 
 BASES = np.array([1, 2, 4, 8], dtype=np.uint8)
 
@@ -146,16 +147,6 @@ def test_kmismatch_dask_equals_in_memory_across_chunk_edges(dask_cluster, small_
             assert got.scanned == want.scanned
 
 
-def _edit_rows(result):
-    return [(h.pattern_id, h.record_id, h.strand, h.start, h.end, h.distance, h.cigar, h.matched)
-            for h in result.hits]
-
-
-def _profile_rows(result):
-    return [(p.pattern_id, p.record_id, p.strand, p.bin_width, p.length, p.cap, p.values.tolist())
-            for p in result.profiles]
-
-
 def _edit_case():
     """Patterns planted across the chunk edges of 300-base chunks: one with an inserted base
     (an occurrence m + 1 long), its reverse complement with a substitution, several records
@@ -204,11 +195,11 @@ def test_edit_search_dask_equals_in_memory_across_chunk_edges(dask_cluster, smal
         small_chunks(300)
         got = edit.solve(patterns, records, backend="dask", scheduler=dask_cluster[0], **options)
         assert got.info.backend == "dask" and got.info.complete
-        assert _edit_rows(got) == _edit_rows(want)
-        assert _profile_rows(got) == _profile_rows(want)
+        assert hit_rows(got) == hit_rows(want)
+        assert profile_rows(got) == profile_rows(want)
         got = edit.solve(patterns, stored, backend="dask", scheduler=dask_cluster[0], **options)
-        assert _edit_rows(got) == _edit_rows(want_stored)
-        assert _profile_rows(got) == _profile_rows(want_stored)
+        assert hit_rows(got) == hit_rows(want_stored)
+        assert profile_rows(got) == profile_rows(want_stored)
 
 
 def test_offtarget_report_on_dask_equals_in_memory(dask_cluster, small_chunks):
@@ -308,8 +299,8 @@ def test_edit_cancel_on_dask_keeps_the_merged_chunks(dask_cluster, monkeypatch):
     token.cancel()
     got = drive(gen)
     assert not got.info.complete and got.info.backend == "dask"
-    rows = set(_edit_rows(got))
-    assert rows <= set(_edit_rows(want)) and len(rows) < len(want.hits)
+    rows = set(hit_rows(got))
+    assert rows <= set(hit_rows(want)) and len(rows) < len(want.hits)
     values, full = got.profiles[0].values, want.profiles[0].values
     scanned = values >= 0
     assert 0 < scanned.sum() < len(values)
@@ -519,8 +510,6 @@ def test_workers_run_the_jobs_variant_on_their_backend_or_that_backends_default(
 @pytest.fixture
 def sessions(monkeypatch):
     """The scheduler address of every cluster session a job opens (None: a local cluster)."""
-    from engine import cluster
-
     seen = []
     original = cluster.Session.__init__
 

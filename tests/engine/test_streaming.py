@@ -14,6 +14,7 @@ import pytest
 from engine import config, kdiff, store
 from engine.sequences import Record, decode, load, reverse_complement
 from engine.streaming import Background, plan_chunks
+from tests.engine.edit.cuda_support import hit_rows, profile_rows
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BASES = np.array([1, 2, 4, 8], dtype=np.uint8)
@@ -270,16 +271,6 @@ def test_kdiff_against_200_mb_store_under_a_1_5_gb_address_space_limit(tmp_path)
 
 # ---------------------------------------------------------------------------- edit search
 
-def _edit_rows(result):
-    return [(h.pattern_id, h.record_id, h.strand, h.start, h.end, h.distance, h.cigar, h.matched)
-            for h in result.hits]
-
-
-def _profile_rows(result):
-    return [(p.pattern_id, p.record_id, p.strand, p.bin_width, p.length, p.cap, p.values.tolist())
-            for p in result.profiles]
-
-
 EDIT_CASES = [("myers", "serial", None), ("myers", "multicore", frozenset()),
               ("banded", "serial", None), ("dp", "multicore", None)]
 
@@ -310,8 +301,8 @@ def test_edit_search_chunk_edge_on_every_offset_around_a_planted_match(streamed,
             streamed(48)
             got = edit.solve(patterns, text, **options)
             config.STREAM_MEMORY_BASES = 1 << 28
-            assert _edit_rows(got) == _edit_rows(want)
-            assert _profile_rows(got) == _profile_rows(want)
+            assert hit_rows(got) == hit_rows(want)
+            assert profile_rows(got) == profile_rows(want)
         assert any(h.pattern_id == "p" and h.strand == strand and h.record_id == "b"
                    and h.distance == 2 for h in want.hits)
 
@@ -335,9 +326,9 @@ def test_edit_search_streams_a_store_and_regions(streamed, tmp_path, lambda_reco
     primer = lambda_record.slice(12_000, 12_020)
     want_report = offtarget.find_offtargets(primer, load(path), 3, backend="serial")
     streamed(4096, ratio=2)
-    assert _edit_rows(edit.solve(patterns, load(tmp_path / "lam.psg"), **options)) == \
-        _edit_rows(want)
-    assert _edit_rows(edit.solve(patterns, region, **options)) == _edit_rows(want_region)
+    assert hit_rows(edit.solve(patterns, load(tmp_path / "lam.psg"), **options)) == \
+        hit_rows(want)
+    assert hit_rows(edit.solve(patterns, region, **options)) == hit_rows(want_region)
     got_report = offtarget.find_offtargets(primer, load(tmp_path / "lam.psg"), 3, backend="serial")
     assert got_report == want_report
     assert {s.strand for s in want_report if s.edits == 0} == {"+", "-"}

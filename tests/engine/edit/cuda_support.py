@@ -1,4 +1,5 @@
-"""Helpers shared by the edit CUDA tests (simulator cases and GPU tests; no hypothesis here)."""
+"""Helpers shared by the edit tests (CUDA simulator cases and GPU tests, streaming and dask;
+no hypothesis here)."""
 
 from __future__ import annotations
 
@@ -27,3 +28,8 @@ def hit_rows(result):
 
 def pair_rows(result):
     return [(d.pattern_id, d.record_id, d.distance, d.cigar) for d in result.distances]
+
+
+def profile_rows(result):
+    return [(p.pattern_id, p.record_id, p.strand, p.bin_width, p.length, p.cap, p.values.tolist())
+            for p in result.profiles]
