@@ -335,7 +335,7 @@ def report_errors(action) -> int:
         return 141
     except (UsageError, ValueError) as exc:  # (engine.sequences.SequenceError is a ValueError)
         interrupts.settle()
-        print(f"primerscope: error: {exc}", file=sys.stderr)
+        print(f"primerscope: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except MemoryError:
         interrupts.settle()
@@ -343,8 +343,17 @@ def report_errors(action) -> int:
         return 1
     except Exception as exc:  # a failure inside a run: one line, exit 1
         interrupts.settle()
-        print(f"primerscope: run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"primerscope: run failed: {type(exc).__name__}: {one_line(exc)}", file=sys.stderr)
         return 1
+
+
+def one_line(message) -> str:
+    """``message`` as one line: characters that end a line or do not print (a path may
+    hold them: NEL, LINE SEPARATOR, a newline) are written as Python escapes."""
+    text = str(message)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def main(argv=None) -> int:

@@ -47,3 +47,13 @@ def test_a_profiled_run_exits_as_usual(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert out.exists()  # (cProfile ends with 0 whatever the program exits with)
     assert proc.stdout == "outputteardown ran\n"
+
+
+def test_an_error_naming_a_path_with_a_line_break_is_still_one_line(capsys):
+    """A path holding NEL or a newline (the fuzz test drew one) is written escaped."""
+    from engine import cli
+
+    for path in ("\x85", "a\nb", "x\u2028y"):
+        assert cli.main(["index", path]) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and err.startswith("primerscope: error: "), err
