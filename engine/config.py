@@ -202,6 +202,12 @@ EDIT_CUDA_CHUNK_OVERLAP_RATIO = 4
 #: slices adapt to SLICE_SECONDS).
 EDIT_CUDA_FIRST_SLICE_COLUMNS = None
 
+#: edit CUDA: tasks a slice takes at least; None: as many as the GPU runs at once (its
+#: resident threads). A slice of fewer leaves the GPU idle, and when tasks are long (a
+#: genome's chunks: ~1M columns each) its time never falls below SLICE_SECONDS, so the
+#: adaptive budget would never grow: 69 tasks a slice made a 3.1 Gb pcr run last hours.
+EDIT_CUDA_MIN_SLICE_TASKS = None
+
 #: edit CUDA: hits a launch buffers at first (a launch that finds more runs again with room
 #: for all of them).
 EDIT_CUDA_HIT_BUFFER = 1 << 20
