@@ -86,6 +86,13 @@ CLUSTER_CHUNK_BASES = 1 << 22
 #: done). Short enough that a cancelled job's running tasks end soon on an outside cluster.
 CLUSTER_TASK_SECONDS = 0.5
 
+#: dask, kdiff on GPU workers: starts of one task (a range of starts against a chunk), at
+#: least. A GPU task's chunk is a cuda job's streaming chunk (seconds of work), and the
+#: kernels fill the GPU only with many starts: one cuda process takes a whole 5 kb target
+#: in one slice, so cutting it into ranges of 4,096 starts nearly doubled the work of a
+#: 3.1 Gb job (dask-cuda at 0.69x plain cuda, H200).
+CLUSTER_GPU_STARTS = 1 << 18
+
 #: dask: times a task may lose its worker (the process died) before the job fails (the
 #: local cluster's scheduler; an outside scheduler keeps its own setting).
 CLUSTER_ALLOWED_FAILURES = 5

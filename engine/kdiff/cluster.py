@@ -190,7 +190,7 @@ class ClusterScanRunner:
         self.chunks = background.chunks(self.overlap, self.grid.chunk_bases)
         worker = self.grid.shared.job
         if worker.backend == "cuda":
-            self._size = 1 << 12
+            self._size = config.CLUSTER_GPU_STARTS
         elif "simd" in worker.flags and self.K < 64:
             self._size = config.KDIFF_SIMD_LANES[32 if self.K < 32 else 64]
         else:
