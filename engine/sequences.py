@@ -303,7 +303,10 @@ def _fasta_records(text: str, path: Path) -> Iterator[tuple[str, str, str]]:
     comment = text.find("\n;", start)
     if comment >= 0:
         _comment_line(path, text.count("\n", 0, comment) + 2)
-    for title, seq in SimpleFastaParser(io.StringIO(text[start:])):
+    # The lines as a list split at "\n" (as a text handle splits this text), which the
+    # parser walks twice as fast as a StringIO; empty lines left out: it strips every line
+    # and joins them, so they add nothing (and have no first character for it to test).
+    for title, seq in SimpleFastaParser(filter(None, text[start:].split("\n"))):
         words = title.split(None, 1)
         yield (words[0] if words else ""), title, seq.translate(_FASTA_DROP)
 
