@@ -255,7 +255,7 @@ def run_family(args) -> int:
                    "seconds": info.seconds, "cells": info.cells, "comparisons": info.comparisons,
                    "complete": info.complete}
         payload.update(_writer(plugin, "to_json", args)(result))
-        body = json.dumps(payload) + "\n"
+        body = json.dumps(payload, check_circular=False) + "\n"  # (plain data: ~15% faster)
     else:  # streamed from the result's columns into the output: no copy of the whole CSV
         write_csv = _writer(plugin, "write_csv", args)
 
