@@ -12,9 +12,13 @@ the first bad character is reported with file, record and 1-based position.
 from __future__ import annotations
 
 import gzip
+import importlib
 import io
 import os
 import re
+import sys
+import threading
+import types
 import warnings
 import zlib
 from dataclasses import dataclass, field
@@ -39,6 +43,7 @@ for _letter, _code in IUPAC_CODES.items():
     _ENCODE_TABLE[ord(_letter)] = _code
     _ENCODE_TABLE[ord(_letter.lower())] = _code
 _ENCODE_TABLE[ord("U")] = _ENCODE_TABLE[ord("u")] = IUPAC_CODES["T"]
+_ENCODE_BYTES = _ENCODE_TABLE.tobytes()  # the same table for bytes.translate
 
 # Complement of a base set: swap A<->T and C<->G bits.
 COMPLEMENT_TABLE = np.array(
@@ -175,12 +180,13 @@ def encode(text: str | bytes, *, source: str = "<literal>", record_id: str = "li
     raw = text.encode("latin-1", errors="replace") if isinstance(text, str) else bytes(text)
     if not raw:
         raise SequenceError(f"{source}: record '{record_id}' is empty")
-    codes = _ENCODE_TABLE[np.frombuffer(raw, dtype=np.uint8)]
-    bad = np.flatnonzero(codes == 0)
-    if bad.size:
-        pos = int(bad[0])
+    # bytes.translate and a byte search: a few ms for a 5 Mb genome, where numpy's
+    # table lookup and search took 10-20 (issue #16: a command line's start-up).
+    coded = bytearray(raw.translate(_ENCODE_BYTES))
+    pos = coded.find(0)
+    if pos >= 0:
         raise SequenceError(f"{source}: record '{record_id}' {bad_character(text, pos)}")
-    return codes
+    return np.frombuffer(coded, dtype=np.uint8)
 
 
 def bad_character(text: str | bytes, pos: int) -> str:
@@ -280,7 +286,7 @@ def _fasta_records(text: str, path: Path) -> Iterator[tuple[str, str, str]]:
     SimpleFastaParser (id: the title's first word). Checked first, so that each problem is
     one line: blank lines before the first header are skipped; ';' comment lines and text
     before the first header are errors."""
-    from Bio.SeqIO.FastaIO import SimpleFastaParser  # deferred: Biopython's import costs ~0.2 s
+    SimpleFastaParser = _fasta_io().SimpleFastaParser
 
     content = _LEADING_SPACE.match(text).end()
     start = text.rfind("\n", 0, content) + 1  # the first line that is not blank
@@ -297,9 +303,65 @@ def _fasta_records(text: str, path: Path) -> Iterator[tuple[str, str, str]]:
     comment = text.find("\n;", start)
     if comment >= 0:
         _comment_line(path, text.count("\n", 0, comment) + 2)
-    for title, seq in SimpleFastaParser(io.StringIO(text[start:])):
+    # The lines as a list split at "\n" (as a text handle splits this text), which the
+    # parser walks twice as fast as a StringIO; empty lines left out: it strips every line
+    # and joins them, so they add nothing (and have no first character for it to test).
+    for title, seq in SimpleFastaParser(filter(None, text[start:].split("\n"))):
         words = title.split(None, 1)
         yield (words[0] if words else ""), title, seq.translate(_FASTA_DROP)
+
+
+_SHELL_LOCK = threading.RLock()
+
+
+class _PackageShell(types.ModuleType):
+    """A bare stand-in for a package while one of its modules imports (:func:`_fasta_io`).
+    Anything else asked of it (another thread handed it meanwhile) comes from the real
+    package, imported then (once the stand-in is out of the way)."""
+
+    def __init__(self, name: str, path: list[str]) -> None:
+        super().__init__(name)
+        self.__path__ = path
+        self._importer = threading.get_ident()
+
+    def __getattr__(self, name):
+        if threading.get_ident() == self.__dict__.get("_importer"):
+            raise AttributeError(name)  # the import machinery's probes, on the importing thread
+        with _SHELL_LOCK:  # (waits for the stand-in's import to end)
+            if sys.modules.get(self.__name__) is self:
+                del sys.modules[self.__name__]
+        return getattr(importlib.import_module(self.__name__), name)
+
+
+def _fasta_io():
+    """Biopython's ``Bio.SeqIO.FastaIO``, without the ``Bio.SeqIO`` package's own import
+    (deferred here to the first FASTA file: Biopython's import costs ~0.1 s).
+
+    Importing a module of a package runs the package first, and Bio.SeqIO's imports every
+    format Biopython reads (alignments, XML, GenBank...): two thirds of the ~60 ms it takes
+    on the 2-core machine, more on the GPU machine, of a command line's start-up (issue #16).
+    FastaIO needs only Bio.Seq, Bio.SeqRecord and Bio.SeqIO.Interfaces. Unless Bio.SeqIO is
+    imported already, a bare stand-in (:class:`_PackageShell`) is its package while FastaIO
+    imports and is then taken out: a later ``from Bio import SeqIO`` imports the real
+    package, which takes this FastaIO."""
+    module = sys.modules.get("Bio.SeqIO.FastaIO")
+    if module is not None:
+        return module
+    with _SHELL_LOCK:
+        if "Bio.SeqIO" in sys.modules:
+            return importlib.import_module("Bio.SeqIO.FastaIO")
+        import Bio
+
+        shell = _PackageShell("Bio.SeqIO", [os.path.join(os.path.dirname(Bio.__file__), "SeqIO")])
+        sys.modules["Bio.SeqIO"] = shell
+        try:
+            return importlib.import_module("Bio.SeqIO.FastaIO")
+        finally:
+            if sys.modules.get("Bio.SeqIO") is shell:
+                del sys.modules["Bio.SeqIO"]
+            if getattr(Bio, "SeqIO", None) is shell:
+                del Bio.SeqIO
+            shell._importer = None
 
 
 def _comment_line(path: Path, lineno: int) -> None:
