@@ -12,13 +12,9 @@ the first bad character is reported with file, record and 1-based position.
 from __future__ import annotations
 
 import gzip
-import importlib
 import io
 import os
 import re
-import sys
-import threading
-import types
 import warnings
 import zlib
 from dataclasses import dataclass, field
@@ -286,7 +282,7 @@ def _fasta_records(text: str, path: Path) -> Iterator[tuple[str, str, str]]:
     SimpleFastaParser (id: the title's first word). Checked first, so that each problem is
     one line: blank lines before the first header are skipped; ';' comment lines and text
     before the first header are errors."""
-    SimpleFastaParser = _fasta_io().SimpleFastaParser
+    from Bio.SeqIO.FastaIO import SimpleFastaParser  # deferred: Biopython's import costs ~0.1 s
 
     content = _LEADING_SPACE.match(text).end()
     start = text.rfind("\n", 0, content) + 1  # the first line that is not blank
@@ -309,59 +305,6 @@ def _fasta_records(text: str, path: Path) -> Iterator[tuple[str, str, str]]:
     for title, seq in SimpleFastaParser(filter(None, text[start:].split("\n"))):
         words = title.split(None, 1)
         yield (words[0] if words else ""), title, seq.translate(_FASTA_DROP)
-
-
-_SHELL_LOCK = threading.RLock()
-
-
-class _PackageShell(types.ModuleType):
-    """A bare stand-in for a package while one of its modules imports (:func:`_fasta_io`).
-    Anything else asked of it (another thread handed it meanwhile) comes from the real
-    package, imported then (once the stand-in is out of the way)."""
-
-    def __init__(self, name: str, path: list[str]) -> None:
-        super().__init__(name)
-        self.__path__ = path
-        self._importer = threading.get_ident()
-
-    def __getattr__(self, name):
-        if threading.get_ident() == self.__dict__.get("_importer"):
-            raise AttributeError(name)  # the import machinery's probes, on the importing thread
-        with _SHELL_LOCK:  # (waits for the stand-in's import to end)
-            if sys.modules.get(self.__name__) is self:
-                del sys.modules[self.__name__]
-        return getattr(importlib.import_module(self.__name__), name)
-
-
-def _fasta_io():
-    """Biopython's ``Bio.SeqIO.FastaIO``, without the ``Bio.SeqIO`` package's own import
-    (deferred here to the first FASTA file: Biopython's import costs ~0.1 s).
-
-    Importing a module of a package runs the package first, and Bio.SeqIO's imports every
-    format Biopython reads (alignments, XML, GenBank...): two thirds of the ~60 ms it takes
-    on the 2-core machine, more on the GPU machine, of a command line's start-up (issue #16).
-    FastaIO needs only Bio.Seq, Bio.SeqRecord and Bio.SeqIO.Interfaces. Unless Bio.SeqIO is
-    imported already, a bare stand-in (:class:`_PackageShell`) is its package while FastaIO
-    imports and is then taken out: a later ``from Bio import SeqIO`` imports the real
-    package, which takes this FastaIO."""
-    module = sys.modules.get("Bio.SeqIO.FastaIO")
-    if module is not None:
-        return module
-    with _SHELL_LOCK:
-        if "Bio.SeqIO" in sys.modules:
-            return importlib.import_module("Bio.SeqIO.FastaIO")
-        import Bio
-
-        shell = _PackageShell("Bio.SeqIO", [os.path.join(os.path.dirname(Bio.__file__), "SeqIO")])
-        sys.modules["Bio.SeqIO"] = shell
-        try:
-            return importlib.import_module("Bio.SeqIO.FastaIO")
-        finally:
-            if sys.modules.get("Bio.SeqIO") is shell:
-                del sys.modules["Bio.SeqIO"]
-            if getattr(Bio, "SeqIO", None) is shell:
-                del Bio.SeqIO
-            shell._importer = None
 
 
 def _comment_line(path: Path, lineno: int) -> None:

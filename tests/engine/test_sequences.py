@@ -124,55 +124,6 @@ def test_checked_fasta_reader_reads_what_biopython_reads(lines, newline, final):
     assert got == want
 
 
-
-
-_LIGHT_FASTA = """
-import sys
-from engine.sequences import load
-records = load(sys.argv[1])
-print(sorted(m for m in sys.modules if m.startswith("Bio.SeqIO") or m == "Bio.AlignIO"))
-import Bio
-from Bio import SeqIO
-assert Bio.SeqIO is SeqIO and sys.modules["Bio.SeqIO"] is SeqIO and type(SeqIO).__name__ == "module"
-assert SeqIO.FastaIO is sys.modules["Bio.SeqIO.FastaIO"]
-print(len(records[0]), [len(r) for r in SeqIO.parse(sys.argv[1], "fasta")], "Bio.AlignIO" in sys.modules)
-"""
-
-
-def test_fasta_is_read_without_biopythons_seqio_package_which_imports_later_as_usual(demo_dir):
-    """Reading FASTA imports Bio.SeqIO.FastaIO and what it needs, not the Bio.SeqIO package
-    (every format, alignments, XML: issue #16's start-up); SeqIO itself imports as ever later."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    lam = str(demo_dir / "lambda_NC_001416.fa")
-    proc = subprocess.run([sys.executable, "-c", _LIGHT_FASTA, lam], capture_output=True,
-                          text=True, timeout=300, cwd=Path(__file__).resolve().parents[2])
-    assert proc.returncode == 0, proc.stderr
-    first, second = proc.stdout.splitlines()
-    assert first == "['Bio.SeqIO.FastaIO', 'Bio.SeqIO.Interfaces']"
-    assert second == "48502 [48502] True"
-
-
-def test_the_seqio_stand_in_hands_on_the_real_package(monkeypatch):
-    """Whoever is handed the stand-in package (another thread, while FastaIO imports) gets
-    the real Bio.SeqIO's attributes through it."""
-    import sys
-
-    from Bio import SeqIO as real
-
-    from engine.sequences import _PackageShell
-
-    shell = _PackageShell("Bio.SeqIO", list(real.__path__))
-    shell._importer = None  # (asked from another thread than the importing one)
-    monkeypatch.setitem(sys.modules, "Bio.SeqIO", shell)
-    parse = shell.parse
-    assert sys.modules.get("Bio.SeqIO") is not shell  # taken out, then imported for real
-    assert parse is sys.modules["Bio.SeqIO"].parse
-    monkeypatch.setitem(sys.modules, "Bio.SeqIO", real)
-
-
 def test_encode_is_the_table_on_every_byte():
     """encode's bytes.translate is the IUPAC table, byte by byte; every other byte fails with
     its position."""
