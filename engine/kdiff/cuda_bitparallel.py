@@ -95,9 +95,16 @@ def score_at(score, pv, mv, bit):
 @lru_cache(maxsize=None)
 def chunk_kernel(words: int, registers: int = 255):
     """The chunk kernel holding up to ``words`` blocks per thread in registers
-    (loops of constant trip count), or, for ``words == 0``, as many as the
-    global arrays ``spv/smv/ssc`` of shape (capacity, threads) hold. Its
-    registers are capped at ``registers``.
+    (loops of constant trip count), or, for ``words == 0``, as many as the global
+    arrays ``spv/smv/ssc`` of shape (capacity, threads) hold. Its registers are
+    capped at ``registers``.
+
+    Per column a thread loads the match words of its live blocks first (their latency
+    overlaps), then advances the blocks 0..y, tracking only each block's bottom score;
+    all bookkeeping is 32-bit. The rest is off the hot path: the cut-off moves up only
+    when block y's bottom reaches K+64 (then the blocks above are scanned), and row c+1
+    is scored exactly only when it lies in block y and the bottom's score leaves room
+    for it (D[c+1] >= D[bottom] - (63 - bit)), or, rarely, lies above block y.
     """
     NB = max(1, words)
     REG = words > 0
@@ -117,10 +124,11 @@ def chunk_kernel(words: int, registers: int = 255):
         steps = int64(0)
         if tid < nr * chunk_lo.shape[0]:
             q = tid % nr
-            r = rs[q]
-            mp = m_end - r
+            r = int32(rs[q])
+            mp = int32(m_end - r)
             Kc = int32(K)
-            c = int32(imin(K, mp))
+            live = int32(Kc + 64)  # a block whose bottom scores less may hold a row <= K
+            c = imin(Kc, mp)
             if REG:
                 pv = cuda.local.array(NB, uint64)
                 mv = cuda.local.array(NB, uint64)
@@ -129,9 +137,13 @@ def chunk_kernel(words: int, registers: int = 255):
                 pv = spv[:, tid]
                 mv = smv[:, tid]
                 sc = ssc[:, tid]
-            capacity = NB if REG else spv.shape[0]
-            nblocks = (mp + 63) >> 6
-            y = (Kc - 1) >> 6 if Kc >= 1 else 0
+            eqs = cuda.local.array(NB, uint64)
+            cp = cuda.local.array(NB, uint64)
+            cm = cuda.local.array(NB, uint64)
+            cs = cuda.local.array(NB, int32)
+            capacity = int32(NB) if REG else int32(spv.shape[0])
+            nblocks = int32((mp + 63) >> 6)
+            y = int32((Kc - 1) >> 6) if Kc >= 1 else int32(0)
             for b in range(NB if REG else y + 1):
                 if b <= y:
                     pv[b] = _ALL
@@ -139,44 +151,66 @@ def chunk_kernel(words: int, registers: int = 255):
                     sc[b] = int32(64 * (b + 1))
             over = False
             done = c >= mp
-            pb = c >> 6      # the probe: row c+1 is bit (c & 63) of block c >> 6
-            pbit = c & 63
+            pb = int32(c >> 6)      # the probe: row c+1 is bit (c & 63) of block c >> 6
+            pbit = int32(c & 63)
+            room = int32(Kc + 63 - pbit)  # D[c+1] <= K needs block pb's bottom <= this
             j = chunk_lo[tid // nr]
             hi = chunk_hi[tid // nr]
+            row = U(m_end)  # table holds 16 rows of m_end words, flattened
             while j < hi and not done:
-                s = beta[U(j)]
+                s = U(beta[U(j)])
+                at = s * row + U(r)  # block b's match word: table[at + 64 b]
+                if REG:
+                    for b in range(NB):  # every load first: their latencies overlap
+                        if b <= y:
+                            eqs[b] = table[at + U(b << 6)]
                 hp = _ZERO
                 hm = _ZERO
                 last = int32(0)
-                keep = 0
-                hit = False
-                for b in range(NB if REG else y + 1):
-                    if b <= y:
-                        p, m, hp, hm = advance_block(pv[b], mv[b], table[s, U(r + (b << 6))], hp, hm)
-                        pv[b] = p
-                        mv[b] = m
-                        v = sc[b] + int32(hp) - int32(hm)
-                        sc[b] = v
-                        last = v
-                        if v < Kc + 64:
-                            keep = b  # shrink: trailing blocks with bottom >= K+64 are inactive
-                        if b == pb and score_at(v, p, m, pbit) <= Kc:
-                            hit = True
+                for b in range(NB if REG else capacity):
+                    if b > y:
+                        break
+                    eq = eqs[b] if REG else table[at + U(b << 6)]
+                    p, m, hp, hm = advance_block(pv[b], mv[b], eq, hp, hm)
+                    pv[b] = p
+                    mv[b] = m
+                    last = int32(sc[b] + int32(hp) - int32(hm))
+                    sc[b] = last
                 steps += y + 1
+                hit = False
+                # Rare: row c+1 in a live block, and block y's bottom (or, above it, block
+                # pb's) leaves room for D[c+1] <= K. Its words are read at index pb from a
+                # copy: read from the words themselves, the index would take them out of
+                # the registers into local memory.
+                if pb <= y and (last <= room or pb < y):
+                    if REG:
+                        for b in range(NB):
+                            cs[b] = sc[b]
+                            cp[b] = pv[b]
+                            cm[b] = mv[b]
+                        if cs[pb] <= room:
+                            hit = score_at(cs[pb], cp[pb], cm[pb], pbit) <= Kc
+                    elif sc[pb] <= room:
+                        hit = score_at(sc[pb], pv[pb], mv[pb], pbit) <= Kc
+                keep = y
+                if last >= live:  # rare: shrink to the last block that may hold a row <= K
+                    keep = int32(0)
+                    for b in range(NB if REG else y):
+                        keep = int32(b) if b < y and sc[b] < live else keep
                 # Grow: the first row of block y+1 can only become active from the bottom of
                 # block y (diagonal from j-1, or vertical in j); most columns stop at `prev`.
                 if y + 1 < nblocks:
-                    prev = last - (int32(hp) - int32(hm))
+                    prev = int32(last - (int32(hp) - int32(hm)))
                     if prev <= Kc or last < Kc:
-                        nxt = y + 1
-                        eq = table[s, U(r + (nxt << 6))]
-                        delta = 0 if (eq & _ONE) else 1
+                        nxt = int32(y + 1)
+                        eq = table[at + U(nxt << 6)]
+                        delta = int32(0) if (eq & _ONE) else int32(1)
                         if prev + delta <= Kc or last < Kc:
                             if nxt >= capacity:
                                 over = True  # needs more words than this kernel holds
                             else:
                                 p, m, hp2, hm2 = advance_block(_ALL, _ZERO, eq, hp, hm)
-                                v = prev + 64 + int32(hp2) - int32(hm2)
+                                v = int32(prev + 64 + int32(hp2) - int32(hm2))
                                 for b in range(0 if REG else nxt, NB if REG else nxt + 1):
                                     # Selects, not conditional stores: LLVM would merge those
                                     # into one store at a computed index and keep the words in
@@ -185,16 +219,17 @@ def chunk_kernel(words: int, registers: int = 255):
                                     pv[b] = p if grow else pv[b]
                                     mv[b] = m if grow else mv[b]
                                     sc[b] = v if grow else sc[b]
-                                if v < Kc + 64:
+                                if v < live:
                                     keep = nxt
-                                if nxt == pb and score_at(v, p, m, pbit) <= Kc:
+                                if nxt == pb and v <= room and score_at(v, p, m, pbit) <= Kc:
                                     hit = True
                                 steps += 1
                 y = keep
                 if hit:  # Ukkonen: at most one more row per column, and only row c+1
-                    c += 1
-                    pb = c >> 6
-                    pbit = c & 63
+                    c = int32(c + 1)
+                    pb = int32(c >> 6)
+                    pbit = int32(c & 63)
+                    room = int32(Kc + 63 - pbit)
                     done = c >= mp
                 if over:
                     break
@@ -501,7 +536,7 @@ class BitparallelDriver:
                 ssc = self.dev.empty((words, threads), np.int32, what)
             blocks = (threads + tpb - 1) // tpb
             table = self.tables.get(self._alpha, 64)
-            self.dev.launch(kernel, blocks, tpb, 0, table, self.dev.beta, rs_d, n_part, m_end,
+            self.dev.launch(kernel, blocks, tpb, 0, table.reshape(table.size), self.dev.beta, rs_d, n_part, m_end,
                             self.K, lo_d, hi_d, res_d[:n_part], res_d[n_part:], steps_d,
                             spv, smv, ssc)
             back = self.dev.fetch(res_d)
