@@ -99,12 +99,10 @@ def chunk_kernel(words: int, registers: int = 255):
     arrays ``spv/smv/ssc`` of shape (capacity, threads) hold. Its registers are
     capped at ``registers``.
 
-    Per column a thread loads the match words of its live blocks first (their latency
-    overlaps), then advances the blocks 0..y, tracking only each block's bottom score;
-    all bookkeeping is 32-bit. The rest is off the hot path: the cut-off moves up only
-    when block y's bottom reaches K+64 (then the blocks above are scanned), and row c+1
-    is scored exactly only when it lies in block y and the bottom's score leaves room
-    for it (D[c+1] >= D[bottom] - (63 - bit)), or, rarely, lies above block y.
+    Per column a thread loads the match words of its live blocks first (their latencies
+    overlap), then advances blocks 0..y, keeping block pb's words (the probe row c+1's) by
+    selects; all bookkeeping is 32-bit. The cut-off's scan of the blocks above y runs only
+    when block y's bottom reaches K+64 (rare).
     """
     NB = max(1, words)
     REG = words > 0
@@ -138,9 +136,6 @@ def chunk_kernel(words: int, registers: int = 255):
                 mv = smv[:, tid]
                 sc = ssc[:, tid]
             eqs = cuda.local.array(NB, uint64)
-            cp = cuda.local.array(NB, uint64)
-            cm = cuda.local.array(NB, uint64)
-            cs = cuda.local.array(NB, int32)
             capacity = int32(NB) if REG else int32(spv.shape[0])
             nblocks = int32((mp + 63) >> 6)
             y = int32((Kc - 1) >> 6) if Kc >= 1 else int32(0)
@@ -153,7 +148,6 @@ def chunk_kernel(words: int, registers: int = 255):
             done = c >= mp
             pb = int32(c >> 6)      # the probe: row c+1 is bit (c & 63) of block c >> 6
             pbit = int32(c & 63)
-            room = int32(Kc + 63 - pbit)  # D[c+1] <= K needs block pb's bottom <= this
             j = chunk_lo[tid // nr]
             hi = chunk_hi[tid // nr]
             row = U(m_end)  # table holds 16 rows of m_end words, flattened
@@ -167,6 +161,9 @@ def chunk_kernel(words: int, registers: int = 255):
                 hp = _ZERO
                 hm = _ZERO
                 last = int32(0)
+                xs = int32(0)
+                xp = _ZERO
+                xm = _ZERO
                 for b in range(NB if REG else capacity):
                     if b > y:
                         break
@@ -176,22 +173,15 @@ def chunk_kernel(words: int, registers: int = 255):
                     mv[b] = m
                     last = int32(sc[b] + int32(hp) - int32(hm))
                     sc[b] = last
+                    # The probe's block, kept by selects: an index pb after the loop would
+                    # take the words out of the registers into local memory.
+                    pick = b == pb
+                    xs = last if pick else xs
+                    xp = p if pick else xp
+                    xm = m if pick else xm
                 steps += y + 1
-                hit = False
-                # Rare: row c+1 in a live block, and block y's bottom (or, above it, block
-                # pb's) leaves room for D[c+1] <= K. Its words are read at index pb from a
-                # copy: read from the words themselves, the index would take them out of
-                # the registers into local memory.
-                if pb <= y and (last <= room or pb < y):
-                    if REG:
-                        for b in range(NB):
-                            cs[b] = sc[b]
-                            cp[b] = pv[b]
-                            cm[b] = mv[b]
-                        if cs[pb] <= room:
-                            hit = score_at(cs[pb], cp[pb], cm[pb], pbit) <= Kc
-                    elif sc[pb] <= room:
-                        hit = score_at(sc[pb], pv[pb], mv[pb], pbit) <= Kc
+                # Ukkonen: row c+1 is the only row whose score can raise c (by one a column).
+                hit = pb <= y and score_at(xs, xp, xm, pbit) <= Kc
                 keep = y
                 if last >= live:  # rare: shrink to the last block that may hold a row <= K
                     keep = int32(0)
@@ -221,7 +211,7 @@ def chunk_kernel(words: int, registers: int = 255):
                                     sc[b] = v if grow else sc[b]
                                 if v < live:
                                     keep = nxt
-                                if nxt == pb and v <= room and score_at(v, p, m, pbit) <= Kc:
+                                if nxt == pb and score_at(v, p, m, pbit) <= Kc:
                                     hit = True
                                 steps += 1
                 y = keep
@@ -229,7 +219,6 @@ def chunk_kernel(words: int, registers: int = 255):
                     c = int32(c + 1)
                     pb = int32(c >> 6)
                     pbit = int32(c & 63)
-                    room = int32(Kc + 63 - pbit)
                     done = c >= mp
                 if over:
                     break
