@@ -151,8 +151,8 @@ def chunk_kernel(words: int, registers: int = 255):
             done = c >= mp
             pb = int32(c >> 6)  # the probe: row c+1 is bit c & 63 of block c >> 6
             below = rows_below(c & 63)
-            j = chunk_lo[tid // nr]
-            hi = chunk_hi[tid // nr]
+            j = int32(chunk_lo[tid // nr])
+            hi = int32(chunk_hi[tid // nr])
             row = U(m_end)  # table holds 16 rows of m_end words, flattened
             while j < hi and not done:
                 s = U(beta[U(j)])
@@ -224,7 +224,7 @@ def chunk_kernel(words: int, registers: int = 255):
                     done = c >= mp
                 if over:
                     break
-                j += 1
+                j = int32(j + 1)
             cuda.atomic.max(out_c, q, c)
             if over:
                 overflow[q] = 1
