@@ -84,27 +84,37 @@ def advance_block(pv, mv, eq, hin_p, hin_m):
 
 
 @cuda.jit(device=True, inline=True)
-def score_at(score, pv, mv, bit):
-    """D at row ``bit`` (0..63) of a block whose bottom row scores ``score``."""
-    if bit == 63:
-        return score
-    sh = uint64(bit + 1)
-    return score - int32(cuda.popc(pv >> sh)) + int32(cuda.popc(mv >> sh))
+def score_at(score, pv, mv, below):
+    """D at a row of a block whose bottom row scores ``score``; ``below`` masks the rows
+    under it (see :func:`rows_below`)."""
+    return int32(score - int32(cuda.popc(pv & below)) + int32(cuda.popc(mv & below)))
+
+
+@cuda.jit(device=True, inline=True)
+def rows_below(bit):
+    """The mask of a block's rows below row ``bit`` (0..63): bits bit+1..63."""
+    return (_ALL << uint64(bit + 1)) if bit < 63 else _ZERO
 
 
 @lru_cache(maxsize=None)
 def chunk_kernel(words: int, registers: int = 255):
     """The chunk kernel holding up to ``words`` blocks per thread in registers
-    (loops of constant trip count), or, for ``words == 0``, as many as the
-    global arrays ``spv/smv/ssc`` of shape (capacity, threads) hold. Its
-    registers are capped at ``registers``.
+    (loops of constant trip count), or, for ``words == 0``, as many as the global
+    arrays ``spv/smv`` of shape (capacity, threads) hold. Its registers are capped
+    at ``registers``.
+
+    Per column a thread loads the match words of its live blocks first (their latencies
+    overlap), then advances blocks 0..y and keeps one score, block y's bottom, sy; all
+    bookkeeping is 32-bit. Row c+1 (the probe) is scored from block y's words when it lies
+    there; when the cut-off moves up (block y's bottom reaches K+64, rare), the bottoms of
+    the blocks above are scored from their words by popcounts.
     """
     NB = max(1, words)
     REG = words > 0
     CAP = registers
 
     def kernel(table, beta, rs, nr, m_end, K, chunk_lo, chunk_hi, out_c, overflow, counters,
-               spv, smv, ssc):
+               spv, smv):
         # CAP is never 0: naming it puts the register cap in the kernel's closure, which
         # numba's disk cache keys on (it ignores max_registers).
         if CAP == 0:
@@ -117,88 +127,104 @@ def chunk_kernel(words: int, registers: int = 255):
         steps = int64(0)
         if tid < nr * chunk_lo.shape[0]:
             q = tid % nr
-            r = rs[q]
-            mp = m_end - r
+            r = int32(rs[q])
+            mp = int32(m_end - r)
             Kc = int32(K)
-            c = int32(imin(K, mp))
+            live = int32(Kc + 64)  # a block whose bottom scores less may hold a row <= K
+            c = imin(Kc, mp)
             if REG:
                 pv = cuda.local.array(NB, uint64)
                 mv = cuda.local.array(NB, uint64)
-                sc = cuda.local.array(NB, int32)
             else:
                 pv = spv[:, tid]
                 mv = smv[:, tid]
-                sc = ssc[:, tid]
-            capacity = NB if REG else spv.shape[0]
-            nblocks = (mp + 63) >> 6
-            y = (Kc - 1) >> 6 if Kc >= 1 else 0
+            eqs = cuda.local.array(NB, uint64)
+            capacity = int32(NB) if REG else int32(spv.shape[0])
+            nblocks = int32((mp + 63) >> 6)
+            y = int32((Kc - 1) >> 6) if Kc >= 1 else int32(0)
             for b in range(NB if REG else y + 1):
                 if b <= y:
                     pv[b] = _ALL
                     mv[b] = _ZERO
-                    sc[b] = int32(64 * (b + 1))
+            sy = int32(64 * (y + 1))  # block y's bottom row: D = its row in column -1
             over = False
             done = c >= mp
-            pb = c >> 6      # the probe: row c+1 is bit (c & 63) of block c >> 6
-            pbit = c & 63
-            j = chunk_lo[tid // nr]
-            hi = chunk_hi[tid // nr]
+            pb = int32(c >> 6)  # the probe: row c+1 is bit c & 63 of block c >> 6
+            below = rows_below(c & 63)
+            j = int32(chunk_lo[tid // nr])
+            hi = int32(chunk_hi[tid // nr])
+            row = U(m_end)  # table holds 16 rows of m_end words, flattened
             while j < hi and not done:
-                s = beta[U(j)]
-                hp = _ZERO
-                hm = _ZERO
-                last = int32(0)
-                keep = 0
-                hit = False
-                for b in range(NB if REG else y + 1):
-                    if b <= y:
-                        p, m, hp, hm = advance_block(pv[b], mv[b], table[s, U(r + (b << 6))], hp, hm)
-                        pv[b] = p
-                        mv[b] = m
-                        v = sc[b] + int32(hp) - int32(hm)
-                        sc[b] = v
-                        last = v
-                        if v < Kc + 64:
-                            keep = b  # shrink: trailing blocks with bottom >= K+64 are inactive
-                        if b == pb and score_at(v, p, m, pbit) <= Kc:
-                            hit = True
+                s = U(beta[U(j)])
+                at = s * row + U(r)  # block b's match word: table[at + 64 b]
+                if REG:
+                    for b in range(1, NB):  # every load first: their latencies overlap
+                        if b <= y:
+                            eqs[b] = table[at + U(b << 6)]
+                p, m, hp, hm = advance_block(pv[0], mv[0], table[at], _ZERO, _ZERO)
+                pv[0] = p
+                mv[0] = m
+                for b in range(1, NB if REG else capacity):  # block 0 is always live
+                    if b > y:
+                        break
+                    eq = eqs[b] if REG else table[at + U(b << 6)]
+                    p, m, hp, hm = advance_block(pv[b], mv[b], eq, hp, hm)
+                    pv[b] = p
+                    mv[b] = m
                 steps += y + 1
+                prev = sy  # block y's bottom in the column before
+                last = int32(sy + int32(hp) - int32(hm))
+                sy = last
+                # Ukkonen: row c+1 is the only row whose score can raise c (by one a column),
+                # and it is never above block y: c >= 64 y, since block y grew only after
+                # row 64 y scored <= K (and c tracks the last row <= K, see the grow step).
+                hit = pb == y and score_at(last, p, m, below) <= Kc
+                keep = y
+                if last >= live:  # rare: up to the last block that may hold a row <= K
+                    keep = int32(0)
+                    found = False
+                    for i in range(NB if REG else y + 1):
+                        b = (NB - 1 - i) if REG else (y - i)
+                        if b <= y and not found:
+                            if sy < live or b == 0:
+                                keep = int32(b)
+                                found = True
+                            else:  # block b-1's bottom
+                                sy = int32(sy - cuda.popc(pv[b]) + cuda.popc(mv[b]))
                 # Grow: the first row of block y+1 can only become active from the bottom of
                 # block y (diagonal from j-1, or vertical in j); most columns stop at `prev`.
-                if y + 1 < nblocks:
-                    prev = last - (int32(hp) - int32(hm))
-                    if prev <= Kc or last < Kc:
-                        nxt = y + 1
-                        eq = table[s, U(r + (nxt << 6))]
-                        delta = 0 if (eq & _ONE) else 1
-                        if prev + delta <= Kc or last < Kc:
-                            if nxt >= capacity:
-                                over = True  # needs more words than this kernel holds
-                            else:
-                                p, m, hp2, hm2 = advance_block(_ALL, _ZERO, eq, hp, hm)
-                                v = prev + 64 + int32(hp2) - int32(hm2)
-                                for b in range(0 if REG else nxt, NB if REG else nxt + 1):
-                                    # Selects, not conditional stores: LLVM would merge those
-                                    # into one store at a computed index and keep the words in
-                                    # local memory instead of registers.
-                                    grow = b == nxt
-                                    pv[b] = p if grow else pv[b]
-                                    mv[b] = m if grow else mv[b]
-                                    sc[b] = v if grow else sc[b]
-                                if v < Kc + 64:
-                                    keep = nxt
-                                if nxt == pb and score_at(v, p, m, pbit) <= Kc:
-                                    hit = True
-                                steps += 1
+                if int32(y + 1) < nblocks and (prev <= Kc or last < Kc):
+                    nxt = int32(y + 1)
+                    eq = table[at + U(nxt << 6)]
+                    delta = int32(0) if (eq & _ONE) else int32(1)
+                    if prev + delta <= Kc or last < Kc:
+                        if nxt >= capacity:
+                            over = True  # needs more words than this kernel holds
+                        else:
+                            p, m, hp2, hm2 = advance_block(_ALL, _ZERO, eq, hp, hm)
+                            v = int32(prev + 64 + int32(hp2) - int32(hm2))
+                            for b in range(0 if REG else nxt, NB if REG else nxt + 1):
+                                # Selects, not conditional stores: LLVM would merge those
+                                # into one store at a computed index and keep the words in
+                                # local memory instead of registers.
+                                grow = b == nxt
+                                pv[b] = p if grow else pv[b]
+                                mv[b] = m if grow else mv[b]
+                            if v < live:
+                                keep = nxt
+                                sy = v
+                            if nxt == pb and score_at(v, p, m, below) <= Kc:
+                                hit = True
+                            steps += 1
                 y = keep
                 if hit:  # Ukkonen: at most one more row per column, and only row c+1
-                    c += 1
-                    pb = c >> 6
-                    pbit = c & 63
+                    c = int32(c + 1)
+                    pb = int32(c >> 6)
+                    below = rows_below(c & 63)
                     done = c >= mp
                 if over:
                     break
-                j += 1
+                j = int32(j + 1)
             cuda.atomic.max(out_c, q, c)
             if over:
                 overflow[q] = 1
@@ -476,7 +502,7 @@ class BitparallelDriver:
         if kernel_words:
             group = nr
         else:
-            per_thread = words * (8 + 8 + 4)
+            per_thread = words * (8 + 8)
             group = max(1, self.dev.scratch_budget() // max(1, per_thread * per_r))
         got = np.empty(nr, dtype=np.int32)
         over = np.zeros(nr, dtype=bool)
@@ -493,17 +519,16 @@ class BitparallelDriver:
                 "the starts and their results", rs[part].astype(np.int32), results,
                 np.zeros(2, np.int64))
             if kernel_words:
-                spv = smv = ssc = self._no_scratch()
+                spv = smv = self._no_scratch()
             else:
                 what = f"{words} words for each of {threads} chunk threads"
                 spv = self.dev.empty((words, threads), np.uint64, what)
                 smv = self.dev.empty((words, threads), np.uint64, what)
-                ssc = self.dev.empty((words, threads), np.int32, what)
             blocks = (threads + tpb - 1) // tpb
-            table = self.tables.get(self._alpha, 64)
-            self.dev.launch(kernel, blocks, tpb, 0, table, self.dev.beta, rs_d, n_part, m_end,
-                            self.K, lo_d, hi_d, res_d[:n_part], res_d[n_part:], steps_d,
-                            spv, smv, ssc)
+            table = self.tables.get(self._alpha, 64)  # flat: one index a word
+            self.dev.launch(kernel, blocks, tpb, 0, table.reshape(table.size), self.dev.beta,
+                            rs_d, n_part, m_end, self.K, lo_d, hi_d, res_d[:n_part],
+                            res_d[n_part:], steps_d, spv, smv)
             back = self.dev.fetch(res_d)
             got[part] = back[:n_part]
             over[part] = back[n_part:] != 0
@@ -517,6 +542,5 @@ class BitparallelDriver:
         """The register kernels' unused scratch arguments (one tiny array per driver)."""
         if self._scratch is None:
             self._scratch = (self.dev.zeros((1, 1), np.uint64, "scratch"),
-                             self.dev.zeros((1, 1), np.uint64, "scratch"),
-                             self.dev.zeros((1, 1), np.int32, "scratch"))
+                             self.dev.zeros((1, 1), np.uint64, "scratch"))
         return self._scratch

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 15, one device lease: kdiff GPU tests, W4 and W2 solve before/after (the old engine
 # unpacked in .gl/before: `git archive REV engine benchmarks | tar -x -C .gl/before`, carried),
-# ncu time per kernel and the full sections of one lanes32 launch, before and after.
-#   DEADLINE=540 scripts/probe/kdiff_s7.sh [tests|times|ncu]...
+# ncu time per kernel and the full sections of one lanes32 launch, before and after; `sweep`:
+# W2 and W4 (new engine) under tier-related settings (SWEEP: NAME=VALUE settings, one a run).
+#   DEADLINE=540 scripts/probe/kdiff_s7.sh [tests|times|ncu|w2ncu|sweep]...
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 OUT="${OUT:-$PWD/gpu-out}"; export OUT; mkdir -p "$OUT"
@@ -29,6 +30,15 @@ if [[ $steps == *times* ]]; then
     run "w2-after-$rep" "$NOW" default W2
   done
   grep -h "seconds=" "$OUT"/w[24]-*.txt
+fi
+if [[ $steps == *sweep* ]]; then
+  SWEEP=${SWEEP:-"KDIFF_CUDA_CHUNK_OVERLAP_RATIO=8 KDIFF_CUDA_CHUNK_OVERLAP_RATIO=16 KDIFF_CUDA_BITPARALLEL_TIERS=((4,256),(6,384),(8,512),(16,1024),(64,4096))"}
+  i=0
+  for setting in "" $SWEEP; do
+    i=$((i + 1))
+    for work in W2 W4; do run "sweep$i-$work" "$NOW" default "$work" $setting; done
+  done
+  grep -H "seconds=" "$OUT"/sweep*.txt
 fi
 NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
 if [[ $steps == *" ncu"* || $steps == ncu* ]] && [[ -n $NCU ]]; then

@@ -288,3 +288,41 @@ def test_lanes_kernels_are_named_by_their_width():
         kernel = cuda_lanes.lanes_kernel(word, 2, 4)
         assert kernel.py_func.__name__ == f"lanes{word}"
         assert cuda_lanes.match_table_kernel(word).py_func.__name__ == f"match_table{word}"
+
+
+@pytest.mark.parametrize("K,words", [(0, 2), (3, 2), (40, 3), (63, 2), (65, 3), (100, 0)],
+                         ids=lambda v: str(v))
+def test_tier_kernels_against_the_oracle(K, words):
+    """The blocked tiers alone, every start of a target against near-copies of its pieces
+    (c(r) crossing 63/64/65 and 127/128, the cut-off moving both ways, the probe row in and
+    below the last live block), IUPAC codes, both strands: with an overlap past every
+    occurrence each start not flagged as out of words is exact (a flagged one has c(r) >=
+    64 x its words); with a short overlap each start the tier calls sure is exact. Words 0:
+    the tier with its words in global memory (4 of them)."""
+    rng = np.random.default_rng(K * 10 + words)
+    alpha = random_codes(rng, 190, iupac_rate=0.04)
+    pieces = [random_codes(rng, 30)]
+    for start, length, gap in ((0, 70, 30), (20, 140, 170), (60, 128, 20), (100, 66, 9)):
+        pieces += [mutate(rng, alpha[start:start + length], min(K // 2, length // 8)),
+                   random_codes(rng, gap, iupac_rate=0.05)]
+    # 170 columns after the second copy the cut-off moves up; the third climbs again.
+    texts = [np.concatenate(pieces[:7]), np.concatenate(pieces[7:])]
+    texts = texts + [reverse_complement(t) for t in texts]
+    m = len(alpha)
+    want = np.array([longest_prefix_within(alpha[r:], texts, K + 1) for r in range(m)])
+    beta = np.concatenate(texts)
+    offsets = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
+    driver = cuda_bitparallel.BitparallelDriver(Device(beta, offsets, 8), K, False)
+    driver._alpha = alpha
+    rs = np.arange(m, dtype=np.int64)
+    c0 = np.minimum(K, m - rs)
+    size = words or 4
+    for overlap in (m + K + 1, 2 * K + 40):
+        got, over, truncated = driver._launch(rs, c0, m, size, overlap, np.zeros(2, np.int64),
+                                              exact=not words)
+        sure = ~over & ((got + K < overlap) | (got == m - rs) | (not truncated))
+        np.testing.assert_array_equal(got[sure], want[sure])
+        assert np.all(got <= want) and np.all(want[over] >= 64 * size), (K, words, overlap)
+        if overlap > m + K:  # c(r) > 64 x words needs a word more: flagged
+            assert np.all(over[want > 64 * size]), (K, words)
+    assert want.max() > 128 and (want < 64).any(), want  # long and short in one launch
