@@ -428,8 +428,11 @@ def cooperative_kernel(words: int, columns: int, mode: int, profile: bool, strip
             t = int32(0)
             while t < steps:
                 q = int32(t - r)  # this lane's column group
+                # A lane runs the warp's steps, so a pair shorter than the warp's longest reads
+                # on past its own end (those columns are never recorded): reads stop at column
+                # n, whose 16 lookups lie within the text's trailing padding (PAD + 32).
                 if (t & RELOAD) == 0:
-                    buf = sixteen_symbols(text, scan + C * q + PAD)
+                    buf = sixteen_symbols(text, scan + imin(C * q, n) + PAD)
                 got = pass_down(out_bits, exchange)
                 if r == 0:
                     got = TOP
@@ -443,7 +446,7 @@ def cooperative_kernel(words: int, columns: int, mode: int, profile: bool, strip
                         for i in range(W):
                             eq[i] = table[ix + uint64(i) * WS]
                     else:  # a code of several bases: OR the words of each
-                        code = codes[uint64(scan + C * q + u + PAD)]
+                        code = codes[uint64(scan + imin(C * q + u, n) + PAD)]
                         for i in range(W):
                             e = _ZERO
                             for b in range(4):

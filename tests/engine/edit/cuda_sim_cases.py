@@ -402,3 +402,19 @@ def test_bench_cases_run_on_tiny_workloads(monkeypatch):
                 assert metrics["device"] == "CUDA simulator"
     finally:
         cuda_bench.workload.cache_clear()
+
+
+def test_cooperative_reads_stop_at_each_pairs_end(monkeypatch):
+    """A pair shorter than the longest of its warp runs the warp's steps; its reads must stop
+    at its own end. Here the short record ends the text: reading on past it left the text
+    (the simulator's arrays raise IndexError; on a GPU it was an out-of-bounds read that an
+    allocation's slack hid, until it did not)."""
+    monkeypatch.setattr(config, "EDIT_CUDA_MIN_CHUNK_COLUMNS", 4096)  # the long record whole
+    rng = np.random.default_rng(7)
+    patterns = [Record("p", random_codes(rng, 20))]
+    texts = [Record("long", random_codes(rng, 700)), Record("short", random_codes(rng, 25))]
+    for k in (3, 30):  # k > m: every end is a hit
+        got = edit.solve(patterns, texts, mode="search", k=k, strands="both", variant="cooperative",
+                         backend="cuda", words_per_thread=1)
+        want = edit.solve(patterns, texts, mode="search", k=k, strands="both", backend="serial")
+        assert hit_rows(got) == hit_rows(want), k
