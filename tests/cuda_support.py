@@ -128,7 +128,7 @@ def launches_refused(monkeypatch):
     """Inside, every kernel launch fails as the driver does when a block asks too much."""
     from engine import gpu
 
-    def refused(self, kernel, blocks, tpb, shared_bytes, *args):
+    def refused(self, kernel, blocks, tpb, shared_bytes, *args, **kwargs):
         with gpu.cuda_errors(f"launching {blocks} blocks of {tpb} threads"):
             raise DriverError("[701] Call to cuLaunchKernel results in\n"
                               "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")

@@ -183,33 +183,33 @@ def test_hit_buffer_overflow_runs_the_launch_again(method, monkeypatch):
 
     monkeypatch.setattr(kcuda.CudaSearch, "_group", pessimist)
     runs = []
-    original = kcuda.CudaSearch.run
+    original = kcuda.CudaSearch.run_batch
 
-    def spy(self, g, lo, hi):
-        before = self.launches
-        n = original(self, g, lo, hi)
-        runs.append((n, self.launches - before))
+    def spy(self, work):
+        before = self.reruns
+        n = original(self, work)
+        runs.append((n, self.reruns - before))
         return n
 
-    monkeypatch.setattr(kcuda.CudaSearch, "run", spy)
+    monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
     rng = np.random.default_rng(3)
     pats = records([random_codes(rng, 5), random_codes(rng, 3)], "p")
     text = records([random_codes(rng, 40, 0.1)], "t")
     check(method, text, pats, 5)  # k >= m: every window hits every slot
-    assert any(launches > 1 for _, launches in runs), runs
+    assert any(reruns for _, reruns in runs), runs
 
 
 def test_hits_beyond_the_memory_for_one_launch_split_it(monkeypatch):
     monkeypatch.setattr(kcuda, "HIT_BYTES", 1 << 24)  # room for 16 hits a launch
     nones = []
-    original = kcuda.CudaSearch.run
+    original = kcuda.CudaSearch.run_batch
 
-    def spy(self, g, lo, hi):
-        n = original(self, g, lo, hi)
+    def spy(self, work):
+        n = original(self, work)
         nones.append(n is None)
         return n
 
-    monkeypatch.setattr(kcuda.CudaSearch, "run", spy)
+    monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
     rng = np.random.default_rng(4)
     pats = records([random_codes(rng, 4, 0.2)], "p")
     text = records([random_codes(rng, 50, 0.1)], "t")
