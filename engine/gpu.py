@@ -429,11 +429,14 @@ class Device:
         with cuda_errors(what, array.nbytes):
             return cuda.to_device(array)
 
-    def upload_many(self, what: str, *parts, keep: dict | None = None) -> list:
+    def upload_many(self, what: str, *parts, keep: dict | None = None,
+                    spare: str | None = None) -> list:
         """Several host arrays in one transfer (each transfer and allocation is a round trip
         to the driver, which small launches notice): device views of one allocation, in
         order, each 16-byte aligned; ``keep`` (a dict) keeps the allocation under ``what``
-        for the next call. A part is an array or (array, dtype) to convert it to on the way."""
+        for the next call. A part is an array or (array, dtype) to convert it to on the way.
+        ``spare``: take the allocation from :data:`SPARES` under that key when it has one
+        (and give it back there when done: it is ``keep[what]``)."""
         arrays = [p if isinstance(p, np.ndarray) else p[0] for p in parts]
         dtypes = [np.dtype(a.dtype if isinstance(p, np.ndarray) else p[1])
                   for a, p in zip(arrays, parts)]
@@ -443,10 +446,12 @@ class Device:
             total += -(-array.size * dtype.itemsize // 16) * 16
         total = max(16, total)
         into = None if keep is None else keep.get(what)
+        if (into is None or into.shape[0] < total) and spare is not None:
+            into = SPARES.take(spare, total)
         if into is None or into.shape[0] < total:
-            into = self.empty(total, np.uint8, what)
-            if keep is not None:
-                keep[what] = into
+            into = self.empty(total if spare is None else _size_class(total), np.uint8, what)
+        if keep is not None:
+            keep[what] = into
         device = into[:total]
         with _PINNED.lock:
             blob = _PINNED.take(total)
@@ -495,9 +500,13 @@ class Device:
                 device_array.copy_to_host(stage)
                 return stage.copy()
 
-    def synchronize(self, what: str = "running a kernel") -> None:
+    def synchronize(self, what: str = "running a kernel", stream=None) -> None:
+        """Wait for the device (``stream``: for the work queued on that stream only)."""
         with cuda_errors(what):
-            cuda.synchronize()
+            if stream is None:
+                cuda.synchronize()
+            else:
+                stream.synchronize()
 
     def launch(self, kernel, blocks, tpb: int, shared_bytes: int, *args, stream=0) -> None:
         if shared_bytes > self.max_shared:

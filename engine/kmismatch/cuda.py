@@ -305,7 +305,10 @@ class CudaSearch:
         self.counts = counts
         if counts is not None:
             parts += [(counts.shifts, np.int64), (counts.bin_starts, np.int64)]
-        consts = self.dev.upload_many("the look-up memory", *parts)
+        keep: dict = {}
+        consts = self.dev.upload_many("the look-up memory", *parts, keep=keep,
+                                      spare="kmismatch constants")
+        self._held["constants"] = (keep["the look-up memory"], None)
         self.offsets = consts[0]
         self.groups = [self._group(t, *consts[1 + 3 * i:4 + 3 * i], k)
                        for i, t in enumerate(tables)]
@@ -470,8 +473,7 @@ class CudaSearch:
         self._marks.append((phase, first, self._event(self.stream)))
 
     def _sync(self) -> None:
-        with cuda_errors("running a kernel"):
-            self.stream.synchronize()
+        self.dev.synchronize("running a kernel", self.stream)
         if not self._marks:
             return
         with cuda_errors("timing the kernels"):
