@@ -566,11 +566,14 @@ class CudaSearch:
             self.dev.clear(counters, "clearing the hit counters", self.stream)
             if self.timing and not SIMULATOR:  # events then time the GPU, not the launches
                 self.dev.launch(hold, 1, 1, 0, 200 + 150 * len(every), stream=self.stream)
-            for gi, ((g, _), plan) in enumerate(zip(work, plans)):
-                for p in plan:
-                    self._wait_text(p.hi + g.m - 1)
-                    self._launch(g, p, found, tile_base, tile_hits, counters, columns,
-                                 status[gi])
+            # Range by range, every group's launch over it (a group's launches stay in text
+            # order): each waits for its own piece of text only.
+            for r in range(max(len(plan) for plan in plans)):
+                for gi, ((g, _), plan) in enumerate(zip(work, plans)):
+                    if r < len(plan):
+                        self._wait_text(plan[r].hi + g.m - 1)
+                        self._launch(g, plan[r], found, tile_base, tile_hits, counters,
+                                     columns, status[gi])
             with cuda_errors("running a kernel (copying its results back)"):
                 status.copy_to_host(back, stream=self.stream)
             self._sync()

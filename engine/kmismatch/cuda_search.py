@@ -44,12 +44,20 @@ where its region starts) and write their hits, packed as ``window << 32 | slot
 that finds more than its region holds takes room in a spill area after the
 regions (thread 0's atomic add on a counter, rare, and a second barrier); when
 the spill area is full it writes nothing, but the counter still counts it, so
-the host knows the room needed and runs the launch again. Tiles end in regions of different fill: ``order_hits`` (with the
-tiles' counts also summed per group of ordering blocks as they finish) then
-copies each tile's hits to their place in text order, unpacked into the columns
-the host fetches. numba's CUDA simulator, in which CI
-runs these kernels, has no warp shuffles; there ``block_prefix`` lets one thread
-add the counts up (every other line of the kernels is the same).
+the host knows the room needed and runs the launch again. Tiles end in regions
+of different fill: ``order_hits`` (with the tiles' counts also summed per group
+of ordering blocks as they finish) then copies each tile's hits to their place
+in text order, unpacked into compact columns, after the hits of the launches
+before it; ``finish_launch`` adds the launch's hits to that count on the GPU (or
+records the room an overflowing launch asked for) and clears the counters, so
+that the launches of a batch follow one another with no host round trip.
+
+**After the search.** ``unpack_text`` turns the packed text (two codes a byte)
+into one code a byte as each uploaded piece lands; ``merge_groups`` merges the
+hits of several pattern lengths into one text order; ``tally_hits`` counts them
+per pattern and per density bin. numba's CUDA simulator, in which CI runs these
+kernels, has no warp shuffles; there ``block_prefix`` lets one thread add the
+counts up (every other line of the kernels is the same).
 
 The helpers that call ``cuda.*`` live here beside the kernels: numba's CUDA
 simulator swaps in its fake ``cuda`` module only in the launched kernel's
