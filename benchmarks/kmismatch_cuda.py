@@ -17,9 +17,9 @@ would be for a GUI user's background; scripts/probe/kmismatch_e2e.py splits the 
 Kernel rows also split their time into ``search_ms`` (the search kernel) and ``order_ms``
 (the ordering passes); shared-mem's ``regs=`` rows try other register caps. Throughput is
 text bytes per second (GB = 1e9 bytes). Peers (CPU runs of the same workload, for the
-speed-ups) have names without a '/', so that ``--backend cuda`` keeps them. Every row's hits are checked
-against the workload's first run (a CPU peer): ``agrees`` compares a digest of every hit
-(position, pattern, strand, mismatches), ``hits`` their number.
+speed-ups) have names without a '/', so that ``--backend cuda`` keeps them. Every row's
+hits are checked against the workload's first run (a CPU peer): ``agrees`` compares a
+digest of every hit (position, pattern, strand, mismatches), ``hits`` their number.
 """
 
 from __future__ import annotations
@@ -156,7 +156,8 @@ def _kernel(workload, variant, repeat=None, threads_per_block=None, registers=No
     pos, code, mis = (search.dev.fetch(column[:n]) for column in (search.pos, search.code,
                                                                    search.mis))
     out = _rates(len(text), best)
-    out.update(kernel_ms=1e3 * best, **{f"{k}_ms": 1e3 * split.get(k, 0.0) for k in ("search", "order")},
+    out.update(kernel_ms=1e3 * best,
+               **{f"{k}_ms": 1e3 * split.get(k, 0.0) for k in ("search", "order")},
                hits=n,
                agrees=_agrees(workload, digest(pos, code, mis)), device=_device(),
                threads_per_block=g.tpb)

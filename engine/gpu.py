@@ -257,64 +257,69 @@ def pinned_empty(n: int, dtype) -> np.ndarray:
     return PINNED.take(n * dtype.itemsize)[:n * dtype.itemsize].view(dtype)
 
 
-def pack_codes(codes: np.ndarray) -> np.ndarray:
-    """4-bit codes packed two a byte, low nibble first (as in a genome store), in page-locked
-    memory, padded with zeros to whole 4-byte words (8 codes): half the bytes to upload; a
-    kernel unpacks them on the GPU. (Two codes are one little-endian uint16 ``a | b << 8``,
-    whose low byte after ``v | v >> 4`` is ``a | b << 4``.)"""
-    codes = np.ascontiguousarray(codes, dtype=np.uint8)
+def packed_bytes(n: int) -> int:
+    """Bytes of ``n`` codes packed two a byte, in whole 4-byte words (8 codes each)."""
+    return -(-n // 8) * 4
+
+
+def pack_into(codes: np.ndarray, out: np.ndarray, first: int, last: int) -> None:
+    """Bytes [first, last) of the packed ``codes`` into ``out[first:last]``: two codes a byte,
+    low nibble first (as in a genome store), zeros after the last code. (Two codes are one
+    little-endian uint16 ``a | b << 8``, whose low byte after ``v | v >> 4`` is
+    ``a | b << 4``.)"""
     n = codes.shape[0]
-    nbytes = -(-n // 8) * 4
-    out = pinned_empty(nbytes, np.uint8)
-    even = n - (n & 1)
+    even = min(2 * last, n - (n & 1))
     step = 1 << 22
-    for a in range(0, even, step):
+    for a in range(2 * first, even, step):
         z = min(even, a + step)
         v = codes[a:z].view(np.uint16)
         np.copyto(out[a // 2:z // 2], v | (v >> 4), casting="unsafe")
-    out[even // 2:] = 0
-    if n & 1:
-        out[n // 2] = codes[n - 1]
-    return out
+    if max(first, even // 2) < last:
+        out[max(first, even // 2):last] = 0
+        if n & 1 and first <= n // 2 < last:
+            out[n // 2] = codes[n - 1]
 
 
 class PackedTexts:
-    """Packed texts (:func:`pack_codes`) kept for the objects they were made from (a job's
-    text records, by identity, while they live), so that solving the same records again
-    uploads from memory already packed and page-locked. Least recently used entries go first
-    beyond ``config.GPU_TEXT_CACHE_BYTES``."""
+    """Packed texts (:func:`pack_into`, in page-locked memory) kept for the objects they
+    were made from (a job's text records, by identity, while they live), so that solving the
+    same records again uploads from memory already packed and page-locked. Least recently
+    used entries go first beyond ``config.GPU_TEXT_CACHE_BYTES``."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.entries: OrderedDict = OrderedDict()  # ids -> (token, weakrefs, packed)
         self.bytes = 0
 
-    def get(self, owners, codes: np.ndarray) -> np.ndarray:
-        """The packed ``codes``, which are the text of ``owners`` (a tuple of objects)."""
-        from engine import config
-
+    def get(self, owners) -> np.ndarray | None:
+        """The packed text kept for ``owners`` (a tuple of objects), or None."""
         ids = tuple(id(o) for o in owners)
         with self.lock:
             entry = self.entries.get(ids)
             if entry is not None and all(r() is o for r, o in zip(entry[1], owners)):
                 self.entries.move_to_end(ids)
                 return entry[2]
-        packed = pack_codes(codes)
+        return None
+
+    def keep(self, owners, packed: np.ndarray) -> None:
+        """Keep ``packed`` as the text of ``owners`` (while they all live)."""
+        from engine import config
+
         if packed.nbytes > config.GPU_TEXT_CACHE_BYTES:
-            return packed
+            return
+        ids = tuple(id(o) for o in owners)
         token = object()
         try:
             refs = tuple(weakref.ref(o, lambda _, ids=ids, token=token: self._drop(ids, token))
                          for o in owners)
         except TypeError:  # not weakly referenceable: not kept
-            return packed
+            return
         with self.lock:
             self._pop(ids)
             self.entries[ids] = (token, refs, packed)
             self.bytes += packed.nbytes
             while self.bytes > config.GPU_TEXT_CACHE_BYTES and len(self.entries) > 1:
                 self._pop(next(iter(self.entries)))
-        return packed
 
     def _pop(self, ids) -> None:
         entry = self.entries.pop(ids, None)

@@ -137,6 +137,14 @@ def build_tables(slot_patterns: np.ndarray, k: int, pairs: bool) -> Tables:
     return Tables(m, slots, b, rpw, bias, valid, fb.ravel(), lut)
 
 
+def check_table_size(tables: Tables) -> None:
+    """CudaFailure when a look-up memory is beyond the window kernels' 32-bit indices."""
+    m = tables.m
+    if tables.fb.shape[0] >= 1 << 32:
+        raise CudaFailure(f"the look-up memory of {tables.slots} patterns of length {m} is "
+                          "too large for the CUDA kernels; use a CPU backend")
+
+
 @dataclass
 class Group:
     """One length group on the GPU and how its kernel is launched."""
@@ -214,9 +222,10 @@ class HitTypes(NamedTuple):
 def hit_dtypes(n_text: int, n_patterns: int, k_max: int) -> HitTypes:
     """The smallest integer types for positions in a text of ``n_text`` symbols, slot codes
     (2 * pattern + strand) of ``n_patterns`` patterns and mismatches up to ``k_max``: fewer
-    bytes to order, copy back and keep (T3x20: 7 a hit instead of 16)."""
+    bytes to order, copy back and keep (T3x20: 6 a hit instead of 16)."""
     pos = np.int32 if n_text < 1 << 31 else np.int64
-    code = np.int16 if 2 * n_patterns <= 1 << 15 else np.int32
+    codes = 2 * n_patterns
+    code = np.int8 if codes <= 1 << 7 else np.int16 if codes <= 1 << 15 else np.int32
     mis = np.int8 if k_max < 1 << 7 else np.int16 if k_max < 1 << 15 else np.int32
     return HitTypes(pos, code, mis)
 
@@ -294,10 +303,8 @@ class CudaSearch:
         # The constants in one transfer, before the text's (a transfer on the default stream
         # would wait for those on the others).
         tables = [build_tables(pats, k, variant == "pair-tile") for _, pats, _ in groups]
-        for t in tables:
-            if t.fb.shape[0] >= 1 << 32:  # the window kernels index it with 32 bits
-                raise CudaFailure(f"the look-up memory of {t.slots} patterns of length {t.m} "
-                                  "is too large for the CUDA kernels; use a CPU backend")
+        for group_tables in tables:
+            check_table_size(group_tables)
         parts = [(np.asarray(offsets), np.int64)]
         for (_, _, codes), t in zip(groups, tables):
             parts += [(np.asarray(codes), np.int32), t.lut if t.lut is not None else t.fb,
@@ -387,13 +394,13 @@ class CudaSearch:
             return
         self._closed = True
         held, self._held = self._held, {}
-        self._host_text = None
         try:
             with cuda_errors("finishing"):
                 self.stream.synchronize()
                 self.copy_stream.synchronize()
         except Exception:
             return
+        self._host_text = None
         for name, (raw, _) in held.items():
             gpu.SPARES.give(f"kmismatch {name}", raw)
 
@@ -406,10 +413,14 @@ class CudaSearch:
     # -- the text ---------------------------------------------------------------------------
     def _upload(self, text: np.ndarray, owners) -> None:
         """Start the packed text's upload on the copy stream, a piece at a time, each piece
-        unpacked by a kernel on the GPU and then marked by an event (:meth:`_wait_text`)."""
+        unpacked by a kernel on the GPU and then marked by an event (:meth:`_wait_text`).
+        A text not packed yet is packed a piece at a time too, each piece's copy going on
+        while the next is packed; with ``owners`` it is then kept for them."""
         self.n_text = n = text.shape[0]
-        packed = (gpu.PACKED_TEXTS.get(tuple(owners), text) if owners is not None
-                  else gpu.pack_codes(text))
+        packed = None if owners is None else gpu.PACKED_TEXTS.get(tuple(owners))
+        fresh = packed is None
+        if fresh:
+            packed = gpu.pinned_empty(gpu.packed_bytes(n), np.uint8)
         self._host_text = packed  # (the copies read it until they are done)
         size = packed.shape[0]    # whole words: 8 codes each, zeros after the end
         # The text, one code a byte (whole 4-byte words: shared-mem stages it a word at a time).
@@ -424,6 +435,8 @@ class CudaSearch:
         first = self._event(self.copy_stream) if self.timing else None
         for a in range(0, size, step):
             z = min(size, a + step)
+            if fresh:
+                gpu.pack_into(text, packed, a, z)
             with cuda_errors("copying the text to the GPU", n):
                 staged[a:z].copy_to_device(packed[a:z], stream=self.copy_stream)
             words = (z - a) // 4
@@ -436,6 +449,8 @@ class CudaSearch:
             self._ready_ends.append(2 * z)
         if self.timing:
             self._marks.append(("upload", first, self._event(self.copy_stream)))
+        if fresh and owners is not None:
+            gpu.PACKED_TEXTS.keep(tuple(owners), packed)
 
     def _wait_text(self, end: int) -> None:
         """Have the compute stream wait until the text's first ``end`` symbols are up."""

@@ -404,7 +404,7 @@ def test_many_hits_across_upload_pieces_and_records(method, monkeypatch):
     res = check(method, text, pats, 3)
     assert len(res.hits) > 300 and max(launches) > 2 * 8  # 2 lengths x 282 / 16 symbols
     assert (res.hits.pos.dtype, res.hits.code.dtype, res.hits.mismatches.dtype) == (
-        np.int32, np.int16, np.int8)
+        np.int32, np.int8, np.int8)
     same_as_the_cpu(res, text, pats, 3)
 
 
@@ -492,13 +492,14 @@ def test_solving_the_same_records_again_reuses_the_packed_text(monkeypatch):
     check("pair-tile", text[1:], pats, 2)  # (compiled: the warm-up packs a text of its own)
     gpu.PACKED_TEXTS.clear()
     packs = []
-    original = gpu.pack_codes
+    original = gpu.pack_into
 
-    def spy(codes):
-        packs.append(codes.shape[0])
-        return original(codes)
+    def spy(codes, out, first, last):
+        if first == 0:
+            packs.append(codes.shape[0])
+        return original(codes, out, first, last)
 
-    monkeypatch.setattr(gpu, "pack_codes", spy)
+    monkeypatch.setattr(gpu, "pack_into", spy)
     first = check("pair-tile", text, pats, 2)
     assert packs == [90]
     again = check("pair-tile", text, pats, 2)
