@@ -595,7 +595,12 @@ class CudaSearch:
             need = back[:, _NEED].tolist()
             if not any(need):
                 break
-            for (g, _), x in zip(work, need):  # exactly the room the spilled tiles need
+            # Again with the room the spilled tiles asked for, if the batch still fits.
+            room = sum(p.regular + max(p.spill, int(x)) for plan, x in zip(plans, need)
+                       for p in plan)
+            if room > self.max_hits:
+                return None
+            for (g, _), x in zip(work, need):
                 g.spill = max(g.spill, int(x))
             self.reruns += 1
         found_per_group = back[:, _COUNT].tolist()

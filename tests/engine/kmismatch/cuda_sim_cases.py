@@ -199,8 +199,22 @@ def test_hit_buffer_overflow_runs_the_launch_again(method, monkeypatch):
     assert any(reruns for _, reruns in runs), runs
 
 
-def test_hits_beyond_the_memory_for_one_launch_split_it(monkeypatch):
+@pytest.mark.parametrize("first_guess", ["random DNA", "almost no hits"])
+def test_hits_beyond_the_memory_for_one_launch_split_it(monkeypatch, first_guess):
+    """Room for 16 hits a batch: ranges are halved until their hits fit. With a first guess
+    of almost no hits, a batch overflows first and asks for more room than there is: it is
+    halved too (and the room asked for is not kept for the halves)."""
     monkeypatch.setattr(kcuda, "HIT_BYTES", 1 << 24)  # room for 16 hits a launch
+    if first_guess != "random DNA":
+        monkeypatch.setattr(config, "KMISMATCH_CUDA_MIN_HITS", 1)
+        original_group = kcuda.CudaSearch._group
+
+        def pessimist(self, *args):
+            g = original_group(self, *args)
+            g.per_window = 1e-6
+            return g
+
+        monkeypatch.setattr(kcuda.CudaSearch, "_group", pessimist)
     nones = []
     original = kcuda.CudaSearch.run_batch
 
