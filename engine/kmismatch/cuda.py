@@ -7,9 +7,10 @@ in, columnar hits out, with a fixed amount of host work a slice however many hit
 **The text.** The records end to end go up packed two codes a byte, from page-locked
 memory (engine.gpu.PACKED_TEXTS keeps the packed text for the records while they live, so
 solving them again starts at the copy), in pieces of ``config.GPU_UPLOAD_BYTES`` on a copy
-stream; a kernel unpacks each piece as it lands, then an event marks it. A slice's search
-launches are cut where those pieces end and each waits for its own piece only, so the
-kernels of the text already up run while the rest is on its way.
+stream; a kernel unpacks each piece as it lands, then an event marks it. A slice is
+searched a piece at a time, each batch of launches waiting for its own piece only, so the
+kernels of the text already up run while the rest is on its way, and each batch's hits
+go back while the next piece comes up.
 
 **A batch of launches.** Every launch (search, ordering pass, a one-block finish) is queued
 on one stream without a host round trip: the ordering pass writes the launch's hits in text
@@ -369,12 +370,13 @@ class CudaSearch:
     # -- memory -----------------------------------------------------------------------------
     def _array(self, name: str, n: int, dtype, what: str):
         """The device array ``name`` of ``n`` items, in this search's allocation of that name
-        when it is large enough, else in a new one (from engine.gpu.SPARES when it has one).
-        Called only while no queued work uses the old one (a batch syncs before the next)."""
+        when it is large enough, else in a new one (from engine.gpu.SPARES when it has one;
+        the old one goes there once the stream is idle)."""
         nbytes = max(1, n) * np.dtype(dtype).itemsize
         held = self._held.get(name)
         if held is None or held[0].shape[0] < nbytes:
             if held is not None:
+                self._sync()  # (a copy of the last batch's hits may still read it)
                 del self._held[name]
                 gpu.SPARES.give(f"kmismatch {name}", held[0])
             raw, _ = self.dev.spare(f"kmismatch {name}", n, dtype, what)
@@ -460,13 +462,11 @@ class CudaSearch:
                 self._ready[i].wait(self.stream)
             self._waited = i
 
-    def _ranges(self, g: Group, lo: int, hi: int) -> list[tuple[int, int]]:
-        """Window ranges of [lo, hi) for group g, cut where the pieces of text not yet waited
-        for end (the windows before a cut have all their text in the pieces before it)."""
-        hi = min(hi, self.n_text - g.m + 1)
-        if hi <= lo:
-            return []
-        cuts = [e - g.m + 1 for e in self._ready_ends[self._waited + 1:-1]]
+    def _pieces(self, lo: int, hi: int) -> list[tuple[int, int]]:
+        """[lo, hi) cut where the pieces of text not yet waited for end: the windows before a
+        cut (of every length group) have all their text in the pieces before it."""
+        m = max(g.m for g in self.groups)
+        cuts = [e - m + 1 for e in self._ready_ends[self._waited + 1:-1]]
         edges = [lo] + [c for c in cuts if lo < c < hi] + [hi]
         return list(zip(edges[:-1], edges[1:]))
 
@@ -629,13 +629,16 @@ class CudaSearch:
     def scan(self, lo: int, hi: int, out) -> int:
         """Append the hits of every length group's windows starting in [lo, hi) to ``out``
         (a HitBuffer of :attr:`dtypes`) in text order, count them on the GPU (``counts``),
-        and return their number. One batch of launches (:meth:`run_batch`) unless the hits
-        would not fit in memory: then the range is halved."""
-        pending = [(lo, hi)]
+        and return their number. One batch of launches (:meth:`run_batch`) per piece of
+        text still on its way, so that a batch's hits go back while the next piece comes
+        up (the two directions of the bus run at once); a batch whose hits would not fit
+        in memory is halved."""
+        pending = self._pieces(lo, hi)[::-1]
         added = 0
         while pending:
             a, z = pending.pop()
-            work = [(g, ranges) for g in self.groups if (ranges := self._ranges(g, a, z))]
+            work = [(g, [(a, min(z, self.n_text - g.m + 1))]) for g in self.groups
+                    if a < self.n_text - g.m + 1]
             if not work:
                 continue
             n = self.run_batch(work)
@@ -648,10 +651,15 @@ class CudaSearch:
             if n:
                 self._deliver(n, out)
             added += n
+        self._sync()  # the last batch's copies
         return added
 
     def _deliver(self, n: int, out) -> None:
-        """Count hits [0, n) of the columns on the GPU and copy them to the end of ``out``."""
+        """Queue the counting of hits [0, n) of the columns and their copy to the end of
+        ``out`` (the next batch's launches queue behind them; :meth:`scan` waits for the
+        last)."""
+        if len(out) + n > out.columns[0].shape[0]:
+            self._sync()  # (out's columns move: no copy may still be landing in them)
         at = out.room(n)
         s = self.stream
         if self.counts is not None:
@@ -668,7 +676,6 @@ class CudaSearch:
                     device[:n].copy_to_host(host[at:at + n], stream=s)
 
         self._queue("copy back", copy)
-        self._sync()
         out.keep([(at, n)])
 
     def fetch_counts(self, counts) -> None:

@@ -396,27 +396,28 @@ def same_as_the_cpu(res, text, patterns, k, strands="both"):
 
 @pytest.mark.parametrize("method", METHODS)
 def test_many_hits_across_upload_pieces_and_records(method, monkeypatch):
-    """Pieces of 8 packed bytes (16 symbols): a slice's launches are cut where each piece
-    ends and wait for its own; thousands of hits (k = 3 of 5 and 7, IUPAC, both strands,
-    two lengths merged on the GPU, records of 1 to 180 symbols, small density bins)."""
+    """Pieces of 8 packed bytes (16 symbols): a slice is searched a piece at a time, each
+    batch waiting for its own piece, its hits copied back while the next is searched;
+    hundreds of hits (k = 3 of 5 and 7, IUPAC, both strands, two lengths merged on the GPU,
+    records of 1 to 180 symbols, small density bins)."""
     monkeypatch.setattr(config, "GPU_UPLOAD_BYTES", 8)
     monkeypatch.setattr(config, "KMISMATCH_DENSITY_BINS", 8)
     rng = np.random.default_rng(30 + len(method))
     pats = records([random_codes(rng, m, 0.1) for m in (5, 7, 5)], "p")
     text = records([planted_text(rng, n, [p.codes for p in pats], copies=3, iupac_rate=0.15)
                     for n in (180, 1, 37, 64)], "t")
-    launches = []
+    batches = []
     original = kcuda.CudaSearch.run_batch
 
     def spy(self, work):
-        before = self.launches
         n = original(self, work)
-        launches.append(self.launches - before)
+        if self.n_text == 282:  # (not the warm-up's)
+            batches.append(n)
         return n
 
     monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
     res = check(method, text, pats, 3)
-    assert len(res.hits) > 300 and max(launches) > 2 * 8  # 2 lengths x 282 / 16 symbols
+    assert len(res.hits) > 300 and len(batches) >= 282 // 16 and sum(batches) == len(res.hits)
     assert (res.hits.pos.dtype, res.hits.code.dtype, res.hits.mismatches.dtype) == (
         np.int32, np.int8, np.int8)
     same_as_the_cpu(res, text, pats, 3)
@@ -446,35 +447,35 @@ def test_no_hits_at_all(method):
 
 @pytest.mark.parametrize("method", ["thread", "shared-mem"])
 def test_spill_overflow_in_a_batch_of_many_launches(method, monkeypatch):
-    """Regions for almost no hits, a spill area of one hit and pieces of 16 symbols: a launch
-    in the middle of a batch overflows, those after it write nothing, and the batch runs
-    again with the room asked for; nothing is lost or repeated."""
-    monkeypatch.setattr(config, "GPU_UPLOAD_BYTES", 8)
+    """A batch of several launches a group, two groups: regions for almost no hits and a
+    spill area of one hit, so that a launch overflows, those after it in its group write
+    nothing, and the batch runs again with the room asked for; the hits equal one launch's
+    over the whole text (nothing lost or repeated, groups merged in order)."""
     monkeypatch.setattr(config, "KMISMATCH_CUDA_MIN_HITS", 1)
-    original_group = kcuda.CudaSearch._group
-
-    def pessimist(self, *args):
-        g = original_group(self, *args)
-        g.per_window = 1e-6
-        return g
-
-    monkeypatch.setattr(kcuda.CudaSearch, "_group", pessimist)
-    reruns = []
-    original = kcuda.CudaSearch.run_batch
-
-    def spy(self, work):
-        before = self.reruns, self.launches
-        n = original(self, work)
-        reruns.append((self.reruns - before[0], self.launches - before[1]))
-        return n
-
-    monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
     rng = np.random.default_rng(8)
     pats = records([random_codes(rng, 4), random_codes(rng, 6, 0.2)], "p")
-    text = records([random_codes(rng, 150, 0.1)], "t")
-    res = check(method, text, pats, 2)
-    assert any(r and launches > 4 for r, launches in reruns), reruns
-    same_as_the_cpu(res, text, pats, 2)
+    codes = random_codes(rng, 150, 0.1)
+    offsets = np.array([0, 60, 150])
+    groups = slot_groups(pats, "both")
+    want = []
+    plain = kcuda.CudaSearch(method, codes, offsets, groups, 2)
+    for g in plain.groups:
+        n = plain.run(g, 0, 150 - g.m + 1)
+        want += zip(*(plain.dev.fetch(c[:n]).tolist() for c in (plain.pos, plain.code,
+                                                                 plain.mis)))
+    want.sort()
+    search = kcuda.CudaSearch(method, codes, offsets, groups, 2)
+    for g in search.groups:
+        g.per_window = 1e-6
+    cuts = (0, 17, 40, 41, 90, 130)
+    work = [(g, [(a, z) for a, z in zip(cuts, cuts[1:] + (150 - g.m + 1,))])
+            for g in search.groups]
+    n = search.run_batch(work)
+    search.dev.synchronize("", search.stream)
+    got = list(zip(*(search.dev.fetch(c[:n]).tolist() for c in (search.pos, search.code,
+                                                                 search.mis))))
+    assert search.reruns >= 1 and search.launches > 2 * len(cuts)
+    assert got == want and len(got) > 20
 
 
 def test_the_text_is_unpacked_on_the_gpu_as_it_was():
