@@ -478,14 +478,14 @@ class Device:
 
                 device_memset(array, 0, array.nbytes, stream=stream)
 
-    def spare(self, key: str, n: int, dtype, what: str):
-        """(allocation, array): ``n`` items of ``dtype`` on the device, in a spare allocation
-        when :data:`SPARES` has one under ``key`` (give the allocation back there when done)."""
-        nbytes = max(1, n) * np.dtype(dtype).itemsize
+    def spare(self, key: str, nbytes: int, what: str):
+        """A uint8 device allocation of at least ``nbytes`` (a whole number of 512-byte
+        blocks): a spare one when :data:`SPARES` has one under ``key``, else a new one (give
+        it back there when done)."""
         raw = SPARES.take(key, nbytes)
         if raw is None:
             raw = self.empty(_size_class(nbytes), np.uint8, what)
-        return raw, raw[:nbytes].view(dtype)[:n]
+        return raw
 
     def empty(self, shape, dtype, what: str):
         with cuda_errors(what, int(np.prod(shape)) * np.dtype(dtype).itemsize):

@@ -322,13 +322,13 @@ class CudaSearch:
                        for i, t in enumerate(tables)]
         if counts is not None:
             self.shifts, self.bin_starts = consts[-2:]
-            self.pattern_hits = self._array("pattern hits", counts.pattern_hits.shape[0],
-                                            np.int64, "the hit counts")
-            self.bins = self._array("bins", counts.bins.shape[0], np.int64, "the hit counts")
+            P, B = counts.pattern_hits.shape[0], counts.bins.shape[0]
+            self.pattern_hits = self._array("pattern hits", P, np.int64, "the hit counts")[:P]
+            self.bins = self._array("bins", B, np.int64, "the hit counts")[:B]
             self.dev.clear(self.pattern_hits, "clearing the hit counts", self.stream)
             self.dev.clear(self.bins, "clearing the hit counts", self.stream)
         self.pos = self.code = self.mis = None
-        self._status_out = self._status_in = None
+        self._status_out = self._status_in = self._status_views = None
         self._upload(np.ascontiguousarray(text, dtype=np.uint8), owners)
 
     def _group(self, tables: Tables, slot_code, table, valid, k: int) -> Group:
@@ -369,25 +369,37 @@ class CudaSearch:
 
     # -- memory -----------------------------------------------------------------------------
     def _array(self, name: str, n: int, dtype, what: str):
-        """The device array ``name`` of ``n`` items, in this search's allocation of that name
-        when it is large enough, else in a new one (from engine.gpu.SPARES when it has one;
-        the old one goes there once the stream is idle)."""
+        """The device array ``name``: at least ``n`` items of ``dtype``, the whole of this
+        search's allocation of that name (views made once: numba's cost a few microseconds
+        each), grown when too small (from engine.gpu.SPARES when it has one; the old one
+        goes there once the stream is idle)."""
         nbytes = max(1, n) * np.dtype(dtype).itemsize
         held = self._held.get(name)
-        if held is None or held[0].shape[0] < nbytes:
-            if held is not None:
-                self._sync()  # (a copy of the last batch's hits may still read it)
-                del self._held[name]
-                gpu.SPARES.give(f"kmismatch {name}", held[0])
-            raw, _ = self.dev.spare(f"kmismatch {name}", n, dtype, what)
-            self._held[name] = (raw, None)
-        raw = self._held[name][0]
-        return raw[:nbytes].view(dtype)[:n]
+        if held is not None and held[0].shape[0] < nbytes:
+            self._sync()  # (a copy of the last batch's hits may still read it)
+            del self._held[name]
+            gpu.SPARES.give(f"kmismatch {name}", held[0])
+            held = None
+        if held is None:
+            raw = self.dev.spare(f"kmismatch {name}", nbytes, what)
+            held = self._held[name] = (raw, raw.view(dtype))
+        elif held[1] is None or held[1].dtype != np.dtype(dtype):
+            held = self._held[name] = (held[0], held[0].view(dtype))
+        return held[1]
 
     def _columns(self, name: str, n: int):
-        """Hit columns ``name`` (position, code, mismatches) for ``n`` hits."""
+        """Hit columns ``name`` (position, code, mismatches) for at least ``n`` hits."""
         return tuple(self._array(f"{name} {c}", n, dtype, "the hit columns")
                      for c, dtype in zip(("pos", "code", "mis"), self.dtypes))
+
+    def _status_rows(self, G: int):
+        """The (G, 4) device status of a batch of G groups, and its rows."""
+        status = self._array("status", 4 * G, np.int64, "the hit counters")
+        if self._status_views is None or self._status_views[0] is not status or \
+                self._status_views[1].shape[0] != G:
+            table = status[:4 * G].reshape(G, 4)
+            self._status_views = (status, table, [table[g] for g in range(G)])
+        return self._status_views[1:]
 
     def close(self) -> None:
         """Give the device memory back to engine.gpu.SPARES for the next job, once this
@@ -426,7 +438,7 @@ class CudaSearch:
         self._host_text = packed  # (the copies read it until they are done)
         size = packed.shape[0]    # whole words: 8 codes each, zeros after the end
         # The text, one code a byte (whole 4-byte words: shared-mem stages it a word at a time).
-        self.text = self._array("text", 2 * size, np.uint8, "the text")
+        self.text = self._array("text", 2 * size, np.uint8, "the text")[:2 * size]
         self.text32 = self.text.view(np.uint32)
         staged = self._array("packed text", size, np.uint8, "the text")
         staged32 = staged.view(np.uint32)
@@ -572,7 +584,7 @@ class CudaSearch:
             counters = self._array("counters", 1 + max(p.groups for p in every), np.int64,
                                    "the hit counters")
             columns = self._columns("hits" if G == 1 else "stage", sum(bounds))
-            status = self._array("status", 4 * G, np.int64, "the hit counters").reshape(G, 4)
+            status, rows = self._status_rows(G)
             out, back = self._status(G)
             out[:] = 0
             out[:, _BASE] = np.cumsum([0] + bounds[:-1])
@@ -588,7 +600,7 @@ class CudaSearch:
                     if r < len(plan):
                         self._wait_text(plan[r].hi + g.m - 1)
                         self._launch(g, plan[r], found, tile_base, tile_hits, counters,
-                                     columns, status[gi])
+                                     columns, rows[gi])
             with cuda_errors("running a kernel (copying its results back)"):
                 status.copy_to_host(back, stream=self.stream)
             self._sync()
