@@ -380,8 +380,8 @@ class CudaSearch:
             del self._held[name]
             gpu.SPARES.give(f"kmismatch {name}", held[0])
             held = None
-        if held is None:
-            raw = self.dev.spare(f"kmismatch {name}", nbytes, what)
+        if held is None:  # (a quarter more: the next batch's hits per window may be more)
+            raw = self.dev.spare(f"kmismatch {name}", nbytes + nbytes // 4, what)
             held = self._held[name] = (raw, raw.view(dtype))
         elif held[1] is None or held[1].dtype != np.dtype(dtype):
             held = self._held[name] = (held[0], held[0].view(dtype))
