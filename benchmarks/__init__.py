@@ -35,6 +35,11 @@ class Case:
     describe: str = ""
 
 
+class Skip(ImportError):
+    """A case that cannot run on this machine (no GPU, a package missing): its row reads
+    ``skipped: <reason>``, as for a peer that is not installed."""
+
+
 @dataclass
 class Ratio:
     """speed-up = seconds(baseline) / seconds(subject), checked against ``goal``."""

@@ -293,12 +293,15 @@ class TaskGrid:
         return self.session.threads if self.session else 1
 
     @property
-    def chunk_bases(self) -> int:
-        """Background bases per strand of one task's chunk: a GPU worker's is a streaming
-        chunk; a CPU worker's at most config.CLUSTER_CHUNK_BASES (tasks short enough to
-        spread over the workers and to stop soon on cancel)."""
+    def chunk_bases(self) -> int | None:
+        """Background bases per strand of one task's chunk: a CPU worker's at most
+        config.CLUSTER_CHUNK_BASES (tasks short enough to spread over the workers and to
+        stop soon on cancel); None on GPU workers: a cuda job's streaming chunk
+        (engine.streaming.Background with ``gpu``: config.GPU_STREAM_BYTES of text), as in
+        one process. (STREAM_CHUNK_BASES there cut a 3.1 Gb kdiff into 4x the chunks, each
+        a launch too small to fill the GPU: 0.68x the plain cuda run.)"""
         if self.gpu:
-            return config.STREAM_CHUNK_BASES
+            return None
         return min(config.STREAM_CHUNK_BASES, config.CLUSTER_CHUNK_BASES)
 
     @property
@@ -375,7 +378,7 @@ class ChunkTasks:
     own, engine.streaming) merge in any order.
 
     A subclass gives ``_shared(gpu)`` (the job's data for the workers, with a ``token``),
-    ``_plan(chunk_bases)`` (the chunks, planned once the cluster is reached) and
+    ``_plan(chunk_bases, gpu)`` (the chunks, planned once the cluster is reached) and
     ``_merge(chunk, answer) -> (cells, comparisons)``; ``task(shared, chunk)`` and
     ``warm(shared)`` run on the workers. Progress counts the columns the merged chunks own,
     times ``weight`` (edit: pattern instances).
@@ -396,7 +399,7 @@ class ChunkTasks:
     def warm_up(self) -> None:
         """Start (or reach) the cluster and warm its workers; plan the chunks."""
         self.grid.open()
-        self._todo = list(reversed(self._plan(self.grid.chunk_bases)))
+        self._todo = list(reversed(self._plan(self.grid.chunk_bases, self.grid.gpu)))
 
     @property
     def threads(self) -> int:

@@ -86,6 +86,13 @@ CLUSTER_CHUNK_BASES = 1 << 22
 #: done). Short enough that a cancelled job's running tasks end soon on an outside cluster.
 CLUSTER_TASK_SECONDS = 0.5
 
+#: dask, kdiff on GPU workers: starts of one task (a range of starts against a chunk), at
+#: least. A GPU task's chunk is a cuda job's streaming chunk (seconds of work), and the
+#: kernels fill the GPU only with many starts: one cuda process takes a whole 5 kb target
+#: in one slice, so cutting it into ranges of 4,096 starts nearly doubled the work of a
+#: 3.1 Gb job (dask-cuda at 0.69x plain cuda, H200).
+CLUSTER_GPU_STARTS = 1 << 18
+
 #: dask: times a task may lose its worker (the process died) before the job fails (the
 #: local cluster's scheduler; an outside scheduler keeps its own setting).
 CLUSTER_ALLOWED_FAILURES = 5
@@ -217,6 +224,12 @@ EDIT_CUDA_CHUNK_OVERLAP_RATIO = 4
 #: edit CUDA: text columns of the first slice; None: 256 per resident GPU thread (later
 #: slices adapt to SLICE_SECONDS).
 EDIT_CUDA_FIRST_SLICE_COLUMNS = None
+
+#: edit CUDA: tasks a slice takes at least; None: as many as the GPU runs at once (its
+#: resident threads). A slice of fewer leaves the GPU idle, and when tasks are long (a
+#: genome's chunks: ~1M columns each) its time never falls below SLICE_SECONDS, so the
+#: adaptive budget would never grow: 69 tasks a slice made a 3.1 Gb pcr run last hours.
+EDIT_CUDA_MIN_SLICE_TASKS = None
 
 #: edit CUDA: hits a launch buffers at first (a launch that finds more runs again with room
 #: for all of them).

@@ -54,6 +54,7 @@ class _State:
         self.signum = None        # the signal that cancelled it
         self.since = 0.0
         self.settled = False      # the outcome is settled: too late to interrupt
+        self.ran = False          # a job ran to its end (run_job returned): leave() may be quick
 
 
 _state = _State()
@@ -73,22 +74,31 @@ _installed = False
 def leave(status: int) -> int:
     """A command-line entry point's last step, with the run's exit ``status``.
 
-    After a run that made a CUDA context (and started no Dask cluster), the process ends
-    here without the interpreter's teardown: the driver's context teardown and freeing some
-    1,100 modules took ~0.7 s of a 2.3 s W2 run (issue 16), and the operating system
-    releases both anyway. Nothing is lost: every output file is written and closed (renamed
-    into place) before the command returns, and the standard streams are flushed here.
-    Only processes that called :func:`install` (the command line, never a test or the GUI)
-    and run under no profiler or tracer (cProfile, coverage: they write their data at exit)
-    end so; otherwise ``status`` is returned for ``sys.exit``."""
+    After a job ran (:func:`run_job`) or a CUDA context was made, and no Dask cluster or
+    other child process was started, the process ends here without the interpreter's
+    teardown: the driver's context teardown and freeing some 1,100 modules took ~0.7 s of
+    a 2.3 s W2 run on CUDA (issue 16); numba's threads and the modules ~0.1 s of a
+    multicore one on the 2-core machine; the operating system releases all of it anyway.
+    Nothing is lost: every output file is written and closed (renamed into place) before
+    the command returns, and the standard streams are flushed here. Only processes that
+    called :func:`install` (the command line, never a test or the GUI) and run under no
+    profiler or tracer (cProfile, coverage: they write their data at exit) end so;
+    otherwise ``status`` is returned for ``sys.exit``."""
     gpu = sys.modules.get("engine.gpu")
-    if (_installed and getattr(gpu, "CONTEXT_MADE", False) and "distributed" not in sys.modules
-            and not _observed()):
+    if (_installed and (_state.ran or getattr(gpu, "CONTEXT_MADE", False))
+            and "distributed" not in sys.modules and not _children() and not _observed()):
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
         os._exit(status)
     return status
+
+
+def _children() -> bool:
+    """A child process started through multiprocessing is still there (its module's exit
+    handler would end it)."""
+    mp = sys.modules.get("multiprocessing")
+    return mp is not None and bool(mp.active_children())
 
 
 def _observed() -> bool:
@@ -153,6 +163,7 @@ def run_job(work, cancel):
         raise Interrupted(signum)
     if "error" in box:
         raise box["error"]
+    _state.ran = True
     return box["result"]
 
 

@@ -110,11 +110,13 @@ def shared_job(job: Job, token: str, gpu: bool, settings=None) -> ClusterJob:
     return ClusterJob(token, cluster.worker_job(SPEC, job, gpu), settings)
 
 
-def search_chunks(job: Job, chunk_bases: int) -> list:
-    """The chunks of the job's text that its tasks search (overlap: the search's reach)."""
+def search_chunks(job: Job, chunk_bases: int | None, gpu: bool) -> list:
+    """The chunks of the job's text that its tasks search (overlap: the search's reach);
+    ``chunk_bases`` None on GPU workers: a cuda job's streaming chunk."""
     from engine.streaming import Background
 
-    return Background(job.inputs["text"], "forward").chunks(search_overlap(job), chunk_bases)
+    return Background(job.inputs["text"], "forward", gpu=gpu).chunks(search_overlap(job),
+                                                                     chunk_bases)
 
 
 class ClusterRunner(ChunkMerge, ChunkTasks):
@@ -131,8 +133,8 @@ class ClusterRunner(ChunkMerge, ChunkTasks):
     def _shared(self, gpu: bool) -> ClusterJob:
         return shared_job(self.job, self.grid.token(), gpu)
 
-    def _plan(self, chunk_bases: int) -> list:
-        chunks = search_chunks(self.job, chunk_bases)
+    def _plan(self, chunk_bases: int | None, gpu: bool) -> list:
+        chunks = search_chunks(self.job, chunk_bases, gpu)
         self.expect(chunks)
         return chunks
 

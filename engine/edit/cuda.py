@@ -411,6 +411,8 @@ class CudaRunner:
         self.widths = tasks[:, cc.T_HI] - tasks[:, cc.T_SCAN_LO]
         self.ends = np.cumsum(self.widths)
         self.next = 0
+        self.min_tasks = max(1, int(config.EDIT_CUDA_MIN_SLICE_TASKS
+                                    or self.dev.resident_threads()))
         self._columns = 0
         self._cells = 0
         self._hits = []
@@ -440,11 +442,11 @@ class CudaRunner:
         return 256 * self.dev.resident_threads()
 
     def scan_slice(self, budget: int) -> None:
-        """The next tasks, about ``budget`` text columns of them (at least one task)."""
+        """The next tasks, about ``budget`` text columns of them (at least ``min_tasks``)."""
         a = self.next
         start = self.ends[a - 1] if a else 0
         b = int(np.searchsorted(self.ends, start + max(1, budget), side="right"))
-        b = min(len(self.widths), max(a + 1, b))
+        b = min(len(self.widths), max(a + self.min_tasks, b))
         inst, jobs = job_rows(self.plan, self.lengths, a, b)
         cap = 1
         if self.mode == cc.MODE_HITS:

@@ -34,7 +34,7 @@ class ClusterJob:
 
 class _WorkerScan:
     """A dask job's state on one worker process: the targets' codes; per thread a chunk
-    reader and a kernel call (a cuda call is built per chunk: it uploads the chunk's text)."""
+    reader and a kernel call (a cuda call uploads each task's chunk into its device buffer)."""
 
     def __init__(self, shared: ClusterJob):
         from engine.streaming import Background
@@ -48,12 +48,12 @@ class _WorkerScan:
     def _local(self):
         from types import SimpleNamespace
 
-        return SimpleNamespace(background=self._background(), call=self._call(), chunk=None)
+        return SimpleNamespace(background=self._background(), call=self._call())
 
-    def _call(self, beta=None, offsets=None) -> KernelCall:
-        if beta is None:
-            beta, offsets = np.zeros(1, dtype=np.uint8), np.array([0, 1], dtype=np.int64)
-        return KernelCall(self.job, beta, offsets, self.abort)
+    def _call(self) -> KernelCall:
+        """A kernel call with an empty background (each task's chunk_task passes its chunk's)."""
+        return KernelCall(self.job, np.zeros(1, dtype=np.uint8), np.array([0, 1], dtype=np.int64),
+                          self.abort)
 
     def warm_up(self) -> None:
         from engine import cluster
@@ -66,9 +66,7 @@ class _WorkerScan:
 
         cluster.task_threads(self.job.backend)
         local = cluster.per_thread(self, self._local)
-        text = local.background.text(chunk)
-        if self.job.backend == "cuda" and local.chunk != chunk:
-            local.call, local.chunk = self._call(text.codes.copy(), text.offsets.copy()), chunk
+        text = local.background.text(chunk)  # (a cuda call uploads it into its device buffer)
         counters = np.zeros(2, dtype=np.int64)
         part, got = chunk_task(local.call, self.alphas[record], r_lo, r_hi, text.codes,
                                text.offsets, counters)
@@ -187,11 +185,12 @@ class ClusterScanRunner:
         from engine.streaming import Background
 
         self.grid.open()
-        background = Background(self.job.inputs["background"], self.job.params["strands"])
+        background = Background(self.job.inputs["background"], self.job.params["strands"],
+                                gpu=self.grid.gpu)
         self.chunks = background.chunks(self.overlap, self.grid.chunk_bases)
         worker = self.grid.shared.job
         if worker.backend == "cuda":
-            self._size = 1 << 12
+            self._size = config.CLUSTER_GPU_STARTS
         elif "simd" in worker.flags and self.K < 64:
             self._size = config.KDIFF_SIMD_LANES[32 if self.K < 32 else 64]
         else:

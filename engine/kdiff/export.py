@@ -86,7 +86,7 @@ def to_json(result, *, annotate: bool = False, conditions: Conditions | None = N
         rows = zip(labels(cands.target_ids, cands.target), cands.start.tolist(), cands.end.tolist())
     else:
         rows = ((c.target_id, c.start, c.end) for c in cands)
-    out = {"k": result.k, "strands": result.strands, "candidates": [list(row) for row in rows]}
+    out = {"k": result.k, "strands": result.strands, "candidates": list(map(list, rows))}
     if notes is not None:
         out["annotations"] = [{name: getattr(a, name) for name in Annotation.COLUMNS} for a in notes]
     if merge:

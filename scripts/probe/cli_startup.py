@@ -1,7 +1,9 @@
 """One CLI run's start-up as a timeline (issue 16): when the CUDA context thread
-(engine.cuda_start) started and ended, when the heavy modules began importing, the inputs'
-loading, numba's compiler set-up (engine.gpu.prepare), the job's Device, and every kernel
-loaded at its first launch with its seconds (engine.gpu.LOADED).
+(engine.cuda_start) started and ended, when the heavy modules began importing, the command
+line's parser, the inputs' loading, the job (on its thread: numba's compiler set-up,
+engine.gpu.prepare, and the job's Device), the output (the writer, json.dumps, the files), and
+every kernel loaded at its first launch with its seconds (engine.gpu.LOADED). Runs on a CPU
+backend too (then without the CUDA marks).
 
     python3 scripts/probe/cli_startup.py kdiff TARGET BACKGROUND ... --backend cuda -o OUT
 
@@ -35,12 +37,17 @@ def timed(function, what: str):
     return wrapper
 
 
-FIRST_IMPORTS = ("numpy", "numba", "numba.cuda", "Bio", "engine.kdiff", "engine.kdiff.driver",
-                 "engine.gpu", "engine.kdiff.cuda_bitparallel")
+FIRST_IMPORTS = ("numpy", "numba", "numba.cuda", "Bio", "Bio.SeqIO.FastaIO", "engine.kdiff",
+                 "engine.kdiff.driver", "engine.gpu", "engine.kdiff.cuda_bitparallel")
+
+
+_MARKED: set[str] = set()
 
 
 def _audit(event: str, args) -> None:
-    if event == "import" and args[0] in FIRST_IMPORTS and args[0] not in sys.modules:
+    if (event == "import" and args[0] in FIRST_IMPORTS and args[0] not in sys.modules
+            and args[0] not in _MARKED):
+        _MARKED.add(args[0])
         mark(f"import {args[0]}")
 
 
@@ -49,11 +56,17 @@ def _patch_gpu(module) -> None:
     module.Device.__init__ = timed(module.Device.__init__, "gpu.Device (waits for the context)")
 
 
-def _patch_sequences(module) -> None:
-    module.load = timed(module.load, "sequences.load")
+def _patch(*names: str):
+    """Mark the start and end of these functions of a module."""
+    def patch(module) -> None:
+        for name in names:
+            setattr(module, name, timed(getattr(module, name), f"{module.__name__}.{name}"))
+    return patch
 
 
-AFTER = {"engine.gpu": _patch_gpu, "engine.sequences": _patch_sequences}
+AFTER = {"engine.gpu": _patch_gpu, "engine.sequences": _patch("load"),
+         "engine.cli": _patch("build_parser"), "engine.interrupts": _patch("run_job"),
+         "engine.output": _patch("write_texts"), "engine.kdiff.export": _patch("to_json")}
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):
@@ -84,6 +97,7 @@ def main(argv: list[str]) -> int:
                                                "CUDA context (driver, own thread)")
     from engine.cli import main as cli_main
 
+    json.dumps = timed(json.dumps, "json.dumps")
     status = cli_main(argv)
     mark("run finished")
     for at, thread, what in sorted(MARKS):

@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Issue 16: the W2 CLI run's start-up on CUDA, into $OUT (default ./gpu-out):
 #   w2time.txt      wall of 3 runs (after one that fills numba's cache), the solve seconds of
-#                   each from its JSON, and wall minus solve (the goal: <= 1.0 s)
+#                   each from its JSON, and wall minus solve (the goal: <= 1.0 s); first as
+#                   the machine is, then with every module's bytecode compiled (.whl/ installs
+#                   with --no-compile, and where PYTHONDONTWRITEBYTECODE is set, as on the
+#                   2-core machine, Python compiled numpy, Biopython and the engine from source
+#                   at each run: ~0.5 s of start-up there; an installed primerscope has them)
+#   (the files below: with the bytecode compiled)
 #   w2imp-top.txt   -X importtime: total, and the 15 largest by cumulative time (w2imp.txt: all)
 #   w2prof.txt      cProfile, the top 30 by cumulative time
 #   w2timeline.txt  scripts/probe/cli_startup.py: the CUDA context thread, imports, loading,
@@ -26,13 +31,13 @@ W=/tmp/w2startup
 mkdir -p "$W"
 
 python3 -m engine.cli "${A[@]}" -o "$W/fill.json" || echo "the cache-filling run failed: rc=$?"
-: > "$OUT/w2time.txt"
-for i in 1 2 3; do
-  s=$(date +%s.%N)
-  python3 -m engine.cli "${A[@]}" -o "$W/run$i.json"
-  rc=$?
-  e=$(date +%s.%N)
-  python3 - "$s" "$e" "$rc" "$W/run$i.json" >> "$OUT/w2time.txt" <<'PY'
+three_runs() {
+  for i in 1 2 3; do
+    s=$(date +%s.%N)
+    python3 -m engine.cli "${A[@]}" -o "$W/run$i.json"
+    rc=$?
+    e=$(date +%s.%N)
+    python3 - "$s" "$e" "$rc" "$W/run$i.json" <<'PY'
 import json, sys
 s, e, rc, path = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4]
 try:
@@ -42,7 +47,17 @@ except (OSError, ValueError, KeyError):
 else:
     print(f"wall {e - s:.3f} s, solve {solve:.3f} s, wall - solve {e - s - solve:.3f} s, rc {rc}")
 PY
-done
+  done
+}
+{
+  echo "PYTHONDONTWRITEBYTECODE=${PYTHONDONTWRITEBYTECODE:-unset}; numpy's bytecode present:" \
+       "$(python3 -c 'import importlib.util, os, numpy; print(os.path.exists(importlib.util.cache_from_source(numpy.__file__)))')"
+  echo "as the machine is:"
+  three_runs
+  python3 -m compileall -q -j 0 $( [[ -d /tmp/site ]] && echo /tmp/site ) engine >/dev/null
+  echo "with the bytecode of /tmp/site and engine/ compiled (python3 -m compileall):"
+  three_runs
+} > "$OUT/w2time.txt"
 cat "$OUT/w2time.txt"
 
 python3 -X importtime -m engine.cli "${A[@]}" -o "$W/imp.json" 2> "$OUT/w2imp.txt"

@@ -552,3 +552,27 @@ def test_panel_cross_products_run_on_the_cluster_at_scheduler(dask_cluster, sess
     assert got.products == want.products and len(want.products) >= 3
     with pytest.raises(ValueError, match="--scheduler needs a background"):
         panel.make_job(primers, (), backend="dask", scheduler=dask_cluster[0])
+
+
+def test_gpu_workers_take_the_chunks_of_a_cuda_job(monkeypatch):
+    """GPU workers' tasks get the chunks one cuda process streams (GPU_STREAM_BYTES of text),
+    not a CPU worker's smaller ones: each task is then a launch that fills the GPU."""
+    from engine import edit
+    from engine.edit import cluster as edit_cluster
+    from engine.edit.streamed import search_overlap
+    from engine.streaming import Background
+
+    monkeypatch.setattr(config, "GPU_STREAM_BYTES", 4000)
+    monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 500)
+    monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
+    grid = cluster.TaskGrid(None, lambda gpu: None, None, None)
+    monkeypatch.setattr(cluster.TaskGrid, "gpu", property(lambda self: True))
+    assert grid.chunk_bases is None
+    rng = np.random.default_rng(5)
+    records = [Record(f"r{i}", _random(rng, n)) for i, n in enumerate((9000, 2500))]
+    job = edit.make_job([Record("p", _random(rng, 20))], records, mode="search", k=2)
+    gpu_chunks = edit_cluster.search_chunks(job, grid.chunk_bases, grid.gpu)
+    assert gpu_chunks == Background(records, "forward", gpu=True).chunks(search_overlap(job))
+    assert max(c.bases for c in gpu_chunks) > 2000  # GPU-sized, not STREAM_CHUNK_BASES
+    monkeypatch.setattr(cluster.TaskGrid, "gpu", property(lambda self: False))
+    assert max(c.bases for c in edit_cluster.search_chunks(job, grid.chunk_bases, False)) <= 1000

@@ -124,3 +124,17 @@ def test_checked_fasta_reader_reads_what_biopython_reads(lines, newline, final):
     assert got == want
 
 
+def test_encode_is_the_table_on_every_byte():
+    """encode's bytes.translate is the IUPAC table, byte by byte; every other byte fails with
+    its position."""
+    from engine.sequences import _ENCODE_TABLE
+
+    for byte in range(256):
+        text = bytes([65, byte, 67])
+        if _ENCODE_TABLE[byte]:
+            codes = encode(text)
+            assert codes.tolist() == [1, int(_ENCODE_TABLE[byte]), 2]
+            assert codes.dtype == np.uint8 and codes.flags.writeable
+        else:
+            with pytest.raises(SequenceError, match="position 2: invalid character"):
+                encode(text)

@@ -1,5 +1,5 @@
-"""engine.interrupts.leave: after a run that made a CUDA context, the command line ends
-without the interpreter's teardown, keeping its status and everything it printed."""
+"""engine.interrupts.leave: after a run that made a CUDA context, or ran a job, the command
+line ends without the interpreter's teardown, keeping its status and everything it printed."""
 
 import subprocess
 import sys
@@ -36,6 +36,31 @@ def test_other_runs_exit_as_usual():
         proc = _run(made, installed)
         assert proc.returncode == 3
         assert proc.stdout == "outputteardown ran\n", (made, installed)
+
+
+_JOB_PROGRAM = """
+import atexit, sys
+from engine import interrupts
+from engine.jobs import CancelToken
+interrupts.install()
+atexit.register(lambda: print("teardown ran"))
+if {child}:
+    import multiprocessing
+    child = multiprocessing.get_context("spawn").Process(target=__import__("time").sleep,
+                                                          args=(2,))
+    child.start()
+print(interrupts.run_job(lambda: "output", CancelToken()), end="")
+sys.exit(interrupts.leave(0))
+"""
+
+
+def test_a_run_that_ran_a_job_leaves_at_once_unless_a_child_process_is_left():
+    """A CPU run's exit (numba's threads, the modules) is skipped too; not while a child
+    process of multiprocessing lives (its exit handler ends it)."""
+    for child, out in ((False, "output"), (True, "outputteardown ran\n")):
+        proc = subprocess.run([sys.executable, "-c", _JOB_PROGRAM.format(child=child)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+        assert (proc.returncode, proc.stdout) == (0, out), proc.stderr
 
 
 def test_a_profiled_run_exits_as_usual(tmp_path):

@@ -68,6 +68,8 @@ def test_a_multicore_run_from_fasta_files_imports_no_gui_or_other_family(tmp_pat
     when a file is read)."""
     lam = str(DEMO / "lambda_NC_001416.fa")
     code = ("import runpy, sys\n"
+            "from engine import interrupts\n"
+            "interrupts.leave = lambda status: status  # (its quick exit would skip the print)\n"
             f"sys.argv = ['primerscope', 'kdiff', {lam!r}, {lam!r}, '-k', '8', '--strands',\n"
             "            'forward', '--target-region', '1-120', '--background-region',\n"
             "            '3001-6000', '--backend', 'multicore', '--json', '--no-progress',\n"
@@ -92,6 +94,7 @@ def test_a_multicore_run_from_fasta_files_imports_no_gui_or_other_family(tmp_pat
     assert not families & {"kmismatch", "lcs", "edit", "nw", "cluster", "gpu", "cuda_start"}, families
     assert not [m for m in modules if m.startswith("numba.cuda")]
     assert "engine.kdiff.cuda" not in modules and "engine.cli.index" not in modules
+    assert "Bio.SeqIO.FastaIO" in modules
 
 
 def _env_without_simulator() -> dict:
@@ -183,3 +186,42 @@ def test_the_early_cuda_context_thread_imports_nothing_and_starts_once():
     code = ("from engine import cuda_start\n"
             "print(cuda_start.start(), cuda_start._thread)\n")
     assert _python(code, NUMBA_ENABLE_CUDASIM="1").strip() == "False None"
+
+
+def test_the_collector_pauses_until_the_job_and_main_puts_it_back(monkeypatch, capsys):
+    """engine.cli._StartUpGC: no cyclic collection while the command starts (imports, inputs);
+    the job runs with it on and start-up's objects frozen; main leaves it as it found it."""
+    import gc
+
+    from engine import interrupts
+    from engine.kdiff import cli as kdiff_cli
+    from engine.cli import main
+
+    seen = {}
+    load_input, run_job = kdiff_cli.load_input, interrupts.run_job
+
+    def loading(args, role):
+        seen.setdefault("loading", gc.isenabled())
+        return load_input(args, role)
+
+    def job(work, cancel):
+        seen["job"] = (gc.isenabled(), gc.get_freeze_count() > 0)
+        return run_job(work, cancel)
+
+    monkeypatch.setattr(kdiff_cli, "load_input", loading)
+    monkeypatch.setattr(interrupts, "run_job", job)
+    assert gc.isenabled()
+    assert main(["kdiff", "ACGTACGT", "ACGAAC", "-k", "2", "--backend", "serial",
+                 "--no-progress"]) == 0
+    assert seen == {"loading": False, "job": (True, True)}
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        seen.clear()
+        assert main(["kdiff", "ACGTACGT", "ACGAAC", "-k", "2", "--backend", "serial",
+                     "--no-progress"]) == 0
+        assert seen == {"loading": False, "job": (False, False)}  # a caller's choice, kept
+        assert not gc.isenabled() and gc.get_freeze_count() == 0
+    finally:
+        gc.enable()
+    assert "ACG" in capsys.readouterr().out

@@ -209,6 +209,7 @@ def test_search_in_long_texts_as_chunks(combo):
 def test_progress_slices_and_cancel(monkeypatch):
     monkeypatch.setattr(config, "EDIT_CUDA_MIN_CHUNK_COLUMNS", 1000)  # a task per pair
     monkeypatch.setattr(config, "EDIT_CUDA_FIRST_SLICE_COLUMNS", 30)
+    monkeypatch.setattr(config, "EDIT_CUDA_MIN_SLICE_TASKS", 1)
     monkeypatch.setattr(config, "SLICE_SECONDS", 1e-4)
     queries, regions, rows = _oracle(1)
     job = edit.make_job(queries, regions, mode="search", pairing="zip", report="best",
@@ -226,6 +227,28 @@ def test_progress_slices_and_cancel(monkeypatch):
     assert not part.info.complete
     assert 0 < len(part.hits) < len(full.hits) and first.partial
     assert set(hit_rows(part)) <= set(hit_rows(full))
+
+
+def test_a_slice_of_long_tasks_takes_a_wave_of_them(monkeypatch):
+    """Slices take at least EDIT_CUDA_MIN_SLICE_TASKS tasks however small the column budget:
+    a genome chunk's tasks are ~1M columns long, so a budget of a few tasks' columns kept
+    the GPU nearly idle (69 tasks a slice against a 3.1 Gb store)."""
+    monkeypatch.setattr(config, "EDIT_CUDA_MIN_CHUNK_COLUMNS", 64)
+    monkeypatch.setattr(config, "EDIT_CUDA_CHUNK_OVERLAP_RATIO", 1)
+    monkeypatch.setattr(config, "EDIT_CUDA_MIN_SLICE_TASKS", 5)
+    rng = np.random.default_rng(11)
+    text = random_codes(rng, 2000, 0.0)
+    pattern = text[500:520].copy()
+    job = edit.make_job([Record("p", pattern)], [Record("t", text)], mode="search", k=2,
+                        backend="cuda", variant="task")
+    runner = ecuda.CudaRunner(job, np.zeros(1, dtype=np.uint8))
+    assert len(runner.widths) > 10
+    runner.scan_slice(1)
+    assert runner.next == 5
+    while not runner.finished():
+        runner.scan_slice(1)
+    hits = runner.take_hits()
+    assert hits.size and runner.next == len(runner.widths)
 
 
 def test_verify_arrays_reads_regions_of_one_text():

@@ -126,7 +126,9 @@ def test_bad_arguments_raise_value_error(kwargs, message):
 def test_registry_marks_cuda_unavailable_with_a_reason(monkeypatch):
     monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
     registry.backend_status.cache_clear()
-    monkeypatch.setattr(registry.ctypes.util, "find_library", lambda name: None)
+    import ctypes.util
+
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
     monkeypatch.setattr(registry.os.path, "exists", lambda p: False)
     ok, reason = registry.backend_status("cuda")
     registry.backend_status.cache_clear()
