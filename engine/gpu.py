@@ -332,17 +332,24 @@ class PackedTexts:
     """Packed texts (:func:`pack_into`, in page-locked memory) kept for the objects they
     were made from (a job's text records, by identity, while they live), so that solving the
     same records again uploads from memory already packed and page-locked. Least recently
-    used entries go first beyond ``config.GPU_TEXT_CACHE_BYTES``."""
+    used entries go first beyond ``config.GPU_TEXT_CACHE_BYTES``.
+
+    An owner's death only notes its entry (:meth:`_drop`, a weakref callback, takes no
+    lock): the callback runs wherever the garbage collector does, also inside this class's
+    own locked code on the same thread, where taking the lock hung the kmismatch GPU tests.
+    Noted entries go at the next call, under the lock."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.entries: OrderedDict = OrderedDict()  # ids -> (token, weakrefs, packed)
         self.bytes = 0
+        self._dead: list = []  # (ids, token) of entries whose owner died
 
     def get(self, owners) -> np.ndarray | None:
         """The packed text kept for ``owners`` (a tuple of objects), or None."""
         ids = tuple(id(o) for o in owners)
         with self.lock:
+            self._purge()
             entry = self.entries.get(ids)
             if entry is not None and all(r() is o for r, o in zip(entry[1], owners)):
                 self.entries.move_to_end(ids)
@@ -363,6 +370,7 @@ class PackedTexts:
         except TypeError:  # not weakly referenceable: not kept
             return
         with self.lock:
+            self._purge()
             self._pop(ids)
             self.entries[ids] = (token, refs, packed)
             self.bytes += packed.nbytes
@@ -375,7 +383,12 @@ class PackedTexts:
             self.bytes -= entry[2].nbytes
 
     def _drop(self, ids, token) -> None:
-        with self.lock:
+        self._dead.append((ids, token))  # (list.append is atomic: no lock here, see above)
+
+    def _purge(self) -> None:
+        """Drop the noted entries (the caller holds the lock)."""
+        while self._dead:
+            ids, token = self._dead.pop()
             entry = self.entries.get(ids)
             if entry is not None and entry[0] is token:
                 self._pop(ids)
@@ -383,6 +396,7 @@ class PackedTexts:
     def clear(self) -> None:
         with self.lock:
             self.entries.clear()
+            self._dead.clear()
             self.bytes = 0
 
 
@@ -393,10 +407,13 @@ class DeviceSpares:
     """Device memory a finished job left for the next one (by purpose): an allocation and its
     free cost about 0.1 ms each, and freeing waits for the whole device, which would stall the
     streams of a job that overlaps its transfers with its kernels. A job gives its arrays back
-    only after its streams are idle; at most ``config.GPU_SPARE_BYTES`` are kept."""
+    only after its streams are idle; at most ``config.GPU_SPARE_BYTES`` are kept.
+
+    The lock is re-entrant: a search's ``__del__`` gives its arrays back wherever the garbage
+    collector runs it, also inside :meth:`take` on the same thread (a plain lock hung there)."""
 
     def __init__(self):
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.free: dict[str, list] = {}
         self.bytes = 0
 
