@@ -14,11 +14,21 @@ Rows, per m:
   match tables and the distance kernel), ``TCUPS`` cells per second over it; ``e2e_s`` and
   ``TCUPS_e2e`` are end to end from host arrays (genome and reads in, distances out:
   packing, copies, kernels). Regions are ranges of the genome, never copied, as in a mapper.
-- ``cooperative/cuda verify() end to end``: the family API from Records (edit.verify with
-  backend="cuda", no alignments) on the first FAMILY_PAIRS pairs: make_job, Plan (regions
-  copied into one text), slices and result objects.
-- ``cpu check (peer)``: edit.verify on the CPU (multicore myers-blocked) for a sample of pairs,
-  compared with the GPU's distances and ends; its cells per second for scale.
+- ``cooperative/cuda verify() columns``: the family API end to end on the first FAMILY_PAIRS
+  pairs, from the workload's arrays to columnar hits (edit.verify with backend="cuda", no
+  alignments): the queries and regions as engine.sequences.SeqColumns (regions as ranges of
+  the genome, each read stored once and read by range for its candidates), the plan, the
+  slices and the hit table (EditHits: hits.record, hits.end, hits.distance; no row objects).
+  ``TCUPS_e2e`` is over that wall time (goal GOAL_E2E_TCUPS). In the same run the CPU
+  (multicore myers-blocked, the same columnar API) verifies FAMILY_CPU_PAIRS of those pairs
+  (a seeded sample): ``cpu_TCUPS`` and ``vs_cpu`` = TCUPS_e2e / cpu_TCUPS (goal GOAL_VS_CPU).
+- ``cooperative/cuda verify() flat columns``: the same pairs with the queries and the
+  regions copied into one buffer each with offsets (SeqColumns.from_offsets, built before the
+  clock starts): what the flat form costs (its buffers travel whole).
+- ``cooperative/cuda verify() from Records``: the same pairs as a Record per query and per
+  region (made before the clock starts): the Records adapter (SeqColumns.from_records) on top.
+- ``cpu check (peer)``: edit.verify on the CPU (multicore myers-blocked, columns) for a sample
+  of pairs, compared with the GPU's distances and ends; its cells per second for scale.
 
 Every CUDA row names the device and says whether its distances and ends equal the first
 GPU row's (``agrees``).
@@ -34,17 +44,22 @@ import numpy as np
 
 from engine import config, edit
 from benchmarks import Case, Ratio, data
-from engine.sequences import Record
+from engine.columns import Ids
+from engine.sequences import Record, SeqColumns
 
 READ_LENGTHS = (100, 200, 400, 1000)
 READS = 50_000
 CANDIDATES = 20
 EDIT_RATE = 0.05
 CPU_SAMPLE = 2_000
-#: Pairs (the first reads' candidates) that the family-API row runs from Records.
+#: Pairs (the first reads' candidates) that the family-API rows run.
 FAMILY_PAIRS = 200_000
+#: Of those, the pairs the CPU verifies in the same run (a seeded sample).
+FAMILY_CPU_PAIRS = 2_000
 WORDS = (1, 2, 4)
 GOAL_TCUPS = 10.0  # cooperative, m >= 400, on an H100 (issue 5)
+GOAL_E2E_TCUPS = 5.0  # the family API end to end from arrays, R1000 (issue 16)
+GOAL_VS_CPU = 20.0  # ... against the multicore CPU on the same pairs (issue 16)
 
 RATIOS = tuple(
     Ratio(f"R{m}", f"cooperative/cuda w={config.EDIT_CUDA_WORDS_PER_THREAD}", "task/cuda", None,
@@ -164,32 +179,111 @@ def _records(m, pairs):
     return queries, regions, k
 
 
-def _family_run(m):
-    """edit.verify(..., backend='cuda') from Records: the whole family API, end to end, on the
-    first FAMILY_PAIRS pairs."""
-    genome, starts, ends, *_ = workload(m)
-    n = min(len(starts), FAMILY_PAIRS)
-    queries, regions, k = _records(m, range(n))
-    options = dict(variant="cooperative", backend="cuda", align=False)
-    edit.verify(queries[:CANDIDATES], regions[:CANDIDATES], k, **options)  # compile or load
-    t0 = time.perf_counter()
-    result = edit.verify(queries, regions, k, **options)
-    wall = time.perf_counter() - t0
+def _columns(m, n):
+    """The first n pairs as columns straight from the workload's arrays: each read stored
+    once and read by range for each of its candidates, the regions ranges of the genome."""
+    genome, starts, ends, reads, offsets, pair_read, k, _ = workload(m)
+    read = pair_read[:n]
+    queries = SeqColumns.from_ranges(reads, offsets[read], offsets[read + 1],
+                                     Ids.numbered("read", n, read))
+    regions = SeqColumns.from_ranges(genome, starts[:n], ends[:n], "cand")
+    return queries, regions, k
+
+
+def _flat_columns(m, n):
+    """The first n pairs as one buffer of queries and one of regions with offsets (copies)."""
+    genome, starts, ends, reads, offsets, pair_read, k, _ = workload(m)
+    read = pair_read[:n]
+    q_len, r_len = offsets[read + 1] - offsets[read], ends[:n] - starts[:n]
+
+    def gather(codes, lo, lengths):
+        flat = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=flat[1:])
+        index = np.repeat(lo - flat[:-1], lengths) + np.arange(int(flat[-1]))
+        return codes[index], flat
+
+    queries = SeqColumns.from_offsets(*gather(reads, offsets[read], q_len),
+                                      Ids.numbered("read", n, read))
+    regions = SeqColumns.from_offsets(*gather(genome, starts[:n], r_len), "cand")
+    return queries, regions, k
+
+
+def _best_end(hits, n):
+    """Per pair, the best distance and its end (-1 where none), from the hit columns."""
     best = np.full(n, -1, dtype=np.int64)
     end = np.full(n, -1, dtype=np.int64)
-    for h in result.hits:
-        j = int(h.record_id[4:])
-        best[j], end[j] = h.distance, h.end
+    best[hits.record] = hits.distance
+    end[hits.record] = hits.end
+    return best, end
+
+
+def _agrees(m, sample, best, end):
+    if m not in _reference:
+        return None
+    return bool(np.array_equal(_reference[m][0][sample], best)
+                and np.array_equal(_reference[m][1][sample], end))
+
+
+def _family_run(m, form="columns"):
+    """edit.verify(..., backend='cuda') end to end on the first FAMILY_PAIRS pairs: from the
+    workload's arrays (``columns``), from flat buffers with offsets (``flat``, made before
+    the clock starts) or from Records (``records``, likewise); columnar hits out."""
+    genome, starts, ends, *_ = workload(m)
+    n = min(len(starts), FAMILY_PAIRS)
+    options = dict(variant="cooperative", backend="cuda", align=False)
+    made = None  # "columns": made from the arrays inside the clock
+    if form == "flat":
+        made = _flat_columns(m, n)
+    elif form == "records":
+        made = _records(m, range(n))
+
+    def inputs():
+        return made if made is not None else _columns(m, n)
+
+    queries, regions, k = inputs()
+    edit.verify(queries[:CANDIDATES], regions[:CANDIDATES], k, **options)  # compile or load
+    t0 = time.perf_counter()
+    queries, regions, k = inputs()
+    result = edit.verify(queries, regions, k, **options)
+    wall = time.perf_counter() - t0
+    best, end = _best_end(result.hits, n)
     cells = float(m) * float(np.sum(ends[:n] - starts[:n]))
     metrics = {"seconds": wall, "solve_s": result.info.seconds, "pairs": n,
                "TCUPS_e2e": cells / wall / 1e12, "hits": len(result.hits)}
-    if m in _reference:
-        metrics["agrees"] = bool(np.array_equal(_reference[m][0][:n], best)
-                                 and np.array_equal(_reference[m][1][:n], end))
+    agrees = _agrees(m, slice(0, n), best, end)
+    if agrees is not None:
+        metrics["agrees"] = agrees
+    if form == "columns":
+        metrics["goal_5TCUPS_e2e"] = "met" if metrics["TCUPS_e2e"] >= GOAL_E2E_TCUPS else "NOT MET"
+        cpu = _cpu_on_family_pairs(m, n, best, end)
+        metrics.update(cpu)
+        metrics["vs_cpu"] = metrics["TCUPS_e2e"] / cpu["cpu_TCUPS"]
+        metrics["goal_20x_cpu"] = "met" if metrics["vs_cpu"] >= GOAL_VS_CPU else "NOT MET"
     from engine.gpu import device_name
 
     metrics["device"] = device_name()
     return metrics
+
+
+def _cpu_on_family_pairs(m, n, gpu_best, gpu_end):
+    """The multicore CPU (myers-blocked, the same columnar API) on a seeded sample of the
+    family row's pairs, and whether it agrees with the GPU there."""
+    genome, starts, ends, *_ = workload(m)
+    sample = np.sort(np.random.default_rng(m + 1).choice(n, min(n, FAMILY_CPU_PAIRS),
+                                                         replace=False))
+    queries, regions, k = _columns(m, n)
+    queries, regions = queries.take(sample), regions.take(sample)
+    options = dict(variant="myers-blocked", backend="multicore", align=False)
+    edit.verify(queries[:2], regions[:2], k, **options)  # compile or load
+    t0 = time.perf_counter()
+    result = edit.verify(queries, regions, k, **options)
+    seconds = time.perf_counter() - t0
+    best, end = _best_end(result.hits, len(sample))
+    cells = float(m) * float(np.sum(ends[sample] - starts[sample]))
+    return {"cpu_pairs": len(sample), "cpu_s": seconds, "cpu_TCUPS": cells / seconds / 1e12,
+            "cpus": os.cpu_count(),
+            "cpu_agrees": bool(np.array_equal(gpu_best[sample], best)
+                               and np.array_equal(gpu_end[sample], end))}
 
 
 def _cpu_check(m):
@@ -197,23 +291,19 @@ def _cpu_check(m):
     genome, starts, ends, *_ = workload(m)
     rng = np.random.default_rng(m)
     sample = np.sort(rng.choice(len(starts), min(CPU_SAMPLE, len(starts)), replace=False))
-    queries, regions, k = _records(m, sample)
+    queries, regions, k = _columns(m, len(starts))
+    queries, regions = queries.take(sample), regions.take(sample)
     options = dict(variant="myers-blocked", backend="multicore", align=False)
     edit.verify(queries[:2], regions[:2], k, **options)  # compile or load
     t0 = time.perf_counter()
     result = edit.verify(queries, regions, k, **options)
     seconds = time.perf_counter() - t0
-    best = np.full(len(sample), -1, dtype=np.int64)
-    end = np.full(len(sample), -1, dtype=np.int64)
-    position = {int(i): j for j, i in enumerate(sample)}
-    for h in result.hits:
-        j = position[int(h.record_id[4:])]
-        best[j], end[j] = h.distance, h.end
+    best, end = _best_end(result.hits, len(sample))
     cells = float(m) * float(np.sum(ends[sample] - starts[sample]))
     metrics = {"pairs": len(sample), "GCUPS": cells / seconds / 1e9, "cpus": os.cpu_count()}
-    if m in _reference:
-        metrics["agrees_with_gpu"] = bool(np.array_equal(_reference[m][0][sample], best)
-                                          and np.array_equal(_reference[m][1][sample], end))
+    agrees = _agrees(m, sample, best, end)
+    if agrees is not None:
+        metrics["agrees_with_gpu"] = agrees
     # Seconds scaled to all pairs, so that the ratio against a GPU row compares equal work.
     metrics["seconds"] = seconds * len(starts) / len(sample)
     metrics["sample_s"] = seconds
@@ -231,7 +321,15 @@ def cases(opts) -> list[Case]:
                 if c != config.EDIT_CUDA_COLUMNS_PER_STEP]
         out.append(_gpu_case(m, "cooperative", max(WORDS), 4))
         out.append(_gpu_case(m, "task"))
-        out.append(Case("edit", w, "cooperative/cuda verify() end to end", lambda m=m: _family_run(m),
+        out.append(Case("edit", w, "cooperative/cuda verify() columns", lambda m=m: _family_run(m),
+                        describe="edit.verify(queries, regions, k, backend='cuda') from the "
+                                 "workload's arrays (SeqColumns ranges), with the CPU on a sample"))
+        out.append(Case("edit", w, "cooperative/cuda verify() flat columns",
+                        lambda m=m: _family_run(m, "flat"),
+                        describe="edit.verify from one buffer of queries and one of regions "
+                                 "with offsets"))
+        out.append(Case("edit", w, "cooperative/cuda verify() from Records",
+                        lambda m=m: _family_run(m, "records"),
                         describe="edit.verify(queries, regions, k, backend='cuda') from Records"))
         out.append(Case("edit", w, "cpu check (peer)", lambda m=m: _cpu_check(m),
                         describe=f"edit.verify on the CPU for {CPU_SAMPLE} sampled pairs"))

@@ -140,17 +140,96 @@ class ColumnTable(Sequence):
                 for name, parts in out.items()}
 
 
+class Ids(Sequence):
+    """The ids of many sequences as one column: given strings, or ``prefix`` followed by a
+    number (the index, or ``numbers[index]``), made only when read.
+
+    A batch of 200,000 reads and their candidate regions (edit.verify) then needs no string
+    per sequence until a row is shown or written.
+
+    >>> Ids.numbered("read", 3)[2], Ids.numbered("read", 2, numbers=[7, 9]).labels([1, 0])
+    ('read2', ['read9', 'read7'])
+    """
+
+    def __init__(self, names: Sequence[str] = (), *, prefix: str | None = None,
+                 count: int = 0, numbers=None):
+        if prefix is None:
+            self.names, self.prefix, self.numbers = tuple(names), None, None
+            self.count = len(self.names)
+        else:
+            self.names, self.prefix = None, str(prefix)
+            self.numbers = None if numbers is None else np.asarray(numbers, dtype=np.int64)
+            self.count = int(count) if self.numbers is None else int(self.numbers.shape[0])
+
+    @classmethod
+    def numbered(cls, prefix: str, count: int, numbers=None) -> "Ids":
+        """``prefix`` + index for ``count`` sequences (``numbers``: + numbers[index])."""
+        return cls(prefix=prefix, count=count, numbers=numbers)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return self.take(np.arange(self.count)[index])
+        i = range(self.count)[index]  # IndexError and negative indices as for a tuple
+        if self.names is not None:
+            return self.names[i]
+        return f"{self.prefix}{i if self.numbers is None else int(self.numbers[i])}"
+
+    def __eq__(self, other):
+        if isinstance(other, Ids):
+            return list(self) == list(other)
+        if isinstance(other, (tuple, list)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None
+
+    def labels(self, codes) -> list:
+        """``self[code]`` for every code (a list)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        if self.names is not None:
+            if len(self.names) == 1:
+                return [self.names[0]] * int(codes.shape[0])
+            table = self.names
+            return [table[c] for c in codes.tolist()]
+        numbers = codes if self.numbers is None else self.numbers[codes]
+        prefix = self.prefix
+        return [f"{prefix}{n}" for n in numbers.tolist()]
+
+    def take(self, index) -> "Ids":
+        """The ids of some sequences (an index array), in that order."""
+        index = np.asarray(index, dtype=np.int64)
+        if self.names is not None:
+            return Ids(self.labels(index))
+        return Ids.numbered(self.prefix, len(index),
+                            index if self.numbers is None else self.numbers[index])
+
+    @property
+    def unique(self) -> bool:
+        if self.names is not None:
+            return len(set(self.names)) == len(self.names)
+        return self.numbers is None or np.unique(self.numbers).shape[0] == self.count
+
+    def __repr__(self) -> str:
+        return f"<Ids: {self.count:,}>"
+
+
 def categorical(codes: np.ndarray, labels: Sequence[str]):
     """Ids as a pandas Categorical over ``labels`` where they are unique, else strings."""
     import pandas as pd
 
-    if len(set(labels)) == len(labels):
+    unique = labels.unique if isinstance(labels, Ids) else len(set(labels)) == len(labels)
+    if unique:
         return pd.Categorical.from_codes(np.asarray(codes), categories=list(labels))
-    return np.array(labels, dtype=object)[codes]
+    return np.array(list(labels), dtype=object)[codes]
 
 
 def labels(ids: Sequence[str], codes: np.ndarray) -> list:
     """``ids[code]`` for every code (a list, for the writers)."""
+    if isinstance(ids, Ids):
+        return ids.labels(codes)
     if len(ids) == 1:
         return [ids[0]] * int(codes.shape[0])
     table = list(ids)

@@ -19,9 +19,13 @@ import warnings
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Sequence
+from operator import attrgetter
 from typing import Iterator
 
 import numpy as np
+
+from engine.columns import Ids
 
 #: IUPAC nucleotide code -> 4-bit base set.
 IUPAC_CODES: dict[str, int] = {
@@ -438,6 +442,209 @@ def load_files_noting(paths) -> tuple[list[Record], list[str], list[str]]:
         records, skipped = load_files(paths)
     notes = [str(w.message) for w in caught if issubclass(w.category, SequenceWarning)]
     return records, skipped, list(dict.fromkeys(notes))
+
+
+def _int_column(name: str, values) -> np.ndarray:
+    """A 1-D integer array as int64 (no copy when it is one already)."""
+    array = np.asarray(values)
+    if array.ndim != 1 or not (array.dtype.kind in "iu" or array.size == 0):
+        raise ValueError(f"{name} must be a 1-D integer array, got {array.dtype} of shape "
+                         f"{array.shape}")
+    return array.astype(np.int64, copy=False)
+
+
+class SeqColumns(Sequence):
+    """Many sequences as columns: one buffer of 4-bit codes and where each sequence lies in it.
+
+    Sequence i is ``codes[starts[i]:ends[i]]``. Sequences may share the buffer and overlap:
+    candidate regions as ranges of one genome, or a read checked against several regions as
+    the same range several times. A batch of 200,000 (query, region) pairs then costs no
+    Python object per pair (``edit.verify`` reads the arrays as they are); reading item i
+    makes its :class:`Record` (a view of the buffer). ``ids`` is an
+    :class:`engine.columns.Ids` (given strings, or a prefix and a number made when read);
+    ``shifts[i]`` is sequence i's ``Record.offset`` (results number its positions from
+    ``shift + 1``), zeros when not given.
+
+    Build one with :meth:`from_offsets` (sequences end to end), :meth:`from_ranges`,
+    :meth:`encode` (IUPAC letters, encoded in one pass) or :meth:`from_records`.
+
+    >>> batch = SeqColumns.encode(["ACGT", "GGA"], ids="read")
+    >>> len(batch), batch.offsets.tolist(), batch[1].id, batch[1].text
+    (2, [0, 4, 7], 'read1', 'GGA')
+    """
+
+    def __init__(self, codes: np.ndarray, starts, ends, ids=None, shifts=None, *,
+                 records: tuple | None = None, check: bool = True):
+        """``check``: validate the arrays (one pass over the codes; the constructors do)."""
+        self.codes = codes
+        self.starts = _int_column("starts", starts) if check else starts
+        self.ends = _int_column("ends", ends) if check else ends
+        n = self.starts.shape[0]
+        self.ids = _ids(ids, n)
+        self.shifts = None if shifts is None else _int_column("shifts", shifts)
+        self._records = records
+        if check:
+            self._check()
+
+    def _check(self) -> None:
+        codes, starts, ends = self.codes, self.starts, self.ends
+        if not isinstance(codes, np.ndarray) or codes.dtype != np.uint8 or codes.ndim != 1:
+            what = f"{codes.dtype} of shape {codes.shape}" if isinstance(codes, np.ndarray) \
+                else type(codes).__name__
+            raise ValueError(f"codes must be a 1-D uint8 array of IUPAC codes "
+                             f"(engine.sequences.encode), got {what}")
+        n = starts.shape[0]
+        for name, count in (("ends", ends.shape[0]), ("ids", len(self.ids)),
+                            ("shifts", n if self.shifts is None else self.shifts.shape[0])):
+            if count != n:
+                raise ValueError(f"{count} {name} for {n} sequences (one each)")
+        if n:
+            bad = np.flatnonzero((starts < 0) | (ends < starts) | (ends > codes.shape[0]))
+            if bad.size:
+                i = int(bad[0])
+                name, lo, hi = self.ids[i], int(starts[i]), int(ends[i])
+                raise ValueError(f"sequence {i} ({name!r}): [{lo}, {hi}) is not a range of the "
+                                 f"{codes.shape[0]:,} codes")
+        if codes.size and (codes.min() < 1 or codes.max() > 15):
+            i = int(np.flatnonzero((codes < 1) | (codes > 15))[0])
+            code = int(codes[i])
+            raise ValueError(f"codes must be IUPAC 4-bit codes 1-15 (engine.sequences.encode), "
+                             f"found {code} at index {i} (letters? use SeqColumns.encode)")
+
+    # -- constructors ----------------------------------------------------------------------
+    @classmethod
+    def from_offsets(cls, codes: np.ndarray, offsets, ids=None, shifts=None) -> "SeqColumns":
+        """Sequences end to end: sequence i is ``codes[offsets[i]:offsets[i+1]]``, offsets
+        from 0 to ``len(codes)``. ``ids``: a sequence of str, an :class:`Ids`, or a str
+        prefix (ids prefix + index; None: ``seq`` + index)."""
+        offsets = _check_offsets(offsets, codes)
+        return cls(codes, offsets[:-1], offsets[1:], ids, shifts)
+
+    @classmethod
+    def from_ranges(cls, codes: np.ndarray, starts, ends, ids=None, shifts=None) -> "SeqColumns":
+        """Sequence i is ``codes[starts[i]:ends[i]]`` (ranges may overlap and repeat)."""
+        return cls(codes, starts, ends, ids, shifts)
+
+    @classmethod
+    def encode(cls, texts, offsets=None, ids=None) -> "SeqColumns":
+        """IUPAC letters encoded in one pass (:func:`encode`'s table): ``texts`` a sequence of
+        str or bytes, or with ``offsets`` one str/bytes/uint8 array of them end to end.
+
+        Raises
+        ------
+        SequenceError
+            On the first character that is not an IUPAC code, naming its sequence.
+        """
+        if offsets is None:
+            parts = [t.encode("latin-1", errors="replace") if isinstance(t, str) else bytes(t)
+                     for t in texts]
+            offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+            np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)),
+                      out=offsets[1:])
+            raw = np.frombuffer(b"".join(parts), dtype=np.uint8)
+        elif isinstance(texts, np.ndarray):
+            raw = texts.astype(np.uint8, copy=False).reshape(-1)
+        else:
+            raw = np.frombuffer(texts.encode("latin-1", errors="replace")
+                                if isinstance(texts, str) else bytes(texts), dtype=np.uint8)
+        codes = _ENCODE_TABLE[raw]
+        offsets = _check_offsets(offsets, codes)
+        bad = np.flatnonzero(codes == 0)
+        if bad.size:
+            pos = int(bad[0])
+            i = int(np.searchsorted(offsets, pos, side="right")) - 1
+            start = int(offsets[i])
+            name = _ids(ids, len(offsets) - 1)[i]
+            where = bad_character(raw[start:int(offsets[i + 1])].tobytes(), pos - start)
+            raise SequenceError(f"sequence {i} ({name!r}) {where}")
+        return cls(codes, offsets[:-1], offsets[1:], ids)
+
+    @classmethod
+    def from_records(cls, records) -> "SeqColumns":
+        """The records' codes end to end (one record: read in place), their ids and offsets;
+        reading item i gives record i itself."""
+        records = tuple(records)
+        n = len(records)
+        # (attribute getters and len of the arrays: C loops, no Python frame per record)
+        parts = list(map(attrgetter("codes"), records))
+        lengths = np.fromiter(map(len, parts), dtype=np.int64, count=n)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        if n == 1:
+            codes = np.ascontiguousarray(parts[0], dtype=np.uint8)
+        elif n:
+            codes = np.concatenate(parts).astype(np.uint8, copy=False)
+        else:
+            codes = np.zeros(0, dtype=np.uint8)
+        shifts = np.fromiter(map(attrgetter("offset"), records), dtype=np.int64, count=n)
+        return cls(codes, offsets[:-1], offsets[1:], Ids(list(map(attrgetter("id"), records))),
+                   shifts if shifts.any() else None, records=records, check=False)
+
+    # -- reading ---------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return int(self.starts.shape[0])
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return self.take(np.arange(len(self))[index])
+        i = range(len(self))[index]
+        if self._records is not None:
+            return self._records[i]
+        return Record(self.ids[i], self.codes[self.starts[i]:self.ends[i]],
+                      offset=0 if self.shifts is None else int(self.shifts[i]))
+
+    def __repr__(self) -> str:
+        return f"<SeqColumns: {len(self):,} sequences, {int(self.lengths.sum()):,} symbols>"
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return self.ends - self.starts
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """starts, then the last end: the offsets of sequences that lie end to end."""
+        if not self.contiguous():
+            raise ValueError("these sequences do not lie end to end in their buffer")
+        return np.append(self.starts, self.ends[-1:] if len(self) else [0])
+
+    def contiguous(self) -> bool:
+        """Whether each sequence starts where the one before ends."""
+        return bool(np.array_equal(self.starts[1:], self.ends[:-1]))
+
+    def shift_array(self) -> np.ndarray:
+        return np.zeros(len(self), dtype=np.int64) if self.shifts is None else self.shifts
+
+    def take(self, index) -> "SeqColumns":
+        """Some of the sequences (an index array), in that order, on the same buffer."""
+        index = np.asarray(index, dtype=np.int64)
+        records = None if self._records is None else tuple(self._records[i] for i in index.tolist())
+        return SeqColumns(self.codes, self.starts[index], self.ends[index], self.ids.take(index),
+                          None if self.shifts is None else self.shifts[index], records=records,
+                          check=False)
+
+
+def _check_offsets(offsets, codes) -> np.ndarray:
+    """Offsets of sequences end to end in ``codes``: from 0 to its length, never decreasing."""
+    offsets = _int_column("offsets", offsets)
+    size = codes.shape[0] if isinstance(codes, np.ndarray) and codes.ndim == 1 else None
+    if offsets.shape[0] == 0 or offsets[0] != 0 or (size is not None and offsets[-1] != size):
+        span = f"{int(offsets[0])}..{int(offsets[-1])}" if offsets.shape[0] else "nothing"
+        raise ValueError(f"offsets must run from 0 to the number of codes ({size}), got {span}")
+    if np.any(offsets[1:] < offsets[:-1]):
+        i = int(np.flatnonzero(offsets[1:] < offsets[:-1])[0]) + 1
+        raise ValueError(f"offsets must not decrease (offsets[{i}] is below the one before)")
+    return offsets
+
+
+def _ids(ids, count: int) -> Ids:
+    """An :class:`Ids` column from what SeqColumns takes: Ids, a str prefix, None or strings."""
+    if isinstance(ids, Ids):
+        return ids
+    if ids is None:
+        return Ids.numbered("seq", count)
+    if isinstance(ids, str):
+        return Ids.numbered(ids, count)
+    return Ids([str(i) for i in ids])
 
 
 def concat_with_offsets(records: list[Record]) -> tuple[np.ndarray, np.ndarray]:

@@ -9,6 +9,9 @@
 - ``pairing="zip"`` turns the records into a batch of (query, candidate region)
   pairs: pattern i against text record i, the read-verification workload of
   the seed study. :func:`verify` is that batch with one best hit per pair.
+  A large batch comes as columns (engine.sequences.SeqColumns: one buffer of
+  codes and a range per sequence; regions may be ranges of one genome), planned
+  with numpy alone; Records take the same path (SeqColumns.from_records).
 
 Symbols match when their IUPAC sets intersect. Coordinates are 1-based with
 inclusive ends. Hits come in pattern order, then record order, end, and ``+``
@@ -75,7 +78,7 @@ from engine.edit.cuda_options import cuda_params
 from engine.edit.hits import EditHits, Hit
 from engine.edit.spec import SPEC
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
-from engine.sequences import Record
+from engine.sequences import Record, SeqColumns
 from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
 
 __all__ = ["EditHits", "EditResult", "Hit", "PairDistance", "SPEC", "ScoreProfile", "iter_solve", "make_job",
@@ -186,8 +189,10 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
 
     Parameters
     ----------
-    patterns, texts : sequence of Record
-        Queries and the records to compare them with (or search in).
+    patterns, texts : sequence of Record, or engine.sequences.SeqColumns
+        Queries and the records to compare them with (or search in). Many sequences are
+        best given as one :class:`~engine.sequences.SeqColumns` (a buffer of codes and a
+        range per sequence): a batch is then planned without a Python object per pair.
     mode : {"global", "search"}
     k : int or None
         Most edits. Required in search mode with ``report="hits"``. In global
@@ -254,29 +259,22 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     if profile and mode != "search":
         raise ValueError("profile applies to search mode only")
     threads = check_threads(threads)
-    patterns, texts = tuple(patterns), tuple(texts)
-    if not patterns:
-        raise ValueError("no pattern records")
-    if not texts:
-        raise ValueError("no text records")
-    lengths = {}
-    for role, records in (("pattern", patterns), ("text", texts)):
-        if not all(isinstance(rec, Record) for rec in records):
-            bad = next(rec for rec in records if not isinstance(rec, Record))
-            raise ValueError(f"{role} records must be engine.sequences.Record, got {type(bad).__name__}")
-        # (len, not codes: a genome store's record would unpack itself whole)
-        lengths[role] = np.fromiter((len(rec) for rec in records), dtype=np.int64,
-                                    count=len(records))
-        if not lengths[role].all():
-            raise ValueError(f"{role} record {records[int(np.argmin(lengths[role]))].id!r} is empty")
+    # Patterns, and the text records of a batch, as columns (one buffer, a range each): the
+    # plan reads them with numpy alone. Other text records stay as given (a genome is read
+    # in place or streamed, a genome store's record never unpacked whole here).
+    patterns = _columns("pattern", patterns)
+    texts = _columns("text", texts) if pairing == "zip" or isinstance(texts, SeqColumns) \
+        else _records("text", texts)
     if pairing == "zip" and len(patterns) != len(texts):
         raise ValueError(f"pairing='zip' needs as many patterns as text records "
                          f"({len(patterns)} patterns, {len(texts)} text records)")
     sel = registry.resolve(SPEC, variant, backend, parallel, flags)
-    if sel.variant == "myers" and lengths["pattern"].max() > 64:
-        longest = patterns[int(np.argmax(lengths["pattern"]))]
+    lengths = patterns.lengths
+    if sel.variant == "myers" and lengths.max() > 64:
+        longest = int(np.argmax(lengths))
+        name, m = patterns.ids[longest], int(lengths[longest])
         raise ValueError(f"variant myers takes patterns of up to 64 symbols; pattern "
-                         f"{longest.id!r} has {len(longest)} (use myers-blocked)")
+                         f"{name!r} has {m} (use myers-blocked)")
     params = {"mode": mode, "k": k, "strands": strands, "pairing": pairing, "report": report,
               "align": align, "profile": profile}
     params.update(cuda_params(sel.variant, sel.backend, threads_per_block, words_per_thread))
@@ -290,6 +288,39 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     return Job(family="edit", inputs={"pattern": patterns, "text": texts}, variant=sel.variant,
                backend=sel.backend, parallel=sel.parallel, flags=sel.flags, params=params,
                threads=threads)
+
+
+def _columns(role: str, sequences) -> SeqColumns:
+    """Records or SeqColumns as SeqColumns, none of them empty."""
+    if isinstance(sequences, SeqColumns):
+        columns = sequences
+        if not len(columns):
+            raise ValueError(f"no {role} records")
+    else:
+        columns = SeqColumns.from_records(_records(role, sequences, check_lengths=False))
+    lengths = columns.lengths
+    if not lengths.all():
+        empty = columns.ids[int(np.argmin(lengths))]
+        raise ValueError(f"{role} record {empty!r} is empty")
+    return columns
+
+
+def _records(role: str, records, check_lengths: bool = True) -> tuple:
+    """The records as a tuple, each an engine.sequences.Record (and none empty)."""
+    records = tuple(records)
+    if not records:
+        raise ValueError(f"no {role} records")
+    if not all(issubclass(t, Record) for t in set(map(type, records))):  # (no frame per record)
+        bad = next(rec for rec in records if not isinstance(rec, Record))
+        raise ValueError(f"{role} records must be engine.sequences.Record (or one "
+                         f"engine.sequences.SeqColumns), got {type(bad).__name__}")
+    if check_lengths:
+        # (len, not codes: a genome store's record would unpack itself whole)
+        lengths = np.fromiter(map(len, records), dtype=np.int64, count=len(records))
+        if not lengths.all():
+            empty = records[int(np.argmin(lengths))].id
+            raise ValueError(f"{role} record {empty!r} is empty")
+    return records
 
 
 def solve(patterns, texts, **options) -> EditResult:
@@ -320,8 +351,13 @@ def verify(queries, regions, k: int | None = None, **options) -> EditResult:
 
     Parameters
     ----------
-    queries, regions : sequence of Record
-        Equally many; query i is searched in region i.
+    queries, regions : sequence of Record, or engine.sequences.SeqColumns
+        Equally many; query i is searched in region i. Columns take a batch of any size
+        with no Python object per pair: queries and regions as one buffer of codes each
+        with offsets (:meth:`SeqColumns.from_offsets`, :meth:`SeqColumns.encode`), or
+        ranges of a buffer (:meth:`SeqColumns.from_ranges`: candidate regions of one
+        genome; a read repeated for each of its candidates is read once). Records go
+        through the same path (:meth:`SeqColumns.from_records`).
     k : int or None
         Most edits; a pair whose best occurrence needs more has no hit. None:
         every pair has a hit at its best distance.
@@ -332,7 +368,9 @@ def verify(queries, regions, k: int | None = None, **options) -> EditResult:
     -------
     EditResult
         One :class:`Hit` per pair that has one: the first end with the smallest
-        distance, its start and CIGAR.
+        distance, its start and CIGAR. ``hits`` is columnar (:class:`EditHits`:
+        ``hits.pattern``/``hits.record`` index the queries and regions, ``hits.end``,
+        ``hits.distance``...); a row object is made only when read.
 
     Notes
     -----
@@ -346,6 +384,12 @@ def verify(queries, regions, k: int | None = None, **options) -> EditResult:
     >>> res = verify(load("ACGTTGCA"), load("GGACGTAGCATT"), 2, backend="serial")
     >>> [(h.start, h.end, h.distance, h.cigar) for h in res.hits]
     [(3, 10, 1, '4=1X3=')]
+    >>> from engine.sequences import SeqColumns
+    >>> reads = SeqColumns.encode(["ACGTTGCA", "TTTT"], ids="read")
+    >>> regions = SeqColumns.encode(["GGACGTAGCATT", "ACGA"], ids="region")
+    >>> res = verify(reads, regions, 2, backend="serial", align=False)
+    >>> res.hits.record.tolist(), res.hits.end.tolist(), res.hits.distance.tolist()
+    ([0], [10], [1])
     """
     return solve(queries, regions, mode="search", k=k, pairing="zip", report="best", **options)
 

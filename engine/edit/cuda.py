@@ -35,34 +35,36 @@ from engine.gpu import CudaFailure, cuda_errors, register_cap
 _COMPILED: set = set()  # kernels launched in this process (for the "compiling" phase)
 
 
-#: The packed byte of two codes read as one little-endian uint16 (c0 | c1 << 8): their
-#: lookups, the first in the low nibble. One gather per two symbols packs a genome in one
-#: pass (the host's share of a 100 Mb search).
-_BYTE_LOOKUP = np.full(256, 4, dtype=np.uint8)  # (codes are below 16)
-_BYTE_LOOKUP[:16] = ck.LOOKUP
-_PAIR_LOOKUP = (_BYTE_LOOKUP[np.arange(1 << 16) & 0xFF]
-                | (_BYTE_LOOKUP[np.arange(1 << 16) >> 8] << 4)).astype(np.uint8)
+#: Under numba's CUDA simulator, where every GPU thread is a Python thread, a text longer
+#: than this has its lookups packed by numpy instead of pack_kernel (the same words): a
+#: genome would take minutes. A GPU always packs on the device.
+SIMULATOR_PACK_LIMIT = 1 << 16
 
 
-def pack_text(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(lookups, codes) of a text as the kernels read them, ``PAD`` symbols in.
+def upload_text(dev: gpu.Device, codes: np.ndarray):
+    """(lookups, codes) of a text on the GPU as the kernels read them, ``PAD`` symbols in.
 
-    Lookups (cuda_myers.LOOKUP) are packed 16 per uint64; the codes stay one
-    byte each, for the rare columns of several bases. Both run on for at least
-    PAD + 32 symbols past the end, so that lanes may read ahead.
+    The codes are copied once, straight from the host array into a zeroed device buffer
+    (no host copy of a large batch's regions); their lookups (cuda_myers.LOOKUP, 16 per
+    uint64) are packed there by ``pack_kernel``. Both run on for at least PAD + 32
+    symbols past the end, so that lanes may read ahead.
     """
     codes = np.ascontiguousarray(codes, dtype=np.uint8)
     n = codes.shape[0]
     total = -(-(ck.PAD + n + ck.PAD + 32) // 16) * 16
-    packed = np.zeros(total // 2, dtype=np.uint8)
-    at = ck.PAD // 2
-    even = n - n % 2
-    packed[at:at + even // 2] = _PAIR_LOOKUP[codes[:even].view("<u2")]
-    if n % 2:  # the last symbol alone, a zero nibble after it
-        packed[at + even // 2] = ck.LOOKUP[codes[-1]]
-    padded = np.zeros(total, dtype=np.uint8)
-    padded[ck.PAD:ck.PAD + n] = codes
-    return packed.view(np.uint64), padded
+    padded_d = dev.empty(total, np.uint8, "the text")
+    dev.clear(padded_d, "the text")
+    if n:
+        with cuda_errors("copying the text to the GPU", n):
+            padded_d[ck.PAD:ck.PAD + n].copy_to_device(codes)
+    if gpu.SIMULATOR and n > SIMULATOR_PACK_LIMIT:
+        nibbles = ck.PACK_LOOKUP[padded_d.copy_to_host()]
+        return dev.upload((nibbles[0::2] | (nibbles[1::2] << 4)).view(np.uint64), "the text"), \
+            padded_d
+    lookups_d = dev.empty(total // 16, np.uint64, "the packed text")
+    tpb = dev.threads_per_block
+    dev.launch(ck.pack_kernel, -(-(total // 16) // tpb), tpb, 0, padded_d, lookups_d)
+    return lookups_d, padded_d
 
 
 def _tiers():
@@ -108,11 +110,8 @@ class GpuPairs:
                     "per thread")
         self.p_offs = np.ascontiguousarray(p_offs, dtype=np.int64)
         self.lengths = np.diff(self.p_offs)
-        lookups, padded = pack_text(text)
-        self.text_d = dev.upload(lookups, "the text")
-        self.codes_d = dev.upload(padded, "the text")
-        self.pats_d = dev.upload(np.ascontiguousarray(pats, dtype=np.uint8), "the patterns")
-        self.p_offs_d = dev.upload(self.p_offs, "the pattern offsets")
+        self.text_d, self.codes_d = upload_text(dev, text)
+        self.pats_d, self.p_offs_d = dev.upload_many("the patterns", (pats, np.uint8), self.p_offs)
         self.kernel_seconds = 0.0
         self.launched = {}  # key -> kernel, of the distance kernels launched
 
@@ -123,7 +122,9 @@ class GpuPairs:
     def kernel_keys(self, inst: np.ndarray) -> set:
         """Kernels a batch of pairs on these patterns launches (cache keys)."""
         common = (self.variant, self.mode, self.profile, self._registers())
-        nw = (self.lengths[np.unique(inst)] + 63) // 64
+        used = np.zeros(len(self.lengths), dtype=bool)
+        used[inst] = True  # (a scatter: a batch's pairs outnumber its patterns)
+        nw = np.unique((self.lengths[used] + 63) // 64)
         if self.variant == "cooperative":
             stripes = _ceil_div(_ceil_div(nw, self.words), self.max_lanes)
             return {common + (self.words, self.columns, bool(striped))
@@ -200,11 +201,9 @@ class GpuPairs:
         table_d = self.dev.empty(4 * max(1, total), np.uint64,
                                  f"the match words of {len(u_inst)} patterns")
         tpb = self.tpb
+        plan_d = self.dev.upload_many("match-table plan", word_inst, word_index, word_dummy)
         self._timed(ck.peq_kernel, -(-total // tpb), tpb, 0, self.pats_d, self.p_offs_d,
-                    self.dev.upload(word_inst, "match-table plan"),
-                    self.dev.upload(word_index, "match-table plan"),
-                    self.dev.upload(word_dummy, "match-table plan"), self.mode != cc.MODE_GLOBAL,
-                    table_d)
+                    *plan_d, self.mode != cc.MODE_GLOBAL, table_d)
         return 4 * slot[inst], table_d
 
     def _timed(self, kernel, blocks, tpb, shared, *args) -> None:
@@ -243,9 +242,9 @@ class GpuPairs:
 
         def launch(hits_d, count_d, prof_d):
             jobs[ck.J_PEQ], table_d = self._tables(inst, nwp)
-            jobs_d = self.dev.upload(jobs, "the pairs")
+            jobs_d, *parts_d = self.dev.upload_many("the pairs", jobs, *parts)
             out_d = self.dev.empty((jobs.shape[1], ck.NO), np.int64, "the results")
-            for rows in parts:
+            for rows, rows_d in zip(parts, parts_d):
                 if self.dev.cancelled():
                     return None
                 t = int(tier[rows[0]])
@@ -259,8 +258,8 @@ class GpuPairs:
                 key = (self.variant, self.mode, self.profile, self._registers(), t)
                 kernel = self.launched[key] = self._kernel(key)
                 self._timed(kernel, -(-len(rows) // self.tpb), self.tpb, 0, self.text_d,
-                            self.codes_d, table_d, jobs_d, self.dev.upload(rows, "the pair order"),
-                            out_d, hits_d, count_d, prof_d, spv, smv)
+                            self.codes_d, table_d, jobs_d, rows_d, out_d, hits_d, count_d, prof_d,
+                            spv, smv)
                 _COMPILED.add(key)
             return self.dev.fetch(out_d)
 
@@ -301,13 +300,13 @@ class GpuPairs:
             np.cumsum(carry_rows[:-1], out=ordered[ck.J_CARRY, 1:])
             carry_d = self.dev.empty(max(1, int(carry_rows.sum())), np.uint8, "stripe carries")
             out_d = self.dev.empty((len(ns), ck.NO), np.int64, "the results")
-            jobs_d = self.dev.upload(ordered, "the pairs")
             # Warps of one stripe and of several run in kernels of their own (no carry code
             # in the former's loop).
-            for striped in (False, True):
+            parts = [warps[(warps[:, 3] > 1) == striped] for striped in (False, True)]
+            jobs_d, *parts_d = self.dev.upload_many("the pairs", ordered, *parts)
+            for striped, part, part_d in zip((False, True), parts, parts_d):
                 if self.dev.cancelled():
                     return None
-                part = warps[(warps[:, 3] > 1) == striped]
                 if not len(part):
                     continue
                 key = common + (striped,)
@@ -315,8 +314,7 @@ class GpuPairs:
                 self.launched[key] = self._kernel(key)
                 self._timed(self.launched[key], -(-threads // self.tpb), self.tpb,
                             ck.cooperative_shared_bytes(W, self.tpb), self.text_d, self.codes_d,
-                            table_d, jobs_d, self.dev.upload(part, "the warp plan"), out_d,
-                            hits_d, count_d, prof_d, carry_d)
+                            table_d, jobs_d, part_d, out_d, hits_d, count_d, prof_d, carry_d)
                 _COMPILED.add(key)
             if order is None:
                 return self.dev.fetch(out_d)
@@ -396,7 +394,7 @@ class CudaRunner:
                              f"of {ck.WARP}, got {tpb}")
         words = int(params.get("words_per_thread") or config.EDIT_CUDA_WORDS_PER_THREAD)
         self.dev = gpu.Device(tpb, abort)
-        longest = max(len(p) for p in job.inputs["pattern"])
+        longest = int(job.inputs["pattern"].lengths.max())
         k = params["k"]
         # A chunk re-scans m + min(k, m) columns of the one before: keep that a small part.
         overlap = longest + (min(k, longest) if k is not None else longest)

@@ -19,9 +19,10 @@ word loops have no per-word conditions.
 **Match words.** Symbols match when their IUPAC sets intersect, so the match
 word of a text code is the OR of the pattern's A, C, G and T words over the
 code's bases. ``peq_kernel`` builds those four words per padded word. The text
-comes packed 16 symbols per uint64 as 4-bit *lookups* (``LOOKUP``): the index
-of the code's base, or bit 2 set for a code of several bases (or none): those
-rare columns OR the words of each base, reading the code from the byte text.
+comes packed 16 symbols per uint64 as 4-bit *lookups* (``LOOKUP``; ``pack_kernel``
+packs them on the GPU): the index of the code's base, or bit 2 set for a code of
+several bases (or none): those rare columns OR the words of each base, reading the
+code from the byte text.
 
 **task** (one thread per pair): the words in registers (tiers of 1, 2, 4, 8,
 16 words; loops of constant trip count, which NVVM unrolls and keeps in
@@ -71,6 +72,9 @@ MAX_COLUMNS = 4
 #: 4-bit lookup of each IUPAC code: its base's index (A 0, C 1, G 2, T 3), or 4 when the code
 #: has several bases (or none: the padding), whose match word is an OR read the slow way.
 LOOKUP = np.array([4, 0, 1, 4, 2, 4, 4, 4, 3, 4, 4, 4, 4, 4, 4, 4], dtype=np.uint8)
+#: LOOKUP as the packed text holds it: the padding (code 0) as 0.
+PACK_LOOKUP = LOOKUP.copy()
+PACK_LOOKUP[0] = 0
 #: Running profile minimum before any column (above every distance).
 HIGH = 1 << 40
 
@@ -154,6 +158,19 @@ def profile_at(prof, jobs, row, score, c, low, edge, pidx):
         edge += jobs[J_BINW, row]
         pidx += 1
     return low, edge, pidx
+
+
+@kernel_jit()
+def pack_kernel(codes, lookups):
+    """lookups[w]: the 4-bit lookups (PACK_LOOKUP) of codes[16 w .. 16 w + 15], lookup i at
+    bits 4i: the packed text that ``sixteen_symbols`` reads, built on the GPU from the codes."""
+    w = cuda.grid(1)
+    if w < lookups.shape[0]:
+        base = uint64(16 * w)
+        word = _ZERO
+        for i in range(16):
+            word |= uint64(PACK_LOOKUP[codes[base + uint64(i)]]) << uint64(4 * i)
+        lookups[w] = word
 
 
 @kernel_jit()

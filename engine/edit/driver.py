@@ -14,6 +14,12 @@
   width (the last one shorter), each holding min(C[m,j], T_CUT + 1) over its
   ends; flat over the groups. Chunks start on bin edges, so a bin belongs to
   one task.
+  Inputs are columns (engine.sequences.SeqColumns: one buffer and a range per
+  sequence; text records of ``pairing="all"`` may stay Records, read whole or
+  streamed), so a batch of many pairs is planned with numpy alone. Zipped
+  queries that are the same range of their buffer (a read against each of its
+  candidate regions) are one instance; text records are ranges of ``text``
+  ([t_lo, t_hi), candidate regions may be ranges of one genome).
 - :class:`CpuLanes` runs the CPU kernels (cpu_lanes); :class:`SimdLanes` the
   ``simd`` scan of ``myers`` (cpu_simd: groups of instances over each chunk,
   their lanes standing for the plan's tasks); engine.edit.cuda's
@@ -37,12 +43,12 @@ from typing import NamedTuple
 import numpy as np
 
 from engine import config
-from engine.columns import ColumnBuffer
+from engine.columns import ColumnBuffer, Ids, labels
 from engine.edit import PairDistance, ScoreProfile, make_job
 from engine.edit import cpu_common as cc
 from engine.edit.hits import HIT_DTYPES, EditHits
 from engine.jobs import CancelToken, Job, drive
-from engine.sequences import Record, reverse_complement
+from engine.sequences import Record, SeqColumns
 from engine.slices import Meter, Step, run_slices
 
 #: Most bins of a score profile (per pattern, strand and record).
@@ -57,6 +63,44 @@ def _align_kernel(parallel: bool):
     from engine.edit import cpu_align
 
     return cpu_align.align_parallel if parallel else cpu_align.align_serial
+
+
+def _distinct(starts: np.ndarray, ends: np.ndarray):
+    """(index of each range among the distinct ones, their starts, their ends): equal
+    ranges are one, sorted by (start, end). O(n) when the ranges come in that order."""
+    ds, de = np.diff(starts), np.diff(ends)
+    in_order = bool(np.all((ds > 0) | ((ds == 0) & (de >= 0))))
+    order = None if in_order else np.lexsort((ends, starts))
+    s, e = (starts, ends) if order is None else (starts[order], ends[order])
+    new = np.ones(len(s), dtype=bool)
+    new[1:] = (s[1:] != s[:-1]) | (e[1:] != e[:-1])
+    rank = np.cumsum(new) - 1
+    if order is None:
+        return rank, s[new], e[new]
+    index = np.empty_like(rank)
+    index[order] = rank
+    return index, s[new], e[new]
+
+
+def _instances(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray, strands: int):
+    """(codes, offsets) of the instances end to end: each range, and after it its reverse
+    complement when ``strands`` is 2. Ranges that already lie end to end on one strand are
+    read in place."""
+    n = len(starts)
+    if strands == 1 and n and np.array_equal(starts[1:], ends[:-1]):
+        offsets = np.empty(n + 1, dtype=np.int64)
+        offsets[:-1] = starts - starts[0]
+        offsets[-1] = ends[-1] - starts[0]
+        return codes[starts[0]:ends[-1]], offsets
+    from engine.edit.cpu_align import gather_windows
+    from engine.sequences import COMPLEMENT_TABLE
+
+    lo, hi = np.repeat(starts, strands), np.repeat(ends, strands)
+    minus = np.tile(np.arange(strands) == 1, n)
+    out = np.empty(int(np.sum(hi - lo)), dtype=np.uint8)
+    offsets = np.zeros(n * strands + 1, dtype=np.int64)
+    gather_windows(codes, lo, hi, minus, COMPLEMENT_TABLE, out, offsets)
+    return out, offsets
 
 
 def _concat(arrays) -> tuple[np.ndarray, np.ndarray]:
@@ -97,35 +141,48 @@ class Plan:
         params = job.params
         self.mode, self.k, self.report = params["mode"], params["k"], params["report"]
         self.profile = self.mode == "search" and params["profile"]
-        self.patterns, self.texts = job.inputs["pattern"], job.inputs["text"]
+        patterns, texts = job.inputs["pattern"], job.inputs["text"]  # SeqColumns (texts: or Records)
+        self.patterns, self.texts = patterns, texts
         self.strands = ("+", "-") if params["strands"] == "both" else ("+",)
         S = len(self.strands)
-        inst = []
-        for rec in self.patterns:
-            inst.append(rec.codes)
-            if S == 2:
-                inst.append(reverse_complement(rec.codes))
-        self.pats, self.p_offs = _concat(inst)
-        self.pieces = pieces
-        if pieces is None:
-            self.text, self.t_offs = _concat([r.codes for r in self.texts])
+        P, R = len(patterns), len(texts)
+        zipped = params["pairing"] == "zip"
+        if zipped:
+            inst_of, lo, hi = _distinct(patterns.starts, patterns.ends)
         else:
-            self.text, self.t_offs = pieces.codes, pieces.offsets
-        P, R = len(self.patterns), len(self.texts)
-        if params["pairing"] == "zip":
+            inst_of, lo, hi = np.arange(P), patterns.starts, patterns.ends
+        self.pats, self.p_offs = _instances(patterns.codes, lo, hi, S)
+        self.pattern_ids = patterns.ids
+        self.pieces = pieces
+        if isinstance(texts, SeqColumns):
+            self.text_ids, self.shifts = texts.ids, texts.shift_array()
+        else:
+            self.text_ids = Ids([t.id for t in texts])
+            #: per text record, bases of the loaded record before its codes (Record.offset):
+            #: hits are reported in the loaded record's coordinates.
+            self.shifts = np.fromiter((t.offset for t in texts), dtype=np.int64, count=R)
+        if pieces is not None:
+            self.text, offsets = pieces.codes, pieces.offsets
+            self.t_lo, self.t_hi = offsets[:-1], offsets[1:]
+        elif isinstance(texts, SeqColumns):
+            self.text, self.t_lo, self.t_hi = texts.codes, texts.starts, texts.ends
+        else:
+            self.text, offsets = _concat([r.codes for r in texts])
+            self.t_lo, self.t_hi = offsets[:-1], offsets[1:]
+        if zipped:
             pat_of, rec_of = np.arange(P), np.arange(P)
         else:
             pat_of, rec_of = np.repeat(np.arange(P), R), np.tile(np.arange(R), P)
         # Groups in output order: pattern, record, strand.
-        self.g_inst = (pat_of[:, None] * S + np.arange(S)[None, :]).ravel().astype(np.int64)
+        self.g_pattern = np.repeat(pat_of, S).astype(np.int64)
+        self.g_strand = np.tile(np.arange(S, dtype=np.int64), len(pat_of))
+        self.g_inst = inst_of[self.g_pattern] * S + self.g_strand
         self.g_rec = np.repeat(rec_of, S).astype(np.int64)
-        self.g_pattern = self.g_inst // S
-        self.g_strand = self.g_inst % S
         self._build_tasks(nlanes)
 
     def _build_tasks(self, nlanes: int) -> None:
-        lo = self.t_offs[self.g_rec]
-        hi = self.t_offs[self.g_rec + 1]
+        lo = self.t_lo[self.g_rec]
+        hi = self.t_hi[self.g_rec]
         m = np.diff(self.p_offs)[self.g_inst]
         G = len(lo)
         # A piece of a record: where it starts in the record, the first column it owns
@@ -157,20 +214,33 @@ class Plan:
             chunk = -(-chunk // self.binw) * self.binw
             first = rec_lo + (p_start + p_own) // self.binw * self.binw
         count = np.where(chunk > 0, -(-(hi - first) // np.maximum(chunk, 1)), 1)
-        self.task_group = np.repeat(np.arange(G, dtype=np.int64), count)
-        first_task = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
+        # (a batch of short regions: one task per group, so per-task columns are per-group ones)
+        self.one_task_each = bool(np.all(count == 1))
+        if self.one_task_each:
+            self.task_group = first_task = np.arange(G, dtype=np.int64)
+            index = np.zeros(G, dtype=np.int64)
+
+            def per_task(a):
+                return a
+        else:
+            self.task_group = np.repeat(np.arange(G, dtype=np.int64), count)
+            first_task = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
+            index = np.arange(len(self.task_group)) - first_task[self.task_group]
+
+            def per_task(a):
+                return a[self.task_group]
         self.first_task = first_task
-        index = np.arange(len(self.task_group)) - first_task[self.task_group]
         g = self.task_group
-        tasks = np.zeros((len(g), cc.NTASK), dtype=np.int64)
-        tasks[:, cc.T_PAT] = self.g_inst[g]
+        tasks = np.empty((len(g), cc.NTASK), dtype=np.int64)
+        tasks[:, cc.T_PAT] = per_task(self.g_inst)
         tasks[:, cc.T_BEST] = cc.INF
         tasks[:, cc.T_END] = -1
-        tasks[:, cc.T_REC_LO] = rec_lo[g]
-        tasks[:, cc.T_BINW] = self.binw[g]
-        tasks[:, cc.T_PROF] = self.prof_offs[g]
-        tasks[:, cc.T_CUT] = self.g_cut[g]
-        tasks[:, cc.T_LEAD] = first_task[g]
+        tasks[:, cc.T_DONE] = 0
+        tasks[:, cc.T_REC_LO] = per_task(rec_lo)
+        tasks[:, cc.T_BINW] = per_task(self.binw)
+        tasks[:, cc.T_PROF] = per_task(self.prof_offs[:-1])
+        tasks[:, cc.T_CUT] = per_task(self.g_cut)
+        tasks[:, cc.T_LEAD] = per_task(first_task)
         tasks[:, cc.T_SHARED] = -1
         if self.mode == "global":
             tasks[:, cc.T_SCAN_LO] = lo
@@ -180,12 +250,12 @@ class Plan:
             tasks[:, cc.T_THRESH] = self.k if self.k is not None else \
                 np.abs((hi - lo) - m) + config.EDIT_BAND_FIRST_SLACK
         else:
-            own_lo = np.maximum(lo[g] + p_own[g], first[g] + index * chunk[g])
-            own_hi = np.where(chunk[g] > 0, np.minimum(hi[g], first[g] + (index + 1) * chunk[g]),
-                              hi[g])
-            mo = np.full(len(g), m.max()) if self.together > 1 else m[g]
+            lo_t, hi_t, first_t, chunk_t = per_task(lo), per_task(hi), per_task(first), per_task(chunk)
+            own_lo = np.maximum(lo_t + per_task(p_own), first_t + index * chunk_t)
+            own_hi = np.where(chunk_t > 0, np.minimum(hi_t, first_t + (index + 1) * chunk_t), hi_t)
+            mo = np.full(len(g), m.max()) if self.together > 1 else per_task(m)
             overlap = mo + (np.minimum(self.k, mo) if self.k is not None else mo)
-            tasks[:, cc.T_SCAN_LO] = np.maximum(lo[g], own_lo - overlap)
+            tasks[:, cc.T_SCAN_LO] = np.maximum(lo_t, own_lo - overlap)
             tasks[:, cc.T_OWN_LO] = own_lo
             tasks[:, cc.T_HI] = own_hi
             tasks[:, cc.T_THRESH] = self.k if self.k is not None else cc.INF
@@ -521,11 +591,8 @@ class Collector:
         groups = len(plan.g_inst)
         self.found = ColumnBuffer(**HIT_DTYPES)  # hits in the order found
         self.cigar_text = ColumnBuffer(byte=np.uint8)  # their CIGARs end to end
-        # Once, not per progress report: a batch has as many ids as pairs.
-        self.ids = (tuple(p.id for p in plan.patterns), tuple(t.id for t in plan.texts))
-        #: per text record, bases of the loaded record before its codes (Record.offset):
-        #: hits are reported in the loaded record's coordinates.
-        self.shifts = np.array([t.offset for t in plan.texts], dtype=np.int64)
+        self.ids = (plan.pattern_ids, plan.text_ids)
+        self.shifts = plan.shifts
         self.distances: dict[int, PairDistance] = {}
         self.left = np.bincount(plan.task_group, minlength=groups)
         self.seen = np.zeros(len(plan.tasks), dtype=bool)
@@ -544,7 +611,10 @@ class Collector:
             return
         self.seen[newly] = True
         g = plan.task_group[newly]
-        np.subtract.at(self.left, g, 1)
+        if plan.one_task_each:
+            self.left[g] = 0
+        else:
+            self.left -= np.bincount(g, minlength=len(self.left))
         if mode == cc.MODE_HITS:
             return
         if mode == cc.MODE_GLOBAL:
@@ -552,10 +622,11 @@ class Collector:
             return
         # Best of a group's chunks: smallest distance, then first end.
         best, end = tasks[newly, cc.T_BEST], tasks[newly, cc.T_END]
-        order = np.lexsort((end, best, g))
-        g, best, end = g[order], best[order], end[order]
-        first = np.concatenate(([True], g[1:] != g[:-1]))
-        g, best, end = g[first], best[first], end[first]
+        if not plan.one_task_each:
+            order = np.lexsort((end, best, g))
+            g, best, end = g[order], best[order], end[order]
+            first = np.concatenate(([True], g[1:] != g[:-1]))
+            g, best, end = g[first], best[first], end[first]
         better = (best < self.best[g]) | ((best == self.best[g]) & (end < self.best_end[g]))
         self.best[g[better]] = best[better]
         self.best_end[g[better]] = end[better]
@@ -566,7 +637,7 @@ class Collector:
         if len(g) == 0:
             return
         plan = self.plan
-        rec_lo = plan.t_offs[plan.g_rec[g]]
+        rec_lo = plan.t_lo[plan.g_rec[g]]
         shift = self.shifts[plan.g_rec[g]]
         none = np.full(len(g), -1, dtype=np.int64)
         start, cig_lo, cig_hi = none, none, none
@@ -591,15 +662,16 @@ class Collector:
         if self.align and within.any():
             sel = np.flatnonzero(within)
             gs = g[sel]
-            lo, hi = plan.t_offs[plan.g_rec[gs]], plan.t_offs[plan.g_rec[gs] + 1]
+            lo, hi = plan.t_lo[plan.g_rec[gs]], plan.t_hi[plan.g_rec[gs]]
             items = np.column_stack((plan.g_inst[gs], hi, lo, score[sel], lo)).astype(np.int64)
             _, aligned = self.runner.align(items)
             for i, cigar in zip(sel.tolist(), aligned.strings()):
                 cigars[i] = cigar
-        for gi, d, ok, cigar in zip(g.tolist(), score.tolist(), within.tolist(), cigars):
-            self.distances[gi] = PairDistance(plan.patterns[plan.g_pattern[gi]].id,
-                                              plan.texts[plan.g_rec[gi]].id, d if ok else None,
-                                              cigar)
+        pids = labels(plan.pattern_ids, plan.g_pattern[g])
+        rids = labels(plan.text_ids, plan.g_rec[g])
+        for gi, pid, rid, d, ok, cigar in zip(g.tolist(), pids, rids, score.tolist(),
+                                              within.tolist(), cigars):
+            self.distances[gi] = PairDistance(pid, rid, d if ok else None, cigar)
 
     def profiles(self) -> tuple[ScoreProfile, ...]:
         """One profile per group (pattern, record, strand order); bins not scanned are -1."""
@@ -611,9 +683,10 @@ class Collector:
         for gi in range(len(plan.g_inst)):
             lo, hi = plan.prof_offs[gi], plan.prof_offs[gi + 1]
             r = plan.g_rec[gi]
-            out.append(ScoreProfile(plan.patterns[plan.g_pattern[gi]].id, plan.texts[r].id,
+            out.append(ScoreProfile(plan.pattern_ids[int(plan.g_pattern[gi])],
+                                    plan.text_ids[int(r)],
                                     plan.strands[plan.g_strand[gi]], int(plan.binw[gi]),
-                                    int(plan.t_offs[r + 1] - plan.t_offs[r]),
+                                    int(plan.t_hi[r] - plan.t_lo[r]),
                                     int(plan.g_cut[gi]) + 1,
                                     values[lo:hi]))
         return tuple(out)
@@ -622,16 +695,33 @@ class Collector:
         """The hits so far, in the order found (a view: later slices only append)."""
         plan = self.plan
         return EditHits(self.found.view(), pattern_ids=self.ids[0], record_ids=self.ids[1],
-                        text=plan.text, offsets=plan.t_offs, shifts=self.shifts,
+                        text=plan.text, starts=plan.t_lo, shifts=self.shifts,
                         cigars=self.cigar_text.view()["byte"])
 
     def sorted_hits(self) -> EditHits:
-        """Hits in pattern order, then record order, end, strand ('+' first)."""
+        """Hits in pattern order, then record order, end, strand ('+' first): found so
+        already, as a batch's best hits are, they are kept as they are."""
         hits = self.hit_table()
-        return hits.take(np.lexsort((hits.strand, hits.end, hits.record, hits.pattern)))
+        keys = (hits.strand, hits.end, hits.record, hits.pattern)
+        return hits if _in_order(keys) else hits.take(np.lexsort(keys))
 
     def sorted_distances(self) -> tuple[PairDistance, ...]:
         return tuple(self.distances[g] for g in sorted(self.distances))
+
+
+def _in_order(keys) -> bool:
+    """Whether rows are sorted by ``keys`` (np.lexsort's order: the last key first)."""
+    if len(keys[0]) < 2:
+        return True
+    undecided = np.ones(len(keys[0]) - 1, dtype=bool)  # pairs equal on the keys so far
+    for key in reversed(keys):
+        step = np.diff(key.astype(np.int64, copy=False))
+        if np.any(undecided & (step < 0)):
+            return False
+        undecided &= step == 0
+        if not undecided.any():
+            return True
+    return True
 
 
 class ScanRunner:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.columns import BLOCK, ColumnTable, categorical, labels
+from engine.columns import BLOCK, ColumnTable, Ids, categorical, labels
 
 STRANDS = ("+", "-")
 
@@ -62,13 +62,14 @@ class EditHits(ColumnTable):
 
     COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "distance", "cigar", "matched")
 
-    def __init__(self, columns: dict, *, pattern_ids, record_ids, text, offsets, cigars,
+    def __init__(self, columns: dict, *, pattern_ids, record_ids, text, starts, cigars,
                  shifts=None):
         self.columns = columns
-        self.pattern_ids = tuple(pattern_ids)
-        self.record_ids = tuple(record_ids)
-        self._text = text  # the records end to end, and where each starts
-        self._offsets = offsets
+        # (an engine.columns.Ids, as a batch has them: no string per pair until read)
+        self.pattern_ids = pattern_ids if isinstance(pattern_ids, Ids) else tuple(pattern_ids)
+        self.record_ids = record_ids if isinstance(record_ids, Ids) else tuple(record_ids)
+        self._text = text  # the text records, and where each starts in it
+        self._starts = starts
         self._shifts = np.zeros(len(self.record_ids), dtype=np.int64) if shifts is None \
             else np.asarray(shifts, dtype=np.int64)
         self._cigars = cigars  # uint8: every CIGAR's letters end to end
@@ -85,7 +86,7 @@ class EditHits(ColumnTable):
     def take(self, index) -> "EditHits":
         return EditHits({name: col[index] for name, col in self.columns.items()},
                         pattern_ids=self.pattern_ids, record_ids=self.record_ids, text=self._text,
-                        offsets=self._offsets, cigars=self._cigars, shifts=self._shifts)
+                        starts=self._starts, cigars=self._cigars, shifts=self._shifts)
 
     def cigars(self, lo: int = 0, hi: int | None = None) -> list:
         """CIGAR strings of rows lo..hi-1 (None where a hit has none)."""
@@ -105,7 +106,7 @@ class EditHits(ColumnTable):
         if not start.size:
             return []
         record = self.record[lo:hi]
-        base = self._offsets[record] - self._shifts[record]
+        base = self._starts[record] - self._shifts[record]
         texts = matched_strings(self._text, np.where(aligned, base + start - 1, 0),
                                 np.where(aligned, base + self.end[lo:hi], 0), self.strand[lo:hi] == 1)
         return [t if ok else None for t, ok in zip(texts, aligned.tolist())]

@@ -41,7 +41,7 @@ def search_overlap(job: Job) -> int:
     """Columns a piece's text starts before the first it owns: an occurrence with d <= k
     edits spans at most m + d columns, and d <= m."""
     k = job.params["k"]
-    m = max(len(p) for p in job.inputs["pattern"])
+    m = int(job.inputs["pattern"].lengths.max())
     return m + (min(k, m) if k is not None else m)
 
 

@@ -1,6 +1,7 @@
 """Where end-to-end CUDA time goes (issue 16): cProfile of kmismatch T3x20 and edit.verify
-R1000 from the family API, beside their kernel-only and CPU figures. Run on the GPU machine:
-    python3 scripts/probe/e2e_profile.py kmismatch|verify [TOP]"""
+R1000 from the family API (columns from the workload's arrays, or Records), beside their
+kernel-only and CPU figures. Run on the GPU machine:
+    python3 scripts/probe/e2e_profile.py kmismatch|verify|verify-records [TOP]"""
 import cProfile
 import io
 import pstats
@@ -39,13 +40,25 @@ def kmismatch_case(top):
     print("pmasm multicore", cpu.info.seconds, "wall", time.perf_counter() - t0)
 
 
-def verify_case(top):
+def verify_case(top, form="columns"):
+    """edit.verify R1000 on 200,000 pairs: ``columns`` from the workload's arrays (with the
+    CPU on a sample, outside the profile), ``records`` from Records."""
     from benchmarks import edit_cuda as b
+    from engine import edit
 
-    b._family_run(1000)  # warm
-    print(profile(lambda: b._family_run(1000), top))
+    b._family_run(1000, form)  # warm, and the row's figures
+    print(b._family_run(1000, form))
+    if form == "records":
+        queries, regions, k = b._records(1000, range(b.FAMILY_PAIRS))
+        inputs = lambda: (queries, regions, k)  # noqa: E731
+    else:
+        inputs = lambda: b._columns(1000, b.FAMILY_PAIRS)  # noqa: E731
+    options = dict(variant="cooperative", backend="cuda", align=False)
+    profile(lambda: edit.verify(*inputs(), **options), top)
 
 
 if __name__ == "__main__":
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 25
-    {"kmismatch": kmismatch_case, "verify": verify_case}[sys.argv[1]](top)
+    cases = {"kmismatch": kmismatch_case, "verify": verify_case,
+             "verify-records": lambda top: verify_case(top, "records")}
+    cases[sys.argv[1]](top)

@@ -156,3 +156,42 @@ def test_regions_keep_the_loaded_records_coordinates():
     assert cands[0].start == 1001 and all(
         c.sequence == full.text[c.start - 1:c.end] for c in cands)
     assert cands.find(cands[5]) == 5 and cands[7] in cands
+
+
+def test_ids_are_made_when_read():
+    from engine.columns import Ids
+
+    numbered = columns.Ids.numbered("read", 4)
+    assert len(numbered) == 4 and numbered[3] == "read3" and numbered[-1] == "read3"
+    assert list(numbered) == ["read0", "read1", "read2", "read3"] and numbered.unique
+    with pytest.raises(IndexError):
+        numbered[4]
+    by_number = Ids.numbered("read", 3, numbers=[5, 5, 2])
+    assert by_number.labels(np.array([2, 0])) == ["read2", "read5"] and not by_number.unique
+    assert list(by_number.take([2, 1])) == ["read2", "read5"] and list(by_number[1:]) == ["read5", "read2"]
+    named = Ids(["a", "b", "a"])
+    assert columns.labels(named, np.array([1, 0])) == ["b", "a"] and not named.unique
+    assert named == ["a", "b", "a"] and named == Ids(("a", "b", "a")) and named != by_number
+
+
+def test_edit_hits_over_numbered_ids():
+    """A batch's hits name queries and regions by Ids made when rows are read: rows, the CSV
+    and to_pandas (categorical ids) as with ids given as strings."""
+    from engine.edit import export
+    from engine.sequences import SeqColumns
+
+    reads = SeqColumns.encode(["ACGTTGCA", "TTTTCCCC", "GGGGAAAA"], ids="read")
+    regions = SeqColumns.encode(["GGACGTAGCATT", "CCCCCCCC", "TTGGGGAAAATT"], ids="cand")
+    res = edit.verify(reads, regions, 2, backend="serial")
+    hits = res.hits
+    assert isinstance(hits.pattern_ids, columns.Ids) and isinstance(hits.record_ids, columns.Ids)
+    assert [(h.pattern_id, h.record_id, h.start, h.end, h.distance) for h in hits] == [
+        ("read0", "cand0", 3, 10, 1), ("read2", "cand2", 3, 10, 0)]
+    buf = io.StringIO(newline="")
+    export.write_csv(res, buf)
+    assert buf.getvalue().splitlines()[2] == "read2,cand2,3,10,+,0,8=,GGGGAAAA"
+    assert export.to_json(res)["details"][0] == ["read0", "cand0", "+", "4=1X3="]
+    pd = pytest.importorskip("pandas")
+    frame = hits.to_pandas()
+    assert frame["record_id"].tolist() == ["cand0", "cand2"]
+    assert isinstance(frame["pattern_id"].dtype, pd.CategoricalDtype)

@@ -138,3 +138,46 @@ def test_encode_is_the_table_on_every_byte():
         else:
             with pytest.raises(SequenceError, match="position 2: invalid character"):
                 encode(text)
+
+
+# -- SeqColumns: many sequences as one buffer and ranges ------------------------------------------
+@settings(max_examples=examples(30))
+@given(st.lists(st.text(alphabet="ACGTNRYacgtu", min_size=0, max_size=12), min_size=0, max_size=6))
+def test_seq_columns_encode_as_encode_does(texts):
+    """SeqColumns.encode (one pass over all letters) gives each sequence's encode(), from a
+    list or from one string with offsets; items are Records viewing the buffer."""
+    from engine.sequences import SeqColumns
+
+    batch = SeqColumns.encode(texts, ids="s")
+    offsets = np.concatenate(([0], np.cumsum([len(t) for t in texts]))).astype(np.int64)
+    assert batch.offsets.tolist() == offsets.tolist() and len(batch) == len(texts)
+    joined = SeqColumns.encode("".join(texts), offsets, [f"s{i}" for i in range(len(texts))])
+    for i, t in enumerate(texts):
+        want = encode(t).tolist() if t else []
+        assert batch[i].codes.tolist() == want and joined[i].codes.tolist() == want
+        assert batch[i].id == joined[i].id == f"s{i}"
+    assert batch.lengths.tolist() == [len(t) for t in texts]
+
+
+def test_seq_columns_ranges_records_and_take():
+    from engine.columns import Ids
+    from engine.sequences import Record, SeqColumns
+
+    genome = encode("ACGTACGTTTGGCCAA")
+    regions = SeqColumns.from_ranges(genome, [8, 0, 4], [12, 6, 16], Ids.numbered("c", 3, [7, 8, 9]),
+                                     shifts=[100, 0, 3])
+    assert [r.text for r in regions] == ["TTGG", "ACGTAC", "ACGTTTGGCCAA"]
+    assert [r.id for r in regions] == ["c7", "c8", "c9"] and regions[0].offset == 100
+    assert not regions.contiguous()
+    with pytest.raises(ValueError, match="do not lie end to end"):
+        regions.offsets
+    back = regions.take([2, 0])
+    assert [r.text for r in back] == ["ACGTTTGGCCAA", "TTGG"] and back.ids[1] == "c7"
+    assert back.shift_array().tolist() == [3, 100] and [r.id for r in regions[1:]] == ["c8", "c9"]
+    records = [Record("x", encode("ACG"), "a description", "x.fa"), Record("y", encode("TT"), offset=5)]
+    cols = SeqColumns.from_records(records)
+    assert cols[0] is records[0] and cols.offsets.tolist() == [0, 3, 5]
+    assert decode(cols.codes) == "ACGTT" and cols.shift_array().tolist() == [0, 5]
+    assert list(cols.ids) == ["x", "y"] and cols.take([1])[0] is records[1]
+    single = SeqColumns.from_records(records[:1])
+    assert single.codes is records[0].codes  # one record: read in place

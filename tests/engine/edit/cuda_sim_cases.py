@@ -29,10 +29,11 @@ from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
 from engine import config, edit  # noqa: E402
 from engine import gpu as engine_gpu  # noqa: E402
 from engine.edit import cuda as ecuda  # noqa: E402
+from engine.edit import cuda_myers as ck  # noqa: E402
 from benchmarks import edit_cuda as cuda_bench  # noqa: E402
 from engine.edit import reference as ref  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
-from engine.sequences import Record, decode, load, reverse_complement  # noqa: E402
+from engine.sequences import Record, SeqColumns, decode, load, reverse_complement  # noqa: E402
 from tests.engine.edit.cuda_support import COMBOS, hit_rows, label, options  # noqa: E402
 from tests.strategies import mutate, random_codes  # noqa: E402
 
@@ -274,6 +275,67 @@ def test_verify_arrays_reads_regions_of_one_text():
                                      for a, b, q in zip(starts, ends, pair_query)]
 
 
+def _columns_forms(queries, regions):
+    """The batch as columns end to end, and as ranges: regions backwards in one text, each
+    query stored once and read by range, pair 0 once more at the end."""
+    def offsets(parts):
+        return np.concatenate(([0], np.cumsum([len(p) for p in parts]))).astype(np.int64)
+
+    q_ids, r_ids = [q.id for q in queries], [r.id for r in regions]
+    flat = SeqColumns.from_offsets(np.concatenate([q.codes for q in queries]), offsets(queries),
+                                   q_ids)
+    ends = offsets(regions[::-1])
+    text = np.concatenate([r.codes for r in regions[::-1]])
+    lo, hi = ends[:-1][::-1], ends[1:][::-1]
+    q_offs = offsets(queries)
+    ranges = (SeqColumns.from_ranges(flat.codes, np.append(q_offs[:-1], 0),
+                                     np.append(q_offs[1:], q_offs[1]), q_ids + q_ids[:1]),
+              SeqColumns.from_ranges(text, np.append(lo, lo[0]), np.append(hi, hi[0]),
+                                     r_ids + r_ids[:1]))
+    regions_flat = SeqColumns.from_offsets(np.concatenate([r.codes for r in regions]),
+                                           offsets(regions), r_ids)
+    return {"offsets": (flat, regions_flat), "ranges": ranges}
+
+
+@pytest.mark.parametrize("combo", [("task", None), ("cooperative", 2)], ids=label)
+def test_zipped_columns_match_the_oracle(combo):
+    """edit.verify over columns (engine.sequences.SeqColumns: end to end, or ranges of one
+    text with a query read once for two pairs) gives the oracle's best hits (the Records'
+    own are checked above)."""
+    queries, regions, rows = _oracle(1)
+    opts = options(combo)
+    forms = _columns_forms(queries, regions)
+    want = _want_best(queries, regions, rows, None)
+    assert hit_rows(edit.verify(*forms["offsets"], None, **opts)) == want, label(combo)
+    want = _want_best(queries, regions, rows, 1)
+    again = [row for row in want if row[0] == queries[0].id]
+    assert hit_rows(edit.verify(*forms["ranges"], 1, **opts)) == want + again, label(combo)
+    bare = edit.verify(*forms["ranges"], 1, align=False, **opts).hits
+    assert bare.end.tolist() == [row[4] for row in want + again]
+
+
+def test_text_is_packed_on_the_gpu_as_the_kernels_read_it(monkeypatch):
+    """upload_text: the codes PAD symbols in, and their lookups packed 16 per word (padding 0),
+    for lengths around the word's 16 symbols; by pack_kernel, and (the simulator's way for
+    a long text) by numpy."""
+    rng = np.random.default_rng(9)
+    dev = engine_gpu.Device(32)
+    for n in (1, 15, 16, 17, 33, 200, -200):
+        if n < 0:
+            monkeypatch.setattr(ecuda, "SIMULATOR_PACK_LIMIT", 10)
+            n = -n
+        codes = random_codes(rng, n, 0.2)
+        lookups_d, padded_d = ecuda.upload_text(dev, codes)
+        padded = padded_d.copy_to_host()
+        total = -(-(ck.PAD + n + ck.PAD + 32) // 16) * 16
+        want = np.zeros(total, dtype=np.uint8)
+        want[ck.PAD:ck.PAD + n] = codes
+        assert padded.tolist() == want.tolist()
+        nibbles = np.where(want > 0, ck.LOOKUP[want], 0).astype(np.uint64).reshape(-1, 16)
+        packed = np.bitwise_or.reduce(nibbles << (4 * np.arange(16, dtype=np.uint64)), axis=1)
+        assert lookups_d.copy_to_host().tolist() == packed.tolist(), n
+
+
 def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
     queries, regions, rows = _oracle(1)
 
@@ -346,15 +408,19 @@ def test_bench_cases_run_on_tiny_workloads(monkeypatch):
         cases = cuda_bench.cases(None)
         names = {c.name for c in cases}
         assert {"task/cuda", "cooperative/cuda w=2", "cooperative/cuda w=2 c=1",
-                "cpu check (peer)"} <= names
+                "cooperative/cuda verify() columns", "cooperative/cuda verify() flat columns",
+                "cooperative/cuda verify() from Records", "cpu check (peer)"} <= names
         for case in cases:
             if " c=" in case.name:
                 continue  # other columns per step: the same plumbing
             metrics = case.run()
             assert metrics["seconds"] is not None
-            for key in ("agrees", "agrees_with_gpu"):
+            for key in ("agrees", "agrees_with_gpu", "cpu_agrees"):
                 if key in metrics:
                     assert metrics[key] in (True, "reference"), (case.workload, case.name)
+            if case.name == "cooperative/cuda verify() columns":
+                assert metrics["agrees"] is True and metrics["cpu_pairs"] == 6
+                assert metrics["vs_cpu"] > 0 and metrics["hits"] >= 3
             if "/cuda" in case.name:
                 assert metrics["device"] == "CUDA simulator"
     finally:

@@ -67,6 +67,32 @@ def test_read_verification_equals_the_cpu(reads, cpu_reads, combo, m):
         assert pair_rows(got) == pair_rows(dist), (label(combo), m)
 
 
+@pytest.mark.parametrize("m", [100, 1000])
+@pytest.mark.parametrize("combo", [("task", None), ("cooperative", 2)], ids=label)
+def test_columnar_batch_equals_the_cpu(cpu_reads, combo, m):
+    """The batch as columns from the benchmark's arrays (engine.sequences.SeqColumns: each read
+    stored once and read by range, the regions ranges of the genome) gives the CPU's best hits
+    and the same rows as the Records (the ids are made when read)."""
+    from benchmarks import edit_cuda as cuda_bench
+    from engine.columns import Ids
+    from engine.sequences import SeqColumns
+
+    saved = cuda_bench.READS, cuda_bench.CANDIDATES
+    cuda_bench.READS, cuda_bench.CANDIDATES = 40, 8
+    try:
+        cuda_bench.workload.cache_clear()
+        genome, starts, ends, flat, offsets, pair_read, k, _ = cuda_bench.workload(m)
+    finally:
+        cuda_bench.READS, cuda_bench.CANDIDATES = saved
+        cuda_bench.workload.cache_clear()
+    queries = SeqColumns.from_ranges(flat, offsets[pair_read], offsets[pair_read + 1],
+                                     Ids.numbered("read", len(pair_read), pair_read))
+    regions = SeqColumns.from_ranges(genome, starts, ends, "cand")
+    got = edit.verify(queries, regions, k, **options(combo))
+    assert got.info.complete and isinstance(got.hits.record_ids, Ids)
+    assert hit_rows(got) == hit_rows(cpu_reads[m][0]), (label(combo), m)
+
+
 @pytest.mark.parametrize("columns", [1, 4])
 def test_cooperative_columns_per_step(reads, cpu_reads, monkeypatch, columns):
     monkeypatch.setattr(config, "EDIT_CUDA_COLUMNS_PER_STEP", columns)
