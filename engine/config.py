@@ -108,6 +108,22 @@ CLUSTER_CONNECT_SECONDS = 10
 #: this also bounds a cuda job's host memory: about 3 bytes a base of it at most (1.5 GB).
 GPU_STREAM_BYTES = 1 << 29
 
+#: Text uploads to the GPU go in pieces of this many bytes (packed, two bases a byte), each
+#: unpacked on the GPU as it lands, so that the kernels of the text already there run while
+#: the rest is still on its way (kmismatch).
+GPU_UPLOAD_BYTES = 1 << 24
+
+#: Page-locked host memory kept for reuse once nothing refers to it (engine.gpu.PINNED):
+#: hit columns copied back, texts packed for upload.
+GPU_PINNED_POOL_BYTES = 1 << 30
+
+#: Packed, page-locked texts kept for the records they came from while those live
+#: (engine.gpu.PACKED_TEXTS): solving the same background again skips the packing.
+GPU_TEXT_CACHE_BYTES = 1 << 30
+
+#: Device memory a finished job leaves for the next one (engine.gpu.SPARES).
+GPU_SPARE_BYTES = 1 << 30
+
 #: Target duration of one job slice in seconds (progress/cancel granularity).
 SLICE_SECONDS = 0.1
 
@@ -275,8 +291,9 @@ KMISMATCH_CUDA_ORDER_THREADS = 256
 #: with room for all of them).
 KMISMATCH_CUDA_MIN_HITS = 1 << 16
 
-#: kmismatch CUDA: text positions x pattern slots in the first slice (later slices adapt).
-KMISMATCH_CUDA_FIRST_SLICE_CELLS = 1 << 28
+#: kmismatch CUDA: text positions x pattern slots in the first slice (later slices adapt):
+#: a few milliseconds of GPU work (T3x20, 98.8 Mb x 16 slots, is one slice).
+KMISMATCH_CUDA_FIRST_SLICE_CELLS = 1 << 32
 
 #: kmismatch CUDA: fraction of the free GPU memory that one launch's hits may take (a
 #: launch that finds more is split in two).

@@ -23,6 +23,8 @@ import importlib
 import math
 import threading
 import warnings
+import weakref
+from collections import OrderedDict
 from contextlib import contextmanager
 
 import numpy as np
@@ -231,6 +233,224 @@ class _Pinned:
 _PINNED = _Pinned()
 
 
+def _size_class(nbytes: int) -> int:
+    """``nbytes`` rounded up to one of four sizes an octave (at least 4 KiB), so that pooled
+    memory serves requests of about the same size again (at most 25 % more is taken)."""
+    nbytes = max(int(nbytes), 4096)
+    top = 1 << (nbytes - 1).bit_length()
+    step = top // 8
+    return -(-nbytes // step) * step
+
+
+class _PinnedBlock:
+    """One page-locked allocation handed out as numpy arrays (their ``base`` leads here): when
+    the last of them is gone, the memory goes back to the pool instead of being freed."""
+
+    def __init__(self, raw, pool):
+        self._raw = raw
+        self._pool = pool
+        self.__array_interface__ = raw.__array_interface__
+
+    def __del__(self):
+        try:
+            self._pool.give_back(self._raw)
+        except Exception:  # (interpreter shutdown)
+            pass
+
+
+class PinnedPool:
+    """Page-locked host memory for arrays that transfers go to and from asynchronously:
+    allocating it costs about as much as the transfer itself (the driver pins every page), so
+    blocks are reused. A block is in use while any array made from it lives (a result's hit
+    columns, say); it then goes back to the pool, which keeps at most
+    ``config.GPU_PINNED_POOL_BYTES`` of free blocks."""
+
+    def __init__(self):
+        self.lock = threading.RLock()  # (a block's __del__ may run inside take)
+        self.free: dict[int, list] = {}
+        self.held = 0
+
+    def take(self, nbytes: int) -> np.ndarray:
+        """A uint8 array of at least ``nbytes`` page-locked bytes."""
+        size = _size_class(nbytes)
+        raw = None
+        with self.lock:
+            spare = self.free.get(size)
+            if spare:
+                raw = spare.pop()
+                self.held -= size
+        if raw is None:
+            if SIMULATOR:
+                raw = np.empty(size, dtype=np.uint8)
+            else:
+                with cuda_errors("allocating page-locked host memory", size):
+                    raw = cuda.pinned_array(size, dtype=np.uint8)
+        return np.asarray(_PinnedBlock(raw, self))
+
+    def give_back(self, raw) -> None:
+        from engine import config
+
+        with self.lock:
+            if self.held + raw.shape[0] <= config.GPU_PINNED_POOL_BYTES:
+                self.free.setdefault(raw.shape[0], []).append(raw)
+                self.held += raw.shape[0]
+
+
+PINNED = PinnedPool()
+
+
+def pinned_empty(n: int, dtype) -> np.ndarray:
+    """``n`` items of ``dtype`` in page-locked memory from :data:`PINNED` (uninitialised)."""
+    dtype = np.dtype(dtype)
+    return PINNED.take(n * dtype.itemsize)[:n * dtype.itemsize].view(dtype)
+
+
+def packed_bytes(n: int) -> int:
+    """Bytes of ``n`` codes packed two a byte, in whole 4-byte words (8 codes each)."""
+    return -(-n // 8) * 4
+
+
+def pack_into(codes: np.ndarray, out: np.ndarray, first: int, last: int) -> None:
+    """Bytes [first, last) of the packed ``codes`` into ``out[first:last]``: two codes a byte,
+    low nibble first (as in a genome store), zeros after the last code. (Two codes are one
+    little-endian uint16 ``a | b << 8``, whose low byte after ``v | v >> 4`` is
+    ``a | b << 4``.)"""
+    n = codes.shape[0]
+    even = min(2 * last, n - (n & 1))
+    step = 1 << 22
+    for a in range(2 * first, even, step):
+        z = min(even, a + step)
+        v = codes[a:z].view(np.uint16)
+        np.copyto(out[a // 2:z // 2], v | (v >> 4), casting="unsafe")
+    if max(first, even // 2) < last:
+        out[max(first, even // 2):last] = 0
+        if n & 1 and first <= n // 2 < last:
+            out[n // 2] = codes[n - 1]
+
+
+class PackedTexts:
+    """Packed texts (:func:`pack_into`, in page-locked memory) kept for the objects they
+    were made from (a job's text records, by identity, while they live), so that solving the
+    same records again uploads from memory already packed and page-locked. Least recently
+    used entries go first beyond ``config.GPU_TEXT_CACHE_BYTES``.
+
+    An owner's death only notes its entry (:meth:`_drop`, a weakref callback, takes no
+    lock): the callback runs wherever the garbage collector does, also inside this class's
+    own locked code on the same thread, where taking the lock hung the kmismatch GPU tests.
+    Noted entries go at the next call, under the lock."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.entries: OrderedDict = OrderedDict()  # ids -> (token, weakrefs, packed)
+        self.bytes = 0
+        self._dead: list = []  # (ids, token) of entries whose owner died
+
+    def get(self, owners) -> np.ndarray | None:
+        """The packed text kept for ``owners`` (a tuple of objects), or None."""
+        ids = tuple(id(o) for o in owners)
+        with self.lock:
+            self._purge()
+            entry = self.entries.get(ids)
+            if entry is not None and all(r() is o for r, o in zip(entry[1], owners)):
+                self.entries.move_to_end(ids)
+                return entry[2]
+        return None
+
+    def keep(self, owners, packed: np.ndarray) -> None:
+        """Keep ``packed`` as the text of ``owners`` (while they all live)."""
+        from engine import config
+
+        if packed.nbytes > config.GPU_TEXT_CACHE_BYTES:
+            return
+        ids = tuple(id(o) for o in owners)
+        token = object()
+        try:
+            refs = tuple(weakref.ref(o, lambda _, ids=ids, token=token: self._drop(ids, token))
+                         for o in owners)
+        except TypeError:  # not weakly referenceable: not kept
+            return
+        with self.lock:
+            self._purge()
+            self._pop(ids)
+            self.entries[ids] = (token, refs, packed)
+            self.bytes += packed.nbytes
+            while self.bytes > config.GPU_TEXT_CACHE_BYTES and len(self.entries) > 1:
+                self._pop(next(iter(self.entries)))
+
+    def _pop(self, ids) -> None:
+        entry = self.entries.pop(ids, None)
+        if entry is not None:
+            self.bytes -= entry[2].nbytes
+
+    def _drop(self, ids, token) -> None:
+        self._dead.append((ids, token))  # (list.append is atomic: no lock here, see above)
+
+    def _purge(self) -> None:
+        """Drop the noted entries (the caller holds the lock)."""
+        while self._dead:
+            ids, token = self._dead.pop()
+            entry = self.entries.get(ids)
+            if entry is not None and entry[0] is token:
+                self._pop(ids)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+            self._dead.clear()
+            self.bytes = 0
+
+
+PACKED_TEXTS = PackedTexts()
+
+
+class DeviceSpares:
+    """Device memory a finished job left for the next one (by purpose): an allocation and its
+    free cost about 0.1 ms each, and freeing waits for the whole device, which would stall the
+    streams of a job that overlaps its transfers with its kernels. A job gives its arrays back
+    only after its streams are idle; at most ``config.GPU_SPARE_BYTES`` are kept.
+
+    The lock is re-entrant: a search's ``__del__`` gives its arrays back wherever the garbage
+    collector runs it, also inside :meth:`take` on the same thread (a plain lock hung there)."""
+
+    def __init__(self):
+        self.lock = threading.RLock()
+        self.free: dict[str, list] = {}
+        self.bytes = 0
+
+    def take(self, key: str, nbytes: int):
+        """A spare uint8 device array of at least ``nbytes`` (at most 4x), or None."""
+        with self.lock:
+            spare = self.free.get(key, [])
+            fits = [i for i, a in enumerate(spare) if nbytes <= a.shape[0] <= 4 * max(nbytes, 4096)]
+            if not fits:
+                return None
+            best = spare.pop(min(fits, key=lambda i: spare[i].shape[0]))
+            self.bytes -= best.shape[0]
+            return best
+
+    def give(self, key: str, raw) -> None:
+        from engine import config
+
+        with self.lock:
+            if self.bytes + raw.shape[0] <= config.GPU_SPARE_BYTES:
+                self.free.setdefault(key, []).append(raw)
+                self.bytes += raw.shape[0]
+
+    def clear(self) -> None:
+        with self.lock:
+            self.free.clear()
+            self.bytes = 0
+
+
+SPARES = DeviceSpares()
+
+
+def sync_event():
+    """A CUDA event for ordering streams (no timing: cheaper to record and wait on)."""
+    with cuda_errors("creating a CUDA event"):
+        return cuda.event() if SIMULATOR else cuda.event(timing=False)
+
+
 # -- the device ---------------------------------------------------------------------------
 class Device:
     """One job's GPU: its limits, allocations and launches with one-line errors, and the
@@ -282,11 +502,14 @@ class Device:
         with cuda_errors(what, array.nbytes):
             return cuda.to_device(array)
 
-    def upload_many(self, what: str, *parts, keep: dict | None = None) -> list:
+    def upload_many(self, what: str, *parts, keep: dict | None = None,
+                    spare: str | None = None) -> list:
         """Several host arrays in one transfer (each transfer and allocation is a round trip
         to the driver, which small launches notice): device views of one allocation, in
         order, each 16-byte aligned; ``keep`` (a dict) keeps the allocation under ``what``
-        for the next call. A part is an array or (array, dtype) to convert it to on the way."""
+        for the next call. A part is an array or (array, dtype) to convert it to on the way.
+        ``spare``: take the allocation from :data:`SPARES` under that key when it has one
+        (and give it back there when done: it is ``keep[what]``)."""
         arrays = [p if isinstance(p, np.ndarray) else p[0] for p in parts]
         dtypes = [np.dtype(a.dtype if isinstance(p, np.ndarray) else p[1])
                   for a, p in zip(arrays, parts)]
@@ -296,10 +519,12 @@ class Device:
             total += -(-array.size * dtype.itemsize // 16) * 16
         total = max(16, total)
         into = None if keep is None else keep.get(what)
+        if (into is None or into.shape[0] < total) and spare is not None:
+            into = SPARES.take(spare, total)
         if into is None or into.shape[0] < total:
-            into = self.empty(total, np.uint8, what)
-            if keep is not None:
-                keep[what] = into
+            into = self.empty(total if spare is None else _size_class(total), np.uint8, what)
+        if keep is not None:
+            keep[what] = into
         device = into[:total]
         with _PINNED.lock:
             blob = _PINNED.take(total)
@@ -311,15 +536,24 @@ class Device:
         return [device[start:start + array.size * dtype.itemsize].view(dtype).reshape(array.shape)
                 for array, dtype, start in zip(arrays, dtypes, starts)]
 
-    def clear(self, array, what: str) -> None:
-        """Zero a device array in place (a device memset, no transfer)."""
+    def clear(self, array, what: str, stream=0) -> None:
+        """Zero a device array in place (a device memset, no transfer; on ``stream``, queued)."""
         with cuda_errors(what):
             if SIMULATOR:
                 array.copy_to_device(np.zeros(array.shape, dtype=array.dtype))
             else:
                 from numba.cuda.cudadrv.driver import device_memset
 
-                device_memset(array, 0, array.nbytes)
+                device_memset(array, 0, array.nbytes, stream=stream)
+
+    def spare(self, key: str, nbytes: int, what: str):
+        """A uint8 device allocation of at least ``nbytes`` (a whole number of 512-byte
+        blocks): a spare one when :data:`SPARES` has one under ``key``, else a new one (give
+        it back there when done)."""
+        raw = SPARES.take(key, nbytes)
+        if raw is None:
+            raw = self.empty(_size_class(nbytes), np.uint8, what)
+        return raw
 
     def empty(self, shape, dtype, what: str):
         with cuda_errors(what, int(np.prod(shape)) * np.dtype(dtype).itemsize):
@@ -339,14 +573,19 @@ class Device:
                 device_array.copy_to_host(stage)
                 return stage.copy()
 
-    def synchronize(self, what: str = "running a kernel") -> None:
+    def synchronize(self, what: str = "running a kernel", stream=None) -> None:
+        """Wait for the device (``stream``: for the work queued on that stream only)."""
         with cuda_errors(what):
-            cuda.synchronize()
+            if stream is None:
+                cuda.synchronize()
+            else:
+                stream.synchronize()
 
-    def launch(self, kernel, blocks: int, tpb: int, shared_bytes: int, *args) -> None:
-        """Queue a kernel. A launch that compiles the kernel or loads it from the disk cache
-        (its first, or one with new argument types) is listed in :data:`LOADED` and its time
-        counted as compile time (the launch itself is asynchronous: microseconds)."""
+    def launch(self, kernel, blocks, tpb: int, shared_bytes: int, *args, stream=0) -> None:
+        """Queue a kernel (on ``stream``; 0: the default stream). A launch that compiles the
+        kernel or loads it from the disk cache (its first, or one with new argument types) is
+        listed in :data:`LOADED` and its time counted as compile time (the launch itself is
+        asynchronous: microseconds)."""
         if shared_bytes > self.max_shared:
             raise CudaFailure(f"the kernel needs {shared_bytes} bytes of shared memory per block, "
                               f"more than {self.name} allows ({self.max_shared}); use fewer threads "
@@ -356,7 +595,7 @@ class Device:
         known = -1 if overloads is None else len(overloads)
         t0 = now()
         with cuda_errors(f"launching {blocks} blocks of {tpb} threads"), quiet_simulator():
-            kernel[blocks, tpb, 0, shared_bytes](*args)
+            kernel[blocks, tpb, stream, shared_bytes](*args)
         if first or (overloads is not None and len(overloads) != known):
             seconds = 0.0 if SIMULATOR else now() - t0
             add_compile_time(seconds)

@@ -111,12 +111,14 @@ class DriverError(Exception):
 
 @contextmanager
 def no_gpu_memory(monkeypatch):
-    """Inside, every device allocation fails as the driver does when the GPU is full."""
+    """Inside, every device allocation fails as the driver does when the GPU is full (and no
+    memory a finished job left is spare: engine.gpu.SPARES)."""
     from engine import gpu
 
     def no_memory(*args, **kwargs):
         raise DriverError("[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY")
 
+    gpu.SPARES.clear()
     with monkeypatch.context() as mp:
         mp.setattr(gpu.cuda, "device_array", no_memory)
         mp.setattr(gpu.cuda, "to_device", no_memory)
@@ -128,7 +130,7 @@ def launches_refused(monkeypatch):
     """Inside, every kernel launch fails as the driver does when a block asks too much."""
     from engine import gpu
 
-    def refused(self, kernel, blocks, tpb, shared_bytes, *args):
+    def refused(self, kernel, blocks, tpb, shared_bytes, *args, **kwargs):
         with gpu.cuda_errors(f"launching {blocks} blocks of {tpb} threads"):
             raise DriverError("[701] Call to cuLaunchKernel results in\n"
                               "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")

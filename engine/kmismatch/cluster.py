@@ -58,7 +58,7 @@ class _WorkerSearch:
         pieces = piece_records(self.records, text)
         inner = ScanRunner(dataclasses.replace(self.job, inputs={
             "text": tuple(pieces), "patterns": self.job.inputs["patterns"]}),
-            self.kernels, self.abort)
+            self.kernels, self.abort, cache_text=False)  # (pieces: views of a reused buffer)
         cells = comparisons = 0
         while not inner.finished:
             step = inner.step(inner.total)

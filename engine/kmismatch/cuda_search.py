@@ -44,12 +44,20 @@ where its region starts) and write their hits, packed as ``window << 32 | slot
 that finds more than its region holds takes room in a spill area after the
 regions (thread 0's atomic add on a counter, rare, and a second barrier); when
 the spill area is full it writes nothing, but the counter still counts it, so
-the host knows the room needed and runs the launch again. Tiles end in regions of different fill: ``order_hits`` (with the
-tiles' counts also summed per group of ordering blocks as they finish) then
-copies each tile's hits to their place in text order, unpacked into the columns
-the host fetches. numba's CUDA simulator, in which CI
-runs these kernels, has no warp shuffles; there ``block_prefix`` lets one thread
-add the counts up (every other line of the kernels is the same).
+the host knows the room needed and runs the launch again. Tiles end in regions
+of different fill: ``order_hits`` (with the tiles' counts also summed per group
+of ordering blocks as they finish) then copies each tile's hits to their place
+in text order, unpacked into compact columns, after the hits of the launches
+before it; ``finish_launch`` adds the launch's hits to that count on the GPU (or
+records the room an overflowing launch asked for) and clears the counters, so
+that the launches of a batch follow one another with no host round trip.
+
+**After the search.** ``unpack_text`` turns the packed text (two codes a byte)
+into one code a byte as each uploaded piece lands; ``merge_groups`` merges the
+hits of several pattern lengths into one text order; ``tally_hits`` counts them
+per pattern and per density bin. numba's CUDA simulator, in which CI runs these
+kernels, has no warp shuffles; there ``block_prefix`` lets one thread add the
+counts up (every other line of the kernels is the same).
 
 The helpers that call ``cuda.*`` live here beside the kernels: numba's CUDA
 simulator swaps in its fake ``cuda`` module only in the launched kernel's
@@ -865,17 +873,27 @@ def inclusive_scan(buf, t, T):
 #: Hits a lane of the ordering pass copies after one search for their tile.
 ORDER_RUN = 8
 
+#: A launch's row of the hit status: hits written so far, spill room asked for (nonzero: a
+#: launch overflowed, and the launches after it write nothing), where the group's hits start.
+_COUNT, _NEED, _BASE = range(3)
+
 
 @kernel_jit()
-def order_hits(tile_base, tile_hits, tiles, group_sums, found, lo, slot_code, pos, code, mis):
+def order_hits(tile_base, tile_hits, tiles, group_sums, found, lo, slot_code, pos, code, mis,
+               status, counters, spill_cap):
     """Block (g, y) copies hits of the tiles [g T, (g + 1) T) from where they were placed to
-    their place in text order, unpacked: window start, slot code (2 * pattern + strand),
-    mismatches. The block first adds up the hits of the groups before g (group_sums: where
-    its group starts) and of its tiles (their ends, and where each tile's hits sit in
-    ``found``) in shared memory. Then each team of up to 32 threads takes runs of
-    ORDER_RUN * 32 consecutive hits, lane l hits l, l + 32, ... (coalesced): a lane finds
-    the tile of its first hit by a binary search and walks on from there, one search per
-    ORDER_RUN hits rather than one a hit. The gridDim.y blocks of a group share its runs."""
+    their place in text order, unpacked into the hit columns (window start, slot code
+    2 * pattern + strand, mismatches, in whatever integer types the columns have), after
+    the ``status[_COUNT]`` hits the launches before wrote from ``status[_BASE]`` on. A launch
+    whose spill area overflowed (or that follows one that did) writes nothing. The block
+    first adds up the hits of the groups before g (group_sums: where its group starts) and
+    of its tiles (their ends, and where each tile's hits sit in ``found``) in shared memory.
+    Then each team of up to 32 threads takes runs of ORDER_RUN * 32 consecutive hits, lane l
+    hits l, l + 32, ... (coalesced): a lane finds the tile of its first hit by a binary
+    search and walks on from there, one search per ORDER_RUN hits rather than one a hit. The
+    gridDim.y blocks of a group share its runs."""
+    if counters[0] > spill_cap or status[_NEED] != 0:
+        return
     t = cuda.threadIdx.x
     T = cuda.blockDim.x
     g = cuda.blockIdx.x
@@ -888,7 +906,7 @@ def order_hits(tile_base, tile_hits, tiles, group_sums, found, lo, slot_code, po
         i += T
     ends[t] = part
     inclusive_scan(ends, t, T)
-    dst = ends[T - 1]
+    dst = ends[T - 1] + status[_BASE] + status[_COUNT]
     cuda.syncthreads()
     e = g * T + t
     n = tile_hits[e] if e < tiles else int64(0)
@@ -925,6 +943,170 @@ def order_hits(tile_base, tile_hits, tiles, group_sums, found, lo, slot_code, po
             mis[d] = int32(v & _LOW16)
             h += L
         r += teams * cuda.gridDim.y
+
+
+@kernel_jit()
+def finish_launch(counters, groups, spill_cap, status):
+    """One block, after a launch's ordering pass: add its hits to ``status[_COUNT]``, or, when
+    its spill area overflowed or an earlier launch's did, ask for room in ``status[_NEED]``
+    (the most that spilled in one launch); then clear the counters for the next launch.
+    Launches follow one another on one stream: no host round trip between them."""
+    t = cuda.threadIdx.x
+    T = cuda.blockDim.x
+    sums = cuda.shared.array(0, int64)
+    part = int64(0)
+    i = t
+    while i < groups:
+        part += counters[1 + i]
+        i += T
+    sums[t] = part
+    inclusive_scan(sums, t, T)
+    spilled = counters[0]
+    if t == 0:
+        if spilled > spill_cap or status[_NEED] != 0:
+            status[_NEED] = imax(imax(status[_NEED], spilled), int64(1))
+        else:
+            status[_COUNT] += sums[T - 1]
+    cuda.syncthreads()
+    i = t
+    while i <= groups:
+        counters[i] = 0
+        i += T
+
+
+@cuda.jit(device=True, inline=True)
+def spread_nibbles(x):
+    """The 4 nibbles of x (16 bits) as the 4 bytes of a word, lowest first."""
+    x = uint32(x)
+    return uint32((x & uint32(0xF)) | ((x & uint32(0xF0)) << uint32(4))
+                  | ((x & uint32(0xF00)) << uint32(8)) | ((x & uint32(0xF000)) << uint32(12)))
+
+
+@kernel_jit()
+def unpack_text(packed32, text32, first, last):
+    """Words [first, last) of a packed text (8 codes a word, low nibble first) into the
+    words 2w and 2w + 1 of the text (one code a byte): the upload takes half the bytes."""
+    w = first + cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    if w < last:
+        p = packed32[w]
+        text32[2 * w] = spread_nibbles(p & uint32(0xFFFF))
+        text32[2 * w + 1] = spread_nibbles(p >> uint32(16))
+
+
+@cuda.jit(device=True, inline=True)
+def lower_bound(pos, code, first, n, p, c):
+    """How many of the n hits from ``first`` (sorted by position, then code) come before
+    (p, c)."""
+    a = int64(0)
+    z = n
+    while a < z:
+        mid = (a + z) >> 1
+        q = pos[first + mid]
+        if q < p or (q == p and code[first + mid] < c):
+            a = mid + 1
+        else:
+            z = mid
+    return a
+
+
+@kernel_jit()
+def merge_groups(src_pos, src_code, src_mis, status, total, pos, code, mis):
+    """The hits of several length groups, each in text order from ``status[g, _BASE]``
+    (``status[g, _COUNT]`` of them), merged into one text order (position, then code: the
+    in-memory order of the CPU backends) in the columns from 0: each hit's place is its
+    index in its group plus the hits of the other groups before it (a binary search in
+    each)."""
+    i = int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
+    if i >= total:
+        return
+    G = status.shape[0]
+    g = 0
+    j = i
+    while j >= status[g, _COUNT]:
+        j -= status[g, _COUNT]
+        g += 1
+    at = status[g, _BASE] + j
+    p = src_pos[at]
+    c = src_code[at]
+    d = j
+    for h in range(G):
+        if h != g:
+            d += lower_bound(src_pos, src_code, status[h, _BASE], status[h, _COUNT], p, c)
+    pos[d] = p
+    code[d] = c
+    mis[d] = src_mis[at]
+
+
+#: Consecutive hits a thread of the counting pass takes.
+TALLY_RUN = 32
+
+
+@kernel_jit()
+def tally_hits(pos, code, n, offsets, shifts, bin_starts, pattern_hits, bins, shared_patterns):
+    """Count hits 0..n-1 (in text order) per pattern into ``pattern_hits`` and per bin of
+    their record's hit-density profile into ``bins`` (record r's bins start at
+    ``bin_starts[r]`` and are ``1 << shifts[r]`` positions wide), as the CPU's tally does.
+    A thread takes TALLY_RUN consecutive hits: they come in runs of one bin, each added with
+    one atomic. Per-pattern counts go through a block histogram in shared memory when
+    ``shared_patterns`` (few patterns)."""
+    t = cuda.threadIdx.x
+    T = cuda.blockDim.x
+    hist = cuda.shared.array(0, int32)
+    P = pattern_hits.shape[0]
+    if shared_patterns:
+        i = t
+        while i < P:
+            hist[i] = 0
+            i += T
+        cuda.syncthreads()
+    first = (int64(cuda.blockIdx.x) * T + t) * TALLY_RUN
+    if first < n:
+        last = imin(n, first + TALLY_RUN)
+        p = int64(pos[first])
+        a = 0
+        z = offsets.shape[0] - 1
+        while z - a > 1:  # the record of the first hit
+            mid = (a + z) >> 1
+            if offsets[mid] <= p:
+                a = mid
+            else:
+                z = mid
+        r = a
+        rec_lo = offsets[r]
+        rec_hi = offsets[r + 1]
+        shift = shifts[r]
+        b0 = bin_starts[r]
+        current = int64(-1)
+        run = int64(0)
+        for h in range(first, last):
+            p = int64(pos[h])
+            while p >= rec_hi:
+                r += 1
+                rec_lo = offsets[r]
+                rec_hi = offsets[r + 1]
+                shift = shifts[r]
+                b0 = bin_starts[r]
+            b = b0 + ((p - rec_lo) >> shift)
+            if b != current:
+                if run > 0:
+                    cuda.atomic.add(bins, current, run)
+                current = b
+                run = 0
+            run += 1
+            pc = int64(code[h]) >> 1
+            if shared_patterns:
+                cuda.atomic.add(hist, pc, 1)
+            else:
+                cuda.atomic.add(pattern_hits, pc, int64(1))
+        if run > 0:
+            cuda.atomic.add(bins, current, run)
+    if shared_patterns:
+        cuda.syncthreads()
+        i = t
+        while i < P:
+            if hist[i] != 0:
+                cuda.atomic.add(pattern_hits, i, int64(hist[i]))
+            i += T
 
 
 @kernel_jit()

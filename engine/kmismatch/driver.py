@@ -266,7 +266,8 @@ class Kernels:
             from engine.kmismatch import cuda as kcuda
 
             return kcuda.compiled(job.variant, self.slot_groups, job.params["k"],
-                                  job.params.get("threads_per_block"))
+                                  job.params.get("threads_per_block"),
+                                  len(job.inputs["patterns"]))
         helpers = [tally] + ([pack] if job.backend == "multicore" else [])
         return all(bool(f.signatures) for f in [_kernel(job.variant, job.backend)] + helpers)
 
@@ -276,7 +277,7 @@ class Kernels:
             from engine.kmismatch import cuda as kcuda
 
             kcuda.warm_up(job.variant, self.slot_groups, job.params["k"],
-                          job.params.get("threads_per_block"))
+                          job.params.get("threads_per_block"), len(job.inputs["patterns"]))
             return
         text = np.tile(np.array([1, 2, 4, 8], dtype=np.uint8), 16)
         model = build_model(job.variant, np.array([[1, 2, 4]], dtype=np.uint8), 1)
@@ -311,10 +312,13 @@ class ScanRunner:
     (record, start, pattern, strand) order, and counts them in :attr:`counts`.
     ``cells`` counts positions x patterns searched (a reverse complement counting as one
     more pattern), ``comparisons`` the symbol comparisons these Hamming distances stand
-    for. A slice that a kernel aborts (the cancel flag) is dropped whole.
+    for. A slice that a kernel aborts (the cancel flag) is dropped whole. On cuda the GPU
+    does the whole slice (engine.kmismatch.cuda.CudaSearch: hits ordered, merged and
+    counted there, copied into page-locked columns); ``cache_text`` keeps the text packed
+    for its records, so that solving them again uploads it at once.
     """
 
-    def __init__(self, job: Job, kernels: Kernels, abort: np.ndarray):
+    def __init__(self, job: Job, kernels: Kernels, abort: np.ndarray, cache_text: bool = True):
         records: tuple[Record, ...] = job.inputs["text"]
         patterns: tuple[Record, ...] = job.inputs["patterns"]
         k = job.params["k"]
@@ -322,14 +326,21 @@ class ScanRunner:
         self.backend = job.backend
         self.abort = abort
         self.text, self.offsets = flat_text(records)
+        self.counts = Counts([len(r) for r in records], len(patterns),
+                             config.KMISMATCH_DENSITY_BINS)
         self.search = None
+        columns: dict = {}
         if kernels.on_gpu:
+            from engine import gpu
             from engine.kmismatch import cuda as kcuda
 
             self.search = kcuda.CudaSearch(job.variant, self.text, self.offsets,
                                            kernels.slot_groups, k,
-                                           job.params.get("threads_per_block"), abort)
+                                           job.params.get("threads_per_block"), abort,
+                                           owners=records if cache_text else None,
+                                           counts=self.counts, n_patterns=len(patterns))
             self.groups = [_Group(g.m, g) for g in self.search.groups]
+            columns = {"dtypes": self.search.dtypes, "alloc": gpu.pinned_empty}
         else:
             self.groups = []
             for m, slot_patterns, slot_code in kernels.slot_groups:
@@ -341,9 +352,8 @@ class ScanRunner:
         self.found = HitBuffer(pattern_ids=tuple(p.id for p in patterns),
                                pattern_lengths=tuple(len(p) for p in patterns),
                                record_ids=tuple(r.id for r in records), text=self.text,
-                               offsets=self.offsets, shifts=[r.offset for r in records])
-        self.counts = Counts([len(r) for r in records], len(patterns),
-                             config.KMISMATCH_DENSITY_BINS)
+                               offsets=self.offsets, shifts=[r.offset for r in records],
+                               **columns)
         self.total = sum(len(r) for r in records)
         self.done = 0
         slots = sum(g.slots for g in self.groups)
@@ -364,7 +374,16 @@ class ScanRunner:
         if not lo and hi < self.total:  # room for the whole text's hits at the first slice's rate
             self.found.reserve(int(len(self.found) * (self.total / hi) * 1.2) + 1024)
         self.done = hi
+        if self.finished:
+            self._settle()
         return Step(hi - lo, *counted)
+
+    def _settle(self) -> None:
+        """cuda: the GPU's counts into :attr:`counts`, and its memory left for the next job."""
+        if self.search is not None:
+            self.search.fetch_counts(self.counts)
+            self.search.close()
+            self.search = None
 
     def report(self) -> dict:
         return {"partial": self.found.view()}
@@ -373,26 +392,35 @@ class ScanRunner:
         return self.found.view()
 
     def density(self) -> tuple[HitDensity, ...]:
+        self._settle()
         return self.counts.density(self.records)
+
+    def _windows(self, group: _Group, lo: int, hi: int):
+        return chunks(self.offsets, lo, hi, group.m, self.pieces)
 
     def _scan_slice(self, lo: int, hi: int):
         """Add the hits of windows starting in text[lo:hi] to ``found`` and count them.
         Returns (cells, comparisons), or None when aborted (then ``found`` is unchanged).
-        A cuda job makes one launch per length group, which skips the windows that cross
+        A cuda job hands the whole slice to the GPU, which skips the windows that cross
         records itself."""
         found, counts = self.found, self.counts
         cells = comparisons = 0
+        if self.search is not None:
+            for group in self.groups:
+                los, his = self._windows(group, lo, hi)
+                windows = int((his - los).sum())
+                cells += windows * group.slots
+                comparisons += windows * group.slots * group.m
+            self.search.scan(lo, hi, found)
+            return cells, comparisons
         # One length group's hits come out in order; several groups are merged.
         merge = [HitBuffer() for _ in self.groups] if len(self.groups) > 1 else [found]
         for group, out in zip(self.groups, merge):
-            los, his = chunks(self.offsets, lo, hi, group.m, self.pieces)
+            los, his = self._windows(group, lo, hi)
             if not los.size:
                 continue
-            if self.search is not None:
-                added = self.search.scan(group.model, int(los[0]), int(his[-1]), out, counts)
-            else:
-                added = scan(group.model, self.text, los, his, self.backend, self.abort, out,
-                             1.5 * group.per_window, counts)
+            added = scan(group.model, self.text, los, his, self.backend, self.abort, out,
+                         1.5 * group.per_window, counts)
             if added is None:
                 return None
             windows = int((his - los).sum())
@@ -514,7 +542,8 @@ class StreamedScanRunner(OwnedHits):
         pieces = piece_records(self.records, text)
         inner_job = dataclasses.replace(self.job, inputs={"text": tuple(pieces),
                                                           "patterns": self.job.inputs["patterns"]})
-        self._inner = ScanRunner(inner_job, self.kernels, self.abort)
+        # (a chunk's pieces are views of one reused buffer: nothing to keep packed)
+        self._inner = ScanRunner(inner_job, self.kernels, self.abort, cache_text=False)
         self._seen = 0
         self._owned = sum(p.end - p.own for p in chunk.pieces)
 

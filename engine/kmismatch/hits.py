@@ -47,7 +47,8 @@ class HitTable(ColumnTable):
     pattern and strand (an :class:`engine.columns.ColumnTable`: rows made when read).
 
     Stored per hit: ``pos`` (window start in the records laid end to end),
-    ``code`` (2 * pattern index + strand) and ``mismatches``. Derived columns:
+    ``code`` (2 * pattern index + strand) and ``mismatches`` (integers of any width: the
+    cuda backend's are as narrow as the job allows). Derived columns:
     ``record`` and ``pattern`` (indices into ``record_ids`` / ``pattern_ids``),
     ``start0`` (0-based start in its record), ``strand`` (0 '+', 1 '-'),
     ``start`` and ``end`` (1-based, inclusive, in the loaded records' coordinates: plus
@@ -115,8 +116,8 @@ class HitTable(ColumnTable):
 
     @property
     def start(self) -> np.ndarray:
-        """1-based starts."""
-        return self.start0 + 1 + self._shift()
+        """1-based starts (int64, whatever the type of ``pos``)."""
+        return self.start0.astype(np.int64, copy=False) + 1 + self._shift()
 
     @property
     def end(self) -> np.ndarray:
@@ -151,7 +152,7 @@ class HitTable(ColumnTable):
         return {"pattern_id": categorical(self.pattern, self.pattern_ids),
                 "record_id": categorical(self.record, self.record_ids), "start": self.start,
                 "end": self.end, "strand": pd.Categorical.from_codes(self.strand, list(STRANDS)),
-                "mismatches": self.mismatches,
+                "mismatches": self.mismatches.astype(np.int32, copy=False),
                 "matched": np.array([m for a in range(0, len(self), BLOCK)
                                      for m in self.take(slice(a, a + BLOCK)).matched()],
                                     dtype=object)}
@@ -163,13 +164,17 @@ class HitBuffer:
     :meth:`room` hands out space after the hits already in; :meth:`keep` then
     closes the gaps between the regions that were filled and adds them.
     :meth:`view` is a snapshot: entries below the count are never written again.
+    ``dtypes`` (default int64, int32, int32) and ``alloc(n, dtype)`` (default
+    ``np.empty``) say what the columns are: the cuda backend's are narrower, in
+    page-locked memory that its copies land in.
     """
 
     _DTYPES = (np.int64, np.int32, np.int32)
 
-    def __init__(self, **table_args):
+    def __init__(self, dtypes=None, alloc=None, **table_args):
         self._table_args = table_args
-        self.columns = tuple(np.empty(1024, dtype=d) for d in self._DTYPES)
+        self._alloc = alloc or np.empty
+        self.columns = tuple(self._alloc(1024, d) for d in (dtypes or self._DTYPES))
         self._n = 0
 
     def __len__(self) -> int:
@@ -180,7 +185,7 @@ class HitBuffer:
         if capacity > self.columns[0].shape[0]:
             grown = []
             for col in self.columns:
-                new = np.empty(capacity, dtype=col.dtype)
+                new = self._alloc(capacity, col.dtype)
                 new[:self._n] = col[:self._n]
                 grown.append(new)
             self.columns = tuple(grown)

@@ -42,7 +42,8 @@ ERRORS = {
              "CUDA error while running"),
 }
 #: Device operations each fault hits, and what engine.gpu says it was doing.
-ALLOCATIONS = {"upload": lambda a: a[1], "empty": lambda a: a[2], "upload_many": lambda a: a[0]}
+ALLOCATIONS = {"upload": lambda a: a[1], "empty": lambda a: a[2], "upload_many": lambda a: a[0],
+               "spare": lambda a: a[2]}
 LAUNCHES = {"launch": lambda a: f"launching {a[1]} blocks of {a[2]} threads"}
 RESULTS = {"fetch": lambda a: "running a kernel (copying its results back)",
            "synchronize": lambda a: a[0] if a else "running a kernel"}

@@ -183,33 +183,47 @@ def test_hit_buffer_overflow_runs_the_launch_again(method, monkeypatch):
 
     monkeypatch.setattr(kcuda.CudaSearch, "_group", pessimist)
     runs = []
-    original = kcuda.CudaSearch.run
+    original = kcuda.CudaSearch.run_batch
 
-    def spy(self, g, lo, hi):
-        before = self.launches
-        n = original(self, g, lo, hi)
-        runs.append((n, self.launches - before))
+    def spy(self, work):
+        before = self.reruns
+        n = original(self, work)
+        runs.append((n, self.reruns - before))
         return n
 
-    monkeypatch.setattr(kcuda.CudaSearch, "run", spy)
+    monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
     rng = np.random.default_rng(3)
     pats = records([random_codes(rng, 5), random_codes(rng, 3)], "p")
     text = records([random_codes(rng, 40, 0.1)], "t")
     check(method, text, pats, 5)  # k >= m: every window hits every slot
-    assert any(launches > 1 for _, launches in runs), runs
+    assert any(reruns for _, reruns in runs), runs
 
 
-def test_hits_beyond_the_memory_for_one_launch_split_it(monkeypatch):
+@pytest.mark.parametrize("first_guess", ["random DNA", "almost no hits"])
+def test_hits_beyond_the_memory_for_one_launch_split_it(monkeypatch, first_guess):
+    """Room for 16 hits a batch: ranges are halved until their hits fit. With a first guess
+    of almost no hits, a batch overflows first and asks for more room than there is: it is
+    halved too (and the room asked for is not kept for the halves)."""
     monkeypatch.setattr(kcuda, "HIT_BYTES", 1 << 24)  # room for 16 hits a launch
-    nones = []
-    original = kcuda.CudaSearch.run
+    if first_guess != "random DNA":
+        monkeypatch.setattr(config, "KMISMATCH_CUDA_MIN_HITS", 1)
+        original_group = kcuda.CudaSearch._group
 
-    def spy(self, g, lo, hi):
-        n = original(self, g, lo, hi)
+        def pessimist(self, *args):
+            g = original_group(self, *args)
+            g.per_window = 1e-6
+            return g
+
+        monkeypatch.setattr(kcuda.CudaSearch, "_group", pessimist)
+    nones = []
+    original = kcuda.CudaSearch.run_batch
+
+    def spy(self, work):
+        n = original(self, work)
         nones.append(n is None)
         return n
 
-    monkeypatch.setattr(kcuda.CudaSearch, "run", spy)
+    monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
     rng = np.random.default_rng(4)
     pats = records([random_codes(rng, 4, 0.2)], "p")
     text = records([random_codes(rng, 50, 0.1)], "t")
@@ -361,3 +375,204 @@ def test_bench_cases_run_on_tiny_workloads(monkeypatch):
         assert metrics["seconds"] >= 0 and metrics["agrees"] in (True, "reference"), case.name
         if "/cuda" in case.name:
             assert metrics["device"] == "CUDA simulator" and metrics["hits"] > 0
+
+
+# -- end to end: pieces of text, batches, columns, memory reuse (issue 16) ------------------
+def same_as_the_cpu(res, text, patterns, k, strands="both"):
+    """Hits (order and content), per-pattern counts and density profiles equal the serial
+    CPU backend's."""
+    cpu = kmismatch.solve(text, patterns, k, backend="serial", strands=strands)
+    assert len(res.hits) == len(cpu.hits)
+    for a, b in ((res.hits.pos, cpu.hits.pos), (res.hits.code, cpu.hits.code),
+                 (res.hits.mismatches, cpu.hits.mismatches)):
+        assert np.array_equal(a, b)
+    assert np.array_equal(res.hits.start, cpu.hits.start) and res.hits.start.dtype == np.int64
+    assert list(res.hits.tuples()) == list(cpu.hits.tuples())
+    assert res.pattern_hits.tolist() == cpu.pattern_hits.tolist()
+    for a, b in zip(res.density, cpu.density):
+        assert (a.record_id, a.bin_width) == (b.record_id, b.bin_width)
+        assert a.counts.tolist() == b.counts.tolist()
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_many_hits_across_upload_pieces_and_records(method, monkeypatch):
+    """Pieces of 8 packed bytes (16 symbols): a slice is searched a piece at a time, each
+    batch waiting for its own piece, its hits copied back while the next is searched;
+    hundreds of hits (k = 3 of 5 and 7, IUPAC, both strands, two lengths merged on the GPU,
+    records of 1 to 180 symbols, small density bins)."""
+    monkeypatch.setattr(config, "GPU_UPLOAD_BYTES", 8)
+    monkeypatch.setattr(config, "KMISMATCH_DENSITY_BINS", 8)
+    rng = np.random.default_rng(30 + len(method))
+    pats = records([random_codes(rng, m, 0.1) for m in (5, 7, 5)], "p")
+    text = records([planted_text(rng, n, [p.codes for p in pats], copies=3, iupac_rate=0.15)
+                    for n in (180, 1, 37, 64)], "t")
+    batches = []
+    original = kcuda.CudaSearch.run_batch
+
+    def spy(self, work):
+        n = original(self, work)
+        if self.n_text == 282:  # (not the warm-up's)
+            batches.append(n)
+        return n
+
+    monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
+    res = check(method, text, pats, 3)
+    assert len(res.hits) > 300 and len(batches) >= 282 // 16 and sum(batches) == len(res.hits)
+    assert (res.hits.pos.dtype, res.hits.code.dtype, res.hits.mismatches.dtype) == (
+        np.int32, np.int8, np.int8)
+    same_as_the_cpu(res, text, pats, 3)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_patterns_of_63_64_and_65_symbols(method):
+    """Lengths past the unrolled kernels' (and the counters of a 64-bit word) on both
+    strands, with near-copies planted, forward and reverse complement."""
+    rng = np.random.default_rng(63)
+    pats = records([random_codes(rng, m, 0.05) for m in (63, 64, 65)], "p")
+    text = records([planted_text(rng, 300, [p.codes, p.codes], copies=2) for p in pats], "t")
+    res = check(method, text, pats, 4)
+    assert len(res.hits) >= 3 and set(res.hits.strand.tolist()) == {0, 1}
+    same_as_the_cpu(res, text, pats, 4)
+
+
+@pytest.mark.parametrize("method", ["shared-mem", "pair-tile"])
+def test_no_hits_at_all(method):
+    """An empty result: no hit columns copied, zero counts, the table and writers work."""
+    pats = [Record("p", load("ACGTACGTAC")[0].codes)]
+    text = records([load("T" * 90)[0].codes, load("G" * 30)[0].codes], "t")
+    res = check(method, text, pats, 1)
+    assert len(res.hits) == 0 and list(res.hits.tuples()) == [] and res.hits.start.shape == (0,)
+    assert res.pattern_hits.tolist() == [0] and all(d.counts.sum() == 0 for d in res.density)
+
+
+@pytest.mark.parametrize("method", ["thread", "shared-mem"])
+def test_spill_overflow_in_a_batch_of_many_launches(method, monkeypatch):
+    """A batch of several launches a group, two groups: regions for almost no hits and a
+    spill area of one hit, so that a launch overflows, those after it in its group write
+    nothing, and the batch runs again with the room asked for; the hits equal one launch's
+    over the whole text (nothing lost or repeated, groups merged in order)."""
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_MIN_HITS", 1)
+    rng = np.random.default_rng(8)
+    pats = records([random_codes(rng, 4), random_codes(rng, 6, 0.2)], "p")
+    codes = random_codes(rng, 150, 0.1)
+    offsets = np.array([0, 60, 150])
+    groups = slot_groups(pats, "both")
+    want = []
+    plain = kcuda.CudaSearch(method, codes, offsets, groups, 2)
+    for g in plain.groups:
+        n = plain.run(g, 0, 150 - g.m + 1)
+        want += zip(*(plain.dev.fetch(c[:n]).tolist() for c in (plain.pos, plain.code,
+                                                                 plain.mis)))
+    want.sort()
+    search = kcuda.CudaSearch(method, codes, offsets, groups, 2)
+    for g in search.groups:
+        g.per_window = 1e-6
+    cuts = (0, 17, 40, 41, 90, 130)
+    work = [(g, [(a, z) for a, z in zip(cuts, cuts[1:] + (150 - g.m + 1,))])
+            for g in search.groups]
+    n = search.run_batch(work)
+    search.dev.synchronize("", search.stream)
+    got = list(zip(*(search.dev.fetch(c[:n]).tolist() for c in (search.pos, search.code,
+                                                                 search.mis))))
+    assert search.reruns >= 1 and search.launches > 2 * len(cuts)
+    assert got == want and len(got) > 20
+
+
+def test_the_text_is_unpacked_on_the_gpu_as_it_was():
+    """Packed two codes a byte (odd lengths, every code 0-15), uploaded in pieces, unpacked:
+    the device text is the host text, then zeros to a whole number of 8-code words."""
+    rng = np.random.default_rng(2)
+    pats = slot_groups([Record("p", np.array([1, 2, 4], np.uint8))], "both")
+    for n in (1, 7, 8, 9, 17, 33, 100):
+        codes = rng.integers(0, 16, n).astype(np.uint8)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(config, "GPU_UPLOAD_BYTES", 4)
+            search = kcuda.CudaSearch("thread", codes, np.array([0, n]), pats, 1)
+        search.dev.synchronize("", search.copy_stream)
+        up = search.text.copy_to_host()
+        assert up.shape[0] == -(-n // 8) * 8 and up.shape[0] % 8 == 0
+        assert np.array_equal(up[:n], codes) and not up[n:].any(), n
+        assert len(search._ready) == -(-n // 8)  # pieces of 4 packed bytes
+        search.close()
+
+
+def test_solving_the_same_records_again_reuses_the_packed_text(monkeypatch):
+    """The packed text is kept for the records (by identity, while they live): a second
+    solve packs nothing; other records are packed; dead records' texts are dropped."""
+    from engine import gpu
+
+    rng = np.random.default_rng(11)
+    pats = records([random_codes(rng, 6)], "p")
+    text = records([planted_text(rng, 70, [pats[0].codes]), random_codes(rng, 20)], "t")
+    check("pair-tile", text[1:], pats, 2)  # (compiled: the warm-up packs a text of its own)
+    gpu.PACKED_TEXTS.clear()
+    packs = []
+    original = gpu.pack_into
+
+    def spy(codes, out, first, last):
+        if first == 0:
+            packs.append(codes.shape[0])
+        return original(codes, out, first, last)
+
+    monkeypatch.setattr(gpu, "pack_into", spy)
+    first = check("pair-tile", text, pats, 2)
+    assert packs == [90]
+    again = check("pair-tile", text, pats, 2)
+    assert packs == [90] and engine_rows(again) == engine_rows(first)
+    other = [Record(r.id, r.codes.copy()) for r in text]
+    check("pair-tile", other, pats, 2)
+    assert packs == [90, 90] and len(gpu.PACKED_TEXTS.entries) == 2
+    del other
+    assert len(gpu.PACKED_TEXTS.entries) == 1
+
+
+def test_hit_columns_are_pooled_page_locked_memory():
+    """The result's columns are views of page-locked blocks from engine.gpu.PINNED; a block
+    goes back to the pool when the last result using it is gone, and the next solve takes it
+    again."""
+    from engine import gpu
+
+    rng = np.random.default_rng(12)
+    pats = records([random_codes(rng, 5)], "p")
+    text = records([planted_text(rng, 120, [pats[0].codes])], "t")
+    res = check("shared-mem", text, pats, 2)
+    blocks = {id(c.base.base if c.base.base is not None else c.base)
+              for c in (res.hits.pos, res.hits.code, res.hits.mismatches)}
+
+    def block_of(column):
+        base = column
+        while isinstance(base, np.ndarray):
+            base = base.base
+        return base
+
+    held = [block_of(c) for c in (res.hits.pos, res.hits.code, res.hits.mismatches)]
+    assert all(isinstance(b, gpu._PinnedBlock) for b in held), blocks
+    raws = {id(b._raw) for b in held}
+    free_before = sum(len(v) for v in gpu.PINNED.free.values())
+    del res, held
+    assert sum(len(v) for v in gpu.PINNED.free.values()) >= free_before + len(raws)
+    res = check("shared-mem", text, pats, 2)
+    again = {id(block_of(c)._raw) for c in (res.hits.pos, res.hits.code, res.hits.mismatches)}
+    assert again & raws
+
+
+def test_a_job_leaves_its_device_memory_for_the_next():
+    """A finished search gives its device arrays to engine.gpu.SPARES; the next job of the
+    same shape allocates none."""
+    from engine import gpu
+
+    rng = np.random.default_rng(13)
+    pats = records([random_codes(rng, 5)], "p")
+    text = records([planted_text(rng, 120, [pats[0].codes])], "t")
+    check("thread", text, pats, 2)
+    allocations = []
+    original = gpu.Device.empty
+
+    def spy(self, shape, dtype, what):
+        allocations.append(what)
+        return original(self, shape, dtype, what)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gpu.Device, "empty", spy)
+        check("thread", text, pats, 2)
+    assert allocations == [], allocations

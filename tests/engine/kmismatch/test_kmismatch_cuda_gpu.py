@@ -121,21 +121,21 @@ def test_hit_buffer_overflow_and_splits_on_real_data(mixed, mixed_cpu, monkeypat
         return g
 
     runs = []
-    original_run = kcuda.CudaSearch.run
+    original_run = kcuda.CudaSearch.run_batch
 
-    def spy(self, g, lo, hi):
-        before = self.launches
-        n = original_run(self, g, lo, hi)
-        runs.append((n, self.launches - before))
+    def spy(self, work):
+        before = self.reruns
+        n = original_run(self, work)
+        runs.append((n, self.reruns - before))
         return n
 
     monkeypatch.setattr(config, "KMISMATCH_CUDA_MIN_HITS", 1)
     monkeypatch.setattr(kcuda.CudaSearch, "_group", pessimist)
-    monkeypatch.setattr(kcuda.CudaSearch, "run", spy)
+    monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
     for method in METHODS:
         _same(kmismatch.solve(text, patterns, 6, variant=method, backend="cuda"), mixed_cpu[6],
               method)
-    assert any(launches > 1 for _, launches in runs)
+    assert any(reruns for _, reruns in runs)
     runs.clear()
     monkeypatch.setattr(kcuda.CudaSearch, "_group", original)
     free = kcuda.gpu.Device().scratch_budget(config.KMISMATCH_CUDA_MEMORY_FRACTION)

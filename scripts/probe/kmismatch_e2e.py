@@ -1,0 +1,139 @@
+"""kmismatch T3x20 end to end on the GPU against pmasm multicore, in one process (issue 16).
+
+    python3 scripts/probe/kmismatch_e2e.py [VARIANT] [RUNS] [NAME=VALUE ...]
+
+VARIANT: a CUDA method (default shared-mem); RUNS: timed runs of each (default 5, the best
+counts); NAME=VALUE sets an ``engine.config`` tunable (e.g. GPU_UPLOAD_BYTES=33554432).
+Prints one JSON object:
+
+- ``cuda``: ``kmismatch.solve`` on the cuda backend, host text in, columnar hits out: the
+  best ``solve_s`` (RunInfo.seconds, what ``--json`` reports) and ``wall_s`` (the whole
+  call), GB/s of text; ``pmasm``: the same for pmasm multicore on every CPU; ``speedup``:
+  pmasm / cuda (the goal: 10);
+- ``kernel``: the search kernel and its ordering pass alone over the text already on the
+  GPU (benchmarks/kmismatch_cuda.py's kernel row; the goal: 200 GB/s);
+- ``split``: one more cuda run with CUDA events between its phases (a few hundred
+  microseconds slower): GPU time of ``upload`` (copy and unpack the packed text, on the
+  copy stream: it overlaps the search), ``search``, ``order`` (ordering, merging),
+  ``tally`` (counts), ``copy_back`` (the hit columns), and host time (perf_counter) of
+  ``setup`` (the job, the kernels' check, the runner with its uploads started), ``slices``
+  (queueing, waiting for the GPU) and ``host_table`` (the hit table and the counts);
+- ``agrees``: the cuda hits equal pmasm's (position, code, mismatches, in order).
+
+The text is one Record for every run, so the packed copy of it is kept between runs
+(engine.gpu.PACKED_TEXTS), as for a GUI user's background; ``first_run_s`` is the first
+solve of it (packing and page-locked memory included, compilation not).
+"""
+import ast
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from benchmarks import kmismatch_cuda as bench
+from engine import config, kmismatch
+
+for setting in sys.argv[3:]:
+    name, value = setting.split("=", 1)
+    if not hasattr(config, name):
+        sys.exit(f"no engine.config.{name}")
+    setattr(config, name, ast.literal_eval(value))
+VARIANT = sys.argv[1] if len(sys.argv) > 1 else "shared-mem"
+RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+
+text = [bench._text("T3x20")]
+patterns = bench.patterns_from_lambda()
+n = len(text[0])
+cuda_opts = dict(variant=VARIANT, backend="cuda", strands=bench.STRANDS)
+cpu_opts = dict(variant="pmasm", backend="multicore", strands=bench.STRANDS,
+                threads=os.cpu_count())
+
+
+def best_of(options):
+    """(best solve seconds, best wall seconds, last result) of RUNS solves."""
+    solve = wall = float("inf")
+    result = None
+    for _ in range(RUNS):
+        result = None  # (a cuda result's page-locked columns go back to the pool first)
+        t0 = time.perf_counter()
+        result = kmismatch.solve(text, patterns, bench.K, **options)
+        wall = min(wall, time.perf_counter() - t0)
+        solve = min(solve, result.info.seconds)
+    return solve, wall, result
+
+
+def rates(solve, wall):
+    return {"solve_s": solve, "wall_s": wall, "GB_per_s": n / solve / 1e9}
+
+
+def split():
+    """One instrumented cuda run through the same objects as kmismatch.solve."""
+    from engine.jobs import CancelToken
+    from engine.kmismatch import cuda as kcuda
+    from engine.kmismatch.driver import Kernels, ScanRunner
+    from engine.slices import Meter, run_slices
+
+    searches = []
+    original = kcuda.CudaSearch.__init__
+
+    def timed(self, *args, **kwargs):
+        original(self, *args, timing=True, **kwargs)
+        searches.append(self)
+
+    kcuda.CudaSearch.__init__ = timed
+    try:
+        t0 = time.perf_counter()
+        job = kmismatch.make_job(text, patterns, bench.K, **cuda_opts)
+        kernels = Kernels(job)
+        assert kernels.compiled()
+        cancel = CancelToken()
+        runner = ScanRunner(job, kernels, cancel.flag)
+        t1 = time.perf_counter()
+        for _ in run_slices(runner, Meter(job), cancel):
+            pass
+        t2 = time.perf_counter()
+        hits, density = runner.hits(), runner.density()
+        t3 = time.perf_counter()
+    finally:
+        kcuda.CudaSearch.__init__ = original
+    (search,) = searches
+    out = {k.replace(" ", "_") + "_ms": 1e3 * v for k, v in search.phase_seconds.items()}
+    out.update(setup_ms=1e3 * (t1 - t0), slices_ms=1e3 * (t2 - t1),
+               host_table_ms=1e3 * (t3 - t2), total_ms=1e3 * (t3 - t0),
+               launches=search.launches, reruns=search.reruns, hits=len(hits),
+               density_hits=int(sum(d.counts.sum() for d in density)))
+    return out
+
+
+# Compile, then a first run of the whole text (packing, page-locked memory).
+kmismatch.solve([text[0].slice(0, 5000)], patterns, bench.K, **cuda_opts)
+t0 = time.perf_counter()
+first = kmismatch.solve(text, patterns, bench.K, **cuda_opts)
+first_wall = time.perf_counter() - t0
+first_seconds = first.info.seconds
+del first
+kmismatch.solve([text[0].slice(0, 5000)], patterns, bench.K, **cpu_opts)
+
+cuda_solve, cuda_wall, gpu_result = best_of(cuda_opts)
+cpu_solve, cpu_wall, cpu_result = best_of(cpu_opts)
+g, c = gpu_result.hits, cpu_result.hits
+agrees = (len(g) == len(c) and all(np.array_equal(a, b) for a, b in (
+    (g.pos, c.pos), (g.code, c.code), (g.mismatches, c.mismatches)))
+    and np.array_equal(gpu_result.pattern_hits, cpu_result.pattern_hits)
+    and all(np.array_equal(a.counts, b.counts)
+            for a, b in zip(gpu_result.density, cpu_result.density)))
+del gpu_result
+kernel = bench._kernel("T3x20", VARIANT, RUNS)
+print(json.dumps({
+    "device": bench._device(), "variant": VARIANT, "text_bytes": n, "hits": len(c),
+    "runs": RUNS, "cpus": os.cpu_count(),
+    "cuda": {**rates(cuda_solve, cuda_wall), "first_run_s": first_seconds,
+             "first_run_wall_s": first_wall},
+    "pmasm": rates(cpu_solve, cpu_wall),
+    "speedup": cpu_solve / cuda_solve, "speedup_wall": cpu_wall / cuda_wall,
+    "kernel": {k: kernel[k] for k in ("kernel_ms", "search_ms", "order_ms", "GB_per_s")},
+    "split": split(), "agrees": agrees,
+    "hit_bytes": sum(col.dtype.itemsize for col in (g.pos, g.code, g.mismatches)),
+}, indent=1))
