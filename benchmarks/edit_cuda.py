@@ -265,12 +265,10 @@ def _family_run(m, form="columns"):
     return metrics
 
 
-def _cpu_on_family_pairs(m, n, gpu_best, gpu_end):
-    """The multicore CPU (myers-blocked, the same columnar API) on a seeded sample of the
-    family row's pairs, and whether it agrees with the GPU there."""
+def _cpu_verify(m, n, sample):
+    """(seconds, best, end, cells) of the multicore CPU (myers-blocked, the same columnar
+    API) on the ``sample`` of the first ``n`` pairs, after a call that compiles or loads."""
     genome, starts, ends, *_ = workload(m)
-    sample = np.sort(np.random.default_rng(m + 1).choice(n, min(n, FAMILY_CPU_PAIRS),
-                                                         replace=False))
     queries, regions, k = _columns(m, n)
     queries, regions = queries.take(sample), regions.take(sample)
     options = dict(variant="myers-blocked", backend="multicore", align=False)
@@ -279,7 +277,15 @@ def _cpu_on_family_pairs(m, n, gpu_best, gpu_end):
     result = edit.verify(queries, regions, k, **options)
     seconds = time.perf_counter() - t0
     best, end = _best_end(result.hits, len(sample))
-    cells = float(m) * float(np.sum(ends[sample] - starts[sample]))
+    return seconds, best, end, float(m) * float(np.sum(ends[sample] - starts[sample]))
+
+
+def _cpu_on_family_pairs(m, n, gpu_best, gpu_end):
+    """The multicore CPU (myers-blocked, the same columnar API) on a seeded sample of the
+    family row's pairs, and whether it agrees with the GPU there."""
+    sample = np.sort(np.random.default_rng(m + 1).choice(n, min(n, FAMILY_CPU_PAIRS),
+                                                         replace=False))
+    seconds, best, end, cells = _cpu_verify(m, n, sample)
     return {"cpu_pairs": len(sample), "cpu_s": seconds, "cpu_TCUPS": cells / seconds / 1e12,
             "cpus": os.cpu_count(),
             "cpu_agrees": bool(np.array_equal(gpu_best[sample], best)
@@ -288,18 +294,10 @@ def _cpu_on_family_pairs(m, n, gpu_best, gpu_end):
 
 def _cpu_check(m):
     """The CPU (multicore myers-blocked) on a sample of pairs, against the GPU's answers."""
-    genome, starts, ends, *_ = workload(m)
+    starts = workload(m)[1]
     rng = np.random.default_rng(m)
     sample = np.sort(rng.choice(len(starts), min(CPU_SAMPLE, len(starts)), replace=False))
-    queries, regions, k = _columns(m, len(starts))
-    queries, regions = queries.take(sample), regions.take(sample)
-    options = dict(variant="myers-blocked", backend="multicore", align=False)
-    edit.verify(queries[:2], regions[:2], k, **options)  # compile or load
-    t0 = time.perf_counter()
-    result = edit.verify(queries, regions, k, **options)
-    seconds = time.perf_counter() - t0
-    best, end = _best_end(result.hits, len(sample))
-    cells = float(m) * float(np.sum(ends[sample] - starts[sample]))
+    seconds, best, end, cells = _cpu_verify(m, len(starts), sample)
     metrics = {"pairs": len(sample), "GCUPS": cells / seconds / 1e9, "cpus": os.cpu_count()}
     agrees = _agrees(m, sample, best, end)
     if agrees is not None:

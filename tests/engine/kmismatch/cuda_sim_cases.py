@@ -169,10 +169,8 @@ def test_several_windows_a_thread_across_records_and_ranges(method):
             assert got == [r for r in rows if lo <= r[0] < hi], (g.m, lo, hi)
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_hit_buffer_overflow_runs_the_launch_again(method, monkeypatch):
-    """Tile regions sized for almost no hits and a tiny spill area: tiles spill, the spill
-    area overflows, and the launch runs again with room for all."""
+def _expect_almost_no_hits(monkeypatch):
+    """The searches size their hit room for almost no hits (a first guess far too low)."""
     monkeypatch.setattr(config, "KMISMATCH_CUDA_MIN_HITS", 1)
     original_group = kcuda.CudaSearch._group
 
@@ -182,6 +180,13 @@ def test_hit_buffer_overflow_runs_the_launch_again(method, monkeypatch):
         return g
 
     monkeypatch.setattr(kcuda.CudaSearch, "_group", pessimist)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_hit_buffer_overflow_runs_the_launch_again(method, monkeypatch):
+    """Tile regions sized for almost no hits and a tiny spill area: tiles spill, the spill
+    area overflows, and the launch runs again with room for all."""
+    _expect_almost_no_hits(monkeypatch)
     runs = []
     original = kcuda.CudaSearch.run_batch
 
@@ -206,15 +211,7 @@ def test_hits_beyond_the_memory_for_one_launch_split_it(monkeypatch, first_guess
     halved too (and the room asked for is not kept for the halves)."""
     monkeypatch.setattr(kcuda, "HIT_BYTES", 1 << 24)  # room for 16 hits a launch
     if first_guess != "random DNA":
-        monkeypatch.setattr(config, "KMISMATCH_CUDA_MIN_HITS", 1)
-        original_group = kcuda.CudaSearch._group
-
-        def pessimist(self, *args):
-            g = original_group(self, *args)
-            g.per_window = 1e-6
-            return g
-
-        monkeypatch.setattr(kcuda.CudaSearch, "_group", pessimist)
+        _expect_almost_no_hits(monkeypatch)
     nones = []
     original = kcuda.CudaSearch.run_batch
 
