@@ -385,6 +385,12 @@ class PackedTexts:
     def _drop(self, ids, token) -> None:
         self._dead.append((ids, token))  # (list.append is atomic: no lock here, see above)
 
+    def __len__(self) -> int:
+        """Texts kept (those of dead owners gone first)."""
+        with self.lock:
+            self._purge()
+            return len(self.entries)
+
     def _purge(self) -> None:
         """Drop the noted entries (the caller holds the lock)."""
         while self._dead:

@@ -518,9 +518,32 @@ def test_solving_the_same_records_again_reuses_the_packed_text(monkeypatch):
     assert packs == [90] and engine_rows(again) == engine_rows(first)
     other = [Record(r.id, r.codes.copy()) for r in text]
     check("pair-tile", other, pats, 2)
-    assert packs == [90, 90] and len(gpu.PACKED_TEXTS.entries) == 2
-    del other
-    assert len(gpu.PACKED_TEXTS.entries) == 1
+    assert packs == [90, 90] and len(gpu.PACKED_TEXTS) == 2
+    del other  # (its entry is only noted by the weakref callback: gone at the next call)
+    assert len(gpu.PACKED_TEXTS) == 1 and len(gpu.PACKED_TEXTS.entries) == 1
+
+
+def test_collector_callbacks_inside_the_pools_locks_do_not_hang():
+    """A dead text's weakref callback and a search's ``__del__`` run wherever the garbage
+    collector does, also inside PACKED_TEXTS' or SPARES' own locked code on the same thread:
+    neither may block there (a plain lock hung the kmismatch GPU tests at random)."""
+    import threading
+
+    from engine import gpu
+
+    done = threading.Event()
+
+    def body():
+        with gpu.PACKED_TEXTS.lock:
+            gpu.PACKED_TEXTS._drop((1, 2), object())  # as a callback fired in a locked section
+        with gpu.SPARES.lock:
+            gpu.SPARES.give("test", np.zeros(8, dtype=np.uint8))  # as __del__ inside take
+        done.set()
+
+    threading.Thread(target=body, daemon=True).start()
+    assert done.wait(10), "a pool's lock blocked its own thread"
+    assert len(gpu.PACKED_TEXTS) >= 0  # (the noted entry purged under the lock)
+    gpu.SPARES.clear()
 
 
 def test_hit_columns_are_pooled_page_locked_memory():
