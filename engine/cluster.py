@@ -292,17 +292,17 @@ class TaskGrid:
     def threads(self) -> int:
         return self.session.threads if self.session else 1
 
-    @property
-    def chunk_bases(self) -> int | None:
-        """Background bases per strand of one task's chunk: a CPU worker's at most
-        config.CLUSTER_CHUNK_BASES (tasks short enough to spread over the workers and to
-        stop soon on cancel); None on GPU workers: a cuda job's streaming chunk
-        (engine.streaming.Background with ``gpu``: config.GPU_STREAM_BYTES of text), as in
-        one process. (STREAM_CHUNK_BASES there cut a 3.1 Gb kdiff into 4x the chunks, each
-        a launch too small to fill the GPU: 0.68x the plain cuda run.)"""
-        if self.gpu:
-            return None
-        return min(config.STREAM_CHUNK_BASES, config.CLUSTER_CHUNK_BASES)
+    def chunks(self, records, strands: str, overlap: int) -> list:
+        """The chunk plan of a job's background (engine.streaming) that its tasks take: a CPU
+        worker's chunks at most config.CLUSTER_CHUNK_BASES a strand (tasks short enough to
+        spread over the workers and to stop soon on cancel); GPU workers' those a cuda job
+        streams (config.GPU_STREAM_BYTES of text), as in one process. (STREAM_CHUNK_BASES
+        there cut a 3.1 Gb kdiff into 4x the chunks, each a launch too small to fill the
+        GPU: 0.68x the plain cuda run.)"""
+        from engine.streaming import Background
+
+        bases = None if self.gpu else min(config.STREAM_CHUNK_BASES, config.CLUSTER_CHUNK_BASES)
+        return Background(records, strands, gpu=self.gpu).chunks(overlap, bases)
 
     @property
     def window(self) -> int:
@@ -378,7 +378,7 @@ class ChunkTasks:
     own, engine.streaming) merge in any order.
 
     A subclass gives ``_shared(gpu)`` (the job's data for the workers, with a ``token``),
-    ``_plan(chunk_bases, gpu)`` (the chunks, planned once the cluster is reached) and
+    ``_plan()`` (the chunks, :meth:`TaskGrid.chunks`, planned once the cluster is reached) and
     ``_merge(chunk, answer) -> (cells, comparisons)``; ``task(shared, chunk)`` and
     ``warm(shared)`` run on the workers. Progress counts the columns the merged chunks own,
     times ``weight`` (edit: pattern instances).
@@ -399,7 +399,7 @@ class ChunkTasks:
     def warm_up(self) -> None:
         """Start (or reach) the cluster and warm its workers; plan the chunks."""
         self.grid.open()
-        self._todo = list(reversed(self._plan(self.grid.chunk_bases, self.grid.gpu)))
+        self._todo = list(reversed(self._plan()))
 
     @property
     def threads(self) -> int:

@@ -110,13 +110,10 @@ def shared_job(job: Job, token: str, gpu: bool, settings=None) -> ClusterJob:
     return ClusterJob(token, cluster.worker_job(SPEC, job, gpu), settings)
 
 
-def search_chunks(job: Job, chunk_bases: int | None, gpu: bool) -> list:
-    """The chunks of the job's text that its tasks search (overlap: the search's reach);
-    ``chunk_bases`` None on GPU workers: a cuda job's streaming chunk."""
-    from engine.streaming import Background
-
-    return Background(job.inputs["text"], "forward", gpu=gpu).chunks(search_overlap(job),
-                                                                     chunk_bases)
+def search_chunks(job: Job, grid) -> list:
+    """The chunks of the job's text that its tasks (on ``grid``, an engine.cluster.TaskGrid)
+    search (overlap: the search's reach)."""
+    return grid.chunks(job.inputs["text"], "forward", search_overlap(job))
 
 
 class ClusterRunner(ChunkMerge, ChunkTasks):
@@ -133,8 +130,8 @@ class ClusterRunner(ChunkMerge, ChunkTasks):
     def _shared(self, gpu: bool) -> ClusterJob:
         return shared_job(self.job, self.grid.token(), gpu)
 
-    def _plan(self, chunk_bases: int | None, gpu: bool) -> list:
-        chunks = search_chunks(self.job, chunk_bases, gpu)
+    def _plan(self) -> list:
+        chunks = search_chunks(self.job, self.grid)
         self.expect(chunks)
         return chunks
 

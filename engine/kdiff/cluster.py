@@ -182,12 +182,9 @@ class ClusterScanRunner:
 
     def warm_up(self) -> None:
         """Start (or reach) the cluster and warm its workers; plan the chunks."""
-        from engine.streaming import Background
-
         self.grid.open()
-        background = Background(self.job.inputs["background"], self.job.params["strands"],
-                                gpu=self.grid.gpu)
-        self.chunks = background.chunks(self.overlap, self.grid.chunk_bases)
+        self.chunks = self.grid.chunks(self.job.inputs["background"], self.job.params["strands"],
+                                       self.overlap)
         worker = self.grid.shared.job
         if worker.backend == "cuda":
             self._size = config.CLUSTER_GPU_STARTS

@@ -115,11 +115,8 @@ class ClusterScanRunner(OwnedHits, ChunkTasks):
             check_cuda_limits(self.job.inputs["patterns"], self.job.params["strands"])
         return ClusterJob(self.grid.token(), worker)
 
-    def _plan(self, chunk_bases: int | None, gpu: bool) -> list:
-        from engine.streaming import Background
-
-        return Background(self.records, "forward", gpu=gpu).chunks(
-            int(self.pattern_lengths.max()) - 1, chunk_bases)
+    def _plan(self) -> list:
+        return self.grid.chunks(self.records, "forward", int(self.pattern_lengths.max()) - 1)
 
     def _merge(self, chunk, answer) -> tuple[int, int]:
         pos, code, mis, cells, comparisons = answer

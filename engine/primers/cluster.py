@@ -85,8 +85,8 @@ class ClusterSites(ChunkTasks):
         return edit_cluster.shared_job(self.search_job, self.grid.token(), gpu,
                                        self.job.params["settings"])
 
-    def _plan(self, chunk_bases: int | None, gpu: bool) -> list:
-        return edit_cluster.search_chunks(self.search_job, chunk_bases, gpu)
+    def _plan(self) -> list:
+        return edit_cluster.search_chunks(self.search_job, self.grid)
 
     def _merge(self, chunk, answer) -> tuple[int, int]:
         refined, cells, comparisons = answer

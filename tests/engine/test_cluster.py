@@ -567,12 +567,11 @@ def test_gpu_workers_take_the_chunks_of_a_cuda_job(monkeypatch):
     monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
     grid = cluster.TaskGrid(None, lambda gpu: None, None, None)
     monkeypatch.setattr(cluster.TaskGrid, "gpu", property(lambda self: True))
-    assert grid.chunk_bases is None
     rng = np.random.default_rng(5)
     records = [Record(f"r{i}", _random(rng, n)) for i, n in enumerate((9000, 2500))]
     job = edit.make_job([Record("p", _random(rng, 20))], records, mode="search", k=2)
-    gpu_chunks = edit_cluster.search_chunks(job, grid.chunk_bases, grid.gpu)
+    gpu_chunks = edit_cluster.search_chunks(job, grid)
     assert gpu_chunks == Background(records, "forward", gpu=True).chunks(search_overlap(job))
     assert max(c.bases for c in gpu_chunks) > 2000  # GPU-sized, not STREAM_CHUNK_BASES
     monkeypatch.setattr(cluster.TaskGrid, "gpu", property(lambda self: False))
-    assert max(c.bases for c in edit_cluster.search_chunks(job, grid.chunk_bases, False)) <= 1000
+    assert max(c.bases for c in edit_cluster.search_chunks(job, grid)) <= 1000
