@@ -180,13 +180,18 @@ def encode(text: str | bytes, *, source: str = "<literal>", record_id: str = "li
     raw = text.encode("latin-1", errors="replace") if isinstance(text, str) else bytes(text)
     if not raw:
         raise SequenceError(f"{source}: record '{record_id}' is empty")
-    # bytes.translate and a byte search: a few ms for a 5 Mb genome, where numpy's
-    # table lookup and search took 10-20 (issue #16: a command line's start-up).
-    coded = bytearray(raw.translate(_ENCODE_BYTES))
-    pos = coded.find(0)
+    codes, pos = _translate(raw)
     if pos >= 0:
         raise SequenceError(f"{source}: record '{record_id}' {bad_character(text, pos)}")
-    return np.frombuffer(coded, dtype=np.uint8)
+    return codes
+
+
+def _translate(raw: bytes) -> tuple[np.ndarray, int]:
+    """(IUPAC codes, index of the first byte that is no IUPAC letter or -1) of one-byte
+    characters. bytes.translate and a byte search: a few ms for a 5 Mb genome, where numpy's
+    table lookup and search took 10-20 (issue #16: a command line's start-up)."""
+    coded = bytearray(raw.translate(_ENCODE_BYTES))
+    return np.frombuffer(coded, dtype=np.uint8), coded.find(0)
 
 
 def bad_character(text: str | bytes, pos: int) -> str:
@@ -225,13 +230,11 @@ def _literal(source: str) -> list[Record]:
         raise SequenceError("'' is an empty sequence (and names no file)")
     if _looks_like_path(source):
         raise SequenceError(f"{source}: no such file (and not a sequence)")
-    raw = source.encode("latin-1", errors="replace")
-    codes = _ENCODE_TABLE[np.frombuffer(raw, dtype=np.uint8)]
-    bad = np.flatnonzero(codes == 0)
-    if bad.size:
+    codes, pos = _translate(source.encode("latin-1", errors="replace"))
+    if pos >= 0:
         shown = source if len(source) <= 40 else source[:37] + "..."
         raise SequenceError(f"{shown!r} names no file and is not a sequence: "
-                            f"{bad_character(source, int(bad[0]))}")
+                            f"{bad_character(source, pos)}")
     return [Record("literal", codes, "", "<literal>")]
 
 
@@ -541,21 +544,19 @@ class SeqColumns(Sequence):
             offsets = np.zeros(len(parts) + 1, dtype=np.int64)
             np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)),
                       out=offsets[1:])
-            raw = np.frombuffer(b"".join(parts), dtype=np.uint8)
+            raw = b"".join(parts)
         elif isinstance(texts, np.ndarray):
-            raw = texts.astype(np.uint8, copy=False).reshape(-1)
+            raw = np.ascontiguousarray(texts, dtype=np.uint8).reshape(-1).tobytes()
         else:
-            raw = np.frombuffer(texts.encode("latin-1", errors="replace")
-                                if isinstance(texts, str) else bytes(texts), dtype=np.uint8)
-        codes = _ENCODE_TABLE[raw]
+            raw = texts.encode("latin-1", errors="replace") if isinstance(texts, str) \
+                else bytes(texts)
+        codes, pos = _translate(raw)
         offsets = _check_offsets(offsets, codes)
-        bad = np.flatnonzero(codes == 0)
-        if bad.size:
-            pos = int(bad[0])
+        if pos >= 0:
             i = int(np.searchsorted(offsets, pos, side="right")) - 1
             start = int(offsets[i])
             name = _ids(ids, len(offsets) - 1)[i]
-            where = bad_character(raw[start:int(offsets[i + 1])].tobytes(), pos - start)
+            where = bad_character(raw[start:int(offsets[i + 1])], pos - start)
             raise SequenceError(f"sequence {i} ({name!r}) {where}")
         return cls(codes, offsets[:-1], offsets[1:], ids)
 
