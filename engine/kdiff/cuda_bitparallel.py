@@ -96,18 +96,99 @@ def rows_below(bit):
     return (_ALL << uint64(bit + 1)) if bit < 63 else _ZERO
 
 
+@cuda.jit(device=True, inline=True)
+def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                nblocks):
+    """The register tiers' column loop while block ``yy`` is the last live one. ``yy`` is a
+    constant at every call site, so every word index is one (the words stay in registers:
+    indices are clamped to NB-1 for the call sites a small tier never reaches) and a column
+    costs only its yy+1 block steps and the bookkeeping: no test per block, no step counter
+    per column (steps are (yy+1) a column, counted once a stretch).
+
+    Per column: the match words of the live blocks are loaded first (their latencies
+    overlap), blocks 0..yy advance, and one score is kept, block yy's bottom ``sy``. Row c+1
+    (the probe) is scored from block yy's words when it lies there; when block yy's bottom
+    reaches K+64 (rare) the bottoms of the blocks below are scored from their words by
+    popcounts until one may hold a row <= K. Returns (j, y, sy, c, pb, below, done, over,
+    steps) at the first column where y changes, the chunk ends, c reaches the suffix's
+    length, or the thread would need more than NB words (``over``)."""
+    live = int32(Kc + 64)  # a block whose bottom scores less may hold a row <= K
+    j0 = j
+    grown = int32(0)
+    y = int32(yy)
+    done = False
+    over = False
+    while True:
+        s = U(beta[U(j)])
+        at = s * row + U(r)  # block b's match word: table[at + 64 b]
+        for b in range(1, yy + 1):  # every load first: their latencies overlap
+            eqs[imin(b, NB - 1)] = table[at + U(b << 6)]
+        p, m, hp, hm = advance_block(pv[0], mv[0], table[at], _ZERO, _ZERO)
+        pv[0] = p
+        mv[0] = m
+        for b in range(1, yy + 1):
+            w = imin(b, NB - 1)
+            p, m, hp, hm = advance_block(pv[w], mv[w], eqs[w], hp, hm)
+            pv[w] = p
+            mv[w] = m
+        prev = sy  # block yy's bottom in the column before
+        last = int32(sy + int32(hp) - int32(hm))
+        sy = last
+        # Ukkonen: row c+1 is the only row whose score can raise c (by one a column), and
+        # it is never above block y: c >= 64 y, since block y grew only after row 64 y
+        # scored <= K (and c tracks the last row <= K, see the grow step).
+        hit = pb == yy and score_at(last, p, m, below) <= Kc
+        if last >= live:  # rare: down to the last block that may hold a row <= K
+            found = False
+            for i in range(yy + 1):
+                b = yy - i
+                if not found:
+                    if sy < live or b == 0:
+                        y = int32(b)
+                        found = True
+                    else:  # block b-1's bottom
+                        w = imin(b, NB - 1)
+                        sy = int32(sy - cuda.popc(pv[w]) + cuda.popc(mv[w]))
+        elif (prev <= Kc or last < Kc) and yy + 1 < nblocks:
+            # Grow: the first row of block yy+1 can only become active from the bottom of
+            # block yy (diagonal from j-1, or vertical in j); most columns stop at `prev`.
+            eq = table[at + U((yy + 1) << 6)]
+            delta = int32(0) if (eq & _ONE) else int32(1)
+            if prev + delta <= Kc or last < Kc:
+                if yy + 1 >= NB:
+                    over = True  # needs more words than this kernel holds
+                else:
+                    w = imin(yy + 1, NB - 1)
+                    p, m, hp2, hm2 = advance_block(_ALL, _ZERO, eq, hp, hm)
+                    v = int32(prev + 64 + int32(hp2) - int32(hm2))
+                    pv[w] = p
+                    mv[w] = m
+                    if v < live:
+                        y = int32(yy + 1)
+                        sy = v
+                    if yy + 1 == pb and score_at(v, p, m, below) <= Kc:
+                        hit = True
+                    grown += 1
+        if hit:  # Ukkonen: at most one more row per column, and only row c+1
+            c = int32(c + 1)
+            pb = int32(c >> 6)
+            below = rows_below(c & 63)
+            done = c >= mp
+        j = int32(j + 1)
+        if y != yy or done or over or j >= hi:
+            return (j, y, sy, c, pb, below, done, over,
+                    int64(j - j0) * int64(yy + 1) + int64(grown))
+
+
 @lru_cache(maxsize=None)
 def chunk_kernel(words: int, registers: int = 255):
-    """The chunk kernel holding up to ``words`` blocks per thread in registers
-    (loops of constant trip count), or, for ``words == 0``, as many as the global
-    arrays ``spv/smv`` of shape (capacity, threads) hold. Its registers are capped
-    at ``registers``.
+    """The chunk kernel holding up to ``words`` blocks per thread in registers, or, for
+    ``words == 0``, as many as the global arrays ``spv/smv`` of shape (capacity, threads)
+    hold. Its registers are capped at ``registers``.
 
-    Per column a thread loads the match words of its live blocks first (their latencies
-    overlap), then advances blocks 0..y and keeps one score, block y's bottom, sy; all
-    bookkeeping is 32-bit. Row c+1 (the probe) is scored from block y's words when it lies
-    there; when the cut-off moves up (block y's bottom reaches K+64, rare), the bottoms of
-    the blocks above are scored from their words by popcounts.
+    The register tiers run their columns in stretches (:func:`run_stretch`), one code path
+    for each count of live blocks, chosen again whenever the count changes; the words in
+    global memory take the same steps in plain loops. All bookkeeping is 32-bit.
     """
     NB = max(1, words)
     REG = words > 0
@@ -138,8 +219,8 @@ def chunk_kernel(words: int, registers: int = 255):
             else:
                 pv = spv[:, tid]
                 mv = smv[:, tid]
-            eqs = cuda.local.array(NB, uint64)
-            capacity = int32(NB) if REG else int32(spv.shape[0])
+            eqs = cuda.local.array(NB, uint64)  # a column's match words (register tiers)
+            capacity = int32(NB) if REG else int32(spv.shape[0])  # (words in global memory)
             nblocks = int32((mp + 63) >> 6)
             y = int32((Kc - 1) >> 6) if Kc >= 1 else int32(0)
             for b in range(NB if REG else y + 1):
@@ -154,46 +235,70 @@ def chunk_kernel(words: int, registers: int = 255):
             j = int32(chunk_lo[tid // nr])
             hi = int32(chunk_hi[tid // nr])
             row = U(m_end)  # table holds 16 rows of m_end words, flattened
-            while j < hi and not done:
+            while REG and j < hi and not done and not over:
+                # One stretch of columns at a time, each specialised to its last live block.
+                st = (pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp, nblocks)
+                if y == 0:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(0, NB, *st)
+                elif y == 1:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(1, NB, *st)
+                elif y == 2:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(2, NB, *st)
+                elif y == 3:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(3, NB, *st)
+                elif NB > 4 and y == 4:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(4, NB, *st)
+                elif NB > 5 and y == 5:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(5, NB, *st)
+                elif NB > 6 and y == 6:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(6, NB, *st)
+                elif NB > 7 and y == 7:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(7, NB, *st)
+                elif NB > 8 and y == 8:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(8, NB, *st)
+                elif NB > 9 and y == 9:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(9, NB, *st)
+                elif NB > 10 and y == 10:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(10, NB, *st)
+                elif NB > 11 and y == 11:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(11, NB, *st)
+                elif NB > 12 and y == 12:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(12, NB, *st)
+                elif NB > 13 and y == 13:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(13, NB, *st)
+                elif NB > 14 and y == 14:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(14, NB, *st)
+                elif NB > 15 and y == 15:
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(15, NB, *st)
+                else:  # never: y < NB always (a start that would need block NB is "over")
+                    over = True
+                    n = int64(0)
+                steps += n
+            while not REG and j < hi and not done:  # words in global memory: plain loops
                 s = U(beta[U(j)])
-                at = s * row + U(r)  # block b's match word: table[at + 64 b]
-                if REG:
-                    for b in range(1, NB):  # every load first: their latencies overlap
-                        if b <= y:
-                            eqs[b] = table[at + U(b << 6)]
+                at = s * row + U(r)
                 p, m, hp, hm = advance_block(pv[0], mv[0], table[at], _ZERO, _ZERO)
                 pv[0] = p
                 mv[0] = m
-                for b in range(1, NB if REG else capacity):  # block 0 is always live
-                    if b > y:
-                        break
-                    eq = eqs[b] if REG else table[at + U(b << 6)]
-                    p, m, hp, hm = advance_block(pv[b], mv[b], eq, hp, hm)
+                for b in range(1, y + 1):
+                    p, m, hp, hm = advance_block(pv[b], mv[b], table[at + U(b << 6)], hp, hm)
                     pv[b] = p
                     mv[b] = m
                 steps += y + 1
-                prev = sy  # block y's bottom in the column before
+                prev = sy
                 last = int32(sy + int32(hp) - int32(hm))
                 sy = last
-                # Ukkonen: row c+1 is the only row whose score can raise c (by one a column),
-                # and it is never above block y: c >= 64 y, since block y grew only after
-                # row 64 y scored <= K (and c tracks the last row <= K, see the grow step).
-                hit = pb == y and score_at(last, p, m, below) <= Kc
+                hit = pb == y and score_at(last, p, m, below) <= Kc  # as in run_stretch
                 keep = y
-                if last >= live:  # rare: up to the last block that may hold a row <= K
+                if last >= live:
                     keep = int32(0)
-                    found = False
-                    for i in range(NB if REG else y + 1):
-                        b = (NB - 1 - i) if REG else (y - i)
-                        if b <= y and not found:
-                            if sy < live or b == 0:
-                                keep = int32(b)
-                                found = True
-                            else:  # block b-1's bottom
-                                sy = int32(sy - cuda.popc(pv[b]) + cuda.popc(mv[b]))
-                # Grow: the first row of block y+1 can only become active from the bottom of
-                # block y (diagonal from j-1, or vertical in j); most columns stop at `prev`.
-                if int32(y + 1) < nblocks and (prev <= Kc or last < Kc):
+                    for i in range(y + 1):
+                        b = y - i
+                        if sy < live or b == 0:
+                            keep = int32(b)
+                            break
+                        sy = int32(sy - cuda.popc(pv[b]) + cuda.popc(mv[b]))
+                elif int32(y + 1) < nblocks and (prev <= Kc or last < Kc):
                     nxt = int32(y + 1)
                     eq = table[at + U(nxt << 6)]
                     delta = int32(0) if (eq & _ONE) else int32(1)
@@ -203,13 +308,8 @@ def chunk_kernel(words: int, registers: int = 255):
                         else:
                             p, m, hp2, hm2 = advance_block(_ALL, _ZERO, eq, hp, hm)
                             v = int32(prev + 64 + int32(hp2) - int32(hm2))
-                            for b in range(0 if REG else nxt, NB if REG else nxt + 1):
-                                # Selects, not conditional stores: LLVM would merge those
-                                # into one store at a computed index and keep the words in
-                                # local memory instead of registers.
-                                grow = b == nxt
-                                pv[b] = p if grow else pv[b]
-                                mv[b] = m if grow else mv[b]
+                            pv[nxt] = p
+                            mv[nxt] = m
                             if v < live:
                                 keep = nxt
                                 sy = v
@@ -217,7 +317,7 @@ def chunk_kernel(words: int, registers: int = 255):
                                 hit = True
                             steps += 1
                 y = keep
-                if hit:  # Ukkonen: at most one more row per column, and only row c+1
+                if hit:
                     c = int32(c + 1)
                     pb = int32(c >> 6)
                     below = rows_below(c & 63)

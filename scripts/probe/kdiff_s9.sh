@@ -3,6 +3,8 @@
 #   times    W2 and W4 solve, REPS runs each (kdiff_profile.py default)
 #   nsys     the measured solve's GPU timeline (kernels, copies, idle gaps: nsys_timeline.py)
 #   cprofile the measured solve's host side (cProfile, top functions by cumulative time)
+#   compare  W2 and W4 solve, REPS runs each, the engine in $BEFORE (an old tree unpacked by
+#            `git archive REV engine benchmarks | tar -x -C DIR`, resources copied) beside this one
 #   tests    the kdiff GPU tests
 #   DEADLINE=540 REPS=3 bash scripts/probe/kdiff_s9.sh [times|nsys|cprofile|tests]...
 set -uo pipefail
@@ -18,6 +20,14 @@ prof() { timeout "$(left "$1")" python3 scripts/probe/kdiff_profile.py default "
 if [[ $steps == *tests* ]]; then
   echo "== kdiff gpu tests"
   timeout "$(left 300)" python3 -m pytest -q -x -p no:cacheprovider tests/engine/kdiff/test_kdiff_cuda_gpu.py 2>&1 | tail -n 3
+fi
+if [[ $steps == *compare* ]]; then
+  for rep in $(seq "${REPS:-3}"); do
+    for w in $WORKS; do
+      echo "$w before $(PYTHONPATH=/tmp/site:$BEFORE prof 150 "$w" 2>&1 | tail -n 1)"
+      echo "$w after  $(prof 150 "$w" ${SETTINGS:-} 2>&1 | tail -n 1)"
+    done
+  done | tee -a "$OUT/compare.txt"
 fi
 if [[ $steps == *times* ]]; then
   for rep in $(seq "${REPS:-3}"); do

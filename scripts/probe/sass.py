@@ -48,7 +48,7 @@ with tempfile.TemporaryDirectory() as tmp:
         if os.path.exists(os.path.join(p, "nvidia/cuda_nvcc/bin/ptxas")))
     info = subprocess.run([ptxas, "-arch=sm_90", "-O3", f"-maxrregcount={cap}", "-v", src, "-o", cubin],
                           capture_output=True, text=True)
-    print(info.stderr.strip().splitlines()[-2:] if info.stderr else info)
+    print("\n".join(info.stderr.strip().splitlines()[-3:]) if info.stderr else info)
     sass = subprocess.run([os.environ.get("NVDISASM", "nvdisasm"), "-c", "-g", cubin],
                           capture_output=True, text=True)
     if sass.returncode:
