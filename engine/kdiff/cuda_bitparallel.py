@@ -236,40 +236,72 @@ def chunk_kernel(words: int, registers: int = 255):
             hi = int32(chunk_hi[tid // nr])
             row = U(m_end)  # table holds 16 rows of m_end words, flattened
             while REG and j < hi and not done and not over:
-                # One stretch of columns at a time, each specialised to its last live block.
-                st = (pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp, nblocks)
+                # One stretch of columns at a time, each specialised to its last live block
+                # (calls spelled out: a device function takes no *args).
                 if y == 0:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(0, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        0, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 elif y == 1:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(1, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        1, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 elif y == 2:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(2, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        2, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 elif y == 3:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(3, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        3, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 elif NB > 4 and y == 4:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(4, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        4, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 elif NB > 5 and y == 5:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(5, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        5, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 elif NB > 6 and y == 6:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(6, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        6, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 elif NB > 7 and y == 7:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(7, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        7, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 elif NB > 8 and y == 8:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(8, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        8, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 elif NB > 9 and y == 9:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(9, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        9, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 elif NB > 10 and y == 10:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(10, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        10, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 elif NB > 11 and y == 11:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(11, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        11, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 elif NB > 12 and y == 12:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(12, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        12, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 elif NB > 13 and y == 13:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(13, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        13, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 elif NB > 14 and y == 14:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(14, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        14, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 elif NB > 15 and y == 15:
-                    j, y, sy, c, pb, below, done, over, n = run_stretch(15, NB, *st)
+                    j, y, sy, c, pb, below, done, over, n = run_stretch(
+                        15, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
+                        nblocks)
                 else:  # never: y < NB always (a start that would need block NB is "over")
                     over = True
                     n = int64(0)
