@@ -693,14 +693,16 @@ class CudaSearch:
         last). ``done``: where the windows of the scan searched so far end.
 
         When ``out`` must grow, it grows once for the whole scan's hits at the rate seen so
-        far (a tenth more): growing again copies the hits in (T3x20 in three pieces grew
-        twice, 3 ms)."""
+        far (a tenth more, unless the scan is done): growing again copies the hits in
+        (T3x20 in three pieces grew twice, 3 ms)."""
         if len(out) + n > out.columns[0].shape[0]:
             lo, hi, before = self._scan_span
             if len(out) > before:
                 self._sync()  # (out's columns move: no copy may still be landing in them)
             found = len(out) - before + n
-            out.reserve(before + max(found, int(found * (hi - lo) / max(1, done - lo) * 1.1)))
+            if done < hi:
+                found = max(found, int(found * (hi - lo) / max(1, done - lo) * 1.1))
+            out.reserve(before + found)
         at = out.room(n)
         s = self.stream
         if self.counts is not None:
