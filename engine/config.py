@@ -121,6 +121,14 @@ GPU_PINNED_POOL_BYTES = 1 << 30
 #: (engine.gpu.PACKED_TEXTS): solving the same background again skips the packing.
 GPU_TEXT_CACHE_BYTES = 1 << 30
 
+#: Texts left on the GPU for the records they came from while those live
+#: (engine.gpu.DEVICE_TEXTS): searching the same background again skips the upload (kmismatch:
+#: T3x20's 49 MB, about 5 ms of a 10 ms solve on an H200). Such a text also takes at most
+#: GPU_DEVICE_TEXT_FREE_FRACTION of the device memory free when it is kept, and all of them
+#: go when an allocation finds the GPU full.
+GPU_DEVICE_TEXT_BYTES = 1 << 30
+GPU_DEVICE_TEXT_FREE_FRACTION = 0.5
+
 #: Device memory a finished job leaves for the next one (engine.gpu.SPARES).
 GPU_SPARE_BYTES = 1 << 30
 

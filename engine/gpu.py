@@ -328,62 +328,73 @@ def pack_into(codes: np.ndarray, out: np.ndarray, first: int, last: int) -> None
             out[n // 2] = codes[n - 1]
 
 
-class PackedTexts:
-    """Packed texts (:func:`pack_into`, in page-locked memory) kept for the objects they
-    were made from (a job's text records, by identity, while they live), so that solving the
-    same records again uploads from memory already packed and page-locked. Least recently
-    used entries go first beyond ``config.GPU_TEXT_CACHE_BYTES``.
+class TextCache:
+    """Texts kept for the objects they were made from (a job's text records, by identity,
+    while they live): :data:`PACKED_TEXTS` the packed, page-locked host copy (:func:`pack_into`)
+    that an upload starts from, :data:`DEVICE_TEXTS` the text left on a GPU, so that solving
+    the same records again (the GUI's background, a benchmark's repeated runs) skips the
+    packing, or the upload too. Least recently used entries go first beyond the config
+    tunable named ``budget`` (bytes).
 
     An owner's death only notes its entry (:meth:`_drop`, a weakref callback, takes no
     lock): the callback runs wherever the garbage collector does, also inside this class's
     own locked code on the same thread, where taking the lock hung the kmismatch GPU tests.
     Noted entries go at the next call, under the lock."""
 
-    def __init__(self):
+    def __init__(self, budget: str):
+        self.budget = budget
         self.lock = threading.Lock()
-        self.entries: OrderedDict = OrderedDict()  # ids -> (token, weakrefs, packed)
+        self.entries: OrderedDict = OrderedDict()  # key -> (token, weakrefs, value, nbytes)
         self.bytes = 0
-        self._dead: list = []  # (ids, token) of entries whose owner died
+        self._dead: list = []  # (key, token) of entries whose owner died
 
-    def get(self, owners) -> np.ndarray | None:
-        """The packed text kept for ``owners`` (a tuple of objects), or None."""
-        ids = tuple(id(o) for o in owners)
+    def get(self, owners, tag=None):
+        """The text kept for ``owners`` (a tuple of objects) under ``tag`` (a device), or None."""
+        key = (tag, *(id(o) for o in owners))
         with self.lock:
             self._purge()
-            entry = self.entries.get(ids)
+            entry = self.entries.get(key)
             if entry is not None and all(r() is o for r, o in zip(entry[1], owners)):
-                self.entries.move_to_end(ids)
+                self.entries.move_to_end(key)
                 return entry[2]
         return None
 
-    def keep(self, owners, packed: np.ndarray) -> None:
-        """Keep ``packed`` as the text of ``owners`` (while they all live)."""
+    def keep(self, owners, value, nbytes: int | None = None, tag=None,
+             limit: int | None = None) -> bool:
+        """Keep ``value`` (``nbytes``: default its own) as the text of ``owners`` under ``tag``
+        while they all live, within the budget and ``limit`` bytes in all (older entries go
+        first); False when it is not kept."""
         from engine import config
 
-        if packed.nbytes > config.GPU_TEXT_CACHE_BYTES:
-            return
-        ids = tuple(id(o) for o in owners)
+        nbytes = int(value.nbytes if nbytes is None else nbytes)
+        budget = getattr(config, self.budget)
+        if limit is not None:
+            budget = min(budget, limit)
+        if nbytes > budget:
+            return False
+        key = (tag, *(id(o) for o in owners))
         token = object()
         try:
-            refs = tuple(weakref.ref(o, lambda _, ids=ids, token=token: self._drop(ids, token))
+            refs = tuple(weakref.ref(o, lambda _, key=key, token=token: self._drop(key, token))
                          for o in owners)
         except TypeError:  # not weakly referenceable: not kept
-            return
+            return False
         with self.lock:
             self._purge()
-            self._pop(ids)
-            self.entries[ids] = (token, refs, packed)
-            self.bytes += packed.nbytes
-            while self.bytes > config.GPU_TEXT_CACHE_BYTES and len(self.entries) > 1:
+            self._pop(key)
+            self.entries[key] = (token, refs, value, nbytes)
+            self.bytes += nbytes
+            while self.bytes > budget and len(self.entries) > 1:
                 self._pop(next(iter(self.entries)))
+        return True
 
-    def _pop(self, ids) -> None:
-        entry = self.entries.pop(ids, None)
+    def _pop(self, key) -> None:
+        entry = self.entries.pop(key, None)
         if entry is not None:
-            self.bytes -= entry[2].nbytes
+            self.bytes -= entry[3]
 
-    def _drop(self, ids, token) -> None:
-        self._dead.append((ids, token))  # (list.append is atomic: no lock here, see above)
+    def _drop(self, key, token) -> None:
+        self._dead.append((key, token))  # (list.append is atomic: no lock here, see above)
 
     def __len__(self) -> int:
         """Texts kept (those of dead owners gone first)."""
@@ -394,19 +405,26 @@ class PackedTexts:
     def _purge(self) -> None:
         """Drop the noted entries (the caller holds the lock)."""
         while self._dead:
-            ids, token = self._dead.pop()
-            entry = self.entries.get(ids)
+            key, token = self._dead.pop()
+            entry = self.entries.get(key)
             if entry is not None and entry[0] is token:
-                self._pop(ids)
+                self._pop(key)
 
-    def clear(self) -> None:
+    def clear(self) -> int:
+        """Drop every entry; returns the bytes they held."""
         with self.lock:
+            held = self.bytes
             self.entries.clear()
             self._dead.clear()
             self.bytes = 0
+        return held
 
 
-PACKED_TEXTS = PackedTexts()
+PACKED_TEXTS = TextCache("GPU_TEXT_CACHE_BYTES")
+#: Texts left on the GPU for their records (kmismatch: the unpacked text, one code a byte),
+#: each also within ``config.GPU_DEVICE_TEXT_FREE_FRACTION`` of the free device memory when
+#: kept, all dropped when an allocation runs out of memory (:meth:`Device.empty`).
+DEVICE_TEXTS = TextCache("GPU_DEVICE_TEXT_BYTES")
 
 
 class DeviceSpares:
@@ -442,13 +460,22 @@ class DeviceSpares:
                 self.free.setdefault(key, []).append(raw)
                 self.bytes += raw.shape[0]
 
-    def clear(self) -> None:
+    def clear(self) -> int:
+        """Drop every spare; returns the bytes they held."""
         with self.lock:
+            held = self.bytes
             self.free.clear()
             self.bytes = 0
+        return held
 
 
 SPARES = DeviceSpares()
+
+
+def release_kept() -> bool:
+    """Drop the device memory kept for later jobs (texts left on the GPU, spare arrays);
+    whether there was any. (numba frees it at the next allocation that runs out of memory.)"""
+    return (DEVICE_TEXTS.clear() + SPARES.clear()) > 0
 
 
 def sync_event():
@@ -476,6 +503,7 @@ class Device:
             self.max_threads_per_sm = int(getattr(dev, "MAX_THREADS_PER_MULTIPROCESSOR", 2048))
             self.max_shared = int(getattr(dev, "MAX_SHARED_MEMORY_PER_BLOCK", 48 * 1024))
             self.max_block = int(getattr(dev, "MAX_THREADS_PER_BLOCK", 1024))
+            self.id = int(getattr(dev, "id", 0) or 0)  # (the simulator's device has none)
         if threads_per_block > self.max_block:
             raise CudaFailure(f"{threads_per_block} threads per block is more than {self.name} "
                               f"allows ({self.max_block})")
@@ -562,8 +590,27 @@ class Device:
         return raw
 
     def empty(self, shape, dtype, what: str):
-        with cuda_errors(what, int(np.prod(shape)) * np.dtype(dtype).itemsize):
+        """A new device array; when the GPU is full, once more after the memory kept for later
+        jobs is dropped (:func:`release_kept`)."""
+        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        try:
+            with cuda_errors(what, nbytes):
+                return cuda.device_array(shape, dtype=dtype)
+        except CudaFailure as exc:
+            if "ran out of memory" not in str(exc) or not release_kept():
+                raise
+        with cuda_errors(what, nbytes):
             return cuda.device_array(shape, dtype=dtype)
+
+    def keep_text(self, owners, raw) -> bool:
+        """Leave the device array ``raw`` (a text) in :data:`DEVICE_TEXTS` for ``owners`` on this
+        device, if it fits the budget and its share of the free memory (the caller's streams
+        must be done writing it); False when it is not kept."""
+        from engine import config
+
+        limit = DEVICE_TEXTS.bytes + int(self.free_bytes() * config.GPU_DEVICE_TEXT_FREE_FRACTION)
+        return DEVICE_TEXTS.keep(tuple(owners), raw, raw.shape[0] * raw.dtype.itemsize,
+                                 tag=self.id, limit=limit)
 
     def zeros(self, shape, dtype, what: str):
         return self.upload(np.zeros(shape, dtype=dtype), what)

@@ -277,6 +277,7 @@ class CudaSearch:
             raise ValueError(f"kmismatch has no CUDA method {variant!r}")
         self._held: dict = {}  # name -> (allocation, array) of device memory (see close)
         self._closed = False
+        self._text_owners = None  # the records to leave the uploaded text on the GPU for
         self.variant = variant
         self.tpb = default_threads(variant, threads_per_block)
         self.dev = gpu.Device(self.tpb, abort)
@@ -323,10 +324,10 @@ class CudaSearch:
         if counts is not None:
             self.shifts, self.bin_starts = consts[-2:]
             P, B = counts.pattern_hits.shape[0], counts.bins.shape[0]
-            self.pattern_hits = self._array("pattern hits", P, np.int64, "the hit counts")[:P]
-            self.bins = self._array("bins", B, np.int64, "the hit counts")[:B]
-            self.dev.clear(self.pattern_hits, "clearing the hit counts", self.stream)
-            self.dev.clear(self.bins, "clearing the hit counts", self.stream)
+            # Both counts in one array: one clear, one copy back.
+            self.tallies = self._array("tallies", P + B, np.int64, "the hit counts")[:P + B]
+            self.pattern_hits, self.bins = self.tallies[:P], self.tallies[P:]
+            self.dev.clear(self.tallies, "clearing the hit counts", self.stream)
         self.pos = self.code = self.mis = None
         self._status_out = self._status_in = self._status_views = None
         self._upload(np.ascontiguousarray(text, dtype=np.uint8), owners)
@@ -415,6 +416,9 @@ class CudaSearch:
         except Exception:
             return
         self._host_text = None
+        text = held.pop("text", None) if self._text_owners is not None else None
+        if text is not None and not self.dev.keep_text(self._text_owners, text[0]):
+            held["text"] = text
         for name, (raw, _) in held.items():
             gpu.SPARES.give(f"kmismatch {name}", raw)
 
@@ -429,16 +433,32 @@ class CudaSearch:
         """Start the packed text's upload on the copy stream, a piece at a time, each piece
         unpacked by a kernel on the GPU and then marked by an event (:meth:`_wait_text`).
         A text not packed yet is packed a piece at a time too, each piece's copy going on
-        while the next is packed; with ``owners`` it is then kept for them."""
+        while the next is packed; with ``owners`` it is then kept for them, and the text
+        left on the GPU for them when the search is done (:meth:`close`), which a later
+        search of the same records then takes as it is: no upload, one piece."""
         self.n_text = n = text.shape[0]
-        packed = None if owners is None else gpu.PACKED_TEXTS.get(tuple(owners))
+        size = gpu.packed_bytes(n)  # whole words: 8 codes each, zeros after the end
+        if owners is not None:
+            owners = tuple(owners)
+            resident = gpu.DEVICE_TEXTS.get(owners, self.dev.id)
+            if resident is not None and resident.shape[0] >= 2 * size:
+                self.text = resident[:2 * size]
+                self.text32 = self.text.view(np.uint32)
+                self._ready_ends, self._ready, self._waited = [2 * size], [None], 0
+                return
+            self._text_owners = owners
+        packed = None if owners is None else gpu.PACKED_TEXTS.get(owners)
         fresh = packed is None
         if fresh:
-            packed = gpu.pinned_empty(gpu.packed_bytes(n), np.uint8)
+            packed = gpu.pinned_empty(size, np.uint8)
         self._host_text = packed  # (the copies read it until they are done)
-        size = packed.shape[0]    # whole words: 8 codes each, zeros after the end
-        # The text, one code a byte (whole 4-byte words: shared-mem stages it a word at a time).
-        self.text = self._array("text", 2 * size, np.uint8, "the text")[:2 * size]
+        # The text, one code a byte (whole 4-byte words: shared-mem stages it a word at a time);
+        # one to leave on the GPU takes no more than that.
+        if self._text_owners is not None:
+            self.text = self.dev.empty(2 * size, np.uint8, "the text")
+            self._held["text"] = (self.text, self.text)
+        else:
+            self.text = self._array("text", 2 * size, np.uint8, "the text")[:2 * size]
         self.text32 = self.text.view(np.uint32)
         staged = self._array("packed text", size, np.uint8, "the text")
         staged32 = staged.view(np.uint32)
@@ -464,7 +484,7 @@ class CudaSearch:
         if self.timing:
             self._marks.append(("upload", first, self._event(self.copy_stream)))
         if fresh and owners is not None:
-            gpu.PACKED_TEXTS.keep(tuple(owners), packed)
+            gpu.PACKED_TEXTS.keep(owners, packed)
 
     def _wait_text(self, end: int) -> None:
         """Have the compute stream wait until the text's first ``end`` symbols are up."""
@@ -647,6 +667,7 @@ class CudaSearch:
         in memory is halved."""
         pending = self._pieces(lo, hi)[::-1]
         added = 0
+        self._scan_span = (lo, hi, len(out))
         while pending:
             a, z = pending.pop()
             work = [(g, [(a, min(z, self.n_text - g.m + 1))]) for g in self.groups
@@ -661,17 +682,27 @@ class CudaSearch:
                 pending += [(mid, z), (a, mid)]
                 continue
             if n:
-                self._deliver(n, out)
+                self._deliver(n, out, z)
             added += n
         self._sync()  # the last batch's copies
         return added
 
-    def _deliver(self, n: int, out) -> None:
+    def _deliver(self, n: int, out, done: int) -> None:
         """Queue the counting of hits [0, n) of the columns and their copy to the end of
         ``out`` (the next batch's launches queue behind them; :meth:`scan` waits for the
-        last)."""
+        last). ``done``: where the windows of the scan searched so far end.
+
+        When ``out`` must grow, it grows once for the whole scan's hits at the rate seen so
+        far (a tenth more, unless the scan is done): growing again copies the hits in
+        (T3x20 in three pieces grew twice, 3 ms)."""
         if len(out) + n > out.columns[0].shape[0]:
-            self._sync()  # (out's columns move: no copy may still be landing in them)
+            lo, hi, before = self._scan_span
+            if len(out) > before:
+                self._sync()  # (out's columns move: no copy may still be landing in them)
+            found = len(out) - before + n
+            if done < hi:
+                found = max(found, int(found * (hi - lo) / max(1, done - lo) * 1.1))
+            out.reserve(before + found)
         at = out.room(n)
         s = self.stream
         if self.counts is not None:
@@ -693,9 +724,11 @@ class CudaSearch:
     def fetch_counts(self, counts) -> None:
         """Copy the GPU's hit counts (per pattern, per density bin) into ``counts``."""
         with cuda_errors("copying the hit counts back"):
-            self.pattern_hits.copy_to_host(counts.pattern_hits, stream=self.stream)
-            self.bins.copy_to_host(counts.bins, stream=self.stream)
+            host = self.tallies.copy_to_host(stream=self.stream)
         self._sync()
+        P = counts.pattern_hits.shape[0]
+        counts.pattern_hits[:] = host[:P]
+        counts.bins[:] = host[P:]
 
 
 def counter_words(m: int, slots: int, k: int) -> int:

@@ -1,7 +1,7 @@
 """Where end-to-end CUDA time goes (issue 16): cProfile of kmismatch T3x20 and edit.verify
 R1000 from the family API (columns from the workload's arrays, or Records), beside their
 kernel-only and CPU figures. Run on the GPU machine:
-    python3 scripts/probe/e2e_profile.py kmismatch|verify|verify-records [TOP]"""
+    python3 scripts/probe/e2e_profile.py kmismatch|kmismatch-upload|verify|verify-records [TOP]"""
 import cProfile
 import io
 import pstats
@@ -23,15 +23,19 @@ def profile(fn, top):
     return out
 
 
-def kmismatch_case(top):
+def kmismatch_case(top, upload=False):
+    """The profiled solve finds the text on the GPU (engine.gpu.DEVICE_TEXTS), or with
+    ``upload`` uploads it (the device copy dropped first)."""
     from benchmarks import kmismatch_cuda as b
-    from engine import kmismatch
+    from engine import gpu, kmismatch
 
     text = [b._text("T3x20")]
     pats = b.patterns_from_lambda()
     opts = dict(variant="shared-mem", backend="cuda", strands=b.STRANDS)
     kmismatch.solve([text[0].slice(0, 5000)], pats, b.K, **opts)
     kmismatch.solve(text, pats, b.K, **opts)
+    if upload:
+        gpu.DEVICE_TEXTS.clear()
     res = profile(lambda: kmismatch.solve(text, pats, b.K, **opts), top)
     print("solve seconds", res.info.seconds, "hits", len(res.hits), "GB/s", len(text[0]) / res.info.seconds / 1e9)
     print("kernel", b._kernel("T3x20", "shared-mem", 3))
@@ -59,6 +63,8 @@ def verify_case(top, form="columns"):
 
 if __name__ == "__main__":
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 25
-    cases = {"kmismatch": kmismatch_case, "verify": verify_case,
+    cases = {"kmismatch": kmismatch_case,
+             "kmismatch-upload": lambda top: kmismatch_case(top, upload=True),
+             "verify": verify_case,
              "verify-records": lambda top: verify_case(top, "records")}
     cases[sys.argv[1]](top)

@@ -6,13 +6,16 @@ VARIANT: a CUDA method (default shared-mem); RUNS: timed runs of each (default 5
 counts); NAME=VALUE sets an ``engine.config`` tunable (e.g. GPU_UPLOAD_BYTES=33554432).
 Prints one JSON object:
 
-- ``cuda``: ``kmismatch.solve`` on the cuda backend, host text in, columnar hits out: the
-  best ``solve_s`` (RunInfo.seconds, what ``--json`` reports) and ``wall_s`` (the whole
-  call), GB/s of text; ``pmasm``: the same for pmasm multicore on every CPU; ``speedup``:
-  pmasm / cuda (the goal: 10);
+- ``cuda``: ``kmismatch.solve`` on the cuda backend, host text in, columnar hits out, a
+  repeated search (the text still on the GPU from the run before, engine.gpu.DEVICE_TEXTS):
+  the best ``solve_s`` (RunInfo.seconds, what ``--json`` reports) and ``wall_s`` (the whole
+  call), GB/s of text; ``cuda_upload``: the same with the text uploaded every run (the
+  device copy dropped before each; the packed host copy kept); ``pmasm``: the same for pmasm
+  multicore on every CPU; ``speedup`` and ``speedup_upload``: pmasm / cuda (the goal: 10);
 - ``kernel``: the search kernel and its ordering pass alone over the text already on the
   GPU (benchmarks/kmismatch_cuda.py's kernel row; the goal: 200 GB/s);
-- ``split``: one more cuda run with CUDA events between its phases (a few hundred
+- ``split`` (text on the GPU) and ``split_upload`` (text uploaded): one more cuda run
+  each with CUDA events between its phases (a few hundred
   microseconds slower): GPU time of ``upload`` (copy and unpack the packed text, on the
   copy stream: it overlaps the search), ``search``, ``order`` (ordering, merging),
   ``tally`` (counts), ``copy_back`` (the hit columns), and host time (perf_counter) of
@@ -21,8 +24,9 @@ Prints one JSON object:
 - ``agrees``: the cuda hits equal pmasm's (position, code, mismatches, in order).
 
 The text is one Record for every run, so the packed copy of it is kept between runs
-(engine.gpu.PACKED_TEXTS), as for a GUI user's background; ``first_run_s`` is the first
-solve of it (packing and page-locked memory included, compilation not).
+(engine.gpu.PACKED_TEXTS), and the text on the GPU, as for a GUI user's background;
+``first_run_s`` is the first solve of it (packing, page-locked memory and the upload
+included, compilation not).
 """
 import ast
 import json
@@ -51,12 +55,21 @@ cpu_opts = dict(variant="pmasm", backend="multicore", strands=bench.STRANDS,
                 threads=os.cpu_count())
 
 
-def best_of(options):
-    """(best solve seconds, best wall seconds, last result) of RUNS solves."""
+def drop_device_text():
+    from engine import gpu
+
+    gpu.DEVICE_TEXTS.clear()
+
+
+def best_of(options, upload=False):
+    """(best solve seconds, best wall seconds, last result) of RUNS solves (``upload``: the
+    text uploaded by each)."""
     solve = wall = float("inf")
     result = None
     for _ in range(RUNS):
         result = None  # (a cuda result's page-locked columns go back to the pool first)
+        if upload:
+            drop_device_text()
         t0 = time.perf_counter()
         result = kmismatch.solve(text, patterns, bench.K, **options)
         wall = min(wall, time.perf_counter() - t0)
@@ -68,8 +81,11 @@ def rates(solve, wall):
     return {"solve_s": solve, "wall_s": wall, "GB_per_s": n / solve / 1e9}
 
 
-def split():
-    """One instrumented cuda run through the same objects as kmismatch.solve."""
+def split(upload=False):
+    """One instrumented cuda run through the same objects as kmismatch.solve (``upload``:
+    with the text uploaded)."""
+    if upload:
+        drop_device_text()
     from engine.jobs import CancelToken
     from engine.kmismatch import cuda as kcuda
     from engine.kmismatch.driver import Kernels, ScanRunner
@@ -116,6 +132,7 @@ first_seconds = first.info.seconds
 del first
 kmismatch.solve([text[0].slice(0, 5000)], patterns, bench.K, **cpu_opts)
 
+upload_solve, upload_wall, _ = best_of(cuda_opts, upload=True)
 cuda_solve, cuda_wall, gpu_result = best_of(cuda_opts)
 cpu_solve, cpu_wall, cpu_result = best_of(cpu_opts)
 g, c = gpu_result.hits, cpu_result.hits
@@ -131,9 +148,11 @@ print(json.dumps({
     "runs": RUNS, "cpus": os.cpu_count(),
     "cuda": {**rates(cuda_solve, cuda_wall), "first_run_s": first_seconds,
              "first_run_wall_s": first_wall},
+    "cuda_upload": rates(upload_solve, upload_wall),
     "pmasm": rates(cpu_solve, cpu_wall),
     "speedup": cpu_solve / cuda_solve, "speedup_wall": cpu_wall / cuda_wall,
+    "speedup_upload": cpu_solve / upload_solve,
     "kernel": {k: kernel[k] for k in ("kernel_ms", "search_ms", "order_ms", "GB_per_s")},
-    "split": split(), "agrees": agrees,
+    "split": split(), "split_upload": split(upload=True), "agrees": agrees,
     "hit_bytes": sum(col.dtype.itemsize for col in (g.pos, g.code, g.mismatches)),
 }, indent=1))

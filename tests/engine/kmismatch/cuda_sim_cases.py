@@ -596,3 +596,157 @@ def test_a_job_leaves_its_device_memory_for_the_next():
         mp.setattr(gpu.Device, "empty", spy)
         check("thread", text, pats, 2)
     assert allocations == [], allocations
+
+
+# -- the text left on the GPU for its records (issue 16) -------------------------------------
+def _uploads(monkeypatch):
+    """A list that counts the text pieces unpacked on the GPU from here on (one an upload
+    piece)."""
+    from engine import gpu
+
+    seen = []
+    original = gpu.Device.launch
+
+    def spy(self, kernel, *args, **kwargs):
+        if gpu.kernel_name(kernel) == "unpack_text":
+            seen.append(1)
+        return original(self, kernel, *args, **kwargs)
+
+    monkeypatch.setattr(gpu.Device, "launch", spy)
+    return seen
+
+
+def test_a_repeated_search_finds_its_text_on_the_gpu(monkeypatch):
+    """The text is left on the GPU for its records (by identity, while they live): a second
+    solve of them uploads nothing and searches in one batch, with the same hits; other
+    records upload theirs; a dead record's text goes."""
+    from engine import gpu
+
+    monkeypatch.setattr(config, "GPU_UPLOAD_BYTES", 8)
+    rng = np.random.default_rng(40)
+    pats = records([random_codes(rng, 5), random_codes(rng, 7)], "p")
+    text = records([planted_text(rng, 90, [p.codes for p in pats], copies=3),
+                    random_codes(rng, 30)], "t")
+    check("shared-mem", text[1:], pats, 2)  # (compiled)
+    gpu.DEVICE_TEXTS.clear()
+    uploads = _uploads(monkeypatch)
+    batches = []
+    original = kcuda.CudaSearch.run_batch
+
+    def spy(self, work):
+        batches.append(1)
+        return original(self, work)
+
+    monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
+    first = check("shared-mem", text, pats, 2)
+    pieces = -(-gpu.packed_bytes(120) // 8)
+    assert len(uploads) == pieces and len(batches) > 1
+    assert len(gpu.DEVICE_TEXTS) == 1 and gpu.DEVICE_TEXTS.bytes == 2 * gpu.packed_bytes(120)
+    uploads.clear(), batches.clear()
+    again = check("shared-mem", text, pats, 2)
+    assert uploads == [] and len(batches) == 1 and len(again.hits) > 10
+    assert engine_rows(again) == engine_rows(first)
+    same_as_the_cpu(again, text, pats, 2)
+    other = [Record(r.id, r.codes.copy()) for r in text]
+    check("shared-mem", other, pats, 2)
+    assert len(uploads) == pieces and len(gpu.DEVICE_TEXTS) == 2
+    del other  # (its entry is only noted by the weakref callback: gone at the next call)
+    assert len(gpu.DEVICE_TEXTS) == 1 and len(gpu.DEVICE_TEXTS.entries) == 1
+
+
+def test_texts_left_on_the_gpu_keep_to_their_budget(monkeypatch):
+    """Beyond GPU_DEVICE_TEXT_BYTES the least recently used text goes; a text larger than
+    the budget, or than its share of the free device memory, is not kept (and is uploaded
+    again); the hits are the same either way."""
+    from engine import gpu
+
+    rng = np.random.default_rng(41)
+    pats = records([random_codes(rng, 6)], "p")
+    a = records([planted_text(rng, 100, [pats[0].codes])], "a")  # 104 bytes on the GPU
+    b = records([planted_text(rng, 100, [pats[0].codes])], "b")
+    check("thread", b, pats, 2)  # (compiled)
+    gpu.DEVICE_TEXTS.clear()
+    monkeypatch.setattr(config, "GPU_DEVICE_TEXT_BYTES", 150)
+    check("thread", a, pats, 2)
+    assert gpu.DEVICE_TEXTS.get(tuple(a), 0) is not None and gpu.DEVICE_TEXTS.bytes == 104
+    check("thread", b, pats, 2)
+    assert gpu.DEVICE_TEXTS.get(tuple(a), 0) is None and len(gpu.DEVICE_TEXTS) == 1
+    assert gpu.DEVICE_TEXTS.get(tuple(b), 0) is not None
+    uploads = _uploads(monkeypatch)
+    check("thread", a, pats, 2)  # (uploaded again; now a is kept and b went)
+    assert uploads and gpu.DEVICE_TEXTS.get(tuple(b), 0) is None
+    gpu.DEVICE_TEXTS.clear()
+    monkeypatch.setattr(config, "GPU_DEVICE_TEXT_BYTES", 100)
+    check("thread", a, pats, 2)
+    assert len(gpu.DEVICE_TEXTS) == 0
+    monkeypatch.setattr(config, "GPU_DEVICE_TEXT_BYTES", 1 << 20)
+    monkeypatch.setattr(gpu.Device, "free_bytes", lambda self: 200)  # half: less than 104
+    check("thread", a, pats, 2)
+    assert len(gpu.DEVICE_TEXTS) == 0
+    monkeypatch.setattr(gpu.Device, "free_bytes", lambda self: 210)
+    uploads.clear()
+    first = check("thread", a, pats, 2)
+    again = check("thread", a, pats, 2)
+    assert len(gpu.DEVICE_TEXTS) == 1 and len(uploads) == 1
+    assert engine_rows(first) == engine_rows(again)
+
+
+def test_a_full_gpu_drops_the_texts_left_on_it(monkeypatch):
+    """An allocation that finds the GPU full drops the memory kept for later jobs (texts
+    left on the GPU, spare arrays) and tries once more."""
+    from engine import gpu
+    from tests.cuda_support import DriverError
+
+    rng = np.random.default_rng(42)
+    pats = records([random_codes(rng, 6)], "p")
+    a = records([planted_text(rng, 80, [pats[0].codes])], "a")
+    b = records([planted_text(rng, 90, [pats[0].codes])], "b")
+    check("pair-tile", a, pats, 2)
+    assert gpu.DEVICE_TEXTS.get(tuple(a), 0) is not None
+    fails = [1]
+    original = gpu.cuda.device_array
+
+    def once(*args, **kwargs):
+        if fails:
+            fails.pop()
+            raise DriverError("[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY")
+        return original(*args, **kwargs)
+
+    with monkeypatch.context() as mp:
+        mp.setattr(gpu.cuda, "device_array", once)
+        res = check("pair-tile", b, pats, 2)
+    assert not fails and len(res.hits) > 0
+    assert gpu.DEVICE_TEXTS.get(tuple(a), 0) is None
+    assert gpu.DEVICE_TEXTS.get(tuple(b), 0) is not None
+
+
+def test_the_hit_columns_grow_once_for_a_scan_in_pieces(monkeypatch):
+    """A scan in many pieces of text grows the hit columns once, before any hit is in, for
+    all the hits at the rate of its first piece (none copied from smaller columns), and
+    they are the CPU's."""
+    from engine.kmismatch.hits import HitBuffer
+
+    monkeypatch.setattr(config, "GPU_UPLOAD_BYTES", 8)
+    pats = load("ACGTA")  # and TACGT: two hits every 4 windows of ACGT...
+    n = 400
+    codes = np.resize(load("ACGT")[0].codes, n)
+    text = [Record("t", codes)]
+    search = kcuda.CudaSearch("thread", codes, np.array([0, n]), slot_groups(pats, "both"), 0)
+    out = HitBuffer(dtypes=search.dtypes)
+    out.columns = tuple(c[:1] for c in out.columns)
+    grown = []
+    original = out.reserve
+
+    def spy(capacity):
+        grown.append((len(out), capacity))
+        original(capacity)
+
+    out.reserve = spy
+    assert search.scan(0, n, out) == len(out) and len(search._ready) == n // 16
+    search.close()
+    cpu = kmismatch.solve(text, pats, 0, backend="serial").hits
+    assert len(grown) == 1 and grown[0][0] == 0 and len(out) <= grown[0][1] < 1.3 * len(out)
+    got = [c[:len(out)] for c in out.columns]
+    assert len(out) == len(cpu) > 150
+    for a, b in zip(got, (cpu.pos, cpu.code, cpu.mismatches)):
+        assert np.array_equal(a, b)

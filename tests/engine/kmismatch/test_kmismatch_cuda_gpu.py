@@ -93,6 +93,24 @@ def test_every_method_equals_the_cpu_on_the_whole_ecoli_genome(ecoli_record, gen
     assert len(got.hits) > 100_000 or strands == "forward"
 
 
+@pytest.mark.parametrize("method", ["shared-mem", "pair-tile"])
+def test_a_repeated_search_takes_the_text_left_on_the_gpu(mixed, mixed_cpu, method,
+                                                          monkeypatch):
+    """The first search uploads the text in many pieces and leaves it on the GPU for
+    its records; the second finds it there: both equal the CPU's hits."""
+    from engine import gpu
+
+    monkeypatch.setattr(config, "GPU_UPLOAD_BYTES", 1 << 13)
+    text, patterns = mixed
+    gpu.DEVICE_TEXTS.clear()
+    first = kmismatch.solve(text, patterns, 6, variant=method, backend="cuda")
+    assert len(gpu.DEVICE_TEXTS) == 1
+    again = kmismatch.solve(text, patterns, 6, variant=method, backend="cuda")
+    _same(first, mixed_cpu[6], f"{method} uploaded")
+    _same(again, mixed_cpu[6], f"{method} on the GPU")
+    gpu.DEVICE_TEXTS.clear()
+
+
 @pytest.mark.parametrize("tpb", [32, 100, 1024])
 @pytest.mark.parametrize("method", ["thread", "shared-mem", "pair-tile"])
 def test_threads_per_block(mixed, mixed_cpu, method, tpb):
