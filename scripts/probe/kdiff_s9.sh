@@ -5,6 +5,8 @@
 #   cprofile the measured solve's host side (cProfile, top functions by cumulative time)
 #   compare  W2 and W4 solve, REPS runs each, the engine in $BEFORE (an old tree unpacked by
 #            `git archive REV engine benchmarks | tar -x -C DIR`, resources copied) beside this one
+#   ncu      Nsight Compute sections of one W2 tier8 launch (the second), before ($BEFORE) and
+#            after, and the time per kernel of W4 and W2 after
 #   tests    the kdiff GPU tests
 #   DEADLINE=540 REPS=3 bash scripts/probe/kdiff_s9.sh [times|nsys|cprofile|tests]...
 set -uo pipefail
@@ -52,6 +54,25 @@ if [[ $steps == *cprofile* ]]; then
     python3 -c "import pstats,sys; pstats.Stats(sys.argv[1]).sort_stats('tottime').print_stats(25)" \
       "/tmp/prof-$w" > "$OUT/cprofile-$w.txt"
     grep -A28 "ncalls" "$OUT/cprofile-$w.txt" | cut -c1-150
+  done
+fi
+NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n 1)
+if [[ $steps == *ncu* && -n $NCU ]]; then
+  for side in before after; do
+    path=/tmp/site:$PWD; [[ $side == before ]] && path=/tmp/site:$BEFORE
+    echo "== ncu W2 tier8 $side"
+    PYTHONPATH=$path timeout "$(left 150)" "$NCU" --clock-control none -k regex:tier8 --launch-skip 1 --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats --section ComputeWorkloadAnalysis \
+      --section InstructionStats --section SchedulerStats --section LaunchStats \
+      python3 scripts/probe/kdiff_profile.py default W2 > "$OUT/ncu-w2-$side.txt" 2>&1
+    grep -E "Duration|Compute \(SM\) Throughput|Executed Ipc A|Issue Slots Busy|Achieved Occupancy|Theoretical Occupancy|Registers Per|Warp Cycles Per Issued|Executed Instructions  |Grid Size|Waves Per SM" "$OUT/ncu-w2-$side.txt" | head -n 16
+    grep -E "^ +(ALU|FMA|LSU|Inst)" "$OUT/ncu-w2-$side.txt" | head -n 8
+  done
+  for w in W4 W2; do
+    echo "== ncu $w after: time per kernel"
+    timeout "$(left 120)" "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv \
+      --log-file "$OUT/ncu-$w.csv" python3 scripts/probe/kdiff_profile.py default "$w" | tail -n 1
+    python3 scripts/probe/ncu_summary.py "$OUT/ncu-$w.csv" | tee "$OUT/ncu-$w.txt"
   done
 fi
 echo "== done after ${SECONDS} s"
