@@ -181,14 +181,12 @@ class GpuPairs:
 
     def _tables(self, inst: np.ndarray, nwp: np.ndarray) -> tuple[np.ndarray, object]:
         """Match tables (4 words per padded word) of the batch's patterns, built on the GPU
-        once per pattern (``nwp``, the padded words, depends on the pattern alone); returns
-        each pair's table offset and the table."""
+        once per pattern (``nwp``: each pattern's padded words); returns each pair's table
+        offset and the table."""
         used = np.zeros(len(self.lengths), dtype=bool)
         used[inst] = True
         u_inst = np.flatnonzero(used)
-        words = np.zeros(len(self.lengths), dtype=np.int64)
-        words[inst] = nwp
-        u_nwp = words[u_inst]
+        u_nwp = nwp[u_inst]
         woff = np.zeros(len(u_inst) + 1, dtype=np.int64)
         np.cumsum(u_nwp, out=woff[1:])
         total = int(woff[-1])
@@ -230,10 +228,12 @@ class GpuPairs:
     def _plan_task(self, inst, jobs):
         tiers = _tiers()
         n = jobs[ck.J_N]
-        nw = (jobs[ck.J_M] + 63) // 64
-        rank = np.searchsorted(np.array(tiers), nw)  # len(tiers): words in global memory
-        tier = np.append(np.array(tiers), 0)[rank]
-        nwp = np.where(tier > 0, tier, nw)
+        # Per pattern (its words depend on its length alone), then per pair.
+        words = (self.lengths + 63) // 64
+        ranks = np.searchsorted(np.array(tiers), words)  # len(tiers): words in global memory
+        tiered = np.append(np.array(tiers), 0)[ranks]
+        nwp = np.where(tiered > 0, tiered, words)
+        rank, tier, nw = ranks[inst], tiered[inst], words[inst]
         # A tier at a time, long texts first within it (threads of a warp end together).
         order = _order(rank * (int(n.max()) + 1) + (int(n.max()) - n))
         ranks = rank if order is None else rank[order]
@@ -269,37 +269,60 @@ class GpuPairs:
     def _plan_cooperative(self, inst, jobs):
         W, C, maxl = self.words, self.columns, self.max_lanes
         n = jobs[ck.J_N]
-        nw = (jobs[ck.J_M] + 63) // 64
-        lanes = _ceil_div(nw, W)
+        N = len(n)
+        # Per pattern (its shape depends on its length alone): lanes of W words, in stripes
+        # of at most maxl lanes; its kind, stripes * (maxl + 1) + lanes per stripe.
+        lanes = _ceil_div((self.lengths + 63) // 64, W)
         stripes = _ceil_div(lanes, maxl)
-        L = np.where(stripes > 1, maxl, lanes)
-        nwp = stripes * L * W
-        # Pairs of one shape (stripes, lanes) a warp at a time, long texts first within it.
-        kind = stripes * (maxl + 1) + L
-        order = _order(kind * (int(n.max()) + 1) + (int(n.max()) - n))
+        per_stripe = np.where(stripes > 1, maxl, lanes)
+        nwp = stripes * per_stripe * W
+        kinds = stripes * (maxl + 1) + per_stripe
+        # Pairs of one kind a warp at a time, long texts first within it (patterns of one
+        # length, as a batch of reads: one kind, no per-pair kinds).
+        kind = int(kinds[0]) if kinds.min() == kinds.max() else kinds[inst]
+        longest = int(n.max())
+        order = _order(kind * (longest + 1) + (longest - n))
 
         def take(a):
             return a if order is None else a[order]
 
-        Ls, Ss, ns, kinds = take(L), take(stripes), take(n), take(kind)
-        per_warp = ck.WARP // Ls
-        new_kind = np.ones(len(ns), dtype=bool)
-        new_kind[1:] = kinds[1:] != kinds[:-1]
-        kind_start = np.maximum.accumulate(np.where(new_kind, np.arange(len(ns)), 0))
-        firsts = np.flatnonzero((np.arange(len(ns)) - kind_start) % per_warp == 0)
-        counts = np.diff(np.append(firsts, len(ns)))
-        steps = -(-np.maximum.reduceat(ns, firsts) // C) + Ls[firsts] - 1
-        warps = np.column_stack((firsts, counts, Ls[firsts], Ss[firsts], steps)).astype(np.int64)
-        carry_rows = np.where(Ss > 1, 2 * ns, 0)
+        ns = take(n)
+        # Runs [lo, hi) of the ordered pairs of one kind; a warp of them at a time.
+        if np.ndim(kind):
+            kind = take(kind)
+            bounds = (np.flatnonzero(kind[1:] != kind[:-1]) + 1).tolist()
+            runs = zip([0, *bounds], [*bounds, N], kind[[0, *bounds]].tolist())
+        else:
+            runs = [(0, N, kind)]
+        warps, carry_rows = [], None
+        for lo, hi, run_kind in runs:
+            S, L = divmod(run_kind, maxl + 1)
+            firsts = np.arange(lo, hi, ck.WARP // L, dtype=np.int64)
+            run = np.empty((len(firsts), 5), dtype=np.int64)
+            run[:, 0] = firsts
+            run[:, 1] = np.minimum(ck.WARP // L, hi - firsts)
+            run[:, 2] = L
+            run[:, 3] = S
+            run[:, 4] = -(-np.maximum.reduceat(ns, firsts) // C) + L - 1  # steps
+            warps.append(run)
+            if S > 1:  # two carry rows of a text's length per pair of several stripes
+                if carry_rows is None:
+                    carry_rows = np.zeros(N, dtype=np.int64)
+                carry_rows[lo:hi] = 2 * ns[lo:hi]
+        warps = np.concatenate(warps)
         common = (self.variant, self.mode, self.profile, self._registers(), W, C)
 
         def launch(hits_d, count_d, prof_d):
             jobs[ck.J_PEQ], table_d = self._tables(inst, nwp)
             ordered = jobs if order is None else np.ascontiguousarray(jobs[:, order])
-            ordered[ck.J_CARRY, 0] = 0
-            np.cumsum(carry_rows[:-1], out=ordered[ck.J_CARRY, 1:])
-            carry_d = self.dev.empty(max(1, int(carry_rows.sum())), np.uint8, "stripe carries")
-            out_d = self.dev.empty((len(ns), ck.NO), np.int64, "the results")
+            if carry_rows is None:  # (no pair of several stripes)
+                ordered[ck.J_CARRY] = 0
+            else:
+                ordered[ck.J_CARRY, 0] = 0
+                np.cumsum(carry_rows[:-1], out=ordered[ck.J_CARRY, 1:])
+            carried = 0 if carry_rows is None else int(carry_rows.sum())
+            carry_d = self.dev.empty(max(1, carried), np.uint8, "stripe carries")
+            out_d = self.dev.empty((N, ck.NO), np.int64, "the results")
             # Warps of one stripe and of several run in kernels of their own (no carry code
             # in the former's loop).
             parts = [warps[(warps[:, 3] > 1) == striped] for striped in (False, True)]
@@ -318,7 +341,7 @@ class GpuPairs:
                 _COMPILED.add(key)
             if order is None:
                 return self.dev.fetch(out_d)
-            out = np.empty((len(ns), ck.NO), dtype=np.int64)
+            out = np.empty((N, ck.NO), dtype=np.int64)
             out[order] = self.dev.fetch(out_d)
             return out
 
@@ -359,26 +382,33 @@ def _order(key: np.ndarray):
 
 
 def job_rows(plan: Plan, lengths: np.ndarray, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-    """(pattern per row, job table) of the plan's tasks a .. b-1."""
-    t = plan.tasks[a:b]
-    scan = t[:, cc.T_SCAN_LO]
+    """(pattern per row, job table) of the plan's tasks a .. b-1, from the plan's fields
+    (Plan.fields: an array per task, or one value for all) rather than the task table's
+    strided columns: a batch's table is tens of MB, and each column read would cross it."""
+    fields = plan.fields
+
+    def field(f):
+        value = fields[f]
+        return value[a:b] if np.ndim(value) else value
+
+    scan = field(cc.T_SCAN_LO)
+    inst = field(cc.T_PAT)
     jobs = new_jobs(b - a)
     jobs[ck.J_SCAN] = scan
-    jobs[ck.J_N] = t[:, cc.T_HI] - scan
-    jobs[ck.J_OWN] = t[:, cc.T_OWN_LO] - scan
-    jobs[ck.J_M] = lengths[t[:, cc.T_PAT]]
-    jobs[ck.J_THRESH] = np.minimum(t[:, cc.T_THRESH], cc.INF)
+    np.subtract(field(cc.T_HI), scan, out=jobs[ck.J_N])
+    np.subtract(field(cc.T_OWN_LO), scan, out=jobs[ck.J_OWN])
+    np.take(lengths, inst, out=jobs[ck.J_M])
+    jobs[ck.J_THRESH] = np.minimum(field(cc.T_THRESH), cc.INF)
     jobs[ck.J_ID] = np.arange(a, b)
-    binw = t[:, cc.T_BINW]
     if plan.profile:
-        first = t[:, cc.T_OWN_LO]
-        lo = t[:, cc.T_REC_LO]
-        bin_ = (first - lo) // np.maximum(binw, 1)
+        binw = field(cc.T_BINW)
+        lo = field(cc.T_REC_LO)
+        bin_ = (field(cc.T_OWN_LO) - lo) // np.maximum(binw, 1)
         jobs[ck.J_BINW] = binw
-        jobs[ck.J_BIN] = t[:, cc.T_PROF] + bin_
+        jobs[ck.J_BIN] = field(cc.T_PROF) + bin_
         jobs[ck.J_EDGE] = lo + (bin_ + 1) * binw - scan
-        jobs[ck.J_CAP] = t[:, cc.T_CUT] + 1
-    return t[:, cc.T_PAT], jobs
+        jobs[ck.J_CAP] = field(cc.T_CUT) + 1
+    return inst, jobs
 
 
 class CudaRunner:
@@ -405,8 +435,7 @@ class CudaRunner:
         self.lengths = np.diff(plan.p_offs)
         self.pairs = GpuPairs(self.dev, job.variant, plan.text, plan.pats, plan.p_offs, self.mode,
                               plan.profile, words)
-        tasks = plan.tasks
-        self.widths = tasks[:, cc.T_HI] - tasks[:, cc.T_SCAN_LO]
+        self.widths = plan.widths
         self.ends = np.cumsum(self.widths)
         self.next = 0
         self.min_tasks = max(1, int(config.EDIT_CUDA_MIN_SLICE_TASKS
@@ -417,7 +446,7 @@ class CudaRunner:
         self.prof_d = self.dev.upload(np.full(max(1, int(plan.prof_offs[-1])), UNSEEN,
                                               dtype=np.int64), "the score profile")
         self.align_kernel = cpu_align.align_parallel
-        self.keys = self.pairs.kernel_keys(tasks[:, cc.T_PAT])
+        self.keys = self.pairs.kernel_keys(plan.fields[cc.T_PAT])
 
     # -- what the ScanRunner asks (engine.edit.driver) ----------------------------------
     def compiled(self) -> bool:
