@@ -7,8 +7,9 @@ only for cuda jobs).
   cuda_myers.py). It also serves the read-verification benchmark directly.
 - :class:`CudaRunner` is the GPU twin of engine.edit.driver.CpuLanes: the job's
   tasks (pairs of a batch, or overlapping chunks of long records) go to the
-  GPU in slices, the answers land in the plan's task table, and
-  engine.edit.driver.Collector turns them into hits and distances as on the CPU.
+  GPU in slices, read from the plan's fields (never its task table, the CPU
+  kernels' rows), and their answers land in the runner's arrays, which
+  engine.edit.driver.Collector turns into hits and distances as on the CPU.
   Starts and CIGARs of the reported hits (``align=True``) are traced by the CPU
   path stage (cpu_align), which every backend shares; the GPU computes the
   distances and ends.
@@ -437,6 +438,12 @@ class CudaRunner:
                               plan.profile, words)
         self.widths = plan.widths
         self.ends = np.cumsum(self.widths)
+        # Each task's answers (Collector reads them): those the CPU kernels leave in the
+        # plan's task table, which a GPU job never makes.
+        count = len(plan.task_group)
+        self.best = np.full(count, cc.INF, dtype=np.int64)
+        self.end = np.full(count, -1, dtype=np.int64)
+        self.done = np.zeros(count, dtype=bool)
         self.next = 0
         self.min_tasks = max(1, int(config.EDIT_CUDA_MIN_SLICE_TASKS
                                     or self.dev.resident_threads()))
@@ -482,14 +489,13 @@ class CudaRunner:
         if done is None:  # cancelled between launches
             return
         out, hits = done
-        tasks = self.plan.tasks
         if self.mode == cc.MODE_GLOBAL:
-            tasks[a:b, cc.T_BEST] = out[:, ck.O_SCORE]
+            self.best[a:b] = out[:, ck.O_SCORE]
         else:
             found = out[:, ck.O_BEST] <= jobs[ck.J_THRESH]
-            tasks[a:b, cc.T_BEST] = np.where(found, out[:, ck.O_BEST], cc.INF)
-            tasks[a:b, cc.T_END] = np.where(found, jobs[ck.J_SCAN] + out[:, ck.O_END], -1)
-        tasks[a:b, cc.T_DONE] = 1
+            self.best[a:b] = np.where(found, out[:, ck.O_BEST], cc.INF)
+            self.end[a:b] = np.where(found, jobs[ck.J_SCAN] + out[:, ck.O_END], -1)
+        self.done[a:b] = True
         if hits is not None and len(hits):
             self._hits.append(hits)
         self._columns += int(self.widths[a:b].sum())
@@ -507,6 +513,10 @@ class CudaRunner:
 
     def comparisons(self) -> int:
         return 0  # bit-parallel: match words are looked up, symbols never compared
+
+    def answers(self):
+        """(done, best, end) per task (engine.edit.driver.table_answers)."""
+        return self.done, self.best, self.end
 
     def take_hits(self) -> np.ndarray:
         rows = np.concatenate(self._hits) if self._hits else np.zeros((0, 3), dtype=np.int64)

@@ -1,6 +1,8 @@
 """edit's slices and dispatch: from a job to a task table, and the runner that scans it.
 
-- :class:`Plan`: the flat arrays and the task table the kernels read.
+- :class:`Plan`: the flat arrays and the task table the kernels read (the
+  CPU kernels its rows, made on first use; the GPU runner its fields, so that
+  a batch of 200,000 pairs on the GPU makes no 22 MB table).
   *Instances*: every pattern on every strand asked for (the reverse
   complement follows its pattern), concatenated with offsets. *Groups*:
   (instance, text record) pairs: all of them, or pattern i with record i when
@@ -24,7 +26,8 @@
   ``simd`` scan of ``myers`` (cpu_simd: groups of instances over each chunk,
   their lanes standing for the plan's tasks); engine.edit.cuda's
   ``CudaRunner`` offers the same methods for the GPU variants.
-- :class:`Collector` turns finished scans into hits and distances. Hits of
+- :class:`Collector` turns finished scans (each runner's ``answers()``: done,
+  best and end per task) into hits and distances. Hits of
   ``report="hits"`` are final when found, so they are aligned in the slice that
   found them; a best hit or a global distance is final when every task of its
   group is done. Everything aligned so far is therefore ready when a cancel
@@ -38,6 +41,7 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -199,13 +203,10 @@ class Plan:
         self._build_tasks(nlanes, identity=zipped and S == 1)
 
     def _build_tasks(self, nlanes: int, identity: bool) -> None:
-        """The task table, and :attr:`fields`: each field's value as it was written (a scalar
-        for a field alike in every task, else an array per task), which a GPU runner reads
-        instead of the table's strided columns. ``identity``: group g is text record g.
-
-        A batch of 200,000 pairs makes a table of 22 MB, so each pass over it counts: the
-        fields alike in every task are written in one pass (a row broadcast), and a batch
-        of pairs that are one task each (short regions) skips the chunk arithmetic."""
+        """The tasks as :attr:`fields`: each field of the task table (cpu_common.T_*) as a
+        scalar where it is alike in every task, else an array per task. ``identity``: group g
+        is text record g. A batch of pairs that are one task each (short regions) skips the
+        chunk arithmetic."""
         lo = self.t_lo if identity else self.t_lo[self.g_rec]
         hi = self.t_hi if identity else self.t_hi[self.g_rec]
         lengths = np.diff(self.p_offs)
@@ -297,9 +298,15 @@ class Plan:
             fields[cc.T_THRESH] = self.k if self.k is not None else cc.INF
             self.widths = own_hi - scan_lo
         self.fields = fields
-        self.tasks = _table(fields, len(self.task_group))
         #: per task, the text columns it scans (banded global may scan more: restarts)
         self.columns = int(np.sum(self.widths))
+
+    @cached_property
+    def tasks(self) -> np.ndarray:
+        """The task table the CPU kernels read and write (:attr:`fields` as rows), made on
+        first use: a GPU runner reads the fields and keeps the answers itself, so that a
+        batch of 200,000 pairs on the GPU never makes these 22 MB."""
+        return _table(self.fields, len(self.task_group))
 
     def _chunk_columns(self, nlanes: int, total: int) -> int:
         """Chunk length for search (0: no chunks), so that every lane gets work."""
@@ -429,6 +436,9 @@ class CpuLanes:
 
     def comparisons(self) -> int:
         return int(self.info[:, cc.CMPS].sum())
+
+    def answers(self):
+        return table_answers(self.plan.tasks)
 
     def take_hits(self) -> np.ndarray:
         out = [self.hits[s, :self.info[s, cc.NHITS]] for s in range(self.info.shape[0])]
@@ -570,6 +580,9 @@ class SimdLanes:
     def comparisons(self) -> int:
         return 0
 
+    def answers(self):
+        return table_answers(self.plan.tasks)
+
     def take_hits(self) -> np.ndarray:
         n = self.info[:, self.cpu_simd.W_NHITS]
         rows = np.concatenate([self.hits[w, :n[w]] for w in range(len(n))])
@@ -581,6 +594,12 @@ class SimdLanes:
 
     def align(self, items: np.ndarray):
         return align_items(self.plan, self.align_kernel, self.abort, items)
+
+
+def table_answers(tasks: np.ndarray):
+    """(done, best, end) per task, as the CPU kernels leave them in the task table (views):
+    what engine.edit.driver.Collector reads of every runner's ``answers()``."""
+    return tasks[:, cc.T_DONE], tasks[:, cc.T_BEST], tasks[:, cc.T_END]
 
 
 def align_items(plan, kernel, abort: np.ndarray, items: np.ndarray):
@@ -633,18 +652,19 @@ class Collector:
         self.shifts = plan.shifts
         self.distances: dict[int, PairDistance] = {}
         self.left = np.bincount(plan.task_group, minlength=groups)
-        self.seen = np.zeros(len(plan.tasks), dtype=bool)
+        self.seen = np.zeros(len(plan.task_group), dtype=bool)
         self.best = np.full(groups, cc.INF, dtype=np.int64)
         self.best_end = np.full(groups, -1, dtype=np.int64)
 
     def absorb(self) -> None:
         """Collect the slice's hits and the groups it finished."""
-        plan, tasks = self.plan, self.plan.tasks
+        plan = self.plan
         mode = plan.mode_id()
         if mode == cc.MODE_HITS:
             rows = self.runner.take_hits()
             self._add_hits(plan.task_group[rows[:, 2]], rows[:, 0], rows[:, 1])
-        newly = np.flatnonzero((tasks[:, cc.T_DONE] == 1) & ~self.seen)
+        done, task_best, task_end = self.runner.answers()
+        newly = np.flatnonzero((done == 1) & ~self.seen)
         if newly.size == 0:
             return
         # Tasks finished as a run (a GPU slice's) are read as a slice of the table, not gathered.
@@ -659,9 +679,9 @@ class Collector:
         if mode == cc.MODE_HITS:
             return
         if mode == cc.MODE_GLOBAL:
-            self._add_pairs(g, tasks[at, cc.T_BEST])
+            self._add_pairs(g, task_best[at])
             return
-        best, end = tasks[at, cc.T_BEST], tasks[at, cc.T_END]
+        best, end = task_best[at], task_end[at]
         if plan.one_task_each:  # a group's one task: its best, if any, is final
             found = best < cc.INF
             g, best, end = g[found], best[found], end[found]
