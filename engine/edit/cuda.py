@@ -243,7 +243,8 @@ class GpuPairs:
 
         def launch(hits_d, count_d, prof_d):
             jobs[ck.J_PEQ], table_d = self._tables(inst, nwp)
-            jobs_d, *parts_d = self.dev.upload_many("the pairs", jobs, *parts)
+            jobs_d = self.dev.upload(jobs, "the pairs")  # (see new_jobs)
+            parts_d = self.dev.upload_many("the order of the pairs", *parts)
             out_d = self.dev.empty((jobs.shape[1], ck.NO), np.int64, "the results")
             for rows, rows_d in zip(parts, parts_d):
                 if self.dev.cancelled():
@@ -315,7 +316,7 @@ class GpuPairs:
 
         def launch(hits_d, count_d, prof_d):
             jobs[ck.J_PEQ], table_d = self._tables(inst, nwp)
-            ordered = jobs if order is None else np.ascontiguousarray(jobs[:, order])
+            ordered = jobs if order is None else _pinned_columns(jobs, order)
             if carry_rows is None:  # (no pair of several stripes)
                 ordered[ck.J_CARRY] = 0
             else:
@@ -327,7 +328,8 @@ class GpuPairs:
             # Warps of one stripe and of several run in kernels of their own (no carry code
             # in the former's loop).
             parts = [warps[(warps[:, 3] > 1) == striped] for striped in (False, True)]
-            jobs_d, *parts_d = self.dev.upload_many("the pairs", ordered, *parts)
+            jobs_d = self.dev.upload(ordered, "the pairs")  # (see new_jobs)
+            parts_d = self.dev.upload_many("the warps", *parts)
             for striped, part, part_d in zip((False, True), parts, parts_d):
                 if self.dev.cancelled():
                     return None
@@ -368,10 +370,24 @@ class GpuPairs:
             _COMPILED.add(key)
 
 
-def new_jobs(count: int) -> np.ndarray:
+def new_jobs(count: int, pinned: bool = False) -> np.ndarray:
     """An empty job table for ``count`` pairs: cuda_myers.J_* fields x pairs (field-major,
-    so that filling a field and the kernels' reads of it are contiguous)."""
+    so that filling a field and the kernels' reads of it are contiguous), zeroed.
+
+    ``pinned``: uninitialised, in page-locked memory that is reused from job to job
+    (engine.gpu.pinned_empty; the caller fills every field), which the GPU reads straight
+    from: a batch of 200,000 pairs has a table of 19 MB, which would otherwise be zeroed
+    in fresh pages and copied to a staging buffer first."""
+    if pinned:
+        return gpu.pinned_empty(ck.NJ * count, np.int64).reshape(ck.NJ, count)
     return np.zeros((ck.NJ, count), dtype=np.int64)
+
+
+def _pinned_columns(jobs: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """The job table's columns in ``order``, in page-locked memory (see new_jobs)."""
+    out = new_jobs(len(order), pinned=True)
+    np.take(jobs, order, axis=1, out=out)
+    return out
 
 
 def _order(key: np.ndarray):
@@ -394,7 +410,7 @@ def job_rows(plan: Plan, lengths: np.ndarray, a: int, b: int) -> tuple[np.ndarra
 
     scan = field(cc.T_SCAN_LO)
     inst = field(cc.T_PAT)
-    jobs = new_jobs(b - a)
+    jobs = new_jobs(b - a, pinned=True)
     jobs[ck.J_SCAN] = scan
     np.subtract(field(cc.T_HI), scan, out=jobs[ck.J_N])
     np.subtract(field(cc.T_OWN_LO), scan, out=jobs[ck.J_OWN])
@@ -409,6 +425,9 @@ def job_rows(plan: Plan, lengths: np.ndarray, a: int, b: int) -> tuple[np.ndarra
         jobs[ck.J_BIN] = field(cc.T_PROF) + bin_
         jobs[ck.J_EDGE] = lo + (bin_ + 1) * binw - scan
         jobs[ck.J_CAP] = field(cc.T_CUT) + 1
+    else:
+        jobs[[ck.J_BINW, ck.J_BIN, ck.J_EDGE, ck.J_CAP]] = 0
+    jobs[ck.J_PEQ] = jobs[ck.J_CARRY] = 0  # (GpuPairs.run fills what its variant reads)
     return inst, jobs
 
 
