@@ -296,7 +296,9 @@ class GpuPairs:
             runs = zip([0, *bounds], [*bounds, N], kind[[0, *bounds]].tolist())
         else:
             runs = [(0, N, kind)]
-        warps, carry_rows = [], None
+        # Warps of one stripe and of several run in kernels of their own (no carry code in
+        # the former's loop): (first pair, pairs, lanes, stripes, steps) of each.
+        warps, carry_rows = ([], []), None
         for lo, hi, run_kind in runs:
             S, L = divmod(run_kind, maxl + 1)
             firsts = np.arange(lo, hi, ck.WARP // L, dtype=np.int64)
@@ -306,12 +308,12 @@ class GpuPairs:
             run[:, 2] = L
             run[:, 3] = S
             run[:, 4] = -(-np.maximum.reduceat(ns, firsts) // C) + L - 1  # steps
-            warps.append(run)
+            warps[S > 1].append(run)
             if S > 1:  # two carry rows of a text's length per pair of several stripes
                 if carry_rows is None:
                     carry_rows = np.zeros(N, dtype=np.int64)
                 carry_rows[lo:hi] = 2 * ns[lo:hi]
-        warps = np.concatenate(warps)
+        parts = [np.concatenate(w) if w else np.zeros((0, 5), dtype=np.int64) for w in warps]
         common = (self.variant, self.mode, self.profile, self._registers(), W, C)
 
         def launch(hits_d, count_d, prof_d):
@@ -325,9 +327,6 @@ class GpuPairs:
             carried = 0 if carry_rows is None else int(carry_rows.sum())
             carry_d = self.dev.empty(max(1, carried), np.uint8, "stripe carries")
             out_d = self.dev.empty((N, ck.NO), np.int64, "the results")
-            # Warps of one stripe and of several run in kernels of their own (no carry code
-            # in the former's loop).
-            parts = [warps[(warps[:, 3] > 1) == striped] for striped in (False, True)]
             jobs_d = self.dev.upload(ordered, "the pairs")  # (see new_jobs)
             parts_d = self.dev.upload_many("the warps", *parts)
             for striped, part, part_d in zip((False, True), parts, parts_d):
@@ -518,7 +517,7 @@ class CudaRunner:
         if hits is not None and len(hits):
             self._hits.append(hits)
         self._columns += int(self.widths[a:b].sum())
-        self._cells += int(np.sum(self.widths[a:b] * jobs[ck.J_M]))
+        self._cells += int(np.dot(self.widths[a:b], jobs[ck.J_M]))
         self.next = b
 
     def finished(self) -> bool:

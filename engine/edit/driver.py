@@ -651,7 +651,8 @@ class Collector:
         self.ids = (plan.pattern_ids, plan.text_ids)
         self.shifts = plan.shifts
         self.distances: dict[int, PairDistance] = {}
-        self.left = np.bincount(plan.task_group, minlength=groups)
+        self.left = np.ones(groups, dtype=np.int64) if plan.one_task_each else \
+            np.bincount(plan.task_group, minlength=groups)  # tasks left per group
         self.seen = np.zeros(len(plan.task_group), dtype=bool)
         self.best = np.full(groups, cc.INF, dtype=np.int64)
         self.best_end = np.full(groups, -1, dtype=np.int64)
@@ -683,7 +684,7 @@ class Collector:
             return
         best, end = task_best[at], task_end[at]
         if plan.one_task_each:  # a group's one task: its best, if any, is final
-            found = best < cc.INF
+            found = np.flatnonzero(best < cc.INF)
             g, best, end = g[found], best[found], end[found]
             self.best[g], self.best_end[g] = best, end
             self._add_hits(g, end, best)
