@@ -18,6 +18,7 @@ import re
 import warnings
 import zlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from collections.abc import Sequence
 from operator import attrgetter
@@ -501,15 +502,18 @@ class SeqColumns(Sequence):
                             ("shifts", n if self.shifts is None else self.shifts.shape[0])):
             if count != n:
                 raise ValueError(f"{count} {name} for {n} sequences (one each)")
-        if n:
+        # The codes of [first start, last end) only: bytes of the buffer that no sequence
+        # reads are never used (a batch's queries may be a few reads of a large buffer).
+        lo, hi = (int(starts.min()), int(ends.max())) if n else (0, 0)
+        if lo < 0 or hi > codes.shape[0] or (n and np.any(ends < starts)):
             bad = np.flatnonzero((starts < 0) | (ends < starts) | (ends > codes.shape[0]))
-            if bad.size:
-                i = int(bad[0])
-                name, lo, hi = self.ids[i], int(starts[i]), int(ends[i])
-                raise ValueError(f"sequence {i} ({name!r}): [{lo}, {hi}) is not a range of the "
-                                 f"{codes.shape[0]:,} codes")
-        if codes.size and (codes.min() < 1 or codes.max() > 15):
-            i = int(np.flatnonzero((codes < 1) | (codes > 15))[0])
+            i = int(bad[0])
+            name, lo, hi = self.ids[i], int(starts[i]), int(ends[i])
+            raise ValueError(f"sequence {i} ({name!r}): [{lo}, {hi}) is not a range of the "
+                             f"{codes.shape[0]:,} codes")
+        read = codes[lo:hi]
+        if read.size and (read.min() < 1 or read.max() > 15):
+            i = lo + int(np.flatnonzero((read < 1) | (read > 15))[0])
             code = int(codes[i])
             raise ValueError(f"codes must be IUPAC 4-bit codes 1-15 (engine.sequences.encode), "
                              f"found {code} at index {i} (letters? use SeqColumns.encode)")
@@ -597,8 +601,9 @@ class SeqColumns(Sequence):
     def __repr__(self) -> str:
         return f"<SeqColumns: {len(self):,} sequences, {int(self.lengths.sum()):,} symbols>"
 
-    @property
+    @cached_property
     def lengths(self) -> np.ndarray:
+        """Each sequence's length (made once: starts and ends never change)."""
         return self.ends - self.starts
 
     @property

@@ -7,8 +7,9 @@ only for cuda jobs).
   cuda_myers.py). It also serves the read-verification benchmark directly.
 - :class:`CudaRunner` is the GPU twin of engine.edit.driver.CpuLanes: the job's
   tasks (pairs of a batch, or overlapping chunks of long records) go to the
-  GPU in slices, the answers land in the plan's task table, and
-  engine.edit.driver.Collector turns them into hits and distances as on the CPU.
+  GPU in slices, read from the plan's fields (never its task table, the CPU
+  kernels' rows), and their answers land in the runner's arrays, which
+  engine.edit.driver.Collector turns into hits and distances as on the CPU.
   Starts and CIGARs of the reported hits (``align=True``) are traced by the CPU
   path stage (cpu_align), which every backend shares; the GPU computes the
   distances and ends.
@@ -181,14 +182,12 @@ class GpuPairs:
 
     def _tables(self, inst: np.ndarray, nwp: np.ndarray) -> tuple[np.ndarray, object]:
         """Match tables (4 words per padded word) of the batch's patterns, built on the GPU
-        once per pattern (``nwp``, the padded words, depends on the pattern alone); returns
-        each pair's table offset and the table."""
+        once per pattern (``nwp``: each pattern's padded words); returns each pair's table
+        offset and the table."""
         used = np.zeros(len(self.lengths), dtype=bool)
         used[inst] = True
         u_inst = np.flatnonzero(used)
-        words = np.zeros(len(self.lengths), dtype=np.int64)
-        words[inst] = nwp
-        u_nwp = words[u_inst]
+        u_nwp = nwp[u_inst]
         woff = np.zeros(len(u_inst) + 1, dtype=np.int64)
         np.cumsum(u_nwp, out=woff[1:])
         total = int(woff[-1])
@@ -230,10 +229,12 @@ class GpuPairs:
     def _plan_task(self, inst, jobs):
         tiers = _tiers()
         n = jobs[ck.J_N]
-        nw = (jobs[ck.J_M] + 63) // 64
-        rank = np.searchsorted(np.array(tiers), nw)  # len(tiers): words in global memory
-        tier = np.append(np.array(tiers), 0)[rank]
-        nwp = np.where(tier > 0, tier, nw)
+        # Per pattern (its words depend on its length alone), then per pair.
+        words = (self.lengths + 63) // 64
+        ranks = np.searchsorted(np.array(tiers), words)  # len(tiers): words in global memory
+        tiered = np.append(np.array(tiers), 0)[ranks]
+        nwp = np.where(tiered > 0, tiered, words)
+        rank, tier, nw = ranks[inst], tiered[inst], words[inst]
         # A tier at a time, long texts first within it (threads of a warp end together).
         order = _order(rank * (int(n.max()) + 1) + (int(n.max()) - n))
         ranks = rank if order is None else rank[order]
@@ -242,7 +243,8 @@ class GpuPairs:
 
         def launch(hits_d, count_d, prof_d):
             jobs[ck.J_PEQ], table_d = self._tables(inst, nwp)
-            jobs_d, *parts_d = self.dev.upload_many("the pairs", jobs, *parts)
+            jobs_d = self.dev.upload(jobs, "the pairs")  # (see new_jobs)
+            parts_d = self.dev.upload_many("the order of the pairs", *parts)
             out_d = self.dev.empty((jobs.shape[1], ck.NO), np.int64, "the results")
             for rows, rows_d in zip(parts, parts_d):
                 if self.dev.cancelled():
@@ -269,41 +271,64 @@ class GpuPairs:
     def _plan_cooperative(self, inst, jobs):
         W, C, maxl = self.words, self.columns, self.max_lanes
         n = jobs[ck.J_N]
-        nw = (jobs[ck.J_M] + 63) // 64
-        lanes = _ceil_div(nw, W)
+        N = len(n)
+        # Per pattern (its shape depends on its length alone): lanes of W words, in stripes
+        # of at most maxl lanes; its kind, stripes * (maxl + 1) + lanes per stripe.
+        lanes = _ceil_div((self.lengths + 63) // 64, W)
         stripes = _ceil_div(lanes, maxl)
-        L = np.where(stripes > 1, maxl, lanes)
-        nwp = stripes * L * W
-        # Pairs of one shape (stripes, lanes) a warp at a time, long texts first within it.
-        kind = stripes * (maxl + 1) + L
-        order = _order(kind * (int(n.max()) + 1) + (int(n.max()) - n))
+        per_stripe = np.where(stripes > 1, maxl, lanes)
+        nwp = stripes * per_stripe * W
+        kinds = stripes * (maxl + 1) + per_stripe
+        # Pairs of one kind a warp at a time, long texts first within it (patterns of one
+        # length, as a batch of reads: one kind, no per-pair kinds).
+        kind = int(kinds[0]) if kinds.min() == kinds.max() else kinds[inst]
+        longest = int(n.max())
+        order = _order(kind * (longest + 1) + (longest - n))
 
         def take(a):
             return a if order is None else a[order]
 
-        Ls, Ss, ns, kinds = take(L), take(stripes), take(n), take(kind)
-        per_warp = ck.WARP // Ls
-        new_kind = np.ones(len(ns), dtype=bool)
-        new_kind[1:] = kinds[1:] != kinds[:-1]
-        kind_start = np.maximum.accumulate(np.where(new_kind, np.arange(len(ns)), 0))
-        firsts = np.flatnonzero((np.arange(len(ns)) - kind_start) % per_warp == 0)
-        counts = np.diff(np.append(firsts, len(ns)))
-        steps = -(-np.maximum.reduceat(ns, firsts) // C) + Ls[firsts] - 1
-        warps = np.column_stack((firsts, counts, Ls[firsts], Ss[firsts], steps)).astype(np.int64)
-        carry_rows = np.where(Ss > 1, 2 * ns, 0)
+        ns = take(n)
+        # Runs [lo, hi) of the ordered pairs of one kind; a warp of them at a time.
+        if np.ndim(kind):
+            kind = take(kind)
+            bounds = (np.flatnonzero(kind[1:] != kind[:-1]) + 1).tolist()
+            runs = zip([0, *bounds], [*bounds, N], kind[[0, *bounds]].tolist())
+        else:
+            runs = [(0, N, kind)]
+        # Warps of one stripe and of several run in kernels of their own (no carry code in
+        # the former's loop): (first pair, pairs, lanes, stripes, steps) of each.
+        warps, carry_rows = ([], []), None
+        for lo, hi, run_kind in runs:
+            S, L = divmod(run_kind, maxl + 1)
+            firsts = np.arange(lo, hi, ck.WARP // L, dtype=np.int64)
+            run = np.empty((len(firsts), 5), dtype=np.int64)
+            run[:, 0] = firsts
+            run[:, 1] = np.minimum(ck.WARP // L, hi - firsts)
+            run[:, 2] = L
+            run[:, 3] = S
+            run[:, 4] = -(-np.maximum.reduceat(ns, firsts) // C) + L - 1  # steps
+            warps[S > 1].append(run)
+            if S > 1:  # two carry rows of a text's length per pair of several stripes
+                if carry_rows is None:
+                    carry_rows = np.zeros(N, dtype=np.int64)
+                carry_rows[lo:hi] = 2 * ns[lo:hi]
+        parts = [np.concatenate(w) if w else np.zeros((0, 5), dtype=np.int64) for w in warps]
         common = (self.variant, self.mode, self.profile, self._registers(), W, C)
 
         def launch(hits_d, count_d, prof_d):
             jobs[ck.J_PEQ], table_d = self._tables(inst, nwp)
-            ordered = jobs if order is None else np.ascontiguousarray(jobs[:, order])
-            ordered[ck.J_CARRY, 0] = 0
-            np.cumsum(carry_rows[:-1], out=ordered[ck.J_CARRY, 1:])
-            carry_d = self.dev.empty(max(1, int(carry_rows.sum())), np.uint8, "stripe carries")
-            out_d = self.dev.empty((len(ns), ck.NO), np.int64, "the results")
-            # Warps of one stripe and of several run in kernels of their own (no carry code
-            # in the former's loop).
-            parts = [warps[(warps[:, 3] > 1) == striped] for striped in (False, True)]
-            jobs_d, *parts_d = self.dev.upload_many("the pairs", ordered, *parts)
+            ordered = jobs if order is None else _pinned_columns(jobs, order)
+            if carry_rows is None:  # (no pair of several stripes)
+                ordered[ck.J_CARRY] = 0
+            else:
+                ordered[ck.J_CARRY, 0] = 0
+                np.cumsum(carry_rows[:-1], out=ordered[ck.J_CARRY, 1:])
+            carried = 0 if carry_rows is None else int(carry_rows.sum())
+            carry_d = self.dev.empty(max(1, carried), np.uint8, "stripe carries")
+            out_d = self.dev.empty((N, ck.NO), np.int64, "the results")
+            jobs_d = self.dev.upload(ordered, "the pairs")  # (see new_jobs)
+            parts_d = self.dev.upload_many("the warps", *parts)
             for striped, part, part_d in zip((False, True), parts, parts_d):
                 if self.dev.cancelled():
                     return None
@@ -318,7 +343,7 @@ class GpuPairs:
                 _COMPILED.add(key)
             if order is None:
                 return self.dev.fetch(out_d)
-            out = np.empty((len(ns), ck.NO), dtype=np.int64)
+            out = np.empty((N, ck.NO), dtype=np.int64)
             out[order] = self.dev.fetch(out_d)
             return out
 
@@ -344,10 +369,24 @@ class GpuPairs:
             _COMPILED.add(key)
 
 
-def new_jobs(count: int) -> np.ndarray:
+def new_jobs(count: int, pinned: bool = False) -> np.ndarray:
     """An empty job table for ``count`` pairs: cuda_myers.J_* fields x pairs (field-major,
-    so that filling a field and the kernels' reads of it are contiguous)."""
+    so that filling a field and the kernels' reads of it are contiguous), zeroed.
+
+    ``pinned``: uninitialised, in page-locked memory that is reused from job to job
+    (engine.gpu.pinned_empty; the caller fills every field), which the GPU reads straight
+    from: a batch of 200,000 pairs has a table of 19 MB, which would otherwise be zeroed
+    in fresh pages and copied to a staging buffer first."""
+    if pinned:
+        return gpu.pinned_empty(ck.NJ * count, np.int64).reshape(ck.NJ, count)
     return np.zeros((ck.NJ, count), dtype=np.int64)
+
+
+def _pinned_columns(jobs: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """The job table's columns in ``order``, in page-locked memory (see new_jobs)."""
+    out = new_jobs(len(order), pinned=True)
+    np.take(jobs, order, axis=1, out=out)
+    return out
 
 
 def _order(key: np.ndarray):
@@ -359,26 +398,36 @@ def _order(key: np.ndarray):
 
 
 def job_rows(plan: Plan, lengths: np.ndarray, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-    """(pattern per row, job table) of the plan's tasks a .. b-1."""
-    t = plan.tasks[a:b]
-    scan = t[:, cc.T_SCAN_LO]
-    jobs = new_jobs(b - a)
+    """(pattern per row, job table) of the plan's tasks a .. b-1, from the plan's fields
+    (Plan.fields: an array per task, or one value for all) rather than the task table's
+    strided columns: a batch's table is tens of MB, and each column read would cross it."""
+    fields = plan.fields
+
+    def field(f):
+        value = fields[f]
+        return value[a:b] if np.ndim(value) else value
+
+    scan = field(cc.T_SCAN_LO)
+    inst = field(cc.T_PAT)
+    jobs = new_jobs(b - a, pinned=True)
     jobs[ck.J_SCAN] = scan
-    jobs[ck.J_N] = t[:, cc.T_HI] - scan
-    jobs[ck.J_OWN] = t[:, cc.T_OWN_LO] - scan
-    jobs[ck.J_M] = lengths[t[:, cc.T_PAT]]
-    jobs[ck.J_THRESH] = np.minimum(t[:, cc.T_THRESH], cc.INF)
+    np.subtract(field(cc.T_HI), scan, out=jobs[ck.J_N])
+    np.subtract(field(cc.T_OWN_LO), scan, out=jobs[ck.J_OWN])
+    np.take(lengths, inst, out=jobs[ck.J_M])
+    jobs[ck.J_THRESH] = np.minimum(field(cc.T_THRESH), cc.INF)
     jobs[ck.J_ID] = np.arange(a, b)
-    binw = t[:, cc.T_BINW]
     if plan.profile:
-        first = t[:, cc.T_OWN_LO]
-        lo = t[:, cc.T_REC_LO]
-        bin_ = (first - lo) // np.maximum(binw, 1)
+        binw = field(cc.T_BINW)
+        lo = field(cc.T_REC_LO)
+        bin_ = (field(cc.T_OWN_LO) - lo) // np.maximum(binw, 1)
         jobs[ck.J_BINW] = binw
-        jobs[ck.J_BIN] = t[:, cc.T_PROF] + bin_
+        jobs[ck.J_BIN] = field(cc.T_PROF) + bin_
         jobs[ck.J_EDGE] = lo + (bin_ + 1) * binw - scan
-        jobs[ck.J_CAP] = t[:, cc.T_CUT] + 1
-    return t[:, cc.T_PAT], jobs
+        jobs[ck.J_CAP] = field(cc.T_CUT) + 1
+    else:
+        jobs[[ck.J_BINW, ck.J_BIN, ck.J_EDGE, ck.J_CAP]] = 0
+    jobs[ck.J_PEQ] = jobs[ck.J_CARRY] = 0  # (GpuPairs.run fills what its variant reads)
+    return inst, jobs
 
 
 class CudaRunner:
@@ -405,9 +454,14 @@ class CudaRunner:
         self.lengths = np.diff(plan.p_offs)
         self.pairs = GpuPairs(self.dev, job.variant, plan.text, plan.pats, plan.p_offs, self.mode,
                               plan.profile, words)
-        tasks = plan.tasks
-        self.widths = tasks[:, cc.T_HI] - tasks[:, cc.T_SCAN_LO]
+        self.widths = plan.widths
         self.ends = np.cumsum(self.widths)
+        # Each task's answers (Collector reads them): those the CPU kernels leave in the
+        # plan's task table, which a GPU job never makes.
+        count = len(plan.task_group)
+        self.best = np.full(count, cc.INF, dtype=np.int64)
+        self.end = np.full(count, -1, dtype=np.int64)
+        self.done = np.zeros(count, dtype=bool)
         self.next = 0
         self.min_tasks = max(1, int(config.EDIT_CUDA_MIN_SLICE_TASKS
                                     or self.dev.resident_threads()))
@@ -417,7 +471,7 @@ class CudaRunner:
         self.prof_d = self.dev.upload(np.full(max(1, int(plan.prof_offs[-1])), UNSEEN,
                                               dtype=np.int64), "the score profile")
         self.align_kernel = cpu_align.align_parallel
-        self.keys = self.pairs.kernel_keys(tasks[:, cc.T_PAT])
+        self.keys = self.pairs.kernel_keys(plan.fields[cc.T_PAT])
 
     # -- what the ScanRunner asks (engine.edit.driver) ----------------------------------
     def compiled(self) -> bool:
@@ -453,18 +507,17 @@ class CudaRunner:
         if done is None:  # cancelled between launches
             return
         out, hits = done
-        tasks = self.plan.tasks
         if self.mode == cc.MODE_GLOBAL:
-            tasks[a:b, cc.T_BEST] = out[:, ck.O_SCORE]
+            self.best[a:b] = out[:, ck.O_SCORE]
         else:
             found = out[:, ck.O_BEST] <= jobs[ck.J_THRESH]
-            tasks[a:b, cc.T_BEST] = np.where(found, out[:, ck.O_BEST], cc.INF)
-            tasks[a:b, cc.T_END] = np.where(found, jobs[ck.J_SCAN] + out[:, ck.O_END], -1)
-        tasks[a:b, cc.T_DONE] = 1
+            self.best[a:b] = np.where(found, out[:, ck.O_BEST], cc.INF)
+            self.end[a:b] = np.where(found, jobs[ck.J_SCAN] + out[:, ck.O_END], -1)
+        self.done[a:b] = True
         if hits is not None and len(hits):
             self._hits.append(hits)
         self._columns += int(self.widths[a:b].sum())
-        self._cells += int(np.sum(self.widths[a:b] * jobs[ck.J_M]))
+        self._cells += int(np.dot(self.widths[a:b], jobs[ck.J_M]))
         self.next = b
 
     def finished(self) -> bool:
@@ -478,6 +531,10 @@ class CudaRunner:
 
     def comparisons(self) -> int:
         return 0  # bit-parallel: match words are looked up, symbols never compared
+
+    def answers(self):
+        """(done, best, end) per task (engine.edit.driver.table_answers)."""
+        return self.done, self.best, self.end
 
     def take_hits(self) -> np.ndarray:
         rows = np.concatenate(self._hits) if self._hits else np.zeros((0, 3), dtype=np.int64)

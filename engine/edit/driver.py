@@ -1,6 +1,8 @@
 """edit's slices and dispatch: from a job to a task table, and the runner that scans it.
 
-- :class:`Plan`: the flat arrays and the task table the kernels read.
+- :class:`Plan`: the flat arrays and the task table the kernels read (the
+  CPU kernels its rows, made on first use; the GPU runner its fields, so that
+  a batch of 200,000 pairs on the GPU makes no 22 MB table).
   *Instances*: every pattern on every strand asked for (the reverse
   complement follows its pattern), concatenated with offsets. *Groups*:
   (instance, text record) pairs: all of them, or pattern i with record i when
@@ -24,7 +26,8 @@
   ``simd`` scan of ``myers`` (cpu_simd: groups of instances over each chunk,
   their lanes standing for the plan's tasks); engine.edit.cuda's
   ``CudaRunner`` offers the same methods for the GPU variants.
-- :class:`Collector` turns finished scans into hits and distances. Hits of
+- :class:`Collector` turns finished scans (each runner's ``answers()``: done,
+  best and end per task) into hits and distances. Hits of
   ``report="hits"`` are final when found, so they are aligned in the slice that
   found them; a best hit or a global distance is final when every task of its
   group is done. Everything aligned so far is therefore ready when a cancel
@@ -38,6 +41,7 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -112,6 +116,19 @@ def _concat(arrays) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(np.concatenate(arrays), dtype=np.uint8), offsets
 
 
+def _table(fields: dict, count: int) -> np.ndarray:
+    """A (count, cpu_common.NTASK) task table from its fields (field -> a scalar, or an array
+    of ``count``): the scalars in one pass (a broadcast row), then a column per array."""
+    row = np.array([0 if np.ndim(fields[f]) else fields[f] for f in range(cc.NTASK)],
+                   dtype=np.int64)
+    tasks = np.empty((count, cc.NTASK), dtype=np.int64)
+    tasks[:] = row
+    for f, value in fields.items():
+        if np.ndim(value):
+            tasks[:, f] = value
+    return tasks
+
+
 class Pieces(NamedTuple):
     """The job's text records as pieces of background records (engine.streaming): record i
     is columns [start[i], start[i] + its length) of a record of ``length[i]`` columns, and
@@ -170,55 +187,75 @@ class Plan:
             self.text, offsets = _concat([r.codes for r in texts])
             self.t_lo, self.t_hi = offsets[:-1], offsets[1:]
         if zipped:
-            pat_of, rec_of = np.arange(P), np.arange(P)
+            pat_of = rec_of = np.arange(P)
         else:
             pat_of, rec_of = np.repeat(np.arange(P), R), np.tile(np.arange(R), P)
-        # Groups in output order: pattern, record, strand.
-        self.g_pattern = np.repeat(pat_of, S).astype(np.int64)
-        self.g_strand = np.tile(np.arange(S, dtype=np.int64), len(pat_of))
-        self.g_inst = inst_of[self.g_pattern] * S + self.g_strand
-        self.g_rec = np.repeat(rec_of, S).astype(np.int64)
-        self._build_tasks(nlanes)
+        # Groups in output order: pattern, record, strand (one strand: the pairs as they are,
+        # no copies).
+        if S == 1:
+            self.g_pattern, self.g_rec = pat_of, rec_of
+            self.g_strand = np.broadcast_to(np.int64(0), (len(pat_of),))
+            self.g_inst = inst_of if zipped else pat_of
+        else:
+            self.g_pattern, self.g_rec = np.repeat(pat_of, S), np.repeat(rec_of, S)
+            self.g_strand = np.tile(np.arange(S, dtype=np.int64), len(pat_of))
+            self.g_inst = inst_of[self.g_pattern] * S + self.g_strand
+        self._build_tasks(nlanes, identity=zipped and S == 1)
 
-    def _build_tasks(self, nlanes: int) -> None:
-        lo = self.t_lo[self.g_rec]
-        hi = self.t_hi[self.g_rec]
-        m = np.diff(self.p_offs)[self.g_inst]
+    def _build_tasks(self, nlanes: int, identity: bool) -> None:
+        """The tasks as :attr:`fields`: each field of the task table (cpu_common.T_*) as a
+        scalar where it is alike in every task, else an array per task. ``identity``: group g
+        is text record g. A batch of pairs that are one task each (short regions) skips the
+        chunk arithmetic."""
+        lo = self.t_lo if identity else self.t_lo[self.g_rec]
+        hi = self.t_hi if identity else self.t_hi[self.g_rec]
+        lengths = np.diff(self.p_offs)
+        self.max_m = int(lengths.max())
+        # Pattern length per group (a scalar when all patterns are as long: one read length).
+        m = self.max_m if int(lengths.min()) == self.max_m else lengths[self.g_inst]
         G = len(lo)
         # A piece of a record: where it starts in the record, the first column it owns
         # (relative), and the record's length (its profile bins are the record's).
         if self.pieces is None:
-            p_start = p_own = np.zeros(G, dtype=np.int64)
-            rec_len = hi - lo
+            p_start = p_own = 0
+            rec_lo = lo  # where the record's column 0 would lie (profile bins count from it)
         else:
             p_start = self.pieces.start[self.g_rec]
             p_own = self.pieces.own[self.g_rec] - p_start
-            rec_len = self.pieces.length[self.g_rec]
-        rec_lo = lo - p_start  # where the record's column 0 would lie (profile bins count from it)
+            rec_lo = lo - p_start
         # Profile cap - 1: k, or m (C[m,j] <= m, so no cap without k).
-        self.g_cut = np.full(G, self.k, dtype=np.int64) if self.k is not None else m.astype(np.int64)
+        cut = self.k if self.k is not None else m
+        self.g_cut = np.broadcast_to(np.asarray(cut, dtype=np.int64), (G,))
         if self.profile:
+            rec_len = hi - lo if self.pieces is None else self.pieces.length[self.g_rec]
             self.binw = -(-rec_len // PROFILE_BINS)
             nbins = -(-rec_len // self.binw)
             self.prof_offs = np.zeros(G + 1, dtype=np.int64)
             np.cumsum(nbins, out=self.prof_offs[1:])
+            prof = self.prof_offs[:-1]
         else:
-            self.binw = np.zeros(G, dtype=np.int64)
+            self.binw = np.broadcast_to(np.int64(0), (G,))
             self.prof_offs = np.zeros(G + 1, dtype=np.int64)
-        # Chunk length per group (0: one task for the whole record), whole bins per chunk.
-        chunk = np.full(G, self._chunk_columns(nlanes, -(-int(np.sum(hi - lo)) // self.together)),
-                        dtype=np.int64)
+            prof = 0
+        # Chunk length (0: one task for the whole record), whole bins per chunk.
+        chunk = self._chunk_columns(nlanes, -(-int(np.sum(hi - lo)) // self.together))
         # Chunks own from the piece's first owned column, then from bin edges on.
-        first = lo + p_own
+        first = lo if self.pieces is None else lo + p_own
         if self.profile:
             chunk = -(-chunk // self.binw) * self.binw
             first = rec_lo + (p_start + p_own) // self.binw * self.binw
-        count = np.where(chunk > 0, -(-(hi - first) // np.maximum(chunk, 1)), 1)
+        span = hi - first
+        if np.ndim(chunk):
+            count = np.where(chunk > 0, -(-span // np.maximum(chunk, 1)), 1)
+        elif chunk > 0:  # (one chunk each when every span fits one: no count per group)
+            count = 1 if span.min() > 0 and span.max() <= chunk else -(-span // chunk)
+        else:
+            count = 1
         # (a batch of short regions: one task per group, so per-task columns are per-group ones)
         self.one_task_each = bool(np.all(count == 1))
         if self.one_task_each:
             self.task_group = first_task = np.arange(G, dtype=np.int64)
-            index = np.zeros(G, dtype=np.int64)
+            index = 0
 
             def per_task(a):
                 return a
@@ -228,40 +265,48 @@ class Plan:
             index = np.arange(len(self.task_group)) - first_task[self.task_group]
 
             def per_task(a):
-                return a[self.task_group]
+                return a if np.ndim(a) == 0 else a[self.task_group]
         self.first_task = first_task
-        g = self.task_group
-        tasks = np.empty((len(g), cc.NTASK), dtype=np.int64)
-        tasks[:, cc.T_PAT] = per_task(self.g_inst)
-        tasks[:, cc.T_BEST] = cc.INF
-        tasks[:, cc.T_END] = -1
-        tasks[:, cc.T_DONE] = 0
-        tasks[:, cc.T_REC_LO] = per_task(rec_lo)
-        tasks[:, cc.T_BINW] = per_task(self.binw)
-        tasks[:, cc.T_PROF] = per_task(self.prof_offs[:-1])
-        tasks[:, cc.T_CUT] = per_task(self.g_cut)
-        tasks[:, cc.T_LEAD] = per_task(first_task)
-        tasks[:, cc.T_SHARED] = -1
+        fields = {cc.T_PAT: per_task(self.g_inst), cc.T_BEST: cc.INF, cc.T_END: -1, cc.T_DONE: 0,
+                  cc.T_REC_LO: per_task(rec_lo), cc.T_BINW: per_task(self.binw if self.profile else 0),
+                  cc.T_PROF: per_task(prof), cc.T_CUT: per_task(cut), cc.T_LEAD: per_task(first_task),
+                  cc.T_SHARED: -1}
         if self.mode == "global":
-            tasks[:, cc.T_SCAN_LO] = lo
-            tasks[:, cc.T_OWN_LO] = hi  # nothing is recorded on the way
-            tasks[:, cc.T_HI] = hi
+            fields[cc.T_SCAN_LO] = lo
+            fields[cc.T_OWN_LO] = hi  # nothing is recorded on the way
+            fields[cc.T_HI] = hi
             # k, or the first band of banded's doubling.
-            tasks[:, cc.T_THRESH] = self.k if self.k is not None else \
+            fields[cc.T_THRESH] = self.k if self.k is not None else \
                 np.abs((hi - lo) - m) + config.EDIT_BAND_FIRST_SLACK
+            self.widths = hi - lo
         else:
-            lo_t, hi_t, first_t, chunk_t = per_task(lo), per_task(hi), per_task(first), per_task(chunk)
-            own_lo = np.maximum(lo_t + per_task(p_own), first_t + index * chunk_t)
-            own_hi = np.where(chunk_t > 0, np.minimum(hi_t, first_t + (index + 1) * chunk_t), hi_t)
-            mo = np.full(len(g), m.max()) if self.together > 1 else per_task(m)
+            lo_t, hi_t, first_t = per_task(lo), per_task(hi), per_task(first)
+            if self.one_task_each:  # its chunk owns from its first column to the record's end
+                own_lo = first_t if not self.profile else np.maximum(lo_t + p_own, first_t)
+                own_hi = hi_t
+            else:
+                chunk_t = per_task(chunk)
+                own_lo = np.maximum(lo_t + per_task(p_own), first_t + index * chunk_t)
+                own_hi = np.where(chunk_t > 0, np.minimum(hi_t, first_t + (index + 1) * chunk_t),
+                                  hi_t)
+            mo = self.max_m if self.together > 1 else per_task(m)
             overlap = mo + (np.minimum(self.k, mo) if self.k is not None else mo)
-            tasks[:, cc.T_SCAN_LO] = np.maximum(lo_t, own_lo - overlap)
-            tasks[:, cc.T_OWN_LO] = own_lo
-            tasks[:, cc.T_HI] = own_hi
-            tasks[:, cc.T_THRESH] = self.k if self.k is not None else cc.INF
-        self.tasks = tasks
-        self.max_m = int(np.max(np.diff(self.p_offs)))
-        self.columns = int(np.sum(tasks[:, cc.T_HI] - tasks[:, cc.T_SCAN_LO]))
+            scan_lo = np.maximum(lo_t, own_lo - overlap)
+            fields[cc.T_SCAN_LO] = scan_lo
+            fields[cc.T_OWN_LO] = own_lo
+            fields[cc.T_HI] = own_hi
+            fields[cc.T_THRESH] = self.k if self.k is not None else cc.INF
+            self.widths = own_hi - scan_lo
+        self.fields = fields
+        #: per task, the text columns it scans (banded global may scan more: restarts)
+        self.columns = int(np.sum(self.widths))
+
+    @cached_property
+    def tasks(self) -> np.ndarray:
+        """The task table the CPU kernels read and write (:attr:`fields` as rows), made on
+        first use: a GPU runner reads the fields and keeps the answers itself, so that a
+        batch of 200,000 pairs on the GPU never makes these 22 MB."""
+        return _table(self.fields, len(self.task_group))
 
     def _chunk_columns(self, nlanes: int, total: int) -> int:
         """Chunk length for search (0: no chunks), so that every lane gets work."""
@@ -391,6 +436,9 @@ class CpuLanes:
 
     def comparisons(self) -> int:
         return int(self.info[:, cc.CMPS].sum())
+
+    def answers(self):
+        return table_answers(self.plan.tasks)
 
     def take_hits(self) -> np.ndarray:
         out = [self.hits[s, :self.info[s, cc.NHITS]] for s in range(self.info.shape[0])]
@@ -532,6 +580,9 @@ class SimdLanes:
     def comparisons(self) -> int:
         return 0
 
+    def answers(self):
+        return table_answers(self.plan.tasks)
+
     def take_hits(self) -> np.ndarray:
         n = self.info[:, self.cpu_simd.W_NHITS]
         rows = np.concatenate([self.hits[w, :n[w]] for w in range(len(n))])
@@ -543,6 +594,12 @@ class SimdLanes:
 
     def align(self, items: np.ndarray):
         return align_items(self.plan, self.align_kernel, self.abort, items)
+
+
+def table_answers(tasks: np.ndarray):
+    """(done, best, end) per task, as the CPU kernels leave them in the task table (views):
+    what engine.edit.driver.Collector reads of every runner's ``answers()``."""
+    return tasks[:, cc.T_DONE], tasks[:, cc.T_BEST], tasks[:, cc.T_END]
 
 
 def align_items(plan, kernel, abort: np.ndarray, items: np.ndarray):
@@ -594,23 +651,28 @@ class Collector:
         self.ids = (plan.pattern_ids, plan.text_ids)
         self.shifts = plan.shifts
         self.distances: dict[int, PairDistance] = {}
-        self.left = np.bincount(plan.task_group, minlength=groups)
-        self.seen = np.zeros(len(plan.tasks), dtype=bool)
+        self.left = np.ones(groups, dtype=np.int64) if plan.one_task_each else \
+            np.bincount(plan.task_group, minlength=groups)  # tasks left per group
+        self.seen = np.zeros(len(plan.task_group), dtype=bool)
         self.best = np.full(groups, cc.INF, dtype=np.int64)
         self.best_end = np.full(groups, -1, dtype=np.int64)
 
     def absorb(self) -> None:
         """Collect the slice's hits and the groups it finished."""
-        plan, tasks = self.plan, self.plan.tasks
+        plan = self.plan
         mode = plan.mode_id()
         if mode == cc.MODE_HITS:
             rows = self.runner.take_hits()
             self._add_hits(plan.task_group[rows[:, 2]], rows[:, 0], rows[:, 1])
-        newly = np.flatnonzero((tasks[:, cc.T_DONE] == 1) & ~self.seen)
+        done, task_best, task_end = self.runner.answers()
+        newly = np.flatnonzero((done == 1) & ~self.seen)
         if newly.size == 0:
             return
-        self.seen[newly] = True
-        g = plan.task_group[newly]
+        # Tasks finished as a run (a GPU slice's) are read as a slice of the table, not gathered.
+        at = slice(int(newly[0]), int(newly[-1]) + 1) if newly[-1] - newly[0] < newly.size \
+            else newly
+        self.seen[at] = True
+        g = plan.task_group[at]
         if plan.one_task_each:
             self.left[g] = 0
         else:
@@ -618,15 +680,20 @@ class Collector:
         if mode == cc.MODE_HITS:
             return
         if mode == cc.MODE_GLOBAL:
-            self._add_pairs(g, tasks[newly, cc.T_BEST])
+            self._add_pairs(g, task_best[at])
+            return
+        best, end = task_best[at], task_end[at]
+        if plan.one_task_each:  # a group's one task: its best, if any, is final
+            found = np.flatnonzero(best < cc.INF)
+            g, best, end = g[found], best[found], end[found]
+            self.best[g], self.best_end[g] = best, end
+            self._add_hits(g, end, best)
             return
         # Best of a group's chunks: smallest distance, then first end.
-        best, end = tasks[newly, cc.T_BEST], tasks[newly, cc.T_END]
-        if not plan.one_task_each:
-            order = np.lexsort((end, best, g))
-            g, best, end = g[order], best[order], end[order]
-            first = np.concatenate(([True], g[1:] != g[:-1]))
-            g, best, end = g[first], best[first], end[first]
+        order = np.lexsort((end, best, g))
+        g, best, end = g[order], best[order], end[order]
+        first = np.concatenate(([True], g[1:] != g[:-1]))
+        g, best, end = g[first], best[first], end[first]
         better = (best < self.best[g]) | ((best == self.best[g]) & (end < self.best_end[g]))
         self.best[g[better]] = best[better]
         self.best_end[g[better]] = end[better]

@@ -252,6 +252,52 @@ def test_a_slice_of_long_tasks_takes_a_wave_of_them(monkeypatch):
     assert hits.size and runner.next == len(runner.widths)
 
 
+@pytest.mark.parametrize("mode,profile", [("search", False), ("search", True), ("global", False)])
+def test_job_rows_fill_every_field_of_a_reused_page_locked_table(monkeypatch, mode, profile):
+    """job_rows reads the plan's fields (not its task table) into a job table in reused
+    page-locked memory: every field as the task table's rows give it, nothing left of the
+    job before (a block of the same size, filled with -7, is handed back first)."""
+    from engine.edit import cpu_common as cc
+
+    monkeypatch.setattr(config, "EDIT_CUDA_MIN_CHUNK_COLUMNS", 64)
+    monkeypatch.setattr(config, "EDIT_CUDA_CHUNK_OVERLAP_RATIO", 1)
+    rng = np.random.default_rng(12)
+    texts = [Record(f"t{i}", random_codes(rng, n, 0.0)) for i, n in enumerate((900, 40, 300))]
+    patterns = [Record(f"p{i}", random_codes(rng, m, 0.0)) for i, m in enumerate((20, 70, 33))]
+    options = dict(mode=mode, k=3 if mode == "search" else None, backend="cuda",
+                   variant="cooperative")
+    if mode == "search":
+        options["profile"] = profile
+    job = edit.make_job(patterns, texts, pairing="zip", **options)
+    runner = ecuda.CudaRunner(job, np.zeros(1, dtype=np.uint8))
+    plan = runner.plan
+    tasks = plan.tasks
+    assert plan.one_task_each == (mode == "global") and len(tasks) >= 3
+    a, b = 1, len(tasks)
+    stale = engine_gpu.pinned_empty(ck.NJ * (b - a), np.int64)
+    stale[:] = -7
+    del stale
+    inst, jobs = ecuda.job_rows(plan, runner.lengths, a, b)
+    t = tasks[a:b]
+    want = np.zeros((ck.NJ, b - a), dtype=np.int64)
+    want[ck.J_SCAN] = t[:, cc.T_SCAN_LO]
+    want[ck.J_N] = t[:, cc.T_HI] - t[:, cc.T_SCAN_LO]
+    want[ck.J_OWN] = t[:, cc.T_OWN_LO] - t[:, cc.T_SCAN_LO]
+    want[ck.J_M] = runner.lengths[t[:, cc.T_PAT]]
+    want[ck.J_THRESH] = np.minimum(t[:, cc.T_THRESH], cc.INF)
+    want[ck.J_ID] = np.arange(a, b)
+    if profile:
+        binw = t[:, cc.T_BINW]
+        bin_ = (t[:, cc.T_OWN_LO] - t[:, cc.T_REC_LO]) // binw
+        want[ck.J_BINW] = binw
+        want[ck.J_BIN] = t[:, cc.T_PROF] + bin_
+        want[ck.J_EDGE] = t[:, cc.T_REC_LO] + (bin_ + 1) * binw - t[:, cc.T_SCAN_LO]
+        want[ck.J_CAP] = t[:, cc.T_CUT] + 1
+        assert want[ck.J_BINW].min() > 0
+    assert inst.tolist() == t[:, cc.T_PAT].tolist()
+    np.testing.assert_array_equal(jobs, want)
+
+
 def test_verify_arrays_reads_regions_of_one_text():
     rng = np.random.default_rng(7)
     text = random_codes(rng, 300, 0.04)
