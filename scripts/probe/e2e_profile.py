@@ -4,6 +4,7 @@ kernel-only and CPU figures. Run on the GPU machine:
     python3 scripts/probe/e2e_profile.py kmismatch|kmismatch-upload|verify|verify-records [TOP]"""
 import cProfile
 import io
+import os
 import pstats
 import sys
 import time
@@ -17,7 +18,7 @@ def profile(fn, top):
     pr.disable()
     wall = time.perf_counter() - t0
     s = io.StringIO()
-    pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(top)
+    pstats.Stats(pr, stream=s).sort_stats(os.environ.get("PROBE_SORT", "tottime")).print_stats(top)
     print(f"wall {wall:.3f} s")
     print(s.getvalue())
     return out
