@@ -150,6 +150,23 @@ def test_bitparallel_word_boundaries(monkeypatch, m, k, flags):
     assert got == _expected(target, background, k, "forward")
 
 
+def test_register_tier_stretches_rise_and_fall(monkeypatch):
+    """The register tiers' stretches (cuda_bitparallel.run_stretch, one code path per count
+    of live blocks): copies of parts of the target with few and many edits, between random
+    stretches, make the starts' live blocks rise and fall within one chunk (c(r) from 12 to
+    118: one, two and three blocks); IUPAC in both texts; no lanes pass, so every start runs
+    in the tiers. (A stretch that kept running after its count changed fails here.)"""
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((4, 2000), (8, 4000)))
+    rng = np.random.default_rng(12)
+    alpha = random_codes(rng, 160, iupac_rate=0.03)
+    parts = [random_codes(rng, 80, iupac_rate=0.02)]
+    for a, b, edits in ((0, 80, 2), (32, 140, 6), (80, 160, 1)):
+        parts += [mutate(rng, alpha[a:b], edits), random_codes(rng, 20)]
+    target, background = [Record("t", alpha)], [Record("b", np.concatenate(parts))]
+    got, _ = _solve(target, background, 12, ("bitparallel", set()), "forward")
+    assert got == _expected(target, background, 12, "forward")
+
+
 @pytest.mark.parametrize("m", [31, 32, 33, 40])
 @pytest.mark.parametrize("k", [1, 4])
 def test_word32_first_pass_at_the_word_edge(m, k):
