@@ -42,18 +42,20 @@ _COMPILED: set = set()  # kernels launched in this process (for the "compiling" 
 SIMULATOR_PACK_LIMIT = 1 << 16
 
 
-def upload_text(dev: gpu.Device, codes: np.ndarray):
+def upload_text(dev: gpu.Device, codes: np.ndarray, alloc=None):
     """(lookups, codes) of a text on the GPU as the kernels read them, ``PAD`` symbols in.
 
     The codes are copied once, straight from the host array into a zeroed device buffer
     (no host copy of a large batch's regions); their lookups (cuda_myers.LOOKUP, 16 per
     uint64) are packed there by ``pack_kernel``. Both run on for at least PAD + 32
-    symbols past the end, so that lanes may read ahead.
+    symbols past the end, so that lanes may read ahead. ``alloc(shape, dtype, what)``
+    makes the two device arrays (default: ``dev.empty``; GpuPairs borrows spares).
     """
+    alloc = alloc or dev.empty
     codes = np.ascontiguousarray(codes, dtype=np.uint8)
     n = codes.shape[0]
     total = -(-(ck.PAD + n + ck.PAD + 32) // 16) * 16
-    padded_d = dev.empty(total, np.uint8, "the text")
+    padded_d = alloc(total, np.uint8, "the text")
     dev.clear(padded_d, "the text")
     if n:
         with cuda_errors("copying the text to the GPU", n):
@@ -62,10 +64,18 @@ def upload_text(dev: gpu.Device, codes: np.ndarray):
         nibbles = ck.PACK_LOOKUP[padded_d.copy_to_host()]
         return dev.upload((nibbles[0::2] | (nibbles[1::2] << 4)).view(np.uint64), "the text"), \
             padded_d
-    lookups_d = dev.empty(total // 16, np.uint64, "the packed text")
+    lookups_d = alloc(total // 16, np.uint64, "the packed text")
     tpb = dev.threads_per_block
     dev.launch(ck.pack_kernel, -(-(total // 16) // tpb), tpb, 0, padded_d, lookups_d)
     return lookups_d, padded_d
+
+
+def _default_stream():
+    """numba's object for the default stream (work on it is ordered with the launches)."""
+    from numba import cuda
+
+    with cuda_errors("starting CUDA"):
+        return cuda.default_stream()
 
 
 def _tiers():
@@ -90,6 +100,11 @@ class GpuPairs:
         Search: lower score-profile bins (``prof`` of :meth:`run`).
     words : int
         cooperative: words per thread.
+
+    Device memory comes from engine.gpu.SPARES and goes back there (:meth:`_borrow`): a
+    batch's arrays when :meth:`run` has its results, the text and patterns at
+    :meth:`close`. Allocating and freeing them anew cost a driver call each, and numba's
+    deferred frees, flushed in the middle of a later call, wait for the device.
     """
 
     def __init__(self, dev: gpu.Device, variant: str, text: np.ndarray, pats: np.ndarray,
@@ -111,10 +126,55 @@ class GpuPairs:
                     "per thread")
         self.p_offs = np.ascontiguousarray(p_offs, dtype=np.int64)
         self.lengths = np.diff(self.p_offs)
-        self.text_d, self.codes_d = upload_text(dev, text)
-        self.pats_d, self.p_offs_d = dev.upload_many("the patterns", (pats, np.uint8), self.p_offs)
+        self._held, self._batch = [], []  # (key, raw) borrowed from SPARES (see _borrow)
+        self._events = []  # (start, stop) of the kernels timed but not yet read (_timed)
+        # Transfers of page-locked host arrays are queued on the default stream (behind the
+        # kernels, as launches are) rather than waited for (numba's stream 0 is synchronous).
+        self._stream = 0 if gpu.SIMULATOR else _default_stream()
+        self.text_d, self.codes_d = upload_text(
+            dev, text, lambda shape, dtype, what: self._borrow(shape, dtype, what, keep=True))
+        self.pats_d, self.p_offs_d = self._upload_many("the patterns", True, (pats, np.uint8),
+                                                       self.p_offs)
         self.kernel_seconds = 0.0
         self.launched = {}  # key -> kernel, of the distance kernels launched
+
+    # -- device memory ------------------------------------------------------------------------
+    def _borrow(self, shape, dtype, what: str, keep: bool = False):
+        """A device array of ``shape``, from engine.gpu.SPARES under ``edit <what>`` when it
+        has one; it goes back there at :meth:`close` (``keep``) or when the batch that
+        borrowed it is done (:meth:`run`)."""
+        dtype = np.dtype(dtype)
+        count = int(np.prod(shape))
+        key = f"edit {what}"
+        raw = self.dev.spare(key, max(1, count) * dtype.itemsize, what)
+        (self._held if keep else self._batch).append((key, raw))
+        return raw[:count * dtype.itemsize].view(dtype).reshape(shape)
+
+    def _upload_many(self, what: str, keep: bool, *parts) -> list:
+        """Device.upload_many into a spare allocation (see :meth:`_borrow`)."""
+        kept = {}
+        views = self.dev.upload_many(what, *parts, keep=kept, spare=f"edit {what}")
+        (self._held if keep else self._batch).append((f"edit {what}", kept[what]))
+        return views
+
+    def _give_back(self, borrowed: list) -> None:
+        """Give ``borrowed`` arrays to engine.gpu.SPARES once the device is done with them (a
+        batch that failed frees them instead: the device may be unusable)."""
+        if not borrowed:
+            return
+        items = list(borrowed)
+        borrowed.clear()
+        try:
+            self.dev.synchronize("finishing")  # (at once after a fetch: it waited already)
+        except CudaFailure:
+            return
+        for key, raw in items:
+            gpu.SPARES.give(key, raw)
+
+    def close(self) -> None:
+        """Give the text and patterns back for the next job (the object runs no more)."""
+        self.text_d = self.codes_d = self.pats_d = self.p_offs_d = None
+        self._give_back(self._held)
 
     # -- which kernels ------------------------------------------------------------------------
     def _registers(self) -> int:
@@ -158,27 +218,61 @@ class GpuPairs:
         inst = np.ascontiguousarray(inst, dtype=np.int64)
         if jobs.shape[1] == 0:
             return np.zeros((0, ck.NO), dtype=np.int64), np.zeros((0, 3), dtype=np.int64)
+        try:
+            done = self._run(inst, jobs, prof_d, hit_cap)
+            self._settle()
+            return done
+        finally:
+            self._events.clear()  # (those of a batch that failed)
+            self._give_back(self._batch)
+
+    def _run(self, inst, jobs, prof_d, hit_cap):
+        dev = self.dev
         if prof_d is None:
-            prof_d = dev.zeros(1, np.int64, "the score profile")
+            prof_d = self._borrow(1, np.int64, "the score profile")
+            dev.clear(prof_d, "the score profile")
         if self.variant == "cooperative":
             launch = self._plan_cooperative(inst, jobs)
         else:
             launch = self._plan_task(inst, jobs)
+        hits_mode = self.mode == cc.MODE_HITS
         while True:
             if dev.cancelled():
                 return None
-            cap = max(1, hit_cap) if self.mode == cc.MODE_HITS else 1
-            hits_d = dev.empty((cap, 3), np.int64, f"a buffer for {cap} hits")
-            count_d = dev.zeros(1, np.int64, "the hit count")
+            cap = max(1, hit_cap) if hits_mode else 1
+            hits_d = self._borrow((cap, 3), np.int64, "hits")
+            count_d = self._borrow(1, np.int64, "the hit count")
+            if hits_mode:  # (the kernels touch neither outside hits mode)
+                dev.clear(count_d, "the hit count")
             out = launch(hits_d, count_d, prof_d)
             if out is None:
                 return None
+            if not hits_mode:
+                return out, None
             count = int(dev.fetch(count_d)[0])
             if count <= cap:
                 break
             hit_cap = count  # every hit again, with room for all of them
-        hits = dev.fetch(hits_d)[:count] if self.mode == cc.MODE_HITS else None
-        return out, hits
+        return out, dev.fetch(hits_d)[:count]
+
+    def _upload_jobs(self, jobs: np.ndarray):
+        """The job table on the GPU (see new_jobs), its copy queued on the default stream: a
+        page-locked table (job_rows') is read from there while the host goes on (it lives
+        until the batch's results are in); any other is copied at once."""
+        jobs_d = self._borrow(jobs.shape, np.int64, "the pairs")
+        with cuda_errors("copying the pairs to the GPU", jobs.nbytes):
+            jobs_d.copy_to_device(np.ascontiguousarray(jobs), stream=self._stream)
+        return jobs_d
+
+    def _fetch(self, out_d) -> np.ndarray:
+        """The results, copied straight into page-locked pool memory (engine.gpu.pinned_empty;
+        it goes back to the pool when the array is dropped): Device.fetch would copy them
+        through its staging buffer and out again, 4.8 MB for 200,000 pairs. The copy waits
+        for the kernels."""
+        host = gpu.pinned_empty(out_d.size, out_d.dtype).reshape(out_d.shape)
+        with cuda_errors("running a kernel (copying its results back)"):
+            out_d.copy_to_host(host)
+        return host
 
     def _tables(self, inst: np.ndarray, nwp: np.ndarray) -> tuple[np.ndarray, object]:
         """Match tables (4 words per padded word) of the batch's patterns, built on the GPU
@@ -197,16 +291,17 @@ class GpuPairs:
         word_inst = u_inst[owner]
         word_index = np.arange(total, dtype=np.int64) - woff[owner]
         word_dummy = (u_nwp * 64 - self.lengths[u_inst])[owner]
-        table_d = self.dev.empty(4 * max(1, total), np.uint64,
-                                 f"the match words of {len(u_inst)} patterns")
+        table_d = self._borrow(4 * max(1, total), np.uint64, "match words")
         tpb = self.tpb
-        plan_d = self.dev.upload_many("match-table plan", word_inst, word_index, word_dummy)
+        plan_d = self._upload_many("match-table plan", False, word_inst, word_index, word_dummy)
         self._timed(ck.peq_kernel, -(-total // tpb), tpb, 0, self.pats_d, self.p_offs_d,
                     *plan_d, self.mode != cc.MODE_GLOBAL, table_d)
         return 4 * slot[inst], table_d
 
     def _timed(self, kernel, blocks, tpb, shared, *args) -> None:
-        """Launch, timing the kernel with CUDA events (summed into ``kernel_seconds``)."""
+        """Launch between two CUDA events, whose interval :meth:`_settle` adds to
+        ``kernel_seconds`` once the batch's results are in: waiting for each kernel here
+        would keep the host from queuing the next copy and launch behind it."""
         if blocks <= 0:
             return
         if gpu.SIMULATOR:  # no device timers there
@@ -220,10 +315,18 @@ class GpuPairs:
             start, stop = cuda.event(), cuda.event()
             start.record()
         self.dev.launch(kernel, blocks, tpb, shared, *args)
-        with cuda_errors("running a kernel"):
+        with cuda_errors("timing a kernel"):
             stop.record()
-            stop.synchronize()
-            self.kernel_seconds += start.elapsed_time(stop) / 1e3
+        self._events.append((start, stop))
+
+    def _settle(self) -> None:
+        """Add the intervals of the kernels timed so far to ``kernel_seconds`` (their batch
+        is done: the events are, and reading them waits for nothing)."""
+        events, self._events = self._events, []
+        with cuda_errors("running a kernel"):
+            for start, stop in events:
+                stop.synchronize()
+                self.kernel_seconds += start.elapsed_time(stop) / 1e3
 
     # task: one thread per pair, grouped by register tier
     def _plan_task(self, inst, jobs):
@@ -243,27 +346,26 @@ class GpuPairs:
 
         def launch(hits_d, count_d, prof_d):
             jobs[ck.J_PEQ], table_d = self._tables(inst, nwp)
-            jobs_d = self.dev.upload(jobs, "the pairs")  # (see new_jobs)
-            parts_d = self.dev.upload_many("the order of the pairs", *parts)
-            out_d = self.dev.empty((jobs.shape[1], ck.NO), np.int64, "the results")
+            jobs_d = self._upload_jobs(jobs)
+            parts_d = self._upload_many("the order of the pairs", False, *parts)
+            out_d = self._borrow((jobs.shape[1], ck.NO), np.int64, "the results")
             for rows, rows_d in zip(parts, parts_d):
                 if self.dev.cancelled():
                     return None
                 t = int(tier[rows[0]])
                 if t > 0:
-                    spv = smv = self.dev.zeros((1, 1), np.uint64, "scratch")
+                    spv = smv = self._borrow((1, 1), np.uint64, "scratch")
                 else:
                     words = int(nw[rows].max())
-                    what = f"{words} words for each of {len(rows)} pairs"
-                    spv = self.dev.empty((words, len(rows)), np.uint64, what)
-                    smv = self.dev.empty((words, len(rows)), np.uint64, what)
+                    spv = self._borrow((words, len(rows)), np.uint64, "the pairs' Pv words")
+                    smv = self._borrow((words, len(rows)), np.uint64, "the pairs' Mv words")
                 key = (self.variant, self.mode, self.profile, self._registers(), t)
                 kernel = self.launched[key] = self._kernel(key)
                 self._timed(kernel, -(-len(rows) // self.tpb), self.tpb, 0, self.text_d,
                             self.codes_d, table_d, jobs_d, rows_d, out_d, hits_d, count_d, prof_d,
                             spv, smv)
                 _COMPILED.add(key)
-            return self.dev.fetch(out_d)
+            return self._fetch(out_d)
 
         return launch
 
@@ -325,10 +427,10 @@ class GpuPairs:
                 ordered[ck.J_CARRY, 0] = 0
                 np.cumsum(carry_rows[:-1], out=ordered[ck.J_CARRY, 1:])
             carried = 0 if carry_rows is None else int(carry_rows.sum())
-            carry_d = self.dev.empty(max(1, carried), np.uint8, "stripe carries")
-            out_d = self.dev.empty((N, ck.NO), np.int64, "the results")
-            jobs_d = self.dev.upload(ordered, "the pairs")  # (see new_jobs)
-            parts_d = self.dev.upload_many("the warps", *parts)
+            carry_d = self._borrow(max(1, carried), np.uint8, "stripe carries")
+            out_d = self._borrow((N, ck.NO), np.int64, "the results")
+            jobs_d = self._upload_jobs(ordered)
+            parts_d = self._upload_many("the warps", False, *parts)
             for striped, part, part_d in zip((False, True), parts, parts_d):
                 if self.dev.cancelled():
                     return None
@@ -342,9 +444,9 @@ class GpuPairs:
                             table_d, jobs_d, part_d, out_d, hits_d, count_d, prof_d, carry_d)
                 _COMPILED.add(key)
             if order is None:
-                return self.dev.fetch(out_d)
+                return self._fetch(out_d)
             out = np.empty((N, ck.NO), dtype=np.int64)
-            out[order] = self.dev.fetch(out_d)
+            out[order] = self._fetch(out_d)
             return out
 
         return launch
@@ -366,6 +468,7 @@ class GpuPairs:
             jobs[ck.J_N] = 5
             jobs[ck.J_M] = m
             tiny.run(np.zeros(1, dtype=np.int64), jobs)
+            tiny.close()
             _COMPILED.add(key)
 
 
@@ -519,6 +622,8 @@ class CudaRunner:
         self._columns += int(self.widths[a:b].sum())
         self._cells += int(np.dot(self.widths[a:b], jobs[ck.J_M]))
         self.next = b
+        if self.finished():  # (the profile, read afterwards, is the runner's own)
+            self.pairs.close()
 
     def finished(self) -> bool:
         return self.next >= len(self.widths)
@@ -576,6 +681,7 @@ def verify_arrays(dev: gpu.Device, variant: str, text: np.ndarray, starts: np.nd
     jobs[ck.J_M] = np.diff(np.asarray(q_offs, dtype=np.int64))[pair_query]
     jobs[ck.J_THRESH] = cc.INF if k is None else k
     out = pairs.run(pair_query, jobs)[0]
+    pairs.close()
     if mode_id == cc.MODE_GLOBAL:
         best, end = out[:, ck.O_SCORE], np.full(len(out), -1, dtype=np.int64)
     else:
