@@ -487,3 +487,32 @@ def test_cooperative_reads_stop_at_each_pairs_end(monkeypatch):
                          backend="cuda", words_per_thread=1)
         want = edit.solve(patterns, texts, mode="search", k=k, strands="both", backend="serial")
         assert hit_rows(got) == hit_rows(want), k
+
+
+@pytest.mark.parametrize("variant,report", [("cooperative", "best"), ("task", "hits")])
+def test_a_job_gives_its_device_memory_to_the_next(monkeypatch, variant, report):
+    """A job's device arrays go back to engine.gpu.SPARES (a batch's once its results are in,
+    the text and patterns when the runner finishes), and the same job again takes every one
+    of them from there (no new allocation: each cost a driver call and a deferred free that
+    waits for the device), with the same answers."""
+    queries, regions = _batch(5)
+    opts = dict(mode="search", k=2, report=report, variant=variant, backend="cuda",
+                pairing="zip", align=False)
+    monkeypatch.setattr(config, "GPU_SPARE_BYTES", 1 << 30)
+    engine_gpu.SPARES.clear()
+    first = edit.solve(queries, regions, **opts)
+    kept = {key: len(arrays) for key, arrays in engine_gpu.SPARES.free.items()
+            if key.startswith("edit ")}
+    for what in ("the text", "the packed text", "the patterns", "the pairs", "the results",
+                 "match words", "match-table plan", "hits"):
+        assert kept.get(f"edit {what}"), what
+    made = []
+    empty = engine_gpu.Device.empty
+    monkeypatch.setattr(engine_gpu.Device, "empty",
+                        lambda self, shape, dtype, what: made.append(what) or
+                        empty(self, shape, dtype, what))
+    again = edit.solve(queries, regions, **opts)
+    assert made == []
+    assert hit_rows(again) == hit_rows(first) and len(first.hits) > 0
+    assert {key: len(arrays) for key, arrays in engine_gpu.SPARES.free.items()
+            if key.startswith("edit ")} == kept
