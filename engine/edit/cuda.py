@@ -32,6 +32,7 @@ from engine.edit import cpu_common as cc
 from engine.edit import cuda_myers as ck
 from engine.edit.driver import UNSEEN, Plan, align_items
 from engine.gpu import CudaFailure, cuda_errors, register_cap
+from engine.sequences import SeqColumns
 
 _COMPILED: set = set()  # kernels launched in this process (for the "compiling" phase)
 
@@ -42,32 +43,54 @@ _COMPILED: set = set()  # kernels launched in this process (for the "compiling" 
 SIMULATOR_PACK_LIMIT = 1 << 16
 
 
-def upload_text(dev: gpu.Device, codes: np.ndarray, alloc=None):
+def text_bytes(n: int) -> tuple[int, int]:
+    """(bytes of the padded codes, bytes with their lookups after them) of a text of ``n``
+    symbols on the GPU (:func:`upload_text`)."""
+    total = -(-(ck.PAD + n + ck.PAD + 32) // 16) * 16
+    return total, total + total // 2
+
+
+def text_views(raw, n: int):
+    """(lookups, codes) of a text of ``n`` symbols in its device allocation ``raw``."""
+    total, both = text_bytes(n)
+    return raw[total:both].view(np.uint64), raw[:total]
+
+
+def upload_text(dev: gpu.Device, codes: np.ndarray, into=None):
     """(lookups, codes) of a text on the GPU as the kernels read them, ``PAD`` symbols in.
 
     The codes are copied once, straight from the host array into a zeroed device buffer
     (no host copy of a large batch's regions); their lookups (cuda_myers.LOOKUP, 16 per
-    uint64) are packed there by ``pack_kernel``. Both run on for at least PAD + 32
-    symbols past the end, so that lanes may read ahead. ``alloc(shape, dtype, what)``
-    makes the two device arrays (default: ``dev.empty``; GpuPairs borrows spares).
+    uint64) are packed after them (:func:`text_views`) by ``pack_kernel``. Both run on for
+    at least PAD + 32 symbols past the end, so that lanes may read ahead. ``into``: a
+    uint8 device array of at least ``text_bytes(n)[1]`` bytes to hold them (default: a
+    new one): one allocation, which GpuPairs may leave on the GPU for the next job.
     """
-    alloc = alloc or dev.empty
     codes = np.ascontiguousarray(codes, dtype=np.uint8)
     n = codes.shape[0]
-    total = -(-(ck.PAD + n + ck.PAD + 32) // 16) * 16
-    padded_d = alloc(total, np.uint8, "the text")
+    if into is None:
+        into = dev.empty(text_bytes(n)[1], np.uint8, "the text")
+    lookups_d, padded_d = text_views(into, n)
     dev.clear(padded_d, "the text")
     if n:
         with cuda_errors("copying the text to the GPU", n):
             padded_d[ck.PAD:ck.PAD + n].copy_to_device(codes)
     if gpu.SIMULATOR and n > SIMULATOR_PACK_LIMIT:
         nibbles = ck.PACK_LOOKUP[padded_d.copy_to_host()]
-        return dev.upload((nibbles[0::2] | (nibbles[1::2] << 4)).view(np.uint64), "the text"), \
-            padded_d
-    lookups_d = alloc(total // 16, np.uint64, "the packed text")
+        lookups_d.copy_to_device((nibbles[0::2] | (nibbles[1::2] << 4)).view(np.uint64))
+        return lookups_d, padded_d
     tpb = dev.threads_per_block
-    dev.launch(ck.pack_kernel, -(-(total // 16) // tpb), tpb, 0, padded_d, lookups_d)
+    words = lookups_d.shape[0]
+    dev.launch(ck.pack_kernel, -(-words // tpb), tpb, 0, padded_d, lookups_d)
     return lookups_d, padded_d
+
+
+class _EditTexts:
+    """Marks the texts edit leaves on the GPU (engine.gpu.DEVICE_TEXTS is keyed by owner
+    objects; another family may key its own text, in another layout, by the same array)."""
+
+
+_EDIT_TEXTS = _EditTexts()
 
 
 def _default_stream():
@@ -100,6 +123,10 @@ class GpuPairs:
         Search: lower score-profile bins (``prof`` of :meth:`run`).
     words : int
         cooperative: words per thread.
+    text_owner : the caller's own array that ``text`` is (None: the text is the job's own)
+        The text is left on the GPU for it while it lives (engine.gpu.DEVICE_TEXTS, as
+        kmismatch leaves its texts): the next batch of regions of the same genome takes it
+        as it is, with no upload nor packing.
 
     Device memory comes from engine.gpu.SPARES and goes back there (:meth:`_borrow`): a
     batch's arrays when :meth:`run` has its results, the text and patterns at
@@ -108,7 +135,8 @@ class GpuPairs:
     """
 
     def __init__(self, dev: gpu.Device, variant: str, text: np.ndarray, pats: np.ndarray,
-                 p_offs: np.ndarray, mode: int, profile: bool = False, words: int = 1):
+                 p_offs: np.ndarray, mode: int, profile: bool = False, words: int = 1,
+                 text_owner=None):
         self.dev, self.variant, self.mode, self.profile = dev, variant, mode, bool(profile)
         self.words = int(words)
         self.columns = int(config.EDIT_CUDA_COLUMNS_PER_STEP)
@@ -131,8 +159,16 @@ class GpuPairs:
         # Transfers of page-locked host arrays are queued on the default stream (behind the
         # kernels, as launches are) rather than waited for (numba's stream 0 is synchronous).
         self._stream = 0 if gpu.SIMULATOR else _default_stream()
-        self.text_d, self.codes_d = upload_text(
-            dev, text, lambda shape, dtype, what: self._borrow(shape, dtype, what, keep=True))
+        self._text_raw, self._text_owners = None, None  # the text's allocation, if ours
+        owners = None if text_owner is None else (text_owner, _EDIT_TEXTS)
+        n = text.shape[0]
+        resident = None if owners is None else gpu.DEVICE_TEXTS.get(owners, dev.id)
+        if resident is not None and resident.shape[0] >= text_bytes(n)[1]:
+            self.text_d, self.codes_d = text_views(resident, n)
+        else:
+            self._text_raw = dev.spare("edit text", text_bytes(n)[1], "the text")
+            self._text_owners = owners
+            self.text_d, self.codes_d = upload_text(dev, text, self._text_raw)
         self.pats_d, self.p_offs_d = self._upload_many("the patterns", True, (pats, np.uint8),
                                                        self.p_offs)
         self.kernel_seconds = 0.0
@@ -172,8 +208,20 @@ class GpuPairs:
             gpu.SPARES.give(key, raw)
 
     def close(self) -> None:
-        """Give the text and patterns back for the next job (the object runs no more)."""
+        """Leave the text on the GPU for its owner, or give it back with the patterns for
+        the next job (the object runs no more)."""
         self.text_d = self.codes_d = self.pats_d = self.p_offs_d = None
+        text, self._text_raw = self._text_raw, None
+        if text is not None:
+            self._held.append(("edit text", text))
+            if self._text_owners is not None:
+                try:
+                    self.dev.synchronize("finishing")  # (the packing is done: keep_text)
+                except CudaFailure:
+                    self._held.clear()
+                    return
+                if self.dev.keep_text(self._text_owners, text):
+                    self._held.pop()
         self._give_back(self._held)
 
     # -- which kernels ------------------------------------------------------------------------
@@ -258,7 +306,8 @@ class GpuPairs:
     def _upload_jobs(self, jobs: np.ndarray):
         """The job table on the GPU (see new_jobs), its copy queued on the default stream: a
         page-locked table (job_rows') is read from there while the host goes on (it lives
-        until the batch's results are in); any other is copied at once."""
+        until the batch's results are in); any other is copied at once. A synchronous copy
+        queued after it would wait for it: it is the batch's last copy before its kernels."""
         jobs_d = self._borrow(jobs.shape, np.int64, "the pairs")
         with cuda_errors("copying the pairs to the GPU", jobs.nbytes):
             jobs_d.copy_to_device(np.ascontiguousarray(jobs), stream=self._stream)
@@ -346,8 +395,8 @@ class GpuPairs:
 
         def launch(hits_d, count_d, prof_d):
             jobs[ck.J_PEQ], table_d = self._tables(inst, nwp)
-            jobs_d = self._upload_jobs(jobs)
             parts_d = self._upload_many("the order of the pairs", False, *parts)
+            jobs_d = self._upload_jobs(jobs)  # (last: no copy that waits for it follows)
             out_d = self._borrow((jobs.shape[1], ck.NO), np.int64, "the results")
             for rows, rows_d in zip(parts, parts_d):
                 if self.dev.cancelled():
@@ -385,7 +434,10 @@ class GpuPairs:
         # length, as a batch of reads: one kind, no per-pair kinds).
         kind = int(kinds[0]) if kinds.min() == kinds.max() else kinds[inst]
         longest = int(n.max())
-        order = _order(kind * (longest + 1) + (longest - n))
+        # (regions of one length too, as a batch of reads' candidates: in order, and every
+        # warp takes the same steps)
+        uniform = np.ndim(kind) == 0 and int(n.min()) == longest
+        order = None if uniform else _order(kind * (longest + 1) + (longest - n))
 
         def take(a):
             return a if order is None else a[order]
@@ -409,7 +461,8 @@ class GpuPairs:
             run[:, 1] = np.minimum(ck.WARP // L, hi - firsts)
             run[:, 2] = L
             run[:, 3] = S
-            run[:, 4] = -(-np.maximum.reduceat(ns, firsts) // C) + L - 1  # steps
+            most = longest if uniform else np.maximum.reduceat(ns, firsts)
+            run[:, 4] = -(-most // C) + L - 1  # steps
             warps[S > 1].append(run)
             if S > 1:  # two carry rows of a text's length per pair of several stripes
                 if carry_rows is None:
@@ -429,8 +482,8 @@ class GpuPairs:
             carried = 0 if carry_rows is None else int(carry_rows.sum())
             carry_d = self._borrow(max(1, carried), np.uint8, "stripe carries")
             out_d = self._borrow((N, ck.NO), np.int64, "the results")
-            jobs_d = self._upload_jobs(ordered)
             parts_d = self._upload_many("the warps", False, *parts)
+            jobs_d = self._upload_jobs(ordered)  # (last: no copy that waits for it follows)
             for striped, part, part_d in zip((False, True), parts, parts_d):
                 if self.dev.cancelled():
                     return None
@@ -492,6 +545,18 @@ def _pinned_columns(jobs: np.ndarray, order: np.ndarray) -> np.ndarray:
     return out
 
 
+def _text_owner(plan: Plan, pieces) -> np.ndarray | None:
+    """The caller's array that the plan's text is, if it is one (the codes of SeqColumns
+    regions: a genome that batch after batch of candidate regions are ranges of), for
+    GpuPairs to leave it on the GPU for; None for a text made for the job (records end to
+    end, whose copy dies with the job; a streamed chunk)."""
+    texts = plan.texts
+    if pieces is None and isinstance(texts, SeqColumns) and texts.records is None \
+            and plan.text is texts.codes:
+        return plan.text
+    return None
+
+
 def _order(key: np.ndarray):
     """A stable order of the pairs by ``key``, or None when they are in that order already
     (a batch of one read length needs no sort nor copy)."""
@@ -516,7 +581,10 @@ def job_rows(plan: Plan, lengths: np.ndarray, a: int, b: int) -> tuple[np.ndarra
     jobs[ck.J_SCAN] = scan
     np.subtract(field(cc.T_HI), scan, out=jobs[ck.J_N])
     np.subtract(field(cc.T_OWN_LO), scan, out=jobs[ck.J_OWN])
-    np.take(lengths, inst, out=jobs[ck.J_M])
+    if lengths.size and lengths.min() == lengths.max():  # (one read length: no gather)
+        jobs[ck.J_M] = lengths[0]
+    else:
+        np.take(lengths, inst, out=jobs[ck.J_M])
     jobs[ck.J_THRESH] = np.minimum(field(cc.T_THRESH), cc.INF)
     jobs[ck.J_ID] = np.arange(a, b)
     if plan.profile:
@@ -555,8 +623,9 @@ class CudaRunner:
         self.plan = plan = Plan(job, self.dev.resident_threads(), min_chunk, pieces=pieces)
         self.mode = plan.mode_id()
         self.lengths = np.diff(plan.p_offs)
+        self.uniform_m = bool(self.lengths.min() == self.lengths.max())  # (one read length)
         self.pairs = GpuPairs(self.dev, job.variant, plan.text, plan.pats, plan.p_offs, self.mode,
-                              plan.profile, words)
+                              plan.profile, words, _text_owner(plan, pieces))
         self.widths = plan.widths
         self.ends = np.cumsum(self.widths)
         # Each task's answers (Collector reads them): those the CPU kernels leave in the
@@ -603,24 +672,30 @@ class CudaRunner:
         b = int(np.searchsorted(self.ends, start + max(1, budget), side="right"))
         b = min(len(self.widths), max(a + self.min_tasks, b))
         inst, jobs = job_rows(self.plan, self.lengths, a, b)
+        columns = int(self.widths[a:b].sum())
         cap = 1
         if self.mode == cc.MODE_HITS:
-            cap = max(1, min(config.EDIT_CUDA_HIT_BUFFER, int(self.widths[a:b].sum())))
+            cap = max(1, min(config.EDIT_CUDA_HIT_BUFFER, columns))
         done = self.pairs.run(inst, jobs, self.prof_d, cap)
         if done is None:  # cancelled between launches
             return
         out, hits = done
+        best, end = self.best[a:b], self.end[a:b]
         if self.mode == cc.MODE_GLOBAL:
-            self.best[a:b] = out[:, ck.O_SCORE]
-        else:
-            found = out[:, ck.O_BEST] <= jobs[ck.J_THRESH]
-            self.best[a:b] = np.where(found, out[:, ck.O_BEST], cc.INF)
-            self.end[a:b] = np.where(found, jobs[ck.J_SCAN] + out[:, ck.O_END], -1)
+            best[:] = out[:, ck.O_SCORE]
+        else:  # (written in place: no temporaries of the batch's size)
+            np.copyto(best, out[:, ck.O_BEST])
+            np.add(jobs[ck.J_SCAN], out[:, ck.O_END], out=end)
+            missed = best > jobs[ck.J_THRESH]
+            np.copyto(best, cc.INF, where=missed)
+            np.copyto(end, -1, where=missed)
         self.done[a:b] = True
         if hits is not None and len(hits):
             self._hits.append(hits)
-        self._columns += int(self.widths[a:b].sum())
-        self._cells += int(np.dot(self.widths[a:b], jobs[ck.J_M]))
+        self._columns += columns
+        m = jobs[ck.J_M]
+        self._cells += columns * int(m[0]) if self.uniform_m else \
+            int(np.dot(self.widths[a:b], m))
         self.next = b
         if self.finished():  # (the profile, read afterwards, is the runner's own)
             self.pairs.close()

@@ -673,8 +673,8 @@ class Collector:
             else newly
         self.seen[at] = True
         g = plan.task_group[at]
-        if plan.one_task_each:
-            self.left[g] = 0
+        if plan.one_task_each:  # (task i is group i: a run of them is a slice)
+            self.left[at] = 0
         else:
             self.left -= np.bincount(g, minlength=len(self.left))
         if mode == cc.MODE_HITS:
