@@ -128,7 +128,7 @@ class GpuPairs:
         kmismatch leaves its texts): the next batch of regions of the same genome takes it
         as it is, with no upload nor packing.
 
-    Device memory comes from engine.gpu.SPARES and goes back there (:meth:`_borrow`): a
+    Device memory comes from engine.gpu.SPARES and goes back there (:meth:`borrow`): a
     batch's arrays when :meth:`run` has its results, the text and patterns at
     :meth:`close`. Allocating and freeing them anew cost a driver call each, and numba's
     deferred frees, flushed in the middle of a later call, wait for the device.
@@ -154,7 +154,7 @@ class GpuPairs:
                     "per thread")
         self.p_offs = np.ascontiguousarray(p_offs, dtype=np.int64)
         self.lengths = np.diff(self.p_offs)
-        self._held, self._batch = [], []  # (key, raw) borrowed from SPARES (see _borrow)
+        self._held, self._batch = [], []  # (key, raw) borrowed from SPARES (see borrow)
         self._events = []  # (start, stop) of the kernels timed but not yet read (_timed)
         # Transfers of page-locked host arrays are queued on the default stream (behind the
         # kernels, as launches are) rather than waited for (numba's stream 0 is synchronous).
@@ -175,7 +175,7 @@ class GpuPairs:
         self.launched = {}  # key -> kernel, of the distance kernels launched
 
     # -- device memory ------------------------------------------------------------------------
-    def _borrow(self, shape, dtype, what: str, keep: bool = False):
+    def borrow(self, shape, dtype, what: str, keep: bool = False):
         """A device array of ``shape``, from engine.gpu.SPARES under ``edit <what>`` when it
         has one; it goes back there at :meth:`close` (``keep``) or when the batch that
         borrowed it is done (:meth:`run`)."""
@@ -187,7 +187,7 @@ class GpuPairs:
         return raw[:count * dtype.itemsize].view(dtype).reshape(shape)
 
     def _upload_many(self, what: str, keep: bool, *parts) -> list:
-        """Device.upload_many into a spare allocation (see :meth:`_borrow`)."""
+        """Device.upload_many into a spare allocation (see :meth:`borrow`)."""
         kept = {}
         views = self.dev.upload_many(what, *parts, keep=kept, spare=f"edit {what}")
         (self._held if keep else self._batch).append((f"edit {what}", kept[what]))
@@ -277,7 +277,7 @@ class GpuPairs:
     def _run(self, inst, jobs, prof_d, hit_cap):
         dev = self.dev
         if prof_d is None:
-            prof_d = self._borrow(1, np.int64, "the score profile")
+            prof_d = self.borrow(1, np.int64, "the score profile")
             dev.clear(prof_d, "the score profile")
         if self.variant == "cooperative":
             launch = self._plan_cooperative(inst, jobs)
@@ -288,8 +288,8 @@ class GpuPairs:
             if dev.cancelled():
                 return None
             cap = max(1, hit_cap) if hits_mode else 1
-            hits_d = self._borrow((cap, 3), np.int64, "hits")
-            count_d = self._borrow(1, np.int64, "the hit count")
+            hits_d = self.borrow((cap, 3), np.int64, "hits")
+            count_d = self.borrow(1, np.int64, "the hit count")
             if hits_mode:  # (the kernels touch neither outside hits mode)
                 dev.clear(count_d, "the hit count")
             out = launch(hits_d, count_d, prof_d)
@@ -308,7 +308,7 @@ class GpuPairs:
         page-locked table (job_rows') is read from there while the host goes on (it lives
         until the batch's results are in); any other is copied at once. A synchronous copy
         queued after it would wait for it: it is the batch's last copy before its kernels."""
-        jobs_d = self._borrow(jobs.shape, np.int64, "the pairs")
+        jobs_d = self.borrow(jobs.shape, np.int64, "the pairs")
         with cuda_errors("copying the pairs to the GPU", jobs.nbytes):
             jobs_d.copy_to_device(np.ascontiguousarray(jobs), stream=self._stream)
         return jobs_d
@@ -340,7 +340,7 @@ class GpuPairs:
         word_inst = u_inst[owner]
         word_index = np.arange(total, dtype=np.int64) - woff[owner]
         word_dummy = (u_nwp * 64 - self.lengths[u_inst])[owner]
-        table_d = self._borrow(4 * max(1, total), np.uint64, "match words")
+        table_d = self.borrow(4 * max(1, total), np.uint64, "match words")
         tpb = self.tpb
         plan_d = self._upload_many("match-table plan", False, word_inst, word_index, word_dummy)
         self._timed(ck.peq_kernel, -(-total // tpb), tpb, 0, self.pats_d, self.p_offs_d,
@@ -397,17 +397,17 @@ class GpuPairs:
             jobs[ck.J_PEQ], table_d = self._tables(inst, nwp)
             parts_d = self._upload_many("the order of the pairs", False, *parts)
             jobs_d = self._upload_jobs(jobs)  # (last: no copy that waits for it follows)
-            out_d = self._borrow((jobs.shape[1], ck.NO), np.int64, "the results")
+            out_d = self.borrow((jobs.shape[1], ck.NO), np.int64, "the results")
             for rows, rows_d in zip(parts, parts_d):
                 if self.dev.cancelled():
                     return None
                 t = int(tier[rows[0]])
                 if t > 0:
-                    spv = smv = self._borrow((1, 1), np.uint64, "scratch")
+                    spv = smv = self.borrow((1, 1), np.uint64, "scratch")
                 else:
                     words = int(nw[rows].max())
-                    spv = self._borrow((words, len(rows)), np.uint64, "the pairs' Pv words")
-                    smv = self._borrow((words, len(rows)), np.uint64, "the pairs' Mv words")
+                    spv = self.borrow((words, len(rows)), np.uint64, "the pairs' Pv words")
+                    smv = self.borrow((words, len(rows)), np.uint64, "the pairs' Mv words")
                 key = (self.variant, self.mode, self.profile, self._registers(), t)
                 kernel = self.launched[key] = self._kernel(key)
                 self._timed(kernel, -(-len(rows) // self.tpb), self.tpb, 0, self.text_d,
@@ -480,8 +480,8 @@ class GpuPairs:
                 ordered[ck.J_CARRY, 0] = 0
                 np.cumsum(carry_rows[:-1], out=ordered[ck.J_CARRY, 1:])
             carried = 0 if carry_rows is None else int(carry_rows.sum())
-            carry_d = self._borrow(max(1, carried), np.uint8, "stripe carries")
-            out_d = self._borrow((N, ck.NO), np.int64, "the results")
+            carry_d = self.borrow(max(1, carried), np.uint8, "stripe carries")
+            out_d = self.borrow((N, ck.NO), np.int64, "the results")
             parts_d = self._upload_many("the warps", False, *parts)
             jobs_d = self._upload_jobs(ordered)  # (last: no copy that waits for it follows)
             for striped, part, part_d in zip((False, True), parts, parts_d):
@@ -640,8 +640,11 @@ class CudaRunner:
         self._columns = 0
         self._cells = 0
         self._hits = []
-        self.prof_d = self.dev.upload(np.full(max(1, int(plan.prof_offs[-1])), UNSEEN,
-                                              dtype=np.int64), "the score profile")
+        bins = int(plan.prof_offs[-1])
+        self.prof_d = self.pairs.borrow(max(1, bins), np.int64, "the score profile", keep=True)
+        with cuda_errors("copying the score profile to the GPU", 8 * bins):
+            self.prof_d.copy_to_device(np.full(max(1, bins), UNSEEN, dtype=np.int64))
+        self._prof = None  # the profile, read once the job is done (its memory goes back)
         self.align_kernel = cpu_align.align_parallel
         self.keys = self.pairs.kernel_keys(plan.fields[cc.T_PAT])
 
@@ -697,7 +700,8 @@ class CudaRunner:
         self._cells += columns * int(m[0]) if self.uniform_m else \
             int(np.dot(self.widths[a:b], m))
         self.next = b
-        if self.finished():  # (the profile, read afterwards, is the runner's own)
+        if self.finished():  # (the profile is read first: its device memory goes back too)
+            self._prof = self.prof
             self.pairs.close()
 
     def finished(self) -> bool:
@@ -727,7 +731,10 @@ class CudaRunner:
     @property
     def prof(self) -> np.ndarray:
         """The score profile bins (UNSEEN where no column was scanned)."""
-        return self.dev.fetch(self.prof_d)[:int(self.plan.prof_offs[-1])]
+        if self._prof is not None:
+            return self._prof
+        bins = int(self.plan.prof_offs[-1])
+        return self.dev.fetch(self.prof_d)[:bins] if bins else np.zeros(0, dtype=np.int64)
 
 
 def verify_arrays(dev: gpu.Device, variant: str, text: np.ndarray, starts: np.ndarray,

@@ -503,7 +503,7 @@ def test_a_job_gives_its_device_memory_to_the_next(monkeypatch, variant, report)
     first = edit.solve(queries, regions, **opts)
     kept = {key: len(arrays) for key, arrays in engine_gpu.SPARES.free.items()
             if key.startswith("edit ")}
-    for what in ("text", "the patterns", "the pairs", "the results",
+    for what in ("text", "the patterns", "the pairs", "the results", "the score profile",
                  "match words", "match-table plan", "hits"):
         assert kept.get(f"edit {what}"), what
     made = []
