@@ -94,11 +94,12 @@ _EDIT_TEXTS = _EditTexts()
 
 
 def _default_stream():
-    """numba's object for the default stream (work on it is ordered with the launches)."""
+    """numba's object for the legacy default stream, which Device.launch's stream 0 is: work
+    queued on it asynchronously is ordered with the launches."""
     from numba import cuda
 
     with cuda_errors("starting CUDA"):
-        return cuda.default_stream()
+        return cuda.legacy_default_stream()
 
 
 def _tiers():
