@@ -194,19 +194,23 @@ class GpuPairs:
         (self._held if keep else self._batch).append((f"edit {what}", kept[what]))
         return views
 
-    def _give_back(self, borrowed: list) -> None:
-        """Give ``borrowed`` arrays to engine.gpu.SPARES once the device is done with them (a
-        batch that failed frees them instead: the device may be unusable)."""
-        if not borrowed:
-            return
+    def _idle(self) -> bool:
+        """Wait for this object's work (all of it on the default stream; other jobs' streams
+        go on); False when the device failed (its memory is then freed, not reused)."""
+        try:
+            self.dev.synchronize("finishing", stream=None if gpu.SIMULATOR else self._stream)
+        except CudaFailure:
+            return False
+        return True
+
+    def _give_back(self, borrowed: list, idle: bool = False) -> None:
+        """Give ``borrowed`` arrays to engine.gpu.SPARES once the device is done with them
+        (``idle``: it is, a batch's results are in)."""
         items = list(borrowed)
         borrowed.clear()
-        try:
-            self.dev.synchronize("finishing")  # (at once after a fetch: it waited already)
-        except CudaFailure:
-            return
-        for key, raw in items:
-            gpu.SPARES.give(key, raw)
+        if items and (idle or self._idle()):
+            for key, raw in items:
+                gpu.SPARES.give(key, raw)
 
     def close(self) -> None:
         """Leave the text on the GPU for its owner, or give it back with the patterns for
@@ -215,15 +219,13 @@ class GpuPairs:
         text, self._text_raw = self._text_raw, None
         if text is not None:
             self._held.append(("edit text", text))
-            if self._text_owners is not None:
-                try:
-                    self.dev.synchronize("finishing")  # (the packing is done: keep_text)
-                except CudaFailure:
-                    self._held.clear()
-                    return
-                if self.dev.keep_text(self._text_owners, text):
-                    self._held.pop()
-        self._give_back(self._held)
+        if not self._idle():  # (the packing is done before the text is kept)
+            self._held.clear()
+            return
+        if text is not None and self._text_owners is not None and \
+                self.dev.keep_text(self._text_owners, text):
+            self._held.pop()
+        self._give_back(self._held, idle=True)
 
     # -- which kernels ------------------------------------------------------------------------
     def _registers(self) -> int:
@@ -267,13 +269,15 @@ class GpuPairs:
         inst = np.ascontiguousarray(inst, dtype=np.int64)
         if jobs.shape[1] == 0:
             return np.zeros((0, ck.NO), dtype=np.int64), np.zeros((0, 3), dtype=np.int64)
+        idle = False
         try:
             done = self._run(inst, jobs, prof_d, hit_cap)
             self._settle()
+            idle = done is not None  # (its results are in: every copy and kernel is done)
             return done
         finally:
             self._events.clear()  # (those of a batch that failed)
-            self._give_back(self._batch)
+            self._give_back(self._batch, idle)
 
     def _run(self, inst, jobs, prof_d, hit_cap):
         dev = self.dev
