@@ -589,6 +589,12 @@ class SeqColumns(Sequence):
     def __len__(self) -> int:
         return int(self.starts.shape[0])
 
+    @property
+    def records(self) -> tuple | None:
+        """The records these columns were made from (:meth:`from_records`; their codes are
+        then a copy made for them), else None (the caller's own buffer)."""
+        return self._records
+
     def __getitem__(self, index):
         if isinstance(index, slice):
             return self.take(np.arange(len(self))[index])

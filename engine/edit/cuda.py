@@ -32,6 +32,7 @@ from engine.edit import cpu_common as cc
 from engine.edit import cuda_myers as ck
 from engine.edit.driver import UNSEEN, Plan, align_items
 from engine.gpu import CudaFailure, cuda_errors, register_cap
+from engine.sequences import SeqColumns
 
 _COMPILED: set = set()  # kernels launched in this process (for the "compiling" phase)
 
@@ -42,30 +43,63 @@ _COMPILED: set = set()  # kernels launched in this process (for the "compiling" 
 SIMULATOR_PACK_LIMIT = 1 << 16
 
 
-def upload_text(dev: gpu.Device, codes: np.ndarray):
+def text_bytes(n: int) -> tuple[int, int]:
+    """(bytes of the padded codes, bytes with their lookups after them) of a text of ``n``
+    symbols on the GPU (:func:`upload_text`)."""
+    total = -(-(ck.PAD + n + ck.PAD + 32) // 16) * 16
+    return total, total + total // 2
+
+
+def text_views(raw, n: int):
+    """(lookups, codes) of a text of ``n`` symbols in its device allocation ``raw``."""
+    total, both = text_bytes(n)
+    return raw[total:both].view(np.uint64), raw[:total]
+
+
+def upload_text(dev: gpu.Device, codes: np.ndarray, into=None):
     """(lookups, codes) of a text on the GPU as the kernels read them, ``PAD`` symbols in.
 
     The codes are copied once, straight from the host array into a zeroed device buffer
     (no host copy of a large batch's regions); their lookups (cuda_myers.LOOKUP, 16 per
-    uint64) are packed there by ``pack_kernel``. Both run on for at least PAD + 32
-    symbols past the end, so that lanes may read ahead.
+    uint64) are packed after them (:func:`text_views`) by ``pack_kernel``. Both run on for
+    at least PAD + 32 symbols past the end, so that lanes may read ahead. ``into``: a
+    uint8 device array of at least ``text_bytes(n)[1]`` bytes to hold them (default: a
+    new one): one allocation, which GpuPairs may leave on the GPU for the next job.
     """
     codes = np.ascontiguousarray(codes, dtype=np.uint8)
     n = codes.shape[0]
-    total = -(-(ck.PAD + n + ck.PAD + 32) // 16) * 16
-    padded_d = dev.empty(total, np.uint8, "the text")
+    if into is None:
+        into = dev.empty(text_bytes(n)[1], np.uint8, "the text")
+    lookups_d, padded_d = text_views(into, n)
     dev.clear(padded_d, "the text")
     if n:
         with cuda_errors("copying the text to the GPU", n):
             padded_d[ck.PAD:ck.PAD + n].copy_to_device(codes)
     if gpu.SIMULATOR and n > SIMULATOR_PACK_LIMIT:
         nibbles = ck.PACK_LOOKUP[padded_d.copy_to_host()]
-        return dev.upload((nibbles[0::2] | (nibbles[1::2] << 4)).view(np.uint64), "the text"), \
-            padded_d
-    lookups_d = dev.empty(total // 16, np.uint64, "the packed text")
+        lookups_d.copy_to_device((nibbles[0::2] | (nibbles[1::2] << 4)).view(np.uint64))
+        return lookups_d, padded_d
     tpb = dev.threads_per_block
-    dev.launch(ck.pack_kernel, -(-(total // 16) // tpb), tpb, 0, padded_d, lookups_d)
+    words = lookups_d.shape[0]
+    dev.launch(ck.pack_kernel, -(-words // tpb), tpb, 0, padded_d, lookups_d)
     return lookups_d, padded_d
+
+
+class _EditTexts:
+    """Marks the texts edit leaves on the GPU (engine.gpu.DEVICE_TEXTS is keyed by owner
+    objects; another family may key its own text, in another layout, by the same array)."""
+
+
+_EDIT_TEXTS = _EditTexts()
+
+
+def _default_stream():
+    """numba's object for the legacy default stream, which Device.launch's stream 0 is: work
+    queued on it asynchronously is ordered with the launches."""
+    from numba import cuda
+
+    with cuda_errors("starting CUDA"):
+        return cuda.legacy_default_stream()
 
 
 def _tiers():
@@ -90,10 +124,20 @@ class GpuPairs:
         Search: lower score-profile bins (``prof`` of :meth:`run`).
     words : int
         cooperative: words per thread.
+    text_owner : the caller's own array that ``text`` is (None: the text is the job's own)
+        The text is left on the GPU for it while it lives (engine.gpu.DEVICE_TEXTS, as
+        kmismatch leaves its texts): the next batch of regions of the same genome takes it
+        as it is, with no upload nor packing.
+
+    Device memory comes from engine.gpu.SPARES and goes back there (:meth:`borrow`): a
+    batch's arrays when :meth:`run` has its results, the text and patterns at
+    :meth:`close`. Allocating and freeing them anew cost a driver call each, and numba's
+    deferred frees, flushed in the middle of a later call, wait for the device.
     """
 
     def __init__(self, dev: gpu.Device, variant: str, text: np.ndarray, pats: np.ndarray,
-                 p_offs: np.ndarray, mode: int, profile: bool = False, words: int = 1):
+                 p_offs: np.ndarray, mode: int, profile: bool = False, words: int = 1,
+                 text_owner=None):
         self.dev, self.variant, self.mode, self.profile = dev, variant, mode, bool(profile)
         self.words = int(words)
         self.columns = int(config.EDIT_CUDA_COLUMNS_PER_STEP)
@@ -111,10 +155,77 @@ class GpuPairs:
                     "per thread")
         self.p_offs = np.ascontiguousarray(p_offs, dtype=np.int64)
         self.lengths = np.diff(self.p_offs)
-        self.text_d, self.codes_d = upload_text(dev, text)
-        self.pats_d, self.p_offs_d = dev.upload_many("the patterns", (pats, np.uint8), self.p_offs)
+        self._held, self._batch = [], []  # (key, raw) borrowed from SPARES (see borrow)
+        self._events = []  # (start, stop) of the kernels timed but not yet read (_timed)
+        # Transfers of page-locked host arrays are queued on the default stream (behind the
+        # kernels, as launches are) rather than waited for (numba's stream 0 is synchronous).
+        self._stream = 0 if gpu.SIMULATOR else _default_stream()
+        self._text_raw, self._text_owners = None, None  # the text's allocation, if ours
+        owners = None if text_owner is None else (text_owner, _EDIT_TEXTS)
+        n = text.shape[0]
+        resident = None if owners is None else gpu.DEVICE_TEXTS.get(owners, dev.id)
+        if resident is not None and resident.shape[0] >= text_bytes(n)[1]:
+            self.text_d, self.codes_d = text_views(resident, n)
+        else:
+            self._text_raw = dev.spare("edit text", text_bytes(n)[1], "the text")
+            self._text_owners = owners
+            self.text_d, self.codes_d = upload_text(dev, text, self._text_raw)
+        self.pats_d, self.p_offs_d = self._upload_many("the patterns", True, (pats, np.uint8),
+                                                       self.p_offs)
         self.kernel_seconds = 0.0
         self.launched = {}  # key -> kernel, of the distance kernels launched
+
+    # -- device memory ------------------------------------------------------------------------
+    def borrow(self, shape, dtype, what: str, keep: bool = False):
+        """A device array of ``shape``, from engine.gpu.SPARES under ``edit <what>`` when it
+        has one; it goes back there at :meth:`close` (``keep``) or when the batch that
+        borrowed it is done (:meth:`run`)."""
+        dtype = np.dtype(dtype)
+        count = int(np.prod(shape))
+        key = f"edit {what}"
+        raw = self.dev.spare(key, max(1, count) * dtype.itemsize, what)
+        (self._held if keep else self._batch).append((key, raw))
+        return raw[:count * dtype.itemsize].view(dtype).reshape(shape)
+
+    def _upload_many(self, what: str, keep: bool, *parts) -> list:
+        """Device.upload_many into a spare allocation (see :meth:`borrow`)."""
+        kept = {}
+        views = self.dev.upload_many(what, *parts, keep=kept, spare=f"edit {what}")
+        (self._held if keep else self._batch).append((f"edit {what}", kept[what]))
+        return views
+
+    def _idle(self) -> bool:
+        """Wait for this object's work (all of it on the default stream; other jobs' streams
+        go on); False when the device failed (its memory is then freed, not reused)."""
+        try:
+            self.dev.synchronize("finishing", stream=None if gpu.SIMULATOR else self._stream)
+        except CudaFailure:
+            return False
+        return True
+
+    def _give_back(self, borrowed: list, idle: bool = False) -> None:
+        """Give ``borrowed`` arrays to engine.gpu.SPARES once the device is done with them
+        (``idle``: it is, a batch's results are in)."""
+        items = list(borrowed)
+        borrowed.clear()
+        if items and (idle or self._idle()):
+            for key, raw in items:
+                gpu.SPARES.give(key, raw)
+
+    def close(self) -> None:
+        """Leave the text on the GPU for its owner, or give it back with the patterns for
+        the next job (the object runs no more)."""
+        self.text_d = self.codes_d = self.pats_d = self.p_offs_d = None
+        text, self._text_raw = self._text_raw, None
+        if text is not None:
+            self._held.append(("edit text", text))
+        if not self._idle():  # (the packing is done before the text is kept)
+            self._held.clear()
+            return
+        if text is not None and self._text_owners is not None and \
+                self.dev.keep_text(self._text_owners, text):
+            self._held.pop()
+        self._give_back(self._held, idle=True)
 
     # -- which kernels ------------------------------------------------------------------------
     def _registers(self) -> int:
@@ -158,27 +269,64 @@ class GpuPairs:
         inst = np.ascontiguousarray(inst, dtype=np.int64)
         if jobs.shape[1] == 0:
             return np.zeros((0, ck.NO), dtype=np.int64), np.zeros((0, 3), dtype=np.int64)
+        idle = False
+        try:
+            done = self._run(inst, jobs, prof_d, hit_cap)
+            self._settle()
+            idle = done is not None  # (its results are in: every copy and kernel is done)
+            return done
+        finally:
+            self._events.clear()  # (those of a batch that failed)
+            self._give_back(self._batch, idle)
+
+    def _run(self, inst, jobs, prof_d, hit_cap):
+        dev = self.dev
         if prof_d is None:
-            prof_d = dev.zeros(1, np.int64, "the score profile")
+            prof_d = self.borrow(1, np.int64, "the score profile")
+            dev.clear(prof_d, "the score profile")
         if self.variant == "cooperative":
             launch = self._plan_cooperative(inst, jobs)
         else:
             launch = self._plan_task(inst, jobs)
+        hits_mode = self.mode == cc.MODE_HITS
         while True:
             if dev.cancelled():
                 return None
-            cap = max(1, hit_cap) if self.mode == cc.MODE_HITS else 1
-            hits_d = dev.empty((cap, 3), np.int64, f"a buffer for {cap} hits")
-            count_d = dev.zeros(1, np.int64, "the hit count")
+            cap = max(1, hit_cap) if hits_mode else 1
+            hits_d = self.borrow((cap, 3), np.int64, "hits")
+            count_d = self.borrow(1, np.int64, "the hit count")
+            if hits_mode:  # (the kernels touch neither outside hits mode)
+                dev.clear(count_d, "the hit count")
             out = launch(hits_d, count_d, prof_d)
             if out is None:
                 return None
+            if not hits_mode:
+                return out, None
             count = int(dev.fetch(count_d)[0])
             if count <= cap:
                 break
             hit_cap = count  # every hit again, with room for all of them
-        hits = dev.fetch(hits_d)[:count] if self.mode == cc.MODE_HITS else None
-        return out, hits
+        return out, dev.fetch(hits_d)[:count]
+
+    def _upload_jobs(self, jobs: np.ndarray):
+        """The job table on the GPU (see new_jobs), its copy queued on the default stream: a
+        page-locked table (job_rows') is read from there while the host goes on (it lives
+        until the batch's results are in); any other is copied at once. A synchronous copy
+        queued after it would wait for it: it is the batch's last copy before its kernels."""
+        jobs_d = self.borrow(jobs.shape, np.int64, "the pairs")
+        with cuda_errors("copying the pairs to the GPU", jobs.nbytes):
+            jobs_d.copy_to_device(np.ascontiguousarray(jobs), stream=self._stream)
+        return jobs_d
+
+    def _fetch(self, out_d) -> np.ndarray:
+        """The results, copied straight into page-locked pool memory (engine.gpu.pinned_empty;
+        it goes back to the pool when the array is dropped): Device.fetch would copy them
+        through its staging buffer and out again, 4.8 MB for 200,000 pairs. The copy waits
+        for the kernels."""
+        host = gpu.pinned_empty(out_d.size, out_d.dtype).reshape(out_d.shape)
+        with cuda_errors("running a kernel (copying its results back)"):
+            out_d.copy_to_host(host)
+        return host
 
     def _tables(self, inst: np.ndarray, nwp: np.ndarray) -> tuple[np.ndarray, object]:
         """Match tables (4 words per padded word) of the batch's patterns, built on the GPU
@@ -197,16 +345,17 @@ class GpuPairs:
         word_inst = u_inst[owner]
         word_index = np.arange(total, dtype=np.int64) - woff[owner]
         word_dummy = (u_nwp * 64 - self.lengths[u_inst])[owner]
-        table_d = self.dev.empty(4 * max(1, total), np.uint64,
-                                 f"the match words of {len(u_inst)} patterns")
+        table_d = self.borrow(4 * max(1, total), np.uint64, "match words")
         tpb = self.tpb
-        plan_d = self.dev.upload_many("match-table plan", word_inst, word_index, word_dummy)
+        plan_d = self._upload_many("match-table plan", False, word_inst, word_index, word_dummy)
         self._timed(ck.peq_kernel, -(-total // tpb), tpb, 0, self.pats_d, self.p_offs_d,
                     *plan_d, self.mode != cc.MODE_GLOBAL, table_d)
         return 4 * slot[inst], table_d
 
     def _timed(self, kernel, blocks, tpb, shared, *args) -> None:
-        """Launch, timing the kernel with CUDA events (summed into ``kernel_seconds``)."""
+        """Launch between two CUDA events, whose interval :meth:`_settle` adds to
+        ``kernel_seconds`` once the batch's results are in: waiting for each kernel here
+        would keep the host from queuing the next copy and launch behind it."""
         if blocks <= 0:
             return
         if gpu.SIMULATOR:  # no device timers there
@@ -220,10 +369,18 @@ class GpuPairs:
             start, stop = cuda.event(), cuda.event()
             start.record()
         self.dev.launch(kernel, blocks, tpb, shared, *args)
-        with cuda_errors("running a kernel"):
+        with cuda_errors("timing a kernel"):
             stop.record()
-            stop.synchronize()
-            self.kernel_seconds += start.elapsed_time(stop) / 1e3
+        self._events.append((start, stop))
+
+    def _settle(self) -> None:
+        """Add the intervals of the kernels timed so far to ``kernel_seconds`` (their batch
+        is done: the events are, and reading them waits for nothing)."""
+        events, self._events = self._events, []
+        with cuda_errors("running a kernel"):
+            for start, stop in events:
+                stop.synchronize()
+                self.kernel_seconds += start.elapsed_time(stop) / 1e3
 
     # task: one thread per pair, grouped by register tier
     def _plan_task(self, inst, jobs):
@@ -243,27 +400,26 @@ class GpuPairs:
 
         def launch(hits_d, count_d, prof_d):
             jobs[ck.J_PEQ], table_d = self._tables(inst, nwp)
-            jobs_d = self.dev.upload(jobs, "the pairs")  # (see new_jobs)
-            parts_d = self.dev.upload_many("the order of the pairs", *parts)
-            out_d = self.dev.empty((jobs.shape[1], ck.NO), np.int64, "the results")
+            parts_d = self._upload_many("the order of the pairs", False, *parts)
+            jobs_d = self._upload_jobs(jobs)  # (last: no copy that waits for it follows)
+            out_d = self.borrow((jobs.shape[1], ck.NO), np.int64, "the results")
             for rows, rows_d in zip(parts, parts_d):
                 if self.dev.cancelled():
                     return None
                 t = int(tier[rows[0]])
                 if t > 0:
-                    spv = smv = self.dev.zeros((1, 1), np.uint64, "scratch")
+                    spv = smv = self.borrow((1, 1), np.uint64, "scratch")
                 else:
                     words = int(nw[rows].max())
-                    what = f"{words} words for each of {len(rows)} pairs"
-                    spv = self.dev.empty((words, len(rows)), np.uint64, what)
-                    smv = self.dev.empty((words, len(rows)), np.uint64, what)
+                    spv = self.borrow((words, len(rows)), np.uint64, "the pairs' Pv words")
+                    smv = self.borrow((words, len(rows)), np.uint64, "the pairs' Mv words")
                 key = (self.variant, self.mode, self.profile, self._registers(), t)
                 kernel = self.launched[key] = self._kernel(key)
                 self._timed(kernel, -(-len(rows) // self.tpb), self.tpb, 0, self.text_d,
                             self.codes_d, table_d, jobs_d, rows_d, out_d, hits_d, count_d, prof_d,
                             spv, smv)
                 _COMPILED.add(key)
-            return self.dev.fetch(out_d)
+            return self._fetch(out_d)
 
         return launch
 
@@ -283,7 +439,10 @@ class GpuPairs:
         # length, as a batch of reads: one kind, no per-pair kinds).
         kind = int(kinds[0]) if kinds.min() == kinds.max() else kinds[inst]
         longest = int(n.max())
-        order = _order(kind * (longest + 1) + (longest - n))
+        # (regions of one length too, as a batch of reads' candidates: in order, and every
+        # warp takes the same steps)
+        uniform = np.ndim(kind) == 0 and int(n.min()) == longest
+        order = None if uniform else _order(kind * (longest + 1) + (longest - n))
 
         def take(a):
             return a if order is None else a[order]
@@ -307,7 +466,8 @@ class GpuPairs:
             run[:, 1] = np.minimum(ck.WARP // L, hi - firsts)
             run[:, 2] = L
             run[:, 3] = S
-            run[:, 4] = -(-np.maximum.reduceat(ns, firsts) // C) + L - 1  # steps
+            most = longest if uniform else np.maximum.reduceat(ns, firsts)
+            run[:, 4] = -(-most // C) + L - 1  # steps
             warps[S > 1].append(run)
             if S > 1:  # two carry rows of a text's length per pair of several stripes
                 if carry_rows is None:
@@ -325,10 +485,10 @@ class GpuPairs:
                 ordered[ck.J_CARRY, 0] = 0
                 np.cumsum(carry_rows[:-1], out=ordered[ck.J_CARRY, 1:])
             carried = 0 if carry_rows is None else int(carry_rows.sum())
-            carry_d = self.dev.empty(max(1, carried), np.uint8, "stripe carries")
-            out_d = self.dev.empty((N, ck.NO), np.int64, "the results")
-            jobs_d = self.dev.upload(ordered, "the pairs")  # (see new_jobs)
-            parts_d = self.dev.upload_many("the warps", *parts)
+            carry_d = self.borrow(max(1, carried), np.uint8, "stripe carries")
+            out_d = self.borrow((N, ck.NO), np.int64, "the results")
+            parts_d = self._upload_many("the warps", False, *parts)
+            jobs_d = self._upload_jobs(ordered)  # (last: no copy that waits for it follows)
             for striped, part, part_d in zip((False, True), parts, parts_d):
                 if self.dev.cancelled():
                     return None
@@ -342,9 +502,9 @@ class GpuPairs:
                             table_d, jobs_d, part_d, out_d, hits_d, count_d, prof_d, carry_d)
                 _COMPILED.add(key)
             if order is None:
-                return self.dev.fetch(out_d)
+                return self._fetch(out_d)
             out = np.empty((N, ck.NO), dtype=np.int64)
-            out[order] = self.dev.fetch(out_d)
+            out[order] = self._fetch(out_d)
             return out
 
         return launch
@@ -366,6 +526,7 @@ class GpuPairs:
             jobs[ck.J_N] = 5
             jobs[ck.J_M] = m
             tiny.run(np.zeros(1, dtype=np.int64), jobs)
+            tiny.close()
             _COMPILED.add(key)
 
 
@@ -387,6 +548,18 @@ def _pinned_columns(jobs: np.ndarray, order: np.ndarray) -> np.ndarray:
     out = new_jobs(len(order), pinned=True)
     np.take(jobs, order, axis=1, out=out)
     return out
+
+
+def _text_owner(plan: Plan, pieces) -> np.ndarray | None:
+    """The caller's array that the plan's text is, if it is one (the codes of SeqColumns
+    regions: a genome that batch after batch of candidate regions are ranges of), for
+    GpuPairs to leave it on the GPU for; None for a text made for the job (records end to
+    end, whose copy dies with the job; a streamed chunk)."""
+    texts = plan.texts
+    if pieces is None and isinstance(texts, SeqColumns) and texts.records is None \
+            and plan.text is texts.codes:
+        return plan.text
+    return None
 
 
 def _order(key: np.ndarray):
@@ -413,7 +586,10 @@ def job_rows(plan: Plan, lengths: np.ndarray, a: int, b: int) -> tuple[np.ndarra
     jobs[ck.J_SCAN] = scan
     np.subtract(field(cc.T_HI), scan, out=jobs[ck.J_N])
     np.subtract(field(cc.T_OWN_LO), scan, out=jobs[ck.J_OWN])
-    np.take(lengths, inst, out=jobs[ck.J_M])
+    if lengths.size and lengths.min() == lengths.max():  # (one read length: no gather)
+        jobs[ck.J_M] = lengths[0]
+    else:
+        np.take(lengths, inst, out=jobs[ck.J_M])
     jobs[ck.J_THRESH] = np.minimum(field(cc.T_THRESH), cc.INF)
     jobs[ck.J_ID] = np.arange(a, b)
     if plan.profile:
@@ -452,8 +628,9 @@ class CudaRunner:
         self.plan = plan = Plan(job, self.dev.resident_threads(), min_chunk, pieces=pieces)
         self.mode = plan.mode_id()
         self.lengths = np.diff(plan.p_offs)
+        self.uniform_m = bool(self.lengths.min() == self.lengths.max())  # (one read length)
         self.pairs = GpuPairs(self.dev, job.variant, plan.text, plan.pats, plan.p_offs, self.mode,
-                              plan.profile, words)
+                              plan.profile, words, _text_owner(plan, pieces))
         self.widths = plan.widths
         self.ends = np.cumsum(self.widths)
         # Each task's answers (Collector reads them): those the CPU kernels leave in the
@@ -468,8 +645,11 @@ class CudaRunner:
         self._columns = 0
         self._cells = 0
         self._hits = []
-        self.prof_d = self.dev.upload(np.full(max(1, int(plan.prof_offs[-1])), UNSEEN,
-                                              dtype=np.int64), "the score profile")
+        bins = int(plan.prof_offs[-1])
+        self.prof_d = self.pairs.borrow(max(1, bins), np.int64, "the score profile", keep=True)
+        with cuda_errors("copying the score profile to the GPU", 8 * bins):
+            self.prof_d.copy_to_device(np.full(max(1, bins), UNSEEN, dtype=np.int64))
+        self._prof = None  # the profile, read once the job is done (its memory goes back)
         self.align_kernel = cpu_align.align_parallel
         self.keys = self.pairs.kernel_keys(plan.fields[cc.T_PAT])
 
@@ -500,25 +680,34 @@ class CudaRunner:
         b = int(np.searchsorted(self.ends, start + max(1, budget), side="right"))
         b = min(len(self.widths), max(a + self.min_tasks, b))
         inst, jobs = job_rows(self.plan, self.lengths, a, b)
+        columns = int(self.widths[a:b].sum())
         cap = 1
         if self.mode == cc.MODE_HITS:
-            cap = max(1, min(config.EDIT_CUDA_HIT_BUFFER, int(self.widths[a:b].sum())))
+            cap = max(1, min(config.EDIT_CUDA_HIT_BUFFER, columns))
         done = self.pairs.run(inst, jobs, self.prof_d, cap)
         if done is None:  # cancelled between launches
             return
         out, hits = done
+        best, end = self.best[a:b], self.end[a:b]
         if self.mode == cc.MODE_GLOBAL:
-            self.best[a:b] = out[:, ck.O_SCORE]
-        else:
-            found = out[:, ck.O_BEST] <= jobs[ck.J_THRESH]
-            self.best[a:b] = np.where(found, out[:, ck.O_BEST], cc.INF)
-            self.end[a:b] = np.where(found, jobs[ck.J_SCAN] + out[:, ck.O_END], -1)
+            best[:] = out[:, ck.O_SCORE]
+        else:  # (written in place: no temporaries of the batch's size)
+            np.copyto(best, out[:, ck.O_BEST])
+            np.add(jobs[ck.J_SCAN], out[:, ck.O_END], out=end)
+            missed = best > jobs[ck.J_THRESH]
+            np.copyto(best, cc.INF, where=missed)
+            np.copyto(end, -1, where=missed)
         self.done[a:b] = True
         if hits is not None and len(hits):
             self._hits.append(hits)
-        self._columns += int(self.widths[a:b].sum())
-        self._cells += int(np.dot(self.widths[a:b], jobs[ck.J_M]))
+        self._columns += columns
+        m = jobs[ck.J_M]
+        self._cells += columns * int(m[0]) if self.uniform_m else \
+            int(np.dot(self.widths[a:b], m))
         self.next = b
+        if self.finished():  # (the profile is read first: its device memory goes back too)
+            self._prof = self.prof
+            self.pairs.close()
 
     def finished(self) -> bool:
         return self.next >= len(self.widths)
@@ -547,7 +736,10 @@ class CudaRunner:
     @property
     def prof(self) -> np.ndarray:
         """The score profile bins (UNSEEN where no column was scanned)."""
-        return self.dev.fetch(self.prof_d)[:int(self.plan.prof_offs[-1])]
+        if self._prof is not None:
+            return self._prof
+        bins = int(self.plan.prof_offs[-1])
+        return self.dev.fetch(self.prof_d)[:bins] if bins else np.zeros(0, dtype=np.int64)
 
 
 def verify_arrays(dev: gpu.Device, variant: str, text: np.ndarray, starts: np.ndarray,
@@ -576,6 +768,7 @@ def verify_arrays(dev: gpu.Device, variant: str, text: np.ndarray, starts: np.nd
     jobs[ck.J_M] = np.diff(np.asarray(q_offs, dtype=np.int64))[pair_query]
     jobs[ck.J_THRESH] = cc.INF if k is None else k
     out = pairs.run(pair_query, jobs)[0]
+    pairs.close()
     if mode_id == cc.MODE_GLOBAL:
         best, end = out[:, ck.O_SCORE], np.full(len(out), -1, dtype=np.int64)
     else:

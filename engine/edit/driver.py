@@ -291,7 +291,8 @@ class Plan:
                                   hi_t)
             mo = self.max_m if self.together > 1 else per_task(m)
             overlap = mo + (np.minimum(self.k, mo) if self.k is not None else mo)
-            scan_lo = np.maximum(lo_t, own_lo - overlap)
+            # (a task that owns its whole record scans from its start: no pass over them)
+            scan_lo = lo_t if own_lo is lo_t else np.maximum(lo_t, own_lo - overlap)
             fields[cc.T_SCAN_LO] = scan_lo
             fields[cc.T_OWN_LO] = own_lo
             fields[cc.T_HI] = own_hi
@@ -673,8 +674,8 @@ class Collector:
             else newly
         self.seen[at] = True
         g = plan.task_group[at]
-        if plan.one_task_each:
-            self.left[g] = 0
+        if plan.one_task_each:  # (task i is group i: a run of them is a slice)
+            self.left[at] = 0
         else:
             self.left -= np.bincount(g, minlength=len(self.left))
         if mode == cc.MODE_HITS:

@@ -487,3 +487,65 @@ def test_cooperative_reads_stop_at_each_pairs_end(monkeypatch):
                          backend="cuda", words_per_thread=1)
         want = edit.solve(patterns, texts, mode="search", k=k, strands="both", backend="serial")
         assert hit_rows(got) == hit_rows(want), k
+
+
+@pytest.mark.parametrize("variant,report", [("cooperative", "best"), ("task", "hits")])
+def test_a_job_gives_its_device_memory_to_the_next(monkeypatch, variant, report):
+    """A job's device arrays go back to engine.gpu.SPARES (a batch's once its results are in,
+    the text and patterns when the runner finishes), and the same job again takes every one
+    of them from there (no new allocation: each cost a driver call and a deferred free that
+    waits for the device), with the same answers."""
+    queries, regions = _batch(5)
+    opts = dict(mode="search", k=2, report=report, variant=variant, backend="cuda",
+                pairing="zip", align=False)
+    monkeypatch.setattr(config, "GPU_SPARE_BYTES", 1 << 30)
+    engine_gpu.SPARES.clear()
+    first = edit.solve(queries, regions, **opts)
+    kept = {key: len(arrays) for key, arrays in engine_gpu.SPARES.free.items()
+            if key.startswith("edit ")}
+    for what in ("text", "the patterns", "the pairs", "the results", "the score profile",
+                 "match words", "match-table plan", "hits"):
+        assert kept.get(f"edit {what}"), what
+    made = []
+    empty = engine_gpu.Device.empty
+    monkeypatch.setattr(engine_gpu.Device, "empty",
+                        lambda self, shape, dtype, what: made.append(what) or
+                        empty(self, shape, dtype, what))
+    again = edit.solve(queries, regions, **opts)
+    assert made == []
+    assert hit_rows(again) == hit_rows(first) and len(first.hits) > 0
+    assert {key: len(arrays) for key, arrays in engine_gpu.SPARES.free.items()
+            if key.startswith("edit ")} == kept
+
+
+def test_a_genome_stays_on_the_gpu_for_the_next_batch_of_its_regions(monkeypatch):
+    """Regions as ranges of the caller's genome array (SeqColumns): the genome is left on the
+    GPU for that array (engine.gpu.DEVICE_TEXTS) and the next batch of its regions takes it
+    as it is, with no upload; a batch of Records, or of another array, uploads its own."""
+    rng = np.random.default_rng(21)
+    genome = random_codes(rng, 3000, 0.02)
+    reads = np.concatenate([mutate(rng, genome[s:s + 40], 2) for s in (100, 900, 2500)])
+    starts = np.array([80, 1500, 880, 2480, 0])
+    q_lo = np.array([0, 0, 40, 80, 80])
+    opts = dict(variant="cooperative", backend="cuda", align=False)
+
+    def batch(codes):
+        queries = SeqColumns.from_ranges(reads, q_lo, q_lo + 40, "read")
+        return queries, SeqColumns.from_ranges(codes, starts, starts + 70, "cand")
+
+    uploads = []
+    upload = ecuda.upload_text
+    monkeypatch.setattr(ecuda, "upload_text", lambda dev, codes, into=None:
+                        uploads.append(len(codes)) or upload(dev, codes, into))
+    engine_gpu.DEVICE_TEXTS.clear()
+    first = edit.verify(*batch(genome), 3, **opts)
+    assert uploads == [3000]
+    again = edit.verify(*batch(genome), 3, **opts)
+    assert uploads == [3000]  # (taken from the GPU)
+    other = edit.verify(*batch(genome.copy()), 3, **opts)
+    assert uploads == [3000, 3000]
+    want = edit.verify(*batch(genome), 3, backend="serial", align=False)
+    rows = [(h.pattern_id, h.record_id, h.end, h.distance) for h in want.hits]
+    assert len(rows) >= 3
+    for res in (first, again, other):
+        assert [(h.pattern_id, h.record_id, h.end, h.distance) for h in res.hits] == rows
