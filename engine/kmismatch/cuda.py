@@ -460,14 +460,7 @@ class CudaSearch:
         if fresh:
             packed = gpu.pinned_empty(size, np.uint8)
         self._host_text = packed  # (the copies read it until they are done)
-        # The text, one code a byte (whole 4-byte words: shared-mem stages it a word at a time);
-        # one to leave on the GPU takes no more than that.
-        if self._text_owners is not None:
-            self.text = self.dev.empty(2 * size, np.uint8, "the text")
-            self._held["text"] = (self.text, self.text)
-        else:
-            self.text = self._array("text", 2 * size, np.uint8, "the text")[:2 * size]
-        self.text32 = self.text.view(np.uint32)
+        self.text = None
         staged = self._array("packed text", size, np.uint8, "the text")
         staged32 = staged.view(np.uint32)
         step = max(4, config.GPU_UPLOAD_BYTES // 4 * 4)
@@ -481,6 +474,8 @@ class CudaSearch:
                 gpu.pack_into(text, packed, a, z)
             with cuda_errors("copying the text to the GPU", n):
                 staged[a:z].copy_to_device(packed[a:z], stream=self.copy_stream)
+            if self.text is None:  # (allocated while the first piece is on its way)
+                self._text_array(size)
             words = (z - a) // 4
             self.dev.launch(unpack_text, -(-words // _PASS_THREADS), _PASS_THREADS, 0, staged32,
                             self.text32, a // 4, z // 4, stream=self.copy_stream)
@@ -489,10 +484,22 @@ class CudaSearch:
                 event.record(self.copy_stream)
             self._ready.append(event)
             self._ready_ends.append(2 * z)
+        if self.text is None:  # (an empty text)
+            self._text_array(size)
         if self.timing:
             self._marks.append(("upload", first, self._event(self.copy_stream)))
         if fresh and owners is not None:
             gpu.PACKED_TEXTS.keep(owners, packed)
+
+    def _text_array(self, size: int) -> None:
+        """The text on the GPU, one code a byte (whole 4-byte words: shared-mem stages it a
+        word at a time); one to leave on the GPU takes no more than that."""
+        if self._text_owners is not None:
+            self.text = self.dev.empty(2 * size, np.uint8, "the text")
+            self._held["text"] = (self.text, self.text)
+        else:
+            self.text = self._array("text", 2 * size, np.uint8, "the text")[:2 * size]
+        self.text32 = self.text.view(np.uint32)
 
     def _wait_text(self, end: int) -> None:
         """Have the compute stream wait until the text's first ``end`` symbols are up."""
