@@ -478,6 +478,50 @@ def release_kept() -> bool:
     return (DEVICE_TEXTS.clear() + SPARES.clear()) > 0
 
 
+class StreamPool:
+    """CUDA streams a finished job left for the next one (per device): creating a stream and
+    destroying it are driver calls of their own (kmismatch made two a solve). A job takes
+    its streams with :meth:`take` and gives them back idle (synchronised) with :meth:`give`;
+    a stream is never shared by two live jobs."""
+
+    LIMIT = 8  # streams kept per device
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.free: dict[int, list] = {}
+
+    def take(self, device: int, count: int) -> list:
+        """``count`` idle streams of ``device`` (kept ones first, then new ones)."""
+        with self.lock:
+            spare = self.free.setdefault(device, [])
+            streams = [spare.pop() for _ in range(min(count, len(spare)))]
+        with cuda_errors("creating CUDA streams"):
+            streams += [cuda.stream() for _ in range(count - len(streams))]
+        return streams
+
+    def give(self, device: int, streams) -> None:
+        """Keep ``streams`` (nothing queued on them any more) for the next job."""
+        with self.lock:
+            spare = self.free.setdefault(device, [])
+            spare.extend(streams[:max(0, self.LIMIT - len(spare))])
+
+
+STREAMS = StreamPool()
+
+
+def in_context(method):
+    """``method`` run with the thread's CUDA context looked up once: numba asks the driver for
+    the current context and device (two driver calls, and a lock) at every API entry point
+    (copies, array views, launches, streams) unless a caller up the stack already did, which
+    was about thirty times a kmismatch solve. (numba's own decorator; the simulator has no
+    context to attach.)"""
+    if SIMULATOR:
+        return method
+    from numba.cuda.cudadrv.devices import require_context
+
+    return require_context(method)
+
+
 def sync_event():
     """A CUDA event for ordering streams (no timing: cheaper to record and wait on)."""
     with cuda_errors("creating a CUDA event"):
@@ -537,13 +581,17 @@ class Device:
             return cuda.to_device(array)
 
     def upload_many(self, what: str, *parts, keep: dict | None = None,
-                    spare: str | None = None) -> list:
+                    spare: str | None = None, stream=None) -> list:
         """Several host arrays in one transfer (each transfer and allocation is a round trip
         to the driver, which small launches notice): device views of one allocation, in
         order, each 16-byte aligned; ``keep`` (a dict) keeps the allocation under ``what``
         for the next call. A part is an array or (array, dtype) to convert it to on the way.
         ``spare``: take the allocation from :data:`SPARES` under that key when it has one
-        (and give it back there when done: it is ``keep[what]``)."""
+        (and give it back there when done: it is ``keep[what]``). ``stream`` (needs
+        ``keep``): queue the transfer there instead of waiting for it, from page-locked
+        memory of :data:`PINNED` that ``keep[(what, "staging")]`` holds until the stream is
+        done (a transfer on the default stream would also wait for every other stream's
+        work, an upload's say)."""
         arrays = [p if isinstance(p, np.ndarray) else p[0] for p in parts]
         dtypes = [np.dtype(a.dtype if isinstance(p, np.ndarray) else p[1])
                   for a, p in zip(arrays, parts)]
@@ -560,13 +608,25 @@ class Device:
         if keep is not None:
             keep[what] = into
         device = into[:total]
-        with _PINNED.lock:
-            blob = _PINNED.take(total)
+
+        def fill(blob):
             for array, dtype, start in zip(arrays, dtypes, starts):
                 np.copyto(blob[start:start + array.size * dtype.itemsize].view(dtype),
                           array.reshape(-1), casting="unsafe")
+
+        if stream is not None:
+            staging = keep.get((what, "staging"))
+            if staging is None or staging.shape[0] < total:
+                staging = keep[(what, "staging")] = PINNED.take(total)
+            fill(staging)
             with cuda_errors(what, total):
-                device.copy_to_device(blob)
+                device.copy_to_device(staging[:total], stream=stream)
+        else:
+            with _PINNED.lock:
+                blob = _PINNED.take(total)
+                fill(blob)
+                with cuda_errors(what, total):
+                    device.copy_to_device(blob)
         return [device[start:start + array.size * dtype.itemsize].view(dtype).reshape(array.shape)
                 for array, dtype, start in zip(arrays, dtypes, starts)]
 

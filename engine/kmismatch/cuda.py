@@ -270,6 +270,7 @@ class CudaSearch:
 
     KERNEL_PHASES = ("search", "order", "tally")
 
+    @gpu.in_context
     def __init__(self, variant: str, text: np.ndarray, offsets: np.ndarray, groups, k: int,
                  threads_per_block: int | None = None, abort: np.ndarray | None = None,
                  timing: bool = False, owners=None, counts=None, n_patterns: int | None = None):
@@ -299,25 +300,32 @@ class CudaSearch:
         if n_patterns is None:
             n_patterns = 1 + max(int(np.max(codes)) for _, _, codes in groups) // 2
         self.dtypes = hit_dtypes(n, n_patterns, max(min(k, m) for m, _, _ in groups))
-        with cuda_errors("creating CUDA streams"):
-            self.stream = cuda.stream()
-            self.copy_stream = cuda.stream()
-        # The constants in one transfer, before the text's (a transfer on the default stream
-        # would wait for those on the others).
+        # (streams of an earlier search, idle: creating and destroying them are driver calls)
+        self.stream, self.copy_stream = gpu.STREAMS.take(self.dev.id, 2)
+        self.counts = counts
+        self.pos = self.code = self.mis = None
+        self._status_out = self._status_in = self._status_views = None
+        self._tallies_host = None
         tables = [build_tables(pats, k, variant == "pair-tile") for _, pats, _ in groups]
+        m_max = max(m for m, _, _ in groups)
+        # The text first: its upload (copy stream) goes on while the rest is set up.
+        self._upload(np.ascontiguousarray(text, dtype=np.uint8), owners, m_max)
         for group_tables in tables:
             check_table_size(group_tables)
         parts = [(np.asarray(offsets), np.int64)]
         for (_, _, codes), t in zip(groups, tables):
             parts += [(np.asarray(codes), np.int32), t.lut if t.lut is not None else t.fb,
                       t.valid]
-        self.counts = counts
         if counts is not None:
             parts += [(counts.shifts, np.int64), (counts.bin_starts, np.int64)]
+        # The constants in one transfer on the compute stream, queued (one on the default
+        # stream would wait for the text's upload); their page-locked staging lives as long
+        # as this search.
         keep: dict = {}
         consts = self.dev.upload_many("the look-up memory", *parts, keep=keep,
-                                      spare="kmismatch constants")
+                                      spare="kmismatch constants", stream=self.stream)
         self._held["constants"] = (keep["the look-up memory"], None)
+        self._staging = keep[("the look-up memory", "staging")]
         self.offsets = consts[0]
         self.groups = [self._group(t, *consts[1 + 3 * i:4 + 3 * i], k)
                        for i, t in enumerate(tables)]
@@ -328,9 +336,6 @@ class CudaSearch:
             self.tallies = self._array("tallies", P + B, np.int64, "the hit counts")[:P + B]
             self.pattern_hits, self.bins = self.tallies[:P], self.tallies[P:]
             self.dev.clear(self.tallies, "clearing the hit counts", self.stream)
-        self.pos = self.code = self.mis = None
-        self._status_out = self._status_in = self._status_views = None
-        self._upload(np.ascontiguousarray(text, dtype=np.uint8), owners)
 
     def _group(self, tables: Tables, slot_code, table, valid, k: int) -> Group:
         m = tables.m
@@ -402,6 +407,7 @@ class CudaSearch:
             self._status_views = (status, table, [table[g] for g in range(G)])
         return self._status_views[1:]
 
+    @gpu.in_context
     def close(self) -> None:
         """Give the device memory back to engine.gpu.SPARES for the next job, once this
         search's streams are idle (a search that failed frees it instead)."""
@@ -415,7 +421,8 @@ class CudaSearch:
                 self.copy_stream.synchronize()
         except Exception:
             return
-        self._host_text = None
+        gpu.STREAMS.give(self.dev.id, [self.stream, self.copy_stream])
+        self._host_text = self._staging = None
         text = held.pop("text", None) if self._text_owners is not None else None
         if text is not None and not self.dev.keep_text(self._text_owners, text[0]):
             held["text"] = text
@@ -429,7 +436,7 @@ class CudaSearch:
             pass
 
     # -- the text ---------------------------------------------------------------------------
-    def _upload(self, text: np.ndarray, owners) -> None:
+    def _upload(self, text: np.ndarray, owners, m_max: int) -> None:
         """Start the packed text's upload on the copy stream, a piece at a time, each piece
         unpacked by a kernel on the GPU and then marked by an event (:meth:`_wait_text`).
         A text not packed yet is packed a piece at a time too, each piece's copy going on
@@ -437,6 +444,7 @@ class CudaSearch:
         left on the GPU for them when the search is done (:meth:`close`), which a later
         search of the same records then takes as it is: no upload, one piece."""
         self.n_text = n = text.shape[0]
+        self._m_max = m_max
         size = gpu.packed_bytes(n)  # whole words: 8 codes each, zeros after the end
         if owners is not None:
             owners = tuple(owners)
@@ -452,14 +460,7 @@ class CudaSearch:
         if fresh:
             packed = gpu.pinned_empty(size, np.uint8)
         self._host_text = packed  # (the copies read it until they are done)
-        # The text, one code a byte (whole 4-byte words: shared-mem stages it a word at a time);
-        # one to leave on the GPU takes no more than that.
-        if self._text_owners is not None:
-            self.text = self.dev.empty(2 * size, np.uint8, "the text")
-            self._held["text"] = (self.text, self.text)
-        else:
-            self.text = self._array("text", 2 * size, np.uint8, "the text")[:2 * size]
-        self.text32 = self.text.view(np.uint32)
+        self.text = None
         staged = self._array("packed text", size, np.uint8, "the text")
         staged32 = staged.view(np.uint32)
         step = max(4, config.GPU_UPLOAD_BYTES // 4 * 4)
@@ -473,6 +474,8 @@ class CudaSearch:
                 gpu.pack_into(text, packed, a, z)
             with cuda_errors("copying the text to the GPU", n):
                 staged[a:z].copy_to_device(packed[a:z], stream=self.copy_stream)
+            if self.text is None:  # (allocated while the first piece is on its way)
+                self._text_array(size)
             words = (z - a) // 4
             self.dev.launch(unpack_text, -(-words // _PASS_THREADS), _PASS_THREADS, 0, staged32,
                             self.text32, a // 4, z // 4, stream=self.copy_stream)
@@ -481,10 +484,22 @@ class CudaSearch:
                 event.record(self.copy_stream)
             self._ready.append(event)
             self._ready_ends.append(2 * z)
+        if self.text is None:  # (an empty text)
+            self._text_array(size)
         if self.timing:
             self._marks.append(("upload", first, self._event(self.copy_stream)))
         if fresh and owners is not None:
             gpu.PACKED_TEXTS.keep(owners, packed)
+
+    def _text_array(self, size: int) -> None:
+        """The text on the GPU, one code a byte (whole 4-byte words: shared-mem stages it a
+        word at a time); one to leave on the GPU takes no more than that."""
+        if self._text_owners is not None:
+            self.text = self.dev.empty(2 * size, np.uint8, "the text")
+            self._held["text"] = (self.text, self.text)
+        else:
+            self.text = self._array("text", 2 * size, np.uint8, "the text")[:2 * size]
+        self.text32 = self.text.view(np.uint32)
 
     def _wait_text(self, end: int) -> None:
         """Have the compute stream wait until the text's first ``end`` symbols are up."""
@@ -497,7 +512,7 @@ class CudaSearch:
     def _pieces(self, lo: int, hi: int) -> list[tuple[int, int]]:
         """[lo, hi) cut where the pieces of text not yet waited for end: the windows before a
         cut (of every length group) have all their text in the pieces before it."""
-        m = max(g.m for g in self.groups)
+        m = self._m_max
         cuts = [e - m + 1 for e in self._ready_ends[self._waited + 1:-1]]
         edges = [lo] + [c for c in cuts if lo < c < hi] + [hi]
         return list(zip(edges[:-1], edges[1:]))
@@ -648,6 +663,7 @@ class CudaSearch:
                 total, *merged, stream=self.stream))
         return total
 
+    @gpu.in_context
     def run(self, g: Group, lo: int, hi: int) -> int | None:
         """Find the hits of group g's windows starting in [lo, hi) of the flat text (windows
         that cross a record boundary are skipped) in one launch and leave them in text order
@@ -658,6 +674,7 @@ class CudaSearch:
             return 0
         return self.run_batch([(g, [(lo, hi)])])
 
+    @gpu.in_context
     def scan(self, lo: int, hi: int, out) -> int:
         """Append the hits of every length group's windows starting in [lo, hi) to ``out``
         (a HitBuffer of :attr:`dtypes`) in text order, count them on the GPU (``counts``),
@@ -684,6 +701,11 @@ class CudaSearch:
             if n:
                 self._deliver(n, out, z)
             added += n
+        if self.counts is not None:  # the counts so far come back with the hits
+            with cuda_errors("copying the hit counts back"):
+                if self._tallies_host is None:
+                    self._tallies_host = gpu.pinned_empty(self.tallies.shape[0], np.int64)
+                self.tallies.copy_to_host(self._tallies_host, stream=self.stream)
         self._sync()  # the last batch's copies
         return added
 
@@ -721,11 +743,16 @@ class CudaSearch:
         self._queue("copy back", copy)
         out.keep([(at, n)])
 
+    @gpu.in_context
     def fetch_counts(self, counts) -> None:
-        """Copy the GPU's hit counts (per pattern, per density bin) into ``counts``."""
-        with cuda_errors("copying the hit counts back"):
-            host = self.tallies.copy_to_host(stream=self.stream)
-        self._sync()
+        """Copy the GPU's hit counts (per pattern, per density bin) into ``counts``: those
+        the last :meth:`scan` brought back with its hits (no copy, no wait), or (before any
+        scan) the GPU's."""
+        host = self._tallies_host
+        if host is None:
+            with cuda_errors("copying the hit counts back"):
+                host = self.tallies.copy_to_host(stream=self.stream)
+            self._sync()
         P = counts.pattern_hits.shape[0]
         counts.pattern_hits[:] = host[:P]
         counts.bins[:] = host[P:]

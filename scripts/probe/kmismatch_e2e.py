@@ -21,6 +21,10 @@ Prints one JSON object:
   ``tally`` (counts), ``copy_back`` (the hit columns), and host time (perf_counter) of
   ``setup`` (the job, the kernels' check, the runner with its uploads started), ``slices``
   (queueing, waiting for the GPU) and ``host_table`` (the hit table and the counts);
+- ``host`` (text on the GPU) and ``host_upload``: one more plain cuda solve each (no
+  events), with the host time (perf_counter, ms) and calls of the steps of its set-up and
+  slices (nested steps count in their callers too: ``wait`` is the time spent
+  synchronising, inside ``run_batch`` and ``scan``), and ``solve_ms``, its RunInfo time;
 - ``agrees``: the cuda hits equal pmasm's (position, code, mismatches, in order).
 
 The text is one Record for every run, so the packed copy of it is kept between runs
@@ -123,6 +127,49 @@ def split(upload=False):
     return out
 
 
+def host_steps(upload=False):
+    """One plain cuda solve with its host steps timed (``upload``: with the text uploaded)."""
+    if upload:
+        drop_device_text()
+    from engine import gpu
+    from engine.kmismatch import cuda as kcuda
+    from engine.kmismatch.hits import HitBuffer
+
+    steps = {"Device": (gpu.Device, "__init__"), "free_bytes": (gpu.Device, "free_bytes"),
+             "streams": (gpu.StreamPool, "take"), "constants": (gpu.Device, "upload_many"),
+             "launch": (gpu.Device, "launch"), "text": (kcuda.CudaSearch, "_upload"),
+             "search_init": (kcuda.CudaSearch, "__init__"),
+             "run_batch": (kcuda.CudaSearch, "run_batch"), "wait": (kcuda.CudaSearch, "_sync"),
+             "deliver": (kcuda.CudaSearch, "_deliver"), "reserve": (HitBuffer, "reserve"),
+             "scan": (kcuda.CudaSearch, "scan"), "fetch_counts": (kcuda.CudaSearch, "fetch_counts"),
+             "close": (kcuda.CudaSearch, "close")}
+    spent = {name: [0.0, 0] for name in steps}
+    originals = {name: getattr(owner, attr) for name, (owner, attr) in steps.items()}
+
+    def timer(name, fn):
+        def timed(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name][0] += time.perf_counter() - t0
+                spent[name][1] += 1
+        return timed
+
+    for name, (owner, attr) in steps.items():
+        setattr(owner, attr, timer(name, originals[name]))
+    try:
+        t0 = time.perf_counter()
+        result = kmismatch.solve(text, patterns, bench.K, **cuda_opts)
+        wall = time.perf_counter() - t0
+    finally:
+        for name, (owner, attr) in steps.items():
+            setattr(owner, attr, originals[name])
+    out = {name: {"ms": round(1e3 * t, 4), "calls": c} for name, (t, c) in spent.items()}
+    out.update(solve_ms=1e3 * result.info.seconds, wall_ms=1e3 * wall)
+    return out
+
+
 # Compile, then a first run of the whole text (packing, page-locked memory).
 kmismatch.solve([text[0].slice(0, 5000)], patterns, bench.K, **cuda_opts)
 t0 = time.perf_counter()
@@ -153,6 +200,7 @@ print(json.dumps({
     "speedup": cpu_solve / cuda_solve, "speedup_wall": cpu_wall / cuda_wall,
     "speedup_upload": cpu_solve / upload_solve,
     "kernel": {k: kernel[k] for k in ("kernel_ms", "search_ms", "order_ms", "GB_per_s")},
-    "split": split(), "split_upload": split(upload=True), "agrees": agrees,
+    "split": split(), "split_upload": split(upload=True),
+    "host": host_steps(), "host_upload": host_steps(upload=True), "agrees": agrees,
     "hit_bytes": sum(col.dtype.itemsize for col in (g.pos, g.code, g.mismatches)),
 }, indent=1))

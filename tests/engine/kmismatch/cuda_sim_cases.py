@@ -750,3 +750,66 @@ def test_the_hit_columns_grow_once_for_a_scan_in_pieces(monkeypatch):
     assert len(out) == len(cpu) > 150
     for a, b in zip(got, (cpu.pos, cpu.code, cpu.mismatches)):
         assert np.array_equal(a, b)
+
+
+# -- the host side of a search (issue 16: set-up and waits) ----------------------------------
+def test_searches_take_their_streams_from_the_pool():
+    """A closed search gives its two streams back (engine.gpu.STREAMS); the next search takes
+    those and creates none; two live searches never share one."""
+    from engine import gpu
+
+    pats = slot_groups(load("ACGTA"), "both")
+    codes = np.resize(load("ACGT")[0].codes, 40)
+    gpu.STREAMS.free.clear()  # (those of earlier tests)
+    first = kcuda.CudaSearch("thread", codes, np.array([0, 40]), pats, 0)
+    first.close()
+    idle = set(map(id, gpu.STREAMS.free[first.dev.id]))
+    assert idle == {id(first.stream), id(first.copy_stream)}
+    created = []
+    original = gpu.cuda.stream
+
+    def spy():
+        created.append(1)
+        return original()
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gpu.cuda, "stream", spy)
+        a = kcuda.CudaSearch("thread", codes, np.array([0, 40]), pats, 0)
+        assert created == [] and {id(a.stream), id(a.copy_stream)} <= idle
+        b = kcuda.CudaSearch("thread", codes, np.array([0, 40]), pats, 0)
+        assert len(created) == 2 and len({id(s) for s in (a.stream, a.copy_stream, b.stream,
+                                                           b.copy_stream)}) == 4
+        a.close(), b.close()
+    assert len(gpu.STREAMS.free[first.dev.id]) <= gpu.STREAMS.LIMIT
+
+
+def test_the_counts_come_back_with_the_last_scans_hits():
+    """The constants go up queued on the compute stream from page-locked staging that the
+    search holds; the counts come back with a scan's hits, so that reading them afterwards
+    copies and waits for nothing; before any scan they are read from the GPU (zeros)."""
+    from engine import gpu
+    from engine.kmismatch.driver import Counts
+    from engine.kmismatch.hits import HitBuffer
+
+    pats = load("ACGTA")  # and TACGT
+    n = 200
+    codes = np.resize(load("ACGT")[0].codes, n)
+    counts = Counts([n], 1, config.KMISMATCH_DENSITY_BINS)
+    search = kcuda.CudaSearch("thread", codes, np.array([0, n]), slot_groups(pats, "both"), 0,
+                              counts=counts, n_patterns=1)
+    assert isinstance(search._staging.base, gpu._PinnedBlock)
+    search.fetch_counts(counts)
+    assert not counts.pattern_hits.any() and not counts.bins.any()
+    out = HitBuffer(dtypes=search.dtypes)
+    found = search.scan(0, n, out)
+    waits = []
+    search._sync = lambda: waits.append(1)
+    search.tallies = None  # (a copy from the GPU would fail)
+    search.fetch_counts(counts)
+    assert waits == []
+    cpu = kmismatch.solve([Record("t", codes)], pats, 0, backend="serial")
+    assert found == len(cpu.hits) > 50
+    assert np.array_equal(counts.pattern_hits, cpu.pattern_hits)
+    assert np.array_equal(counts.bins, cpu.density[0].counts)
+    del search._sync
+    search.close()
