@@ -110,6 +110,10 @@ def workload(m: int):
     starts = starts.ravel()
     offsets = np.arange(0, READS * m + 1, m, dtype=np.int64)
     pair_read = np.repeat(np.arange(READS, dtype=np.int64), CANDIDATES)
+    # Read-only, as a genome that batch after batch of candidate regions are ranges of: edit
+    # then leaves it on the GPU for the next batch (engine.edit.cuda._text_owner).
+    genome = genome.view()
+    genome.flags.writeable = False
     return genome, starts, starts + width, reads.ravel(), offsets, pair_read, m // 5, slot
 
 

@@ -124,7 +124,8 @@ GPU_TEXT_CACHE_BYTES = 1 << 30
 
 #: Texts left on the GPU for the records they came from while those live
 #: (engine.gpu.DEVICE_TEXTS): searching the same background again skips the upload (kmismatch:
-#: T3x20's 49 MB, about 5 ms of a 10 ms solve on an H200). Such a text also takes at most
+#: T3x20's 49 MB, about 5 ms of a 10 ms solve on an H200; edit: a read-only genome array that
+#: batches of SeqColumns regions are ranges of). Such a text also takes at most
 #: GPU_DEVICE_TEXT_FREE_FRACTION of the device memory free when it is kept, and all of them
 #: go when an allocation finds the GPU full.
 GPU_DEVICE_TEXT_BYTES = 1 << 30

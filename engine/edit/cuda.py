@@ -551,13 +551,14 @@ def _pinned_columns(jobs: np.ndarray, order: np.ndarray) -> np.ndarray:
 
 
 def _text_owner(plan: Plan, pieces) -> np.ndarray | None:
-    """The caller's array that the plan's text is, if it is one (the codes of SeqColumns
-    regions: a genome that batch after batch of candidate regions are ranges of), for
-    GpuPairs to leave it on the GPU for; None for a text made for the job (records end to
-    end, whose copy dies with the job; a streamed chunk)."""
+    """The caller's array that the plan's text is, if it is one and read-only (the codes of
+    SeqColumns regions: a genome that batch after batch of candidate regions are ranges
+    of), for GpuPairs to leave it on the GPU for; None for a text made for the job (records
+    end to end, whose copy dies with the job; a streamed chunk), and for a writable array,
+    which the caller may change in place between batches (the GPU's copy would be stale)."""
     texts = plan.texts
     if pieces is None and isinstance(texts, SeqColumns) and texts.records is None \
-            and plan.text is texts.codes:
+            and plan.text is texts.codes and not plan.text.flags.writeable:
         return plan.text
     return None
 

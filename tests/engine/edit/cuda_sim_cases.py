@@ -519,12 +519,14 @@ def test_a_job_gives_its_device_memory_to_the_next(monkeypatch, variant, report)
 
 
 def test_a_genome_stays_on_the_gpu_for_the_next_batch_of_its_regions(monkeypatch):
-    """Regions as ranges of the caller's genome array (SeqColumns): the genome is left on the
-    GPU for that array (engine.gpu.DEVICE_TEXTS) and the next batch of its regions takes it
-    as it is, with no upload; a batch of Records, or of another array, uploads its own."""
+    """Regions as ranges of the caller's read-only genome array (SeqColumns): the genome is
+    left on the GPU for that array (engine.gpu.DEVICE_TEXTS) and the next batch of its
+    regions takes it as it is, with no upload; another array uploads its own, and a writable
+    one (which its owner may change in place between batches) every time."""
     rng = np.random.default_rng(21)
     genome = random_codes(rng, 3000, 0.02)
     reads = np.concatenate([mutate(rng, genome[s:s + 40], 2) for s in (100, 900, 2500)])
+    genome.flags.writeable = False
     starts = np.array([80, 1500, 880, 2480, 0])
     q_lo = np.array([0, 0, 40, 80, 80])
     opts = dict(variant="cooperative", backend="cuda", align=False)
@@ -542,8 +544,11 @@ def test_a_genome_stays_on_the_gpu_for_the_next_batch_of_its_regions(monkeypatch
     assert uploads == [3000]
     again = edit.verify(*batch(genome), 3, **opts)
     assert uploads == [3000]  # (taken from the GPU)
-    other = edit.verify(*batch(genome.copy()), 3, **opts)
+    writable = genome.copy()
+    other = edit.verify(*batch(writable), 3, **opts)
     assert uploads == [3000, 3000]
+    edit.verify(*batch(writable), 3, **opts)
+    assert uploads == [3000, 3000, 3000]  # (not kept: it may have changed)
     want = edit.verify(*batch(genome), 3, backend="serial", align=False)
     rows = [(h.pattern_id, h.record_id, h.end, h.distance) for h in want.hits]
     assert len(rows) >= 3
