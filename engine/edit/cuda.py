@@ -156,6 +156,7 @@ class GpuPairs:
         self.p_offs = np.ascontiguousarray(p_offs, dtype=np.int64)
         self.lengths = np.diff(self.p_offs)
         self._held, self._batch = [], []  # (key, raw) borrowed from SPARES (see borrow)
+        self._failed = False  # a batch failed: the device is not asked again (it may be lost)
         self._events = []  # (start, stop) of the kernels timed but not yet read (_timed)
         # Transfers of page-locked host arrays are queued on the default stream (behind the
         # kernels, as launches are) rather than waited for (numba's stream 0 is synchronous).
@@ -219,7 +220,7 @@ class GpuPairs:
         text, self._text_raw = self._text_raw, None
         if text is not None:
             self._held.append(("edit text", text))
-        if not self._idle():  # (the packing is done before the text is kept)
+        if self._failed or not self._idle():  # (the packing is done before the text is kept)
             self._held.clear()
             return
         if text is not None and self._text_owners is not None and \
@@ -275,6 +276,12 @@ class GpuPairs:
             self._settle()
             idle = done is not None  # (its results are in: every copy and kernel is done)
             return done
+        except BaseException:
+            # The device failed (or the call was interrupted): its memory is freed, not
+            # reused, and nothing more is asked of it (a lost device fails every call).
+            self._failed = True
+            self._batch.clear()
+            raise
         finally:
             self._events.clear()  # (those of a batch that failed)
             self._give_back(self._batch, idle)
