@@ -13,20 +13,10 @@ import sys, time
 import numpy as np
 from numba import njit
 from benchmarks import data
+from engine.kdiff.cpu_bitparallel import advance_block as adv  # the CPU kernels' block step
 
-ONE = np.uint64(1); ALL = np.uint64(0xFFFFFFFFFFFFFFFF); ZERO = np.uint64(0); S63 = np.uint64(63)
+ONE = np.uint64(1); ALL = np.uint64(0xFFFFFFFFFFFFFFFF); ZERO = np.uint64(0)
 
-@njit(inline="always")
-def adv(pv, mv, eq, hp, hm):
-    xv = eq | mv
-    eq = eq | hm
-    xh = (((eq & pv) + pv) ^ pv) | eq
-    ph = mv | ~(xh | pv)
-    mh = pv & xh
-    op = ph >> S63; om = mh >> S63
-    ph = (ph << ONE) | hp
-    mh = (mh << ONE) | hm
-    return mh | ~(xv | ph), ph & xv, op, om
 
 @njit
 def popc(x):

@@ -49,11 +49,7 @@ if [[ $steps == *" ncu"* || $steps == ncu* ]] && [[ -n $NCU ]]; then
       --log-file "$OUT/ncu-$side.csv" python3 scripts/probe/kdiff_profile.py default W4 | tail -n 1
     python3 scripts/probe/ncu_summary.py "$OUT/ncu-$side.csv" | tee "$OUT/ncu-$side.txt"
     echo "== ncu W4 $side: sections of one lanes32 launch"
-    PYTHONPATH=$path timeout "$(left 150)" "$NCU" --clock-control none -k regex:lanes32 --launch-skip 3 --launch-count 1 \
-      --section SpeedOfLight --section Occupancy --section WarpStateStats --section ComputeWorkloadAnalysis \
-      --section InstructionStats --section SchedulerStats --section LaunchStats \
-      python3 scripts/probe/kdiff_profile.py default W4 > "$OUT/ncu-sections-$side.txt" 2>&1
-    grep -E "Duration|Compute \(SM\) Throughput|Executed Ipc A|Issue Slots Busy|Achieved Occupancy|Theoretical Occupancy|Registers Per|No Eligible|Warp Cycles Per Issued|Executed Instructions  |Block Limit" "$OUT/ncu-sections-$side.txt" | head -n 20
+    PYTHONPATH=$path bash scripts/probe/ncu_sections.sh "$NCU" lanes32 3 W4 "$OUT/ncu-sections-$side.txt" "$(left 150)"
   done
 fi
 if [[ $steps == *w2ncu* && -n $NCU ]]; then

@@ -61,12 +61,7 @@ if [[ $steps == *ncu* && -n $NCU ]]; then
   for side in before after; do
     path=/tmp/site:$PWD; [[ $side == before ]] && path=/tmp/site:$BEFORE
     echo "== ncu W2 tier8 $side"
-    PYTHONPATH=$path timeout "$(left 150)" "$NCU" --clock-control none -k regex:tier8 --launch-skip 1 --launch-count 1 \
-      --section SpeedOfLight --section Occupancy --section WarpStateStats --section ComputeWorkloadAnalysis \
-      --section InstructionStats --section SchedulerStats --section LaunchStats \
-      python3 scripts/probe/kdiff_profile.py default W2 > "$OUT/ncu-w2-$side.txt" 2>&1
-    grep -E "Duration|Compute \(SM\) Throughput|Executed Ipc A|Issue Slots Busy|Achieved Occupancy|Theoretical Occupancy|Registers Per|Warp Cycles Per Issued|Executed Instructions  |Grid Size|Waves Per SM" "$OUT/ncu-w2-$side.txt" | head -n 16
-    grep -E "^ +(ALU|FMA|LSU|Inst)" "$OUT/ncu-w2-$side.txt" | head -n 8
+    PYTHONPATH=$path bash scripts/probe/ncu_sections.sh "$NCU" tier8 1 W2 "$OUT/ncu-w2-$side.txt" "$(left 150)"
   done
   for w in W4 W2; do
     echo "== ncu $w after: time per kernel"
