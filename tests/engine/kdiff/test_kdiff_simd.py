@@ -7,13 +7,18 @@ lanes finish at different columns, lengths sit on the 31/32/33 and 63/64/65 edge
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import kdiff
-from engine.kdiff.cpu_lanes import lanes_parallel, lanes_serial, word_constants
+from engine.kdiff.cpu_lanes import lanes_group, lanes_parallel, lanes_serial, word_constants
 from engine.kdiff.reference import kdiff_reference, longest_prefix_within
 from engine.sequences import Record, reverse_complement
 from tests.strategies import codes, mutate, random_codes
@@ -61,6 +66,35 @@ def test_word_edges(length, K):
     texts = [np.concatenate([random_codes(rng, 50), mutate(rng, alpha[2:2 + length], K // 2),
                              random_codes(rng, 30)]), random_codes(rng, 20)]
     _check_lanes(alpha, texts, K, 8)
+
+
+#: numba compiling for a CPU with AVX2 and without AVX-512 (a Haswell's features).
+AVX2_ONLY = {"NUMBA_CPU_NAME": "haswell",
+             "NUMBA_CPU_FEATURES": "+avx2,+avx,+fma,+bmi,+bmi2,+popcnt,+sse4.2,+sse4.1,+ssse3,+sse3,"
+                                   "+sse2,+sse,+cx16,+lzcnt,+movbe,-avx512f,-avx512vl,-avx512bw,"
+                                   "-avx512dq,-avx512cd"}
+
+
+def test_lanes_on_a_cpu_with_avx2_only(tmp_path):
+    """The lanes kernels compiled for a CPU without AVX-512 (this file's word-edge cases and
+    the register check below, in a process of their own with a cache of its own)."""
+    env = dict(os.environ, **AVX2_ONLY, NUMBA_CACHE_DIR=str(tmp_path))
+    root = Path(__file__).resolve().parents[3]
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
+                           "-k", "word_edges or avx512_registers", str(Path(__file__).resolve())],
+                          env=env, cwd=root, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "19 passed" in proc.stdout, proc.stdout[-500:]  # 18 word edges and the registers
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_CPU_NAME") != "haswell",
+                    reason="run by test_lanes_on_a_cpu_with_avx2_only")
+def test_avx2_code_has_no_avx512_registers():
+    """The lanes loop is vector code for AVX2: ymm registers (8 lanes of 32 bits), no zmm."""
+    rng = np.random.default_rng(3)
+    _check_lanes(random_codes(rng, 40), [random_codes(rng, 60)], 2, 8)  # (compiles lanes_group)
+    asm = "".join(lanes_group.inspect_asm().values())
+    assert "%ymm" in asm and "%zmm" not in asm
 
 
 @given(target=codes(1, 120), background=codes(1, 150), k=st.integers(1, 8),
