@@ -307,9 +307,8 @@ class CudaSearch:
         self._status_out = self._status_in = self._status_views = None
         self._tallies_host = None
         tables = [build_tables(pats, k, variant == "pair-tile") for _, pats, _ in groups]
-        m_max = max(m for m, _, _ in groups)
         # The text first: its upload (copy stream) goes on while the rest is set up.
-        self._upload(np.ascontiguousarray(text, dtype=np.uint8), owners, m_max)
+        self._upload(np.ascontiguousarray(text, dtype=np.uint8), owners)
         for group_tables in tables:
             check_table_size(group_tables)
         parts = [(np.asarray(offsets), np.int64)]
@@ -436,7 +435,7 @@ class CudaSearch:
             pass
 
     # -- the text ---------------------------------------------------------------------------
-    def _upload(self, text: np.ndarray, owners, m_max: int) -> None:
+    def _upload(self, text: np.ndarray, owners) -> None:
         """Start the packed text's upload on the copy stream, a piece at a time, each piece
         unpacked by a kernel on the GPU and then marked by an event (:meth:`_wait_text`).
         A text not packed yet is packed a piece at a time too, each piece's copy going on
@@ -444,7 +443,6 @@ class CudaSearch:
         left on the GPU for them when the search is done (:meth:`close`), which a later
         search of the same records then takes as it is: no upload, one piece."""
         self.n_text = n = text.shape[0]
-        self._m_max = m_max
         size = gpu.packed_bytes(n)  # whole words: 8 codes each, zeros after the end
         if owners is not None:
             owners = tuple(owners)
@@ -512,7 +510,7 @@ class CudaSearch:
     def _pieces(self, lo: int, hi: int) -> list[tuple[int, int]]:
         """[lo, hi) cut where the pieces of text not yet waited for end: the windows before a
         cut (of every length group) have all their text in the pieces before it."""
-        m = self._m_max
+        m = max(g.m for g in self.groups)
         cuts = [e - m + 1 for e in self._ready_ends[self._waited + 1:-1]]
         edges = [lo] + [c for c in cuts if lo < c < hi] + [hi]
         return list(zip(edges[:-1], edges[1:]))
@@ -684,7 +682,7 @@ class CudaSearch:
         in memory is halved."""
         pending = self._pieces(lo, hi)[::-1]
         added = 0
-        self._scan_span = (lo, hi, len(out))
+        span = (lo, hi, len(out))
         while pending:
             a, z = pending.pop()
             work = [(g, [(a, min(z, self.n_text - g.m + 1))]) for g in self.groups
@@ -699,7 +697,7 @@ class CudaSearch:
                 pending += [(mid, z), (a, mid)]
                 continue
             if n:
-                self._deliver(n, out, z)
+                self._deliver(n, out, z, span)
             added += n
         if self.counts is not None:  # the counts so far come back with the hits
             with cuda_errors("copying the hit counts back"):
@@ -709,16 +707,17 @@ class CudaSearch:
         self._sync()  # the last batch's copies
         return added
 
-    def _deliver(self, n: int, out, done: int) -> None:
+    def _deliver(self, n: int, out, done: int, span) -> None:
         """Queue the counting of hits [0, n) of the columns and their copy to the end of
         ``out`` (the next batch's launches queue behind them; :meth:`scan` waits for the
-        last). ``done``: where the windows of the scan searched so far end.
+        last). ``done``: where the windows of the scan searched so far end; ``span``: the
+        scan's (lo, hi, hits in ``out`` before it).
 
         When ``out`` must grow, it grows once for the whole scan's hits at the rate seen so
         far (a tenth more, unless the scan is done): growing again copies the hits in
         (T3x20 in three pieces grew twice, 3 ms)."""
         if len(out) + n > out.columns[0].shape[0]:
-            lo, hi, before = self._scan_span
+            lo, hi, before = span
             if len(out) > before:
                 self._sync()  # (out's columns move: no copy may still be landing in them)
             found = len(out) - before + n

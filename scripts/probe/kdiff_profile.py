@@ -9,8 +9,8 @@ FLAGS: comma-separated flags, ``none``, or ``default`` (the registry's defaults)
 48502 is all of lambda (W4); NAME=VALUE sets an ``engine.config`` tunable (an int or a
 Python literal), e.g. KDIFF_CUDA_NEIGHBOUR_SPLIT=2. Prints one line: the flags run,
 candidates, solve seconds (compiling excluded), cells and a digest of the c(r) profile
-(equal digests: equal answers). With PROBE_CAPTURE=1 only the measured solve lies
-between cuda.profile_start/stop (nsys --capture-range=cudaProfilerApi); with PROBE_CPROFILE=FILE a cProfile of it is saved there.
+(equal digests: equal answers). With PROBE_CPROFILE=FILE a cProfile of the measured solve is
+saved there.
 """
 import ast
 import hashlib
@@ -40,25 +40,17 @@ target = lam.slice(0, starts) if starts else lam
 background = eco.slice(0, length) if length else eco
 kdiff.solve([lam.slice(0, 64)], [background], k, variant="bitparallel", backend="cuda",
             flags=flags, strands=strands)  # compile or load the kernels
-capture = os.environ.get("PROBE_CAPTURE") == "1"  # nsys --capture-range=cudaProfilerApi
 profiler = None
 if os.environ.get("PROBE_CPROFILE"):  # a cProfile of the measured solve, saved there
     import cProfile
 
     profiler = cProfile.Profile()
-if capture:
-    from numba import cuda
-
-    cuda.profile_start()
-if profiler:
     profiler.enable()
 res = kdiff.solve([target], [background], k, variant="bitparallel", backend="cuda",
                   flags=flags, strands=strands)
 if profiler:
     profiler.disable()
     profiler.dump_stats(os.environ["PROBE_CPROFILE"])
-if capture:
-    cuda.profile_stop()
 profile = np.concatenate([np.asarray(p, dtype=np.int64) for p in res.profiles.values()])
 digest = hashlib.sha1(profile.tobytes()).hexdigest()[:12]
 print(f"flags={','.join(res.info.flags) or 'none'} candidates={len(res.candidates)} "

@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # Issue 15, one device lease: where W2's and W4's solve time goes. Each step writes to $OUT:
 #   times    W2 and W4 solve, REPS runs each (kdiff_profile.py default)
-#   nsys     the measured solve's GPU timeline (kernels, copies, idle gaps: nsys_timeline.py)
 #   cprofile the measured solve's host side (cProfile, top functions by cumulative time)
 #   compare  W2 and W4 solve, REPS runs each, the engine in $BEFORE (an old tree unpacked by
 #            `git archive REV engine benchmarks | tar -x -C DIR`, resources copied) beside this one
 #   ncu      Nsight Compute sections of one W2 tier8 launch (the second), before ($BEFORE) and
 #            after, and the time per kernel of W4 and W2 after
 #   tests    the kdiff GPU tests
-#   DEADLINE=540 REPS=3 bash scripts/probe/kdiff_s9.sh [times|nsys|cprofile|tests]...
+#   DEADLINE=540 REPS=3 bash scripts/probe/kdiff_s9.sh [times|cprofile|compare|ncu|tests]...
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 OUT="${OUT:-$PWD/gpu-out}"; export OUT; mkdir -p "$OUT"
@@ -16,7 +15,7 @@ OUT="${OUT:-$PWD/gpu-out}"; export OUT; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONPATH=/tmp/site:${ENGINE:-$PWD}
 DEADLINE=${DEADLINE:-540}
 left() { local l=$((DEADLINE - SECONDS)); (( l > $1 )) && l=$1; echo $(( l > 1 ? l : 1 )); }
-steps="${*:-times nsys cprofile}"
+steps="${*:-times cprofile}"
 WORKS=${WORKS:-"W2 W4"}
 prof() { timeout "$(left "$1")" python3 scripts/probe/kdiff_profile.py default "${@:2}"; }
 if [[ $steps == *tests* ]]; then
@@ -35,17 +34,6 @@ if [[ $steps == *times* ]]; then
   for rep in $(seq "${REPS:-3}"); do
     for w in $WORKS; do echo "$w $(prof 150 "$w" ${SETTINGS:-} 2>&1 | tail -n 1)"; done
   done | tee -a "$OUT/times.txt"
-fi
-NSYS=$(command -v nsys || ls /usr/local/cuda*/bin/nsys /opt/nvidia/nsight-systems*/*/bin/nsys /opt/nvidia/nsight-systems*/bin/nsys 2>/dev/null | head -n 1)
-if [[ $steps == *nsys* ]]; then
-  echo "nsys: ${NSYS:-none}"
-  for w in $WORKS; do
-    echo "== nsys $w"
-    PROBE_CAPTURE=1 timeout "$(left 200)" "$NSYS" profile -o "/tmp/nsys-$w" -f true -t cuda \
-      --capture-range=cudaProfilerApi --export sqlite \
-      python3 scripts/probe/kdiff_profile.py default "$w" ${SETTINGS:-} > "$OUT/nsys-$w.log" 2>&1
-    python3 scripts/probe/nsys_timeline.py "/tmp/nsys-$w.sqlite" 15 | tee "$OUT/timeline-$w.txt"
-  done
 fi
 if [[ $steps == *cprofile* ]]; then
   for w in $WORKS; do
