@@ -16,6 +16,7 @@ Stdlib only: the command line calls :func:`start` before its heavy imports.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -58,3 +59,51 @@ def _retain_primary_context(ctypes) -> None:
         lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctypes.c_void_p()), device)
     except (OSError, AttributeError):  # no driver library, or one without these calls
         return
+
+
+def defer_teardown() -> int | None:
+    """Let the driver tear this process's CUDA context down after the process has ended.
+
+    Ending a process that made a context costs ~0.1 s of driver work (the H100 machine,
+    issue #16), done as the process's last reference to the driver's device files goes, after
+    every output of the command is written. A child forked here holds copies of those files,
+    and nothing else, until this process has gone (a pipe's write end, held only here, closes
+    then), and ends after it: the command returns to its caller at once and the driver frees
+    the GPU a moment later. The child closes every other descriptor first (the standard streams
+    too, so that a caller reading the output sees its end when this process ends), touches
+    neither the driver nor the engine, and ends if its wait fails. Linux only (the device
+    files are found in /proc/self/fd). Returns the child's pid, None when nothing was forked.
+    Call it last, right before ``os._exit`` (engine.interrupts.leave)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fds = [int(fd) for fd in os.listdir("/proc/self/fd")]
+        driver = {fd for fd in fds if _target(fd).startswith("/dev/nvidia")}
+        if not driver:
+            return None
+        read_end, write_end = os.pipe()
+        import warnings
+
+        with warnings.catch_warnings():  # (fork with threads: the child only waits and ends)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:
+        try:
+            for fd in fds + [write_end]:
+                if fd not in driver and fd != read_end:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+            os.read(read_end, 1)  # b"" once the parent has ended
+        finally:
+            os._exit(0)
+    os.close(read_end)
+    return pid
+
+
+def _target(fd: int) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return ""

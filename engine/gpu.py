@@ -14,7 +14,8 @@ Start-up (issue #16): a kernel is compiled, or loaded from numba's disk cache, a
 first launch (:meth:`Device.launch`), so a job loads only the kernels it runs; that time
 is compile time, not solve time (``engine.slices.add_compile_time``), and
 :data:`LOADED` lists those launches. The CLI creates the CUDA context early on a thread
-of its own (engine.cuda_start); :func:`prepare` readies numba's compiler once.
+of its own (engine.cuda_start); :func:`prepare` has numba load cached kernels without
+readying its compiler (0.15 s), which it readies only for a kernel it must compile.
 """
 
 from __future__ import annotations
@@ -132,15 +133,15 @@ def quiet_simulator():
 
 
 def prepare() -> None:
-    """Ready numba's CUDA compiler once per process (engine.numba_setup: without scipy).
-    Loading the first kernel would do it; done before the driver is first asked for the
-    context, it runs while the context is still being created (engine.cuda_start)."""
+    """Set numba up once per process to load cached kernels without readying its CUDA
+    compiler, and to ready it (without scipy) only for a kernel it must compile
+    (engine.numba_setup.load_cuda_kernels_lightly)."""
     if SIMULATOR:
         return
     from engine import numba_setup
 
     with cuda_errors("setting up numba's CUDA compiler"):
-        numba_setup.ready("cuda")
+        numba_setup.load_cuda_kernels_lightly()
 
 
 #: (kernel name, seconds) of every launch that compiled a kernel or loaded it from numba's
@@ -534,7 +535,7 @@ class Device:
     job's cancel flag (polled between launches)."""
 
     def __init__(self, threads_per_block: int = 256, abort: np.ndarray | None = None):
-        prepare()  # before the driver: it may still be creating the context (engine.cuda_start)
+        prepare()
         with cuda_errors("starting CUDA"):
             if not cuda.is_available():
                 raise CudaFailure("no usable CUDA GPU on this machine (numba.cuda.is_available() "

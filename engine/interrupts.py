@@ -80,7 +80,9 @@ def leave(status: int) -> int:
     a 2.3 s W2 run on CUDA (issue 16); numba's threads and the modules ~0.1 s of a
     multicore one on the 2-core machine; the operating system releases all of it anyway.
     Nothing is lost: every output file is written and closed (renamed into place) before
-    the command returns, and the standard streams are flushed here. Only processes that
+    the command returns, and the standard streams are flushed here. After a CUDA run the
+    driver's own teardown of the context is left to a child that outlives this process by a
+    moment (engine.cuda_start.defer_teardown). Only processes that
     called :func:`install` (the command line, never a test or the GUI) and run under no
     profiler or tracer (cProfile, coverage: they write their data at exit) end so;
     otherwise ``status`` is returned for ``sys.exit``."""
@@ -90,6 +92,10 @@ def leave(status: int) -> int:
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
+        if getattr(gpu, "CONTEXT_MADE", False):
+            from engine import cuda_start
+
+            cuda_start.defer_teardown()  # the driver's ~0.1 s after the caller has the prompt
         os._exit(status)
     return status
 

@@ -10,14 +10,20 @@ import failing at once; numba then inlines its own loop there. The import fails 
 the refreshing thread, during the refresh: ``np.dot`` in anyone's numba code, and other
 threads, still find scipy.
 
-The cuda target is readied by engine.gpu (before the driver is first asked for the
-context, so that it overlaps the context's creation); the CPU one by
-engine.slices.numba_threads, at the start of every serial and multicore job.
+The CPU target is readied by engine.slices.numba_threads, at the start of every serial and
+multicore job. For the cuda target, engine.gpu calls :func:`load_cuda_kernels_lightly`:
+numba refreshes a target before every load from its disk cache as well ("to ensure it is
+initialized"), which for CUDA imports some 60 typing and lowering modules (fp16, bf16,
+libdevice, np.arraymath...): 0.15 s of a W2 run's start-up on the H100 machine (issue #16).
+A cached kernel needs none of them (its cubin is in the cache; launching it types the
+arguments with ``typeof`` alone), so loads skip the refresh; a kernel that is not in the
+cache is compiled after the target is readied here (without scipy), as before.
 """
 
 from __future__ import annotations
 
 import importlib.abc
+import os
 import sys
 import threading
 from contextlib import contextmanager
@@ -42,6 +48,95 @@ def ready(target: str) -> None:
             descriptor.typing_context.refresh()
             descriptor.target_context.refresh()
         _ready.add(target)
+
+
+def load_cuda_kernels_lightly() -> bool:
+    """Make numba-cuda's disk-cache loads skip the cuda target's refresh, once per process
+    (thread-safe). A load that finds nothing readies the target (:func:`ready`) before numba
+    compiles. False where numba's cache class is not the one this was written against
+    (numba 0.68's numba.cuda, numba-cuda 0.30): then the target is readied at once."""
+    with _lock:
+        try:
+            from numba.cuda.dispatcher import CUDACache
+        except ImportError:
+            CUDACache = None
+        load = getattr(CUDACache, "load_overload", None)
+        if load is None or not hasattr(CUDACache, "_load_overload"):
+            light = False
+        else:
+            light = True
+            if not getattr(load, "_without_refresh", False):
+                def load_overload(self, sig, target_context):
+                    kernel = load(self, sig, _WithoutRefresh(target_context))
+                    if kernel is None:  # numba compiles it next
+                        ready("cuda")
+                    return kernel
+
+                load_overload._without_refresh = True
+                CUDACache.load_overload = load_overload
+    if not light:
+        ready("cuda")
+    return light
+
+
+class _WithoutRefresh:
+    """A target context whose ``refresh`` does nothing: what a cache load is handed (it asks
+    the context only for its code generator, to find and rebuild the kernel)."""
+
+    def __init__(self, context) -> None:
+        self._context = context
+
+    def refresh(self) -> None:
+        pass
+
+    def __getattr__(self, name):
+        return getattr(self._context, name)
+
+
+#: What numba and numba-cuda import at their own import, when installed, only for something a
+#: command-line run never uses: coverage (to report the lines of jitted code to it), scipy
+#: (a version check) and yaml (to read a .numba_config.yaml): ~64 ms of a W2 run's start-up
+#: on the GPU machine, where all three are installed (issue #16).
+NUMBA_EXTRAS = ("coverage", "scipy", "yaml")
+_NUMBA_CONFIG_FILE = ".numba_config.yaml"  # (numba reads it from the working directory)
+
+
+@contextmanager
+def numba_without_extras():
+    """Inside, an import of :data:`NUMBA_EXTRAS` *by numba's own modules* fails at once
+    (numba and numba-cuda go on without them); anyone else's import of them is untouched,
+    on every thread. yaml is left alone where a .numba_config.yaml is there to read. For
+    the command line's process (engine.cli.main), around everything it runs."""
+    names = {n for n in NUMBA_EXTRAS if n != "yaml" or not os.path.isfile(_NUMBA_CONFIG_FILE)}
+    finder = _NotForNumba(frozenset(names))
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+
+
+class _NotForNumba(importlib.abc.MetaPathFinder):
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in self.names and _importer().partition(".")[0] == "numba":
+            raise ModuleNotFoundError(f"{name} left out for numba (engine.numba_setup)",
+                                      name=name)
+        return None
+
+
+def _importer() -> str:
+    """The module whose code asked for the import being looked up (past importlib's frames)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.partition(".")[0] not in ("importlib", "_frozen_importlib",
+                                             "_frozen_importlib_external"):
+            return module
+        frame = frame.f_back
+    return ""
 
 
 class _NoScipyLinalg(importlib.abc.MetaPathFinder):

@@ -410,8 +410,10 @@ def main(argv=None) -> int:
 
         cuda_start.start()
     _StartUpGC.begin()
+    from engine import numba_setup
+
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), numba_setup.numba_without_extras():
             warnings.showwarning = _show_warning
             command = argv[0] if argv and not argv[0].startswith("-") else None
             return report_errors(lambda: _dispatch(build_parser(command).parse_args(argv)))

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Issue 16: the W2 CLI run's start-up on CUDA, into $OUT (default ./gpu-out):
-#   w2time.txt      wall of 3 runs (after one that fills numba's cache), the solve seconds of
-#                   each from its JSON, and wall minus solve (the goal: <= 1.0 s); first as
-#                   the machine is, then with every module's bytecode compiled (.whl/ installs
-#                   with --no-compile, and where PYTHONDONTWRITEBYTECODE is set, as on the
-#                   2-core machine, Python compiled numpy, Biopython and the engine from source
-#                   at each run: ~0.5 s of start-up there; an installed primerscope has them)
-#   (the files below: with the bytecode compiled)
+#   w2time.txt      REPS runs (default 8, after one that fills numba's cache), each split by
+#                   scripts/probe/cli_clock.py into the interpreter's start, the command and the
+#                   process's exit, with the solve seconds from its JSON and wall minus solve
+#                   (the goal: <= 1.0 s), then the medians; with BEFORE=DIR (another checkout's
+#                   root, e.g. an older commit unpacked with git archive) its runs alternate
+#                   with this tree's. The bytecode of /tmp/site and engine/ is compiled first
+#                   (.whl/ installs with --no-compile and the machine sets PYTHONDONTWRITEBYTECODE:
+#                   ~0.5 s more a run, which an installed primerscope does not pay). Also: the
+#                   number of processes on the GPU 0.3 s after each run (the driver's teardown,
+#                   left to a child, engine.cuda_start.defer_teardown, must be over) and three
+#                   runs whose output is read through a pipe (that child must not hold it)
 #   w2imp-top.txt   -X importtime: total, and the 15 largest by cumulative time (w2imp.txt: all)
 #   w2prof.txt      cProfile, the top 30 by cumulative time
 #   w2timeline.txt  scripts/probe/cli_startup.py: the CUDA context thread, imports, loading,
@@ -30,34 +34,62 @@ A=(kdiff "$D/lambda_NC_001416.fa" "$D/ecoli536_NC_008253.fna.gz" -k 100 --strand
 W=/tmp/w2startup
 mkdir -p "$W"
 
-python3 -m engine.cli "${A[@]}" -o "$W/fill.json" || echo "the cache-filling run failed: rc=$?"
-three_runs() {
-  for i in 1 2 3; do
-    s=$(date +%s.%N)
-    python3 -m engine.cli "${A[@]}" -o "$W/run$i.json"
-    rc=$?
-    e=$(date +%s.%N)
-    python3 - "$s" "$e" "$rc" "$W/run$i.json" <<'PY'
+python3 -m compileall -q -j 0 $( [[ -d /tmp/site ]] && echo /tmp/site ) engine \
+  $( [[ -n ${BEFORE:-} ]] && echo "$BEFORE/engine" ) >/dev/null
+NOW=$PWD
+[[ -n ${BEFORE:-} ]] && BEFORE=$(cd "$BEFORE" && pwd)
+clocked() {  # TREE LABEL: one run, split by the clocks
+  local tree=$1 label=$2 s e rc
+  rm -f "$W/$label.json"
+  s=$(date +%s.%N)
+  (cd "$tree" && PYTHONPATH="${PYTHONPATH/$NOW/$tree}" python3 "$NOW/scripts/probe/cli_clock.py" \
+     "${A[@]}" -o "$W/$label.json" 2> "$W/clock.err")
+  rc=$?; e=$(date +%s.%N)
+  python3 - "$s" "$e" "$rc" "$W/$label.json" "$W/clock.err" "$label" <<'PY'
 import json, sys
-s, e, rc, path = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4]
+s, e, rc, path, err, label = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3], *sys.argv[4:]
+marks = {}
+for line in open(err):
+    if line.startswith("clock "):
+        _, what, at = line.split()
+        marks.setdefault(what, float(at))
+    else:
+        sys.stdout.write("stderr: " + line)
 try:
     solve = json.load(open(path))["seconds"]
 except (OSError, ValueError, KeyError):
-    print(f"wall {e - s:.3f} s, rc {rc}, no JSON")
+    print(f"{label:7} wall {e - s:.3f} s, rc {rc}, no JSON")
 else:
-    print(f"wall {e - s:.3f} s, solve {solve:.3f} s, wall - solve {e - s - solve:.3f} s, rc {rc}")
+    print(f"{label:7} wall {e - s:.3f} solve {solve:.3f} wall-solve {e - s - solve:.3f} | interpreter "
+          f"{marks['start'] - s:.3f} command {marks['exit'] - marks['start']:.3f} exit "
+          f"{e - marks['exit']:.3f} rc {rc}")
 PY
-  done
 }
 {
-  echo "PYTHONDONTWRITEBYTECODE=${PYTHONDONTWRITEBYTECODE:-unset}; numpy's bytecode present:" \
-       "$(python3 -c 'import importlib.util, os, numpy; print(os.path.exists(importlib.util.cache_from_source(numpy.__file__)))')"
-  echo "as the machine is:"
-  three_runs
-  python3 -m compileall -q -j 0 $( [[ -d /tmp/site ]] && echo /tmp/site ) engine >/dev/null
-  echo "with the bytecode of /tmp/site and engine/ compiled (python3 -m compileall):"
-  three_runs
+  [[ -n ${BEFORE:-} ]] && clocked "$BEFORE" before-fill
+  clocked "$NOW" fill
+  for r in $(seq "${REPS:-8}"); do
+    [[ -n ${BEFORE:-} ]] && clocked "$BEFORE" before
+    clocked "$NOW" now
+    sleep 0.3
+    echo "  processes on the GPU 0.3 s later: $(nvidia-smi --query-compute-apps=pid --format=csv,noheader | wc -l)"
+  done
 } > "$OUT/w2time.txt"
+python3 - "$OUT/w2time.txt" >> "$OUT/w2time.txt" <<'PY'
+import re, statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(before|now)\s+wall \S+ solve \S+ wall-solve (\S+)", line)
+    if m:
+        runs.setdefault(m[1], []).append(float(m[2]))
+for label, values in runs.items():
+    print(f"{label}: wall - solve median {statistics.median(values):.3f} s, "
+          f"{min(values):.3f}-{max(values):.3f} s, {len(values)} runs")
+PY
+for i in 1 2 3; do  # read through a pipe, as $(...) does: it ends when the command ends
+  s=$(date +%s.%N); n=$(python3 -m engine.cli "${A[@]}" | wc -c); e=$(date +%s.%N)
+  python3 -c "import sys; print(f'output read through a pipe: {sys.argv[1]} bytes, wall {float(sys.argv[3]) - float(sys.argv[2]):.3f} s')" "$n" "$s" "$e"
+done >> "$OUT/w2time.txt"
 cat "$OUT/w2time.txt"
 
 python3 -X importtime -m engine.cli "${A[@]}" -o "$W/imp.json" 2> "$OUT/w2imp.txt"

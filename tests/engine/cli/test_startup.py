@@ -4,6 +4,7 @@ and a cuda run starts the CUDA context while the inputs are read."""
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -168,7 +169,42 @@ def test_numbas_set_up_leaves_scipy_linalg_alone(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           timeout=600, env=env)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split("\n")[-2] == "True []"
+    assert proc.stdout.split("\n")[-2] == "False []"  # (nor scipy itself: numba_without_extras)
+
+
+@pytest.mark.parametrize("numba_config", [False, True])
+def test_the_command_line_imports_numba_without_its_extras(tmp_path, numba_config):
+    """engine.numba_setup.numba_without_extras: in a command-line run numba's own imports of
+    coverage, scipy and yaml fail at once (64 ms on the GPU machine); anyone else's still
+    work, and yaml is imported for numba where a .numba_config.yaml is there for it to read.
+    Stand-in packages note who imported them."""
+    for name in ("coverage", "scipy", "yaml"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(
+            "import sys\n__version__ = '9.0'\nsys.extras_imported.append(__name__)\n"
+            "def safe_load(stream):\n    return None\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    if numba_config:
+        (work / ".numba_config.yaml").write_text("")
+    code = ("import contextlib, io, sys\n"
+            "sys.extras_imported = []\n"
+            "from engine.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    assert main(['kdiff', 'ACGTACGTTTGACCA', 'AGCAAGACGTAC', '-k', '2',\n"
+            "                 '--backend', 'serial', '--no-progress']) == 0\n"
+            "assert 'numba' in sys.modules\n"
+            "print(sys.extras_imported)\n"
+            "import coverage, scipy\n"
+            "print(sys.extras_imported)\n")
+    env = _env_without_simulator()
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(ROOT)])
+    proc = subprocess.run([sys.executable, "-c", code], cwd=work, capture_output=True,
+                          text=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr
+    during, after = proc.stdout.splitlines()[-2:]
+    assert during == ("['yaml']" if numba_config else "[]")
+    assert sorted(eval(after)) == sorted(eval(during) + ["coverage", "scipy"])
 
 
 def test_the_early_cuda_context_thread_imports_nothing_and_starts_once():
@@ -186,6 +222,59 @@ def test_the_early_cuda_context_thread_imports_nothing_and_starts_once():
     code = ("from engine import cuda_start\n"
             "print(cuda_start.start(), cuda_start._thread)\n")
     assert _python(code, NUMBA_ENABLE_CUDASIM="1").strip() == "False None"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/fd")
+def test_the_drivers_teardown_is_left_to_a_child_that_outlives_the_command():
+    """engine.cuda_start.defer_teardown: the forked child keeps only the driver's files (here a
+    pipe's write end stands in for /dev/nvidia*) and its wait pipe, so the caller reading the
+    command's output is not held; it ends only after the command has ended, and then."""
+    read_driver, write_driver = os.pipe()
+    code = ("import os, sys, time\n"
+            "from engine import cuda_start\n"
+            f"cuda_start._target = lambda fd: '/dev/nvidia0' if fd == {write_driver} else ''\n"
+            "pid = cuda_start.defer_teardown()\n"
+            "time.sleep(0.3)\n"
+            "print(len(os.listdir(f'/proc/{pid}/fd')), "
+            f"os.readlink(f'/proc/{{pid}}/fd/{write_driver}').startswith('pipe:'), flush=True)\n"
+            "os._exit(3)\n")
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                              text=True, timeout=120, pass_fds=(write_driver,))
+        os.close(write_driver)
+        assert proc.returncode == 3, proc.stderr
+        assert proc.stdout.split() == ["2", "True"]  # the driver's file and the wait pipe only
+        ready, _, _ = select.select([read_driver], [], [], 30)
+        assert ready and os.read(read_driver, 1) == b""  # the child has ended too
+    finally:
+        os.close(read_driver)
+    nothing = "from engine import cuda_start\nprint(cuda_start.defer_teardown())\n"
+    assert _python(nothing).strip() == "None"  # no driver files: no child
+
+
+def test_cached_cuda_kernels_load_without_readying_the_compiler():
+    """engine.numba_setup.load_cuda_kernels_lightly: numba's CUDA cache load no longer refreshes
+    the target (0.15 s of imports on the GPU machine); a load that finds nothing readies it
+    (without scipy) before numba compiles. A stand-in cache and target context show it."""
+    code = ("from engine import numba_setup\n"
+            "from numba.cuda.dispatcher import CUDACache\n"
+            "calls = []\n"
+            "numba_setup.ready = lambda target: calls.append(('ready', target))\n"
+            "assert numba_setup.load_cuda_kernels_lightly()\n"
+            "assert numba_setup.load_cuda_kernels_lightly()  # once: not wrapped twice\n"
+            "class Context:\n"
+            "    def refresh(self):\n"
+            "        calls.append('refresh')\n"
+            "    def codegen(self):\n"
+            "        return 'codegen'\n"
+            "cache = CUDACache.__new__(CUDACache)\n"
+            "cache._load_overload = lambda sig, context: calls.append(context.codegen()) or found\n"
+            "found = 'kernel'\n"
+            "print(cache.load_overload('sig', Context()), calls)\n"
+            "calls.clear(); found = None\n"
+            "print(cache.load_overload('sig', Context()), calls)\n")
+    out = _python(code, NUMBA_ENABLE_CUDASIM="0").strip().splitlines()
+    assert out == ["kernel ['codegen']", "None ['codegen', ('ready', 'cuda')]"]
 
 
 def test_the_collector_pauses_until_the_job_and_main_puts_it_back(monkeypatch, capsys):
