@@ -91,6 +91,9 @@ def defer_teardown() -> int | None:
         return None
     if pid == 0:
         try:
+            import signal
+
+            signal.alarm(60)  # (should its wait ever outlast the parent: it ends anyway)
             for fd in fds + [write_end]:
                 if fd not in driver and fd != read_end:
                     with contextlib.suppress(OSError):

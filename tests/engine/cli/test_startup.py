@@ -102,6 +102,26 @@ def _env_without_simulator() -> dict:
     return {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
 
 
+#: A serial kdiff run through engine.cli.main, in the child of :func:`_with_stand_ins`.
+_SERIAL_RUN = ("import contextlib, io, sys\n"
+               "from engine.cli import main\n"
+               "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+               "    assert main(['kdiff', 'ACGTACGTTTGACCA', 'AGCAAGACGTAC', '-k', '2',\n"
+               "                 '--backend', 'serial', '--no-progress']) == 0\n"
+               "assert 'ACG' in out.getvalue()\n")
+
+
+def _with_stand_ins(stand_ins: Path, code: str, cwd: Path = ROOT) -> str:
+    """Run ``code`` in a child (no simulator) whose imports find the packages in
+    ``stand_ins`` before the real ones; its standard output."""
+    env = _env_without_simulator()
+    env["PYTHONPATH"] = os.pathsep.join([str(stand_ins), str(ROOT)])
+    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
 _SIMULATED_RUN = """
 import sys
 from engine import config, gpu, kdiff
@@ -155,21 +175,12 @@ def test_numbas_set_up_leaves_scipy_linalg_alone(tmp_path):
     (fake / "__init__.py").write_text("__version__ = '1.14.0'\n")
     (fake / "linalg" / "__init__.py").write_text("raise AssertionError('scipy.linalg imported')\n")
     (fake / "linalg" / "cython_blas.py").write_text("")
-    code = ("import contextlib, io, sys\n"
-            "from engine.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-            "    assert main(['kdiff', 'ACGTACGTTTGACCA', 'AGCAAGACGTAC', '-k', '2',\n"
-            "                 '--backend', 'serial', '--no-progress']) == 0\n"
-            "assert 'ACG' in out.getvalue()\n"
-            "from engine import numba_setup\n"
-            "numba_setup.ready('cuda')\n"
-            "print('scipy' in sys.modules, [m for m in sys.modules if m.startswith('scipy.')])\n")
-    env = _env_without_simulator()
-    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(ROOT)])
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600, env=env)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split("\n")[-2] == "False []"  # (nor scipy itself: numba_without_extras)
+    code = _SERIAL_RUN + ("from engine import numba_setup\n"
+                          "numba_setup.ready('cuda')\n"
+                          "print('scipy' in sys.modules, "
+                          "[m for m in sys.modules if m.startswith('scipy.')])\n")
+    out = _with_stand_ins(tmp_path, code)
+    assert out.split("\n")[-2] == "False []"  # (nor scipy itself: numba_without_extras)
 
 
 @pytest.mark.parametrize("numba_config", [False, True])
@@ -187,22 +198,12 @@ def test_the_command_line_imports_numba_without_its_extras(tmp_path, numba_confi
     work.mkdir()
     if numba_config:
         (work / ".numba_config.yaml").write_text("")
-    code = ("import contextlib, io, sys\n"
-            "sys.extras_imported = []\n"
-            "from engine.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    assert main(['kdiff', 'ACGTACGTTTGACCA', 'AGCAAGACGTAC', '-k', '2',\n"
-            "                 '--backend', 'serial', '--no-progress']) == 0\n"
-            "assert 'numba' in sys.modules\n"
-            "print(sys.extras_imported)\n"
-            "import coverage, scipy\n"
-            "print(sys.extras_imported)\n")
-    env = _env_without_simulator()
-    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(ROOT)])
-    proc = subprocess.run([sys.executable, "-c", code], cwd=work, capture_output=True,
-                          text=True, timeout=600, env=env)
-    assert proc.returncode == 0, proc.stderr
-    during, after = proc.stdout.splitlines()[-2:]
+    code = ("import sys\nsys.extras_imported = []\n" + _SERIAL_RUN
+            + "assert 'numba' in sys.modules\n"
+              "print(sys.extras_imported)\n"
+              "import coverage, scipy\n"
+              "print(sys.extras_imported)\n")
+    during, after = _with_stand_ins(tmp_path, code, cwd=work).splitlines()[-2:]
     assert during == ("['yaml']" if numba_config else "[]")
     assert sorted(eval(after)) == sorted(eval(during) + ["coverage", "scipy"])
 
