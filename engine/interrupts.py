@@ -71,6 +71,11 @@ def install() -> None:
 _installed = False
 
 
+def installed() -> bool:
+    """:func:`install` was called: this is a command-line process (not the GUI, not a test)."""
+    return _installed
+
+
 def leave(status: int) -> int:
     """A command-line entry point's last step, with the run's exit ``status``.
 

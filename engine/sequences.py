@@ -375,9 +375,9 @@ def load(source: str | os.PathLike, on_empty=None) -> list[Record]:
             f"{source_str}: read as the file of that name in the working directory, not as "
             "a literal sequence"), stacklevel=2)
     path = Path(source_str)
-    from engine import store  # a genome store (.psg) maps instead of reading
+    if is_store(path):  # a genome store (.psg) maps instead of reading
+        from engine import store  # (it imports numba: only for a store)
 
-    if store.is_store(path):
         return list(store.load_store(path))
     text = _read_text(path)
     fmt = _sniff_format(path, text[:200])
@@ -394,6 +394,27 @@ def load(source: str | os.PathLike, on_empty=None) -> list[Record]:
     if not records:
         raise SequenceError(f"{path}: no {fmt} sequence records found (empty file?)")
     return unique_ids(records, str(path))
+
+
+#: A genome store's (engine.store) file suffix and first bytes: told apart here, where reading
+#: a sequence file does not import the store's module (nor numba with it).
+STORE_SUFFIX = ".psg"
+STORE_MAGIC = b"PSGENOME"
+
+
+def is_store(path: str | os.PathLike) -> bool:
+    """True for a ``.psg`` name or a regular file that starts with the store's magic (a pipe
+    is never peeked at: that would eat its first bytes)."""
+    path = os.fspath(path)
+    if path.lower().endswith(STORE_SUFFIX):
+        return True
+    if not os.path.isfile(path):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(STORE_MAGIC)) == STORE_MAGIC
+    except OSError:
+        return False
 
 
 def unique_ids(records: list[Record], source: str) -> list[Record]:

@@ -55,15 +55,15 @@ import numpy as np
 from numba import njit
 
 from engine.output import open_output
-from engine.sequences import (COMPLEMENT_TABLE, IUPAC_CODES, Record, SequenceError, _describe_bad,
-                              _description, record_id,
+from engine.sequences import (COMPLEMENT_TABLE, IUPAC_CODES, STORE_MAGIC, STORE_SUFFIX, Record,
+                              SequenceError, _describe_bad, _description, record_id,
                               _sniff_format)
 
-MAGIC = b"PSGENOME"
+MAGIC = STORE_MAGIC
 VERSION = 1
 FLAG_PACKED = 1
 HEADER_BYTES = 4096
-SUFFIX = ".psg"
+SUFFIX = STORE_SUFFIX
 # magic, version, flags, records, bases, payload offset/bytes, table offset/bytes, file bytes,
 # source sha256, payload sha256, table crc32; then the header's own crc32.
 _HEADER = struct.Struct("<8sIIQQQQQQQ32s32sI")
@@ -308,21 +308,6 @@ class StoreRecord(Record):
         end = len(self) if end is None else min(end, len(self))
         return Record(f"{self.id}[{start}:{end}]", self.chunk(start, end), self.description,
                       self.source)
-
-
-def is_store(path: str | os.PathLike) -> bool:
-    """True for a ``.psg`` name or a regular file that starts with the store's magic (a pipe
-    is never peeked at: that would eat its first bytes)."""
-    path = os.fspath(path)
-    if path.lower().endswith(SUFFIX):
-        return True
-    if not os.path.isfile(path):
-        return False
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(len(MAGIC)) == MAGIC
-    except OSError:
-        return False
 
 
 def open_store(path: str | os.PathLike) -> GenomeStore:

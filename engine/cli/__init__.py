@@ -40,6 +40,7 @@ import sys
 import warnings
 
 from engine import interrupts
+from engine.cli import preload
 
 # The rest of the engine is imported where it is used: a `--backend cuda` run starts
 # creating the CUDA context (engine.cuda_start) before numpy, numba and the inputs load.
@@ -126,7 +127,10 @@ def load_input(args, role: str):
 
     region = getattr(args, f"{role}_region", None)
     bounds = parse_region(region) if region else None  # a bad region fails before loading
-    records = load(getattr(args, role))
+    source = getattr(args, role)
+    records = preload.take(source)
+    if records is None:
+        records = load(source)
     return [r.region(*bounds) for r in records] if bounds else records
 
 
@@ -240,7 +244,11 @@ def run_family(args) -> int:
         raise UsageError("standard output is closed; give -o FILE")
     check_outputs((args.output, getattr(args, "bed", None)),
                   [getattr(args, dest, None) for dest in args.input_paths])
-    _start_cuda_early(plugin, args)
+    cuda = _start_cuda_early(plugin, args)
+    if getattr(args, "backend", None) != "dask" and preload.start(
+            [getattr(args, dest, None) for dest in args.input_paths]):
+        # While a child reads the inputs, import what the job will: numba, and numba.cuda.
+        importlib.import_module("engine.gpu" if cuda else "numba")
     job = plugin.make_job(args)
     iter_solve = getattr(plugin, "iter_solve", None) or registry.family_api(job.family).iter_solve
     bar = ProgressBar(not args.no_progress)
@@ -290,28 +298,29 @@ def _backend_named(argv: list[str]) -> str | None:
     return None
 
 
-def _start_cuda_early(plugin, args) -> None:
+def _start_cuda_early(plugin, args) -> bool:
     """A run whose backend is cuda by default (no ``--backend``, a GPU present) starts the
     CUDA context once its options are known, while the inputs are read (``--backend cuda``
     started it first thing, in :func:`main`). Never for a CPU run, and never an error here:
-    the run itself reports a GPU that fails."""
+    the run itself reports a GPU that fails. True for a cuda run."""
     from engine import registry
 
     name = getattr(plugin, "FAMILY", args.command)
     backend = getattr(args, "backend", None)
     if name is None or backend not in (None, "cuda"):
-        return
+        return False
     if backend is None:
         try:
             sel = registry.resolve(registry.family(name), getattr(args, "variant", None), None,
                                    getattr(args, "parallel", None), selected_flags(args))
         except ValueError:
-            return  # make_job says why, in its own words
+            return False  # make_job says why, in its own words
         if sel.backend != "cuda":
-            return
+            return False
     from engine import cuda_start
 
     cuda_start.start()  # (once per process: main may have started it)
+    return True
 
 
 def _writer(plugin, name: str, args):

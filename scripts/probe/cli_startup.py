@@ -1,6 +1,7 @@
 """One CLI run's start-up as a timeline (issue 16): when the CUDA context thread
 (engine.cuda_start) started and ended, when the heavy modules began importing, the command
-line's parser, the inputs' loading, the job (on its thread: numba's compiler set-up,
+line's parser, the child that reads the inputs forked and its answer taken
+(engine.cli.preload.start/take), the inputs' loading (what the child did not read), the job (on its thread: numba's compiler set-up,
 engine.gpu.prepare, and the job's Device), the output (the writer, json.dumps, the files), and
 every kernel loaded at its first launch with its seconds (engine.gpu.LOADED). Runs on a CPU
 backend too (then without the CUDA marks).
@@ -65,6 +66,7 @@ def _patch(*names: str):
 
 
 AFTER = {"engine.gpu": _patch_gpu, "engine.sequences": _patch("load"),
+         "engine.cli.preload": _patch("start", "take"),
          "engine.cli": _patch("build_parser"), "engine.interrupts": _patch("run_job"),
          "engine.output": _patch("write_texts"), "engine.kdiff.export": _patch("to_json")}
 
@@ -95,7 +97,10 @@ def main(argv: list[str]) -> int:
 
     cuda_start._retain_primary_context = timed(cuda_start._retain_primary_context,
                                                "CUDA context (driver, own thread)")
+    from engine import interrupts
     from engine.cli import main as cli_main
+
+    interrupts.install()  # as the command line's entry point does (engine.cli.preload reads it)
 
     json.dumps = timed(json.dumps, "json.dumps")
     status = cli_main(argv)
