@@ -12,6 +12,7 @@ import sys
 import time
 
 START = time.time()
+PID = os.getpid()
 
 
 def _report(what: str) -> None:
@@ -23,7 +24,8 @@ _exit = os._exit
 
 
 def _clocked_exit(status: int) -> None:
-    _report("exit")
+    if os.getpid() == PID:  # (not a child's: engine.cli.preload's and cuda_start's end so too)
+        _report("exit")
     _exit(status)
 
 

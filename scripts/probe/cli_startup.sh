@@ -86,6 +86,10 @@ for label, values in runs.items():
     print(f"{label}: wall - solve median {statistics.median(values):.3f} s, "
           f"{min(values):.3f}-{max(values):.3f} s, {len(values)} runs")
 PY
+if [[ -n ${BEFORE:-} ]]; then
+  python3 -c "import json, sys; a, b = (json.load(open(p))['candidates'] for p in sys.argv[1:]); print('the same candidates before and now:', a == b, len(a))" \
+    "$W/before.json" "$W/now.json" >> "$OUT/w2time.txt"
+fi
 for i in 1 2 3; do  # read through a pipe, as $(...) does: it ends when the command ends
   s=$(date +%s.%N); n=$(python3 -m engine.cli "${A[@]}" | wc -c); e=$(date +%s.%N)
   python3 -c "import sys; print(f'output read through a pipe: {sys.argv[1]} bytes, wall {float(sys.argv[3]) - float(sys.argv[2]):.3f} s')" "$n" "$s" "$e"
