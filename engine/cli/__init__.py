@@ -123,15 +123,23 @@ def add_region_options(parser: argparse.ArgumentParser, roles: tuple[str, ...]) 
 
 def load_input(args, role: str):
     """The records of positional input ``role``, cut to ``--<role>-region`` when given."""
-    from engine.sequences import load, parse_region
+    from engine.sequences import parse_region
 
     region = getattr(args, f"{role}_region", None)
     bounds = parse_region(region) if region else None  # a bad region fails before loading
-    source = getattr(args, role)
+    records = load_source(getattr(args, role))
+    return [r.region(*bounds) for r in records] if bounds else records
+
+
+def load_source(source):
+    """``engine.sequences.load(source)``, or what the child that read the command's input
+    files in the meantime read from it (engine.cli.preload)."""
     records = preload.take(source)
     if records is None:
+        from engine.sequences import load
+
         records = load(source)
-    return [r.region(*bounds) for r in records] if bounds else records
+    return records
 
 
 def selected_flags(args):

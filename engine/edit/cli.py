@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 
 from engine import edit
-from engine.cli import add_param_options, add_region_options, load_input, param_values, selected_flags
+from engine.cli import (add_param_options, add_region_options, load_input, load_source,
+                        param_values, selected_flags)
 from engine.edit import export as export  # the writers (engine.cli's plug-in contract)
-from engine.sequences import load
 
 
 def add_arguments(parser) -> None:
@@ -27,7 +27,7 @@ def make_job(args):
     params = param_values(args, edit.SPEC)
     if params["mode"] == "search" and params["k"] is None and params["report"] != "best":
         raise ValueError("--mode search needs -k K (or --report best)")
-    return edit.make_job(load(args.pattern), load_input(args, "text"), variant=args.variant,
+    return edit.make_job(load_source(args.pattern), load_input(args, "text"), variant=args.variant,
                          backend=args.backend, parallel=args.parallel, flags=selected_flags(args),
                          align=args.align, threads=args.threads,
                          profile=False,  # the CSV and JSON carry no score profile

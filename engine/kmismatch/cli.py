@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 
 from engine import kmismatch
-from engine.cli import add_param_options, add_region_options, load_input, param_values
+from engine.cli import add_param_options, add_region_options, load_input, load_source, param_values
 from engine.kmismatch import export as export  # the writers (engine.cli's plug-in contract)
-from engine.sequences import Record, encode, load
+from engine.sequences import Record, encode
 
 
 def add_arguments(parser) -> None:
@@ -34,7 +34,7 @@ def load_patterns(source: str):
             raise ValueError(f"empty pattern in the list {source!r}")
         return [Record(f"literal{n}", encode(part, record_id=f"literal{n}"), "", "<literal>")
                 for n, part in enumerate(parts, start=1)]
-    return load(source)
+    return load_source(source)
 
 
 def make_job(args):
