@@ -4,7 +4,9 @@ Every family plugs in through ``engine/<family>/cli.py``, which provides:
 
 - ``add_arguments(parser)``: the family's positional inputs and its own options
   (its registry parameters come from :func:`add_param_options`);
-- ``make_job(args) -> Job``: load sequences and validate (raise SequenceError or ValueError);
+- ``make_job(args) -> Job``: load sequences (:func:`load_input`, :func:`load_source`: what
+  engine.cli.preload's child read meanwhile, or a read here) and validate (raise
+  SequenceError or ValueError);
 - ``export``: the family's writer module (``engine/<family>/export.py``) with
   ``write_csv(result, fh, **options)`` and ``to_json(result, **options) -> dict``
   (the answer only; the run metadata is added here). The GUI calls the same writers;
