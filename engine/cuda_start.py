@@ -76,32 +76,32 @@ def defer_teardown() -> int | None:
     Call it last, right before ``os._exit`` (engine.interrupts.leave)."""
     if not sys.platform.startswith("linux"):
         return None
+    from engine.interrupts import fork_child
+
     try:
         fds = [int(fd) for fd in os.listdir("/proc/self/fd")]
         driver = {fd for fd in fds if _target(fd).startswith("/dev/nvidia")}
         if not driver:
             return None
         read_end, write_end = os.pipe()
-        import warnings
-
-        with warnings.catch_warnings():  # (fork with threads: the child only waits and ends)
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
     except OSError:
         return None
-    if pid == 0:
-        try:
-            import signal
+    keep = driver | {read_end}
 
-            signal.alarm(60)  # (should its wait ever outlast the parent: it ends anyway)
-            for fd in fds + [write_end]:
-                if fd not in driver and fd != read_end:
-                    with contextlib.suppress(OSError):
-                        os.close(fd)
-            os.read(read_end, 1)  # b"" once the parent has ended
-        finally:
-            os._exit(0)
+    def hold() -> None:  # the child
+        import signal
+
+        signal.alarm(60)  # (should its wait ever outlast the parent: it ends anyway)
+        for fd in fds + [write_end]:
+            if fd not in keep:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        os.read(read_end, 1)  # b"" once the parent has ended
+
+    pid = fork_child(hold)
     os.close(read_end)
+    if pid is None:
+        os.close(write_end)
     return pid
 
 

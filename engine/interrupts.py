@@ -91,18 +91,40 @@ def leave(status: int) -> int:
     called :func:`install` (the command line, never a test or the GUI) and run under no
     profiler or tracer (cProfile, coverage: they write their data at exit) end so;
     otherwise ``status`` is returned for ``sys.exit``."""
-    gpu = sys.modules.get("engine.gpu")
-    if (_installed and (_state.ran or getattr(gpu, "CONTEXT_MADE", False))
+    cuda_context = getattr(sys.modules.get("engine.gpu"), "CONTEXT_MADE", False)
+    if (_installed and (_state.ran or cuda_context)
             and "distributed" not in sys.modules and not _children() and not _observed()):
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
-        if getattr(gpu, "CONTEXT_MADE", False):
+        if cuda_context:
             from engine import cuda_start
 
             cuda_start.defer_teardown()  # the driver's ~0.1 s after the caller has the prompt
         os._exit(status)
     return status
+
+
+def fork_child(work) -> int | None:
+    """Fork a child of the command line's process that runs ``work()`` and ends (``os._exit``
+    whatever happens: no teardown, no atexit, none of this process's buffers flushed); its
+    pid, or None when the fork failed. The process has threads by then (numpy's, the CUDA
+    context's); the child runs only ``work``, which touches none of their state, so Python's
+    warning about forking them is not shown. (engine.cli.preload, engine.cuda_start)"""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:
+        try:
+            work()
+        finally:
+            os._exit(0)
+    return pid
 
 
 def _children() -> bool:

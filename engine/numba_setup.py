@@ -55,28 +55,25 @@ def load_cuda_kernels_lightly() -> bool:
     (thread-safe). A load that finds nothing readies the target (:func:`ready`) before numba
     compiles. False where numba's cache class is not the one this was written against
     (numba 0.68's numba.cuda, numba-cuda 0.30): then the target is readied at once."""
-    with _lock:
-        try:
-            from numba.cuda.dispatcher import CUDACache
-        except ImportError:
-            CUDACache = None
-        load = getattr(CUDACache, "load_overload", None)
-        if load is None or not hasattr(CUDACache, "_load_overload"):
-            light = False
-        else:
-            light = True
-            if not getattr(load, "_without_refresh", False):
-                def load_overload(self, sig, target_context):
-                    kernel = load(self, sig, _WithoutRefresh(target_context))
-                    if kernel is None:  # numba compiles it next
-                        ready("cuda")
-                    return kernel
-
-                load_overload._without_refresh = True
-                CUDACache.load_overload = load_overload
-    if not light:
+    try:
+        from numba.cuda.dispatcher import CUDACache
+    except ImportError:
+        CUDACache = None
+    if not hasattr(CUDACache, "load_overload") or not hasattr(CUDACache, "_load_overload"):
         ready("cuda")
-    return light
+        return False
+    with _lock:
+        load = CUDACache.load_overload
+        if not getattr(load, "_without_refresh", False):
+            def load_overload(self, sig, target_context):
+                kernel = load(self, sig, _WithoutRefresh(target_context))
+                if kernel is None:  # numba compiles it next
+                    ready("cuda")
+                return kernel
+
+            load_overload._without_refresh = True
+            CUDACache.load_overload = load_overload
+    return True
 
 
 class _WithoutRefresh:
@@ -87,7 +84,7 @@ class _WithoutRefresh:
         self._context = context
 
     def refresh(self) -> None:
-        pass
+        """Nothing: a cached kernel needs no refreshed target."""
 
     def __getattr__(self, name):
         return getattr(self._context, name)

@@ -252,11 +252,10 @@ def run_family(args) -> int:
         raise UsageError(f"--threads must be >= 1, got {args.threads}")
     if not args.output and sys.stdout is None:
         raise UsageError("standard output is closed; give -o FILE")
-    check_outputs((args.output, getattr(args, "bed", None)),
-                  [getattr(args, dest, None) for dest in args.input_paths])
+    inputs = [getattr(args, dest, None) for dest in args.input_paths]
+    check_outputs((args.output, getattr(args, "bed", None)), inputs)
     cuda = _start_cuda_early(plugin, args)
-    if getattr(args, "backend", None) != "dask" and preload.start(
-            [getattr(args, dest, None) for dest in args.input_paths]):
+    if getattr(args, "backend", None) != "dask" and preload.start(inputs):
         # While a child reads the inputs, import what the job will: numba, and numba.cuda.
         importlib.import_module("engine.gpu" if cuda else "numba")
     job = plugin.make_job(args)

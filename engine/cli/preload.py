@@ -40,17 +40,11 @@ def start(sources) -> bool:
             or not sys.platform.startswith("linux"):
         return False
     read_end, write_end = os.pipe()
-    try:
-        with warnings.catch_warnings():  # (threads: numpy's, the CUDA context's; see _read)
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
-    except OSError:
-        os.close(read_end)
-        os.close(write_end)
-        return False
-    if pid == 0:
-        _read(files, read_end, write_end)
+    pid = interrupts.fork_child(lambda: _read(files, read_end, write_end))
     os.close(write_end)
+    if pid is None:
+        os.close(read_end)
+        return False
     _child = (pid, os.fdopen(read_end, "rb"))
     return True
 
@@ -63,27 +57,23 @@ def _readable_file(source: str) -> bool:
 
 
 def _read(files: list[str], read_end: int, write_end: int) -> None:
-    """The child: read each file, send what it read, end (never returns). It touches no
-    thread's state but its own, and ends at once on any failure or signal."""
-    try:
-        os.close(read_end)
-        from engine.sequences import is_store, load
+    """The child (interrupts.fork_child ends it): read each file and send what it read."""
+    os.close(read_end)
+    from engine.sequences import is_store, load
 
-        answers = {}
-        for path in files:
-            if is_store(path):
+    answers = {}
+    for path in files:
+        if is_store(path):
+            continue
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                records = load(path)
+            except Exception:  # (read again by the parent, which reports it)
                 continue
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                try:
-                    records = load(path)
-                except Exception:  # (read again by the parent, which reports it)
-                    continue
-            answers[path] = (records, [w.message for w in caught])
-        with os.fdopen(write_end, "wb") as out:
-            pickle.dump(answers, out, protocol=pickle.HIGHEST_PROTOCOL)
-    finally:
-        os._exit(0)
+        answers[path] = (records, [w.message for w in caught])
+    with os.fdopen(write_end, "wb") as out:
+        pickle.dump(answers, out, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def take(source) -> list | None:

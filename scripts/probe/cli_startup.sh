@@ -105,7 +105,8 @@ for line in open(sys.argv[1]):
     if m:
         rows.append((int(m[2]), int(m[1]), len(m[3]) // 2, m[4]))
 print(f"{len(rows)} modules, {sum(r[1] for r in rows) / 1e3:.0f} ms of import time in all "
-      "(threads interleave: a module's time includes the other thread's work meanwhile)")
+      "(threads interleave: a module's time includes the other thread's work meanwhile; the "
+      "lines of engine.cli.preload's child, which imports Biopython, are in it too)")
 print(f"{'cumulative':>12} {'self':>9}  depth module")
 for cum, own, depth, name in sorted(rows, reverse=True)[:15]:
     print(f"{cum / 1e3:9.1f} ms {own / 1e3:6.1f} ms  {depth:>5} {name}")
