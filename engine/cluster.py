@@ -257,8 +257,9 @@ class TaskGrid:
     """
 
     def __init__(self, scheduler: str | None, make_shared: Callable[[bool], Any],
-                 task: Callable, warm: Callable):
+                 task: Callable, warm: Callable, connect: Callable[[], Any] | None = None):
         self.scheduler = scheduler
+        self.connect = connect or (lambda: Session(scheduler))
         self.make_shared = make_shared
         self.task, self.warm = task, warm
         self.session: Session | None = None
@@ -276,7 +277,7 @@ class TaskGrid:
 
     def open(self) -> None:
         """Start or reach the cluster, scatter the job's data, warm every worker."""
-        self.session = Session(self.scheduler)
+        self.session = self.connect()
         client = self.session.client
         self.shared = self.make_shared(self.session.gpu)
         self._shared_future = client.scatter(self.shared, broadcast=True, hash=False)

@@ -379,3 +379,11 @@ def valid_flags(fam: FamilySpec, variant: str, backend: str, parallel: str | Non
 def family_api(name: str):
     """The family package (imports numba; call when a job is about to run)."""
     return importlib.import_module(family(name).module)
+
+
+def executor(backend: str, scheduler=None):
+    """What runs a chunked problem on ``backend`` (engine.executors): this process's
+    kernels, or a Dask cluster (``scheduler``: its address, None for a local one)."""
+    from engine import executors
+
+    return executors.for_backend(backend, scheduler)

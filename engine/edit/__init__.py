@@ -418,18 +418,19 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
 
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
-    # (a search over a text too large to hold whole streams it: engine/edit/streamed.py;
-    # on dask, the chunks are a cluster's tasks: engine/edit/cluster.py)
-    runner = make_runner(job, cancel.flag, meter.threads)
     p = job.params
-    if job.backend == "dask":
-        from engine.cluster import run_on_cluster
+    if p["mode"] == "search" and p["pairing"] == "all":
+        # A search over whole records is a chunked problem (engine/edit/problem.py): run
+        # whole or a chunk at a time here, or as a cluster's tasks (engine.executors).
+        from engine.edit.problem import SearchProblem
 
-        yield from run_on_cluster(runner, meter, cancel)
+        executor = registry.executor(job.backend, p.get("scheduler"))
+        answer = yield from executor.run(SearchProblem(job), meter, cancel)
     else:
-        yield from compile_once(runner.lanes, runner.total)
-        yield from run_slices(runner, meter, cancel)
-    collector = runner.collector
+        answer = make_runner(job, cancel.flag, meter.threads)
+        yield from compile_once(answer.lanes, answer.total)
+        yield from run_slices(answer, meter, cancel)
+    collector = answer.collector
     hits = collector.sorted_hits()
     distances = collector.sorted_distances()
     if job.params["mode"] == "search":

@@ -34,7 +34,7 @@
   stops the job.
 - :class:`ScanRunner`: the job's scan as an engine.slices.SliceRunner.
 - :class:`Pieces`: a search over a background too large to hold whole runs chunk
-  by chunk (engine.edit.streamed); each chunk's pieces are the text records of a
+  by chunk (engine.edit.problem); each chunk's pieces are the text records of a
   plan that knows where they lie in their records, so that a piece's tasks own only
   its own columns and its profile bins are its record's.
 """
@@ -332,33 +332,11 @@ def simd_applies(job: Job) -> bool:
     return instances >= config.EDIT_SIMD_MIN_LANES
 
 
-def streamed_text(job: Job):
-    """The job's text as an engine.streaming.Background when the search must read it a chunk
-    at a time (over config.STREAM_MEMORY_BASES; cuda: config.GPU_STREAM_BYTES), else None.
-    Global distances and zipped batches take their records whole."""
-    from engine.streaming import Background
-
-    if job.params["mode"] != "search" or job.params["pairing"] != "all":
-        return None
-    text = Background(job.inputs["text"], "forward", gpu=job.backend == "cuda")
-    return None if text.fits() else text
-
-
 def make_runner(job: Job, abort: np.ndarray, threads: int | None,
                 pieces: Pieces | None = None) -> "ScanRunner":
-    """The job's scan on its backend; ``threads``: numba threads of a multicore job;
-    ``pieces``: the job's text records are a streamed chunk's pieces (engine.edit.streamed).
-    A dask job's runner submits the chunks' searches to a cluster (engine.edit.cluster)."""
-    if job.backend == "dask":
-        from engine.edit.cluster import ClusterRunner
-
-        return ClusterRunner(job, abort)
-    if pieces is None:
-        background = streamed_text(job)
-        if background is not None:
-            from engine.edit.streamed import StreamedRunner
-
-            return StreamedRunner(job, abort, threads, background)
+    """The job's scan in memory on its backend's kernels; ``threads``: numba threads of a
+    multicore job; ``pieces``: the job's text records are a chunk's pieces
+    (engine.edit.problem)."""
     if job.backend == "cuda":
         from engine.edit.cuda import CudaRunner  # numba.cuda is imported for cuda jobs only
 

@@ -1,0 +1,201 @@
+"""One seam between a family's problem over a background and the backends that run it.
+
+A family that takes a background (kdiff, kmismatch, edit search, pcr) describes its
+problem once, as a :class:`ChunkedProblem`: the chunks' overlap, the strands read,
+whether merges must come in task order (kdiff's early stop), its tasks over a chunk
+plan, how a task runs on a chunk's text with the family's kernels (:meth:`~ChunkedProblem.open`,
+a SliceRunner whose :meth:`take` hands back the partial answer), how partial answers
+merge, and what the whole-text run is when the background fits in memory.
+
+An executor runs such a problem, and executors are the only code that branches on the
+backend (:func:`for_backend`, which the registry calls):
+
+- :class:`~engine.executors.inprocess.InProcess`: the serial, multicore and cuda kernels in
+  this process, the whole text at once or one chunk after another, through
+  :func:`engine.slices.run_slices` (progress, cancel, abort);
+- :class:`~engine.executors.dask.Dask`: one task per chunk (or per task key) on a Dask
+  cluster: a LocalCluster, a LocalCUDACluster, the one at ``--scheduler``, or a
+  ``distributed.Client`` the caller brings (:mod:`engine.executors.client`).
+
+Warm-up is generic: :meth:`ChunkedProblem.warm_up` runs the problem's first task on a
+tiny chunk of its own background, so the kernels compile (or load) on the very types
+the job will use; a family only says whether they are ready (:meth:`compiled`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from engine.streaming import Background, Chunk, Piece
+
+#: Bases of the tiny chunk the warm-up runs on (beyond the overlap).
+WARM_BASES = 64
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task: ``chunk`` of the background and, where the family cuts its work further,
+    a ``key`` (kdiff: target record and range of starts). Small to ship."""
+
+    chunk: Chunk
+    key: tuple = ()
+
+    @property
+    def owned(self) -> int:
+        """Background columns the chunk's pieces own (what progress counts)."""
+        return sum(p.end - p.own for p in self.chunk.pieces)
+
+
+class ChunkRun(Protocol):
+    """A task running on one chunk's text (an engine.slices.SliceRunner), and
+    :meth:`take`: the partial answer found since the last call (picklable; taken while
+    the chunk's text is still read)."""
+
+    total: int
+    done: int
+    first_slice: int
+    finished: bool
+
+    def step(self, budget: int): ...
+
+    def take(self) -> Any: ...
+
+
+class ChunkedProblem:
+    """A family's problem over a background (see the module docstring). A subclass sets
+    :attr:`family`, :attr:`overlap` and :attr:`strands` and gives :meth:`open`,
+    :meth:`merge`, :meth:`compiled` and, when it has one, :meth:`whole`; the client's merge
+    state is built lazily, so a worker that only runs tasks never builds it.
+
+    Made from a job alone (``type(problem)(job)``): that is how workers rebuild it from
+    :meth:`worker_job`."""
+
+    #: the family spec's name (the variant and flags a worker runs come from it)
+    family: str = ""
+    #: merges must come in task order (kdiff: a record's scan stops at the first start
+    #: whose suffix occurs whole, so later tasks may be dropped)
+    ordered: bool = False
+    strands: str = "forward"
+    overlap: int = 0
+
+    def __init__(self, job):
+        self.job = job
+
+    # -- described once, known to every process ----------------------------------------------
+    @property
+    def records(self) -> tuple:
+        """The background records (a genome store's travel to workers as its path)."""
+        raise NotImplementedError
+
+    def tasks(self, chunks) -> list[Task]:
+        """The tasks over a chunk plan, in the order to run them: one per chunk."""
+        return [Task(chunk) for chunk in chunks]
+
+    def wanted(self, task: Task) -> bool:
+        """Whether a task not run yet is still needed (ordered problems may stop early)."""
+        return True
+
+    def total_units(self) -> int:
+        """Progress units of the whole problem: the background's columns (every column is
+        owned by one piece of any chunk plan)."""
+        return sum(len(r) for r in self.records)
+
+    def weight(self, task: Task) -> int:
+        """Progress units of a task: the columns it owns (edit: times pattern instances)."""
+        return task.owned
+
+    def open(self, task: Task, text, abort: np.ndarray, threads: int | None) -> ChunkRun:
+        """The task on ``text`` (its chunk's engine.streaming.ChunkText) with the job's
+        kernels."""
+        raise NotImplementedError
+
+    def whole(self, abort: np.ndarray, threads: int | None):
+        """The in-memory run over the whole background when it fits (a SliceRunner the
+        family reads its result from), or None to run chunks whatever the size."""
+        return None
+
+    # -- the client's side ----------------------------------------------------------------------
+    def merge(self, task: Task, answer) -> None:
+        """Fold a task's partial answer in (several per task in one process)."""
+        raise NotImplementedError
+
+    def task_done(self, task: Task) -> None:
+        """Every answer of ``task`` is merged."""
+
+    def settle(self) -> bool:
+        """After merges (ordered problems): commit what can be; False once nothing more is
+        needed (an early stop)."""
+        return True
+
+    def report(self) -> dict:
+        """Extra Progress fields after a slice (the partial answer)."""
+        return {}
+
+    def worker_job(self, gpu: bool):
+        """The job as a Dask worker runs it (engine.cluster.worker_job: the job's variant on
+        the workers' backend, one numba thread a task)."""
+        from engine import cluster, registry
+
+        return cluster.worker_job(registry.family(self.family), self.job, gpu)
+
+    # -- kernels --------------------------------------------------------------------------------
+    def compiled(self) -> bool:
+        """Whether the job's kernels are compiled or loaded in this process."""
+        return False
+
+    def warm_up(self) -> None:
+        """Compile or load the kernels: the first task run on a tiny chunk of the
+        background (its answer dropped)."""
+        chunk = tiny_chunk(self.records, self.overlap)
+        tasks = self.tasks([chunk]) if chunk is not None else []
+        if not tasks:
+            return
+        background = Background(self.records, self.strands)
+        task = tasks[0]
+        run = self.open(task, background.text(task.chunk), np.zeros(1, dtype=np.uint8), 1)
+        while not run.finished:
+            run.step(max(1, run.total))
+        run.take()
+        background.release(task.chunk)
+
+
+def tiny_chunk(records, overlap: int) -> Chunk | None:
+    """The first overlap + WARM_BASES columns of the longest record, owned whole (None when
+    every record is empty)."""
+    lengths = [len(r) for r in records]
+    if not lengths or max(lengths) == 0:
+        return None
+    index = int(np.argmax(lengths))
+    return Chunk((Piece(index, 0, min(lengths[index], int(overlap) + WARM_BASES), 0),))
+
+
+class Executor(Protocol):
+    """Runs a problem: ``yield from executor.run(problem, meter, cancel)`` yields Progress
+    and returns what the family reads its result from (the whole run, or the problem
+    with its merged answers)."""
+
+    def run(self, problem: ChunkedProblem, meter, cancel): ...
+
+
+#: An executor that replaces the backend's for the jobs run in this context (the caller's
+#: own Dask client, engine.executors.client).
+OVERRIDE: contextvars.ContextVar = contextvars.ContextVar("executor", default=None)
+
+
+def for_backend(backend: str, scheduler=None) -> Executor:
+    """The executor of ``backend`` (``scheduler``: the dask backend's address, None for a
+    local cluster); an override set for this context wins."""
+    chosen = OVERRIDE.get()
+    if chosen is not None:
+        return chosen
+    if backend == "dask":
+        from engine.executors.dask import Dask
+
+        return Dask(scheduler)
+    from engine.executors.inprocess import InProcess
+
+    return InProcess(gpu=backend == "cuda")
