@@ -95,6 +95,11 @@ class ChunkedProblem:
         """The tasks over a chunk plan, in the order to run them: one per chunk."""
         return [Task(chunk) for chunk in chunks]
 
+    def warm_task(self, chunk: Chunk) -> Task:
+        """The task :meth:`warm_up` runs on a tiny chunk (the first of :meth:`tasks`'
+        kind, without the client's bookkeeping)."""
+        return Task(chunk)
+
     def wanted(self, task: Task) -> bool:
         """Whether a task not run yet is still needed (ordered problems may stop early)."""
         return True
@@ -151,11 +156,10 @@ class ChunkedProblem:
         """Compile or load the kernels: the first task run on a tiny chunk of the
         background (its answer dropped)."""
         chunk = tiny_chunk(self.records, self.overlap)
-        tasks = self.tasks([chunk]) if chunk is not None else []
-        if not tasks:
+        if chunk is None:
             return
         background = Background(self.records, self.strands)
-        task = tasks[0]
+        task = self.warm_task(chunk)
         run = self.open(task, background.text(task.chunk), np.zeros(1, dtype=np.uint8), 1)
         while not run.finished:
             run.step(max(1, run.total))

@@ -29,13 +29,13 @@ from typing import Generator
 
 import numpy as np
 
-from engine import edit, kdiff
+from engine import kdiff
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers import pcr
 from engine.primers.primer3_design import (DesignSettings, Oligo, check_pair, primer_lists,
                                            rejection_reason, template_text)
 from engine.sequences import Record, decode, encode, reverse_complement
-from engine.slices import Meter, compile_once, numba_threads, run_info
+from engine.slices import Meter, numba_threads, run_info
 
 __all__ = ["PairSettings", "PairsResult", "PrimerPair", "PrimerSite", "Rejection", "Specificity",
            "iter_solve", "make_job", "solve"]
@@ -358,14 +358,12 @@ def _with_pcr(chosen, background, settings: pcr.PcrSettings, job: Job, cancel, m
     records = tuple(primers.values())
     search = pcr.search_job(records, background, settings.max_edits, backend=job.backend,
                             threads=job.threads, scheduler=job.params.get("scheduler"))
-    found = yield from pcr.relabel(edit.iter_solve(search, cancel), "in-silico PCR")
-    pcr.absorb(meter, found.info)
-    yield from compile_once(pcr.Refiner())
     t0 = meter.elapsed
-    sites = meter.timed(lambda: pcr.find_sites(records, background, found.hits, settings))
+    sites = yield from pcr.iter_sites(pcr.sites_job(records, background, settings, search), meter,
+                                      cancel, "in-silico PCR")
     out = []
     for p, pair_names in zip(chosen, names):
         products = pcr.pair_sites(sites, background, settings, primers=set(pair_names))
         out.append(dataclasses.replace(p, products=tuple(products)))
-    phases["pcr"] = found.info.seconds + meter.elapsed - t0
+    phases["pcr"] = meter.elapsed - t0
     return out

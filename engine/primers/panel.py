@@ -18,12 +18,11 @@ from typing import Generator
 
 import numpy as np
 
-from engine import edit
 from engine.jobs import CancelToken, Job, Progress, RunInfo, drive
 from engine.primers import pcr
 from engine.primers.annotate import Conditions
 from engine.primers.primer_sets import check_primers
-from engine.slices import Meter, compile_once, numba_threads, run_info
+from engine.slices import Meter, numba_threads, run_info
 
 __all__ = ["PanelResult", "PanelSettings", "iter_solve", "make_job", "solve"]
 
@@ -118,10 +117,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     search = job.params["search"]
     if search is not None and meter.complete:
         background = job.inputs["background"]
-        found = yield from pcr.relabel(edit.iter_solve(search, cancel), "cross-products")
-        pcr.absorb(meter, found.info)
-        yield from compile_once(pcr.Refiner())
-        sites = meter.timed(lambda: pcr.find_sites(primers, background, found.hits, settings.pcr))
+        sites = yield from pcr.iter_sites(pcr.sites_job(primers, background, settings.pcr, search),
+                                          meter, cancel, "cross-products")
         products = tuple(meter.timed(lambda: pcr.pair_sites(sites, background, settings.pcr)))
     return PanelResult(run_info(job, meter), settings, tuple((p.id, p.text) for p in primers),
                        dg, tm, end, flagged, products, search is not None)

@@ -24,9 +24,9 @@ Semantics (the README's, tested against a brute-force finder):
   its length is within [``min_product``, ``max_product``]. Products never cross
   records.
 
-On the ``dask`` backend each background chunk is a task that searches and refines its
-own hits on a worker (engine/primers/cluster.py); sites and products are then made
-over whole records, as here.
+Sites are a chunked problem (engine/primers/pcr_problem.py): each background chunk is
+searched and its own hits refined, in this process or as a Dask task, inside the job's
+slices (progress and cancel); sites and products are then made over whole records.
 """
 
 from __future__ import annotations
@@ -37,14 +37,14 @@ from typing import Generator
 
 import numpy as np
 
-from engine import edit
+from engine import edit, registry
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers.pcr_columns import PcrProducts, PcrSites, Product, Site
 from engine.primers.primer_sets import check_primers
 from engine.sequences import Record, reverse_complement
-from engine.slices import Meter, compile_once, numba_threads, run_info
+from engine.slices import Meter, numba_threads, run_info
 
-__all__ = ["PcrProducts", "PcrResult", "PcrSettings", "PcrSites", "Product", "Site", "find_sites",
+__all__ = ["PcrProducts", "PcrResult", "PcrSettings", "PcrSites", "Product", "Site", "iter_sites",
            "iter_solve", "make_job", "pair_sites", "solve"]
 
 
@@ -90,7 +90,7 @@ def search_job(primers, background, max_edits: int, *, variant=None, backend=Non
     Primers are renamed to their indices; the background's records are passed as they are
     (a genome store's stay mapped; the hits' record column is their index, so names may
     repeat). A background too large to hold whole is streamed by the search
-    (engine/edit/streamed.py). Without a variant: ``myers`` for primers of up to 64 nt (with its ``simd`` flag, by
+    (engine.executors). Without a variant: ``myers`` for primers of up to 64 nt (with its ``simd`` flag, by
     default: all primers and strands read the background once), else ``myers-blocked``;
     ``task`` on cuda. ``scheduler``: the dask backend's (engine.cluster).
     """
@@ -127,14 +127,19 @@ def make_job(primers, background, settings: PcrSettings | None = None, *, varian
         The edit family's, for the site search (flags None: the variant's defaults).
     scheduler : str, optional
         dask only: a scheduler's address (None: a local cluster). The site search and the
-        refinement run chunk by chunk on the cluster (engine/primers/cluster.py).
+        refinement run chunk by chunk on the cluster (engine/primers/pcr_problem.py).
     """
     settings = settings or PcrSettings()
     primers = check_primers(primers)
     background = tuple(background)
     search = search_job(primers, background, settings.max_edits, variant=variant, backend=backend,
                         parallel=parallel, flags=flags, threads=threads, scheduler=scheduler)
-    return Job(family="pcr", inputs={"primers": primers, "background": background},
+    return sites_job(primers, background, settings, search)
+
+
+def sites_job(primers, background, settings: PcrSettings, search: Job) -> Job:
+    """The pcr job of a primer set whose site search (:func:`search_job`) is made."""
+    return Job(family="pcr", inputs={"primers": tuple(primers), "background": tuple(background)},
                variant=search.variant, backend=search.backend, parallel=search.parallel,
                flags=search.flags, params={"settings": settings, "search": search},
                threads=search.threads)
@@ -142,20 +147,6 @@ def make_job(primers, background, settings: PcrSettings | None = None, *, varian
 
 def solve(primers, background, settings: PcrSettings | None = None, **options) -> PcrResult:
     return drive(iter_solve(make_job(primers, background, settings, **options)))
-
-
-class Refiner:
-    """The refinement kernel as engine.slices.compile_once wants it."""
-
-    def compiled(self) -> bool:
-        from engine.primers import pcr_kernels
-
-        return pcr_kernels.compiled()
-
-    def warm_up(self) -> None:
-        from engine.primers import pcr_kernels
-
-        pcr_kernels.warm_up()
 
 
 def relabel(gen, message: str):
@@ -173,34 +164,29 @@ def relabel(gen, message: str):
 
 
 def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progress, None, PcrResult]:
-    """Yield Progress (the site search's, then the refinement's compile if needed); return a
-    :class:`PcrResult`. After a cancel: the sites and products of the hits found so far,
+    """Yield Progress (the sites' search and refinement, a compile first if needed); return
+    a :class:`PcrResult`. After a cancel: the sites and products of the hits refined so far,
     ``info.complete`` False."""
     cancel = cancel or CancelToken()
     settings: PcrSettings = job.params["settings"]
     primers, background = job.inputs["primers"], job.inputs["background"]
     meter = Meter(job, threads=numba_threads(job))
-    if job.backend == "dask":  # search and refinement per chunk on a cluster's workers
-        sites = yield from _cluster_sites(job, meter, cancel)
-    else:
-        found = yield from relabel(edit.iter_solve(job.params["search"], cancel), "primer sites")
-        absorb(meter, found.info)
-        yield from compile_once(Refiner())
-        sites = meter.timed(lambda: find_sites(primers, background, found.hits, settings))
+    sites = yield from iter_sites(job, meter, cancel, "primer sites")
     products = meter.timed(lambda: pair_sites(sites, background, settings))
     return PcrResult(run_info(job, meter), settings, tuple((p.id, p.text) for p in primers),
                      sites, products)
 
 
-def _cluster_sites(job: Job, meter: Meter, cancel: CancelToken):
-    """The sites of a dask job: each chunk's hits refined where they were found (the piece
-    that owns their end, engine/primers/cluster.py), merged into sites over whole records."""
-    from engine.cluster import run_on_cluster
-    from engine.primers.cluster import ClusterSites
+def iter_sites(job: Job, meter: Meter, cancel: CancelToken, message: str):
+    """Yield Progress (labelled ``message``); return the sites of a :func:`sites_job`:
+    each background chunk searched and its hits refined where their end is owned
+    (engine/primers/pcr_problem.py), on the search's backend (engine.executors)."""
+    from engine.primers.pcr_problem import SitesProblem
 
-    runner = ClusterSites(job, cancel.flag)
-    yield from relabel(run_on_cluster(runner, meter, cancel), "primer sites")
-    return meter.timed(runner.sites)
+    search: Job = job.params["search"]
+    executor = registry.executor(search.backend, search.params.get("scheduler"))
+    answer = yield from relabel(executor.run(SitesProblem(job), meter, cancel), message)
+    return meter.timed(answer.sites)
 
 
 def absorb(meter: Meter, info: RunInfo) -> None:
@@ -209,24 +195,6 @@ def absorb(meter: Meter, info: RunInfo) -> None:
     meter.cells += info.cells
     meter.comparisons += info.comparisons
     meter.complete = meter.complete and info.complete
-
-
-def find_sites(primers, background, hits, settings: PcrSettings) -> PcrSites:
-    """Sites (see the module docstring) from the edit search hits (engine.edit.EditHits) of
-    :func:`search_job`, as columns: sorted by record, start, strand, primer."""
-    primers, background = tuple(primers), tuple(background)
-    if not len(hits):
-        return site_table(primers, background, settings, None)
-    pat = hits.pattern.astype(np.int64)
-    rec = hits.record.astype(np.int64)
-    minus = hits.strand.astype(np.int64)
-    dist = hits.distance.astype(np.int64)
-    # Columns (0-based, within each record) from here on; a site's positions are
-    # column + 1 + offset (a region keeps its record's numbering).
-    end = hits.end - 1 - record_shifts(background)[rec]
-    d, e3, start = _refine(primers, background, settings, pat, rec, minus, end)
-    return site_table(primers, background, settings,
-                      passing(settings, pat, rec, minus, dist, d, e3, start, end))
 
 
 def record_shifts(background) -> np.ndarray:
@@ -316,44 +284,6 @@ class Refinement:
         p_start = np.array([p.start for p in text.pieces], dtype=np.int64)
         return self(text.codes, text.offsets[piece], text.offsets[piece] - p_start[piece],
                     pat, minus, end)
-
-
-def _refine(primers, background, settings: PcrSettings, pat, rec, minus, end):
-    """(distance, 3' edits, start column) of every hit (:class:`Refinement`), the background
-    held whole, or read a chunk at a time when it is larger than config.STREAM_MEMORY_BASES:
-    a hit is refined in the piece that owns its end."""
-    from engine.streaming import Background
-
-    refine = Refinement(primers, settings)
-    bg = Background(background, "forward")
-    if bg.fits():
-        text = np.concatenate([r.codes for r in background]).astype(np.uint8) \
-            if len(background) > 1 else np.ascontiguousarray(background[0].codes, dtype=np.uint8)
-        t_offs = np.zeros(len(background) + 1, dtype=np.int64)
-        np.cumsum(bg.lengths, out=t_offs[1:])
-        out = refine(text, t_offs[rec], t_offs[rec], pat, minus, end)
-        return out[:, 0], out[:, 1], out[:, 2]
-    out = np.zeros((rec.shape[0], 3), dtype=np.int64)
-    # The hits' ends laid end to end over the records, sorted: a piece's are a range of them.
-    base = np.zeros(len(background) + 1, dtype=np.int64)
-    np.cumsum(bg.lengths, out=base[1:])
-    flat = base[rec] + end
-    order = np.argsort(flat, kind="stable")
-    flat = flat[order]
-    for chunk in bg.chunks(max(len(p) for p in primers) + settings.max_edits):
-        piece_rec = np.array([p.record for p in chunk.pieces], dtype=np.int64)
-        p_own, p_end = (np.array([getattr(p, f) for p in chunk.pieces], dtype=np.int64)
-                        for f in ("own", "end"))
-        first = np.searchsorted(flat, base[piece_rec] + p_own, side="left")
-        last = np.searchsorted(flat, base[piece_rec] + p_end, side="left")
-        if not np.any(last > first):
-            continue
-        text = bg.text(chunk)
-        piece = np.repeat(np.arange(len(chunk.pieces)), last - first)
-        rows = order[np.concatenate([np.arange(a, b) for a, b in zip(first, last)])]
-        out[rows] = refine.in_pieces(text, piece, pat[rows], minus[rows], end[rows])
-        bg.release(chunk)
-    return out[:, 0], out[:, 1], out[:, 2]
 
 
 def pair_sites(sites, background, settings: PcrSettings, primers=None) -> PcrProducts:
