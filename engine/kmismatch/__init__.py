@@ -31,7 +31,7 @@ from engine.kmismatch.cuda_options import check_cuda_limits, check_threads_per_b
 from engine.kmismatch.hits import Hit, HitDensity, HitTable
 from engine.kmismatch.spec import SPEC
 from engine.sequences import Record
-from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
+from engine.slices import Meter, numba_threads, run_info
 
 __all__ = ["Hit", "HitDensity", "HitTable", "KmismatchResult", "SPEC", "iter_solve", "make_job",
            "solve"]
@@ -144,30 +144,15 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
     ``cancel.cancel()`` the generator returns at the next check with
     ``info.complete = False`` and the hits of the slices finished before it.
     """
-    from engine.kmismatch.driver import Kernels, ScanRunner, StreamedScanRunner
-    from engine.streaming import Background
+    from engine.kmismatch.driver import ScanProblem
 
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
     patterns: tuple[Record, ...] = job.inputs["patterns"]
-    total = sum(len(r) for r in job.inputs["text"])
-    if job.backend == "dask":  # tasks on a Dask cluster (engine.cluster)
-        from engine.cluster import run_on_cluster
-        from engine.kmismatch.cluster import ClusterScanRunner
-
-        runner = ClusterScanRunner(job, cancel.flag)
-        yield from run_on_cluster(runner, meter, cancel, total)
-    else:
-        kernels = Kernels(job)
-        yield from compile_once(kernels, total)
-        # A text over config.STREAM_MEMORY_BASES (cuda: config.GPU_STREAM_BYTES) is read a
-        # chunk at a time.
-        text = Background(job.inputs["text"], "forward", gpu=job.backend == "cuda")
-        streamed = not text.fits()
-        # The set-up (the text uploaded to the GPU, the tables built) counts as solve time.
-        runner = meter.timed(lambda: StreamedScanRunner(job, kernels, cancel.flag, text)
-                             if streamed else ScanRunner(job, kernels, cancel.flag))
-        yield from run_slices(runner, meter, cancel)
+    # The whole text at once, a chunk at a time when over config.STREAM_MEMORY_BASES (cuda:
+    # config.GPU_STREAM_BYTES), or a cluster's tasks (engine.executors).
+    executor = registry.executor(job.backend, job.params.get("scheduler"))
+    runner = yield from executor.run(ScanProblem(job), meter, cancel)
     hits, density = meter.timed(lambda: (runner.hits(), runner.density()))
     return KmismatchResult(run_info(job, meter), job.params["k"], job.params["strands"], hits,
                            tuple(p.id for p in patterns), tuple(len(p) for p in patterns),
