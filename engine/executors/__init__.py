@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from engine import config
 from engine.streaming import Background, Chunk, Piece
 
 #: Bases of the tiny chunk the warm-up runs on (beyond the overlap).
@@ -81,6 +82,9 @@ class ChunkedProblem:
     ordered: bool = False
     strands: str = "forward"
     overlap: int = 0
+    #: about how long one task should take (an ordered problem sizes its tasks by it): a
+    #: slice in this process; the Dask executor sets config.CLUSTER_TASK_SECONDS
+    task_seconds: float = config.SLICE_SECONDS
 
     def __init__(self, job):
         self.job = job
@@ -108,6 +112,11 @@ class ChunkedProblem:
         """Progress units of the whole problem: the background's columns (every column is
         owned by one piece of any chunk plan)."""
         return sum(len(r) for r in self.records)
+
+    def units_done(self) -> int | None:
+        """Progress units done when the problem knows better than the sum of its finished
+        tasks' weights (kdiff: starts committed and skipped), else None."""
+        return None
 
     def weight(self, task: Task) -> int:
         """Progress units of a task: the columns it owns (edit: times pattern instances)."""

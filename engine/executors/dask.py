@@ -124,6 +124,7 @@ class DaskTasks:
 
     def warm_up(self) -> None:
         self.grid.open()
+        self.problem.task_seconds = config.CLUSTER_TASK_SECONDS
         chunks = self.grid.chunks(self.problem.records, self.problem.strands,
                                   self.problem.overlap)
         self._todo = iter(self.problem.tasks(chunks))
@@ -174,5 +175,8 @@ class DaskTasks:
             self.done = self.total
         elif problem.ordered:
             self.grid.drop(lambda task: not problem.wanted(task))
+        known = problem.units_done()
+        if known is not None:
+            self.done = known
         self._fill()
         return Step(units, cells, comparisons)

@@ -92,6 +92,9 @@ class ChunkLoop:
                 self._open_next()
             else:
                 self.done = self.total
+        known = problem.units_done()
+        if known is not None:
+            self.done = known
         return step
 
     def report(self) -> dict:

@@ -24,7 +24,7 @@ from engine.kdiff.candidates import Candidate, CandidateTable
 from engine.kdiff.closest import ClosestMatch, closest_match, iter_closest_match
 from engine.kdiff.cuda_options import cuda_params
 from engine.kdiff.spec import SPEC
-from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
+from engine.slices import Meter, numba_threads, run_info
 
 __all__ = ["Candidate", "CandidateTable", "ClosestMatch", "KdiffResult", "SPEC", "closest_match",
            "iter_closest_match", "iter_solve", "make_job", "solve"]
@@ -91,22 +91,13 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     After ``cancel.cancel()`` the generator returns at the next check with
     ``info.complete = False`` and every candidate settled so far.
     """
-    from engine.kdiff.driver import ScanRunner, make_call
+    from engine.kdiff.problem import ScanProblem
 
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
-    if job.backend == "dask":  # tasks on a Dask cluster (engine.cluster)
-        from engine.kdiff.cluster import ClusterScanRunner
-
-        from engine.cluster import run_on_cluster
-
-        runner = ClusterScanRunner(job, cancel.flag)
-        scan = runner.scan
-        yield from run_on_cluster(runner, meter, cancel)
-    else:
-        call = make_call(job, cancel.flag)
-        runner = scan = ScanRunner(job, call)
-        yield from compile_once(call, runner.total)
-        yield from run_slices(runner, meter, cancel)
+    # The whole background at once, a chunk at a time when it is too large, or a cluster's
+    # tasks (engine.executors).
+    executor = registry.executor(job.backend, job.params.get("scheduler"))
+    scan = yield from executor.run(ScanProblem(job), meter, cancel)
     return KdiffResult(run_info(job, meter), job.params["k"], job.params["strands"],
                        scan.candidates(), scan.profiles, scan.settled)

@@ -4,10 +4,10 @@
 of :func:`engine.slices.run_slices`); :class:`KernelCall` runs one slice of one
 record on the job's variant and backend (CUDA jobs through ``engine.kdiff.cuda``,
 imported only for them). A job whose background is too large to hold whole
-(:mod:`engine.streaming`: in memory, or on the GPU for cuda jobs) runs each slice as
-tasks, one per background chunk (:func:`chunk_task`), merged by :func:`merge_chunk`
-(:class:`StreamedCall`); a cuda job uploads each chunk in turn into one device buffer.
-The dask backend runs the same tasks on a cluster (engine/kdiff/cluster.py).
+(:mod:`engine.streaming`: in memory, or on the GPU for cuda jobs), or that runs on
+Dask, is an ordered chunked problem (engine/kdiff/problem.py): tasks of one range of
+starts against one background chunk (:func:`chunk_task`), merged by :func:`merge_chunk`;
+a cuda job uploads each chunk in turn into one device buffer.
 """
 
 from __future__ import annotations
@@ -48,20 +48,6 @@ def background_text(job: Job) -> tuple[np.ndarray, np.ndarray]:
     if job.params["strands"] == "both":
         backgrounds += [reverse_complement_record(r) for r in job.inputs["background"]]
     return concat_with_offsets(backgrounds)
-
-
-def make_call(job: Job, abort: np.ndarray):
-    """The slice call of a job: the whole background in memory (or on the GPU), or streamed
-    in chunks (a background over ``config.STREAM_MEMORY_BASES``, on cuda over
-    ``config.GPU_STREAM_BYTES``)."""
-    from engine.streaming import Background
-
-    background = Background(job.inputs["background"], job.params["strands"],
-                            gpu=job.backend == "cuda")
-    if background.fits():
-        beta, offsets = background_text(job)
-        return KernelCall(job, beta, offsets, abort)
-    return StreamedCall(job, background, abort)
 
 
 class KernelCall:
@@ -283,43 +269,6 @@ def merge_chunk(best: np.ndarray, settled: int, part: np.ndarray, got: int, m: i
     settled = min(settled, got)
     np.maximum(best[:settled], part[:settled], out=best[:settled])
     return settled
-
-
-class StreamedCall:
-    """:class:`KernelCall`'s interface over a background read a chunk at a time."""
-
-    def __init__(self, job: Job, background, abort: np.ndarray):
-        self.job, self.background = job, background
-        self.K = job.params["k"] - 1
-        self.inner = KernelCall(job, np.zeros(1, dtype=np.uint8), np.array([0, 1], dtype=np.int64),
-                                abort)
-
-    def min_slice(self) -> int:
-        return self.inner.min_slice()
-
-    def compiled(self) -> bool:
-        return self.inner.compiled()
-
-    def warm_up(self) -> None:
-        self.inner.warm_up()
-
-    def __call__(self, alpha, r_lo, r_hi, out_c, counters) -> int:
-        m = alpha.shape[0]
-        # The longest footprint of any candidate of this record (m - r_lo + K would do for
-        # this slice; one overlap per record keeps one chunk plan for all its slices).
-        overlap = m + self.K
-        best = np.full(r_hi - r_lo, -1, dtype=np.int64)
-        settled = r_hi - r_lo
-        for chunk in self.background.chunks(overlap):
-            text = self.background.text(chunk)
-            part, got = chunk_task(self.inner, alpha, r_lo, r_lo + settled, text.codes,
-                                   text.offsets, counters)
-            self.background.release(chunk)
-            settled = merge_chunk(best, settled, part, got, m, r_lo)
-            if settled < 0:
-                return 0
-        out_c[:settled] = best[:settled]
-        return settled
 
 
 class ScanRunner:
