@@ -46,15 +46,14 @@ import numpy as np
 
 from engine import config
 
-INSTALL_HINT = "Dask is not installed (pip install 'primerscope[cluster]')"
 _ADDRESS = re.compile(r"^([a-z][a-z0-9+]*://)?(\[[0-9a-fA-F:.]+\]|[^\s/:\[\]]+)(:\d+)?$")
 
 
 def status() -> tuple[bool, str]:
-    """(available, reason) for the registry; imports nothing."""
-    if importlib.util.find_spec("distributed") is None:
-        return False, INSTALL_HINT
-    return True, ""
+    """(available, reason): whether Dask is installed (the registry's answer)."""
+    from engine import registry
+
+    return registry.backend_status("dask")
 
 
 def check_scheduler(value) -> str | None:

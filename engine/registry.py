@@ -264,6 +264,9 @@ def check_backend_takes(fam: FamilySpec, variant: str, backend: str, params: Map
                          f"{' or '.join(repr(v) for v in values)} only, got {params[name]!r}")
 
 
+DASK_INSTALL_HINT = "Dask is not installed (pip install 'primerscope[cluster]')"
+
+
 @lru_cache(maxsize=None)
 def backend_status(name: str) -> tuple[bool, str]:
     """(available, reason). Never imports numba.cuda: the GUI asks this at start-up."""
@@ -280,10 +283,10 @@ def backend_status(name: str) -> tuple[bool, str]:
             if ctypes.util.find_library("cuda") is None:
                 return False, "no NVIDIA GPU driver (libcuda) found on this machine"
         return True, ""
-    if name == "dask":
-        from engine import cluster
-
-        return cluster.status()
+    if name == "dask":  # (engine.cluster imports the registry, not the other way)
+        if importlib.util.find_spec("distributed") is None:
+            return False, DASK_INSTALL_HINT
+        return True, ""
     return False, f"unknown backend {name!r}"
 
 
@@ -379,11 +382,3 @@ def valid_flags(fam: FamilySpec, variant: str, backend: str, parallel: str | Non
 def family_api(name: str):
     """The family package (imports numba; call when a job is about to run)."""
     return importlib.import_module(family(name).module)
-
-
-def executor(backend: str, scheduler=None):
-    """What runs a chunked problem on ``backend`` (engine.executors): this process's
-    kernels, or a Dask cluster (``scheduler``: its address, None for a local one)."""
-    from engine import executors
-
-    return executors.for_backend(backend, scheduler)

@@ -68,14 +68,14 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Generator
 
 import numpy as np
 
 from engine import registry
 from engine.edit.cuda_options import cuda_params
-from engine.edit.hits import EditHits, Hit
+from engine.edit.hits import EditHits, Hit, PairDistance, ScoreProfile
 from engine.edit.spec import SPEC
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
 from engine.sequences import Record, SeqColumns
@@ -83,51 +83,6 @@ from engine.slices import Meter, compile_once, numba_threads, run_info, run_slic
 
 __all__ = ["EditHits", "EditResult", "Hit", "PairDistance", "SPEC", "ScoreProfile", "iter_solve", "make_job",
            "solve", "verify"]
-
-
-@dataclass(frozen=True)
-class PairDistance:
-    """Global edit distance of a pattern to a text record.
-
-    ``distance`` is None when it is above k; ``cigar`` is set when alignments
-    were asked for (``align=True``).
-    """
-
-    pattern_id: str
-    record_id: str
-    distance: int | None
-    cigar: str | None = None
-
-
-@dataclass(frozen=True)
-class ScoreProfile:
-    """The best distance along a text record for one pattern on one strand (search mode).
-
-    Attributes
-    ----------
-    pattern_id, record_id, strand
-        Which search this is (``strand`` ``-``: the reverse complement, at its
-        ends on the forward text).
-    bin_width : int
-        Ends per bin: bin i covers the 1-based ends ``1 + i * bin_width`` to
-        ``(i + 1) * bin_width`` (the last bin may be shorter).
-    length : int
-        Length of the record.
-    cap : int
-        k + 1, or m + 1 when no k was given (no distance reaches it then).
-    values : numpy.ndarray of int32
-        Per bin, the smallest C[m,j] over its ends j, capped at ``cap`` (so
-        ``cap`` means "more than k edits everywhere in this bin"); -1 for a bin
-        not scanned before a cancel. At most about 4096 bins.
-    """
-
-    pattern_id: str
-    record_id: str
-    strand: str
-    bin_width: int
-    length: int
-    cap: int
-    values: np.ndarray = field(compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -424,7 +379,9 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         # whole or a chunk at a time here, or as a cluster's tasks (engine.executors).
         from engine.edit.problem import SearchProblem
 
-        executor = registry.executor(job.backend, p.get("scheduler"))
+        from engine import executors
+
+        executor = executors.for_backend(job.backend, p.get("scheduler"))
         answer = yield from executor.run(SearchProblem(job), meter, cancel)
     else:
         answer = make_runner(job, cancel.flag, meter.threads)

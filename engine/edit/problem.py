@@ -32,6 +32,7 @@ import numpy as np
 from engine.columns import ColumnBuffer
 from engine.edit.driver import UNSEEN, Collector, Pieces, Plan, make_runner
 from engine.edit.hits import HIT_DTYPES
+from engine.edit.spec import SPEC
 from engine.executors import ChunkedProblem, Task
 from engine.jobs import Job
 from engine.sequences import Record
@@ -210,7 +211,7 @@ class SearchProblem(ChunkedProblem):
     one task per chunk (all patterns and strands), merged by :class:`ChunkMerge`. Units
     are text columns x pattern instances."""
 
-    family = "edit"
+    spec = SPEC
 
     def __init__(self, job: Job):
         super().__init__(job)

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from engine import cluster, config
-from engine.executors import ChunkedProblem, Task
+from engine.executors.protocol import ChunkedProblem, Task
 from engine.slices import Step, compile_once, run_slices
 
 

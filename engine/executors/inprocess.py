@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.executors import ChunkedProblem, Task
+from engine.executors.protocol import ChunkedProblem, Task
 from engine.slices import Step, compile_once, run_slices
 from engine.streaming import Background
 

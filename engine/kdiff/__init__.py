@@ -19,7 +19,15 @@ from dataclasses import dataclass, field
 from typing import Generator
 
 from engine import registry
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
+from engine.jobs import (
+    CancelToken,
+    Job,
+    Progress,
+    RunInfo,
+    check_int,
+    check_threads,
+    drive,
+)
 from engine.kdiff.candidates import Candidate, CandidateTable
 from engine.kdiff.closest import ClosestMatch, closest_match, iter_closest_match
 from engine.kdiff.cuda_options import cuda_params
@@ -97,7 +105,9 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     meter = Meter(job, threads=numba_threads(job))
     # The whole background at once, a chunk at a time when it is too large, or a cluster's
     # tasks (engine.executors).
-    executor = registry.executor(job.backend, job.params.get("scheduler"))
+    from engine import executors
+
+    executor = executors.for_backend(job.backend, job.params.get("scheduler"))
     scan = yield from executor.run(ScanProblem(job), meter, cancel)
     return KdiffResult(run_info(job, meter), job.params["k"], job.params["strands"],
                        scan.candidates(), scan.profiles, scan.settled)

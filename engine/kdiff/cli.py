@@ -8,7 +8,13 @@ candidates, or merge overlapping candidates into regions (CSV and BED). The writ
 from __future__ import annotations
 
 from engine import kdiff
-from engine.cli import add_param_options, add_region_options, load_input, param_values, selected_flags
+from engine.cli import (
+    add_param_options,
+    add_region_options,
+    load_input,
+    param_values,
+    selected_flags,
+)
 from engine.kdiff import export
 from engine.primers.cli_options import add_filter_options, conditions_from, filters_from
 

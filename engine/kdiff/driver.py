@@ -16,8 +16,8 @@ import numba
 import numpy as np
 
 from engine import config
-from engine.jobs import Job
 from engine.columns import ColumnBuffer
+from engine.jobs import Job
 from engine.kdiff.candidates import CandidateTable
 from engine.sequences import Record, concat_with_offsets, reverse_complement_record
 from engine.slices import Step

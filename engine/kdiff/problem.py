@@ -25,7 +25,14 @@ import numpy as np
 from engine import config
 from engine.executors import ChunkedProblem, Task
 from engine.jobs import Job
-from engine.kdiff.driver import KernelCall, ScanRunner, background_text, chunk_task, merge_chunk
+from engine.kdiff.driver import (
+    KernelCall,
+    ScanRunner,
+    background_text,
+    chunk_task,
+    merge_chunk,
+)
+from engine.kdiff.spec import SPEC
 from engine.slices import Step
 
 
@@ -99,7 +106,7 @@ class RangeRun:
 class ScanProblem(ChunkedProblem):
     """A kdiff job as an ordered chunked problem (see the module docstring)."""
 
-    family = "kdiff"
+    spec = SPEC
     ordered = True
 
     def __init__(self, job: Job):

@@ -1,7 +1,14 @@
 """Registry entry of the kdiff family (plain data; no numba import)."""
 
 from engine import config
-from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
+from engine.registry import (
+    BackendSpec,
+    FamilySpec,
+    FlagSpec,
+    InputSpec,
+    ParamSpec,
+    VariantSpec,
+)
 
 _FINE = ("fine", "coarse+fine")
 # The seed study's CUDA flags. Some build on tiling: opt1 is checked on the cells saved

@@ -26,7 +26,15 @@ from typing import Generator
 import numpy as np
 
 from engine import registry
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
+from engine.jobs import (
+    CancelToken,
+    Job,
+    Progress,
+    RunInfo,
+    check_int,
+    check_threads,
+    drive,
+)
 from engine.kmismatch.cuda_options import check_cuda_limits, check_threads_per_block
 from engine.kmismatch.hits import Hit, HitDensity, HitTable
 from engine.kmismatch.spec import SPEC
@@ -151,7 +159,9 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
     patterns: tuple[Record, ...] = job.inputs["patterns"]
     # The whole text at once, a chunk at a time when over config.STREAM_MEMORY_BASES (cuda:
     # config.GPU_STREAM_BYTES), or a cluster's tasks (engine.executors).
-    executor = registry.executor(job.backend, job.params.get("scheduler"))
+    from engine import executors
+
+    executor = executors.for_backend(job.backend, job.params.get("scheduler"))
     runner = yield from executor.run(ScanProblem(job), meter, cancel)
     hits, density = meter.timed(lambda: (runner.hits(), runner.density()))
     return KmismatchResult(run_info(job, meter), job.params["k"], job.params["strands"], hits,

@@ -24,7 +24,7 @@ Semantics (the README's, tested against a brute-force finder):
   its length is within [``min_product``, ``max_product``]. Products never cross
   records.
 
-Sites are a chunked problem (engine/primers/pcr_problem.py): each background chunk is
+Sites are a chunked problem (:class:`SitesProblem`): each background chunk is
 searched and its own hits refined, in this process or as a Dask task, inside the job's
 slices (progress and cancel); sites and products are then made over whole records.
 """
@@ -33,11 +33,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Generator
 
 import numpy as np
 
-from engine import edit, registry
+from engine import edit
+from engine.edit.spec import SPEC as EDIT_SPEC
+from engine.executors import ChunkedProblem, Task
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers.pcr_columns import PcrProducts, PcrSites, Product, Site
 from engine.primers.primer_sets import check_primers
@@ -127,7 +130,7 @@ def make_job(primers, background, settings: PcrSettings | None = None, *, varian
         The edit family's, for the site search (flags None: the variant's defaults).
     scheduler : str, optional
         dask only: a scheduler's address (None: a local cluster). The site search and the
-        refinement run chunk by chunk on the cluster (engine/primers/pcr_problem.py).
+        refinement run chunk by chunk on the cluster (:class:`SitesProblem`).
     """
     settings = settings or PcrSettings()
     primers = check_primers(primers)
@@ -180,11 +183,11 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
 def iter_sites(job: Job, meter: Meter, cancel: CancelToken, message: str):
     """Yield Progress (labelled ``message``); return the sites of a :func:`sites_job`:
     each background chunk searched and its hits refined where their end is owned
-    (engine/primers/pcr_problem.py), on the search's backend (engine.executors)."""
-    from engine.primers.pcr_problem import SitesProblem
-
+    (:class:`SitesProblem`), on the search's backend (engine.executors)."""
     search: Job = job.params["search"]
-    executor = registry.executor(search.backend, search.params.get("scheduler"))
+    from engine import executors
+
+    executor = executors.for_backend(search.backend, search.params.get("scheduler"))
     answer = yield from relabel(executor.run(SitesProblem(job), meter, cancel), message)
     return meter.timed(answer.sites)
 
@@ -327,3 +330,109 @@ def pair_sites(sites, background, settings: PcrSettings, primers=None) -> PcrPro
                         "reverse_3prime_edits": e3[b]},
                        primer_ids=sites.primer_ids, background=background,
                        with_sequence=settings.with_sequence)
+
+
+# -- sites as a chunked problem ---------------------------------------------------------------
+#
+# One task per background chunk, the whole primer set: the edit search of the chunk
+# (engine.edit.problem: every end within ``max_edits`` that a piece owns), and the
+# refinement of those hits in that piece, whose overlap (longest primer + max_edits)
+# holds every alignment the refinement looks at (:class:`~engine.primers.pcr.Refinement`).
+# A task's answer is the hits that pass (:func:`~engine.primers.pcr.passing`), taken after
+# every slice, so a cancel keeps them. Merged in any order; overlapping alignments become
+# sites over whole records (:func:`~engine.primers.pcr.site_table`) once, at the end. In
+# this process and on Dask alike, the refinement runs inside the slices: progress and
+# cancel reach it however large the background.
+
+class ChunkSites:
+    """One chunk's search (engine.edit.problem.ChunkSearch) and the refinement of its hits
+    (an engine.executors.ChunkRun)."""
+
+    def __init__(self, search, problem: "SitesProblem"):
+        self.search, self.problem = search, problem
+        self.first_slice = search.first_slice
+
+    @property
+    def total(self) -> int:
+        return self.search.total
+
+    @property
+    def done(self) -> int:
+        return self.search.done
+
+    @property
+    def finished(self) -> bool:
+        return self.search.finished
+
+    def step(self, budget: int):
+        return self.search.step(budget)
+
+    def take(self) -> tuple:
+        """The passing refined hits found since the last call (the chunk's text still read)."""
+        problem = self.problem
+        rows, piece, _ = self.search.new_hits()
+        pat, rec = rows["pattern"].astype(np.int64), rows["record"].astype(np.int64)
+        minus, dist = rows["strand"].astype(np.int64), rows["distance"].astype(np.int64)
+        end = rows["end"] - 1 - problem.shifts[rec]
+        d, e3, start = problem.refine.in_pieces(self.search.text, piece, pat, minus, end).T
+        return passing(problem.settings, pat, rec, minus, dist, d, e3, start, end)
+
+
+class SitesProblem(ChunkedProblem):
+    """A pcr job's sites (``job.params``: ``settings`` and the edit ``search`` job);
+    :meth:`sites` once run (after a cancel: those of the hits merged)."""
+
+    spec = EDIT_SPEC
+
+    def __init__(self, job: Job):
+        from engine.edit.problem import SearchProblem  # (numba: when a job runs)
+
+        super().__init__(job)
+        self.settings = job.params["settings"]
+        self.search = SearchProblem(job.params["search"])
+        self.overlap = self.search.overlap
+        self._parts: list[tuple] = []
+
+    @property
+    def records(self) -> tuple:
+        return self.job.inputs["background"]
+
+    @cached_property
+    def refine(self) -> Refinement:
+        return Refinement(self.job.inputs["primers"], self.settings)
+
+    @cached_property
+    def shifts(self) -> np.ndarray:
+        return record_shifts(self.records)
+
+    def total_units(self) -> int:
+        return self.search.total_units()
+
+    def weight(self, task: Task) -> int:
+        return self.search.weight(task)
+
+    def open(self, task: Task, text, abort: np.ndarray, threads: int | None) -> ChunkSites:
+        return ChunkSites(self.search.open(task, text, abort, threads), self)
+
+    def merge(self, task: Task, answer) -> None:
+        if len(answer[0]):
+            self._parts.append(answer)
+
+    def worker_job(self, gpu: bool) -> Job:
+        """The search as the workers run it (GPU workers: the cuda default variant)."""
+        search = self.search.worker_job(gpu)
+        return dataclasses.replace(self.job, backend=search.backend, variant=search.variant,
+                                   parallel=search.parallel, flags=search.flags,
+                                   threads=search.threads,
+                                   params={**self.job.params, "search": search})
+
+    def compiled(self) -> bool:
+        from engine.primers import pcr_kernels
+
+        return self.search.compiled() and pcr_kernels.compiled()
+
+    def sites(self):
+        """The sites of the hits merged (:func:`site_table`)."""
+        refined = tuple(np.concatenate(cols) for cols in zip(*self._parts)) \
+            if self._parts else None
+        return site_table(self.job.inputs["primers"], self.records, self.settings, refined)
