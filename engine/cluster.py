@@ -44,15 +44,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from engine import config
+from engine import config, registry
 
 _ADDRESS = re.compile(r"^([a-z][a-z0-9+]*://)?(\[[0-9a-fA-F:.]+\]|[^\s/:\[\]]+)(:\d+)?$")
 
 
 def status() -> tuple[bool, str]:
     """(available, reason): whether Dask is installed (the registry's answer)."""
-    from engine import registry
-
     return registry.backend_status("dask")
 
 
@@ -75,7 +73,8 @@ def worker_selection(spec, variant: str, flags, gpu: bool) -> tuple[str, str, st
         variant = spec.default_variants[backend]
     bspec = spec.variant(variant).backend(backend)
     allowed = set(bspec.flags)
-    chosen = frozenset(flags) & allowed if backend == "multicore" else frozenset(bspec.default_flags)
+    chosen = (frozenset(flags) & allowed if registry.threaded(backend)
+              else frozenset(bspec.default_flags))
     return variant, backend, (bspec.parallel[0] if bspec.parallel else None), chosen
 
 
@@ -108,8 +107,6 @@ def _one_line(exc: BaseException) -> str:
 
 def _gpu_workers_locally() -> bool:
     """A CUDA GPU here and dask_cuda installed (then the local cluster is a LocalCUDACluster)."""
-    from engine import registry
-
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" or not registry.backend_status("cuda")[0]:
         return False
     return importlib.util.find_spec("dask_cuda") is not None
@@ -223,7 +220,7 @@ def per_thread(state, build: Callable[[], Any]):
 
 def task_threads(backend: str) -> None:
     """On a worker, before a kernel call: one numba thread per task (see the module doc)."""
-    if backend == "multicore":
+    if registry.threaded(backend):
         import numba
 
         numba.set_num_threads(1)

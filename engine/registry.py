@@ -264,6 +264,33 @@ def check_backend_takes(fam: FamilySpec, variant: str, backend: str, params: Map
                          f"{' or '.join(repr(v) for v in values)} only, got {params[name]!r}")
 
 
+# -- what a backend is: the one place a backend's name is compared -----------------------------
+
+def serial(backend: str) -> bool:
+    """CPU kernels, one thread."""
+    return backend == "serial"
+
+
+def threaded(backend: str) -> bool:
+    """CPU kernels on numba's thread pool (``threads`` applies)."""
+    return backend == "multicore"
+
+
+def on_cpu(backend: str) -> bool:
+    """This process's CPU kernels (serial or threaded)."""
+    return serial(backend) or threaded(backend)
+
+
+def on_gpu(backend: str) -> bool:
+    """This process's CUDA kernels (device memory budgets apply)."""
+    return backend == "cuda"
+
+
+def on_cluster(backend: str) -> bool:
+    """Tasks on a Dask cluster (engine.executors.dask; ``scheduler`` applies)."""
+    return backend == "dask"
+
+
 DASK_INSTALL_HINT = "Dask is not installed (pip install 'primerscope[cluster]')"
 
 

@@ -324,7 +324,7 @@ def _start_cuda_early(plugin, args) -> bool:
                                    getattr(args, "parallel", None), selected_flags(args))
         except ValueError:
             return False  # make_job says why, in its own words
-        if sel.backend != "cuda":
+        if not registry.on_gpu(sel.backend):
             return False
     from engine import cuda_start
 

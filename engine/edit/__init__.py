@@ -77,7 +77,15 @@ from engine import registry
 from engine.edit.cuda_options import cuda_params
 from engine.edit.hits import EditHits, Hit, PairDistance, ScoreProfile
 from engine.edit.spec import SPEC
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
+from engine.jobs import (
+    CancelToken,
+    Job,
+    Progress,
+    RunInfo,
+    check_int,
+    check_threads,
+    drive,
+)
 from engine.sequences import Record, SeqColumns
 from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
 
@@ -236,7 +244,7 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
     # (dask: its tasks are the chunks of whole records, engine/edit/cluster.py: searches only)
     registry.check_backend_takes(SPEC, sel.variant, sel.backend, params)
-    if sel.backend == "dask":
+    if registry.on_cluster(sel.backend):
         from engine.cluster import check_scheduler
 
         params["scheduler"] = check_scheduler(scheduler)
@@ -377,9 +385,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     if p["mode"] == "search" and p["pairing"] == "all":
         # A search over whole records is a chunked problem (engine/edit/problem.py): run
         # whole or a chunk at a time here, or as a cluster's tasks (engine.executors).
-        from engine.edit.problem import SearchProblem
-
         from engine import executors
+        from engine.edit.problem import SearchProblem
 
         executor = executors.for_backend(job.backend, p.get("scheduler"))
         answer = yield from executor.run(SearchProblem(job), meter, cancel)

@@ -7,8 +7,9 @@ whole warps.
 
 from __future__ import annotations
 
-from engine.jobs import check_int
+from engine import registry
 from engine.edit.spec import SPEC
+from engine.jobs import check_int
 from engine.registry import check_backend_only
 
 MAX_THREADS_PER_BLOCK = 1024
@@ -20,7 +21,7 @@ def cuda_params(variant: str, backend: str, threads_per_block=None, words_per_th
     """The job parameters of the CUDA options (empty on CPU backends); ValueError when bad."""
     check_backend_only(SPEC, backend, threads_per_block=threads_per_block,
                        words_per_thread=words_per_thread)
-    if backend != "cuda":
+    if not registry.on_gpu(backend):
         return {}
     params = {}
     if words_per_thread is not None:

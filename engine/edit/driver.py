@@ -45,15 +45,23 @@ import dataclasses
 
 import numpy as np
 
-from engine import config
+from engine import config, registry
 from engine.columns import ColumnBuffer, labels
 from engine.edit import cpu_common as cc
 from engine.edit.hits import HIT_DTYPES, EditHits, PairDistance, ScoreProfile
-from engine.edit.plan import (PROFILE_BINS, UNSEEN, Cigars, Pieces, Plan,  # noqa: F401
-                              align_items, table_answers)
+from engine.edit.plan import (  # noqa: F401
+    PROFILE_BINS,
+    UNSEEN,
+    Cigars,
+    Pieces,
+    Plan,
+    align_items,
+    table_answers,
+)
 from engine.jobs import CancelToken, Job, drive
 from engine.sequences import Record, SeqColumns
 from engine.slices import Meter, Step, run_slices
+
 
 def _align_kernel(parallel: bool):
     """The path stage's kernel (imported when alignments are asked for: pcr needs none)."""
@@ -78,7 +86,7 @@ def tiny_search(job: Job, patterns, text: Record) -> Job:
 def simd_applies(job: Job) -> bool:
     """Whether the job runs cpu_simd: ``myers`` with the ``simd`` flag on the CPU, and at
     least config.EDIT_SIMD_MIN_LANES instances (patterns x strands) sharing each text."""
-    if job.backend == "cuda" or job.variant != "myers" or "simd" not in job.flags:
+    if registry.on_gpu(job.backend) or job.variant != "myers" or "simd" not in job.flags:
         return False
     if job.params["pairing"] != "all":
         return False
@@ -91,18 +99,20 @@ def make_runner(job: Job, abort: np.ndarray, threads: int | None,
     """The job's scan in memory on its backend's kernels; ``threads``: numba threads of a
     multicore job; ``pieces``: the job's text records are a chunk's pieces
     (engine.edit.problem)."""
-    if job.backend == "cuda":
-        from engine.edit.cuda import CudaRunner  # numba.cuda is imported for cuda jobs only
+    if registry.on_gpu(job.backend):
+        from engine.edit.cuda import (
+            CudaRunner,  # numba.cuda is imported for cuda jobs only
+        )
 
         return ScanRunner(job, CudaRunner(job, abort, pieces), 1, abort)
     if simd_applies(job):
-        workers = threads if job.backend == "multicore" else 1
+        workers = threads if registry.threaded(job.backend) else 1
         lanes = SimdLanes(job, workers, abort, threads, pieces)
         return ScanRunner(job, lanes, workers * lanes.width, abort)
     from engine.edit import cpu_lanes
 
     per_thread = cpu_lanes.lanes_per_thread(job.variant)
-    nlanes = (threads if job.backend == "multicore" else 1) * per_thread
+    nlanes = (threads if registry.threaded(job.backend) else 1) * per_thread
     return ScanRunner(job, CpuLanes(job, Plan(job, nlanes, pieces=pieces), nlanes, abort, threads),
                       nlanes, abort)
 
@@ -127,7 +137,7 @@ class CpuLanes:
         self.hits = np.zeros((nlanes, cap, 3), dtype=np.int64)
         self.prof = np.full(int(plan.prof_offs[-1]), UNSEEN, dtype=np.int64)
         self.redo = plan.mode == "global" and plan.k is None
-        parallel = job.backend == "multicore"
+        parallel = registry.threaded(job.backend)
         self.scan = cpu_lanes.run_parallel if parallel else cpu_lanes.run_serial
         self.align_kernel = _align_kernel(parallel) if job.params["align"] else None
 
@@ -237,7 +247,7 @@ class SimdLanes:
         cap = max(config.EDIT_HIT_BUFFER, width) if plan.mode_id() == cc.MODE_HITS else 1
         self.hits = np.zeros((W, cap, 3), dtype=np.int64)
         self.prof = np.full(int(plan.prof_offs[-1]), UNSEEN, dtype=np.int64)
-        parallel = job.backend == "multicore"
+        parallel = registry.threaded(job.backend)
         self.scan = cpu_simd.run_parallel if parallel else cpu_simd.run_serial
         self.align_kernel = _align_kernel(parallel) if job.params["align"] else None
 

@@ -79,7 +79,7 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     params = {"k": int(k), "strands": strands}
     params.update(cuda_params(sel.variant, sel.backend, sel.flags, threads_per_block, prefetch_factor))
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
-    if sel.backend == "dask":
+    if registry.on_cluster(sel.backend):
         from engine.cluster import check_scheduler
 
         params["scheduler"] = check_scheduler(scheduler)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine import registry
 from engine.kdiff.spec import SPEC
 from engine.registry import check_backend_only
 
@@ -28,7 +29,7 @@ def cuda_params(variant: str, backend: str, flags, threads_per_block=None,
     """The job parameters of the CUDA options (empty on CPU backends); ValueError when bad."""
     check_backend_only(SPEC, backend, threads_per_block=threads_per_block,
                        prefetch_factor=prefetch_factor)
-    if backend != "cuda":
+    if not registry.on_gpu(backend):
         return {}
     params = {}
     if threads_per_block is not None:

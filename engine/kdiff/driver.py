@@ -15,6 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from engine import registry
 from engine import config
 from engine.columns import ColumnBuffer
 from engine.jobs import Job
@@ -58,7 +59,7 @@ class KernelCall:
         self.beta, self.offsets, self.abort = beta, offsets, abort
         self.K = job.params["k"] - 1
         self.flags = job.flags
-        if job.backend == "cuda":
+        if registry.on_gpu(job.backend):
             from engine.kdiff.cuda import CudaSliceRunner
 
             self.device = CudaSliceRunner(job, beta, offsets, abort)
@@ -80,9 +81,9 @@ class KernelCall:
             return self.device.min_slice()
         if self._simd_pass() is not None and self.K < 64:
             # A group of lanes per thread (a group passes over the whole background).
-            threads = numba.get_num_threads() if self.job.backend == "multicore" else 1
+            threads = numba.get_num_threads() if registry.threaded(self.job.backend) else 1
             return threads * config.KDIFF_SIMD_LANES[32 if self.K < 32 else 64]
-        if self.job.backend != "multicore":
+        if not registry.threaded(self.job.backend):
             return 1
         per_task = config.KDIFF_BITPARALLEL_LANES if self.job.variant == "bitparallel" else 1
         return 2 * numba.get_num_threads() * per_task if self.job.parallel == "coarse" else 1
@@ -98,7 +99,7 @@ class KernelCall:
 
     def _kernel(self):
         """The one CPU kernel this job calls (besides simd's lanes)."""
-        if self.job.backend == "serial":
+        if registry.serial(self.job.backend):
             return self.kernels.serial
         if self.job.variant == "bitparallel" or self.job.parallel == "coarse":
             return self.kernels.coarse
@@ -110,7 +111,7 @@ class KernelCall:
             return None
         from engine.kdiff import cpu_lanes
 
-        return cpu_lanes.lanes_parallel if self.job.backend == "multicore" else cpu_lanes.lanes_serial
+        return cpu_lanes.lanes_parallel if registry.threaded(self.job.backend) else cpu_lanes.lanes_serial
 
     def warm_up(self) -> None:
         """Compile (or load from cache) every kernel the job uses, on a tiny input."""
@@ -150,13 +151,13 @@ class KernelCall:
             return self._simd(alpha, r_lo, r_hi, out_c, counters)
         if job.variant == "bitparallel":
             lanes = config.KDIFF_BITPARALLEL_LANES
-            if job.backend == "serial":
+            if registry.serial(job.backend):
                 return self.kernels.serial(alpha, m_end, r_lo, r_hi, *args_tail, out_c, counters,
                                            self.abort, lanes, self.counting)
             return self.kernels.coarse(alpha, m_end, r_lo, r_hi, *args_tail, out_c, counters,
                                        self.abort, lanes, numba.get_num_threads(), self.counting)
         early = "opt1" in self.flags if job.variant == "conventional" else "opt2" in self.flags
-        if job.backend == "serial" or job.parallel == "coarse":
+        if registry.serial(job.backend) or job.parallel == "coarse":
             return self._kernel()(alpha, m_end, r_lo, r_hi, *args_tail, early, out_c, counters,
                                   self.abort, self.counting, self.kernels.which)
         return self._fine(alpha, r_lo, r_hi, out_c, counters, early)
@@ -203,7 +204,7 @@ class KernelCall:
             return blocked(alpha, m_end, int(starts[q]), 1, self.beta, self.offsets, self.K,
                            out[i:i + 1], rows[q], self.abort, self.counting)
 
-        workers = numba.get_num_threads() if self.job.backend == "multicore" else 1
+        workers = numba.get_num_threads() if registry.threaded(self.job.backend) else 1
         if workers > 1 and starts.shape[0] > 1:
             from concurrent.futures import ThreadPoolExecutor
 

@@ -122,13 +122,13 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
     params = {"k": int(k), "strands": strands}
     registry.check_backend_only(SPEC, sel.backend, threads_per_block=threads_per_block,
                                 scheduler=scheduler or None)
-    if sel.backend == "dask":
+    if registry.on_cluster(sel.backend):
         from engine.cluster import check_scheduler
 
         params["scheduler"] = check_scheduler(scheduler)
     if threads_per_block is not None:
         params["threads_per_block"] = check_threads_per_block(sel.variant, threads_per_block)
-    if sel.backend == "cuda":
+    if registry.on_gpu(sel.backend):
         check_cuda_limits(patterns, strands)
     return Job(family="kmismatch", inputs={"text": text, "patterns": patterns},
                variant=sel.variant, backend=sel.backend, parallel=None, flags=frozenset(),

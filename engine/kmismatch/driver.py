@@ -26,6 +26,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from engine import registry
 from engine import config
 from engine.executors import ChunkedProblem
 from engine.jobs import Job
@@ -136,7 +137,7 @@ def build_model(variant: str, slot_patterns: np.ndarray, k: int,
 
 def _kernel(variant: str, backend: str):
     module = _MODULES[variant]
-    return module.scan_chunks_serial if backend == "serial" else module.scan_chunks_multicore
+    return module.scan_chunks_serial if registry.serial(backend) else module.scan_chunks_multicore
 
 
 _POOL = threading.local()
@@ -183,7 +184,7 @@ def scan(model: Model, text: np.ndarray, los, his, backend: str, abort: np.ndarr
         bases = np.zeros(active.size, dtype=np.int64)
         np.cumsum(c_cap[:-1], out=bases[1:])
         room = int(c_cap.sum())
-        if backend == "serial":
+        if registry.serial(backend):
             bases += out.room(room)
             target = out.columns
         else:
@@ -204,7 +205,7 @@ def scan(model: Model, text: np.ndarray, los, his, backend: str, abort: np.ndarr
         short = reached < c_hi
         kept = int(np.argmax(short)) + 1 if short.any() else active.size
         n = int(found[:kept].sum())
-        if backend == "serial":
+        if registry.serial(backend):
             at = len(out)
             out.keep(zip(bases[:kept].tolist(), found[:kept].tolist()))
             counts.add(out, at, at + n)
@@ -226,7 +227,7 @@ class Kernels:
 
     def __init__(self, job: Job):
         self.job = job
-        self.on_gpu = job.backend == "cuda"
+        self.on_gpu = registry.on_gpu(job.backend)
         self.slot_groups = slot_groups(job.inputs["patterns"], job.params["strands"])
 
     def compiled(self) -> bool:
@@ -237,7 +238,7 @@ class Kernels:
             return kcuda.compiled(job.variant, self.slot_groups, job.params["k"],
                                   job.params.get("threads_per_block"),
                                   len(job.inputs["patterns"]))
-        helpers = [tally] + ([pack] if job.backend == "multicore" else [])
+        helpers = [tally] + ([pack] if registry.threaded(job.backend) else [])
         return all(bool(f.signatures) for f in [_kernel(job.variant, job.backend)] + helpers)
 
     def warm_up(self) -> None:
@@ -316,7 +317,7 @@ class ScanRunner:
                 model = build_model(job.variant, slot_patterns, k, slot_code)
                 self.groups.append(_Group(m, model, min(model.slots, 8) / 8))
         self.pieces = 1  # chunks a slice is cut into
-        if job.backend == "multicore":
+        if registry.threaded(job.backend):
             self.pieces = config.KMISMATCH_CHUNKS_PER_THREAD * numba.get_num_threads()
         self.found = HitBuffer(pattern_ids=tuple(p.id for p in patterns),
                                pattern_lengths=tuple(len(p) for p in patterns),

@@ -22,6 +22,7 @@ from typing import Iterator
 
 import numpy as np
 
+from engine import registry
 from engine import config
 from engine.jobs import Job
 from engine.lcs.cpu_common import BITS, PLAIN, SNAPSHOT, Sampling, traceback
@@ -126,7 +127,7 @@ def lcs_text(a: np.ndarray, b: np.ndarray, pairs0: np.ndarray) -> str:
 
 
 def _cpu_compiled(mod: ModuleType, backend: str) -> bool:
-    sweep = mod.sweep_serial if backend == "serial" else mod.sweep_multicore
+    sweep = mod.sweep_serial if registry.serial(backend) else mod.sweep_multicore
     return bool(sweep.signatures) and bool(traceback.signatures)
 
 
@@ -154,7 +155,7 @@ class Kernels:
         #: a full score pass runs for the length alone, or to sample the GUI's heatmap
         self.score_pass = self.task == "length" or job.snapshots
         self.score_mode = SNAPSHOT if job.snapshots else PLAIN
-        if job.backend == "cuda":
+        if registry.on_gpu(job.backend):
             from engine.lcs.cuda import CudaPasses
 
             self.gpu = CudaPasses(job, abort)

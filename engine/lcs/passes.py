@@ -11,6 +11,7 @@ from types import ModuleType
 
 import numpy as np
 
+from engine import registry
 from engine import config
 from engine.lcs.cpu_common import Sampling, no_sampling
 
@@ -38,7 +39,7 @@ def _band_rows(mod: ModuleType, m: int, backend: str) -> int:
     """Rows per band of tiles: one strip on serial; on multicore about m / LCS_TILE_BANDS,
     in whole strips (bitparallel strips are fixed by its register block)."""
     strip = getattr(mod, "STRIP_ROWS", None) or config.LCS_STRIP_ROWS[mod.VARIANT]
-    if backend == "serial":
+    if registry.serial(backend):
         return strip
     want = -(-m // config.LCS_TILE_BANDS)
     return max(1, -(-want // strip)) * strip
@@ -56,11 +57,11 @@ class Pass:
                  sampling: Sampling | None = None):
         a = np.ascontiguousarray(a, dtype=np.uint8)
         b = np.ascontiguousarray(b, dtype=np.uint8)
-        chunk = b.shape[0] if backend == "serial" else _chunk_columns(b.shape[0])
+        chunk = b.shape[0] if registry.serial(backend) else _chunk_columns(b.shape[0])
         self.mod = mod
         self.grid = mod.prepare(a, b, _band_rows(mod, a.shape[0], backend), chunk, mode,
                                 sampling or no_sampling())
-        self.sweep = mod.sweep_serial if backend == "serial" else mod.sweep_multicore
+        self.sweep = mod.sweep_serial if registry.serial(backend) else mod.sweep_multicore
         self.cumulative = np.zeros(self.grid.nbands + self.grid.nchunks, dtype=np.int64)
         np.cumsum(self.grid.cells_per_diagonal(), out=self.cumulative[1:])
         self.diagonal = 0

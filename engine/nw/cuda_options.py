@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine import registry
 from engine.nw.scoring import Scores, value_range
 from engine.nw.spec import SPEC
 from engine.registry import check_backend_only
@@ -54,7 +55,7 @@ def cuda_params(variant: str, backend: str, parallel: str | None, flags, m: int,
     # 0 stands for "automatic", as None does.
     check_backend_only(SPEC, backend, threads_per_block=threads_per_block or None,
                        blocks=blocks or None)
-    if backend != "cuda":
+    if not registry.on_gpu(backend):
         return {}
     tpb = _count("threads_per_block", threads_per_block or 0, MAX_THREADS_PER_BLOCK)
     count = _count("blocks", blocks or 0, 65535)

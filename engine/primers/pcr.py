@@ -38,6 +38,7 @@ from typing import Generator
 
 import numpy as np
 
+from engine import registry
 from engine import edit
 from engine.edit.spec import SPEC as EDIT_SPEC
 from engine.executors import ChunkedProblem, Task
@@ -106,7 +107,7 @@ def search_job(primers, background, max_edits: int, *, variant=None, backend=Non
         raise ValueError(f"max_edits ({max_edits}) must be smaller than the shortest primer "
                          f"({shortest} nt): every position would be a site")
     if variant is None:
-        if backend == "cuda":
+        if registry.on_gpu(backend):
             variant = "task"
         else:
             variant = "myers" if max(len(p) for p in primers) <= 64 else "myers-blocked"
