@@ -35,8 +35,8 @@ IUPAC_CODES: dict[str, int] = {
     "B": 14, "D": 13, "H": 11, "V": 7, "N": 15,
 }
 
-#: 4-bit base set -> canonical letter (index 0 is never produced by encode).
-DECODE_TABLE = np.frombuffer(b"?ACMGRSVTWYHKDBN", dtype=np.uint8)
+#: 4-bit base set -> canonical letter; 0 is an assembly gap base (engine.gaps), shown as N.
+DECODE_TABLE = np.frombuffer(b"NACMGRSVTWYHKDBN", dtype=np.uint8)
 
 # Byte -> code; 0 marks a byte that is not a nucleotide symbol.
 _ENCODE_TABLE = np.zeros(256, dtype=np.uint8)
