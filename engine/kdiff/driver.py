@@ -18,6 +18,7 @@ import numpy as np
 from engine import config
 from engine.jobs import Job
 from engine.columns import ColumnBuffer
+from engine.gaps import touches_gap
 from engine.kdiff.candidates import CandidateTable
 from engine.sequences import Record, concat_with_offsets, reverse_complement_record
 from engine.slices import Step
@@ -384,8 +385,11 @@ class ScanRunner:
         if stopped:
             aborted, settled = False, kept + 1
         self._cs[r:r + settled] = out[:settled]
-        self.found.append(target=np.full(kept, self._index, dtype=np.int32), start0=starts[:kept],
-                          length=out[:kept] + 1)
+        # No candidate holds an assembly gap base (the target's gaps are masked, engine.gaps).
+        starts, lengths = starts[:kept], out[:kept] + 1
+        clear = ~touches_gap(alpha, starts, starts + lengths)
+        self.found.append(target=np.full(int(clear.sum()), self._index, dtype=np.int32),
+                          start0=starts[clear], length=lengths[clear])
         self._r = r + settled
         self.done += settled
         self.profiles[target.id] = self._cs[:self._r]
