@@ -162,7 +162,8 @@ class GapSummary:
             return None
         return (f"{self.short_runs:,} N run{'s' * (self.short_runs != 1)} of "
                 f"{self.primer_len}-{self.gap_min - 1} bases (shorter than --gap-min "
-                f"{self.gap_min}) match any primer that fits and can hide candidates")
+                f"{self.gap_min}) match{'es' * (self.short_runs == 1)} any primer that fits and can hide "
+                "candidates")
 
 
 def summarize(masked, gap_min: int = GAP_MIN, primer_len: int = PRIMER_LEN) -> GapSummary:
