@@ -28,8 +28,8 @@ def _sites(search, refine, settings, shifts):
     pat, rec = rows["pattern"].astype(np.int64), rows["record"].astype(np.int64)
     minus, dist = rows["strand"].astype(np.int64), rows["distance"].astype(np.int64)
     end = rows["end"] - 1 - shifts[rec]
-    d, e3, start = refine.in_pieces(search.text, piece, pat, minus, end).T
-    return passing(settings, pat, rec, minus, dist, d, e3, start, end)
+    refined = refine.in_pieces(search.text, piece, pat, minus, end).T
+    return passing(settings, np.diff(refine.p_offs), pat, rec, minus, dist, end, *refined)
 
 
 class _WorkerSites(edit_cluster.WorkerSearch):

@@ -301,3 +301,65 @@ def test_cancel_keeps_what_was_found(scene):
             res = stop.value
             break
     assert not res.info.complete
+
+
+def _solve_text(primers: dict, records: dict, settings_):
+    return pcr.solve([Record(n, encode(s)) for n, s in primers.items()],
+                     [Record(n, encode(s)) for n, s in records.items()], settings_,
+                     backend="serial")
+
+
+def test_a_microsatellite_gives_every_binding_position():
+    """(CA)x10 binds (CA)x20 at 11 places: 11 products with indels as without (issue 28),
+    where overlapping alignments used to be chained into one."""
+    primers = {"F": "CA" * 10, "R": "GGACTTGCAATCGATGCC"}
+    records = {"bg": "GGATCCTTAAGGCTTACG" + "CA" * 20
+                     + "GATTCAGGCTAGCTTGACCTGAGGCATCGATTGCAAGTCC"}
+    for indels in (True, False):
+        res = _solve_text(primers, records, pcr.PcrSettings(0, indels=indels))
+        assert len(res.products) == 11
+        assert sorted(p.start for p in res.products) == list(range(19, 41, 2))
+
+
+def tandem_scene(seed: int):
+    """Primers planted around a microsatellite (unit of 1-6 nt): F overlaps the repeat, R lies
+    downstream; two records carry copies with more or fewer units and substitutions."""
+    rng = np.random.default_rng(seed)
+    acgt = np.array(list("ACGT"))
+
+    def rand(n):
+        return "".join(rng.choice(acgt, n))
+
+    unit = rand(int(rng.integers(1, 7)))
+    units = max(2, int(rng.integers(12, 36)) // len(unit))
+    left, mid, right = rand(int(rng.integers(8, 20))), rand(int(rng.integers(30, 60))), rand(12)
+    plan = left + unit * units
+    size = int(rng.integers(10, 16))
+    at = int(rng.integers(max(0, len(left) - size + 2), len(plan) - size + 1))
+    r_at = int(rng.integers(0, len(mid) - size))
+    primers = {"F": plan[at:at + size], "R": rc(mid[r_at:r_at + size])}
+    records = {}
+    for r in range(2):
+        copy = list(left + unit * max(1, units + int(rng.integers(-2, 3))) + mid + right)
+        for _ in range(int(rng.integers(0, 3))):
+            copy[int(rng.integers(len(copy)))] = str(rng.choice(acgt))
+        records[f"r{r}"] = "".join(copy)
+    return primers, records
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 2))
+@example(7, 1)
+def test_tandem_repeats_are_a_superset_of_ipcress(seed, k):
+    """With indels, pcr's products include every product of the mismatch-only model
+    (ipcress's rules: brute.hamming_sites) at the same coordinates, with no more edits;
+    and they are the README's (brute.indel_sites). ipcress has no 3' rule: max3 = k."""
+    primers, records = tandem_scene(seed)
+    window, hi = 5, 3000
+    res = _solve_text(primers, records, pcr.PcrSettings(k, k, window, hi, 1))
+    got = _rows(res)
+    assert got == brute.products(primers, records, k, k, window, 1, hi, True)
+    ours = {row[:5]: row[5:7] for row in got}
+    for row in brute.products(primers, records, k, k, window, 1, hi, False):
+        assert row[:5] in ours, row
+        assert ours[row[:5]][0] <= row[5] and ours[row[:5]][1] <= row[6]
