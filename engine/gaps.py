@@ -201,14 +201,26 @@ def gap_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return _runs(np.asarray(codes) == GAP_CODE)
 
 
-def touches_gap(codes: np.ndarray, starts, ends) -> np.ndarray:
-    """Per window [starts[i], ends[i]) of masked ``codes`` (0-based, half-open): whether it
-    holds a gap base. A hit or candidate that does would not exist with the gap as a record
-    break, so families drop it."""
+def touches_gap(gaps: tuple[np.ndarray, np.ndarray], starts, ends) -> np.ndarray:
+    """Per window [starts[i], ends[i]) (0-based, half-open): whether it holds a base of one
+    of the sorted ``gaps`` (:func:`gap_runs`, :func:`text_gaps`). A hit or candidate that does
+    would not exist with the gap as a record break, so families drop it."""
+    gap_lo, gap_hi = gaps
     starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
-    gap_lo, gap_hi = gap_runs(codes)
     if gap_lo.size == 0:
         return np.zeros(starts.shape[0], dtype=bool)
     first = np.searchsorted(gap_hi, starts, side="right")  # the first gap ending after a start
     found = first < gap_lo.size
     return found & (gap_lo[np.minimum(first, gap_lo.size - 1)] < ends)
+
+
+def text_gaps(records) -> tuple[np.ndarray, np.ndarray]:
+    """The gap stretches of masked records laid end to end (concat_with_offsets' numbering)."""
+    starts, ends, at = [], [], 0
+    for record in records:
+        lo, hi = record_runs(record, GAP_CODE)
+        starts.append(lo + at), ends.append(hi + at)
+        at += len(record)
+    if not starts:
+        return _runs(np.zeros(0, dtype=bool))
+    return np.concatenate(starts), np.concatenate(ends)
