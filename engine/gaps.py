@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.jobs import check_int
 from engine.registry import ParamSpec
 from engine.sequences import Record
 
@@ -38,13 +39,6 @@ PRIMER_LEN = 18
 
 #: Bases read at a time when a record's codes are read in pieces (a genome store).
 _BLOCK = 1 << 24
-
-
-def check_gap_min(gap_min: int) -> int:
-    """``gap_min`` as an int >= 1 (ValueError otherwise: 0 would make every base a gap)."""
-    if isinstance(gap_min, bool) or int(gap_min) != gap_min or gap_min < 1:
-        raise ValueError(f"gap_min must be an integer >= 1, got {gap_min!r}")
-    return int(gap_min)
 
 
 def _runs(hit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -90,7 +84,7 @@ def as_background(records, gap_min: int = GAP_MIN) -> list[Record]:
     A record with a ``with_gap_min(gap_min)`` method (a genome store's record) gives its own
     masked view, which the store reads from its gap table instead of scanning the codes.
     """
-    gap_min = check_gap_min(gap_min)
+    gap_min = check_int("gap_min", gap_min, 1)
     out = []
     for record in records:
         view = getattr(record, "with_gap_min", None)
