@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.jobs import check_int
 from engine.registry import ParamSpec
 from engine.sequences import Record
 
@@ -38,13 +39,6 @@ PRIMER_LEN = 18
 
 #: Bases read at a time when a record's codes are read in pieces (a genome store).
 _BLOCK = 1 << 24
-
-
-def check_gap_min(gap_min: int) -> int:
-    """``gap_min`` as an int >= 1 (ValueError otherwise: 0 would make every base a gap)."""
-    if isinstance(gap_min, bool) or int(gap_min) != gap_min or gap_min < 1:
-        raise ValueError(f"gap_min must be an integer >= 1, got {gap_min!r}")
-    return int(gap_min)
 
 
 def _runs(hit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -90,7 +84,7 @@ def as_background(records, gap_min: int = GAP_MIN) -> list[Record]:
     A record with a ``with_gap_min(gap_min)`` method (a genome store's record) gives its own
     masked view, which the store reads from its gap table instead of scanning the codes.
     """
-    gap_min = check_gap_min(gap_min)
+    gap_min = check_int("gap_min", gap_min, 1)
     out = []
     for record in records:
         view = getattr(record, "with_gap_min", None)
@@ -201,14 +195,26 @@ def gap_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return _runs(np.asarray(codes) == GAP_CODE)
 
 
-def touches_gap(codes: np.ndarray, starts, ends) -> np.ndarray:
-    """Per window [starts[i], ends[i]) of masked ``codes`` (0-based, half-open): whether it
-    holds a gap base. A hit or candidate that does would not exist with the gap as a record
-    break, so families drop it."""
+def touches_gap(gaps: tuple[np.ndarray, np.ndarray], starts, ends) -> np.ndarray:
+    """Per window [starts[i], ends[i]) (0-based, half-open): whether it holds a base of one
+    of the sorted ``gaps`` (:func:`gap_runs`, :func:`text_gaps`). A hit or candidate that does
+    would not exist with the gap as a record break, so families drop it."""
+    gap_lo, gap_hi = gaps
     starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
-    gap_lo, gap_hi = gap_runs(codes)
     if gap_lo.size == 0:
         return np.zeros(starts.shape[0], dtype=bool)
     first = np.searchsorted(gap_hi, starts, side="right")  # the first gap ending after a start
     found = first < gap_lo.size
     return found & (gap_lo[np.minimum(first, gap_lo.size - 1)] < ends)
+
+
+def text_gaps(records) -> tuple[np.ndarray, np.ndarray]:
+    """The gap stretches of masked records laid end to end (concat_with_offsets' numbering)."""
+    starts, ends, at = [], [], 0
+    for record in records:
+        lo, hi = record_runs(record, GAP_CODE)
+        starts.append(lo + at), ends.append(hi + at)
+        at += len(record)
+    if not starts:
+        return _runs(np.zeros(0, dtype=bool))
+    return np.concatenate(starts), np.concatenate(ends)
