@@ -22,6 +22,9 @@ Semantics (the README's, tested against a brute-force finder):
   the same coordinates, and the alignments a site also has with an indel or two at its
   edges, each an edit worse, are not sites of their own. Along a microsatellite,
   ``(CA)x10`` binds ``(CA)x20`` at 11 places, as with ipcress.
+- A product whose sites lie on both sides of an assembly gap (engine.gaps: its bases
+  match nothing, so no site holds one) is reported with ``spans_gap`` set: its size is
+  unknown, and it counts against a pair's specificity as any other product does.
 - A *product* pairs a ``+`` site (the primer reads along the forward strand) with a
   ``-`` site of any primer of the set (itself included) on the same record, facing
   it: the ``+`` site starts at or before the ``-`` site and ends at or before it. It
@@ -423,6 +426,20 @@ def pair_sites(sites, background, settings: PcrSettings, primers=None) -> PcrPro
     return PcrProducts({"forward": sites.primer[a], "reverse": sites.primer[b], "record": rec[a],
                         "start": start[a], "end": end[b], "forward_edits": edits[a],
                         "reverse_edits": edits[b], "forward_3prime_edits": e3[a],
-                        "reverse_3prime_edits": e3[b]},
+                        "reverse_3prime_edits": e3[b],
+                        "spans_gap": spans_gap(background, rec[a], start[a], end[b])},
                        primer_ids=sites.primer_ids, background=background,
                        with_sequence=settings.with_sequence)
+
+
+def spans_gap(background, rec, start, end) -> np.ndarray:
+    """Per product (record index, 1-based inclusive start and end): does it hold a base of
+    an assembly gap (engine.gaps), so that its sites lie on both sides of one and its size
+    is unknown? Only the records with products are read (a genome store's in blocks)."""
+    out = np.zeros(len(rec), dtype=bool)
+    for r in np.unique(rec).tolist():
+        record = background[r]
+        rows = np.flatnonzero(rec == r)
+        out[rows] = gaps.touches_gap(gaps.record_runs(record, gaps.GAP_CODE),
+                                     start[rows] - 1 - record.offset, end[rows] - record.offset)
+    return out

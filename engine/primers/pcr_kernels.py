@@ -94,7 +94,9 @@ def refine_sites(pats, p_offs, rc_pats, text, rec_lo, hit_pat, hit_minus, hit_en
     (``indels`` False: mismatches only); the last two are always the ungapped alignment
     of the pattern's length ending there, which is what mismatch-only tools (ipcress)
     report. Where that does not fit in the record, its mismatches are -1 (and d too
-    without indels).
+    without indels). No alignment holds a base of an assembly gap (code 0, engine.gaps):
+    a site ends at a gap's edge as at a record's, so the sites are those of the records
+    cut at their gaps.
     """
     for h in prange(hit_end.shape[0]):
         p = hit_pat[h]
@@ -104,15 +106,19 @@ def refine_sites(pats, p_offs, rc_pats, text, rec_lo, hit_pat, hit_minus, hit_en
         m = b - a
         w = min(window, m)
         j = hit_end[h]
+        lo = max(rec_lo[h], j - (m + k) + 1 if indels else j - m + 1)
+        for c in range(j, lo - 1, -1):
+            if text[c] == 0:  # an assembly gap base (engine.gaps): as a record's edge
+                lo = c + 1
+                break
         row = np.empty(3, dtype=np.int64)
         s = j - m + 1
-        if s < rec_lo[h]:
+        if s < lo:
             out[h, 3], out[h, 4] = -1, 0
         else:
             _ungapped(pat, minus, w, text, s, row)
             out[h, 3], out[h, 4] = row[0], row[1]
         if indels:
-            lo = max(rec_lo[h], j - (m + k) + 1)
             _refine_one(pat, minus, w, text, lo, j, row)
             out[h, 0], out[h, 1], out[h, 2] = row[0], row[1], row[2]
         else:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
+from engine.jobs import drive
 from engine.primers import pcr
 from engine.primers.primer_sets import load_primers
 from engine.sequences import Record, encode
@@ -363,3 +364,120 @@ def test_tandem_repeats_are_a_superset_of_ipcress(seed, k):
     for row in brute.products(primers, records, k, k, window, 1, hi, False):
         assert row[:5] in ours, row
         assert ours[row[:5]][0] <= row[5] and ours[row[:5]][1] <= row[6]
+
+
+def _with_gaps(records: dict, seed: int, gap_min: int) -> dict:
+    """The records with 1-3 runs of at least ``gap_min`` N put in at random places."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name, text in records.items():
+        for _ in range(int(rng.integers(1, 4))):
+            at = int(rng.integers(0, len(text) + 1))
+            text = text[:at] + "N" * int(rng.integers(gap_min, gap_min + 15)) + text[at:]
+        out[name] = text
+    return out
+
+
+def _pieces(records: dict, gap_min: int) -> dict:
+    """name -> (record name, offset, text) of the pieces between the assembly gaps."""
+    from engine.gaps import split_at_gaps
+
+    cut = split_at_gaps([Record(n, encode(s)) for n, s in records.items()], gap_min)
+    return {f"{p.id}#{i}": (p.id, p.offset, p.text) for i, p in enumerate(cut)}
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 2), st.booleans())
+@example(3, 2, True)
+def test_gaps_are_record_breaks_and_products_across_them_are_flagged(seed, k, indels):
+    """A background with assembly gaps gives the sites of its pieces between the gaps as
+    separate records (brute force on the pieces); products within a piece are the pieces'
+    products, and those whose sites lie in two pieces of one record have ``spans_gap``."""
+    primers, records = random_scene(seed)
+    gap_min = 10
+    records = _with_gaps(records, seed, gap_min)
+    k = min(k, min(len(p) for p in primers.values()) - 1)
+    window, hi = 5, 400
+    res = _solve_text(primers, records, pcr.PcrSettings(k, k, window, hi, 1, indels))
+    pieces = _pieces(records, gap_min)
+    found = brute.sites(primers, {n: text for n, (_, _, text) in pieces.items()}, k, k, window,
+                        indels)
+    want_sites = {(p, pieces[piece][0], strand, s + pieces[piece][1], e + pieces[piece][1], d, e3)
+                  for (p, piece, strand), rows in found.items() for s, e, d, e3 in rows}
+    assert {(s.primer, s.record_id, s.strand, s.start, s.end, s.edits, s.edits_3prime)
+            for s in res.sites} == want_sites
+    plus = [(s, piece) for s, piece in _tagged(found, pieces, "+")]
+    minus = [(s, piece) for s, piece in _tagged(found, pieces, "-")]
+    want = {(a[0], b[0], a[1], a[3], b[4], a[5], b[5], a[6], b[6], pa != pb)
+            for a, pa in plus for b, pb in minus
+            if a[1] == b[1] and a[3] <= b[3] and a[4] <= b[4] and 1 <= b[4] - a[3] + 1 <= hi}
+    assert {(p.forward, p.reverse, p.record_id, p.start, p.end, p.forward_edits, p.reverse_edits,
+             p.forward_3prime_edits, p.reverse_3prime_edits, p.spans_gap)
+            for p in res.products} == want
+
+
+def _tagged(found, pieces, strand):
+    """(site row (primer, record, strand, start, end, d, e3), piece) of one strand."""
+    for (p, piece, s), rows in found.items():
+        if s == strand:
+            record, offset, _ = pieces[piece]
+            for a, b, d, e3 in rows:
+                yield (p, record, s, a + offset, b + offset, d, e3), piece
+
+
+def test_a_2kb_gap_in_a_template_gives_no_products_from_inside_it(tmp_path):
+    """Issue 28: a 2 kb N run used to bind every primer (7.9 million products, 6.7 GB). As an
+    assembly gap it holds no site; the one product across it is reported with spans_gap,
+    in the CSV and JSON too; with --gap-min above the run, N matches everything again."""
+    rng = np.random.default_rng(5)
+    acgt = np.array(list("ACGT"))
+
+    def rand(n):
+        return "".join(rng.choice(acgt, n))
+
+    primers = {"F": rand(20), "R": rand(20)}
+    text = rand(300) + primers["F"] + rand(200) + "N" * 2000 + rand(150) + rc(primers["R"]) \
+        + rand(300) + primers["F"] + rand(100) + rc(primers["R"]) + rand(50)
+    res = _solve_text(primers, {"chr": text}, pcr.PcrSettings(max_product=2500))
+    gap = (text.index("N") + 1, text.rindex("N") + 1)
+    assert not any(gap[0] <= s.end and s.start <= gap[1] for s in res.sites)
+    assert [(p.start, p.end, p.spans_gap) for p in res.products] == [
+        (301, text.index(rc(primers["R"])) + 20, True),
+        (text.rindex(primers["F"]) + 1, text.rindex(rc(primers["R"])) + 20, False)]
+    fasta = tmp_path / "t.fa"
+    fasta.write_text(f">chr\n{text}\n")
+    literal = ",".join(f"{n}={s}" for n, s in primers.items())
+    done = _cli("pcr", literal, str(fasta), "--backend", "serial", "--max-product", "2500")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split(",")[-1] == "spans_gap" and len(lines) == 3
+    assert lines[1].endswith(",True") and lines[2].endswith(",False")
+    done = _cli("pcr", literal, str(fasta), "--backend", "serial", "--max-product", "2500",
+                "--json")
+    assert [p["spans_gap"] for p in json.loads(done.stdout)["products"]] == [True, False]
+    wild = _solve_text({"F": primers["F"]}, {"chr": "N" * 2000},
+                       pcr.PcrSettings(max_product=60))
+    assert len(wild.products) == 0
+    loose = drive(pcr.iter_solve(pcr.make_job([Record("F", encode(primers["F"]))],
+                                      [Record("chr", encode("N" * 200))],
+                                      pcr.PcrSettings(max_product=60), backend="serial",
+                                      gap_min=1000)))
+    assert len(loose.products) > 1000
+
+
+def test_a_product_across_a_gap_counts_in_a_panel():
+    """A panel's cross-products include one whose sites lie on both sides of a gap, flagged:
+    specificity counts it as it counts any product."""
+    from engine.primers import panel
+
+    rng = np.random.default_rng(8)
+    acgt = np.array(list("ACGT"))
+
+    def rand(n):
+        return "".join(rng.choice(acgt, n))
+
+    f, r = rand(20), rand(20)
+    bg = [Record("chr", encode(rand(100) + f + rand(50) + "N" * 300 + rand(50) + rc(r) + rand(80)))]
+    res = panel.solve([Record("F", encode(f)), Record("R", encode(r))], bg)
+    found = res.products_between("F", "R")
+    assert [(p.start, p.length, p.spans_gap) for p in found] == [(101, 440, True)]
