@@ -136,10 +136,9 @@ class Region:
         span = f"{self.start:,}-{self.end:,}"
         return span if self.record is None else f"{self.record}:{span}"
 
-    def select(self, records) -> list[Record]:
-        """The records this region keeps, cut to it (:meth:`Record.region`: same id and
-        numbering): every record of its name, or the only record. The plain form on an
-        input of several records is refused: it would not say which record is meant."""
+    def indices(self, records) -> list[int]:
+        """Which of ``records`` this region is of: every record of its name, or the only
+        record. The plain form on several records is refused: it does not say which."""
         records = list(records)
         if self.record is None:
             if len(records) > 1:
@@ -147,13 +146,19 @@ class Region:
                 raise SequenceError(f"region {self} is ambiguous: the input has {len(records):,} "
                                     f"records ({names}); name one, as "
                                     f"{records[0].id}:{self.start}-{self.end}")
-            return [r.region(self.start, self.end) for r in records]
-        chosen = [r.region(self.start, self.end) for r in records if r.id == self.record]
+            return list(range(len(records)))
+        chosen = [i for i, r in enumerate(records) if r.id == self.record]
         if not chosen:
             names = ", ".join(r.id for r in records[:5]) + (", …" if len(records) > 5 else "")
             raise SequenceError(f"region {self}: the input has no record {self.record!r} "
                                 f"(it has {names})")
         return chosen
+
+    def select(self, records) -> list[Record]:
+        """The records of :meth:`indices`, cut to the region (:meth:`Record.region`: same id
+        and numbering)."""
+        records = list(records)
+        return [records[i].region(self.start, self.end) for i in self.indices(records)]
 
 
 def parse_region(text: str) -> Region:
