@@ -481,3 +481,29 @@ def test_a_product_across_a_gap_counts_in_a_panel():
     res = panel.solve([Record("F", encode(f)), Record("R", encode(r))], bg)
     found = res.products_between("F", "R")
     assert [(p.start, p.length, p.spans_gap) for p in found] == [(101, 440, True)]
+
+
+@pytest.mark.parametrize("indels", [True, False])
+def test_gaps_across_the_streamed_chunk_edges(monkeypatch, indels):
+    """Gap runs next to primer sites, the streamed path's chunk edges moved across them: the
+    same sites and products (spans_gap included) as the background held whole."""
+    from engine import config
+
+    rng = np.random.default_rng(23)
+    acgt = np.array(list("ACGT"))
+
+    def rand(n):
+        return "".join(rng.choice(acgt, n))
+
+    primers = {"F": rand(18), "R": rand(18)}
+    settings_ = pcr.PcrSettings(2, 1, 5, 400, 1, indels, with_sequence=True)
+    for shift in range(0, 40, 3):
+        records = {"b": rand(30 + shift) + primers["F"] + "N" * 12 + rand(3) + primers["F"][3:]
+                   + rand(40) + rc(primers["R"])[:-2] + "N" * 25 + rc(primers["R"]) + rand(20)}
+        want = _solve_text(primers, records, settings_)
+        monkeypatch.setattr(config, "STREAM_MEMORY_BASES", 0)
+        monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 48)
+        got = _solve_text(primers, records, settings_)
+        monkeypatch.undo()
+        assert got.sites == want.sites and got.products == want.products
+        assert any(p.spans_gap for p in want.products)
