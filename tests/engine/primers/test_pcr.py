@@ -483,23 +483,29 @@ def test_a_product_across_a_gap_counts_in_a_panel():
     assert [(p.start, p.length, p.spans_gap) for p in found] == [(101, 440, True)]
 
 
-@pytest.mark.parametrize("indels", [True, False])
-def test_gaps_across_the_streamed_chunk_edges(monkeypatch, indels):
-    """Gap runs next to primer sites, the streamed path's chunk edges moved across them: the
-    same sites and products (spans_gap included) as the background held whole."""
-    from engine import config
-
-    rng = np.random.default_rng(23)
+def _gap_edge_cases(seed: int):
+    """(primers, records) with gap runs next to primer sites, moved by 3 bases at a time."""
+    rng = np.random.default_rng(seed)
     acgt = np.array(list("ACGT"))
 
     def rand(n):
         return "".join(rng.choice(acgt, n))
 
     primers = {"F": rand(18), "R": rand(18)}
-    settings_ = pcr.PcrSettings(2, 1, 5, 400, 1, indels, with_sequence=True)
     for shift in range(0, 40, 3):
-        records = {"b": rand(30 + shift) + primers["F"] + "N" * 12 + rand(3) + primers["F"][3:]
-                   + rand(40) + rc(primers["R"])[:-2] + "N" * 25 + rc(primers["R"]) + rand(20)}
+        yield primers, {
+            "b": rand(30 + shift) + primers["F"] + "N" * 12 + rand(3) + primers["F"][3:]
+            + rand(40) + rc(primers["R"])[:-2] + "N" * 25 + rc(primers["R"]) + rand(20)}
+
+
+@pytest.mark.parametrize("indels", [True, False])
+def test_gaps_across_the_streamed_chunk_edges(monkeypatch, indels):
+    """Gap runs next to primer sites, the streamed path's chunk edges moved across them: the
+    same sites and products (spans_gap included) as the background held whole."""
+    from engine import config
+
+    settings_ = pcr.PcrSettings(2, 1, 5, 400, 1, indels, with_sequence=True)
+    for primers, records in _gap_edge_cases(23):
         want = _solve_text(primers, records, settings_)
         monkeypatch.setattr(config, "STREAM_MEMORY_BASES", 0)
         monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 48)
@@ -507,3 +513,27 @@ def test_gaps_across_the_streamed_chunk_edges(monkeypatch, indels):
         monkeypatch.undo()
         assert got.sites == want.sites and got.products == want.products
         assert any(p.spans_gap for p in want.products)
+
+
+def test_gaps_across_the_dask_chunk_edges(monkeypatch):
+    """The same on the dask backend: chunks refined on the workers stop at gaps, and the
+    client's sites and products (spans_gap included) are those of one process."""
+    import logging
+
+    distributed = pytest.importorskip("distributed")
+    from engine import config
+
+    settings_ = pcr.PcrSettings(2, 1, 5, 400, 1, True)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0", silence_logs=logging.ERROR) as cluster:
+        for primers, records in list(_gap_edge_cases(29))[::2]:
+            want = _solve_text(primers, records, settings_)
+            monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 48)
+            monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
+            got = pcr.solve([Record(n, encode(s)) for n, s in primers.items()],
+                            [Record(n, encode(s)) for n, s in records.items()], settings_,
+                            backend="dask", scheduler=cluster.scheduler_address)
+            monkeypatch.undo()
+            assert got.info.backend == "dask" and got.info.complete
+            assert got.sites == want.sites and got.products == want.products
+            assert any(p.spans_gap for p in want.products)
