@@ -49,6 +49,8 @@ PAIR_COLUMNS = (
     Column("closest R", "str", "", "Closest off-target product: the primer at its end"),
     Column("closest F edits", "int", "", "Edits of the forward primer's site"),
     Column("closest R edits", "int", "", "Edits of the reverse primer's site"),
+    Column("closest spans gap", "str", "", "Closest off-target product: True where it holds an "
+                                           "assembly gap (its true length is unknown)"),
 )
 
 #: The products table, in the order of ``engine.primers.export_pcr.COLUMNS``.
