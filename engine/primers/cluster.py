@@ -6,7 +6,7 @@ the edit family's dask task body (engine.edit.cluster.WorkerSearch: every end wi
 (longest primer + max_edits) holds every alignment the refinement looks at, as the
 streamed path does (:class:`~engine.primers.pcr.Refinement`); it sends back the hits
 that pass (:func:`~engine.primers.pcr.passing`). The client gathers them as tasks
-complete, in any order; overlapping alignments become sites over whole records
+complete, in any order; candidates become sites over whole records
 (:func:`~engine.primers.pcr.site_table`) and sites are paired into products once, at
 the end, exactly as in one process.
 """
