@@ -28,6 +28,7 @@ from numba import njit, prange
 
 from engine.bitops import popcount64
 
+
 _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ZERO = np.uint64(0)

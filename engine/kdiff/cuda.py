@@ -161,10 +161,7 @@ class CudaSliceRunner:
 
     def _shared(self):
         """(arguments describing the shared memory layout, its size in bytes)."""
-        from engine.kdiff.cuda_blocks import (
-            alternative_shared_layout,
-            conventional_shared_bytes,
-        )
+        from engine.kdiff.cuda_blocks import alternative_shared_layout, conventional_shared_bytes
 
         if self.job.variant == "conventional":
             return (), conventional_shared_bytes(self.tpb)

@@ -55,9 +55,7 @@ from functools import lru_cache
 
 import numpy as np
 from numba import cuda, int32, int64, uint64
-from numba import (
-    uint64 as U,  # unsigned indices: numba then skips the negative-index wraparound
-)
+from numba import uint64 as U  # unsigned indices: numba then skips the negative-index wraparound
 
 from engine import config
 from engine.gpu import imin, kernel_jit, register_cap

@@ -55,9 +55,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from numba import cuda, int32, int64
-from numba import (
-    uint64 as U,  # unsigned indices: numba then skips the negative-index wraparound
-)
+from numba import uint64 as U  # unsigned indices: numba then skips the negative-index wraparound
 
 from engine.gpu import imax, imin, kernel_jit
 

@@ -59,18 +59,7 @@ if SIMULATOR:
     def w_le(a, b): return int(a) <= int(b)
     def w_lt(a, b): return int(a) < int(b)
 else:
-    from engine.bitops import (
-        w_add,
-        w_and,
-        w_le,
-        w_lt,
-        w_not,
-        w_or,
-        w_shl,
-        w_shr,
-        w_sub,
-        w_xor,
-    )
+    from engine.bitops import w_add, w_and, w_le, w_lt, w_not, w_or, w_shl, w_shr, w_sub, w_xor
 
 
 def named(function, name: str):

@@ -13,13 +13,7 @@ import csv
 import io
 
 from engine.columns import ColumnTable, labels
-from engine.primers import (
-    Annotation,
-    Conditions,
-    Filters,
-    merge_candidates,
-    select_candidates,
-)
+from engine.primers import Annotation, Conditions, Filters, merge_candidates, select_candidates
 
 CSV_COLUMNS = ("target_id", "start", "end", "length", "sequence")
 REGION_COLUMNS = ("target_id", "start", "end", "length", "count", "best_start", "best_end",

@@ -11,16 +11,8 @@ from __future__ import annotations
 import os
 
 from engine import kmismatch
-from engine.cli import (
-    add_param_options,
-    add_region_options,
-    load_input,
-    load_source,
-    param_values,
-)
-from engine.kmismatch import (
-    export as export,  # the writers (engine.cli's plug-in contract)
-)
+from engine.cli import add_param_options, add_region_options, load_input, load_source, param_values
+from engine.kmismatch import export as export  # the writers (engine.cli's plug-in contract)
 from engine.sequences import Record, encode
 
 

@@ -49,29 +49,13 @@ from numba import cuda
 from engine import config, gpu
 from engine.gpu import SIMULATOR, CudaFailure, cuda_errors, register_cap
 from engine.kmismatch.cpu_pmasm import counter_bits, fb_vectors
-from engine.kmismatch.cuda_search import (
-    _BASE,
-    _COUNT,
-    _NEED,
-    ORDER_RUN,
-    PAIR_SWIZZLE,
-    SHARED_WINDOWS,
-    TALLY_RUN,
-    block_thread_kernel,
-    block_thread_shared_bytes,
-    finish_launch,
-    hold,
-    merge_groups,
-    order_hits,
-    pair_tile_kernel,
-    pair_tile_shared_bytes,
-    shared_mem_kernel,
-    shared_mem_shared_bytes,
-    tally_hits,
-    unpack_text,
-    window_kernel,
-    window_shared_bytes,
-)
+from engine.kmismatch.cuda_search import (_BASE, _COUNT, _NEED, ORDER_RUN, PAIR_SWIZZLE,
+                                          SHARED_WINDOWS, TALLY_RUN, block_thread_kernel,
+                                          block_thread_shared_bytes, finish_launch, hold,
+                                          merge_groups, order_hits, pair_tile_kernel,
+                                          pair_tile_shared_bytes, shared_mem_kernel,
+                                          shared_mem_shared_bytes, tally_hits, unpack_text,
+                                          window_kernel, window_shared_bytes)
 
 METHODS = ("thread", "block-thread", "shared-mem", "pair-tile")
 #: Bytes a hit may take on the GPU: packed (8), then in columns (at most 8 + 4 + 4), merged

@@ -70,9 +70,7 @@ from functools import lru_cache
 
 import numpy as np
 from numba import cuda, int32, int64, uint8, uint32, uint64
-from numba import (
-    uint64 as U,  # unsigned indices: numba then skips the negative-index wraparound
-)
+from numba import uint64 as U  # unsigned indices: numba then skips the negative-index wraparound
 
 from engine.gpu import SIMULATOR, imax, imin, kernel_jit
 
