@@ -52,8 +52,8 @@ thread (their instruction chains overlap), serial included. In best mode the
 chunks of a record share the best found so far, so they can cut harder.
 A search whose text is larger than ``config.STREAM_MEMORY_BASES`` (on cuda,
 ``config.GPU_STREAM_BYTES``) reads it a chunk at a time (engine.streaming,
-engine/edit/streamed.py), with the same answers. The ``dask`` backend (search mode,
-``pairing="all"``) runs those chunks as tasks on a Dask cluster (engine/edit/cluster.py),
+engine/edit/problem.py), with the same answers. The ``dask`` backend (search mode,
+``pairing="all"``) runs those chunks as tasks on a Dask cluster (engine.executors),
 with the same answers too.
 
 Examples
@@ -241,7 +241,7 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
               "align": align, "profile": profile, "gap_min": gap_min}
     params.update(cuda_params(sel.variant, sel.backend, threads_per_block, words_per_thread))
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
-    # (dask: its tasks are the chunks of whole records, engine/edit/cluster.py: searches only)
+    # (dask: its tasks are the chunks of whole records, engine/edit/problem.py: searches only)
     registry.check_backend_takes(SPEC, sel.variant, sel.backend, params)
     if registry.on_cluster(sel.backend):
         from engine.cluster import check_scheduler
