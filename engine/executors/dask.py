@@ -85,17 +85,15 @@ class Dask:
     def runner(self, problem: ChunkedProblem, abort: np.ndarray) -> "DaskTasks":
         return DaskTasks(problem, self, abort)
 
-    def run(self, problem: ChunkedProblem, meter, cancel, *, done_before: int = 0,
-            total_after=None):
+    def run(self, problem: ChunkedProblem, meter, cancel):
         """Start or reach the cluster (the compile phase), run the tasks; return the problem
         with its merged answers, the session closed whatever happens."""
         runner = self.runner(problem, cancel.flag)
         try:
-            yield from compile_once(runner, done_before + runner.total,
+            yield from compile_once(runner, runner.total,
                                     "starting the Dask cluster…")
             meter.threads = runner.threads
-            yield from run_slices(runner, meter, cancel, done_before=done_before,
-                                  total_after=total_after)
+            yield from run_slices(runner, meter, cancel)
         finally:
             runner.close()
         return problem

@@ -31,14 +31,16 @@ class InProcess:
         whole = problem.whole(abort, threads) if background.fits() else None
         return whole if whole is not None else ChunkLoop(problem, background, abort, threads)
 
-    def run(self, problem: ChunkedProblem, meter, cancel, *, done_before: int = 0,
-            total_after=None):
+    def run(self, problem: ChunkedProblem, meter, cancel):
         """Compile if needed, run to the end, a cancel or an abort; return the answer: the
         whole run, or the problem with its merged answers."""
-        runner = meter.timed(lambda: self.runner(problem, cancel.flag, meter.threads))
-        yield from compile_once(problem, done_before + runner.total)
-        yield from run_slices(runner, meter, cancel, done_before=done_before,
-                              total_after=total_after)
+        yield from compile_once(problem, problem.total_units())
+
+        def make():
+            return self.runner(problem, cancel.flag, meter.threads)
+
+        runner = meter.timed(make) if problem.setup_is_solve_time else make()
+        yield from run_slices(runner, meter, cancel)
         return problem if isinstance(runner, ChunkLoop) else runner
 
 

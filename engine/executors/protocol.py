@@ -61,6 +61,9 @@ class ChunkedProblem:
     ordered: bool = False
     strands: str = "forward"
     overlap: int = 0
+    #: whether making the run (a text packed or uploaded, tables built) counts as solve time
+    #: (kmismatch: yes; kdiff and edit count their kernels' time only)
+    setup_is_solve_time: bool = False
     #: about how long one task should take (an ordered problem sizes its tasks by it): a
     #: slice in this process; the Dask executor sets config.CLUSTER_TASK_SECONDS
     task_seconds: float = config.SLICE_SECONDS

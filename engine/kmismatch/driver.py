@@ -467,6 +467,7 @@ class ScanProblem(ChunkedProblem):
     counted, so the result is one in-memory scan's. Progress counts text positions."""
 
     spec = SPEC
+    setup_is_solve_time = True  # (the text packed, or uploaded to the GPU)
 
     def __init__(self, job: Job):
         from engine.streaming import FlatText
