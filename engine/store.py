@@ -706,7 +706,20 @@ class _Writer:
         self.lengths.append(0)
         self._state[:] = (-1, 0, -1, -1, 0, 0)
         self._n_parts, self._m_parts = [], []
+        self._mask_blocks = None
         self._open = True
+
+    def replace_mask(self, blocks) -> None:
+        """The open record's mask runs are ``blocks`` ((start, end) pairs in order), not what
+        the case of its text says (.2bit: py2bit gives an N block in upper case even where a
+        mask block covers it). Touching blocks are merged, as runs of a text are."""
+        rows = np.asarray(list(blocks), dtype=np.int64).reshape(-1, 2)
+        if rows.shape[0] > 1:
+            joined = rows[1:, 0] == rows[:-1, 1]  # a block that starts where one ends
+            keep_start = np.concatenate(([True], ~joined))
+            keep_end = np.concatenate((~joined, [True]))
+            rows = np.stack((rows[keep_start, 0], rows[keep_end, 1]), axis=1)
+        self._mask_blocks = rows
 
     def add_text(self, buf: np.ndarray, lo: int = 0, hi: int | None = None) -> None:
         """Encode and pack text bytes ``buf[lo:hi]`` of the open record (white space skipped)."""
@@ -756,8 +769,11 @@ class _Writer:
                 parts.append(np.array([[open_at, length]], dtype=np.int64))
         self.n_runs.append(np.concatenate(self._n_parts) if self._n_parts
                            else np.zeros((0, 2), dtype=np.int64))
-        self.mask_runs.append(np.concatenate(self._m_parts) if self._m_parts
-                              else np.zeros((0, 2), dtype=np.int64))
+        if self._mask_blocks is not None:
+            self.mask_runs.append(self._mask_blocks)
+        else:
+            self.mask_runs.append(np.concatenate(self._m_parts) if self._m_parts
+                                  else np.zeros((0, 2), dtype=np.int64))
 
     def intervals(self) -> bytes:
         """The interval section: N starts, N ends, mask starts, mask ends (int64)."""
@@ -850,8 +866,9 @@ def _biopython(path: Path, raw, fmt: str, writer: _Writer, on_block) -> None:
 
 def _twobit(path: Path, raw, writer: _Writer, on_block) -> None:
     """UCSC .2bit through py2bit (Biopython's reader when py2bit is not installed). Both
-    give N blocks as N and mask blocks as lower case (py2bit when asked to keep the mask),
-    so the packing kernel finds the same runs as in the FASTA of the genome."""
+    give N blocks as N, so the packing kernel finds the N runs a FASTA of the genome has.
+    Biopython gives mask blocks as lower case; py2bit does too except over an N block, so
+    its mask blocks are taken as it lists them."""
     while raw.read(BUILD_BLOCK):  # the source checksum
         on_block()
     step = BUILD_BLOCK
@@ -869,6 +886,7 @@ def _twobit(path: Path, raw, writer: _Writer, on_block) -> None:
                         seq = tb.sequence(name, lo, min(length, lo + step)).encode("ascii")
                         writer.add_text(np.frombuffer(seq, dtype=np.uint8))
                         on_block()
+                    writer.replace_mask(tb.softMaskedBlocks(name) or ())
             finally:
                 tb.close()
         else:
