@@ -40,15 +40,17 @@ def check_gap_min(gap_min: int) -> int:
     return int(gap_min)
 
 
-def n_runs(codes: np.ndarray, min_len: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends) of the runs of N in ``codes`` at least ``min_len`` long: 0-based,
-    half-open int64 arrays in order.
+def n_runs(codes: np.ndarray, min_len: int = 1,
+           code: int = N_CODE) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the runs of N (or of ``code``: :data:`GAP_CODE` finds the gaps of a
+    masked record) in ``codes`` at least ``min_len`` long: 0-based, half-open int64 arrays
+    in order.
 
     >>> from engine.sequences import encode
     >>> [a.tolist() for a in n_runs(encode("ANNNCGNNA"), 2)]
     [[1, 6], [4, 8]]
     """
-    is_n = np.asarray(codes) == N_CODE
+    is_n = np.asarray(codes) == code
     if not is_n.any():
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy()
