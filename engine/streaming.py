@@ -125,10 +125,12 @@ def plan_chunks(lengths, overlap: int, chunk_bases: int | None = None,
     owns. Records shorter than a chunk share one whole. A chunk is at least
     ``config.STREAM_OVERLAP_RATIO`` x the overlap, so little is read twice.
 
-    ``skips[i]`` (optional): (starts, ends) of columns of record i that no piece reads or
-    owns, sorted and disjoint (the inside of long assembly gaps, :func:`gap_skips`). The
-    columns between two skips are planned as a record of their own: a piece's lead never
-    reaches back across a skip."""
+    ``skips[i]`` (optional): (starts, ends) of columns of record i that no piece reads,
+    sorted and disjoint (the inside of long assembly gaps, :func:`gap_skips`). The columns
+    between two skips are planned as a record of their own: a piece's lead never reaches
+    back across a skip. The piece after a skip owns its columns (its ``own`` lies before its
+    ``start``: no hit ends there), so that the owned ranges still partition each record and
+    progress counted in owned columns still reaches the whole text."""
     overlap = max(0, int(overlap))
     size = max(int(chunk_bases or config.STREAM_CHUNK_BASES),
                config.STREAM_OVERLAP_RATIO * overlap, 1)
@@ -136,7 +138,7 @@ def plan_chunks(lengths, overlap: int, chunk_bases: int | None = None,
     current: list[Piece] = []
     filled = 0
     for index, n in enumerate(int(x) for x in lengths):
-        for first, stop in _segments(n, None if skips is None else skips[index]):
+        for owned_from, first, stop in _segments(n, None if skips is None else skips[index]):
             pos = first
             while pos < stop:
                 lead = min(pos - first, overlap)
@@ -146,7 +148,8 @@ def plan_chunks(lengths, overlap: int, chunk_bases: int | None = None,
                     current, filled = [], 0
                     continue
                 take = max(1, take)
-                current.append(Piece(index, pos - lead, pos + take, pos))
+                current.append(Piece(index, pos - lead, pos + take,
+                                     owned_from if pos == first else pos))
                 filled += take + lead
                 pos += take
                 if filled >= size:
@@ -158,12 +161,22 @@ def plan_chunks(lengths, overlap: int, chunk_bases: int | None = None,
 
 
 def _segments(n: int, skip):
-    """[first, stop) of the columns of a record of length n between its skips."""
+    """(first column owned, first column read, end) of each stretch of a record of length n
+    between its skips. A skip that reaches the record's end stops one column short of it, so
+    that some piece owns every column."""
     if skip is None or not len(skip[0]):
-        return [(0, n)] if n else []
+        return [(0, 0, n)] if n else []
     starts, ends = (np.asarray(a).tolist() for a in skip)
-    bounds = zip([0] + ends, starts + [n])
-    return [(lo, hi) for lo, hi in bounds if hi > lo]
+    if ends[-1] >= n:
+        ends[-1] = n - 1
+        if ends[-1] <= starts[-1]:
+            starts, ends = starts[:-1], ends[:-1]
+    out, owned_from = [], 0
+    for lo, hi in zip([0] + ends, starts + [n]):
+        if hi > lo:
+            out.append((owned_from, lo, hi))
+            owned_from = hi
+    return out
 
 
 def gap_skips(starts: np.ndarray, ends: np.ndarray, reach: int):
@@ -173,9 +186,14 @@ def gap_skips(starts: np.ndarray, ends: np.ndarray, reach: int):
     A gap base matches nothing, so it costs an edit (or a mismatch) in any hit that holds it:
     a hit of at most ``reach`` edits holds at most ``reach`` gap bases, and so lies wholly on
     one side of a run's inside, within the ``reach`` gap bases kept there. The overlap of
-    every family is at least its edits (kdiff m + K, k-mismatch windows m - 1 > k, edit
+    every family is at least its edits (kdiff m + K, k-mismatch windows m - 1 >= k, edit
     search m + k, pcr primer + edits), which is the ``reach`` :class:`Background` uses unless
-    a caller gives its edits."""
+    a caller gives its edits.
+
+    This needs every hit to hold a base that is not a gap, i.e. fewer edits than the
+    pattern is long. kdiff always has it (it reports lengths, not places); a k-mismatch or
+    edit search with k >= m, where every window of the text is a hit, loses the all-gap
+    windows inside a gap when streamed (a gap-as-record-break answer has none either)."""
     starts = np.asarray(starts, dtype=np.int64) + reach
     ends = np.asarray(ends, dtype=np.int64) - reach
     keep = ends > starts
