@@ -14,10 +14,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.jobs import check_int
+from engine.registry import ParamSpec
 from engine.sequences import Record
 
 #: Default length from which a run of N is an assembly gap (``--gap-min``).
 GAP_MIN = 10
+
+#: ``--gap-min`` and the GUI's setting, one parameter of every family with a background or text.
+GAP_MIN_PARAM = ParamSpec(
+    "gap_min", "Gap (N run) from", "int", GAP_MIN,
+    "a run of at least this many N in a background or text is an assembly gap that matches "
+    "nothing (shorter N runs match any base)", minimum=1, maximum=1_000_000_000, metavar="N")
 
 #: A gap base: the empty base set, which matches nothing.
 GAP_CODE = 0
@@ -33,29 +41,24 @@ PRIMER_LEN = 18
 _BLOCK = 1 << 24
 
 
-def check_gap_min(gap_min: int) -> int:
-    """``gap_min`` as an int >= 1 (ValueError otherwise: 0 would make every base a gap)."""
-    if isinstance(gap_min, bool) or int(gap_min) != gap_min or gap_min < 1:
-        raise ValueError(f"gap_min must be an integer >= 1, got {gap_min!r}")
-    return int(gap_min)
+def _runs(hit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the runs of True in a bool array."""
+    if not hit.any():
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty.copy()
+    edges = np.flatnonzero(np.diff(hit.view(np.int8), prepend=0, append=0))
+    return edges[0::2].astype(np.int64), edges[1::2].astype(np.int64)
 
 
-def n_runs(codes: np.ndarray, min_len: int = 1,
-           code: int = N_CODE) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends) of the runs of N (or of ``code``: :data:`GAP_CODE` finds the gaps of a
-    masked record) in ``codes`` at least ``min_len`` long: 0-based, half-open int64 arrays
-    in order.
+def n_runs(codes: np.ndarray, min_len: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the runs of N in ``codes`` at least ``min_len`` long: 0-based,
+    half-open int64 arrays in order.
 
     >>> from engine.sequences import encode
     >>> [a.tolist() for a in n_runs(encode("ANNNCGNNA"), 2)]
     [[1, 6], [4, 8]]
     """
-    is_n = np.asarray(codes) == code
-    if not is_n.any():
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty.copy()
-    edges = np.flatnonzero(np.diff(is_n.view(np.int8), prepend=0, append=0))
-    starts, ends = edges[0::2].astype(np.int64), edges[1::2].astype(np.int64)
+    starts, ends = _runs(np.asarray(codes) == N_CODE)
     keep = ends - starts >= min_len
     return starts[keep], ends[keep]
 
@@ -81,7 +84,7 @@ def as_background(records, gap_min: int = GAP_MIN) -> list[Record]:
     A record with a ``with_gap_min(gap_min)`` method (a genome store's record) gives its own
     masked view, which the store reads from its gap table instead of scanning the codes.
     """
-    gap_min = check_gap_min(gap_min)
+    gap_min = check_int("gap_min", gap_min, 1)
     out = []
     for record in records:
         view = getattr(record, "with_gap_min", None)
@@ -94,21 +97,19 @@ def as_background(records, gap_min: int = GAP_MIN) -> list[Record]:
     return out
 
 
-def record_runs(record, min_len: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`n_runs` of a record. One that offers ``n_runs(min_len)`` (a store's N table)
-    answers itself; other records are read in blocks of a few Mb, a run carried across block
-    edges, so a genome store is never unpacked whole."""
-    own = getattr(record, "n_runs", None)
+def record_runs(record, code: int = N_CODE) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the runs of ``code`` in a record, read in blocks of a few Mb (a run
+    carried across block edges), so that a genome store is never unpacked whole. A genome
+    store's record answers from its tables instead (``n_runs()``, ``gap_runs()``: no scan)."""
+    own = getattr(record, {N_CODE: "n_runs", GAP_CODE: "gap_runs"}.get(code, ""), None)
     if callable(own):
-        return own(min_len)
+        return own()
     size = len(record)
-    if size <= _BLOCK:
-        return n_runs(record.chunk(0, size), min_len)
     starts, ends = [], []
     open_start = -1  # the start of a run that reaches the end of the block before
     for lo in range(0, size, _BLOCK):
         hi = min(lo + _BLOCK, size)
-        s, e = n_runs(record.chunk(lo, hi), 1)
+        s, e = _runs(record.chunk(lo, hi) == code)
         s, e = s + lo, e + lo
         if open_start >= 0:
             if s.size and s[0] == lo:
@@ -120,15 +121,15 @@ def record_runs(record, min_len: int = 1) -> tuple[np.ndarray, np.ndarray]:
             open_start = int(s[-1])
             s, e = s[:-1], e[:-1]
         starts.append(s), ends.append(e)
-    s, e = np.concatenate(starts).astype(np.int64), np.concatenate(ends).astype(np.int64)
-    keep = e - s >= min_len
-    return s[keep], e[keep]
+    if not starts:
+        return _runs(np.zeros(0, dtype=bool))
+    return np.concatenate(starts).astype(np.int64), np.concatenate(ends).astype(np.int64)
 
 
 def _ambiguous(record) -> int:
-    """How many bases of a record are not A, C, G or T (any IUPAC ambiguity code, N included)."""
+    """How many bases of a record are IUPAC ambiguity codes (not A, C, G, T nor a gap)."""
     plain = np.zeros(256, dtype=bool)
-    plain[[1, 2, 4, 8]] = True
+    plain[[GAP_CODE, 1, 2, 4, 8]] = True
     size, count = len(record), 0
     for lo in range(0, size, _BLOCK):
         count += int((~plain[record.chunk(lo, min(lo + _BLOCK, size))]).sum())
@@ -144,11 +145,11 @@ class GapSummary:
     gap_bases: int       # the bases in them
     short_runs: int      # N runs shorter than gap_min but at least primer_len long
     primer_len: int
-    ambiguous: int       # other IUPAC ambiguity codes (shorter N runs included), set rule
+    ambiguous: int       # other IUPAC ambiguity codes (shorter N runs included): set rule
 
     def line(self) -> str:
-        """'background: G gaps (B bases, >= M N), A ambiguity codes'."""
-        return (f"background: {self.gaps:,} gap{'s' * (self.gaps != 1)} "
+        """'G gaps (B bases, runs of >= M N), A ambiguity codes'."""
+        return (f"{self.gaps:,} gap{'s' * (self.gaps != 1)} "
                 f"({self.gap_bases:,} bases, runs of >= {self.gap_min:,} N), "
                 f"{self.ambiguous:,} ambiguity code{'s' * (self.ambiguous != 1)}")
 
@@ -158,23 +159,23 @@ class GapSummary:
         if not self.short_runs:
             return None
         return (f"{self.short_runs:,} N run{'s' * (self.short_runs != 1)} of "
-                f"{self.primer_len}-{self.gap_min - 1} bases in the background match any primer "
-                f"that fits (shorter than --gap-min {self.gap_min}) and can hide candidates")
+                f"{self.primer_len}-{self.gap_min - 1} bases (shorter than --gap-min "
+                f"{self.gap_min}) match{'es' * (self.short_runs == 1)} any primer that fits and can hide "
+                "candidates")
 
 
-def summarize(records, gap_min: int = GAP_MIN, primer_len: int = PRIMER_LEN) -> GapSummary:
-    """The :class:`GapSummary` of unmasked records (as loaded)."""
-    gap_min = check_gap_min(gap_min)
+def summarize(masked, gap_min: int = GAP_MIN, primer_len: int = PRIMER_LEN) -> GapSummary:
+    """The :class:`GapSummary` of records masked by :func:`as_background` with ``gap_min``
+    (what a family holds)."""
     gaps = gap_bases = short = ambiguous = 0
-    for record in records:
-        starts, ends = record_runs(record, 1)
-        lengths = ends - starts
-        long_runs = lengths >= gap_min
-        gaps += int(long_runs.sum())
-        gap_bases += int(lengths[long_runs].sum())
-        short += int(((lengths >= primer_len) & ~long_runs).sum())
+    for record in masked:
+        starts, ends = record_runs(record, GAP_CODE)
+        gaps += int(starts.size)
+        gap_bases += int((ends - starts).sum())
+        starts, ends = record_runs(record, N_CODE)
+        short += int((ends - starts >= primer_len).sum())
         ambiguous += _ambiguous(record)
-    return GapSummary(gap_min, gaps, gap_bases, short, primer_len, ambiguous - gap_bases)
+    return GapSummary(gap_min, gaps, gap_bases, short, primer_len, ambiguous)
 
 
 def split_at_gaps(records, gap_min: int = GAP_MIN) -> list[Record]:
@@ -191,3 +192,33 @@ def split_at_gaps(records, gap_min: int = GAP_MIN) -> list[Record]:
                 out.append(Record(record.id, record.codes[lo:hi].copy(), record.description,
                                   record.source, record.offset + lo))
     return out
+
+
+def gap_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the gap stretches (:data:`GAP_CODE` runs) of masked codes."""
+    return _runs(np.asarray(codes) == GAP_CODE)
+
+
+def touches_gap(gaps: tuple[np.ndarray, np.ndarray], starts, ends) -> np.ndarray:
+    """Per window [starts[i], ends[i]) (0-based, half-open): whether it holds a base of one
+    of the sorted ``gaps`` (:func:`gap_runs`, :func:`text_gaps`). A hit or candidate that does
+    would not exist with the gap as a record break, so families drop it."""
+    gap_lo, gap_hi = gaps
+    starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
+    if gap_lo.size == 0:
+        return np.zeros(starts.shape[0], dtype=bool)
+    first = np.searchsorted(gap_hi, starts, side="right")  # the first gap ending after a start
+    found = first < gap_lo.size
+    return found & (gap_lo[np.minimum(first, gap_lo.size - 1)] < ends)
+
+
+def text_gaps(records) -> tuple[np.ndarray, np.ndarray]:
+    """The gap stretches of masked records laid end to end (concat_with_offsets' numbering)."""
+    starts, ends, at = [], [], 0
+    for record in records:
+        lo, hi = record_runs(record, GAP_CODE)
+        starts.append(lo + at), ends.append(hi + at)
+        at += len(record)
+    if not starts:
+        return _runs(np.zeros(0, dtype=bool))
+    return np.concatenate(starts), np.concatenate(ends)

@@ -580,10 +580,11 @@ class SeqColumns(Sequence):
             raise ValueError(f"sequence {i} ({name!r}): [{lo}, {hi}) is not a range of the "
                              f"{codes.shape[0]:,} codes")
         read = codes[lo:hi]
-        if read.size and (read.min() < 1 or read.max() > 15):
-            i = lo + int(np.flatnonzero((read < 1) | (read > 15))[0])
+        if read.size and read.max() > 15:  # (0 is an assembly gap base, engine.gaps)
+            i = lo + int(np.flatnonzero(read > 15)[0])
             code = int(codes[i])
-            raise ValueError(f"codes must be IUPAC 4-bit codes 1-15 (engine.sequences.encode), "
+            raise ValueError(f"codes must be IUPAC 4-bit codes 0-15 (engine.sequences.encode; 0: "
+                             "an assembly gap base), "
                              f"found {code} at index {i} (letters? use SeqColumns.encode)")
 
     # -- constructors ----------------------------------------------------------------------

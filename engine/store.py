@@ -75,7 +75,8 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
-from engine.gaps import GAP_CODE, GAP_MIN, N_CODE, check_gap_min
+from engine.gaps import GAP_CODE, GAP_MIN, N_CODE
+from engine.jobs import check_int
 from engine.output import open_output
 from engine.sequences import (COMPLEMENT_TABLE, IUPAC_CODES, STORE_MAGIC, STORE_SUFFIX, Record,
                               SequenceError, _describe_bad, _description, clip_intervals,
@@ -558,8 +559,8 @@ class GappedStoreRecord(StoreRecord):
 
     def __init__(self, store: GenomeStore, index: int, gap_min: int):  # noqa: D107
         super().__init__(store, index)
-        object.__setattr__(self, "gap_min", check_gap_min(gap_min))
-        starts, ends = self.n_runs(self.gap_min)
+        object.__setattr__(self, "gap_min", check_int("gap_min", gap_min, 1))
+        starts, ends = StoreRecord.n_runs(self, self.gap_min)
         object.__setattr__(self, "_gaps", (np.ascontiguousarray(starts, dtype=np.int64),
                                            np.ascontiguousarray(ends, dtype=np.int64)))
 
@@ -572,6 +573,13 @@ class GappedStoreRecord(StoreRecord):
 
     def gap_runs(self) -> tuple[np.ndarray, np.ndarray]:
         return self._gaps
+
+    def n_runs(self, min_len: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """The runs of N as this view reads them: those shorter than ``gap_min`` (the
+        longer ones read as gaps)."""
+        starts, ends = StoreRecord.n_runs(self, min_len)
+        keep = ends - starts < self.gap_min
+        return starts[keep], ends[keep]
 
     def with_gap_min(self, gap_min: int | None = None) -> "GappedStoreRecord":
         return StoreRecord.with_gap_min(self, gap_min)
@@ -962,7 +970,7 @@ def build(source: str | os.PathLike, output: str | os.PathLike,
     ``.gz``) after each block. ``gap_min`` is the store's assembly-gap length, the default
     of jobs that read it (every N run is kept, whatever its length).
     """
-    gap_min = check_gap_min(gap_min)
+    gap_min = check_int("gap_min", gap_min, 1)
     path = Path(os.fspath(source))
     fmt = source_format(path)
     src = _Source(path)

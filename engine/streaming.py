@@ -203,12 +203,12 @@ def gap_skips(starts: np.ndarray, ends: np.ndarray, reach: int):
 def record_gap_runs(record) -> tuple[np.ndarray, np.ndarray]:
     """(starts, ends) of a record's gap bases (code :data:`engine.gaps.GAP_CODE`): a genome
     store's gapped view lists them from its table; a record in memory is scanned once."""
-    from engine.gaps import GAP_CODE, n_runs
+    from engine.gaps import gap_runs
 
     own = getattr(record, "gap_runs", None)
     if callable(own):
         return own()
-    return n_runs(record.codes, 1, code=GAP_CODE)
+    return gap_runs(record.codes)
 
 
 class Background:

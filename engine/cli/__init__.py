@@ -40,6 +40,7 @@ import importlib
 import json
 import sys
 import warnings
+from types import SimpleNamespace
 
 from engine import interrupts
 from engine.cli import preload
@@ -113,6 +114,21 @@ def add_param_options(parser: argparse.ArgumentParser, fam,
 def param_values(args, fam, skip: tuple[str, ...] = ()) -> dict:
     """The family parameters given on the command line, checked by the registry."""
     return {p.name: p.check(getattr(args, p.name)) for p in fam.params if p.name not in skip}
+
+
+def add_gap_option(parser: argparse.ArgumentParser) -> None:
+    """``--gap-min N`` of a command built on the families (pcr, panel, off-target, pairs): the
+    registry's parameter (engine.gaps.GAP_MIN_PARAM); read it with :func:`gap_min_of`."""
+    from engine.gaps import GAP_MIN_PARAM
+
+    add_param_options(parser, SimpleNamespace(params=(GAP_MIN_PARAM,)))
+
+
+def gap_min_of(args) -> int:
+    """``--gap-min`` checked (one line naming the option when out of range)."""
+    from engine.gaps import GAP_MIN_PARAM
+
+    return GAP_MIN_PARAM.check(args.gap_min)
 
 
 def add_region_options(parser: argparse.ArgumentParser, roles: tuple[str, ...]) -> None:

@@ -11,7 +11,8 @@ import sys
 import time
 
 from engine import store
-from engine.gaps import GAP_MIN, check_gap_min
+from engine.gaps import GAP_MIN
+from engine.jobs import check_int
 from engine.output import check_outputs
 
 
@@ -52,7 +53,8 @@ def run(args) -> int:
             if not output.lower().endswith(store.SUFFIX):
                 raise ValueError(f"{output}: a genome store's name ends with {store.SUFFIX}")
             check_outputs([output], [args.genome])
-            info = store.build(args.genome, output, bar, check_gap_min(args.gap_min))
+            info = store.build(args.genome, output, bar,
+                               check_int("gap_min", args.gap_min, 1))
             verb = "built"
     except KeyboardInterrupt:
         bar.close()

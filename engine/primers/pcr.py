@@ -37,7 +37,7 @@ from typing import Generator
 
 import numpy as np
 
-from engine import edit
+from engine import edit, gaps
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers.pcr_columns import PcrProducts, PcrSites, Product, Site
 from engine.primers.primer_sets import check_primers
@@ -84,7 +84,8 @@ class PcrResult:
 
 
 def search_job(primers, background, max_edits: int, *, variant=None, backend=None,
-               parallel=None, flags=None, threads=None, scheduler=None) -> Job:
+               parallel=None, flags=None, threads=None, scheduler=None,
+               gap_min: int = gaps.GAP_MIN) -> Job:
     """The edit-family job that finds every end within ``max_edits`` (both strands).
 
     Primers are renamed to their indices; the background's records are passed as they are
@@ -110,11 +111,12 @@ def search_job(primers, background, max_edits: int, *, variant=None, backend=Non
     return edit.make_job([Record(str(i), p.codes) for i, p in enumerate(primers)], background,
                          mode="search", k=max_edits, strands="both", report="hits", align=False,
                          profile=False, variant=variant, backend=backend, parallel=parallel,
-                         flags=flags, threads=threads, scheduler=scheduler)
+                         flags=flags, threads=threads, scheduler=scheduler, gap_min=gap_min)
 
 
 def make_job(primers, background, settings: PcrSettings | None = None, *, variant=None,
-             backend=None, parallel=None, flags=None, threads=None, scheduler=None) -> Job:
+             backend=None, parallel=None, flags=None, threads=None, scheduler=None,
+             gap_min: int = gaps.GAP_MIN) -> Job:
     """Check everything and return the job (``Job.family`` ``"pcr"``; ``iter_solve`` runs it).
 
     Parameters
@@ -128,12 +130,16 @@ def make_job(primers, background, settings: PcrSettings | None = None, *, varian
     scheduler : str, optional
         dask only: a scheduler's address (None: a local cluster). The site search and the
         refinement run chunk by chunk on the cluster (engine/primers/cluster.py).
+    gap_min : int
+        Runs of at least this many N in the background are assembly gaps (engine.gaps).
     """
     settings = settings or PcrSettings()
     primers = check_primers(primers)
-    background = tuple(background)
+    gap_min = check_int("gap_min", gap_min, 1)
+    background = tuple(gaps.as_background(background, gap_min))
     search = search_job(primers, background, settings.max_edits, variant=variant, backend=backend,
-                        parallel=parallel, flags=flags, threads=threads, scheduler=scheduler)
+                        parallel=parallel, flags=flags, threads=threads, scheduler=scheduler,
+                        gap_min=gap_min)
     return Job(family="pcr", inputs={"primers": primers, "background": background},
                variant=search.variant, backend=search.backend, parallel=search.parallel,
                flags=search.flags, params={"settings": settings, "search": search},
