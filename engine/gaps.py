@@ -10,6 +10,7 @@ set rule, and positions never move: a gap keeps its place and length.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,8 +93,8 @@ def as_background(records, gap_min: int = GAP_MIN) -> list[Record]:
             out.append(view(gap_min))
             continue
         masked = mask_gaps(record.codes, gap_min)
-        out.append(record if masked is record.codes else
-                   Record(record.id, masked, record.description, record.source, record.offset))
+        # (replace: the record's other fields, its soft mask included, stay)
+        out.append(record if masked is record.codes else dataclasses.replace(record, codes=masked))
     return out
 
 

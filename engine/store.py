@@ -86,6 +86,7 @@ MAGIC = STORE_MAGIC
 VERSION = 2
 #: versions this module reads (1: no interval tables; see the module docstring)
 READS_VERSIONS = (1, 2)
+assert READS_VERSIONS == tuple(range(1, VERSION + 1))  # (the message says "up to VERSION")
 FLAG_PACKED = 1
 HEADER_BYTES = 4096
 SUFFIX = STORE_SUFFIX
@@ -324,8 +325,7 @@ class GenomeStore:
         (version,) = struct.unpack_from("<I", head, 8)
         if version not in READS_VERSIONS:
             raise StoreError(f"{path}: genome store format version {version}; this primerscope "
-                             f"reads versions {', '.join(map(str, READS_VERSIONS))} (rebuild it "
-                             "with primerscope index)")
+                             f"reads versions up to {VERSION} (rebuild it with primerscope index)")
         layout = _HEADER if version >= 2 else _HEADER_V1
         if len(head) < layout.size + _HEADER_CRC.size:
             raise StoreError(f"{path}: truncated genome store ({size} bytes, header incomplete)")
