@@ -1007,7 +1007,7 @@ def build(source: str | os.PathLike, output: str | os.PathLike,
             table_offset = HEADER_BYTES + writer.pos
             fh.write(table)
             intervals = writer.intervals()
-            pad = -(table_offset + len(table)) % 8  # int64 rows on 8-byte boundaries
+            pad = -(table_offset + len(table)) % 8 if intervals else 0  # int64 rows aligned
             fh.write(b"\0" * pad)
             interval_offset = table_offset + len(table) + pad
             fh.write(intervals)
