@@ -132,11 +132,12 @@ def gap_min_of(args) -> int:
 
 
 def add_region_options(parser: argparse.ArgumentParser, roles: tuple[str, ...]) -> None:
-    """``--<role>-region START-END`` for inputs that may be cut to a region."""
+    """``--<role>-region [RECORD:]START-END`` for inputs that may be cut to a region."""
     for role in roles:
-        parser.add_argument(f"--{role}-region", metavar="START-END",
-                            help=f"only positions START-END (1-based, inclusive) of each {role} "
-                                 "record; results keep the record's own id and numbering")
+        parser.add_argument(f"--{role}-region", metavar="[RECORD:]START-END",
+                            help=f"only positions START-END (1-based, inclusive) of the {role} "
+                                 "record named RECORD (as chr2:1000-5000), or of its only record; "
+                                 "results keep the record's own id and numbering")
 
 
 def load_input(args, role: str):
@@ -144,9 +145,9 @@ def load_input(args, role: str):
     from engine.sequences import parse_region
 
     region = getattr(args, f"{role}_region", None)
-    bounds = parse_region(region) if region else None  # a bad region fails before loading
+    region = parse_region(region) if region else None  # a bad region fails before loading
     records = load_source(getattr(args, role))
-    return [r.region(*bounds) for r in records] if bounds else records
+    return region.select(records) if region else records
 
 
 def load_source(source):
