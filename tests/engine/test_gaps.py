@@ -347,3 +347,11 @@ def test_a_genome_store_background_is_masked_as_it_is_read(tmp_path, streamed):
     got = kdiff.solve(target, stored, 2, backend="multicore")
     assert kdiff_rows(got) == kdiff_expected(target, background, 2, 10)
     assert got.background_summary.gaps == 3
+
+
+def test_the_closest_match_of_a_candidate_is_never_in_a_gap():
+    background = [Record("b", encode("GGCATTACGA" + "N" * 60 + "ACGTTGCATGGCTTAGCA"))]
+    near = kdiff.closest_match("ACGTTGCAAGGCTTAGCA", background, strands="forward")
+    assert (near.start, near.end, near.distance) == (71, 88, 1)
+    old = kdiff.closest_match("ACGTTGCAAGGCTTAGCA", background, strands="forward", gap_min=100)
+    assert old.distance == 0 and old.end <= 70  # the old rule: the gap matched it
