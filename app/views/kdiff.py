@@ -317,6 +317,7 @@ class CandidateView(ResultView):
         self._start(item)
 
     def _start(self, item) -> None:
+        from engine.gaps import GAP_MIN
         from engine.kdiff import iter_closest_match
 
         job = self._job
@@ -329,8 +330,9 @@ class CandidateView(ResultView):
         self._current = item
         self.status.setText(f"Searching the background for the closest match of {item.target_id} "
                             f"{item.start:,}–{item.end:,} ({item.length} bp)…")
+        gap_min = job.params.get("gap_min", GAP_MIN)  # (the job's background is masked so)
         self.runner.start(lambda token: iter_closest_match(codes, backgrounds, k, strands=strands,
-                                                           cancel=token))
+                                                           cancel=token, gap_min=gap_min))
 
     def _on_progress(self, fraction) -> None:
         item = self._current
