@@ -422,6 +422,9 @@ class _StartUpGC:
 
 
 def main(argv=None) -> int:
+    import engine
+
+    engine.configure_process()  # before numba loads (importing engine changes nothing)
     argv = list(sys.argv[1:] if argv is None else argv)
     if _backend_named(argv) == "cuda":  # first: the context is made while the rest loads
         from engine import cuda_start
