@@ -63,8 +63,26 @@ TOOLS = {"offtarget": "engine.primers.cli", "pcr": "engine.primers.cli_pcr",
          "library": "engine.primers.cli_library"}
 
 
+#: Families whose command-line plug-in sits above them, in the primer layer (kdiff's output
+#: takes primer annotations and filters; no family imports engine.primers).
+FAMILY_PLUGINS = {"kdiff": "engine.primers.cli_kdiff"}
+
+
+def plugin_module(name: str) -> str:
+    """The module of subcommand ``name``'s plug-in (a tool's, or a family's)."""
+    return TOOLS.get(name) or FAMILY_PLUGINS.get(name, f"engine.{name}.cli")
+
+
+def has_plugin(name: str) -> bool:
+    """Whether family ``name`` has a command-line plug-in, importing nothing but engine."""
+    from engine import registry
+
+    package, _, leaf = plugin_module(name).rpartition(".")
+    return registry.has_module(package, leaf)
+
+
 def family_cli(name: str):
-    return importlib.import_module(TOOLS.get(name, f"engine.{name}.cli"))
+    return importlib.import_module(plugin_module(name))
 
 
 def add_common_options(parser: argparse.ArgumentParser, fam) -> None:
@@ -167,7 +185,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     gui.add_argument("--demo", action="store_true", help="load the demo data")
     gui.add_argument("--screenshot", metavar="FILE.png", help="run the demo job, save a PNG, exit")
     for name in registry.family_names():
-        if not registry.has_module(f"engine.{name}", "cli"):
+        if not has_plugin(name):
             continue  # a family is offered on the command line once it has its cli plug-in
         if command not in (None, name):
             sub.add_parser(name)
