@@ -113,19 +113,20 @@ def add_common_options(parser: argparse.ArgumentParser, fam) -> None:
 def add_param_options(parser: argparse.ArgumentParser, fam,
                       skip: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> None:
     """One option per family parameter, from the registry (name, help, range, backends);
-    ``only``: just these (a tool built on the family takes its backend's, e.g. --scheduler)."""
+    ``only``: just these (a tool built on the family takes its backend's, e.g. --scheduler).
+    Values are checked by the registry (:func:`param_values`), not by argparse's choices,
+    so a bad value reads as it does from the Python API and the GUI."""
     types = {"int": int, "float": float, "choice": str, "text": str}
     for p in fam.params:
         if p.name in skip or (only is not None and p.name not in only):
             continue
-        extra = {"choices": p.choices} if p.kind == "choice" else {}
+        metavar = "{" + ",".join(p.choices) + "}" if p.kind == "choice" else p.metavar or None
         text = p.help
         unset = p.backends or p.required or p.optional
         if not unset and p.default is not None:
             text += f" (default: {p.default})"
         parser.add_argument(p.flag, dest=p.name, type=types[p.kind], required=p.required,
-                            metavar=p.metavar or None if p.kind != "choice" else None,
-                            default=None if unset else p.default, help=text, **extra)
+                            metavar=metavar, default=None if unset else p.default, help=text)
 
 
 def param_values(args, fam, skip: tuple[str, ...] = ()) -> dict:

@@ -271,7 +271,7 @@ def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
     ({"variant": "alternative", "flags": {"opt2"}}, "does not apply"),
     ({"variant": "bitparallel", "flags": {"opt4"}}, "does not apply"),
     ({"variant": "alternative", "threads_per_block": 1}, "threads_per_block must be >= 2"),
-    ({"variant": "alternative", "threads_per_block": 2048}, "threads_per_block must be >= 1 and <= 1024"),
+    ({"variant": "alternative", "threads_per_block": 2048}, "threads_per_block must be <= 1024, got 2048"),
     ({"variant": "alternative", "prefetch_factor": 0}, "prefetch_factor must be >= 1"),
     ({"variant": "alternative", "prefetch_factor": 2.0}, "prefetch_factor must be an integer"),
 ])
