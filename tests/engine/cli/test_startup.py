@@ -127,16 +127,17 @@ def _with_stand_ins(stand_ins: Path, code: str, cwd: Path = ROOT) -> str:
 
 _SIMULATED_RUN = """
 import sys
+import pytest
 from engine import config, gpu, kdiff
 from engine.jobs import drive
 from engine.sequences import Record, encode
 
-config.KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK = 8
-config.KDIFF_CUDA_BITPARALLEL_THREADS = 64
-config.KDIFF_CUDA_LANES_THREADS_PER_BLOCK = 4
-config.KDIFF_CUDA_LANES_PER_THREAD = {32: 2, 64: 2}
-config.KDIFF_CUDA_LANES_MIN_CHUNK = 8
-config.KDIFF_CUDA_MIN_CHUNK = 4
+monkeypatch = pytest.MonkeyPatch()  # (this child's whole life; undone at its exit)
+for name, value in {"KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK": 8,
+                    "KDIFF_CUDA_BITPARALLEL_THREADS": 64, "KDIFF_CUDA_LANES_THREADS_PER_BLOCK": 4,
+                    "KDIFF_CUDA_LANES_PER_THREAD": {32: 2, 64: 2},
+                    "KDIFF_CUDA_LANES_MIN_CHUNK": 8, "KDIFF_CUDA_MIN_CHUNK": 4}.items():
+    monkeypatch.setattr(config, name, value)
 
 target = [Record("t", encode("ACGTTGCAAGCTTACG"))]
 background = [Record("b", encode("TTACGTTGAAGCATTACGGA"))]
