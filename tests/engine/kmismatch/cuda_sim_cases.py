@@ -662,13 +662,16 @@ def test_texts_left_on_the_gpu_keep_to_their_budget(monkeypatch):
 
     rng = np.random.default_rng(41)
     pats = records([random_codes(rng, 6)], "p")
-    a = records([planted_text(rng, 100, [pats[0].codes])], "a")  # 104 bytes on the GPU
+    a = records([planted_text(rng, 100, [pats[0].codes])], "a")
     b = records([planted_text(rng, 100, [pats[0].codes])], "b")
     check("thread", b, pats, 2)  # (compiled)
     gpu.DEVICE_TEXTS.clear()
     monkeypatch.setattr(config, "GPU_DEVICE_TEXT_BYTES", 150)
     check("thread", a, pats, 2)
-    assert gpu.DEVICE_TEXTS.get(tuple(a), 0) is not None and gpu.DEVICE_TEXTS.bytes == 104
+    # (one code a byte, in whole words of 8: what a 100-symbol text holds on the GPU)
+    on_gpu = 2 * gpu.packed_bytes(len(a[0]))
+    assert on_gpu < config.GPU_DEVICE_TEXT_BYTES < 2 * on_gpu  # room for one text, not two
+    assert gpu.DEVICE_TEXTS.get(tuple(a), 0) is not None and gpu.DEVICE_TEXTS.bytes == on_gpu
     check("thread", b, pats, 2)
     assert gpu.DEVICE_TEXTS.get(tuple(a), 0) is None and len(gpu.DEVICE_TEXTS) == 1
     assert gpu.DEVICE_TEXTS.get(tuple(b), 0) is not None
