@@ -602,6 +602,7 @@ class CudaSearch:
         asked for when a spill area overflowed. Returns the number of hits, in text order in
         ``pos``, ``code`` and ``mis`` [0, n) (several groups merged), or None when they could
         take more than the memory allowed for one batch."""
+        gpu.count("batches")  # (engine.gpu.tally: what tests and benchmarks check)
         G = len(work)
         while True:
             plans = [[self._geometry(g, a, z) for a, z in ranges] for g, ranges in work]

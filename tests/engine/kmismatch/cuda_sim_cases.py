@@ -493,7 +493,7 @@ def test_the_text_is_unpacked_on_the_gpu_as_it_was():
         search.close()
 
 
-def test_solving_the_same_records_again_reuses_the_packed_text(monkeypatch):
+def test_solving_the_same_records_again_reuses_the_packed_text():
     """The packed text is kept for the records (by identity, while they live): a second
     solve packs nothing; other records are packed; dead records' texts are dropped."""
     from engine import gpu
@@ -503,24 +503,18 @@ def test_solving_the_same_records_again_reuses_the_packed_text(monkeypatch):
     text = records([planted_text(rng, 70, [pats[0].codes]), random_codes(rng, 20)], "t")
     check("pair-tile", text[1:], pats, 2)  # (compiled: the warm-up packs a text of its own)
     gpu.PACKED_TEXTS.clear()
-    packs = []
-    original = gpu.pack_into
-
-    def spy(codes, out, first, last):
-        if first == 0:
-            packs.append(codes.shape[0])
-        return original(codes, out, first, last)
-
-    monkeypatch.setattr(gpu, "pack_into", spy)
-    first = check("pair-tile", text, pats, 2)
-    assert packs == [90]
-    again = check("pair-tile", text, pats, 2)
-    assert packs == [90] and engine_rows(again) == engine_rows(first)
+    with gpu.tally() as counts:
+        first = check("pair-tile", text, pats, 2)
+    assert counts.packs == 1
+    with gpu.tally() as counts:
+        again = check("pair-tile", text, pats, 2)
+    assert counts.packs == 0 and engine_rows(again) == engine_rows(first)
     other = [Record(r.id, r.codes.copy()) for r in text]
-    check("pair-tile", other, pats, 2)
-    assert packs == [90, 90] and len(gpu.PACKED_TEXTS) == 2
+    with gpu.tally() as counts:
+        check("pair-tile", other, pats, 2)
+    assert counts.packs == 1 and len(gpu.PACKED_TEXTS) == 2
     del other  # (its entry is only noted by the weakref callback: gone at the next call)
-    assert len(gpu.PACKED_TEXTS) == 1 and len(gpu.PACKED_TEXTS.entries) == 1
+    assert len(gpu.PACKED_TEXTS) == 1
 
 
 def test_collector_callbacks_inside_the_pools_locks_do_not_hang():
@@ -584,36 +578,18 @@ def test_a_job_leaves_its_device_memory_for_the_next():
     rng = np.random.default_rng(13)
     pats = records([random_codes(rng, 5)], "p")
     text = records([planted_text(rng, 120, [pats[0].codes])], "t")
-    check("thread", text, pats, 2)
-    allocations = []
-    original = gpu.Device.empty
-
-    def spy(self, shape, dtype, what):
-        allocations.append(what)
-        return original(self, shape, dtype, what)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(gpu.Device, "empty", spy)
-        check("thread", text, pats, 2)
-    assert allocations == [], allocations
+    with gpu.tally() as counts:
+        first = check("thread", text, pats, 2)
+    assert counts.allocations > 0  # (the probe sees them)
+    with gpu.tally() as counts:
+        again = check("thread", text, pats, 2)
+    assert counts.allocations == 0 and engine_rows(again) == engine_rows(first)
 
 
 # -- the text left on the GPU for its records (issue 16) -------------------------------------
-def _uploads(monkeypatch):
-    """A list that counts the text pieces unpacked on the GPU from here on (one an upload
-    piece)."""
-    from engine import gpu
-
-    seen = []
-    original = gpu.Device.launch
-
-    def spy(self, kernel, *args, **kwargs):
-        if gpu.kernel_name(kernel) == "unpack_text":
-            seen.append(1)
-        return original(self, kernel, *args, **kwargs)
-
-    monkeypatch.setattr(gpu.Device, "launch", spy)
-    return seen
+def _uploaded(counts) -> int:
+    """Text pieces unpacked on the GPU in a tally (one an upload piece)."""
+    return counts.launches["unpack_text"]
 
 
 def test_a_repeated_search_finds_its_text_on_the_gpu(monkeypatch):
@@ -629,29 +605,22 @@ def test_a_repeated_search_finds_its_text_on_the_gpu(monkeypatch):
                     random_codes(rng, 30)], "t")
     check("shared-mem", text[1:], pats, 2)  # (compiled)
     gpu.DEVICE_TEXTS.clear()
-    uploads = _uploads(monkeypatch)
-    batches = []
-    original = kcuda.CudaSearch.run_batch
-
-    def spy(self, work):
-        batches.append(1)
-        return original(self, work)
-
-    monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
-    first = check("shared-mem", text, pats, 2)
+    with gpu.tally() as counts:
+        first = check("shared-mem", text, pats, 2)
     pieces = -(-gpu.packed_bytes(120) // 8)
-    assert len(uploads) == pieces and len(batches) > 1
+    assert _uploaded(counts) == pieces and counts.batches > 1
     assert len(gpu.DEVICE_TEXTS) == 1 and gpu.DEVICE_TEXTS.bytes == 2 * gpu.packed_bytes(120)
-    uploads.clear(), batches.clear()
-    again = check("shared-mem", text, pats, 2)
-    assert uploads == [] and len(batches) == 1 and len(again.hits) > 10
+    with gpu.tally() as counts:
+        again = check("shared-mem", text, pats, 2)
+    assert _uploaded(counts) == 0 and counts.batches == 1 and len(again.hits) > 10
     assert engine_rows(again) == engine_rows(first)
     same_as_the_cpu(again, text, pats, 2)
     other = [Record(r.id, r.codes.copy()) for r in text]
-    check("shared-mem", other, pats, 2)
-    assert len(uploads) == pieces and len(gpu.DEVICE_TEXTS) == 2
+    with gpu.tally() as counts:
+        check("shared-mem", other, pats, 2)
+    assert _uploaded(counts) == pieces and len(gpu.DEVICE_TEXTS) == 2
     del other  # (its entry is only noted by the weakref callback: gone at the next call)
-    assert len(gpu.DEVICE_TEXTS) == 1 and len(gpu.DEVICE_TEXTS.entries) == 1
+    assert len(gpu.DEVICE_TEXTS) == 1
 
 
 def test_texts_left_on_the_gpu_keep_to_their_budget(monkeypatch):
@@ -671,26 +640,31 @@ def test_texts_left_on_the_gpu_keep_to_their_budget(monkeypatch):
     # (one code a byte, in whole words of 8: what a 100-symbol text holds on the GPU)
     on_gpu = 2 * gpu.packed_bytes(len(a[0]))
     assert on_gpu < config.GPU_DEVICE_TEXT_BYTES < 2 * on_gpu  # room for one text, not two
-    assert gpu.DEVICE_TEXTS.get(tuple(a), 0) is not None and gpu.DEVICE_TEXTS.bytes == on_gpu
-    check("thread", b, pats, 2)
-    assert gpu.DEVICE_TEXTS.get(tuple(a), 0) is None and len(gpu.DEVICE_TEXTS) == 1
-    assert gpu.DEVICE_TEXTS.get(tuple(b), 0) is not None
-    uploads = _uploads(monkeypatch)
-    check("thread", a, pats, 2)  # (uploaded again; now a is kept and b went)
-    assert uploads and gpu.DEVICE_TEXTS.get(tuple(b), 0) is None
+    assert len(gpu.DEVICE_TEXTS) == 1 and gpu.DEVICE_TEXTS.bytes == on_gpu
+
+    def uploads_of(text) -> int:
+        with gpu.tally() as counts:
+            check("thread", text, pats, 2)
+        return _uploaded(counts)
+
+    assert uploads_of(a) == 0  # found on the GPU
+    check("thread", b, pats, 2)  # b is kept; a, least recently used, goes
+    assert len(gpu.DEVICE_TEXTS) == 1
+    assert uploads_of(a) > 0  # uploaded again; now a is kept and b went
+    assert uploads_of(b) > 0
     gpu.DEVICE_TEXTS.clear()
-    monkeypatch.setattr(config, "GPU_DEVICE_TEXT_BYTES", 100)
+    monkeypatch.setattr(config, "GPU_DEVICE_TEXT_BYTES", 100)  # less than one text
     check("thread", a, pats, 2)
-    assert len(gpu.DEVICE_TEXTS) == 0
+    assert len(gpu.DEVICE_TEXTS) == 0 and uploads_of(a) > 0
     monkeypatch.setattr(config, "GPU_DEVICE_TEXT_BYTES", 1 << 20)
-    monkeypatch.setattr(gpu.Device, "free_bytes", lambda self: 200)  # half: less than 104
+    monkeypatch.setattr(gpu.Device, "free_bytes", lambda self: 2 * on_gpu - 8)  # half: too little
     check("thread", a, pats, 2)
-    assert len(gpu.DEVICE_TEXTS) == 0
-    monkeypatch.setattr(gpu.Device, "free_bytes", lambda self: 210)
-    uploads.clear()
-    first = check("thread", a, pats, 2)
-    again = check("thread", a, pats, 2)
-    assert len(gpu.DEVICE_TEXTS) == 1 and len(uploads) == 1
+    assert len(gpu.DEVICE_TEXTS) == 0 and uploads_of(a) > 0
+    monkeypatch.setattr(gpu.Device, "free_bytes", lambda self: 2 * on_gpu + 2)
+    with gpu.tally() as counts:
+        first = check("thread", a, pats, 2)
+        again = check("thread", a, pats, 2)
+    assert len(gpu.DEVICE_TEXTS) == 1 and _uploaded(counts) == 1
     assert engine_rows(first) == engine_rows(again)
 
 
@@ -704,8 +678,14 @@ def test_a_full_gpu_drops_the_texts_left_on_it(monkeypatch):
     pats = records([random_codes(rng, 6)], "p")
     a = records([planted_text(rng, 80, [pats[0].codes])], "a")
     b = records([planted_text(rng, 90, [pats[0].codes])], "b")
+
+    def uploads_of(text) -> int:
+        with gpu.tally() as counts:
+            check("pair-tile", text, pats, 2)
+        return _uploaded(counts)
+
     check("pair-tile", a, pats, 2)
-    assert gpu.DEVICE_TEXTS.get(tuple(a), 0) is not None
+    assert uploads_of(a) == 0  # a's text is left on the GPU
     fails = [1]
     original = gpu.cuda.device_array
 
@@ -719,8 +699,8 @@ def test_a_full_gpu_drops_the_texts_left_on_it(monkeypatch):
         mp.setattr(gpu.cuda, "device_array", once)
         res = check("pair-tile", b, pats, 2)
     assert not fails and len(res.hits) > 0
-    assert gpu.DEVICE_TEXTS.get(tuple(a), 0) is None
-    assert gpu.DEVICE_TEXTS.get(tuple(b), 0) is not None
+    assert len(gpu.DEVICE_TEXTS) == 1 and uploads_of(b) == 0  # b's is kept, a's was dropped
+    assert uploads_of(a) > 0
 
 
 def test_the_hit_columns_grow_once_for_a_scan_in_pieces(monkeypatch):
