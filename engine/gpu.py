@@ -303,13 +303,17 @@ PINNED = PinnedPool()
 class Tally:
     """What the GPU side did while a :func:`tally` was open, counted where it happens (the
     behaviour tests and benchmarks check, instead of the caches' insides): ``allocations``
-    (new device arrays, not spares), ``packs`` (texts packed for an upload), ``batches``
-    (a family's batches of launches: kmismatch) and ``launches`` (kernel name -> count)."""
+    (new device arrays, not spares), ``packs`` (texts packed for an upload), ``launches``
+    (kernel name -> count), and of a family's batches of launches (kmismatch): ``batches``,
+    ``reruns`` (a batch run again with the room its spilled tiles asked for) and
+    ``oversized`` (a batch whose hits could outgrow the memory for one: it is split)."""
 
     def __init__(self) -> None:
         self.allocations = 0
         self.packs = 0
         self.batches = 0
+        self.reruns = 0
+        self.oversized = 0
         self.launches: Counter = Counter()
 
 

@@ -186,22 +186,15 @@ def _expect_almost_no_hits(monkeypatch):
 def test_hit_buffer_overflow_runs_the_launch_again(method, monkeypatch):
     """Tile regions sized for almost no hits and a tiny spill area: tiles spill, the spill
     area overflows, and the launch runs again with room for all."""
+    from engine import gpu
+
     _expect_almost_no_hits(monkeypatch)
-    runs = []
-    original = kcuda.CudaSearch.run_batch
-
-    def spy(self, work):
-        before = self.reruns
-        n = original(self, work)
-        runs.append((n, self.reruns - before))
-        return n
-
-    monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
     rng = np.random.default_rng(3)
     pats = records([random_codes(rng, 5), random_codes(rng, 3)], "p")
     text = records([random_codes(rng, 40, 0.1)], "t")
-    check(method, text, pats, 5)  # k >= m: every window hits every slot
-    assert any(reruns for _, reruns in runs), runs
+    with gpu.tally() as counts:
+        check(method, text, pats, 5)  # k >= m: every window hits every slot (the oracles')
+    assert counts.reruns > 0 and counts.batches > 0
 
 
 @pytest.mark.parametrize("first_guess", ["random DNA", "almost no hits"])
@@ -210,22 +203,16 @@ def test_hits_beyond_the_memory_for_one_launch_split_it(monkeypatch, first_guess
     of almost no hits, a batch overflows first and asks for more room than there is: it is
     halved too (and the room asked for is not kept for the halves)."""
     monkeypatch.setattr(kcuda, "HIT_BYTES", 1 << 24)  # room for 16 hits a launch
+    from engine import gpu
+
     if first_guess != "random DNA":
         _expect_almost_no_hits(monkeypatch)
-    nones = []
-    original = kcuda.CudaSearch.run_batch
-
-    def spy(self, work):
-        n = original(self, work)
-        nones.append(n is None)
-        return n
-
-    monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
     rng = np.random.default_rng(4)
     pats = records([random_codes(rng, 4, 0.2)], "p")
     text = records([random_codes(rng, 50, 0.1)], "t")
-    check("pair-tile", text, pats, 4)  # 94 hits
-    assert sum(nones) >= 3
+    with gpu.tally() as counts:
+        check("pair-tile", text, pats, 4)  # 94 hits (the oracles')
+    assert counts.oversized >= 3
 
 
 def test_progress_slices_and_cancel(monkeypatch):
@@ -478,18 +465,20 @@ def test_spill_overflow_in_a_batch_of_many_launches(method, monkeypatch):
 def test_the_text_is_unpacked_on_the_gpu_as_it_was():
     """Packed two codes a byte (odd lengths, every code 0-15), uploaded in pieces, unpacked:
     the device text is the host text, then zeros to a whole number of 8-code words."""
+    from engine import gpu
+
     rng = np.random.default_rng(2)
     pats = slot_groups([Record("p", np.array([1, 2, 4], np.uint8))], "both")
     for n in (1, 7, 8, 9, 17, 33, 100):
         codes = rng.integers(0, 16, n).astype(np.uint8)
-        with pytest.MonkeyPatch.context() as mp:
+        with pytest.MonkeyPatch.context() as mp, gpu.tally() as counts:
             mp.setattr(config, "GPU_UPLOAD_BYTES", 4)
             search = kcuda.CudaSearch("thread", codes, np.array([0, n]), pats, 1)
         search.dev.synchronize("", search.copy_stream)
         up = search.text.copy_to_host()
         assert up.shape[0] == -(-n // 8) * 8 and up.shape[0] % 8 == 0
         assert np.array_equal(up[:n], codes) and not up[n:].any(), n
-        assert len(search._ready) == -(-n // 8)  # pieces of 4 packed bytes
+        assert counts.launches["unpack_text"] == -(-n // 8)  # pieces of 4 packed bytes
         search.close()
 
 
@@ -707,6 +696,7 @@ def test_the_hit_columns_grow_once_for_a_scan_in_pieces(monkeypatch):
     """A scan in many pieces of text grows the hit columns once, before any hit is in, for
     all the hits at the rate of its first piece (none copied from smaller columns), and
     they are the CPU's."""
+    from engine import gpu
     from engine.kmismatch.hits import HitBuffer
 
     monkeypatch.setattr(config, "GPU_UPLOAD_BYTES", 8)
@@ -714,18 +704,21 @@ def test_the_hit_columns_grow_once_for_a_scan_in_pieces(monkeypatch):
     n = 400
     codes = np.resize(load("ACGT")[0].codes, n)
     text = [Record("t", codes)]
-    search = kcuda.CudaSearch("thread", codes, np.array([0, n]), slot_groups(pats, "both"), 0)
-    out = HitBuffer(dtypes=search.dtypes)
-    out.columns = tuple(c[:1] for c in out.columns)
     grown = []
-    original = out.reserve
+    with gpu.tally() as counts:
+        search = kcuda.CudaSearch("thread", codes, np.array([0, n]), slot_groups(pats, "both"),
+                                  0)
+        out = HitBuffer(dtypes=search.dtypes)
+        out.columns = tuple(c[:1] for c in out.columns)
+        original = out.reserve
 
-    def spy(capacity):
-        grown.append((len(out), capacity))
-        original(capacity)
+        def spy(capacity):
+            grown.append((len(out), capacity))
+            original(capacity)
 
-    out.reserve = spy
-    assert search.scan(0, n, out) == len(out) and len(search._ready) == n // 16
+        out.reserve = spy
+        assert search.scan(0, n, out) == len(out)
+    assert counts.launches["unpack_text"] == n // 16  # the text went up in pieces of 8 bytes
     search.close()
     cpu = kmismatch.solve(text, pats, 0, backend="serial").hits
     assert len(grown) == 1 and grown[0][0] == 0 and len(out) <= grown[0][1] < 1.3 * len(out)
