@@ -736,27 +736,21 @@ def test_searches_take_their_streams_from_the_pool():
 
     pats = slot_groups(load("ACGTA"), "both")
     codes = np.resize(load("ACGT")[0].codes, 40)
-    gpu.STREAMS.free.clear()  # (those of earlier tests)
-    first = kcuda.CudaSearch("thread", codes, np.array([0, 40]), pats, 0)
-    first.close()
-    idle = set(map(id, gpu.STREAMS.free[first.dev.id]))
-    assert idle == {id(first.stream), id(first.copy_stream)}
-    created = []
-    original = gpu.cuda.stream
-
-    def spy():
-        created.append(1)
-        return original()
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(gpu.cuda, "stream", spy)
+    gpu.STREAMS.clear()  # (those of earlier tests)
+    with gpu.tally() as counts:
+        first = kcuda.CudaSearch("thread", codes, np.array([0, 40]), pats, 0)
+        first.close()
+    assert counts.streams == 2
+    with gpu.tally() as counts:
         a = kcuda.CudaSearch("thread", codes, np.array([0, 40]), pats, 0)
-        assert created == [] and {id(a.stream), id(a.copy_stream)} <= idle
+    assert counts.streams == 0  # the two the closed search left
+    assert {id(a.stream), id(a.copy_stream)} == {id(first.stream), id(first.copy_stream)}
+    with gpu.tally() as counts:
         b = kcuda.CudaSearch("thread", codes, np.array([0, 40]), pats, 0)
-        assert len(created) == 2 and len({id(s) for s in (a.stream, a.copy_stream, b.stream,
-                                                           b.copy_stream)}) == 4
-        a.close(), b.close()
-    assert len(gpu.STREAMS.free[first.dev.id]) <= gpu.STREAMS.LIMIT
+    assert counts.streams == 2
+    assert len({id(s) for s in (a.stream, a.copy_stream, b.stream, b.copy_stream)}) == 4
+    a.close(), b.close()
+    assert gpu.STREAMS.clear() == 4 <= gpu.STREAMS.LIMIT
 
 
 def test_the_counts_come_back_with_the_last_scans_hits():
