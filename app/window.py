@@ -16,7 +16,7 @@ import itertools
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QIcon, QKeySequence
 from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox,
                                QProgressBar, QScrollArea, QSplitter, QStyle, QTabWidget, QToolBar,
@@ -43,6 +43,9 @@ RESOURCES = Path(__file__).resolve().parents[1] / "resources"
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "gui.md"
 GUIDE_URL = "https://github.com/primerscope/primerscope/blob/main/docs/gui.md"
 MAX_RECENT = 10
+#: Tabs with tables of their own: the results table under them is hidden (at 720 px it took
+#: half of their height while holding nothing they use).
+OWN_TABLE_TABS = ("Pairs", "Panel")
 #: The smallest screen the window must fit (a 1366x768 laptop, less its panel and title bar).
 SMALL_SCREEN = (1280, 720)
 
@@ -123,10 +126,19 @@ class MainWindow(QMainWindow):
         scroll.setWidget(self.left_content)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.left = scroll
+        # The panel's needs change after the first layout (records listed, Advanced opened,
+        # help re-wrapped): fit again on every layout request, or its right edge is cut off.
+        self.left_content.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.left_content and event.type() == QEvent.Type.LayoutRequest:
+            QTimer.singleShot(0, self._fit_left)
+        return super().eventFilter(watched, event)
 
     def _build_center(self) -> None:
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
+        self.tabs.currentChanged.connect(lambda _: self._show_results_table())
         self.results = ResultsPanel()
         self.results.selected.connect(self._on_item_selected)
         self.results.filtered.connect(self.on_filtered)
@@ -403,6 +415,10 @@ class MainWindow(QMainWindow):
         if not title:
             return None
         return next((v for v in self.family_views if v.title == title), None)
+
+    def _show_results_table(self) -> None:
+        view = self.current_view()
+        self.results.setVisible(view is None or view.title not in OWN_TABLE_TABS)
 
     def _favour_tabs(self) -> None:
         """Most of the height to the tabs (a view with its own tables: Pairs, Panel)."""
