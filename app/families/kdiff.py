@@ -98,6 +98,7 @@ class KdiffAdapter(FamilyAdapter):
         from app.views.pairs import PairsView
         from app.views.panel import PanelView
         from app.views.primers import PrimerTools
+        from app.views.sequence import KdiffSequenceView
 
         profile, candidate = SpecificityView(), CandidateView()
 
@@ -126,7 +127,7 @@ class KdiffAdapter(FamilyAdapter):
             return (records, records_label(records)) if records else None
 
         return [SplitView("Specificity", [profile, candidate], Qt.Orientation.Horizontal, (600, 500)),
-                OffTargetView(backend_choice), PairsView(pair_inputs, host.settings, host.ask, has_inputs),
+                KdiffSequenceView(), OffTargetView(backend_choice), PairsView(pair_inputs, host.settings, host.ask, has_inputs),
                 PanelView(panel_background, backend_choice),
                 PrimerTools(self, host.results, host.settings)]
 
