@@ -522,8 +522,18 @@ def compact_columns(table: QTableView, cap: int = COLUMN_CAP_PX) -> None:
 
 
 def columns_reachable(table: QTableView) -> bool:
-    """Whether every shown column can be seen: inside the viewport, or the table scrolls
-    sideways to it (the 1280x720 screenshot test)."""
-    overflow = table.horizontalHeader().length() - table.viewport().width()
-    return overflow <= 1 or (table.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff
-                             and table.horizontalScrollBar().maximum() >= overflow - 1)
+    """Whether every shown column can be brought into view: scrolled as far right as the
+    table goes, the last shown column ends inside the viewport (the 1280x720 test)."""
+    header = table.horizontalHeader()
+    shown = [c for c in range(header.count()) if not table.isColumnHidden(c)]
+    if not shown:
+        return True
+    if table.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff:
+        return header.length() <= table.viewport().width() + 1
+    bar = table.horizontalScrollBar()
+    before = bar.value()
+    bar.setValue(bar.maximum())
+    last = max(shown, key=header.sectionPosition)
+    right = header.sectionViewportPosition(last) + header.sectionSize(last)
+    bar.setValue(before)
+    return right <= table.viewport().width() + 1

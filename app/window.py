@@ -420,11 +420,6 @@ class MainWindow(QMainWindow):
         view = self.current_view()
         self.results.setVisible(view is None or view.title not in OWN_TABLE_TABS)
 
-    def _favour_tabs(self) -> None:
-        """Most of the height to the tabs (a view with its own tables: Pairs, Panel)."""
-        total = sum(self.right.sizes())
-        self.right.setSizes([total * 3 // 4, total - total * 3 // 4])
-
     # ---------------------------------------------------------------------------------------
     # the primer library and panels
     def _add_rows_to_library(self) -> None:
@@ -448,7 +443,6 @@ class MainWindow(QMainWindow):
         if view is None:
             return False
         self.show_view(view)
-        self._favour_tabs()
         started = view.check(primers, source)
         self.refresh_pages()
         return started
@@ -571,7 +565,6 @@ class MainWindow(QMainWindow):
         view = self.view_titled(self.adapter.demo_view(dataset)) if family == self.params.family else None
         if view is not None and not overrides:  # the demo runs the view's own job (Pairs)
             self.show_view(view)
-            self._favour_tabs()
             self.state_label.setText(f"Demo loaded: {demo.DATASETS[dataset][0]}.")
             view.run()
         self.refresh_pages()

@@ -210,8 +210,7 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
     def _show_letter_ticks(self) -> None:
         r0, c0 = self._origin
         per_cell = self.cell_pixels()
-        metrics = QFontMetrics(self.plot.getAxis("left").style.get("tickFont") or QFont())
-        room = (metrics.height() * 0.9, metrics.horizontalAdvance("W") * 1.3)
+        room = self.letter_room()
         shown = tuple(bool(letters) and size >= need
                       for letters, size, need in zip(self._letters, per_cell, room))
         if shown == getattr(self, "_shown_letters", None):
@@ -223,6 +222,11 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
                 self.plot.getAxis(axis).setTicks([[(first + k, ch) for k, ch in enumerate(letters)]])
             else:
                 self.plot.getAxis(axis).setTicks(None)
+
+    def letter_room(self) -> tuple[float, float]:
+        """Pixels a row (column) needs for its letter to stand clear of the next one's."""
+        metrics = QFontMetrics(self.plot.getAxis("left").style.get("tickFont") or QFont())
+        return metrics.height() * 0.9, metrics.horizontalAdvance("W") * 1.3
 
     def cell_pixels(self) -> tuple[float, float]:
         """On-screen (height, width) of one cell, in pixels."""

@@ -162,7 +162,7 @@ class PrimerTools(ResultView):
         self.defaults_button.clicked.connect(self.restore_defaults)
         self.filter_bar.addWidget(self.defaults_button)
 
-        conditions = FlowBar(spacing=6)
+        conditions = self.filter_bar  # one bar: the conditions follow on the defaults' line
         conditions.addWidget(QLabel("Conditions:"))
         self.condition_spins: dict[str, QDoubleSpinBox] = {}
         for field in primers.CONDITION_FIELDS:
@@ -211,9 +211,7 @@ class PrimerTools(ResultView):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 2, 0, 2)
         layout.setSpacing(2)
-        self.conditions_bar = conditions
-        for row in (self.filter_bar, conditions):
-            layout.addWidget(row)
+        layout.addWidget(self.filter_bar)
         layout.addWidget(self.error)
 
     # -- widgets -> state (the one path) ---------------------------------------------------------
