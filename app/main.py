@@ -204,6 +204,7 @@ def main(argv=None) -> int:
         status = qt_app.exec()
         return status if status else shot.status
     window.show()
+    window.start_warmup()  # compile the shown page's kernels ahead (first use: tens of seconds)
     if args.demo:
         window.load_demo(dataset)
     return qt_app.exec()

@@ -26,6 +26,7 @@ from engine.jobs import Progress
 from app.jobs import CompareStep, JobStarted, combinations, compare_backends, run_job
 from app.settings import load_json, save_json
 from app.views.plotting import si
+from app.warmup import COMPILING, CompileClock
 from app.worker import JobRunner
 
 DRAW_INTERVAL_MS = 33  # ~30 Hz
@@ -86,6 +87,7 @@ class RunController(QObject):
         self._compare_step: CompareStep | None = None
         self._compare_plan: list[float] = []
         self._table_at = 0.0
+        self.compile_clock = CompileClock()
         self._draw_timer = QTimer(self)
         self._draw_timer.setInterval(DRAW_INTERVAL_MS)
         self._draw_timer.timeout.connect(self._draw)
@@ -184,6 +186,7 @@ class RunController(QObject):
         self.cancel_latency = None
         self._started_at = time.perf_counter()
         self._table_at = 0.0
+        self.compile_clock = CompileClock()
         bar = self.host.progress_bar
         bar.setRange(0, 1000)
         bar.setValue(0)
@@ -264,6 +267,7 @@ class RunController(QObject):
                 self.host.throughput.reset(None)
                 return
             item = item.progress
+        self.compile_clock.see(item)
         self._latest = item
         self.host.throughput.add(item)
         self._dirty = True
@@ -281,11 +285,13 @@ class RunController(QObject):
             pass  # keep saying "Cancelling…" until the generator has returned
         elif p.phase == "compiling":
             bar.setRange(0, 0)  # busy: compiling has no measurable progress
+            host.eta_label.setText("")
+            waited = f" {self.compile_clock.total():.0f} s"
             if p.message in ("", "compiling kernels…"):
-                host.state_label.setText(f"Compiling kernels for {label}… (first run only; cached "
-                                         "on disk afterwards)")
+                host.state_label.setText(f"{label}: {COMPILING}…{waited} (the kernels are kept on "
+                                         "disk: later runs start at once)")
             else:  # another set-up phase (a dask job: starting the cluster)
-                host.state_label.setText(f"{p.message} ({label})")
+                host.state_label.setText(f"{p.message} ({label}){waited}")
         else:
             bar.setRange(0, 1000)
             step = self._compare_step if self.mode == "comparing" else None
@@ -332,6 +338,9 @@ class RunController(QObject):
         return text
 
     def _run_label(self, job=None) -> str:
+        step = self._compare_step if self.mode == "comparing" and job is None else None
+        if step is not None:  # the run being compared, not the last single run's job
+            return f"{self.host.params.family} {step.label}"
         job = job or self.job
         if job is None:
             return self.host.params.family
@@ -393,7 +402,8 @@ class RunController(QObject):
             details = [self._run_label(outcome.job)]
             if info.seconds > 0 and info.cells:
                 details.append(si(info.cells / info.seconds, "cells/s"))
-            outcome.status = f"Done: {outcome.summary} in {info.seconds:.3g} s ({', '.join(details)})."
+            outcome.status = (f"Done: {outcome.summary} in {info.seconds:.3g} s"
+                              f"{self.compile_clock.note()} ({', '.join(details)}).")
             why = adapter.empty_reason(result, outcome.job) if not adapter.items(result) else ""
             if why:
                 outcome.status += " " + why

@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         self.loads.failed.connect(self._on_load_failed)
         self.loads.idle.connect(self._on_loads_idle)
 
+        self.warmup = None  # compiling ahead (start_warmup): interactive sessions only
         self._last_demo: str | None = None
         self._input_states: dict[tuple[str, str], InputState] = {}
         self.input_panels: dict[str, InputPanel] = {}
@@ -368,6 +369,25 @@ class MainWindow(QMainWindow):
         self.controller.restore()
         self._set_tab_order()
         QTimer.singleShot(0, self._fit_left)
+
+    def start_warmup(self) -> None:
+        """Compile the kernels of the page shown ahead, in a low-priority process, shortly
+        after start and after each change of family or selection (app.warmup)."""
+        from app.warmup import WARMUP_DELAY_MS, Warmup
+
+        if self.warmup is None:
+            self.warmup = Warmup(self, again=self._warm)
+            self.params.changed.connect(self._warm_soon)
+        QTimer.singleShot(WARMUP_DELAY_MS, self._warm)
+
+    def _warm_soon(self) -> None:
+        from app.warmup import WARMUP_DELAY_MS
+
+        QTimer.singleShot(WARMUP_DELAY_MS, self._warm)
+
+    def _warm(self) -> None:
+        if self.warmup is not None and not self.controller.closing:
+            self.warmup.start(self.params.family, self.params.state())
 
     def _on_family_changed(self, name: str) -> None:
         self._setup_family()
@@ -708,6 +728,8 @@ class MainWindow(QMainWindow):
             save_json(self.settings, workspace.LAST_KEY, workspace.capture(self))
             self.settings.setValue("window/geometry", self.saveGeometry())
         self.controller.shutdown()
+        if self.warmup is not None:
+            self.warmup.shutdown()
         self.loads.shutdown()
         for view in self.all_views():
             view.shutdown()
