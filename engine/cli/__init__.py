@@ -243,20 +243,31 @@ class ProgressBar:
     def __call__(self, p) -> None:
         if not self.enabled:
             return
-        if p.phase == "compiling":
-            sys.stderr.write("\r" + (p.message or "compiling kernels…") + " " * 30)
-        else:
-            width = 30
-            filled = int(width * p.fraction)
-            rate = p.cells_per_second
-            sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {100 * p.fraction:5.1f}% "
-                             f"{p.elapsed:6.1f}s {rate / 1e9:7.2f} Gcells/s")
+        sys.stderr.write("\r" + self.line(p))
         sys.stderr.flush()
         self.drawn = True
 
+    @staticmethod
+    def line(p) -> str:
+        """What the bar says for Progress ``p``: the fraction, the time so far, the rate and,
+        once a fraction is measured, the time left."""
+        if p.phase == "compiling":
+            message = p.message if p.message and p.message != "compiling kernels…" else \
+                "compiling kernels (once; kept on disk)…"
+            return message + " " * 30
+        width = 30
+        filled = int(width * p.fraction)
+        text = (f"[{'#' * filled}{'.' * (width - filled)}] {100 * p.fraction:5.1f}% "
+                f"{p.elapsed:6.1f}s {p.cells_per_second / 1e9:7.2f} Gcells/s")
+        if 0 < p.fraction < 1 and p.elapsed >= 0.5:
+            left = int(round(p.elapsed * (1 - p.fraction) / p.fraction))
+            text += f" ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}" if left >= 3600 \
+                else f" ETA {left // 60}:{left % 60:02d}"
+        return text
+
     def close(self) -> None:
         if self.drawn:
-            sys.stderr.write("\r" + " " * 72 + "\r")
+            sys.stderr.write("\r" + " " * 84 + "\r")
             sys.stderr.flush()
 
 
