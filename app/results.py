@@ -376,6 +376,8 @@ class ResultsPanel(QWidget):
             model.setCurrentIndex(current, flags.NoUpdate)
         model.blockSignals(False)
         self.view.viewport().update()
+        if self._kept_current is not None and not current.isValid():
+            self.selected.emit(None)  # the filters hide it: views must not keep showing it
         if current.isValid() and self._scroll:
             self.view.scrollTo(current)
         self._scroll = False
