@@ -125,3 +125,18 @@ def test_every_tab_of_the_other_families_at_1280x720(qtbot, window, tmp_path, fa
     run(qtbot, window)
     window.select_best()
     _every_tab(qtbot, window, folder, family)
+
+
+def test_a_headless_screenshot_prints_one_line(tmp_path):
+    """Qt's offscreen platform notes (missing window features) are not printed, let alone twice."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "nw.png"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    done = subprocess.run([sys.executable, "-m", "app", "gui", "--family", "nw", "--screenshot", str(out)],
+                          capture_output=True, text=True, timeout=300, env=env,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines() == [f"primerscope: screenshot saved to {out}"]
+    assert out.stat().st_size > 10_000
