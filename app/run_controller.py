@@ -480,8 +480,9 @@ class RunController(QObject):
             details = [self._run_label(outcome.job)]
             if info.seconds > 0 and info.cells:
                 details.append(si(info.cells / info.seconds, "cells/s"))
-            outcome.status = (f"Done: {outcome.summary} in {info.seconds:.3g} s"
-                              f"{self.compile_clock.note()} ({', '.join(details)}).")
+            if self.compile_clock.note():  # the first run's wait, apart from the search time
+                details.append(self.compile_clock.note())
+            outcome.status = f"Done: {outcome.summary} in {info.seconds:.3g} s ({', '.join(details)})."
             why = adapter.empty_reason(result, outcome.job) if not adapter.items(result) else ""
             if why:
                 outcome.status += " " + why

@@ -50,9 +50,9 @@ class CompileClock:
         return self.seconds + open_phase
 
     def note(self) -> str:
-        """" (+ 12.3 s compiling, once)" when the job compiled, else ""."""
+        """"+ 12.3 s compiling (once)" when the job compiled, else ""."""
         seconds = self.total()
-        return f" (+ {seconds:.3g} s {COMPILING})" if seconds >= 0.05 else ""
+        return f"+ {seconds:.3g} s {COMPILING}" if seconds >= 0.05 else ""
 
 
 # -- what to compile -------------------------------------------------------------------------------

@@ -266,8 +266,9 @@ class OffTargetView(ResultView):
         extend = sum(1 for s in sites if s.edits_3prime == 0)
         # The first search compiles its kernels: that wait is not search time.
         compiling = self.clock.total()
-        where = (f"edit {job.variant}/{job.backend} in {max(0.0, report.seconds - compiling):.2g} s"
-                 f"{self.clock.note()}")
+        where = f"edit {job.variant}/{job.backend} in {max(0.0, report.seconds - compiling):.2g} s"
+        if self.clock.note():
+            where += f", {self.clock.note()}"
         if not report.complete:
             text = f"Cancelled: {n:,} sites found before the cancel ({where})."
         elif n:

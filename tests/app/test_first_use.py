@@ -24,7 +24,7 @@ def test_the_compile_clock_counts_only_the_compiling_phase():
     time.sleep(0.1)
     clock.see(Progress(2, 10, 0, 0, 0.2))
     assert 0.19 <= clock.total() < 0.29
-    assert clock.note().startswith(" (+ 0.2") and COMPILING in clock.note()
+    assert clock.note().startswith("+ 0.2") and clock.note().endswith(COMPILING)
     assert CompileClock().note() == ""
 
 
@@ -48,7 +48,7 @@ def test_a_compiling_run_says_so_and_reports_compile_time_apart(qtbot, window, m
     result = run(qtbot, window)
     assert any(COMPILING in t and "bitparallel" in t for t in timer_texts), timer_texts[:5]
     status = window.state_label.text()
-    match = re.search(r"in ([\d.]+) s \(\+ ([\d.]+) s compiling \(once\)\)", status)
+    match = re.search(r"in ([\d.]+) s \(.*, \+ ([\d.]+) s compiling \(once\)\)\.", status)
     assert match, status
     solve, compiling = float(match.group(1)), float(match.group(2))
     assert compiling >= 0.55  # the compile, not in the search time
