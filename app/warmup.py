@@ -59,7 +59,7 @@ class CompileClock:
 def plan(family: str, state: dict) -> list[dict]:
     """The warm-up tasks for a family's run panel ``state`` (ParamsPanel.state): its own job
     with the chosen variant, backend, form and flags, and for kdiff the off-target search its
-    Off-targets tab runs. Dask and CUDA are left alone (a cluster, a device: not for a guess)."""
+    Off-targets tab runs and the pair design of its Pairs tab. Dask and CUDA are left alone (a cluster, a device: not for a guess)."""
     if state.get("backend") not in ("serial", "multicore"):
         return []
     tasks = [{"task": "run", "family": family, "variant": state["variant"],
@@ -68,6 +68,7 @@ def plan(family: str, state: dict) -> list[dict]:
               "threads": state.get("threads")}]
     if family == "kdiff":
         tasks.append({"task": "offtarget", "backend": state["backend"], "threads": state.get("threads")})
+        tasks.append(dict(tasks[0], task="pairs"))  # the Pairs tab: the scan and the PCR
     return tasks
 
 
@@ -119,13 +120,30 @@ def _offtarget(task: dict) -> None:
         pass
 
 
+def _pairs(task: dict) -> None:
+    from engine.primers import pairs
+
+    import numpy as np
+
+    from engine.sequences import Record
+
+    # A target with a repeat inside a random background: the scan, Primer3 and the PCR run.
+    target = _tiny(1)
+    background = Record("warm-bg", np.concatenate([_tiny(0).codes, target.codes[100:160]]), "", "")
+    job = pairs.make_job([target], [background], 2, variant=task["variant"], backend=task["backend"],
+                         parallel=task["parallel"], flags=frozenset(task["flags"]),
+                         threads=task["threads"] if task["backend"] == "multicore" else None)
+    for _ in pairs.iter_solve(job):
+        pass
+
+
 def warm(tasks: list[dict]) -> list[dict]:
     """Run the tasks; their wall seconds (compiling, or loading from the cache) and errors."""
     out = []
     for task in tasks:
         started = time.perf_counter()
         try:
-            (_offtarget if task["task"] == "offtarget" else _run)(task)
+            {"offtarget": _offtarget, "pairs": _pairs, "run": _run}[task["task"]](task)
             error = ""
         except Exception as exc:  # a warm-up never matters enough to stop the next one
             error = f"{type(exc).__name__}: {exc}"

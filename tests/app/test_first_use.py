@@ -59,7 +59,7 @@ def test_the_warmup_plan_runs_the_pages_jobs_without_error(window):
     window.params.set_family("kdiff")
     state = window.params.state()
     tasks = plan("kdiff", state)
-    assert [t["task"] for t in tasks] == ["run", "offtarget"]
+    assert [t["task"] for t in tasks] == ["run", "offtarget", "pairs"]
     assert tasks[0]["variant"] == state["variant"] and tasks[0]["backend"] == state["backend"]
     assert plan("kdiff", dict(state, backend="dask")) == []  # no cluster started on a guess
     for family in ("kmismatch", "nw"):
@@ -67,7 +67,8 @@ def test_the_warmup_plan_runs_the_pages_jobs_without_error(window):
         out = warm(plan(family, window.params.state()))
         assert out and all(line["error"] == "" for line in out), out
     out = warm(tasks)
-    assert [line["task"] for line in out] == ["run", "offtarget"] and all(not o["error"] for o in out), out
+    assert [line["task"] for line in out] == ["run", "offtarget", "pairs"]
+    assert all(not o["error"] for o in out), out
 
 
 def test_python_m_app_warmup_prints_a_line_per_task_and_refuses_bad_input():
