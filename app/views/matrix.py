@@ -122,6 +122,7 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         self._read = None  # stored value -> what the hover read-out says
         self._letters = ("", "")  # the sequences along the rows and columns, if short
         self._shown_letters = None
+        self._show_scales(False)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         # Letters are drawn only while a cell is tall (wide) enough for one: else they smear
         # into each other and the axis shows numbers instead.
@@ -150,6 +151,16 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         self._shown_letters = None
         self.plot.getAxis("left").setTicks(None)
         self.plot.getAxis("bottom").setTicks(None)
+        self._show_scales(False)
+
+    def _show_scales(self, shown: bool) -> None:
+        """Axis numbers and the colour bar only over a matrix: empty axes' 0..1 mean nothing."""
+        for name in ("left", "bottom"):
+            self.plot.getAxis(name).setStyle(showValues=shown)
+        self.colorbar.setVisible(shown)
+
+    def scales_shown(self) -> bool:
+        return self.colorbar.isVisible()
 
     def has_data(self) -> bool:
         return self._data is not None
@@ -183,6 +194,7 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
             lut[empty] = (225, 225, 225, 255)
         self.image.setImage(data, autoLevels=False, levels=(0, top), lut=lut)
         self.colorbar.setLevels(levels)
+        self._show_scales(True)
         if first:
             r0, c0 = origin
             self.image.setRect(QRectF(c0 - 0.5, r0 - 0.5, cols, rows))
