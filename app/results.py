@@ -288,12 +288,15 @@ class ResultsPanel(QWidget):
             header.resizeSection(col, 76 if computed else 90 if column.kind != "str" else 220)
 
     def fit_columns(self) -> None:
-        """Text columns as wide as their content (up to 320 px), the last one stretching."""
+        """Text columns as wide as their content (up to 320 px), number columns as their
+        header (its unit included), the last one stretching."""
         header = self.view.horizontalHeader()
         for col, column in enumerate(self.model.all_columns()[:-1]):
             if column.kind == "str":
                 self.view.resizeColumnToContents(col)
                 header.resizeSection(col, min(header.sectionSize(col), 320))
+            else:
+                header.resizeSection(col, max(64, header.sectionSizeHint(col)))
 
     def clear_filters(self) -> None:
         if self.tools is not None and hasattr(self.tools, "clear_filters"):

@@ -15,7 +15,7 @@ class KdiffAdapter(FamilyAdapter):
         Column("target", "str", "", "Target record"),
         Column("start", "int", "start", "First base of the candidate (1-based)"),
         Column("end", "int", "end", "Last base of the candidate (1-based, inclusive)"),
-        Column("length", "int", "length", "Candidate length c+1; short means specific"),
+        Column("length (bp)", "int", "length", "Candidate length c+1; short means specific"),
         Column("sequence", "str"),
     )
 
