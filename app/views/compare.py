@@ -16,6 +16,8 @@ from app.views.plotting import BLUE, GREY, RED
 
 class CompareView(ResultView):
     title = "Compare backends"
+    empty_hint = ("Run ▸ Compare backends (Ctrl+B) runs the loaded job on every available variant "
+                  "and backend, after a short probe of each, and shows their speed-ups here.")
 
     def __init__(self):
         super().__init__()
