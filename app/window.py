@@ -50,6 +50,12 @@ OWN_TABLE_TABS = ("Pairs", "Panel")
 SMALL_SCREEN = (1280, 720)
 
 
+def in_sentence(title: str) -> str:
+    """An input box's title inside a sentence, as the box writes it: "Target" -> "target",
+    "Sequence A" -> "sequence A" (not "sequence a": the toolbar and the boxes say the same)."""
+    return title[:1].lower() + title[1:]
+
+
 def version() -> str:
     try:
         return importlib.metadata.version("primerscope")
@@ -326,7 +332,7 @@ class MainWindow(QMainWindow):
             panel.changed.connect(self._on_input_changed)
             self.inputs_layout.addWidget(panel)
             self.input_panels[spec.role] = panel
-        titles = [s.title.lower() for s in fam.inputs]
+        titles = [in_sentence(s.title) for s in fam.inputs]
         self.open_action.setText(f"&Open {titles[0]}…")
         self.open2_action.setText(f"Open {titles[-1]}…")
         self.open2_action.setVisible(len(titles) > 1)
@@ -501,7 +507,7 @@ class MainWindow(QMainWindow):
     def open_dialog(self, role: str) -> None:
         spec = next(s for s in self.params.spec.inputs if s.role == role)
         start = self.settings.value("last_dir", str(Path.home()))
-        paths, _ = QFileDialog.getOpenFileNames(self, f"Open {spec.title.lower()}", start, FILE_FILTER)
+        paths, _ = QFileDialog.getOpenFileNames(self, f"Open {in_sentence(spec.title)}", start, FILE_FILTER)
         if paths:
             self.settings.setValue("last_dir", os.path.dirname(paths[0]))
             self.load_files(role, paths)
