@@ -123,18 +123,22 @@ def _offtarget(task: dict) -> None:
 def _pairs(task: dict) -> None:
     from engine.primers import pairs
 
-    import numpy as np
+    from app import demo
 
-    from engine.sequences import Record
-
-    # A target with a repeat inside a random background: the scan, Primer3 and the PCR run.
-    target = _tiny(1)
-    background = Record("warm-bg", np.concatenate([_tiny(0).codes, target.codes[100:160]]), "", "")
-    job = pairs.make_job([target], [background], 2, variant=task["variant"], backend=task["backend"],
+    # Real DNA, so that Primer3 finds pairs and their in-silico PCR runs (random DNA gives
+    # none, and the PCR's kernels would stay uncompiled): a 700 bp piece of lambda against
+    # 20 kb of E. coli, as the pairs tests use.
+    target = [r.region(20_001, 20_700) for r in demo.records("lambda")]
+    background = [r.region(1, 20_000) for r in demo.records("ecoli")]
+    job = pairs.make_job(target, background, 3, variant=task["variant"], backend=task["backend"],
                          parallel=task["parallel"], flags=frozenset(task["flags"]),
                          threads=task["threads"] if task["backend"] == "multicore" else None)
-    for _ in pairs.iter_solve(job):
-        pass
+    gen = pairs.iter_solve(job)
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return len(stop.value.pairs)  # pairs found: the PCR ran (and compiled) for them
 
 
 def warm(tasks: list[dict]) -> list[dict]:
@@ -142,13 +146,17 @@ def warm(tasks: list[dict]) -> list[dict]:
     out = []
     for task in tasks:
         started = time.perf_counter()
+        found = None
         try:
-            {"offtarget": _offtarget, "pairs": _pairs, "run": _run}[task["task"]](task)
+            found = {"offtarget": _offtarget, "pairs": _pairs, "run": _run}[task["task"]](task)
             error = ""
         except Exception as exc:  # a warm-up never matters enough to stop the next one
             error = f"{type(exc).__name__}: {exc}"
-        out.append({"task": task["task"], "family": task.get("family", "edit"),
-                    "seconds": round(time.perf_counter() - started, 3), "error": error})
+        line = {"task": task["task"], "family": task.get("family", "edit"),
+                "seconds": round(time.perf_counter() - started, 3), "error": error}
+        if found is not None:
+            line["found"] = found
+        out.append(line)
     return out
 
 

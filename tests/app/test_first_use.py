@@ -69,6 +69,7 @@ def test_the_warmup_plan_runs_the_pages_jobs_without_error(window):
     out = warm(tasks)
     assert [line["task"] for line in out] == ["run", "offtarget", "pairs"]
     assert all(not o["error"] for o in out), out
+    assert out[2]["found"] > 0  # pairs found, so the in-silico PCR's kernels ran too
 
 
 def test_python_m_app_warmup_prints_a_line_per_task_and_refuses_bad_input():
