@@ -174,3 +174,17 @@ def test_biology_first_engine_settings_under_a_closed_advanced(qtbot, settings):
     again = ParamsPanel(settings)  # the section's state persists
     qtbot.addWidget(again)
     assert again.advanced.is_expanded()
+
+
+def test_saved_values_are_taken_by_the_registry_rule(qtbot, settings):
+    """A saved (or workspace) value the registry's ParamSpec.check refuses (the rule of
+    make_job and the command line) falls back to the default; one it takes is kept."""
+    panel = ParamsPanel(settings)
+    qtbot.addWidget(panel)
+    k = registry.family("kdiff").param("k")
+    for bad in (k.maximum + 1, k.minimum - 1, "2.5", "many", None):
+        panel.restore_state("kdiff", {"params": {"k": bad}})
+        assert panel.state()["params"]["k"] == k.default, bad
+    panel.restore_state("kdiff", {"params": {"k": "7", "strands": "sideways"}})
+    assert panel.state()["params"]["k"] == 7
+    assert panel.state()["params"]["strands"] == registry.family("kdiff").param("strands").default
