@@ -33,7 +33,7 @@ BOM = "\ufeff"
 
 def _cell(value):
     """A value as the command line writes it: floats to two decimals (Primer3's annotations,
-    ``engine.kdiff.export.annotation_cells``), not their 16 digits; None as empty."""
+    ``engine.primers.export_kdiff.annotation_cells``), not their 16 digits; None as empty."""
     if value is None:
         return ""
     if isinstance(value, float):
@@ -84,8 +84,8 @@ def cli_header(adapter, result) -> list[str]:
 def cli_names(titles, adapter, result, base_columns) -> list[str]:
     """The table's column titles as the command line names them: the family's own columns
     by position (when the counts agree), and the primer tools' (annotations, merged regions)
-    as ``engine.kdiff.export`` names them. A title without a CLI twin stays as it is."""
-    from engine.kdiff.export import REGION_COLUMNS
+    as ``engine.primers.export_kdiff`` names them. A title without a CLI twin stays as it is."""
+    from engine.primers.export_kdiff import REGION_COLUMNS
     from engine.primers import Annotation
 
     from app import primers

@@ -45,6 +45,12 @@ class KdiffAdapter(FamilyAdapter):
 
         return [candidate_row(c) for c in items]
 
+    def export(self):
+        """kdiff's writers live with the primer tools (``engine.primers.export_kdiff``)."""
+        from engine.primers import export_kdiff
+
+        return export_kdiff
+
     def csv_text(self, result) -> str:
         from engine.primers import export_kdiff as export  # the command line's writer
 
