@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from engine.cli import add_region_options, load_input, selected_flags
 from engine.primers import offtarget
+from engine.primers.cli_options import integer
+from engine.primers.primer_sets import MAX_PRIMER_LENGTH
 from engine.primers import offtarget as export  # its writers (engine.cli's plug-in contract)
 from engine.sequences import load
 
@@ -18,7 +20,7 @@ def add_arguments(parser) -> None:
     add_region_options(parser, ('background',))
     parser.add_argument("primer", help="the candidate primer: a literal or a file (first record)")
     parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal")
-    parser.add_argument("--max-edits", type=int, default=3, metavar="D",
+    parser.add_argument("--max-edits", type=integer(0, MAX_PRIMER_LENGTH), default=3, metavar="D",
                         help="report every site within D edits, both strands (default 3)")
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import warnings
 from dataclasses import dataclass, field
 from typing import Generator
 
@@ -32,9 +33,10 @@ import numpy as np
 from engine import edit, kdiff
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers import pcr
-from engine.primers.primer3_design import (DesignSettings, Oligo, check_pair, primer_lists,
-                                           rejection_reason, template_text)
-from engine.sequences import Record, decode, encode, reverse_complement
+from engine.primers.primer3_design import (PRIMER3_MIN_TEMPLATE, DesignSettings, Oligo,
+                                           check_pair, primer_lists, rejection_reason,
+                                           template_text)
+from engine.sequences import Record, SequenceWarning, decode, encode, reverse_complement
 from engine.slices import Meter, compile_once, numba_threads, run_info
 
 __all__ = ["PairSettings", "PairsResult", "PrimerPair", "PrimerSite", "Rejection", "Specificity",
@@ -314,6 +316,11 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
             meter.complete = False
             return result()
         yield meter.progress(n, len(target), message=f"Primer3: pairs in {rec.id}")
+        if len(rec) < PRIMER3_MIN_TEMPLATE:  # (Primer3's C code would abort the process)
+            warnings.warn(SequenceWarning(
+                f"target record {rec.id!r} has {len(rec)} nt, fewer than the "
+                f"{PRIMER3_MIN_TEMPLATE} Primer3 needs: skipped"), stacklevel=2)
+            continue
         text = rec.text
         template = template_text(text)
 

@@ -48,6 +48,11 @@ __all__ = ["PcrProducts", "PcrResult", "PcrSettings", "PcrSites", "Product", "Si
            "iter_solve", "make_job", "pair_sites", "solve"]
 
 
+#: The longest product (1 Gb: longer than any chromosome). Coordinates are packed below
+#: 2^40 (pair_sites); an unbounded size overflowed there and silently gave no products.
+MAX_PRODUCT = 1_000_000_000
+
+
 @dataclass(frozen=True)
 class PcrSettings:
     """What counts as a site and as a product (see the module docstring)."""
@@ -66,6 +71,8 @@ class PcrSettings:
         check_int("three_prime_window", self.three_prime_window, 1)
         check_int("min_product", self.min_product, 1)
         check_int("max_product", self.max_product, 1)
+        if self.max_product > MAX_PRODUCT:
+            raise ValueError(f"max_product must be at most {MAX_PRODUCT:,}, got {self.max_product}")
         if self.max_product < self.min_product:
             raise ValueError(f"max_product ({self.max_product}) is smaller than min_product "
                              f"({self.min_product})")
