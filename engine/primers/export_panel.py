@@ -6,7 +6,8 @@ CSV (default): one row per pair of primers (a primer with itself included):
 PCR products between the two, empty without a background). With ``matrix`` ("dg",
 "tm" or "end"): one matrix, the primers' names as the header row and first column.
 JSON: ``primers``, the matrices ``dimer_dg``, ``dimer_tm``, ``end_dg``, ``end_dimer``
-(null where not scored), ``pairs`` (the rows above as objects) and ``products``.
+(null where not scored), ``pairs`` (the rows above as objects), ``products`` and
+``too_long_for_thermodynamics`` (primers over 60 nt: no heterodimer values between them).
 """
 
 from __future__ import annotations
@@ -64,4 +65,5 @@ def to_json(result, *, matrix: str | None = None) -> dict:
             "end_dg": grid(result.end_dg), "end_dimer": result.end_dimer.tolist(),
             "pairs": list(pair_rows(result)),
             "products": [product_dict(p, result.settings.pcr.with_sequence)
-                         for p in result.products] if result.has_background else None}
+                         for p in result.products] if result.has_background else None,
+            "too_long_for_thermodynamics": list(result.too_long)}
