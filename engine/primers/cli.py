@@ -29,8 +29,6 @@ def _primer(args):
 
 
 def make_job(args):
-    if args.max_edits < 0:
-        raise ValueError(f"--max-edits must be >= 0, got {args.max_edits}")
     primer = _primer(args)
     if selected_flags(args):
         raise ValueError("offtarget takes no --opt flags")

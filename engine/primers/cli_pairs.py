@@ -55,10 +55,6 @@ def _rejected_path(args):
 
 
 def make_job(args):
-    if args.k < 1:
-        raise ValueError(f"-k must be >= 1, got {args.k}")
-    if args.num_return < 1:
-        raise ValueError(f"--num-return must be >= 1, got {args.num_return}")
     if args.rejected and not args.explain:
         raise ValueError("--rejected needs --explain")
     _rejected_path(args)

@@ -39,13 +39,7 @@ def add_pcr_options(parser, *, defaults: bool = True) -> None:
 
 
 def settings_from(args, with_sequence: bool = False) -> pcr.PcrSettings:
-    for flag, value, low in (("--max-edits", args.max_edits, 0),
-                             ("--max-3prime-edits", args.max_3prime_edits, 0),
-                             ("--3prime-window", args.three_prime_window, 1),
-                             ("--min-product", args.min_product, 1),
-                             ("--max-product", args.max_product, 1)):
-        if value < low:
-            raise ValueError(f"{flag} must be >= {low}, got {value}")
+    # (each number's own range is its argparse type's: add_pcr_options)
     if args.max_product < args.min_product:
         raise ValueError(f"empty product range: --max-product {args.max_product} is below "
                          f"--min-product {args.min_product}")

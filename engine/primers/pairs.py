@@ -30,7 +30,7 @@ from typing import Generator
 
 import numpy as np
 
-from engine import edit, kdiff
+from engine import kdiff
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers import pcr
 from engine.primers.primer3_design import (PRIMER3_MIN_TEMPLATE, DesignSettings, Oligo,
@@ -365,14 +365,15 @@ def _with_pcr(chosen, background, settings: pcr.PcrSettings, job: Job, cancel, m
     records = tuple(primers.values())
     search = pcr.search_job(records, background, settings.max_edits, backend=job.backend,
                             threads=job.threads, scheduler=job.params.get("scheduler"))
-    found = yield from pcr.relabel(edit.iter_solve(search, cancel), "in-silico PCR")
-    pcr.absorb(meter, found.info)
+    before = meter.elapsed
+    hits = yield from pcr.search_hits(search, cancel, meter, "in-silico PCR")
+    searched = meter.elapsed - before
     yield from compile_once(pcr.Refiner())
     t0 = meter.elapsed
-    sites = meter.timed(lambda: pcr.find_sites(records, background, found.hits, settings))
+    sites = meter.timed(lambda: pcr.find_sites(records, background, hits, settings))
     out = []
     for p, pair_names in zip(chosen, names):
         products = pcr.pair_sites(sites, background, settings, primers=set(pair_names))
         out.append(dataclasses.replace(p, products=tuple(products)))
-    phases["pcr"] = found.info.seconds + meter.elapsed - t0
+    phases["pcr"] = searched + meter.elapsed - t0
     return out

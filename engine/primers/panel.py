@@ -21,7 +21,6 @@ from typing import Generator
 
 import numpy as np
 
-from engine import edit
 from engine.jobs import CancelToken, Job, Progress, RunInfo, drive
 from engine.primers import pcr
 from engine.primers.annotate import THERMO_MAX_LENGTH, TOO_LONG, Conditions
@@ -133,10 +132,9 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     search = job.params["search"]
     if search is not None and meter.complete:
         background = job.inputs["background"]
-        found = yield from pcr.relabel(edit.iter_solve(search, cancel), "cross-products")
-        pcr.absorb(meter, found.info)
+        hits = yield from pcr.search_hits(search, cancel, meter, "cross-products")
         yield from compile_once(pcr.Refiner())
-        sites = meter.timed(lambda: pcr.find_sites(primers, background, found.hits, settings.pcr))
+        sites = meter.timed(lambda: pcr.find_sites(primers, background, hits, settings.pcr))
         products = tuple(meter.timed(lambda: pcr.pair_sites(sites, background, settings.pcr)))
     return PanelResult(run_info(job, meter), settings, tuple((p.id, p.text) for p in primers),
                        dg, tm, end, flagged, products, search is not None,
