@@ -254,11 +254,11 @@ class Library:
         db.execute("BEGIN IMMEDIATE")
         try:
             yield db
+            if change and self._before_commit is not None:
+                self._before_commit()
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        if change and self._before_commit is not None:
-            self._before_commit()
         db.execute("COMMIT")
 
     # -- changes ---------------------------------------------------------------------------
