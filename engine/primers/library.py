@@ -140,9 +140,18 @@ class LibraryEntry:
             if v is not None and not low <= v <= high:
                 raise ValueError(f"primer {name!r}: {f} must be from {low:g} to {high:g}, "
                                  f"got {v:g}")
-        return replace(self, name=name, sequence=seq,
+        # Free text as a CSV export keeps it: stripped (an import strips every cell), with
+        # one kind of line break (a lone CR is no line break to a CSV reader).
+        text = {f: _text_field(getattr(self, f)) for f in ("target_id", "background", "notes")}
+        return replace(self, name=name, sequence=seq, **text,
                        created=self.created or datetime.now(timezone.utc).strftime(
                            "%Y-%m-%dT%H:%M:%SZ"))
+
+
+def _text_field(value) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"a library text field must be text, got {value!r}")
+    return value.replace("\r\n", "\n").replace("\r", "\n").strip()
 
 
 def checked_name(name) -> str:

@@ -59,17 +59,23 @@ def parse_literals(text: str) -> list[Record]:
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
+def _formula_like(text: str) -> bool:
+    """A spreadsheet would run it, or it is such a cell already quoted (so that quoting
+    stays reversible: ``'=`` typed by a user is written ``''=``)."""
+    return text.startswith(_FORMULA_START) or (text.startswith("'") and _formula_like(text[1:]))
+
+
 def spreadsheet_cell(value):
     """A text cell as a spreadsheet-bound CSV writes it: with a leading ``'`` when a
     spreadsheet would take it for a formula. Numbers are left alone."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
+    if isinstance(value, str) and _formula_like(value):
         return "'" + value
     return value
 
 
 def unquoted_cell(text: str) -> str:
     """What :func:`spreadsheet_cell` wrote, read back: its ``'`` removed."""
-    if text.startswith("'") and text[1:].startswith(_FORMULA_START):
+    if text.startswith("'") and _formula_like(text[1:]):
         return text[1:]
     return text
 
