@@ -278,17 +278,15 @@ def _gunzip(fh, path: Path, limit: int | None) -> bytes:
             while block := gz.read(1 << 24):
                 total += len(block)
                 if limit is not None and total > limit:
-                    raise SequenceError(_too_large(path, "unpacks to", limit))
+                    what = "unpacks to"
+                    raise SequenceError(f"{path}: {what} more text than this process can read into "
+                                        f"memory (about {limit:,} bytes): build a genome store "
+                                        f"with 'primerscope index {path} -o NAME.psg' and give "
+                                        f"that instead")
                 blocks.append(block)
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise SequenceError(f"{path}: corrupt gzip file ({exc})") from None
     return b"".join(blocks)
-
-
-def _too_large(path: Path, what: str, limit: int) -> str:
-    return (f"{path}: {what} more text than this process can read into memory (about "
-            f"{limit:,} bytes): build a genome store with 'primerscope index {path} -o "
-            f"NAME.psg' and give that instead")
 
 
 def _read_text(path: Path) -> str:
@@ -301,7 +299,11 @@ def _read_text(path: Path) -> str:
             if not gzipped:
                 size = os.fstat(fh.fileno()).st_size
                 if limit is not None and size > limit:
-                    raise SequenceError(_too_large(path, f"holds {size:,} bytes,", limit))
+                    what = f"holds {size:,} bytes,"
+                    raise SequenceError(f"{path}: {what} more text than this process can read into "
+                                        f"memory (about {limit:,} bytes): build a genome store "
+                                        f"with 'primerscope index {path} -o NAME.psg' and give "
+                                        f"that instead")
                 data = fh.read()
             else:
                 data = _gunzip(fh, path, limit)
