@@ -16,6 +16,7 @@ import csv
 import math
 
 from engine.primers.export_pcr import product_dict
+from engine.primers.primer_sets import spreadsheet_cell
 
 COLUMNS = ("primer_a", "primer_b", "dimer_dg", "dimer_tm", "end_dg_ab", "end_dg_ba", "end_dimer",
            "products")
@@ -46,13 +47,13 @@ def write_csv(result, fh, *, matrix: str | None = None) -> None:
     names = [n for n, _ in result.primers]
     if matrix:
         values = {"dg": result.dimer_dg, "tm": result.dimer_tm, "end": result.end_dg}[matrix]
-        w.writerow([""] + names)
+        w.writerow([""] + [spreadsheet_cell(n) for n in names])
         for name, row in zip(names, values):
-            w.writerow([name] + [_blank(_num(v)) for v in row])
+            w.writerow([spreadsheet_cell(name)] + [_blank(_num(v)) for v in row])
         return
     w.writerow(COLUMNS)
-    for r in pair_rows(result):
-        w.writerow([_blank(r[c]) for c in COLUMNS])
+    for r in pair_rows(result):  # (names a spreadsheet would run get a leading quote: OWASP)
+        w.writerow([spreadsheet_cell(_blank(r[c])) for c in COLUMNS])
 
 
 def to_json(result, *, matrix: str | None = None) -> dict:

@@ -405,6 +405,11 @@ def test_spreadsheet_exports_defuse_formulas_and_read_back(tmp_path):
     done = run("pcr", exported, "".join(seqs), "--json", "--no-progress")
     assert done.returncode == 0, done.stderr
     assert [p["name"] for p in json.loads(done.stdout)["primers"]] == names
+    panel = run("panel", exported, "--no-progress")  # a spreadsheet-bound CSV of names
+    assert panel.returncode == 0, panel.stderr
+    name_cells = [c for line in panel.stdout.splitlines()[1:] for c in line.split(",")[:2]]
+    assert name_cells and all(not c.startswith(("=", "+", "-", "@")) for c in name_cells)
+    assert "'=HYPERLINK" in panel.stdout
 
 
 def test_genbank_export_keeps_features_inside_the_record(tmp_path):
