@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from engine.cli import add_region_options, load_input
+from engine.cli import add_gap_option, add_region_options, gap_min_of, load_input
 from engine.primers import export_pairs as export  # the writers (engine.cli's plug-in contract)
 from engine.primers import pairs
 from engine.primers.cli_options import add_design_options, design_values, integer
@@ -39,6 +39,7 @@ def add_arguments(parser) -> None:
                              "(JSON: 'rejected'; CSV: --rejected FILE, default OUT.rejected.csv)")
     parser.add_argument("--rejected", metavar="FILE", help="where --explain writes its CSV")
     parser.add_argument("--bed", metavar="FILE", help="also write the pairs as BED12")
+    add_gap_option(parser)
     add_design_options(parser)
     add_pcr_options(parser)
 
@@ -69,7 +70,7 @@ def make_job(args):
     return pairs.make_job(load_input(args, "target"), load_input(args, "background"), args.k, settings,
                           variant=args.variant, backend=args.backend, parallel=args.parallel,
                           flags=selected_flags(args), threads=args.threads,
-                          scheduler=args.scheduler)
+                          scheduler=args.scheduler, gap_min=gap_min_of(args))
 
 
 def extra_outputs(result, args) -> dict:

@@ -30,7 +30,7 @@ from typing import Generator
 
 import numpy as np
 
-from engine import kdiff
+from engine import gaps, kdiff
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers import pcr
 from engine.primers.primer3_design import (PRIMER3_MIN_TEMPLATE, DesignSettings, Oligo,
@@ -140,16 +140,21 @@ class PairsResult:
 
 
 def make_job(target, background, k: int, settings: PairSettings | None = None, *, variant=None,
-             backend=None, parallel=None, flags=None, threads=None, scheduler=None) -> Job:
+             backend=None, parallel=None, flags=None, threads=None, scheduler=None,
+             gap_min: int = gaps.GAP_MIN) -> Job:
     """Check everything and return the job (``Job.family`` ``"pairs"``).
 
     ``variant``/``backend``/``parallel``/``flags`` are kdiff's (the specificity scan);
     the in-silico PCR runs on the same backend with the edit family's default variant.
     ``scheduler``: the dask backend's cluster address (engine.cluster), for both steps.
+    Runs of at least ``gap_min`` N in the target and the background are assembly gaps
+    (engine.gaps): no designed primer holds a gap base.
     """
     settings = settings or PairSettings()
     k = check_int("k", k, 1)
-    target, background = tuple(target), tuple(background)
+    gap_min = check_int("gap_min", gap_min, 1)
+    target = tuple(gaps.as_background(target, gap_min))
+    background = tuple(gaps.as_background(background, gap_min))
     if not target:
         raise ValueError("no target records")
     both = []
@@ -157,11 +162,11 @@ def make_job(target, background, k: int, settings: PairSettings | None = None, *
         both += [Record(f"f{i}", rec.codes), Record(f"r{i}", reverse_complement(rec.codes))]
     kjob = kdiff.make_job(both, background, k, variant=variant, backend=backend,
                           parallel=parallel, flags=flags, strands="both", threads=threads,
-                          scheduler=scheduler)
+                          scheduler=scheduler, gap_min=gap_min)
     return Job(family="pairs", inputs={"target": target, "background": background},
                variant=kjob.variant, backend=kjob.backend, parallel=kjob.parallel,
                flags=kjob.flags, params={"k": k, "settings": settings, "kdiff": kjob,
-                                         "scheduler": scheduler},
+                                         "scheduler": scheduler, "gap_min": gap_min},
                threads=threads)
 
 
@@ -323,11 +328,15 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
             continue
         text = rec.text
         template = template_text(text)
+        gap_stretches = gaps.gap_runs(rec.codes)
+
+        def clear(oligo) -> bool:  # no designed primer holds an assembly gap base
+            return not gaps.touches_gap(gap_stretches, *([x] for x in oligo.span))[0]
 
         def design_one():
             lefts, rights, explain = primer_lists(template, design, rec.id)
-            lefts = [o for o in lefts if spec.left_specific(o.pos, o.length)]
-            rights = [o for o in rights if spec.right_specific(o.pos, o.length)]
+            lefts = [o for o in lefts if spec.left_specific(o.pos, o.length) and clear(o)]
+            rights = [o for o in rights if spec.right_specific(o.pos, o.length) and clear(o)]
             best = best_pairs(template, lefts, rights, design, cancel)
             why = (_rejections(rec.id, text, template, spec, lefts, rights, design,
                                job.params["k"], cancel, rec.offset) if settings.explain else [])
@@ -364,7 +373,8 @@ def _with_pcr(chosen, background, settings: pcr.PcrSettings, job: Job, cancel, m
         names.append(pair_names)
     records = tuple(primers.values())
     search = pcr.search_job(records, background, settings.max_edits, backend=job.backend,
-                            threads=job.threads, scheduler=job.params.get("scheduler"))
+                            threads=job.threads, scheduler=job.params.get("scheduler"),
+                            gap_min=job.params.get("gap_min", gaps.GAP_MIN))
     before = meter.elapsed
     hits = yield from pcr.search_hits(search, cancel, meter, "in-silico PCR")
     searched = meter.elapsed - before
