@@ -43,8 +43,8 @@ def test_a_target_under_3_nt_is_skipped_with_a_warning_not_an_abort(tmp_path):
     """Primer3's C code asserts a template of >= 3 nt (SIGABRT, exit 134, every record's
     results lost): the tiny record is skipped, the others keep their pairs."""
     rng = np.random.default_rng(34)
-    good = _random_dna(rng, 400)
-    background = _fasta(tmp_path / "bg.fa", [("bg", _random_dna(rng, 3000))])
+    good = _random_dna(rng, 250)
+    background = _fasta(tmp_path / "bg.fa", [("bg", _random_dna(rng, 500))])
     alone = run("pairs", _fasta(tmp_path / "one.fa", [("good", good)]), background, "-k", "3",
                 "--json", "--no-progress")
     both = run("pairs", _fasta(tmp_path / "two.fa", [("tiny", "AC"), ("good", good)]),
