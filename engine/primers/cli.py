@@ -10,8 +10,9 @@ from engine.cli import add_gap_option, add_region_options, gap_min_of, load_inpu
 from engine.primers import offtarget
 from engine.primers.cli_options import integer
 from engine.primers.primer_sets import MAX_PRIMER_LENGTH
-from engine.primers import offtarget as export  # its writers (engine.cli's plug-in contract)
 from engine.sequences import load
+
+export = offtarget  # its writers (engine.cli's plug-in contract)
 
 FAMILY = "edit"  # the family whose variants, backends and search do the work
 
