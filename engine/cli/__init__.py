@@ -107,9 +107,24 @@ def add_common_options(parser: argparse.ArgumentParser, fam) -> None:
                             help="optimisation flag, repeatable; without --opt the backend's "
                                  "defaults apply; '--opt none' switches all off")
     parser.add_argument("--threads", type=int, metavar="N", help="threads for multicore")
+    if "dask" in registry.BACKENDS:
+        parser.add_argument("--scheduler-timeout", type=_seconds, metavar="S",
+                            help="dask: seconds to reach --scheduler and find a worker there "
+                                 "before giving up with one line (default: 10)")
     parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of CSV")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a time limit in seconds, above 0 and at most an hour."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not 0 < value <= 3600:  # (NaN fails this too)
+        raise argparse.ArgumentTypeError(f"must be > 0 and <= 3600 seconds, got {text}")
+    return value
 
 
 def add_param_options(parser: argparse.ArgumentParser, fam,
@@ -316,6 +331,10 @@ def run_family(args) -> int:
     plugin = family_cli(args.command)
     if args.threads is not None and args.threads < 1:
         raise UsageError(f"--threads must be >= 1, got {args.threads}")
+    if getattr(args, "scheduler_timeout", None) is not None:
+        from engine import config
+
+        config.CLUSTER_CONNECT_SECONDS = args.scheduler_timeout  # (this process's one run)
     if not args.output and sys.stdout is None:
         raise UsageError("standard output is closed; give -o FILE")
     inputs = [getattr(args, dest, None) for dest in args.input_paths]
