@@ -24,17 +24,19 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import warnings
 from dataclasses import dataclass, field
 from typing import Generator
 
 import numpy as np
 
-from engine import gaps, kdiff
+from engine import gaps, kdiff, softmask
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers import pcr
-from engine.primers.primer3_design import (DesignSettings, Oligo, check_pair, primer_lists,
-                                           rejection_reason, template_text)
-from engine.sequences import Record, decode, encode, reverse_complement
+from engine.primers.primer3_design import (PRIMER3_MIN_TEMPLATE, DesignSettings, Oligo,
+                                           check_pair, primer_lists, rejection_reason,
+                                           template_text)
+from engine.sequences import Record, SequenceWarning, decode, encode, reverse_complement
 from engine.slices import Meter, numba_threads, run_info
 
 __all__ = ["PairSettings", "PairsResult", "PrimerPair", "PrimerSite", "Rejection", "Specificity",
@@ -46,6 +48,8 @@ class PairSettings:
     design: DesignSettings = DesignSettings()
     pcr: pcr.PcrSettings = pcr.PcrSettings()
     explain: bool = False
+    #: drop primers whose 3'-most 5 bases touch a soft-masked base (engine.softmask)
+    avoid_masked: bool = False
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,9 @@ def make_job(target, background, k: int, settings: PairSettings | None = None, *
     background = tuple(gaps.as_background(background, gap_min))
     if not target:
         raise ValueError("no target records")
+    if settings.avoid_masked:
+        for rec in target:
+            softmask.known_mask(rec)  # refused before the run, not after it
     both = []
     for i, rec in enumerate(target):
         both += [Record(f"f{i}", rec.codes), Record(f"r{i}", reverse_complement(rec.codes))]
@@ -319,12 +326,20 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
             meter.complete = False
             return result()
         yield meter.progress(n, len(target), message=f"Primer3: pairs in {rec.id}")
+        if len(rec) < PRIMER3_MIN_TEMPLATE:  # (Primer3's C code would abort the process)
+            warnings.warn(SequenceWarning(
+                f"target record {rec.id!r} has {len(rec)} nt, fewer than the "
+                f"{PRIMER3_MIN_TEMPLATE} Primer3 needs: skipped"), stacklevel=2)
+            continue
         text = rec.text
         template = template_text(text)
         gap_stretches = gaps.gap_runs(rec.codes)
 
         def clear(oligo) -> bool:  # no designed primer holds an assembly gap base
-            return not gaps.touches_gap(gap_stretches, *([x] for x in oligo.span))[0]
+            if gaps.touches_gap(gap_stretches, *([x] for x in oligo.span))[0]:
+                return False
+            return not (settings.avoid_masked and softmask.three_prime_masked(
+                rec, *([x] for x in oligo.span), reverse=not oligo.left)[0])
 
         def design_one():
             lefts, rights, explain = primer_lists(template, design, rec.id)

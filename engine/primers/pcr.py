@@ -59,6 +59,11 @@ __all__ = ["PcrProducts", "PcrResult", "PcrSettings", "PcrSites", "Product", "Si
            "iter_solve", "make_job", "pair_sites", "solve"]
 
 
+#: The longest product (1 Gb: longer than any chromosome). Coordinates are packed below
+#: 2^40 (pair_sites); an unbounded size overflowed there and silently gave no products.
+MAX_PRODUCT = 1_000_000_000
+
+
 @dataclass(frozen=True)
 class PcrSettings:
     """What counts as a site and as a product (see the module docstring)."""
@@ -77,6 +82,8 @@ class PcrSettings:
         check_int("three_prime_window", self.three_prime_window, 1)
         check_int("min_product", self.min_product, 1)
         check_int("max_product", self.max_product, 1)
+        if self.max_product > MAX_PRODUCT:
+            raise ValueError(f"max_product must be at most {MAX_PRODUCT:,}, got {self.max_product}")
         if self.max_product < self.min_product:
             raise ValueError(f"max_product ({self.max_product}) is smaller than min_product "
                              f"({self.min_product})")
@@ -194,16 +201,46 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
                      sites, products)
 
 
+#: Search groups (primer x record x strand) one edit search plans at once. The search
+#: keeps a task row and several columns per group (about 200 bytes): 40 primers against
+#: 100,000 tiny records made 8 M groups and 2 GB, so many records are searched a batch of
+#: records at a time.
+SEARCH_GROUPS = 1 << 20
+
+
 def iter_sites(job: Job, meter: Meter, cancel: CancelToken, message: str):
     """Yield Progress (labelled ``message``); return the sites of a :func:`sites_job`:
     each background chunk searched and its hits refined where their end is owned
-    (:class:`SitesProblem`), on the search's backend (engine.executors)."""
-    search: Job = job.params["search"]
+    (:class:`SitesProblem`), on the search's backend (engine.executors). Over many
+    records, a batch of records at a time (:data:`SEARCH_GROUPS`), so memory stays
+    bounded whatever the number of records x primers."""
     from engine import executors
 
+    search: Job = job.params["search"]
+    primers, background = job.inputs["primers"], job.inputs["background"]
+    settings: PcrSettings = job.params["settings"]
     executor = executors.for_backend(search.backend, search.params.get("scheduler"))
-    answer = yield from relabel(executor.run(SitesProblem(job), meter, cancel), message)
-    return meter.timed(answer.sites)
+    batch = max(1, SEARCH_GROUPS // max(1, len(primers) * 2))  # (both strands)
+    if len(background) <= batch or registry.on_cluster(search.backend):
+        answer = yield from relabel(executor.run(SitesProblem(job), meter, cancel), message)
+        return meter.timed(answer.sites)
+    parts = []
+    for at in range(0, len(background), batch):
+        records = background[at:at + batch]
+        part = sites_job(primers, records, settings, search_job(
+            primers, records, search.params["k"], variant=search.variant,
+            backend=search.backend, parallel=search.parallel, flags=search.flags,
+            threads=search.threads, gap_min=search.params.get("gap_min", gaps.GAP_MIN)))
+        last = at + len(records)
+        label = f"{message} (records {at + 1:,}-{last:,} of {len(background):,})"
+        answer = yield from relabel(executor.run(SitesProblem(part), meter, cancel), label)
+        refined = answer.refined()
+        if refined is not None:
+            parts.append(refined[:1] + (refined[1] + at,) + refined[2:])
+        if cancel.cancelled:
+            break
+    refined = tuple(np.concatenate(cols) for cols in zip(*parts)) if parts else None
+    return meter.timed(lambda: site_table(primers, background, settings, refined))
 
 
 def absorb(meter: Meter, info: RunInfo) -> None:
@@ -485,8 +522,11 @@ class SitesProblem(ChunkedProblem):
         super().warm_up()
         pcr_kernels.warm_up()
 
+    def refined(self) -> tuple | None:
+        """The passing refined hits merged (:func:`passing`'s columns), or None."""
+        return tuple(np.concatenate(cols) for cols in zip(*self._parts)) if self._parts else None
+
     def sites(self):
         """The sites of the hits merged (:func:`site_table`)."""
-        refined = tuple(np.concatenate(cols) for cols in zip(*self._parts)) \
-            if self._parts else None
-        return site_table(self.job.inputs["primers"], self.records, self.settings, refined)
+        return site_table(self.job.inputs["primers"], self.records, self.settings,
+                          self.refined())

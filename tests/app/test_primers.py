@@ -19,7 +19,7 @@ from PySide6.QtCore import QTimer
 from engine import edit
 from engine.jobs import drive
 from engine.kdiff import Candidate
-from engine.kdiff.export import region_row
+from engine.primers.export_kdiff import region_row
 from engine.primers import Conditions, Filters, annotate, merge_candidates, passes
 from engine.primers import offtarget
 from engine.sequences import Record, encode
@@ -78,8 +78,8 @@ def test_annotation_columns_equal_primer3(qtbot, window):
     result, tools = run_slice(qtbot, window)
     model = window.results.model
     first = len(model.columns)
-    assert [c.title for c in model.columns] == ["target", "start", "end", "length", "sequence"]
-    assert [c.title for c in model.computed][:2] == ["GC %", "Tm"]
+    assert [c.title for c in model.columns] == ["target", "start", "end", "length (bp)", "sequence"]
+    assert [c.title for c in model.computed][:2] == ["GC %", "Tm (°C)"]  # headers with units
     salts = {"mv_conc": 35.0, "dv_conc": 2.5, "dntp_conc": 0.8, "dna_conc": 250.0}
     with qtbot.waitSignal(tools.annotated, timeout=60_000):
         tools.set_values(conditions=salts)

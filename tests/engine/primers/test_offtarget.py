@@ -81,7 +81,7 @@ def test_alignment_and_three_prime_edits(scene):
         assert all((bar == "|") == (a == b) for a, bar, b in cols)
         tail = 0
         bases = 0
-        for a, bar, b in reversed(cols):  # walk back from the 3' end over the last 5 bases
+        for a, bar, _site in reversed(cols):  # walk back from the 3' end over the last 5 bases
             if a != "-":
                 bases += 1
                 if bases > 5:
@@ -123,4 +123,4 @@ def test_cli_offtarget(tmp_path, scene):
     assert {x[3] for x in payload["sites"]} == {"+", "-"}
     bad = subprocess.run([sys.executable, "-m", "engine.cli", "offtarget", primer.text, str(bg),
                           "--max-edits", "-1"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "--max-edits must be >= 0" in bad.stderr
+    assert bad.returncode == 2 and "--max-edits: must be >= 0" in bad.stderr
