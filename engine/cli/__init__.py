@@ -280,12 +280,11 @@ class ProgressBar:
 def run_family(args) -> int:
     """Check everything, run the job (interruptible, see engine.interrupts), then write."""
     from engine import registry
-    from engine.jobs import CancelToken, drive
+    from engine.jobs import CancelToken, check_threads, drive
     from engine.output import check_outputs, write_texts
 
     plugin = family_cli(args.command)
-    if args.threads is not None and args.threads < 1:
-        raise UsageError(f"--threads must be >= 1, got {args.threads}")
+    check_threads(args.threads)  # (the API's check: one message)
     if not args.output and sys.stdout is None:
         raise UsageError("standard output is closed; give -o FILE")
     inputs = [getattr(args, dest, None) for dest in args.input_paths]

@@ -90,3 +90,16 @@ def test_closest_match_takes_the_family_rule_too():
         kdiff.closest_match("ACGT", load("ACGTACGT"), k=20_000)
     with pytest.raises(ValueError, match="^strands must be one of both, forward"):
         kdiff.closest_match("ACGT", load("ACGTACGT"), strands="reverse")
+
+
+@pytest.mark.parametrize("family", sorted(CALLS))
+def test_threads_reads_the_same_on_the_command_line_and_in_the_api(family, capsys):
+    """threads is no registry parameter (every family has it): one check serves both."""
+    positional, required, api = CALLS[family]
+    with pytest.raises(ValueError) as refused:
+        api(backend="multicore", threads=0)
+    assert str(refused.value) == "threads must be >= 1, got 0"
+    argv = [family, *positional, *sum(required.values(), []), "--threads", "0",
+            "--backend", "multicore", "--no-progress"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == f"primerscope: error: {refused.value}"
