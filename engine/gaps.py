@@ -10,11 +10,10 @@ set rule, and positions never move: a gap keeps its place and length.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.jobs import check_int
 from engine.registry import ParamSpec
 from engine.sequences import Record
 
@@ -26,6 +25,10 @@ GAP_MIN_PARAM = ParamSpec(
     "gap_min", "Gap (N run) from", "int", GAP_MIN,
     "a run of at least this many N in a background or text is an assembly gap that matches "
     "nothing (shorter N runs match any base)", minimum=1, maximum=1_000_000_000, metavar="N")
+
+#: GAP_MIN_PARAM's rule with None refused (it means "not given" there; masking needs a
+#: length): :func:`as_background` checks it for every caller, the primer layer's too.
+_GAP_MIN_GIVEN = replace(GAP_MIN_PARAM, required=True)
 
 #: A gap base: the empty base set, which matches nothing.
 GAP_CODE = 0
@@ -84,7 +87,7 @@ def as_background(records, gap_min: int = GAP_MIN) -> list[Record]:
     A record with a ``with_gap_min(gap_min)`` method (a genome store's record) gives its own
     masked view, which the store reads from its gap table instead of scanning the codes.
     """
-    gap_min = check_int("gap_min", gap_min, 1)
+    gap_min = _GAP_MIN_GIVEN.check(gap_min)
     out = []
     for record in records:
         view = getattr(record, "with_gap_min", None)

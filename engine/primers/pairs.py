@@ -150,7 +150,6 @@ def make_job(target, background, k: int, settings: PairSettings | None = None, *
     """
     settings = settings or PairSettings()
     k = check_int("k", k, 1)
-    gap_min = check_int("gap_min", gap_min, 1)
     target = tuple(gaps.as_background(target, gap_min))
     background = tuple(gaps.as_background(background, gap_min))
     if not target:

@@ -19,7 +19,7 @@ from typing import Generator
 import numpy as np
 
 from engine import edit, gaps
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
+from engine.jobs import CancelToken, Job, Progress, RunInfo, drive
 from engine.primers import pcr
 from engine.primers.annotate import Conditions
 from engine.primers.primer_sets import check_primers
@@ -61,7 +61,6 @@ def make_job(primers, background=(), settings: PanelSettings | None = None, *, v
     at least ``gap_min`` N in the background are assembly gaps, engine.gaps)."""
     settings = settings or PanelSettings()
     primers = check_primers(primers)
-    gap_min = check_int("gap_min", gap_min, 1)
     background = tuple(gaps.as_background(background or (), gap_min))
     search = None
     if background:

@@ -143,7 +143,6 @@ def make_job(primers, background, settings: PcrSettings | None = None, *, varian
     """
     settings = settings or PcrSettings()
     primers = check_primers(primers)
-    gap_min = check_int("gap_min", gap_min, 1)
     background = tuple(gaps.as_background(background, gap_min))
     search = search_job(primers, background, settings.max_edits, variant=variant, backend=backend,
                         parallel=parallel, flags=flags, threads=threads, scheduler=scheduler,
