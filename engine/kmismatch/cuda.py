@@ -636,6 +636,7 @@ class CudaSearch:
                         self._wait_text(plan[r].hi + g.m - 1)
                         self._launch(g, plan[r], found, tile_base, tile_hits, counters,
                                      columns, rows[gi])
+            gpu.tally_event("downloads")
             with cuda_errors("running a kernel (copying its results back)"):
                 status.copy_to_host(back, stream=self.stream)
             self._sync()
@@ -707,6 +708,7 @@ class CudaSearch:
             with cuda_errors("copying the hit counts back"):
                 if self._tallies_host is None:
                     self._tallies_host = gpu.pinned_empty(self.tallies.shape[0], np.int64)
+                gpu.tally_event("downloads")
                 self.tallies.copy_to_host(self._tallies_host, stream=self.stream)
         self._sync()  # the last batch's copies
         return added
@@ -741,6 +743,7 @@ class CudaSearch:
         def copy():
             with cuda_errors("copying the hits back"):
                 for device, host in zip((self.pos, self.code, self.mis), out.columns):
+                    gpu.tally_event("downloads")
                     device[:n].copy_to_host(host[at:at + n], stream=s)
 
         self._queue("copy back", copy)
@@ -753,6 +756,7 @@ class CudaSearch:
         scan) the GPU's."""
         host = self._tallies_host
         if host is None:
+            gpu.tally_event("downloads")
             with cuda_errors("copying the hit counts back"):
                 host = self.tallies.copy_to_host(stream=self.stream)
             self._sync()
