@@ -165,7 +165,7 @@ class Group:
     #: Tiles start at multiples of this from lo rounded down to one (shared-mem: 4, so that it
     #: stages whole text words; the windows before lo are masked out).
     align: int = 1
-    #: Hits a window, as seen so far (the first guess: expected_per_window).
+    #: Hits a window, as seen so far (the first guess: expected_per_window x HIT_GUESS).
     per_window: float = 1.0
     #: Room for the hits of tiles that outgrow their regions (grown as launches need).
     spill: int = 0
@@ -369,8 +369,9 @@ class CudaSearch:
             shared = pair_tile_shared_bytes(tpb, m, piece)
             tile = 4 * tpb
             extra = (piece,)
+        guess = expected_per_window(m, min(k, m), tables.slots) * config.KMISMATCH_CUDA_HIT_GUESS
         return Group(m, tables.slots, tables, slot_code, table, valid, kernel, tpb, tile, shared,
-                     extra, texts, align, expected_per_window(m, min(k, m), tables.slots))
+                     extra, texts, align, guess)
 
     # -- memory -----------------------------------------------------------------------------
     def _array(self, name: str, n: int, dtype, what: str):

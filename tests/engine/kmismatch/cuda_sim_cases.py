@@ -172,14 +172,7 @@ def test_several_windows_a_thread_across_records_and_ranges(method):
 def _expect_almost_no_hits(monkeypatch):
     """The searches size their hit room for almost no hits (a first guess far too low)."""
     monkeypatch.setattr(config, "KMISMATCH_CUDA_MIN_HITS", 1)
-    original_group = kcuda.CudaSearch._group
-
-    def pessimist(self, *args):
-        g = original_group(self, *args)
-        g.per_window = 1e-6
-        return g
-
-    monkeypatch.setattr(kcuda.CudaSearch, "_group", pessimist)
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_HIT_GUESS", 1e-6)
 
 
 @pytest.mark.parametrize("method", METHODS)
