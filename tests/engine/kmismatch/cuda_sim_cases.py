@@ -141,32 +141,30 @@ def test_windows_never_span_two_records(method):
 
 
 @pytest.mark.parametrize("method", ["shared-mem", "pair-tile"])
-def test_several_windows_a_thread_across_records_and_ranges(method):
+def test_several_windows_a_thread_across_records_and_ranges(method, monkeypatch):
     """shared-mem takes 8 windows a thread, pair-tile 4 (tiles of 64 and 32 windows at 8
     threads a block): records of 63, 64, 65, 1, 13 and 130 symbols end inside tiles and
-    inside threads' windows, the text length is no multiple of the windows a thread, and
-    launches over window ranges that start at any offset (shared-mem realigns its chunk)
-    give exactly the hits of those windows."""
+    inside threads' windows, and the text length is no multiple of the windows a thread.
+    A text going up in pieces of 24 symbols is searched a piece at a time, in launches over
+    the windows that start 1 - m (mod 8) into a piece: at offsets 3, 1, 6 and 4 from a
+    tile's or a thread's first window (shared-mem realigns its chunk to a word), they give
+    exactly the hits of those windows."""
+    from engine import gpu
+
     rng = np.random.default_rng(21)
     pats = records([random_codes(rng, 6, 0.1), random_codes(rng, 9)], "p")
     lens = (63, 64, 65, 1, 13, 130)
     text = records([planted_text(rng, n, [p.codes for p in pats], copies=2) for n in lens], "t")
     for k in (1, 3):
         check(method, text, pats, k)
-    flat = np.concatenate([t.codes for t in text])
-    offsets = np.concatenate([[0], np.cumsum(lens)])
-    search = kcuda.CudaSearch(method, flat, offsets, slot_groups(pats, "both"), 2)
-    for g in search.groups:
-        end = len(flat) - g.m + 1
-        rows = []
-        for lo, hi in ((0, end), (1, 200), (3, 97), (6, 7), (130, end), (end - 5, end)):
-            n = search.run(g, lo, hi)
-            got = list(zip(*(search.dev.fetch(c[:n]).tolist() for c in (search.pos, search.code,
-                                                                        search.mis))))
-            if lo == 0:
-                rows = got
-                assert any(p < 64 for p, _, _ in got) and any(p >= 207 for p, _, _ in got)
-            assert got == [r for r in rows if lo <= r[0] < hi], (g.m, lo, hi)
+    monkeypatch.setattr(config, "GPU_UPLOAD_BYTES", 12)
+    for m in (6, 8, 11, 13):  # the longest pattern sets where a piece's windows start
+        pats = records([random_codes(rng, 5, 0.1), random_codes(rng, m, 0.1)], "p")
+        gpu.DEVICE_TEXTS.clear()  # (a text left on the GPU would go up in one piece)
+        with gpu.tally() as counts:
+            res = check(method, text, pats, 2)
+        assert counts.batches >= gpu.packed_bytes(sum(lens)) // 12 - 1  # a piece's each
+        assert len(res.hits) > 10
 
 
 def _expect_almost_no_hits(monkeypatch):
