@@ -133,7 +133,7 @@ def test_gap_min_is_the_registrys_parameter_in_the_primer_layer_too(value):
     as the families do: the same message for the same bad value, also where no family job
     checks it after them (a panel without a background took 10^9 + 1)."""
     messages = set()
-    for name, call in _gap_min_callers().items():
+    for call in _gap_min_callers().values():
         with pytest.raises(ValueError) as refused:
             call(value)
         messages.add(str(refused.value))
