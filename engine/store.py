@@ -1059,7 +1059,10 @@ def check_twobit(path: Path) -> None:
         at, entries = 16, []
         for _ in range(count):
             (name_len,) = take(at, 1, "the index")
-            name = take(at + 1, name_len, "the index").decode("latin-1")
+            raw = take(at + 1, name_len, "the index")
+            if not raw or min(raw) < 33 or max(raw) > 126:  # py2bit cuts a name at a NUL
+                raise bad(f"record name {raw!r} in the index is not printable text")
+            name = raw.decode("ascii")
             (offset,) = struct.unpack(order + "I", take(at + 1 + name_len, 4, "the index"))
             entries.append((name, offset))
             at += 5 + name_len
