@@ -159,8 +159,9 @@ def add_gap_option(parser: argparse.ArgumentParser) -> None:
     add_param_options(parser, SimpleNamespace(params=(GAP_MIN_PARAM,)))
 
 
-def gap_min_of(args) -> int:
-    """``--gap-min`` checked (one line naming the option when out of range)."""
+def gap_min_of(args) -> int | None:
+    """``--gap-min`` checked (one line naming the option when out of range); None when not
+    given (the job then takes a genome store's own, engine.gaps.resolve_gap_min)."""
     from engine.gaps import GAP_MIN_PARAM
 
     return GAP_MIN_PARAM.check(args.gap_min)

@@ -143,7 +143,7 @@ class PairsResult:
 
 def make_job(target, background, k: int, settings: PairSettings | None = None, *, variant=None,
              backend=None, parallel=None, flags=None, threads=None, scheduler=None,
-             gap_min: int = gaps.GAP_MIN) -> Job:
+             gap_min: int | None = None) -> Job:
     """Check everything and return the job (``Job.family`` ``"pairs"``).
 
     ``variant``/``backend``/``parallel``/``flags`` are kdiff's (the specificity scan);
@@ -154,7 +154,8 @@ def make_job(target, background, k: int, settings: PairSettings | None = None, *
     """
     settings = settings or PairSettings()
     k = check_int("k", k, 1)
-    gap_min = check_int("gap_min", gap_min, 1)
+    background = tuple(background)
+    gap_min = gaps.resolve_gap_min(background, gap_min)  # (unset: a store background's own)
     target = tuple(gaps.as_background(target, gap_min))
     background = tuple(gaps.as_background(background, gap_min))
     if not target:

@@ -22,7 +22,7 @@ from typing import Generator
 import numpy as np
 
 from engine import gaps
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
+from engine.jobs import CancelToken, Job, Progress, RunInfo, drive
 from engine.primers import pcr
 from engine.primers.annotate import THERMO_MAX_LENGTH, TOO_LONG, Conditions
 from engine.primers.primer_sets import check_primers
@@ -61,14 +61,15 @@ class PanelResult:
 
 def make_job(primers, background=(), settings: PanelSettings | None = None, *, variant=None,
              backend=None, parallel=None, threads=None, scheduler=None,
-             gap_min: int = gaps.GAP_MIN) -> Job:
+             gap_min: int | None = None) -> Job:
     """The panel check's job; with a background, its cross-product search (``variant`` ...
     ``scheduler``: the edit family's, as for :func:`engine.primers.pcr.search_job`; runs of
     at least ``gap_min`` N in the background are assembly gaps, engine.gaps)."""
     settings = settings or PanelSettings()
     primers = check_primers(primers)
-    gap_min = check_int("gap_min", gap_min, 1)
-    background = tuple(gaps.as_background(background or (), gap_min))
+    background = tuple(background or ())
+    gap_min = gaps.resolve_gap_min(background, gap_min)  # (unset: a store background's own)
+    background = tuple(gaps.as_background(background, gap_min))
     search = None
     if background:
         search = pcr.search_job(primers, background, settings.pcr.max_edits, variant=variant,

@@ -17,7 +17,6 @@ temporary file.
 from __future__ import annotations
 
 import hashlib
-import json
 import struct
 import sys
 import tempfile
