@@ -117,7 +117,7 @@ def test_twobit_fuzzer():
 
 
 @pytest.mark.parametrize("damage,message", [
-    (lambda d: d[:-3], "bases at byte"),                             # cut short: bases missing
+    (lambda d: d[:-1], "bases at byte"),                             # cut short: bases missing
     (lambda d: d[:8] + struct.pack("<I", 10**6) + d[12:], "an index of 1,000,000 records"),
     (lambda d: d[:16] + bytes([200]) + d[17:], "runs past the end"),  # a name length
 ])
