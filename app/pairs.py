@@ -9,6 +9,7 @@ writes what ``primerscope pairs`` writes.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Generator, Sequence
 
@@ -18,7 +19,7 @@ from engine.sequences import Record
 
 from app.families import Column
 from app.primer3_guard import steps
-from app.primers import short_id
+from app.primers import friendly, short_id
 
 #: The pair table, in the order of ``engine.primers.export_pairs.COLUMNS`` (the CSV's).
 PAIR_COLUMNS = (
@@ -66,17 +67,6 @@ PRODUCT_COLUMNS = (
 )
 
 
-#: Primer3's listing of a record's primers holds the GIL for the whole call (primer3-py runs
-#: ``choose_primers`` without releasing it): about a second for 2 kb on one core, growing a
-#: little faster than the length. Above this many seconds the view asks first.
-LONG_PAUSE_S = 10.0
-
-
-def primer3_pause(length: int) -> float:
-    """Seconds the window would not respond while Primer3 lists a record of ``length`` bp."""
-    return 1.0 * (max(length, 0) / 2000) ** 1.27
-
-
 @dataclass(frozen=True)
 class PairsStarted:
     """First item of a pair design: the job as the engine validated it."""
@@ -100,16 +90,48 @@ def design_run(target: Sequence[Record], background: Sequence[Record], k: int, s
     return (yield from steps(pairs.iter_solve(job, cancel)))
 
 
-def settings_from(values: dict):
-    """:class:`engine.primers.pairs.PairSettings` from the view's fields (ValueError naming
-    the first bad one, as the engine says it)."""
-    from engine.primers import pairs, pcr
-    from engine.primers.primer3_design import DesignSettings, parse_product_ranges
+def settings_from(values: dict, conditions=None, bounds=None):
+    """:class:`engine.primers.pairs.PairSettings` from the view's fields, the reaction
+    conditions and the primer filters' bounds (an :class:`engine.primers.Filters`, a bound
+    switched off is None; None: Primer3's defaults), as ``primerscope pairs`` builds them
+    from its options. ValueError naming the first bad field in the window's words."""
+    from engine.primers import Conditions, pairs, pcr
+    from engine.primers.cli_options import design_keywords
+    from engine.primers.primer3_design import DesignSettings, Regions, parse_product_ranges
 
-    design = DesignSettings(product_ranges=parse_product_ranges(values["product_ranges"]),
-                            tm_min=values["tm_min"], tm_opt=values["tm_opt"], tm_max=values["tm_max"],
-                            max_tm_diff=values["max_tm_diff"], num_return=values["num_return"])
-    return pairs.PairSettings(design, pcr.PcrSettings(max_edits=values["max_edits"]))
+    given = {}
+    if bounds is not None:
+        given = {f.name: getattr(bounds, f.name) for f in dataclasses.fields(bounds)}
+    given.update(tm_opt=values["tm_opt"], max_tm_diff=values["max_tm_diff"],
+                 min_three_prime_distance=values["min_three_prime_distance"])
+    try:
+        keywords = design_keywords(given, conditions or Conditions())
+        # Primer3's optimal length (20) inside the bounds: the window shows no field for it.
+        keywords["len_opt"] = min(max(keywords["len_opt"], keywords["len_min"]), keywords["len_max"])
+        design = DesignSettings(product_ranges=parse_product_ranges(values["product_ranges"]),
+                                num_return=values["num_return"], **keywords)
+        regions = Regions(tuple(map(tuple, values.get("amplify", ()))),
+                          tuple(map(tuple, values.get("exclude", ()))),
+                          tuple(values["include"]) if values.get("include") else None)
+    except ValueError as err:
+        raise ValueError(friendly(str(err))) from None
+    return pairs.PairSettings(design, pcr.PcrSettings(max_edits=values["max_edits"]),
+                              regions=regions)
+
+
+def settings_summary(design) -> str:
+    """What Primer3 is told, in a line (the Pairs view shows it under its fields)."""
+    c = design.conditions
+
+    def bound(value, off, text):
+        return "off" if value == off else text
+
+    return (f"Primer3: length {design.len_min}–{design.len_max} nt, Tm {design.tm_min:g}–"
+            f"{design.tm_max:g} °C (opt. {design.tm_opt:g}), GC {design.gc_min:g}–{design.gc_max:g} %, "
+            f"poly-X ≤ {design.max_poly_x}, GC clamp {design.gc_clamp}, hairpin/dimer Tm ≤ "
+            + bound(design.max_hairpin_tm, 1000.0, f"{design.max_hairpin_tm:g} °C")
+            + f"; Na⁺ {c.mv_conc:g} mM, Mg²⁺ {c.dv_conc:g} mM, dNTP {c.dntp_conc:g} mM, "
+              f"oligo {c.dna_conc:g} nM")
 
 
 def pair_rows(result) -> list[tuple]:

@@ -135,12 +135,21 @@ def add_design_options(parser) -> None:
 
 def design_values(args) -> dict:
     """DesignSettings keyword arguments from the options above ('off' -> the widest value)."""
+    return design_keywords(vars(args), conditions_from(args))
+
+
+def design_keywords(values, conditions: Conditions) -> dict:
+    """DesignSettings keyword arguments from bounds by option name (the command line's, and
+    the window's primer filters): 'off' or None switches a bound off (its widest value),
+    a name not given keeps Primer3's default."""
     out = {}
-    for name, (_, _, off) in _DESIGN_OPTIONS.items():
-        value = getattr(args, name)
-        out[name] = off if value == "off" else value
+    for name, (_, default, off) in _DESIGN_OPTIONS.items():
+        value = values.get(name, default)
+        if value is None or value == "off":
+            value = default if off is None else off
+        out[name] = value
     homodimer = out.pop("max_homodimer_tm")
     out["gc_clamp"] = out.pop("min_gc_clamp")
     out["max_self_any_tm"] = out["max_self_end_tm"] = homodimer
-    out["conditions"] = conditions_from(args)
+    out["conditions"] = conditions
     return out
