@@ -462,9 +462,8 @@ class PairsView(ResultView):
             n = len(self.result.pairs)  # a cancelled re-design: the previous design stays
             self.status.setText(f"Cancelled after {result.info.seconds:.2g} s: the previous "
                                 f"design's {n} pair{'s' if n != 1 else ''} are kept.")
-            self._update_buttons()
-            return
-        self.show_pairs(result)
+        else:
+            self.show_pairs(result)
         self._update_buttons()
         self.designed.emit(result)
 

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from PySide6.QtCore import Qt, QTimer
 
 from engine.primers import export_pairs, pairs
@@ -295,7 +295,7 @@ def _cli_pairs(*args):
     return json.loads(done.stdout)["pairs"]
 
 
-@settings(max_examples=examples(2))
+@settings(max_examples=examples(2), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(amplify=st.integers(20_250, 20_450), width=st.integers(0, 30),
        exclude=st.integers(20_001, 20_650))
 def test_regions_dragged_on_the_track_equal_the_cli(qtbot, window, demo_dir, amplify, width,
