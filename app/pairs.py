@@ -172,10 +172,11 @@ def records_label(records: Sequence[Record], most: int = 3) -> str:
 
 
 def primer_names(pair) -> tuple[str, str]:
-    """Names of a pair's primers: the target and the 5′ end's position, F or R
+    """Names of a pair's primers, as ``pcr``/``panel`` name them when reading a pairs CSV
     (``NC_001416.1_20101F``, ``NC_001416.1_20400R``): stable across designs."""
-    target = short_id(pair.target_id)
-    return f"{target}_{pair.left.start}F", f"{target}_{pair.right.end}R"
+    from engine.primers.primer_sets import pair_primer_names
+
+    return pair_primer_names(short_id(pair.target_id), pair.left.start, pair.right.end)
 
 
 def library_entries(pairs, k: int | None, background: str = "") -> list[LibraryEntry]:
@@ -192,10 +193,9 @@ def library_entries(pairs, k: int | None, background: str = "") -> list[LibraryE
 
 
 def panel_primers(pairs) -> list[tuple[str, str]]:
-    """(name, sequence) of every primer of these pairs, each once, for a panel check."""
-    out: dict[str, str] = {}
-    for p in pairs:
-        names = primer_names(p)
-        out.setdefault(names[0], p.left.sequence)
-        out.setdefault(names[1], p.right.sequence)
-    return list(out.items())
+    """(name, sequence) of every primer of these pairs, each sequence once, for a panel check
+    (as ``panel`` reads them from a pairs CSV)."""
+    from engine.primers.primer_sets import pair_primers
+
+    return pair_primers((short_id(p.target_id), p.left.start, p.left.sequence, p.right.end,
+                         p.right.sequence) for p in pairs)

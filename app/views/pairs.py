@@ -510,10 +510,10 @@ class PairsView(ResultView):
         if not info.complete:
             return f"Cancelled after {info.seconds:.2g} s: kept {n} pair{'s' if n != 1 else ''}."
         if n == 0:
-            why = "; ".join(f"{side}: {text}" for ex in result.primer3_explain.values()
-                            for side, text in ex.items() if text)
-            return (f"No specific pair in {info.seconds:.2g} s ({split}): widen the product sizes or "
-                    f"the Tm range, or lower k." + (f" Primer3 says {why}." if why else ""))
+            from engine.primers.export_pairs import why_none
+
+            why = why_none(result).replace("(--explain lists each position's reason)", "")
+            return f"{why[0].upper()}{why[1:].rstrip()} ({info.seconds:.2g} s: {split})."
         off = sum(1 for p in result.pairs if p.offtarget_products)
         return (f"{n} pair{'s' if n != 1 else ''} at k = {result.k} in {info.seconds:.2g} s ({split}); "
                 f"{off} with an off-target product.")

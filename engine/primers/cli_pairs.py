@@ -117,6 +117,8 @@ def _say_clipped(args, target) -> None:
 
 
 def extra_outputs(result, args) -> dict:
+    if result.info.complete and not result.pairs:  # the CSV is a header alone: say why
+        warnings.warn(SequenceWarning(export.why_none(result)), stacklevel=2)
     out = {}
     if args.bed:
         out[args.bed] = export.bed_text(result)
