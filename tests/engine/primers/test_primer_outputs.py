@@ -15,7 +15,7 @@ from engine.primers.primer_sets import load_primers, pair_primers
 
 
 def _cli(*args, ok=True):
-    quiet = ("--no-progress",) if args[0] != "library" else ()
+    quiet = ("--no-progress",) if args[0] != "library" and "--help" not in args else ()
     done = subprocess.run([sys.executable, "-m", "engine.cli", *args, *quiet],
                           capture_output=True, text=True, timeout=900)
     if ok:
@@ -99,3 +99,9 @@ def test_no_pair_says_why_on_stderr(demo_dir):
     assert done.stdout.count("\n") == 1  # the header alone
     assert "no pair found: NC_001416.1 has 0 forward and 0 reverse 5' ends" in done.stderr
     assert "Primer3's primer counts: left considered" in done.stderr
+
+
+def test_pcr_help_names_the_variant_a_run_uses():
+    text = " ".join(_cli("pcr", "--help").stdout.split())
+    assert "default: myers for primers of up to 64 nt, else myers-blocked" in text
+    assert "task, cooperative: --backend cuda only" in text
