@@ -214,7 +214,8 @@ def test_demo_menu_opens_the_lambda_pairs(qtbot, window):
     assert window.current_view() is view and view.runner.running
     target, background = window.inputs()["target"], window.inputs()["background"]
     assert (target[0].offset + 1, target[0].offset + len(target[0])) == demo.PAIRS_TARGET
-    assert (background[0].offset + 1, background[0].offset + len(background[0])) == demo.PAIRS_BACKGROUND
+    assert demo.PAIRS_BACKGROUND is None  # the whole genome, as its specificity needs
+    assert background[0].offset == 0 and len(background[0]) == len(demo.records("ecoli")[0])
     with qtbot.waitSignal(view.designed, timeout=600_000) as blocker:
         pass
     result = blocker.args[0]
