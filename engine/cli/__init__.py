@@ -60,7 +60,7 @@ class _Parser(argparse.ArgumentParser):
 #: Subcommands built on a family but not families themselves: name -> plug-in module.
 TOOLS = {"offtarget": "engine.primers.cli", "pcr": "engine.primers.cli_pcr",
          "pairs": "engine.primers.cli_pairs", "panel": "engine.primers.cli_panel",
-         "library": "engine.primers.cli_library"}
+         "check": "engine.primers.cli_check", "library": "engine.primers.cli_library"}
 
 
 def family_cli(name: str):

@@ -48,6 +48,8 @@ class PanelResult:
     end_dimer: np.ndarray     # bool, symmetric: either 3' end at or below end_dimer_dg
     products: tuple[pcr.Product, ...] = ()   # with a background: every product of the set
     has_background: bool = False
+    #: with a background: every site a primer can prime from (pcr.PcrSites; ``check`` lists them)
+    sites: object = None
 
     def products_between(self, a: str, b: str) -> list[pcr.Product]:
         return [p for p in self.products if {p.forward, p.reverse} == {a, b}]
@@ -114,7 +116,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         yield meter.progress(i + 1, n, message="heterodimers")
     flagged = np.nan_to_num(end, nan=np.inf) <= settings.end_dimer_dg
     flagged = flagged | flagged.T
-    products = ()
+    products, sites = (), None
     search = job.params["search"]
     if search is not None and meter.complete:
         background = job.inputs["background"]
@@ -124,4 +126,4 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         sites = meter.timed(lambda: pcr.find_sites(primers, background, found.hits, settings.pcr))
         products = tuple(meter.timed(lambda: pcr.pair_sites(sites, background, settings.pcr)))
     return PanelResult(run_info(job, meter), settings, tuple((p.id, p.text) for p in primers),
-                       dg, tm, end, flagged, products, search is not None)
+                       dg, tm, end, flagged, products, search is not None, sites)
