@@ -199,3 +199,71 @@ def panel_primers(pairs) -> list[tuple[str, str]]:
 
     return pair_primers((short_id(p.target_id), p.left.start, p.left.sequence, p.right.end,
                          p.right.sequence) for p in pairs)
+
+
+#: The check report's tables (``primerscope check``'s findings, engine.primers.export_check).
+CHECK_SUMMARY_COLUMNS = (
+    Column("primer", "str", "", "Primer name"),
+    Column("sequence", "str", "", "5′→3′"),
+    Column("sites", "int", "", "Places in the background it can prime from (within the PCR "
+                               "edits, no edit in its 3′ window)"),
+    Column("products", "int", "", "In-silico PCR products it takes part in"),
+    Column("3′ dimers", "int", "", "Primers (itself included) whose 3′-end dimer with it is at or "
+                                  "below −5 kcal/mol"),
+    Column("strongest dimer with", "str", "", "The primer it forms its most stable dimer with"),
+    Column("dimer ΔG (kcal/mol)", "float", "", "ΔG of that dimer at 37 °C"),
+)
+CHECK_SITE_COLUMNS = (
+    Column("primer", "str", "", "Primer name"),
+    Column("record", "str", "", "Background record"),
+    Column("strand", "str", "", "+: the primer reads along the forward strand"),
+    Column("start", "int", "start", "First base of the site (1-based, forward strand)"),
+    Column("end", "int", "end", "Last base of the site"),
+    Column("edits", "int", "", "Edits between the primer and the site"),
+    Column("3′ edits", "int", "", "Edits in the primer's 3′ window"),
+)
+CHECK_DIMER_COLUMNS = (
+    Column("primer A", "str", "", "First primer"),
+    Column("primer B", "str", "", "Second primer (the same one: its self-dimer)"),
+    Column("dimer ΔG (kcal/mol)", "float", "", "Heterodimer ΔG at 37 °C (0: no structure)"),
+    Column("dimer Tm (°C)", "float", "", "Heterodimer Tm (0: no structure)"),
+    Column("3′ ΔG A on B", "float", "", "ΔG of A's 3′ end on B (kcal/mol)"),
+    Column("3′ ΔG B on A", "float", "", "ΔG of B's 3′ end on A (kcal/mol)"),
+    Column("3′-end dimer", "str", "", "yes: either 3′ end binds at or below −5 kcal/mol"),
+    Column("products", "int", "", "In-silico PCR products of the two"),
+)
+
+
+def check_run(primers, background, settings, backend, threads, cancel: CancelToken,
+              scheduler: str | None = None) -> Generator:
+    """The primer check of the Pairs view (``primerscope check``'s job: the panel check with
+    a background) on the worker thread; returns its PanelResult."""
+    from engine.primers import panel
+
+    job = panel.make_job(primers, background, settings, backend=backend, threads=threads,
+                         scheduler=scheduler)
+    return (yield from steps(panel.iter_solve(job, cancel)))
+
+
+def check_tables(result) -> dict:
+    """Rows of each table of the check report, from the command line's writers."""
+    from engine.primers import export_check, export_panel
+
+    summary = [tuple(row[f] for f in export_check.SUMMARY_FIELDS) for row in export_check.summary(result)]
+    sites = [tuple(s[f] for f in ("primer", "record", "strand", "start", "end", "edits", "edits_3prime"))
+             for s in export_check.site_dicts(result)]
+    dimers = [(d["primer_a"], d["primer_b"], d["dimer_dg"], d["dimer_tm"], d["end_dg_ab"],
+               d["end_dg_ba"], "yes" if d["end_dimer"] else "", d["products"])
+              for d in export_panel.pair_rows(result)]
+    return {"summary": summary, "sites": sites, "products": product_rows(result.products),
+            "dimers": dimers}
+
+
+def check_csv_text(result) -> str:
+    import io
+
+    from engine.primers import export_check
+
+    buf = io.StringIO(newline="")
+    export_check.write_csv(result, buf)
+    return buf.getvalue()

@@ -19,10 +19,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QComboBox, QDoubleSpinBox,
-                               QHBoxLayout, QLabel, QLineEdit, QMenu, QProgressBar,
-                               QPushButton, QSpinBox, QSplitter, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDoubleSpinBox,
+                               QHBoxLayout, QLabel, QLineEdit, QMenu, QPlainTextEdit,
+                               QProgressBar, QPushButton, QSpinBox, QSplitter, QTabWidget,
+                               QToolButton, QVBoxLayout, QWidget)
 
 from engine.jobs import Progress
 
@@ -88,7 +88,8 @@ class PairsView(ResultView):
     panel_requested = Signal(object, str)
     save_requested = Signal(str, str, str, str)
 
-    def __init__(self, job_inputs, settings=None, ask=None, has_inputs=None, primer_settings=None):
+    def __init__(self, job_inputs, settings=None, ask=None, has_inputs=None, primer_settings=None,
+                 library_selection=None):
         super().__init__()
         from app.worker import JobRunner
 
@@ -97,6 +98,9 @@ class PairsView(ResultView):
         # bounds shown with this view (None: the filters are off, Primer3's defaults apply).
         self._primer_settings = primer_settings or (lambda: (None, None))
         self.region_items: list[tuple[str, pg.LinearRegionItem]] = []
+        # () -> [(name, sequence)]: the primers selected in the primer library (Check primers)
+        self._library_selection = library_selection or (lambda: [])
+        self.check_dialog: CheckDialog | None = None
         self._has_inputs = has_inputs or (lambda: True)
         self._settings = settings
         self._ask = ask or (lambda title, text: True)
@@ -209,7 +213,12 @@ class PairsView(ResultView):
         row2.addWidget(self.cancel_button)
         row2.addWidget(self.progress)
         row2.addWidget(self.status, 1)
-        for widget in (self.add_button, self.panel_button, self.export_button):
+        self.check_button = QPushButton("Check primers…")
+        self.check_button.setToolTip("Check primers you have (pasted, or from the library) against "
+                                     "the background: where each can prime, what they amplify, "
+                                     "their dimers (as primerscope check)")
+        self.check_button.clicked.connect(lambda: self.open_check())
+        for widget in (self.add_button, self.panel_button, self.export_button, self.check_button):
             row2.addWidget(widget)
         self.controls = QVBoxLayout()
         self.controls.setSpacing(2)
@@ -694,6 +703,21 @@ class PairsView(ResultView):
             menu.addAction(text, slot).setEnabled(count > 0)
         return menu
 
+    def open_check(self, text: str | None = None) -> "CheckDialog":
+        """The *Check primers* dialog (one per view), with ``text`` in its box when given;
+        the selected pairs' primers when nothing was typed yet."""
+        if self.check_dialog is None:
+            self.check_dialog = CheckDialog(self)
+            self.check_dialog.save_requested.connect(self.save_requested)
+        if text is None and not self.check_dialog.box.toPlainText().strip():
+            chosen = self.chosen_pairs()
+            text = "\n".join(f"{n} {s}" for n, s in pairs.panel_primers(chosen)) if chosen else None
+        if text is not None:
+            self.check_dialog.box.setPlainText(text)
+        self.check_dialog.show()
+        self.check_dialog.raise_()
+        return self.check_dialog
+
     # -- ResultView ----------------------------------------------------------------------------------
     def _show_error(self, message: str) -> None:
         self.error.setText(message)
@@ -719,7 +743,126 @@ class PairsView(ResultView):
         return self.result is None and not self.runner.running and not self._has_inputs()
 
     def runners(self) -> list:
-        return [self.runner]
+        return [self.runner] + ([self.check_dialog.runner] if self.check_dialog else [])
 
     def shutdown(self) -> None:
         self.runner.shutdown()
+        if self.check_dialog is not None:
+            self.check_dialog.runner.shutdown()
+
+
+class CheckDialog(QDialog):
+    """*Check primers*: primers typed, pasted or taken from the library, checked against the
+    Pairs view's background (``primerscope check``: the panel check with a background) on
+    the view's backend, the PCR edits and the reaction conditions it designs with. Tables:
+    per primer, its sites, the products, the dimers; *Export* writes the check's CSV."""
+
+    save_requested = Signal(str, str, str, str)
+
+    def __init__(self, view: PairsView):
+        super().__init__(view)
+        from app.worker import JobRunner
+
+        self.view = view
+        self.result = None
+        self.setWindowTitle("Check primers")
+        self.resize(900, 560)
+        self.box = QPlainTextEdit()
+        self.box.setPlaceholderText("One primer a line (NAME SEQUENCE, NAME=SEQUENCE or SEQUENCE), "
+                                    "FASTA, or a CSV/pairs CSV pasted whole")
+        self.box.setMaximumHeight(110)
+        self.library_button = QPushButton("From the library")
+        self.library_button.setToolTip("The primers selected in the primer library (View ▸ Primer "
+                                       "library)")
+        self.library_button.clicked.connect(self.from_library)
+        self.run_button = QPushButton("Check")
+        self.run_button.clicked.connect(lambda: self.run())
+        self.export_button = QPushButton("Export CSV…")
+        self.export_button.clicked.connect(self.export)
+        self.status = QLabel("Paste primers, then Check.")
+        self.status.setWordWrap(True)
+        self.tabs = QTabWidget()
+        self.models = {}
+        for key, title, columns in (("summary", "Primers", pairs.CHECK_SUMMARY_COLUMNS),
+                                    ("sites", "Sites", pairs.CHECK_SITE_COLUMNS),
+                                    ("products", "Products", pairs.PRODUCT_COLUMNS),
+                                    ("dimers", "Dimers", pairs.CHECK_DIMER_COLUMNS)):
+            model = ResultsModel(self)
+            model.set_columns(columns)
+            self.models[key] = model
+            self.tabs.addTab(table_view(model, ResultsFilter(self)), title)
+        buttons = QHBoxLayout()
+        for widget in (self.library_button, self.run_button, self.export_button):
+            buttons.addWidget(widget)
+        buttons.addWidget(self.status, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.box)
+        layout.addLayout(buttons)
+        layout.addWidget(self.tabs, 1)
+        self.runner = JobRunner(self)
+        self.runner.finished.connect(self._on_finished)
+        self.runner.failed.connect(self._on_failed)
+        self._update_buttons()
+
+    def from_library(self) -> bool:
+        chosen = self.view._library_selection()
+        if not chosen:
+            self.status.setText("Select primers in the primer library first (View ▸ Primer library).")
+            return False
+        self.box.setPlainText("\n".join(f"{n} {s}" for n, s in chosen))
+        return True
+
+    def run(self) -> bool:
+        """Check the box's primers; False (and why, in the status) if it could not start."""
+        from engine.primers import panel, pcr
+        from engine.primers.primer_sets import parse_text
+
+        from app.primers import edit_backend
+
+        if self.runner.running:
+            return False
+        try:
+            primers = parse_text(self.box.toPlainText())
+            inputs = self.view._job_inputs()
+            conditions, _ = self.view._primer_settings()
+            settings = panel.PanelSettings(conditions or panel.Conditions(), -5.0,
+                                           pcr.PcrSettings(max_edits=self.view.max_edits.value()))
+        except ValueError as err:
+            self.status.setText(str(err))
+            return False
+        selection = inputs["selection"]
+        backend, threads, _ = edit_backend(selection.backend, inputs["threads"])
+        scheduler = inputs.get("scheduler") if backend == "dask" else None
+        background = inputs["background"]
+        self.status.setText(f"Checking {len(primers)} primers against "
+                            f"{pairs.records_label(background)}…")
+        self.runner.start(lambda token: pairs.check_run(primers, background, settings, backend,
+                                                        threads, token, scheduler))
+        self._update_buttons()
+        return True
+
+    def _on_finished(self, result) -> None:
+        self.result = result
+        tables = pairs.check_tables(result)
+        for key, model in self.models.items():
+            rows = tables[key]
+            model.replace(rows, list)
+        n = len(result.primers)
+        self.status.setText(f"{n} primers: {len(tables['sites'])} sites, {len(result.products)} "
+                            f"products, {int(result.end_dimer.sum() + result.end_dimer.trace()) // 2} "
+                            f"3′-end dimers" + ("" if result.info.complete else " (cancelled)"))
+        self._update_buttons()
+
+    def _on_failed(self, message: str) -> None:
+        self.status.setText(message)
+        self._update_buttons()
+
+    def export(self) -> None:
+        if self.result is not None:
+            self.save_requested.emit(pairs.check_csv_text(self.result), "Export the check as CSV",
+                                     "check.csv", "CSV files (*.csv);;All files (*)")
+
+    def _update_buttons(self) -> None:
+        running = self.runner.running
+        self.run_button.setEnabled(not running)
+        self.export_button.setEnabled(self.result is not None and not running)

@@ -150,6 +150,33 @@ def parse_table(text: str, source: str = "<table>", delimiter: str | None = None
     return out
 
 
+def parse_text(text: str, source: str = "<pasted>") -> tuple[Record, ...]:
+    """Primers typed or pasted (the window's *Check primers*), checked: FASTA, a ``primers``
+    or ``pairs`` JSON, a CSV/TSV table of several lines (a pairs CSV included), or
+    literals: one per line or comma-separated, each ``SEQ``, ``NAME=SEQ`` or ``NAME SEQ``."""
+    from engine.sequences import _fasta_records
+
+    stripped = text.strip()
+    if not stripped:
+        raise ValueError("no primers given")
+    if stripped.startswith(">"):
+        return check_primers(_records(((rid, seq) for rid, _, seq in
+                                       _fasta_records(stripped, Path(source))), source))
+    if stripped.startswith("{"):
+        return check_primers(parse_json(stripped, source))
+    lines = [line.strip() for line in stripped.splitlines() if line.strip()]
+    if len(lines) > 1 and ("\t" in lines[0] or "," in lines[0]):
+        return check_primers(parse_table(stripped, source))
+    items = [item.strip() for line in lines for item in line.split(",") if item.strip()]
+    named = []
+    for item in items:
+        words = item.split()
+        if "=" not in item and len(words) == 2:
+            item = f"{words[0]}={words[1]}"  # NAME SEQ
+        named.append(item)
+    return check_primers(parse_literals(",".join(named)))
+
+
 def load_primers(source: str) -> tuple[Record, ...]:
     """Primers from a sequence file, a CSV/TSV table, or literals; checked (see module)."""
     if not os.path.exists(source):

@@ -352,3 +352,46 @@ def test_design_leaves_the_event_loop_free(qtbot, window):
     assert result.info.complete and result.pairs
     stalls = np.diff(ticks)
     assert len(ticks) > 20 and stalls.max() < 0.100, f"longest stall {stalls.max() * 1000:.0f} ms"
+
+
+def test_check_primers_dialog_equals_the_cli(qtbot, window, tmp_path, demo_dir):
+    """Pasted primers (and the library's selected ones) checked against the loaded background:
+    the tables hold ``primerscope check``'s findings on the same input."""
+    import subprocess
+    import sys
+
+    from engine.primers import export_check
+
+    view = slice_case(qtbot, window)
+    window.input_panels["background"].set_records(list(demo.records("lambda")), "test")
+    window.input_panels["background"].set_region((20_001, 40_000))  # the primers' own sites
+    text = "F1 GGCGTTTCAGACGTGCTGTT\nR1=CCTGACCGACAAGAAGCTGA\nATGACGTTCGAGCCGAAAGT"
+    dialog = view.open_check(text)
+    with qtbot.waitSignal(dialog.runner.finished, timeout=300_000):
+        assert dialog.run(), dialog.status.text()
+    done = subprocess.run([sys.executable, "-m", "engine.cli", "check",
+                           "F1=GGCGTTTCAGACGTGCTGTT,R1=CCTGACCGACAAGAAGCTGA,primer3=ATGACGTTCGAGCCGAAAGT",
+                           str(demo_dir / "lambda_NC_001416.fa"), "--background-region", "20001-40000",
+                           "--json", "--no-progress"], capture_output=True, text=True, timeout=600)
+    want = json.loads(done.stdout)
+    assert dialog.models["sites"].rows() == [tuple(s[f] for f in ("primer", "record", "strand", "start",
+                                                                   "end", "edits", "edits_3prime"))
+                                             for s in want["sites"]]
+    assert len(dialog.models["sites"].rows()) >= 1
+    assert [r[0] for r in dialog.models["summary"].rows()] == ["F1", "R1", "primer3"]
+    assert [r[:3] for r in dialog.models["dimers"].rows()] == \
+        [(d["primer_a"], d["primer_b"], d["dimer_dg"]) for d in want["dimers"]]
+    assert dialog.models["products"].rowCount() == len(want["products"])
+    assert export_check.COLUMNS == tuple(pairs_csv_header(dialog))
+    # from the library: its selected primers fill the box
+    window.library_dock.open_library(str(tmp_path / "lib.sqlite"))
+    from engine.primers.library import LibraryEntry
+
+    with qtbot.waitSignal(window.library_dock.added, timeout=60_000):
+        window.library_dock.add_entries([LibraryEntry("L1", "ACGTTGCATGCATGCAAGTC")], "test")
+    window.library_dock.table.selectAll()
+    assert dialog.from_library() and dialog.box.toPlainText() == "L1 ACGTTGCATGCATGCAAGTC"
+
+
+def pairs_csv_header(dialog):
+    return app_pairs.check_csv_text(dialog.result).splitlines()[0].split(",")
