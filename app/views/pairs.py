@@ -684,6 +684,14 @@ class PairsView(ResultView):
             self.save_requested.emit(pairs.csv_text(self.result), "Export pairs as CSV", "pairs.csv",
                                      "CSV files (*.csv);;All files (*)")
 
+    def exportable(self) -> bool:
+        """The window's *Export results as CSV* writes this view's pairs (see results_csv)."""
+        return self.result is not None and bool(self.result.pairs) and not self.runner.running
+
+    def results_csv(self) -> str:
+        """The pairs as ``primerscope pairs -o OUT.csv`` writes them."""
+        return pairs.csv_text(self.result)
+
     def copy_selection(self) -> None:
         chosen = self.chosen_pairs()
         lines = []

@@ -395,3 +395,13 @@ def test_check_primers_dialog_equals_the_cli(qtbot, window, tmp_path, demo_dir):
 
 def pairs_csv_header(dialog):
     return app_pairs.check_csv_text(dialog.result).splitlines()[0].split(",")
+
+
+def test_export_results_writes_the_pairs_on_the_pairs_tab(qtbot, window, tmp_path):
+    view = slice_case(qtbot, window)
+    window.show_view(view)
+    assert not window.export_action.isEnabled()  # nothing designed, no run
+    result = design(qtbot, view)
+    assert window.export_action.isEnabled()
+    path = window.exports.export_csv(str(tmp_path / "out.csv"))
+    assert path and (tmp_path / "out.csv").read_text() == app_pairs.csv_text(result)
