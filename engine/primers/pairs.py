@@ -352,6 +352,11 @@ CHILD_POLL_S = 0.05
 
 
 def _child_main(conn, fn, args) -> None:
+    import signal
+
+    # Ctrl-C reaches the whole process group: the parent cancels and ends this child, which
+    # must not answer with a KeyboardInterrupt of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         conn.send(("ok", fn(*args)))
     except BaseException as exc:  # noqa: BLE001  (the parent raises it)
