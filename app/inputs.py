@@ -229,6 +229,13 @@ class InputPanel(QGroupBox):
         self._note = ""  # what the panel says about a clamped region bound
         self._clamping = False
         self.region_box.toggled.connect(self._on_region_changed)
+        # The command line's form too: typing chr2:1,000-5,000 uses that record alone.
+        self.region_text = QLineEdit()
+        self.region_text.setPlaceholderText("or type a region: chr2:1,000-5,000")
+        self.region_text.setToolTip("A region as the command line's --X-region takes it: "
+                                    "RECORD:START-END uses only that record; START-END, "
+                                    "those positions of each selected record (Enter applies)")
+        self.region_text.returnPressed.connect(self._on_region_typed)
         region = QHBoxLayout()
         region.addWidget(self.region_box)
         region.addWidget(self.region_from, 1)
@@ -248,6 +255,7 @@ class InputPanel(QGroupBox):
         layout.addLayout(buttons)
         layout.addWidget(self.tree)
         layout.addLayout(region)
+        layout.addWidget(self.region_text)
         layout.addWidget(self.summary)
         layout.addWidget(self.warning)
         self._refresh_recent()
@@ -256,7 +264,7 @@ class InputPanel(QGroupBox):
     def focus_chain(self) -> list:
         """Its widgets in the order they are laid out (the window's tab order)."""
         return [self.open_button, self.paste_button, self.clear_button, self.tree, self.region_box,
-                self.region_from, self.region_to]
+                self.region_from, self.region_to, self.region_text]
 
     # -- state -------------------------------------------------------------------------------
     def state(self) -> InputState:
@@ -317,6 +325,7 @@ class InputPanel(QGroupBox):
         self.region_from.setEnabled(state.region is not None)
         self.region_to.setEnabled(state.region is not None)
         self.region_box.setEnabled(bool(state.records))
+        self.region_text.setEnabled(bool(state.records))
         self.clear_button.setEnabled(bool(state.records))
         self._show_summary()
 
@@ -395,6 +404,29 @@ class InputPanel(QGroupBox):
         self.region_to.setEnabled(region is not None)
         self._state = replace(self._state, region=region)
         self._show_summary()
+        self.changed.emit(self.role)
+
+    def _on_region_typed(self) -> None:
+        """Apply the typed region (engine.sequences.parse_region's form): a named record is
+        the only one used, cut to the positions; the plain form sets the positions. A bad
+        one is said in the panel and changes nothing."""
+        from engine.sequences import parse_region
+
+        state = self._state
+        try:
+            region = parse_region(self.region_text.text())
+            use = state.use if region.record is None else region.indices(state.records)
+            if not self.spec.many:
+                use = set(sorted(use)[:1])
+            for i in use if region.record is not None else ():
+                state.records[i].region(region.start, region.end)  # a start past the end fails
+        except ValueError as err:
+            self._note = str(err)
+            self._show_summary()
+            return
+        self._state = replace(state, use=frozenset(use), region=(region.start, region.end))
+        self._note = ""
+        self._show_state()
         self.changed.emit(self.role)
 
     def set_region(self, region: tuple[int, int] | None) -> None:

@@ -50,6 +50,8 @@ PAIR_COLUMNS = (
     Column("closest R", "str", "", "Closest off-target product: the primer at its end"),
     Column("closest F edits", "int", "", "Edits of the forward primer's site"),
     Column("closest R edits", "int", "", "Edits of the reverse primer's site"),
+    Column("closest spans gap", "str", "", "Closest off-target product: True where it holds an "
+                                           "assembly gap (its true length is unknown)"),
 )
 
 #: The products table, in the order of ``engine.primers.export_pcr.COLUMNS``.
@@ -64,6 +66,8 @@ PRODUCT_COLUMNS = (
     Column("R edits", "int", "", "Edits of the reverse site"),
     Column("F 3′ edits", "int", "", "Edits in the forward primer's 3′ window"),
     Column("R 3′ edits", "int", "", "Edits in the reverse primer's 3′ window"),
+    Column("spans gap", "str", "", "The product holds an assembly gap (a run of N): its sites "
+                                   "lie on both sides of it, so its true length is unknown"),
 )
 
 
@@ -144,7 +148,8 @@ def pair_rows(result) -> list[tuple]:
 def product_rows(products) -> list[tuple]:
     from engine.primers.export_pcr import product_dict
 
-    return [tuple(product_dict(p, False).values()) for p in products]
+    return [tuple(("yes" if value else "") if name == "spans_gap" else value
+                  for name, value in product_dict(p, False).items()) for p in products]
 
 
 def csv_text(result) -> str:

@@ -35,8 +35,8 @@ IUPAC_CODES: dict[str, int] = {
     "B": 14, "D": 13, "H": 11, "V": 7, "N": 15,
 }
 
-#: 4-bit base set -> canonical letter (index 0 is never produced by encode).
-DECODE_TABLE = np.frombuffer(b"?ACMGRSVTWYHKDBN", dtype=np.uint8)
+#: 4-bit base set -> canonical letter; 0 is an assembly gap base (engine.gaps), shown as N.
+DECODE_TABLE = np.frombuffer(b"NACMGRSVTWYHKDBN", dtype=np.uint8)
 
 # Byte -> code; 0 marks a byte that is not a nucleotide symbol.
 _ENCODE_TABLE = np.zeros(256, dtype=np.uint8)
@@ -119,19 +119,69 @@ class Record:
         return self.codes[start:end]
 
 
-def parse_region(text: str) -> tuple[int, int]:
-    """``"1,001-1,500"`` -> ``(1001, 1500)`` (1-based, inclusive; thousands separators allowed).
+_SPAN_RE = re.compile(r"\s*([\d,_]+)\s*[-–]\s*([\d,_]+)\s*")
+
+
+@dataclass(frozen=True)
+class Region:
+    """Positions ``start..end`` (1-based, inclusive) of the record named ``record``, or, with
+    no record named, of an input's only record (``[RECORD:]START-END``, as samtools writes
+    it: ``chr2:1,000-5,000``)."""
+
+    start: int
+    end: int
+    record: str | None = None
+
+    def __str__(self) -> str:
+        span = f"{self.start:,}-{self.end:,}"
+        return span if self.record is None else f"{self.record}:{span}"
+
+    def indices(self, records) -> list[int]:
+        """Which of ``records`` this region is of: every record of its name, or the only
+        record. The plain form on several records is refused: it does not say which."""
+        records = list(records)
+        if self.record is None:
+            if len(records) > 1:
+                names = ", ".join(r.id for r in records[:3]) + (", …" if len(records) > 3 else "")
+                raise SequenceError(f"region {self} is ambiguous: the input has {len(records):,} "
+                                    f"records ({names}); name one, as "
+                                    f"{records[0].id}:{self.start}-{self.end}")
+            return list(range(len(records)))
+        chosen = [i for i, r in enumerate(records) if r.id == self.record]
+        if not chosen:
+            names = ", ".join(r.id for r in records[:5]) + (", …" if len(records) > 5 else "")
+            raise SequenceError(f"region {self}: the input has no record {self.record!r} "
+                                f"(it has {names})")
+        return chosen
+
+    def select(self, records) -> list[Record]:
+        """The records of :meth:`indices`, cut to the region (:meth:`Record.region`: same id
+        and numbering)."""
+        records = list(records)
+        return [records[i].region(self.start, self.end) for i in self.indices(records)]
+
+
+def parse_region(text: str) -> Region:
+    """``"[RECORD:]START-END"`` -> :class:`Region` (1-based, inclusive; thousands separators
+    allowed; a record name may hold ``:``, the last one ends it).
 
     >>> parse_region("1,001-1,500")
-    (1001, 1500)
+    Region(start=1001, end=1500, record=None)
+    >>> parse_region("chr2:1000-5000")
+    Region(start=1000, end=5000, record='chr2')
     """
-    m = re.fullmatch(r"\s*([\d,_]+)\s*[-–:]\s*([\d,_]+)\s*", text)
+    m = _SPAN_RE.fullmatch(text)
+    name = None
+    if not m and ":" in text:
+        name, span = text.rsplit(":", 1)
+        name = name.strip()
+        m = _SPAN_RE.fullmatch(span) if name else None
     if not m:
-        raise ValueError(f"region must be START-END (1-based, inclusive), got {text!r}")
+        raise ValueError(f"region must be [RECORD:]START-END (1-based, inclusive), got {text!r}")
     start, end = (int(g.replace(",", "").replace("_", "")) for g in m.groups())
     if start < 1 or end < start:
         raise ValueError(f"region must have 1 <= START <= END, got {text!r}")
-    return start, end
+    return Region(start, end, name)
 
 
 def record_id(raw_id: str) -> str:
@@ -533,10 +583,11 @@ class SeqColumns(Sequence):
             raise ValueError(f"sequence {i} ({name!r}): [{lo}, {hi}) is not a range of the "
                              f"{codes.shape[0]:,} codes")
         read = codes[lo:hi]
-        if read.size and (read.min() < 1 or read.max() > 15):
-            i = lo + int(np.flatnonzero((read < 1) | (read > 15))[0])
+        if read.size and read.max() > 15:  # (0 is an assembly gap base, engine.gaps)
+            i = lo + int(np.flatnonzero(read > 15)[0])
             code = int(codes[i])
-            raise ValueError(f"codes must be IUPAC 4-bit codes 1-15 (engine.sequences.encode), "
+            raise ValueError(f"codes must be IUPAC 4-bit codes 0-15 (engine.sequences.encode; 0: "
+                             "an assembly gap base), "
                              f"found {code} at index {i} (letters? use SeqColumns.encode)")
 
     # -- constructors ----------------------------------------------------------------------

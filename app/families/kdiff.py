@@ -85,9 +85,14 @@ class KdiffAdapter(FamilyAdapter):
     def summary(self, result) -> str:
         n = len(result.candidates)
         settled = sum(result.settled.values())
-        if result.info.complete:
-            return f"{n:,} candidates"
-        return f"{n:,} candidates from the {settled:,} start positions settled before the cancel"
+        text = f"{n:,} candidates" if result.info.complete else \
+            f"{n:,} candidates from the {settled:,} start positions settled before the cancel"
+        background = getattr(result, "background_summary", None)
+        if background is not None:  # assembly gaps and ambiguity codes (engine.gaps)
+            text += f"; background: {background.line()}"
+            if background.warning():
+                text += f" (warning: {background.warning()})"
+        return text
 
     def create_views(self, host):
         from PySide6.QtCore import Qt

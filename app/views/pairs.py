@@ -647,7 +647,8 @@ class PairsView(ResultView):
             n = pair.offtarget_products
             text += (f"{n} product{'s' if n != 1 else ''} in the background; the closest: "
                      f"{short_id(closest.record_id)} {closest.start:,}–{closest.end:,}, "
-                     f"{closest.length} bp, {closest.edits} edits.")
+                     f"{closest.length} bp, {closest.edits} edits"
+                     f"{' (across an assembly gap: its size is unknown)' if closest.spans_gap else ''}.")
         self.products_label.setText(text)
 
     # -- the pairs' primers elsewhere ---------------------------------------------------------------

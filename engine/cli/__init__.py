@@ -40,6 +40,7 @@ import importlib
 import json
 import sys
 import warnings
+from types import SimpleNamespace
 
 from engine import interrupts
 from engine.cli import preload
@@ -118,12 +119,28 @@ def param_values(args, fam, skip: tuple[str, ...] = ()) -> dict:
     return {p.name: p.check(getattr(args, p.name)) for p in fam.params if p.name not in skip}
 
 
+def add_gap_option(parser: argparse.ArgumentParser) -> None:
+    """``--gap-min N`` of a command built on the families (pcr, panel, off-target, pairs): the
+    registry's parameter (engine.gaps.GAP_MIN_PARAM); read it with :func:`gap_min_of`."""
+    from engine.gaps import GAP_MIN_PARAM
+
+    add_param_options(parser, SimpleNamespace(params=(GAP_MIN_PARAM,)))
+
+
+def gap_min_of(args) -> int:
+    """``--gap-min`` checked (one line naming the option when out of range)."""
+    from engine.gaps import GAP_MIN_PARAM
+
+    return GAP_MIN_PARAM.check(args.gap_min)
+
+
 def add_region_options(parser: argparse.ArgumentParser, roles: tuple[str, ...]) -> None:
-    """``--<role>-region START-END`` for inputs that may be cut to a region."""
+    """``--<role>-region [RECORD:]START-END`` for inputs that may be cut to a region."""
     for role in roles:
-        parser.add_argument(f"--{role}-region", metavar="START-END",
-                            help=f"only positions START-END (1-based, inclusive) of each {role} "
-                                 "record; results keep the record's own id and numbering")
+        parser.add_argument(f"--{role}-region", metavar="[RECORD:]START-END",
+                            help=f"only positions START-END (1-based, inclusive) of the {role} "
+                                 "record named RECORD (as chr2:1000-5000), or of its only record; "
+                                 "results keep the record's own id and numbering")
 
 
 def load_input(args, role: str):
@@ -131,9 +148,9 @@ def load_input(args, role: str):
     from engine.sequences import parse_region
 
     region = getattr(args, f"{role}_region", None)
-    bounds = parse_region(region) if region else None  # a bad region fails before loading
+    region = parse_region(region) if region else None  # a bad region fails before loading
     records = load_source(getattr(args, role))
-    return [r.region(*bounds) for r in records] if bounds else records
+    return region.select(records) if region else records
 
 
 def load_source(source):

@@ -73,7 +73,7 @@ from typing import Generator
 
 import numpy as np
 
-from engine import registry
+from engine import gaps, registry
 from engine.edit.cuda_options import cuda_params
 from engine.edit.hits import EditHits, Hit
 from engine.edit.spec import SPEC
@@ -184,8 +184,12 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
              pairing: str = "all", report: str | None = None, align: bool | None = None,
              profile: bool | None = None, threads: int | None = None,
              threads_per_block: int | None = None, words_per_thread: int | None = None,
-             scheduler: str | None = None) -> Job:
+             scheduler: str | None = None, gap_min: int = gaps.GAP_MIN) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
+
+    Runs of at least ``gap_min`` N in the text records are assembly gaps (engine.gaps):
+    they match nothing, and no hit ends on one. (A batch given as SeqColumns is taken as it
+    is: its codes are the caller's buffer.)
 
     Parameters
     ----------
@@ -263,6 +267,9 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     # plan reads them with numpy alone. Other text records stay as given (a genome is read
     # in place or streamed, a genome store's record never unpacked whole here).
     patterns = _columns("pattern", patterns)
+    gap_min = check_int("gap_min", gap_min, 1)
+    if not isinstance(texts, SeqColumns):  # assembly gaps match nothing (engine.gaps)
+        texts = gaps.as_background(_records("text", texts), gap_min)
     texts = _columns("text", texts) if pairing == "zip" or isinstance(texts, SeqColumns) \
         else _records("text", texts)
     if pairing == "zip" and len(patterns) != len(texts):
@@ -276,7 +283,7 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
         raise ValueError(f"variant myers takes patterns of up to 64 symbols; pattern "
                          f"{name!r} has {m} (use myers-blocked)")
     params = {"mode": mode, "k": k, "strands": strands, "pairing": pairing, "report": report,
-              "align": align, "profile": profile}
+              "align": align, "profile": profile, "gap_min": gap_min}
     params.update(cuda_params(sel.variant, sel.backend, threads_per_block, words_per_thread))
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
     # (dask: its tasks are the chunks of whole records, engine/edit/cluster.py: searches only)

@@ -37,7 +37,8 @@ ABORTED = -3
 
 @njit(nogil=True, cache=True)
 def find_start(pat, m, text, e, lo_bound, d):
-    """Smallest start s >= lo_bound with ed(pat, text[s:e]) == d; -1 if the data disagree."""
+    """Smallest start s >= lo_bound with ed(pat, text[s:e]) == d and no gap base (code 0) in
+    text[s:e]; -1 if the data disagree."""
     nb = (m + 63) // 64
     last = np.uint64((m - 1) & 63)
     peq = np.empty(16 * nb, dtype=np.uint64)
@@ -49,6 +50,8 @@ def find_start(pat, m, text, e, lo_bound, d):
     best = 0 if score == d else -1
     longest = min(e - lo_bound, m + d)
     for length in range(1, longest + 1):
+        if text[e - length] == 0:
+            break  # an assembly gap base (engine.gaps): an occurrence ends at a gap's edge
         score += advance_column(pvs, mvs, peq, text[e - length], nb, ONE, last)
         if score == d:
             best = length

@@ -51,6 +51,7 @@ from engine.columns import ColumnBuffer, Ids, labels
 from engine.edit import PairDistance, ScoreProfile, make_job
 from engine.edit import cpu_common as cc
 from engine.edit.hits import HIT_DTYPES, EditHits
+from engine.gaps import GAP_CODE
 from engine.jobs import CancelToken, Job, drive
 from engine.sequences import Record, SeqColumns
 from engine.slices import Meter, Step, run_slices
@@ -702,9 +703,14 @@ class Collector:
         self._add_hits(final, self.best_end[final], self.best[final])
 
     def _add_hits(self, g: np.ndarray, end: np.ndarray, dist: np.ndarray) -> None:
+        plan = self.plan
+        # A hit that ends on an assembly gap base (code 0, engine.gaps) would not exist with
+        # the gap as a record break: dropped (and never aligned: find_start stops at gaps).
+        clear = plan.text[end - 1] != GAP_CODE if len(g) else None
+        if clear is not None and not clear.all():
+            g, end, dist = g[clear], end[clear], dist[clear]
         if len(g) == 0:
             return
-        plan = self.plan
         rec_lo = plan.t_lo[plan.g_rec[g]]
         shift = self.shifts[plan.g_rec[g]]
         none = np.full(len(g), -1, dtype=np.int64)

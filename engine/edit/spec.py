@@ -1,6 +1,7 @@
 """Registry entry of the edit family (plain data; no numba import)."""
 
 from engine import config
+from engine.gaps import GAP_MIN_PARAM
 from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
 
 # dask: one task per text chunk on a Dask cluster (engine/edit/cluster.py), so searches of
@@ -41,6 +42,7 @@ SPEC = FamilySpec(
         ParamSpec("strands", "Strands", "choice", "forward",
                   "'both' also searches with the reverse complement of each pattern (search mode).",
                   choices=("forward", "both")),
+        GAP_MIN_PARAM,
         ParamSpec("pairing", "Pairing", "choice", "all",
                   "'all': every pattern against every text record; 'zip': pattern i against text "
                   "record i (a batch of query/candidate-region pairs).",

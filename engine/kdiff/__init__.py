@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Generator
 
-from engine import registry
+from engine import gaps, registry
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
 from engine.kdiff.candidates import Candidate, CandidateTable
 from engine.kdiff.closest import ClosestMatch, closest_match, iter_closest_match
@@ -41,6 +41,8 @@ class KdiffResult:
     profiles: dict = field(default_factory=dict)
     #: target id -> number of start positions settled (all of them unless cancelled).
     settled: dict = field(default_factory=dict)
+    #: the background's assembly gaps and ambiguity codes (:class:`engine.gaps.GapSummary`).
+    background_summary: gaps.GapSummary | None = None
 
     def to_pandas(self):
         """The candidates as a pandas DataFrame (the CSV's columns; needs the ``pandas`` extra)."""
@@ -50,8 +52,11 @@ class KdiffResult:
 def make_job(target, background, k: int, *, variant=None, backend=None, parallel=None, flags=None,
              strands: str = "both", threads: int | None = None, count_comparisons: bool = False,
              threads_per_block: int | None = None, prefetch_factor: int | None = None,
-             scheduler: str | None = None) -> Job:
+             scheduler: str | None = None, gap_min: int = gaps.GAP_MIN) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
+
+    Runs of at least ``gap_min`` N in the target and the background are assembly gaps
+    (engine.gaps): they match nothing, and no candidate holds a gap base.
 
     ``threads_per_block`` and ``prefetch_factor`` (the seed study's c) apply to the cuda
     backend only; they become ``Job.params`` keys of the same names (defaults:
@@ -59,6 +64,7 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     scheduler's address (``tcp://HOST:PORT``; None or empty: a local cluster).
     """
     k = check_int("k", k, 1)
+    gap_min = check_int("gap_min", gap_min, 1)
     if strands not in ("both", "forward"):
         raise ValueError(f"strands must be 'both' or 'forward', got {strands!r}")
     threads = check_threads(threads)
@@ -68,7 +74,9 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     if not background:
         raise ValueError("no background records")
     sel = registry.resolve(SPEC, variant, backend, parallel, flags)
-    params = {"k": int(k), "strands": strands}
+    target = tuple(gaps.as_background(target, gap_min))
+    background = tuple(gaps.as_background(background, gap_min))
+    params = {"k": int(k), "strands": strands, "gap_min": gap_min}
     params.update(cuda_params(sel.variant, sel.backend, sel.flags, threads_per_block, prefetch_factor))
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
     if sel.backend == "dask":
@@ -108,5 +116,6 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         runner = scan = ScanRunner(job, call)
         yield from compile_once(call, runner.total)
         yield from run_slices(runner, meter, cancel)
+    summary = gaps.summarize(job.inputs["background"], job.params.get("gap_min", gaps.GAP_MIN))
     return KdiffResult(run_info(job, meter), job.params["k"], job.params["strands"],
-                       scan.candidates(), scan.profiles, scan.settled)
+                       scan.candidates(), scan.profiles, scan.settled, summary)

@@ -7,9 +7,13 @@ candidates, or merge overlapping candidates into regions (CSV and BED). The writ
 
 from __future__ import annotations
 
+import sys
+import warnings
+
 from engine import kdiff
 from engine.cli import add_param_options, add_region_options, load_input, param_values, selected_flags
 from engine.kdiff import export
+from engine.sequences import SequenceWarning
 from engine.primers.cli_options import add_filter_options, conditions_from, filters_from
 
 
@@ -34,6 +38,17 @@ def make_job(args):
                           count_comparisons=True, **params)
 
 
+def report_background(summary) -> None:
+    """The background's gaps and ambiguity codes, one line on stderr when it has any, and
+    one warning when N runs shorter than --gap-min can hide candidates."""
+    if summary is None:
+        return
+    if summary.gaps or summary.ambiguous:
+        print(f"primerscope: background: {summary.line()}", file=sys.stderr)
+    if summary.warning():
+        warnings.warn(SequenceWarning(summary.warning()), stacklevel=2)
+
+
 def export_options(args) -> dict:
     """The writers' keyword options from the command line."""
     return {"annotate": args.annotate, "conditions": conditions_from(args),
@@ -41,7 +56,9 @@ def export_options(args) -> dict:
 
 
 def extra_outputs(result, args) -> dict:
-    """``--bed FILE``: the regions of the candidates the filters keep."""
+    """``--bed FILE``: the regions of the candidates the filters keep. (Also where the
+    background's summary line goes to stderr: after the run, before the files are written.)"""
+    report_background(result.background_summary)
     if not args.bed:
         return {}
     options = export_options(args)

@@ -18,6 +18,7 @@ import numpy as np
 from engine import config
 from engine.jobs import Job
 from engine.columns import ColumnBuffer
+from engine.gaps import gap_runs, touches_gap
 from engine.kdiff.candidates import CandidateTable
 from engine.sequences import Record, concat_with_offsets, reverse_complement_record
 from engine.slices import Step
@@ -355,6 +356,7 @@ class ScanRunner:
             return
         target = self.targets[self._index]
         self._alpha = np.ascontiguousarray(target.codes)
+        self._gaps = gap_runs(self._alpha)
         self._r_end = max(0, self._alpha.shape[0] - self.K)
         self._cs = np.full(self._r_end, -1, dtype=np.int64)
         self._r = 0
@@ -384,8 +386,11 @@ class ScanRunner:
         if stopped:
             aborted, settled = False, kept + 1
         self._cs[r:r + settled] = out[:settled]
-        self.found.append(target=np.full(kept, self._index, dtype=np.int32), start0=starts[:kept],
-                          length=out[:kept] + 1)
+        # No candidate holds an assembly gap base (the target's gaps are masked, engine.gaps).
+        starts, lengths = starts[:kept], out[:kept] + 1
+        clear = ~touches_gap(self._gaps, starts, starts + lengths)
+        self.found.append(target=np.full(int(clear.sum()), self._index, dtype=np.int32),
+                          start0=starts[clear], length=lengths[clear])
         self._r = r + settled
         self.done += settled
         self.profiles[target.id] = self._cs[:self._r]

@@ -1,6 +1,7 @@
 """Registry entry of the kdiff family (plain data; no numba import)."""
 
 from engine import config
+from engine.gaps import GAP_MIN_PARAM
 from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
 
 _FINE = ("fine", "coarse+fine")
@@ -30,6 +31,7 @@ SPEC = FamilySpec(
         ParamSpec("strands", "Strands", "choice", "both",
                   "'both' also searches the background's reverse complement",
                   choices=("both", "forward")),
+        GAP_MIN_PARAM,
         ParamSpec("threads_per_block", "Threads per block (CUDA)", "int",
                   config.KDIFF_CUDA_THREADS_PER_BLOCK,
                   "cuda only: threads per block, i.e. the tile size of the seed study's kernels",

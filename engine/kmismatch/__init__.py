@@ -25,7 +25,7 @@ from typing import Generator
 
 import numpy as np
 
-from engine import registry
+from engine import gaps, registry
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
 from engine.kmismatch.cuda_options import check_cuda_limits, check_threads_per_block
 from engine.kmismatch.hits import Hit, HitDensity, HitTable
@@ -61,7 +61,7 @@ class KmismatchResult:
 
 def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str = "both",
              threads: int | None = None, threads_per_block: int | None = None,
-             scheduler: str | None = None) -> Job:
+             scheduler: str | None = None, gap_min: int = gaps.GAP_MIN) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Parameters
@@ -87,6 +87,9 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
     scheduler : str, optional
         dask only: a scheduler's address, ``tcp://HOST:PORT`` (None or empty: a local
         cluster, engine.cluster).
+    gap_min : int
+        Runs of at least this many N in the text are assembly gaps (engine.gaps): they
+        match nothing, and no hit's window holds one of their bases.
 
     Raises
     ------
@@ -95,6 +98,7 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
         pattern set, or a variant/backend combination that does not exist.
     """
     k = check_int("k", k, 0)
+    gap_min = check_int("gap_min", gap_min, 1)
     if strands not in ("both", "forward"):
         raise ValueError(f"strands must be 'both' or 'forward', got {strands!r}")
     threads = check_threads(threads)
@@ -111,7 +115,8 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
     if variant is None and backend is None and registry.backend_status("cuda")[0]:
         backend = "cuda"  # with a GPU, kmismatch runs there (the registry's cuda default)
     sel = registry.resolve(SPEC, variant, backend, None, frozenset())
-    params = {"k": int(k), "strands": strands}
+    text = tuple(gaps.as_background(text, gap_min))
+    params = {"k": int(k), "strands": strands, "gap_min": gap_min}
     registry.check_backend_only(SPEC, sel.backend, threads_per_block=threads_per_block,
                                 scheduler=scheduler or None)
     if sel.backend == "dask":
@@ -125,6 +130,21 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
     return Job(family="kmismatch", inputs={"text": text, "patterns": patterns},
                variant=sel.variant, backend=sel.backend, parallel=None, flags=frozenset(),
                params=params, threads=threads)
+
+
+def _without_gap_hits(hits, counts, text):
+    """The hits whose window holds no assembly gap base (engine.gaps): with the gap as a
+    record break they would not exist. ``counts`` (per pattern and bin) is made again when
+    some are dropped."""
+    gaps_ = gaps.text_gaps(text)
+    if gaps_[0].size == 0 or not len(hits):
+        return hits
+    keep = ~gaps.touches_gap(gaps_, hits.pos, hits.pos + hits.pattern_lengths[hits.pattern])
+    if keep.all():
+        return hits
+    hits = hits.take(np.flatnonzero(keep))
+    counts.recount(hits)
+    return hits
 
 
 def solve(text, patterns, k: int, **options) -> KmismatchResult:
@@ -169,6 +189,9 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
                              if streamed else ScanRunner(job, kernels, cancel.flag))
         yield from run_slices(runner, meter, cancel)
     hits, density = meter.timed(lambda: (runner.hits(), runner.density()))
+    kept = meter.timed(lambda: _without_gap_hits(hits, runner.counts, job.inputs["text"]))
+    if kept is not hits:  # (counted again: the density too)
+        hits, density = kept, runner.density()
     return KmismatchResult(run_info(job, meter), job.params["k"], job.params["strands"], hits,
                            tuple(p.id for p in patterns), tuple(len(p) for p in patterns),
                            runner.counts.pattern_hits, density, runner.done)

@@ -73,6 +73,11 @@ class HitTable(ColumnTable):
     def __len__(self) -> int:
         return int(self.pos.shape[0])
 
+    @property
+    def columns(self) -> tuple:
+        """(pos, code, mismatches), as a HitBuffer holds them (what HitCounts counts)."""
+        return self.pos, self.code, self.mismatches
+
     def take(self, index) -> "HitTable":
         return HitTable(self.pos[index], self.code[index], self.mismatches[index],
                         pattern_ids=self.pattern_ids, pattern_lengths=self.pattern_lengths,

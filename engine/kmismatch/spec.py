@@ -1,6 +1,7 @@
 """Registry entry of the kmismatch family (plain data; no numba import)."""
 
 from engine import config
+from engine.gaps import GAP_MIN_PARAM
 from engine.registry import BackendSpec, FamilySpec, InputSpec, ParamSpec, VariantSpec
 
 # dask: one task per text chunk on a Dask cluster (engine/cluster.py); GPU workers run the
@@ -25,6 +26,7 @@ SPEC = FamilySpec(
         ParamSpec("strands", "Strands", "choice", "both",
                   "'both' also searches each pattern's reverse complement",
                   choices=("both", "forward")),
+        GAP_MIN_PARAM,
         ParamSpec("threads_per_block", "Threads per block (CUDA)", "int",
                   config.KMISMATCH_CUDA_THREADS_PER_BLOCK,
                   "CUDA thread, shared-mem and pair-tile: threads (text windows) per block "

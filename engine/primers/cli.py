@@ -6,7 +6,7 @@ CSV columns: record_id,start,end,strand,edits,edits_3prime,cigar,primer,site
 
 from __future__ import annotations
 
-from engine.cli import add_region_options, load_input, selected_flags
+from engine.cli import add_gap_option, add_region_options, gap_min_of, load_input, selected_flags
 from engine.primers import offtarget
 from engine.primers import offtarget as export  # its writers (engine.cli's plug-in contract)
 from engine.sequences import load
@@ -20,6 +20,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal")
     parser.add_argument("--max-edits", type=int, default=3, metavar="D",
                         help="report every site within D edits, both strands (default 3)")
+    add_gap_option(parser)
 
 
 def _primer(args):
@@ -33,7 +34,8 @@ def make_job(args):
     if selected_flags(args):
         raise ValueError("offtarget takes no --opt flags")
     return offtarget.make_job(primer, load_input(args, "background"), args.max_edits, variant=args.variant,
-                              backend=args.backend, threads=args.threads, scheduler=args.scheduler)
+                              backend=args.backend, threads=args.threads, scheduler=args.scheduler,
+                              gap_min=gap_min_of(args))
 
 
 def export_options(args) -> dict:

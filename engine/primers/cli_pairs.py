@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import warnings
 
-from engine.cli import add_region_options, load_input
+from engine.cli import add_gap_option, add_region_options, gap_min_of, load_input
 from engine.primers import export_pairs as export  # the writers (engine.cli's plug-in contract)
 from engine.primers import pairs
 from engine.primers.cli_options import add_design_options, design_values
@@ -49,6 +49,7 @@ def add_arguments(parser) -> None:
                    help="no primer overlaps it (SEQUENCE_EXCLUDED_REGION); repeatable")
     g.add_argument("--include-region", metavar="START-END",
                    help="primers and products lie inside it (SEQUENCE_INCLUDED_REGION)")
+    add_gap_option(parser)
     add_design_options(parser)
     add_pcr_options(parser)
 
@@ -85,14 +86,18 @@ def make_job(args):
     return pairs.make_job(target, load_input(args, "background"), args.k, settings,
                           variant=args.variant, backend=args.backend, parallel=args.parallel,
                           flags=selected_flags(args), threads=args.threads,
-                          scheduler=args.scheduler)
+                          scheduler=args.scheduler, gap_min=gap_min_of(args))
 
 
 def _region(text: str, option: str) -> tuple[int, int]:
     try:
-        return parse_region(text)
+        region = parse_region(text)
     except ValueError as err:
         raise ValueError(f"{option}: {err}") from None
+    if region.record is not None:
+        raise ValueError(f"{option} takes START-END in the target record's own numbering, got "
+                         f"{text!r}")
+    return region.start, region.end
 
 
 def regions_from(args) -> Regions:
@@ -107,7 +112,7 @@ def _say_clipped(args, target) -> None:
     """One line when --target-region runs past a record's end (the record is cut there)."""
     if not args.target_region:
         return
-    _, end = parse_region(args.target_region)
+    end = parse_region(args.target_region).end
     for rec in target:
         last = rec.offset + len(rec)
         if end > last:

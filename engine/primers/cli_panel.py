@@ -6,6 +6,7 @@ of name,sequence, or literals (comma-separated). Writers: engine.primers.export_
 
 from __future__ import annotations
 
+from engine.cli import add_gap_option, gap_min_of
 from engine.primers import export_panel as export  # the writers (engine.cli's plug-in contract)
 from engine.primers import panel
 from engine.primers.cli_options import add_condition_options, conditions_from
@@ -31,6 +32,7 @@ def add_arguments(parser) -> None:
                         help="CSV as one matrix (heterodimer ΔG, Tm, or 3'-end ΔG) instead of "
                              "one row per primer pair")
     add_pcr_options(parser)
+    add_gap_option(parser)
     add_condition_options(parser)
 
 
@@ -39,7 +41,7 @@ def make_job(args):
     background = load(args.background) if args.background else ()
     return panel.make_job(load_primers(args.primers), background, settings, variant=args.variant,
                           backend=args.backend, parallel=args.parallel, threads=args.threads,
-                          scheduler=args.scheduler)
+                          scheduler=args.scheduler, gap_min=gap_min_of(args))
 
 
 def export_options(args) -> dict:

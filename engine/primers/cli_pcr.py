@@ -8,7 +8,7 @@ Writers: engine.primers.export_pcr.
 
 from __future__ import annotations
 
-from engine.cli import add_region_options, load_input, selected_flags
+from engine.cli import add_gap_option, add_region_options, gap_min_of, load_input, selected_flags
 from engine.primers import export_pcr as export  # the writers (engine.cli's plug-in contract)
 from engine.primers import pcr
 from engine.primers.pcr import iter_solve  # noqa: F401  (the plug-in's job generator)
@@ -57,6 +57,7 @@ def add_arguments(parser) -> None:
                                         "literals (comma-separated; NAME=SEQ names one)")
     parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal")
     add_pcr_options(parser)
+    add_gap_option(parser)
     parser.add_argument("--with-sequence", action="store_true",
                         help="add each product's sequence (forward strand)")
 
@@ -66,4 +67,4 @@ def make_job(args):
     return pcr.make_job(load_primers(args.primers), load_input(args, "background"), settings,
                         variant=args.variant, backend=args.backend, parallel=args.parallel,
                         flags=selected_flags(args), threads=args.threads,
-                        scheduler=args.scheduler)
+                        scheduler=args.scheduler, gap_min=gap_min_of(args))

@@ -6,7 +6,7 @@ the edit family's dask task body (engine.edit.cluster.WorkerSearch: every end wi
 (longest primer + max_edits) holds every alignment the refinement looks at, as the
 streamed path does (:class:`~engine.primers.pcr.Refinement`); it sends back the hits
 that pass (:func:`~engine.primers.pcr.passing`). The client gathers them as tasks
-complete, in any order; overlapping alignments become sites over whole records
+complete, in any order; candidates become sites over whole records
 (:func:`~engine.primers.pcr.site_table`) and sites are paired into products once, at
 the end, exactly as in one process.
 """
@@ -28,8 +28,8 @@ def _sites(search, refine, settings, shifts):
     pat, rec = rows["pattern"].astype(np.int64), rows["record"].astype(np.int64)
     minus, dist = rows["strand"].astype(np.int64), rows["distance"].astype(np.int64)
     end = rows["end"] - 1 - shifts[rec]
-    d, e3, start = refine.in_pieces(search.text, piece, pat, minus, end).T
-    return passing(settings, pat, rec, minus, dist, d, e3, start, end)
+    refined = refine.in_pieces(search.text, piece, pat, minus, end).T
+    return passing(settings, np.diff(refine.p_offs), pat, rec, minus, dist, end, *refined)
 
 
 class _WorkerSites(edit_cluster.WorkerSearch):

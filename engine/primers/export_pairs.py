@@ -17,7 +17,7 @@ from engine.primers.export_pcr import product_dict
 
 SIDE_FIELDS = ("sequence", "start", "end", "tm", "gc_percent")
 CLOSEST_FIELDS = ("record", "start", "end", "length", "forward", "reverse", "forward_edits",
-                  "reverse_edits")
+                  "reverse_edits", "spans_gap")
 COLUMNS = (("target", "rank", "penalty", "product_size")
            + tuple(f"left_{f}" for f in SIDE_FIELDS) + tuple(f"right_{f}" for f in SIDE_FIELDS)
            + ("compl_any_tm", "compl_end_tm", "product_tm", "offtarget_products")

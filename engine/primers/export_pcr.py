@@ -1,8 +1,9 @@
 """In-silico PCR writers, shared by the command line and the GUI.
 
 CSV: one row per product, ``forward,reverse,record,start,end,length,forward_edits,
-reverse_edits,forward_3prime_edits,reverse_3prime_edits`` (and ``sequence`` when the
-run kept sequences); 1-based inclusive coordinates on the record's forward strand.
+reverse_edits,forward_3prime_edits,reverse_3prime_edits,spans_gap`` (and ``sequence``
+when the run kept sequences); 1-based inclusive coordinates on the record's forward
+strand. ``spans_gap``: the product holds an assembly gap, so its length is unknown.
 JSON: ``products`` (objects with the same fields), ``sites``, ``primers`` and the
 settings.
 """
@@ -13,7 +14,7 @@ import csv
 from dataclasses import asdict
 
 COLUMNS = ("forward", "reverse", "record", "start", "end", "length", "forward_edits",
-           "reverse_edits", "forward_3prime_edits", "reverse_3prime_edits")
+           "reverse_edits", "forward_3prime_edits", "reverse_3prime_edits", "spans_gap")
 SITE_FIELDS = ("primer", "record", "strand", "start", "end", "edits", "edits_3prime")
 
 
@@ -21,7 +22,7 @@ def product_dict(p, with_sequence: bool) -> dict:
     out = {"forward": p.forward, "reverse": p.reverse, "record": p.record_id, "start": p.start,
            "end": p.end, "length": p.length, "forward_edits": p.forward_edits,
            "reverse_edits": p.reverse_edits, "forward_3prime_edits": p.forward_3prime_edits,
-           "reverse_3prime_edits": p.reverse_3prime_edits}
+           "reverse_3prime_edits": p.reverse_3prime_edits, "spans_gap": p.spans_gap}
     if with_sequence:
         out["sequence"] = p.sequence
     return out
@@ -30,8 +31,8 @@ def product_dict(p, with_sequence: bool) -> dict:
 def _product_rows(products, with_sequence: bool):
     """Tuples in COLUMNS order (and the sequence), read from the table's columns a block at
     a time: a genome-scale run has too many products for an object each."""
-    for fwd, rev, record, start, end, fe, re, f3, r3, seq in products.tuples():
-        row = (fwd, rev, record, start, end, end - start + 1, fe, re, f3, r3)
+    for fwd, rev, record, start, end, fe, re, f3, r3, seq, gap in products.tuples():
+        row = (fwd, rev, record, start, end, end - start + 1, fe, re, f3, r3, gap)
         yield row + (seq,) if with_sequence else row
 
 

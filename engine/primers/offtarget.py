@@ -14,7 +14,7 @@ import csv
 import re
 from dataclasses import dataclass
 
-from engine import edit
+from engine import edit, gaps
 from engine.jobs import Job, drive
 from engine.sequences import Record
 
@@ -46,9 +46,10 @@ class OffTargetSite:
 
 
 def make_job(primer: Record, background, max_edits: int, *, variant=None, backend=None,
-             threads=None, scheduler=None) -> Job:
+             threads=None, scheduler=None, gap_min: int = gaps.GAP_MIN) -> Job:
     """The edit-family search job behind an off-target report (both strands, with alignments;
-    ``scheduler``: the dask backend's, engine.cluster)."""
+    ``scheduler``: the dask backend's, engine.cluster; runs of at least ``gap_min`` N in the
+    background are assembly gaps, engine.gaps)."""
     if isinstance(max_edits, bool) or not isinstance(max_edits, int) or max_edits < 0:
         raise ValueError(f"max_edits must be an integer >= 0, got {max_edits!r}")
     if max_edits >= len(primer):
@@ -56,7 +57,7 @@ def make_job(primer: Record, background, max_edits: int, *, variant=None, backen
                          f"({len(primer)}): every position would be a site")
     return edit.make_job([primer], list(background), mode="search", k=max_edits, strands="both",
                          variant=variant, backend=backend, threads=threads, align=True,
-                         scheduler=scheduler)
+                         scheduler=scheduler, gap_min=gap_min)
 
 
 def _ops(cigar: str) -> list[str]:

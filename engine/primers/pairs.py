@@ -29,7 +29,7 @@ from typing import Generator
 
 import numpy as np
 
-from engine import edit, kdiff
+from engine import edit, gaps, kdiff
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive, now
 from engine.primers import pcr
 from engine.primers.primer3_design import (DesignSettings, Oligo, Regions, check_pair,
@@ -139,16 +139,21 @@ class PairsResult:
 
 
 def make_job(target, background, k: int, settings: PairSettings | None = None, *, variant=None,
-             backend=None, parallel=None, flags=None, threads=None, scheduler=None) -> Job:
+             backend=None, parallel=None, flags=None, threads=None, scheduler=None,
+             gap_min: int = gaps.GAP_MIN) -> Job:
     """Check everything and return the job (``Job.family`` ``"pairs"``).
 
     ``variant``/``backend``/``parallel``/``flags`` are kdiff's (the specificity scan);
     the in-silico PCR runs on the same backend with the edit family's default variant.
     ``scheduler``: the dask backend's cluster address (engine.cluster), for both steps.
+    Runs of at least ``gap_min`` N in the target and the background are assembly gaps
+    (engine.gaps): no designed primer holds a gap base.
     """
     settings = settings or PairSettings()
     k = check_int("k", k, 1)
-    target, background = tuple(target), tuple(background)
+    gap_min = check_int("gap_min", gap_min, 1)
+    target = tuple(gaps.as_background(target, gap_min))
+    background = tuple(gaps.as_background(background, gap_min))
     if not target:
         raise ValueError("no target records")
     settings.regions.check(target)
@@ -157,11 +162,11 @@ def make_job(target, background, k: int, settings: PairSettings | None = None, *
         both += [Record(f"f{i}", rec.codes), Record(f"r{i}", reverse_complement(rec.codes))]
     kjob = kdiff.make_job(both, background, k, variant=variant, backend=backend,
                           parallel=parallel, flags=flags, strands="both", threads=threads,
-                          scheduler=scheduler)
+                          scheduler=scheduler, gap_min=gap_min)
     return Job(family="pairs", inputs={"target": target, "background": background},
                variant=kjob.variant, backend=kjob.backend, parallel=kjob.parallel,
                flags=kjob.flags, params={"k": k, "settings": settings, "kdiff": kjob,
-                                         "scheduler": scheduler},
+                                         "scheduler": scheduler, "gap_min": gap_min},
                threads=threads)
 
 
@@ -325,10 +330,13 @@ def _rejections(target_id: str, text: str, template: str, spec: Specificity, lef
 
 
 def design_record(record_id: str, text: str, offset: int, spec: Specificity,
-                  settings: PairSettings, k: int, cancel: CancelToken | None = None):
+                  settings: PairSettings, k: int, cancel: CancelToken | None = None,
+                  gap_stretches=None):
     """Primer3's part for one target record: its best specific pairs (:func:`best_pairs`),
     the rejections (with ``settings.explain``) and Primer3's explain strings. Runs in a
-    child process (:func:`_in_child`): Primer3 holds Python's lock for whole seconds."""
+    child process (:func:`_in_child`): Primer3 holds Python's lock for whole seconds.
+    ``gap_stretches``: the record's assembly gaps (:func:`engine.gaps.gap_runs`); no
+    designed primer holds a gap base."""
     cancel = cancel or CancelToken()
     design = settings.design
     template = template_text(text)
@@ -337,6 +345,10 @@ def design_record(record_id: str, text: str, offset: int, spec: Specificity,
     lefts, rights, explain = primer_lists(template, design, record_id, regions)
     lefts = [o for o in lefts if spec.left_specific(o.pos, o.length)]
     rights = [o for o in rights if spec.right_specific(o.pos, o.length)]
+    if gap_stretches is not None:
+        lefts, rights = ([o for o, hit in zip(side, gaps.touches_gap(
+            gap_stretches, [o.span[0] for o in side], [o.span[1] for o in side])) if not hit]
+            for side in (lefts, rights))
     if hull:  # Primer3 keeps primers on either side of its target: only flanking ones pair
         lefts = [o for o in lefts if o.span[1] <= hull[0]]
         rights = [o for o in rights if o.span[0] >= hull[1]]
@@ -431,7 +443,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         yield meter.progress(n, len(target), message=message)
         t0 = now()
         done = yield from _in_child(
-            design_record, (rec.id, rec.text, rec.offset, spec, settings, job.params["k"]),
+            design_record, (rec.id, rec.text, rec.offset, spec, settings, job.params["k"],
+                            None, gaps.gap_runs(rec.codes)),
             cancel, lambda: meter.progress(n, len(target), message=message))
         meter.elapsed += now() - t0
         phases["primer3"] += now() - t0
@@ -467,7 +480,8 @@ def _with_pcr(chosen, background, settings: pcr.PcrSettings, job: Job, cancel, m
         names.append(pair_names)
     records = tuple(primers.values())
     search = pcr.search_job(records, background, settings.max_edits, backend=job.backend,
-                            threads=job.threads, scheduler=job.params.get("scheduler"))
+                            threads=job.threads, scheduler=job.params.get("scheduler"),
+                            gap_min=job.params.get("gap_min", gaps.GAP_MIN))
     found = yield from pcr.relabel(edit.iter_solve(search, cancel), "in-silico PCR")
     pcr.absorb(meter, found.info)
     yield from compile_once(pcr.Refiner())

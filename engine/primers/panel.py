@@ -18,8 +18,8 @@ from typing import Generator
 
 import numpy as np
 
-from engine import edit
-from engine.jobs import CancelToken, Job, Progress, RunInfo, drive
+from engine import edit, gaps
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers import pcr
 from engine.primers.annotate import Conditions
 from engine.primers.primer_sets import check_primers
@@ -56,17 +56,20 @@ class PanelResult:
 
 
 def make_job(primers, background=(), settings: PanelSettings | None = None, *, variant=None,
-             backend=None, parallel=None, threads=None, scheduler=None) -> Job:
+             backend=None, parallel=None, threads=None, scheduler=None,
+             gap_min: int = gaps.GAP_MIN) -> Job:
     """The panel check's job; with a background, its cross-product search (``variant`` ...
-    ``scheduler``: the edit family's, as for :func:`engine.primers.pcr.search_job`)."""
+    ``scheduler``: the edit family's, as for :func:`engine.primers.pcr.search_job`; runs of
+    at least ``gap_min`` N in the background are assembly gaps, engine.gaps)."""
     settings = settings or PanelSettings()
     primers = check_primers(primers)
-    background = tuple(background or ())
+    gap_min = check_int("gap_min", gap_min, 1)
+    background = tuple(gaps.as_background(background or (), gap_min))
     search = None
     if background:
         search = pcr.search_job(primers, background, settings.pcr.max_edits, variant=variant,
                                 backend=backend, parallel=parallel, threads=threads,
-                                scheduler=scheduler)
+                                scheduler=scheduler, gap_min=gap_min)
     elif scheduler:
         raise ValueError("--scheduler needs a background (the cross-product search is what runs "
                          "on the cluster)")

@@ -5,18 +5,26 @@ Semantics (the README's, tested against a brute-force finder):
 - A *site* is a place where a primer matches the background within ``max_edits``
   edits, on either strand. The edit family's search (``engine.edit``, any variant and
   backend) finds every end position within ``max_edits``; for each,
-  :mod:`engine.primers.pcr_kernels` settles the alignment: its distance, the fewest
-  edits in the primer's 3' window (the last ``three_prime_window`` bases, 5'->3')
-  among the alignments that realise that distance, and the smallest start that
-  realises both. An edit counts in the window when it touches a window base: a
-  mismatch or an unpaired primer base there, or a background base that follows a
-  window base (5'->3').
+  :mod:`engine.primers.pcr_kernels` settles its ungapped alignment (the primer's length
+  ending there: mismatches only) and its best alignment: the distance, the fewest edits
+  in the primer's 3' window (the last ``three_prime_window`` bases, 5'->3') among the
+  alignments that realise that distance, and the smallest start that realises both. An
+  edit counts in the window when it touches a window base: a mismatch or an unpaired
+  primer base there, or a background base that follows a window base (5'->3').
 - The *3' rule*: a site needs at most ``max_3prime_edits`` edits in the window.
-- Ends that pass and whose alignments overlap (same primer, record and strand) are
-  one site, reported by its best end: fewest edits, then fewest 3' edits, then
-  leftmost. With ``indels=False`` (mismatch-only, as ipcress and primersearch count)
-  the alignment is the primer's own length ending there and every passing end is a
-  site of its own.
+- Every ungapped alignment within ``max_edits`` that passes is a site, as ipcress and
+  primersearch count (``indels=False``: only those). With indels (the default), an end's
+  best alignment is a site too where it beats the ungapped one (fewer edits, or as many
+  and fewer 3' edits) and no overlapping alignment of the same primer, record and strand
+  beats it: one with fewer edits, or an ungapped one with as many (a tie goes to the
+  ungapped alignment). So each distinct binding position is reported, with its best
+  alignment (one site per start and end), the products are a superset of ipcress's at
+  the same coordinates, and the alignments a site also has with an indel or two at its
+  edges, each an edit worse, are not sites of their own. Along a microsatellite,
+  ``(CA)x10`` binds ``(CA)x20`` at 11 places, as with ipcress.
+- A product whose sites lie on both sides of an assembly gap (engine.gaps: its bases
+  match nothing, so no site holds one) is reported with ``spans_gap`` set: its size is
+  unknown, and it counts against a pair's specificity as any other product does.
 - A *product* pairs a ``+`` site (the primer reads along the forward strand) with a
   ``-`` site of any primer of the set (itself included) on the same record, facing
   it: the ``+`` site starts at or before the ``-`` site and ends at or before it. It
@@ -37,7 +45,7 @@ from typing import Generator
 
 import numpy as np
 
-from engine import edit
+from engine import edit, gaps
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers.pcr_columns import PcrProducts, PcrSites, Product, Site
 from engine.primers.primer_sets import check_primers
@@ -84,7 +92,8 @@ class PcrResult:
 
 
 def search_job(primers, background, max_edits: int, *, variant=None, backend=None,
-               parallel=None, flags=None, threads=None, scheduler=None) -> Job:
+               parallel=None, flags=None, threads=None, scheduler=None,
+               gap_min: int = gaps.GAP_MIN) -> Job:
     """The edit-family job that finds every end within ``max_edits`` (both strands).
 
     Primers are renamed to their indices; the background's records are passed as they are
@@ -110,11 +119,12 @@ def search_job(primers, background, max_edits: int, *, variant=None, backend=Non
     return edit.make_job([Record(str(i), p.codes) for i, p in enumerate(primers)], background,
                          mode="search", k=max_edits, strands="both", report="hits", align=False,
                          profile=False, variant=variant, backend=backend, parallel=parallel,
-                         flags=flags, threads=threads, scheduler=scheduler)
+                         flags=flags, threads=threads, scheduler=scheduler, gap_min=gap_min)
 
 
 def make_job(primers, background, settings: PcrSettings | None = None, *, variant=None,
-             backend=None, parallel=None, flags=None, threads=None, scheduler=None) -> Job:
+             backend=None, parallel=None, flags=None, threads=None, scheduler=None,
+             gap_min: int = gaps.GAP_MIN) -> Job:
     """Check everything and return the job (``Job.family`` ``"pcr"``; ``iter_solve`` runs it).
 
     Parameters
@@ -128,12 +138,16 @@ def make_job(primers, background, settings: PcrSettings | None = None, *, varian
     scheduler : str, optional
         dask only: a scheduler's address (None: a local cluster). The site search and the
         refinement run chunk by chunk on the cluster (engine/primers/cluster.py).
+    gap_min : int
+        Runs of at least this many N in the background are assembly gaps (engine.gaps).
     """
     settings = settings or PcrSettings()
     primers = check_primers(primers)
-    background = tuple(background)
+    gap_min = check_int("gap_min", gap_min, 1)
+    background = tuple(gaps.as_background(background, gap_min))
     search = search_job(primers, background, settings.max_edits, variant=variant, backend=backend,
-                        parallel=parallel, flags=flags, threads=threads, scheduler=scheduler)
+                        parallel=parallel, flags=flags, threads=threads, scheduler=scheduler,
+                        gap_min=gap_min)
     return Job(family="pcr", inputs={"primers": primers, "background": background},
                variant=search.variant, backend=search.backend, parallel=search.parallel,
                flags=search.flags, params={"settings": settings, "search": search},
@@ -224,9 +238,10 @@ def find_sites(primers, background, hits, settings: PcrSettings) -> PcrSites:
     # Columns (0-based, within each record) from here on; a site's positions are
     # column + 1 + offset (a region keeps its record's numbering).
     end = hits.end - 1 - record_shifts(background)[rec]
-    d, e3, start = _refine(primers, background, settings, pat, rec, minus, end)
+    refined = _refine(primers, background, settings, pat, rec, minus, end)
     return site_table(primers, background, settings,
-                      passing(settings, pat, rec, minus, dist, d, e3, start, end))
+                      passing(settings, [len(p) for p in primers], pat, rec, minus, dist, end,
+                              *refined))
 
 
 def record_shifts(background) -> np.ndarray:
@@ -234,25 +249,44 @@ def record_shifts(background) -> np.ndarray:
     return np.array([r.offset for r in background], dtype=np.int64)
 
 
-def passing(settings: PcrSettings, pat, rec, minus, dist, d, e3, start, end) -> tuple:
-    """The refined hits (:class:`Refinement`) that pass ``max_edits`` and the 3' rule:
-    (primer, record, strand, edits, 3' edits, start column, end column) arrays."""
+def passing(settings: PcrSettings, lengths, pat, rec, minus, dist, end, d, e3, start, ungapped,
+            ungapped_3) -> tuple:
+    """The candidate sites of refined hits (:class:`Refinement`) that pass ``max_edits`` and
+    the 3' rule: (primer, record, strand, edits, 3' edits, start column, end column, gapped)
+    arrays. ``lengths``: the primers' lengths.
+
+    At each end: its ungapped alignment, where it has at most ``max_edits`` mismatches (every
+    one is a site, as for ipcress); with indels, also its best alignment where that is better
+    (fewer edits, or as many and fewer 3' edits), a gapped candidate that
+    :func:`site_table` keeps only where no overlapping alignment beats it.
+    """
     if settings.indels and not np.array_equal(d, dist):
         bad = int(np.flatnonzero(d != dist)[0])
         raise RuntimeError(f"pcr: site refinement disagrees with the edit search at hit {bad}")
-    ok = np.flatnonzero((d >= 0) & (d <= settings.max_edits) & (e3 <= settings.max_3prime_edits))
-    return tuple(a[ok] for a in (pat, rec, minus, d, e3, start, end))
+    k, k3 = settings.max_edits, settings.max_3prime_edits
+    plain = np.flatnonzero((ungapped >= 0) & (ungapped <= k) & (ungapped_3 <= k3))
+    cols = [pat[plain], rec[plain], minus[plain], ungapped[plain], ungapped_3[plain],
+            end[plain] - np.asarray(lengths, dtype=np.int64)[pat[plain]] + 1, end[plain],
+            np.zeros(len(plain), dtype=bool)]
+    if settings.indels:
+        better = (ungapped < 0) | (d < ungapped) | ((d == ungapped) & (e3 < ungapped_3))
+        gap = np.flatnonzero(better & (d <= k) & (e3 <= k3))
+        for i, col in enumerate((pat, rec, minus, d, e3, start, end)):
+            cols[i] = np.concatenate((cols[i], col[gap]))
+        cols[7] = np.concatenate((cols[7], np.ones(len(gap), dtype=bool)))
+    return tuple(cols)
 
 
 def site_table(primers, background, settings: PcrSettings, refined) -> PcrSites:
-    """The sites of the passing hits (:func:`passing`, or None for none), found in one
-    piece or many (overlapping alignments are merged here, over whole records)."""
+    """The sites of the candidates that pass (:func:`passing`, or None for none), found in
+    one piece or many: gapped candidates that an overlapping alignment beats are dropped
+    here, over whole records (:func:`_standing`)."""
     names, ids = [p.id for p in primers], [r.id for r in background]
     if refined is None or not len(refined[0]):
         return PcrSites.empty(names, ids)
-    pat, rec, minus, d, e3, start, end = refined
-    if settings.indels:
-        keep = _best_of_overlaps(pat, rec, minus, d, e3, start, end)
+    pat, rec, minus, d, e3, start, end, gapped = refined
+    if gapped.any():
+        keep = _standing(pat, rec, minus, d, e3, start, end, gapped)
         pat, rec, minus, d, e3, start, end = (a[keep] for a in (pat, rec, minus, d, e3, start, end))
     order = np.lexsort((pat, minus, start, rec))
     pat, rec, minus, d, e3, start, end = (a[order] for a in (pat, rec, minus, d, e3, start, end))
@@ -263,25 +297,22 @@ def site_table(primers, background, settings: PcrSettings, refined) -> PcrSites:
                     primer_ids=names, record_ids=ids)
 
 
-def _best_of_overlaps(pat, rec, minus, d, e3, start, end) -> np.ndarray:
-    """Indices of the sites that stand for each run of overlapping alignments of one primer,
-    record and strand (chained: an alignment that starts at or before the furthest end of
-    the run so far joins it): the fewest edits, then 3' edits, then leftmost."""
-    order = np.lexsort((end, start, minus, rec, pat))
-    p, r, m, s, e = pat[order], rec[order], minus[order], start[order], end[order]
-    new_key = np.ones(len(order), dtype=bool)
-    new_key[1:] = (p[1:] != p[:-1]) | (r[1:] != r[:-1]) | (m[1:] != m[:-1])
-    # The furthest end so far within a key: ends of a key's group lifted above every earlier
-    # group's, so one running maximum serves all groups (ends are below 2^40).
-    lift = np.cumsum(new_key).astype(np.int64) << 41
-    reach = np.maximum.accumulate(lift + e)
-    new_run = new_key.copy()
-    new_run[1:] |= lift[1:] + s[1:] > reach[:-1]
-    run = np.cumsum(new_run)
-    best = np.lexsort((e, s, e3[order], d[order], run))
-    first = np.ones(len(best), dtype=bool)
-    first[1:] = run[best[1:]] != run[best[:-1]]
-    return order[best[first]]
+def _standing(pat, rec, minus, d, e3, start, end, gapped) -> np.ndarray:
+    """Indices of the candidates that are sites: every ungapped one, and each gapped one that
+    no overlapping candidate of its primer, record and strand beats (fewer edits, or an
+    ungapped one with as many). A primer that binds once also aligns with an indel or two
+    at either edge of that site, each an edit worse: those alignments are the same site,
+    not others. One site per span: the fewest edits, then 3' edits."""
+    from engine.primers import pcr_kernels
+
+    key = (pat * (int(rec.max()) + 1) + rec) * 2 + minus
+    order = np.lexsort((e3, d, end, start, key))
+    k, s, e = key[order], start[order], end[order]
+    beaten = pcr_kernels.dominated(k, s, e, d[order], gapped[order], int((e - s).max()) + 1)
+    order, k, s, e = order[~beaten], k[~beaten], s[~beaten], e[~beaten]
+    first = np.ones(len(order), dtype=bool)  # the best of the candidates of one span
+    first[1:] = (k[1:] != k[:-1]) | (s[1:] != s[:-1]) | (e[1:] != e[:-1])
+    return order[first]
 
 
 class Refinement:
@@ -297,13 +328,14 @@ class Refinement:
                                       ).astype(np.uint8)
 
     def __call__(self, text, lo, at, pat, minus, end) -> np.ndarray:
-        """(distance, 3' edits, start column) rows of the hits of primers ``pat`` on strands
+        """(distance, 3' edits, start column, ungapped mismatches, their 3' mismatches) rows
+        (pcr_kernels.refine_sites) of the hits of primers ``pat`` on strands
         ``minus`` ending at columns ``end`` of records (pieces) of ``text``, whose column 0
         lies at ``at`` and whose first column at ``lo`` (the kernel looks no further back)."""
         from engine.primers import pcr_kernels
 
         s = self.settings
-        out = np.zeros((pat.shape[0], 3), dtype=np.int64)
+        out = np.zeros((pat.shape[0], 5), dtype=np.int64)
         pcr_kernels.refine_sites(self.pats, self.p_offs, self.rc_pats, text, lo, pat, minus,
                                  at + end, s.max_edits, s.three_prime_window, s.indels, out)
         out[:, 2] -= at
@@ -319,7 +351,7 @@ class Refinement:
 
 
 def _refine(primers, background, settings: PcrSettings, pat, rec, minus, end):
-    """(distance, 3' edits, start column) of every hit (:class:`Refinement`), the background
+    """The :class:`Refinement` columns of every hit (:class:`Refinement`), the background
     held whole, or read a chunk at a time when it is larger than config.STREAM_MEMORY_BASES:
     a hit is refined in the piece that owns its end."""
     from engine.streaming import Background
@@ -332,8 +364,8 @@ def _refine(primers, background, settings: PcrSettings, pat, rec, minus, end):
         t_offs = np.zeros(len(background) + 1, dtype=np.int64)
         np.cumsum(bg.lengths, out=t_offs[1:])
         out = refine(text, t_offs[rec], t_offs[rec], pat, minus, end)
-        return out[:, 0], out[:, 1], out[:, 2]
-    out = np.zeros((rec.shape[0], 3), dtype=np.int64)
+        return tuple(out.T)
+    out = np.zeros((rec.shape[0], 5), dtype=np.int64)
     # The hits' ends laid end to end over the records, sorted: a piece's are a range of them.
     base = np.zeros(len(background) + 1, dtype=np.int64)
     np.cumsum(bg.lengths, out=base[1:])
@@ -353,7 +385,7 @@ def _refine(primers, background, settings: PcrSettings, pat, rec, minus, end):
         rows = order[np.concatenate([np.arange(a, b) for a, b in zip(first, last)])]
         out[rows] = refine.in_pieces(text, piece, pat[rows], minus[rows], end[rows])
         bg.release(chunk)
-    return out[:, 0], out[:, 1], out[:, 2]
+    return tuple(out.T)
 
 
 def pair_sites(sites, background, settings: PcrSettings, primers=None) -> PcrProducts:
@@ -394,6 +426,20 @@ def pair_sites(sites, background, settings: PcrSettings, primers=None) -> PcrPro
     return PcrProducts({"forward": sites.primer[a], "reverse": sites.primer[b], "record": rec[a],
                         "start": start[a], "end": end[b], "forward_edits": edits[a],
                         "reverse_edits": edits[b], "forward_3prime_edits": e3[a],
-                        "reverse_3prime_edits": e3[b]},
+                        "reverse_3prime_edits": e3[b],
+                        "spans_gap": spans_gap(background, rec[a], start[a], end[b])},
                        primer_ids=sites.primer_ids, background=background,
                        with_sequence=settings.with_sequence)
+
+
+def spans_gap(background, rec, start, end) -> np.ndarray:
+    """Per product (record index, 1-based inclusive start and end): does it hold a base of
+    an assembly gap (engine.gaps), so that its sites lie on both sides of one and its size
+    is unknown? Only the records with products are read (a genome store's in blocks)."""
+    out = np.zeros(len(rec), dtype=bool)
+    for r in np.unique(rec).tolist():
+        record = background[r]
+        rows = np.flatnonzero(rec == r)
+        out[rows] = gaps.touches_gap(gaps.record_runs(record, gaps.GAP_CODE),
+                                     start[rows] - 1 - record.offset, end[rows] - record.offset)
+    return out

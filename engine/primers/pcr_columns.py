@@ -47,6 +47,9 @@ class Product:
     forward_3prime_edits: int
     reverse_3prime_edits: int
     sequence: str | None = None
+    #: the product holds an assembly gap (engine.gaps): its sites lie on both sides of one,
+    #: so its true size is unknown (``length`` counts the gap's N as given)
+    spans_gap: bool = False
 
     @property
     def length(self) -> int:
@@ -89,7 +92,8 @@ class _Columns(ColumnTable):
     def numeric(self, name: str):
         column = self.columns.get(name)
         return column if column is not None and name not in ("primer", "record", "strand",
-                                                             "forward", "reverse") else None
+                                                             "forward", "reverse",
+                                                             "spans_gap") else None
 
 
 class PcrSites(_Columns):
@@ -141,7 +145,7 @@ class PcrSites(_Columns):
 PRODUCT_DTYPES = {"forward": np.int64, "reverse": np.int64, "record": np.int64,
                   "start": np.int64, "end": np.int64, "forward_edits": np.int64,
                   "reverse_edits": np.int64, "forward_3prime_edits": np.int64,
-                  "reverse_3prime_edits": np.int64}
+                  "reverse_3prime_edits": np.int64, "spans_gap": np.bool_}
 
 
 class PcrProducts(_Columns):
@@ -149,7 +153,8 @@ class PcrProducts(_Columns):
     ``sequence`` is read from the background when a row is made (``with_sequence``)."""
 
     COLUMNS = ("forward", "reverse", "record_id", "start", "end", "forward_edits",
-               "reverse_edits", "forward_3prime_edits", "reverse_3prime_edits", "sequence")
+               "reverse_edits", "forward_3prime_edits", "reverse_3prime_edits", "sequence",
+               "spans_gap")
 
     def __init__(self, columns: dict, *, primer_ids, background, with_sequence: bool):
         super().__init__(columns, primer_ids=tuple(primer_ids), background=tuple(background),
@@ -172,7 +177,8 @@ class PcrProducts(_Columns):
                 labels(self.primer_ids, self.reverse[lo:hi]), labels(ids, self.record[lo:hi]),
                 self.start[lo:hi], self.end[lo:hi], self.forward_edits[lo:hi],
                 self.reverse_edits[lo:hi], self.forward_3prime_edits[lo:hi],
-                self.reverse_3prime_edits[lo:hi], self.sequences(lo, hi)]
+                self.reverse_3prime_edits[lo:hi], self.sequences(lo, hi),
+                self.spans_gap[lo:hi].tolist()]
 
     def make_row(self, cells: tuple) -> Product:
         return Product(*cells)

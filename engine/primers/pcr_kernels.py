@@ -70,13 +70,33 @@ def _refine_one(pat, minus, window, text, lo, j, out):
     out[2] = v & mask
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _ungapped(pat, minus, window, text, s, out):
+    """(mismatches, 3' mismatches) of ``pat`` read along text[s..] without gaps."""
+    m = pat.shape[0]
+    d = 0
+    e3 = 0
+    for i in range(m):
+        if (pat[i] & text[s + i]) == 0:
+            d += 1
+            if (i >= m - window) if not minus else (i < window):
+                e3 += 1
+    out[0], out[1] = d, e3
+
+
 @njit(nogil=True, cache=True, parallel=True)
 def refine_sites(pats, p_offs, rc_pats, text, rec_lo, hit_pat, hit_minus, hit_end, k, window,
                  indels, out):
-    """For each hit h (pattern, strand, 0-based flat end, record start): out[h] = (d, e3, start).
+    """For each hit h (pattern, strand, 0-based flat end, record start):
+    out[h] = (d, e3, start, ungapped mismatches, ungapped 3' mismatches).
 
-    ``indels`` False: the window of the pattern's length ending at the end, mismatches
-    only (d = -1 when it does not fit in the record).
+    The first three are the best alignment ending there (``indels``), or the ungapped one
+    (``indels`` False: mismatches only); the last two are always the ungapped alignment
+    of the pattern's length ending there, which is what mismatch-only tools (ipcress)
+    report. Where that does not fit in the record, its mismatches are -1 (and d too
+    without indels). No alignment holds a base of an assembly gap (code 0, engine.gaps):
+    a site ends at a gap's edge as at a record's, so the sites are those of the records
+    cut at their gaps.
     """
     for h in prange(hit_end.shape[0]):
         p = hit_pat[h]
@@ -86,24 +106,50 @@ def refine_sites(pats, p_offs, rc_pats, text, rec_lo, hit_pat, hit_minus, hit_en
         m = b - a
         w = min(window, m)
         j = hit_end[h]
+        lo = max(rec_lo[h], j - (m + k) + 1 if indels else j - m + 1)
+        for c in range(j, lo - 1, -1):
+            if text[c] == 0:  # an assembly gap base (engine.gaps): as a record's edge
+                lo = c + 1
+                break
+        row = np.empty(3, dtype=np.int64)
+        s = j - m + 1
+        if s < lo:
+            out[h, 3], out[h, 4] = -1, 0
+        else:
+            _ungapped(pat, minus, w, text, s, row)
+            out[h, 3], out[h, 4] = row[0], row[1]
         if indels:
-            lo = max(rec_lo[h], j - (m + k) + 1)
-            row = np.empty(3, dtype=np.int64)
             _refine_one(pat, minus, w, text, lo, j, row)
             out[h, 0], out[h, 1], out[h, 2] = row[0], row[1], row[2]
         else:
-            s = j - m + 1
-            if s < rec_lo[h]:
-                out[h, 0], out[h, 1], out[h, 2] = -1, 0, s
-                continue
-            d = 0
-            e3 = 0
-            for i in range(m):
-                if (pat[i] & text[s + i]) == 0:
-                    d += 1
-                    if (i >= m - w) if not minus else (i < w):
-                        e3 += 1
-            out[h, 0], out[h, 1], out[h, 2] = d, e3, s
+            out[h, 0], out[h, 1], out[h, 2] = out[h, 3], out[h, 4], s
+
+
+@njit(nogil=True, cache=True)
+def dominated(key, start, end, edits, gapped, reach):
+    """For candidates sorted by (key, start): True where a gapped candidate overlaps
+    another of its key with fewer edits, or an ungapped one with as few (the ungapped
+    alignment wins a tie). ``reach``: no candidate is longer (how far back to look)."""
+    n = key.shape[0]
+    out = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        if not gapped[i]:
+            continue
+        for step in (-1, 1):
+            j = i + step
+            while 0 <= j < n and key[j] == key[i]:
+                if step < 0 and start[j] < start[i] - reach:
+                    break
+                if step > 0 and start[j] > end[i]:
+                    break
+                if end[j] >= start[i] and (edits[j] < edits[i]
+                                           or (edits[j] == edits[i] and not gapped[j])):
+                    out[i] = True
+                    break
+                j += step
+            if out[i]:
+                break
+    return out
 
 
 def warm_up() -> None:
@@ -112,10 +158,11 @@ def warm_up() -> None:
     offs = np.array([0, 4], dtype=np.int64)
     text = np.array([1, 2, 4, 8, 1], dtype=np.uint8)
     one = np.zeros(1, dtype=np.int64)
-    out = np.zeros((1, 3), dtype=np.int64)
+    out = np.zeros((1, 5), dtype=np.int64)
     for indels in (True, False):
         refine_sites(pats, offs, pats, text, one, one, one, one + 3, 1, 2, indels, out)
+    dominated(one, one, one, one, np.ones(1, dtype=np.bool_), 4)
 
 
 def compiled() -> bool:
-    return bool(refine_sites.signatures)
+    return bool(refine_sites.signatures) and bool(dominated.signatures)

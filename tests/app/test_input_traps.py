@@ -71,3 +71,28 @@ def test_duplicate_ids_are_noted_in_the_window(qtbot, window, dialogs, tmp_path)
     text = window.state_label.text()
     assert "Loaded 2 record(s)" in text and "Warning:" in text and "duplicate record ids" in text
     assert not dialogs
+
+
+def test_only_positions_takes_the_command_lines_region_form(qtbot, window, tmp_path):
+    """Issue 28: typing chr2:START-END uses that record alone, cut to those positions, as
+    --background-region does; a record it lacks, or a bad form, is said and changes nothing."""
+    path = tmp_path / "genome.fa"
+    path.write_text(">chr1\n" + "ACGT" * 50 + "\n>chr2\n" + "GGCCTTAA" * 100 + "\n")
+    with qtbot.waitSignal(window.inputs_loaded, timeout=30_000):
+        window.load_files("background", [str(path)])
+    panel = window.input_panels["background"]
+    panel.region_text.setText("chr2:301-700")
+    QTest.keyClick(panel.region_text, Qt.Key.Key_Return)
+    chosen = panel.state().selected()
+    assert [(r.id, r.offset, len(r)) for r in chosen] == [("chr2", 300, 400)]
+    assert (panel.region_from.value(), panel.region_to.value()) == (301, 700)
+    assert panel.region_box.isChecked() and not panel.warning.isVisibleTo(window)
+    before = panel.state()
+    for bad, message in (("chr9:1-10", "no record 'chr9'"), ("chr1:500-600", "lies outside chr1"),
+                         ("chr2:x", "region must be")):
+        panel.region_text.setText(bad)
+        QTest.keyClick(panel.region_text, Qt.Key.Key_Return)
+        assert panel.state() == before and message in panel.warning.text()
+    panel.region_text.setText("11-20")  # the plain form: those positions of each selected record
+    QTest.keyClick(panel.region_text, Qt.Key.Key_Return)
+    assert [(r.id, r.offset) for r in panel.state().selected()] == [("chr2", 10)]

@@ -5,7 +5,8 @@
   its 5' part and its 3' window and trying every start and every split point with
   edlib NW: distance, fewest window edits among the alignments of that distance,
   smallest start.
-- :func:`products`: the sites, clustered as the README says, paired by position.
+- :func:`indel_sites`: the sites with indels, as the README defines them.
+- :func:`products`: the sites paired by position.
 - :func:`occurs_within`: does a sequence occur within k edits on either strand (HW)?
 """
 
@@ -84,6 +85,35 @@ def hamming_sites(primer: str, text: str, k: int, minus: bool, window: int):
     return out
 
 
+def indel_sites(primer: str, text: str, k: int, max3: int, minus: bool, window: int):
+    """The README's sites with indels: (start, end, d, e3), 0-based.
+
+    Candidates: every ungapped window within k (:func:`hamming_sites`), and at each end
+    the best alignment where it beats that end's ungapped one on (edits, 3' edits); those
+    that fail the 3' rule go. A gapped candidate stays unless a candidate that overlaps it
+    has fewer edits, or is ungapped with as many. One per span (fewest edits, then 3')."""
+    m = len(primer)
+    plain = {(s, e): (d, e3) for s, e, d, e3 in hamming_sites(primer, text, len(primer), minus,
+                                                              window)}
+    cands = {}
+    for s, e, d, e3 in hamming_sites(primer, text, k, minus, window):
+        if e3 <= max3:
+            cands[(s, e, False)] = (d, e3)
+    for j, d in ends(rc(primer) if minus else primer, text, k).items():
+        e3, s = site_at(primer, text, j, d, minus, window)
+        own = plain.get((j - m + 1, j))
+        if e3 <= max3 and (own is None or (d, e3) < own):
+            cands[(s, j, True)] = (d, e3)
+    best = {}
+    for (s, e, gapped), (d, e3) in cands.items():
+        if gapped and any(t <= e and s <= u and (dd < d or (dd == d and not g))
+                          for (t, u, g), (dd, _) in cands.items() if (t, u, g) != (s, e, gapped)):
+            continue
+        if (s, e) not in best or (d, e3) < best[(s, e)]:
+            best[(s, e)] = (d, e3)
+    return sorted((s, e, d, e3) for (s, e), (d, e3) in best.items())
+
+
 def sites(primers: dict, records: dict, k: int, max3: int, window: int, indels: bool = True):
     """{(primer, record, strand): [(start1, end1, d, e3)]}: the README's sites (1-based)."""
     out = {}
@@ -92,23 +122,7 @@ def sites(primers: dict, records: dict, k: int, max3: int, window: int, indels: 
             for strand in "+-":
                 minus = strand == "-"
                 if indels:
-                    found = []
-                    for j, d in sorted(ends(rc(p) if minus else p, text, k).items()):
-                        e3, s = site_at(p, text, j, d, minus, window)
-                        if e3 <= max3:
-                            found.append((s, j, d, e3))
-                    found.sort()
-                    clustered, cur, reach = [], [], -1
-                    for f in found + [None]:
-                        if f is not None and cur and f[0] <= reach:
-                            cur.append(f)
-                            reach = max(reach, f[1])
-                            continue
-                        if cur:
-                            clustered.append(min(cur, key=lambda t: (t[2], t[3], t[0], t[1])))
-                        if f is not None:
-                            cur, reach = [f], f[1]
-                    found = clustered
+                    found = indel_sites(p, text, k, max3, minus, window)
                 else:
                     found = [f for f in hamming_sites(p, text, k, minus, window) if f[3] <= max3]
                 if found:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
+from engine.jobs import drive
 from engine.primers import pcr
 from engine.primers.primer_sets import load_primers
 from engine.sequences import Record, encode
@@ -301,3 +302,238 @@ def test_cancel_keeps_what_was_found(scene):
             res = stop.value
             break
     assert not res.info.complete
+
+
+def _solve_text(primers: dict, records: dict, settings_):
+    return pcr.solve([Record(n, encode(s)) for n, s in primers.items()],
+                     [Record(n, encode(s)) for n, s in records.items()], settings_,
+                     backend="serial")
+
+
+def test_a_microsatellite_gives_every_binding_position():
+    """(CA)x10 binds (CA)x20 at 11 places: 11 products with indels as without (issue 28),
+    where overlapping alignments used to be chained into one."""
+    primers = {"F": "CA" * 10, "R": "GGACTTGCAATCGATGCC"}
+    records = {"bg": "GGATCCTTAAGGCTTACG" + "CA" * 20
+                     + "GATTCAGGCTAGCTTGACCTGAGGCATCGATTGCAAGTCC"}
+    for indels in (True, False):
+        res = _solve_text(primers, records, pcr.PcrSettings(0, indels=indels))
+        assert len(res.products) == 11
+        assert sorted(p.start for p in res.products) == list(range(19, 41, 2))
+
+
+def tandem_scene(seed: int):
+    """Primers planted around a microsatellite (unit of 1-6 nt): F overlaps the repeat, R lies
+    downstream; two records carry copies with more or fewer units and substitutions."""
+    rng = np.random.default_rng(seed)
+    acgt = np.array(list("ACGT"))
+
+    def rand(n):
+        return "".join(rng.choice(acgt, n))
+
+    unit = rand(int(rng.integers(1, 7)))
+    units = max(2, int(rng.integers(12, 36)) // len(unit))
+    left, mid, right = rand(int(rng.integers(8, 20))), rand(int(rng.integers(30, 60))), rand(12)
+    plan = left + unit * units
+    size = int(rng.integers(10, 16))
+    at = int(rng.integers(max(0, len(left) - size + 2), len(plan) - size + 1))
+    r_at = int(rng.integers(0, len(mid) - size))
+    primers = {"F": plan[at:at + size], "R": rc(mid[r_at:r_at + size])}
+    records = {}
+    for r in range(2):
+        copy = list(left + unit * max(1, units + int(rng.integers(-2, 3))) + mid + right)
+        for _ in range(int(rng.integers(0, 3))):
+            copy[int(rng.integers(len(copy)))] = str(rng.choice(acgt))
+        records[f"r{r}"] = "".join(copy)
+    return primers, records
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 2))
+@example(7, 1)
+def test_tandem_repeats_are_a_superset_of_ipcress(seed, k):
+    """With indels, pcr's products include every product of the mismatch-only model
+    (ipcress's rules: brute.hamming_sites) at the same coordinates, with no more edits;
+    and they are the README's (brute.indel_sites). ipcress has no 3' rule: max3 = k."""
+    primers, records = tandem_scene(seed)
+    window, hi = 5, 3000
+    res = _solve_text(primers, records, pcr.PcrSettings(k, k, window, hi, 1))
+    got = _rows(res)
+    assert got == brute.products(primers, records, k, k, window, 1, hi, True)
+    ours = {row[:5]: row[5:7] for row in got}
+    for row in brute.products(primers, records, k, k, window, 1, hi, False):
+        assert row[:5] in ours, row
+        assert ours[row[:5]][0] <= row[5] and ours[row[:5]][1] <= row[6]
+
+
+def _with_gaps(records: dict, seed: int, gap_min: int) -> dict:
+    """The records with 1-3 runs of at least ``gap_min`` N put in at random places."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name, text in records.items():
+        for _ in range(int(rng.integers(1, 4))):
+            at = int(rng.integers(0, len(text) + 1))
+            text = text[:at] + "N" * int(rng.integers(gap_min, gap_min + 15)) + text[at:]
+        out[name] = text
+    return out
+
+
+def _pieces(records: dict, gap_min: int) -> dict:
+    """name -> (record name, offset, text) of the pieces between the assembly gaps."""
+    from engine.gaps import split_at_gaps
+
+    cut = split_at_gaps([Record(n, encode(s)) for n, s in records.items()], gap_min)
+    return {f"{p.id}#{i}": (p.id, p.offset, p.text) for i, p in enumerate(cut)}
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 2), st.booleans())
+@example(3, 2, True)
+def test_gaps_are_record_breaks_and_products_across_them_are_flagged(seed, k, indels):
+    """A background with assembly gaps gives the sites of its pieces between the gaps as
+    separate records (brute force on the pieces); products within a piece are the pieces'
+    products, and those whose sites lie in two pieces of one record have ``spans_gap``."""
+    primers, records = random_scene(seed)
+    gap_min = 10
+    records = _with_gaps(records, seed, gap_min)
+    k = min(k, min(len(p) for p in primers.values()) - 1)
+    window, hi = 5, 400
+    res = _solve_text(primers, records, pcr.PcrSettings(k, k, window, hi, 1, indels))
+    pieces = _pieces(records, gap_min)
+    found = brute.sites(primers, {n: text for n, (_, _, text) in pieces.items()}, k, k, window,
+                        indels)
+    want_sites = {(p, pieces[piece][0], strand, s + pieces[piece][1], e + pieces[piece][1], d, e3)
+                  for (p, piece, strand), rows in found.items() for s, e, d, e3 in rows}
+    assert {(s.primer, s.record_id, s.strand, s.start, s.end, s.edits, s.edits_3prime)
+            for s in res.sites} == want_sites
+    plus = [(s, piece) for s, piece in _tagged(found, pieces, "+")]
+    minus = [(s, piece) for s, piece in _tagged(found, pieces, "-")]
+    want = {(a[0], b[0], a[1], a[3], b[4], a[5], b[5], a[6], b[6], pa != pb)
+            for a, pa in plus for b, pb in minus
+            if a[1] == b[1] and a[3] <= b[3] and a[4] <= b[4] and 1 <= b[4] - a[3] + 1 <= hi}
+    assert {(p.forward, p.reverse, p.record_id, p.start, p.end, p.forward_edits, p.reverse_edits,
+             p.forward_3prime_edits, p.reverse_3prime_edits, p.spans_gap)
+            for p in res.products} == want
+
+
+def _tagged(found, pieces, strand):
+    """(site row (primer, record, strand, start, end, d, e3), piece) of one strand."""
+    for (p, piece, s), rows in found.items():
+        if s == strand:
+            record, offset, _ = pieces[piece]
+            for a, b, d, e3 in rows:
+                yield (p, record, s, a + offset, b + offset, d, e3), piece
+
+
+def test_a_2kb_gap_in_a_template_gives_no_products_from_inside_it(tmp_path):
+    """Issue 28: a 2 kb N run used to bind every primer (7.9 million products, 6.7 GB). As an
+    assembly gap it holds no site; the one product across it is reported with spans_gap,
+    in the CSV and JSON too; with --gap-min above the run, N matches everything again."""
+    rng = np.random.default_rng(5)
+    acgt = np.array(list("ACGT"))
+
+    def rand(n):
+        return "".join(rng.choice(acgt, n))
+
+    primers = {"F": rand(20), "R": rand(20)}
+    text = rand(300) + primers["F"] + rand(200) + "N" * 2000 + rand(150) + rc(primers["R"]) \
+        + rand(300) + primers["F"] + rand(100) + rc(primers["R"]) + rand(50)
+    res = _solve_text(primers, {"chr": text}, pcr.PcrSettings(max_product=2500))
+    gap = (text.index("N") + 1, text.rindex("N") + 1)
+    assert not any(gap[0] <= s.end and s.start <= gap[1] for s in res.sites)
+    assert [(p.start, p.end, p.spans_gap) for p in res.products] == [
+        (301, text.index(rc(primers["R"])) + 20, True),
+        (text.rindex(primers["F"]) + 1, text.rindex(rc(primers["R"])) + 20, False)]
+    fasta = tmp_path / "t.fa"
+    fasta.write_text(f">chr\n{text}\n")
+    literal = ",".join(f"{n}={s}" for n, s in primers.items())
+    done = _cli("pcr", literal, str(fasta), "--backend", "serial", "--max-product", "2500")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split(",")[-1] == "spans_gap" and len(lines) == 3
+    assert lines[1].endswith(",True") and lines[2].endswith(",False")
+    done = _cli("pcr", literal, str(fasta), "--backend", "serial", "--max-product", "2500",
+                "--json")
+    assert [p["spans_gap"] for p in json.loads(done.stdout)["products"]] == [True, False]
+    wild = _solve_text({"F": primers["F"]}, {"chr": "N" * 2000},
+                       pcr.PcrSettings(max_product=60))
+    assert len(wild.products) == 0
+    loose = drive(pcr.iter_solve(pcr.make_job([Record("F", encode(primers["F"]))],
+                                      [Record("chr", encode("N" * 200))],
+                                      pcr.PcrSettings(max_product=60), backend="serial",
+                                      gap_min=1000)))
+    assert len(loose.products) > 1000
+
+
+def test_a_product_across_a_gap_counts_in_a_panel():
+    """A panel's cross-products include one whose sites lie on both sides of a gap, flagged:
+    specificity counts it as it counts any product."""
+    from engine.primers import panel
+
+    rng = np.random.default_rng(8)
+    acgt = np.array(list("ACGT"))
+
+    def rand(n):
+        return "".join(rng.choice(acgt, n))
+
+    f, r = rand(20), rand(20)
+    bg = [Record("chr", encode(rand(100) + f + rand(50) + "N" * 300 + rand(50) + rc(r) + rand(80)))]
+    res = panel.solve([Record("F", encode(f)), Record("R", encode(r))], bg)
+    found = res.products_between("F", "R")
+    assert [(p.start, p.length, p.spans_gap) for p in found] == [(101, 440, True)]
+
+
+def _gap_edge_cases(seed: int):
+    """(primers, records) with gap runs next to primer sites, moved by 3 bases at a time."""
+    rng = np.random.default_rng(seed)
+    acgt = np.array(list("ACGT"))
+
+    def rand(n):
+        return "".join(rng.choice(acgt, n))
+
+    primers = {"F": rand(18), "R": rand(18)}
+    for shift in range(0, 40, 3):
+        yield primers, {
+            "b": rand(30 + shift) + primers["F"] + "N" * 12 + rand(3) + primers["F"][3:]
+            + rand(40) + rc(primers["R"])[:-2] + "N" * 25 + rc(primers["R"]) + rand(20)}
+
+
+@pytest.mark.parametrize("indels", [True, False])
+def test_gaps_across_the_streamed_chunk_edges(monkeypatch, indels):
+    """Gap runs next to primer sites, the streamed path's chunk edges moved across them: the
+    same sites and products (spans_gap included) as the background held whole."""
+    from engine import config
+
+    settings_ = pcr.PcrSettings(2, 1, 5, 400, 1, indels, with_sequence=True)
+    for primers, records in _gap_edge_cases(23):
+        want = _solve_text(primers, records, settings_)
+        monkeypatch.setattr(config, "STREAM_MEMORY_BASES", 0)
+        monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 48)
+        got = _solve_text(primers, records, settings_)
+        monkeypatch.undo()
+        assert got.sites == want.sites and got.products == want.products
+        assert any(p.spans_gap for p in want.products)
+
+
+def test_gaps_across_the_dask_chunk_edges(monkeypatch):
+    """The same on the dask backend: chunks refined on the workers stop at gaps, and the
+    client's sites and products (spans_gap included) are those of one process."""
+    import logging
+
+    distributed = pytest.importorskip("distributed")
+    from engine import config
+
+    settings_ = pcr.PcrSettings(2, 1, 5, 400, 1, True)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0", silence_logs=logging.ERROR) as cluster:
+        for primers, records in list(_gap_edge_cases(29))[::2]:
+            want = _solve_text(primers, records, settings_)
+            monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 48)
+            monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
+            got = pcr.solve([Record(n, encode(s)) for n, s in primers.items()],
+                            [Record(n, encode(s)) for n, s in records.items()], settings_,
+                            backend="dask", scheduler=cluster.scheduler_address)
+            monkeypatch.undo()
+            assert got.info.backend == "dask" and got.info.complete
+            assert got.sites == want.sites and got.products == want.products
+            assert any(p.spans_gap for p in want.products)

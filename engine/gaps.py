@@ -1,0 +1,220 @@
+"""Assembly gaps: long runs of N that match nothing (issue #28).
+
+A run of at least ``gap_min`` N (code 15) in a background, a text or a template is an
+assembly gap, not a wildcard. Its bases become :data:`GAP_CODE`, the empty base set: it
+intersects nothing, so every kernel's "sets intersect" test (``a & b``) already counts it as
+one edit against any base, with no kernel change. Without this, a 100-N scaffold gap matches
+every primer of up to 100 nt with 0 edits. Shorter N runs and the other IUPAC codes keep the
+set rule, and positions never move: a gap keeps its place and length.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.jobs import check_int
+from engine.registry import ParamSpec
+from engine.sequences import Record
+
+#: Default length from which a run of N is an assembly gap (``--gap-min``).
+GAP_MIN = 10
+
+#: ``--gap-min`` and the GUI's setting, one parameter of every family with a background or text.
+GAP_MIN_PARAM = ParamSpec(
+    "gap_min", "Gap (N run) from", "int", GAP_MIN,
+    "a run of at least this many N in a background or text is an assembly gap that matches "
+    "nothing (shorter N runs match any base)", minimum=1, maximum=1_000_000_000, metavar="N")
+
+#: A gap base: the empty base set, which matches nothing.
+GAP_CODE = 0
+
+#: The IUPAC code of N.
+N_CODE = 15
+
+#: A short N run this long or longer can hide candidates (a primer fits in it); the summary
+#: warns about such runs (the shortest primer that design proposes by default).
+PRIMER_LEN = 18
+
+#: Bases read at a time when a record's codes are read in pieces (a genome store).
+_BLOCK = 1 << 24
+
+
+def _runs(hit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the runs of True in a bool array."""
+    if not hit.any():
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty.copy()
+    edges = np.flatnonzero(np.diff(hit.view(np.int8), prepend=0, append=0))
+    return edges[0::2].astype(np.int64), edges[1::2].astype(np.int64)
+
+
+def n_runs(codes: np.ndarray, min_len: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the runs of N in ``codes`` at least ``min_len`` long: 0-based,
+    half-open int64 arrays in order.
+
+    >>> from engine.sequences import encode
+    >>> [a.tolist() for a in n_runs(encode("ANNNCGNNA"), 2)]
+    [[1, 6], [4, 8]]
+    """
+    starts, ends = _runs(np.asarray(codes) == N_CODE)
+    keep = ends - starts >= min_len
+    return starts[keep], ends[keep]
+
+
+def mask_gaps(codes: np.ndarray, gap_min: int = GAP_MIN) -> np.ndarray:
+    """``codes`` with every N run of at least ``gap_min`` set to :data:`GAP_CODE` (a copy if
+    there is one, else ``codes`` itself)."""
+    starts, ends = n_runs(codes, gap_min)
+    if starts.size == 0:
+        return codes
+    out = np.array(codes, dtype=np.uint8, copy=True)
+    cover = np.zeros(out.shape[0] + 1, dtype=np.int32)  # +1 at a start, -1 at an end
+    np.add.at(cover, starts, 1)
+    np.add.at(cover, ends, -1)
+    out[np.cumsum(cover[:-1]) > 0] = GAP_CODE
+    return out
+
+
+def as_background(records, gap_min: int = GAP_MIN) -> list[Record]:
+    """The records with their assembly gaps masked (:func:`mask_gaps`): same ids, offsets,
+    descriptions and sources; a record without a gap is returned as it is.
+
+    A record with a ``with_gap_min(gap_min)`` method (a genome store's record) gives its own
+    masked view, which the store reads from its gap table instead of scanning the codes.
+    """
+    gap_min = check_int("gap_min", gap_min, 1)
+    out = []
+    for record in records:
+        view = getattr(record, "with_gap_min", None)
+        if view is not None:
+            out.append(view(gap_min))
+            continue
+        masked = mask_gaps(record.codes, gap_min)
+        out.append(record if masked is record.codes else
+                   Record(record.id, masked, record.description, record.source, record.offset))
+    return out
+
+
+def record_runs(record, code: int = N_CODE) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the runs of ``code`` in a record, read in blocks of a few Mb (a run
+    carried across block edges), so that a genome store is never unpacked whole."""
+    size = len(record)
+    starts, ends = [], []
+    open_start = -1  # the start of a run that reaches the end of the block before
+    for lo in range(0, size, _BLOCK):
+        hi = min(lo + _BLOCK, size)
+        s, e = _runs(record.chunk(lo, hi) == code)
+        s, e = s + lo, e + lo
+        if open_start >= 0:
+            if s.size and s[0] == lo:
+                s[0] = open_start
+            else:
+                starts.append(np.array([open_start])), ends.append(np.array([lo]))
+            open_start = -1
+        if e.size and e[-1] == hi and hi < size:
+            open_start = int(s[-1])
+            s, e = s[:-1], e[:-1]
+        starts.append(s), ends.append(e)
+    if not starts:
+        return _runs(np.zeros(0, dtype=bool))
+    return np.concatenate(starts).astype(np.int64), np.concatenate(ends).astype(np.int64)
+
+
+def _ambiguous(record) -> int:
+    """How many bases of a record are IUPAC ambiguity codes (not A, C, G, T nor a gap)."""
+    plain = np.zeros(256, dtype=bool)
+    plain[[GAP_CODE, 1, 2, 4, 8]] = True
+    size, count = len(record), 0
+    for lo in range(0, size, _BLOCK):
+        count += int((~plain[record.chunk(lo, min(lo + _BLOCK, size))]).sum())
+    return count
+
+
+@dataclass(frozen=True)
+class GapSummary:
+    """What a background holds besides A, C, G and T (the summary line's figures)."""
+
+    gap_min: int
+    gaps: int            # N runs of at least gap_min
+    gap_bases: int       # the bases in them
+    short_runs: int      # N runs shorter than gap_min but at least primer_len long
+    primer_len: int
+    ambiguous: int       # other IUPAC ambiguity codes (shorter N runs included): set rule
+
+    def line(self) -> str:
+        """'G gaps (B bases, runs of >= M N), A ambiguity codes'."""
+        return (f"{self.gaps:,} gap{'s' * (self.gaps != 1)} "
+                f"({self.gap_bases:,} bases, runs of >= {self.gap_min:,} N), "
+                f"{self.ambiguous:,} ambiguity code{'s' * (self.ambiguous != 1)}")
+
+    def warning(self) -> str | None:
+        """One line when N runs shorter than gap_min can hold a whole primer, else None: such a
+        run matches any primer that fits in it and so can hide candidates."""
+        if not self.short_runs:
+            return None
+        return (f"{self.short_runs:,} N run{'s' * (self.short_runs != 1)} of "
+                f"{self.primer_len}-{self.gap_min - 1} bases (shorter than --gap-min "
+                f"{self.gap_min}) match{'es' * (self.short_runs == 1)} any primer that fits and can hide "
+                "candidates")
+
+
+def summarize(masked, gap_min: int = GAP_MIN, primer_len: int = PRIMER_LEN) -> GapSummary:
+    """The :class:`GapSummary` of records masked by :func:`as_background` with ``gap_min``
+    (what a family holds)."""
+    gaps = gap_bases = short = ambiguous = 0
+    for record in masked:
+        starts, ends = record_runs(record, GAP_CODE)
+        gaps += int(starts.size)
+        gap_bases += int((ends - starts).sum())
+        starts, ends = record_runs(record, N_CODE)
+        short += int((ends - starts >= primer_len).sum())
+        ambiguous += _ambiguous(record)
+    return GapSummary(gap_min, gaps, gap_bases, short, primer_len, ambiguous)
+
+
+def split_at_gaps(records, gap_min: int = GAP_MIN) -> list[Record]:
+    """Each record cut into the pieces between its assembly gaps (the gaps dropped), every
+    piece keeping its id and its place (``offset``). With a gap matching nothing, a search of
+    the gapped records and one of these pieces as separate records give the same answer for
+    matches shorter than a gap plus the edits allowed: what the tests check each family with."""
+    out = []
+    for record in records:
+        starts, ends = n_runs(record.codes, gap_min)
+        bounds = np.concatenate(([0], ends)), np.concatenate((starts, [len(record)]))
+        for lo, hi in zip(*(b.tolist() for b in bounds)):
+            if hi > lo:
+                out.append(Record(record.id, record.codes[lo:hi].copy(), record.description,
+                                  record.source, record.offset + lo))
+    return out
+
+
+def gap_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the gap stretches (:data:`GAP_CODE` runs) of masked codes."""
+    return _runs(np.asarray(codes) == GAP_CODE)
+
+
+def touches_gap(gaps: tuple[np.ndarray, np.ndarray], starts, ends) -> np.ndarray:
+    """Per window [starts[i], ends[i]) (0-based, half-open): whether it holds a base of one
+    of the sorted ``gaps`` (:func:`gap_runs`, :func:`text_gaps`). A hit or candidate that does
+    would not exist with the gap as a record break, so families drop it."""
+    gap_lo, gap_hi = gaps
+    starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
+    if gap_lo.size == 0:
+        return np.zeros(starts.shape[0], dtype=bool)
+    first = np.searchsorted(gap_hi, starts, side="right")  # the first gap ending after a start
+    found = first < gap_lo.size
+    return found & (gap_lo[np.minimum(first, gap_lo.size - 1)] < ends)
+
+
+def text_gaps(records) -> tuple[np.ndarray, np.ndarray]:
+    """The gap stretches of masked records laid end to end (concat_with_offsets' numbering)."""
+    starts, ends, at = [], [], 0
+    for record in records:
+        lo, hi = record_runs(record, GAP_CODE)
+        starts.append(lo + at), ends.append(hi + at)
+        at += len(record)
+    if not starts:
+        return _runs(np.zeros(0, dtype=bool))
+    return np.concatenate(starts), np.concatenate(ends)

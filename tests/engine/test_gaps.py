@@ -1,0 +1,327 @@
+"""Assembly gaps (issue #28): a run of at least gap_min N matches nothing.
+
+Every family with a background or text must give what its reference gives with each gap
+replaced by a record break (tests/engine/gap_cases.py), on both strands, on the CPU
+backends, in memory and streamed in small chunks; kdiff also on a 2-worker Dask cluster
+(the CUDA simulator: test_gaps_cuda.py). Real data: E. coli 536 with 100-N scaffold gaps,
+and a background flanked by 10,000 N as every human chromosome is.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import config, edit, gaps, kdiff, kmismatch
+from engine.jobs import drive
+from engine.primers import offtarget
+from engine.sequences import Record, SeqColumns, decode, encode, load
+from tests.engine.gap_cases import (edit_expected, edit_rows, gapped, kdiff_expected, kdiff_rows,
+                                    kmismatch_expected, kmismatch_rows, planted)
+from tests.strategies import examples
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = Path("/work/shared/data")
+ECOLI = DATA / "ecoli536_NC_008253.fna.gz"
+LAMBDA = DATA / "lambda_NC_001416.fa"
+if not ECOLI.exists():
+    ECOLI = ROOT / "resources" / "demo" / "ecoli536_NC_008253.fna.gz"
+    LAMBDA = ROOT / "resources" / "demo" / "lambda_NC_001416.fa"
+
+CPU = [("bitparallel", "serial", None), ("bitparallel", "multicore", None),
+       ("bitparallel", "serial", frozenset()), ("conventional", "serial", None),
+       ("conventional", "multicore", None), ("alternative", "serial", None),
+       ("alternative", "multicore", None)]
+HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
+
+
+@pytest.fixture
+def streamed(monkeypatch):
+    """Force the streamed path with chunks of ``bases`` (chunk edges fall inside gaps too)."""
+    def setup(bases):
+        monkeypatch.setattr(config, "STREAM_MEMORY_BASES", 0)
+        monkeypatch.setattr(config, "STREAM_CHUNK_BASES", bases)
+        monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
+    return setup
+
+
+# ------------------------------------------------------------------------ engine.gaps itself
+
+@given(codes=st.lists(st.sampled_from([1, 2, 15, 15, 15]), max_size=60).map(
+    lambda xs: np.array(xs, dtype=np.uint8)), gap_min=st.integers(1, 6))
+@settings(max_examples=examples(100))
+def test_mask_sets_exactly_the_long_n_runs_to_the_gap_code(codes, gap_min):
+    masked = gaps.mask_gaps(codes, gap_min)
+    text = decode(codes)
+    want = codes.copy()
+    for run_start in range(len(text)):  # brute force: each N whose run is long enough
+        if text[run_start] != "N" or (run_start and text[run_start - 1] == "N"):
+            continue
+        end = run_start
+        while end < len(text) and text[end] == "N":
+            end += 1
+        if end - run_start >= gap_min:
+            want[run_start:end] = gaps.GAP_CODE
+    assert masked.tolist() == want.tolist()
+    assert masked.shape == codes.shape  # positions never move
+
+
+def test_as_background_keeps_ids_offsets_and_asks_a_record_for_its_own_view():
+    rec = Record("chr1", encode("ACGT" + "N" * 12 + "ACNNNG"), "desc", "file.fa", 1000)
+    (masked,) = gaps.as_background([rec])
+    assert (masked.id, masked.description, masked.source, masked.offset) == \
+        ("chr1", "desc", "file.fa", 1000)
+    assert masked.codes.tolist()[4:16] == [0] * 12 and masked.text[-4:] == "NNNG"
+    clean = Record("c", encode("ACGT"))
+    assert gaps.as_background([clean])[0] is clean
+
+    class Stored(Record):
+        def with_gap_min(self, gap_min):
+            return ("own view", gap_min)
+
+    assert gaps.as_background([Stored("s", encode("NNNNNNNNNNNN"))], 7) == [("own view", 7)]
+
+
+def test_touches_gap_and_runs_read_in_blocks(monkeypatch):
+    codes = encode("ACGT" + "N" * 11 + "AC" + "N" * 30 + "G")
+    masked = gaps.mask_gaps(codes)
+    runs = gaps.gap_runs(masked)
+    assert [r.tolist() for r in runs] == [[4, 17], [15, 47]]
+    starts = np.arange(0, 48)
+    got = gaps.touches_gap(runs, starts, starts + 3)
+    assert got.tolist() == [bool((masked[s:s + 3] == 0).any()) for s in starts.tolist()]
+    monkeypatch.setattr(gaps, "_BLOCK", 5)  # runs carried across block edges
+    assert [r.tolist() for r in gaps.record_runs(Record("r", masked), gaps.GAP_CODE)] == \
+        [r.tolist() for r in runs]
+
+
+def test_summary_counts_gaps_ambiguity_codes_and_warns_of_long_short_runs():
+    rec = Record("b", encode("N" * 10 + "ACGRY" + "N" * 25 + "ACGT" + "N" * 100))
+    summary = gaps.summarize(gaps.as_background([rec]))
+    assert (summary.gaps, summary.gap_bases, summary.ambiguous) == (3, 135, 2)
+    assert summary.line() == "3 gaps (135 bases, runs of >= 10 N), 2 ambiguity codes"
+    assert summary.warning() is None
+    wide = gaps.summarize(gaps.as_background([rec], 30), 30)
+    assert (wide.gaps, wide.gap_bases, wide.ambiguous, wide.short_runs) == (1, 100, 37, 1)
+    assert "1 N run of 18-29 bases" in wide.warning()
+
+
+def test_a_gap_base_reads_as_n_and_seqcolumns_take_it():
+    masked = gaps.mask_gaps(encode("AC" + "N" * 10))
+    assert decode(masked) == "AC" + "N" * 10
+    batch = SeqColumns.from_offsets(masked, [0, 12])
+    assert batch[0].codes.tolist() == masked.tolist()
+
+
+# ------------------------------------------------------------------------------------ kdiff
+
+@given(data=st.data(), k=st.integers(1, 3), gap_min=st.integers(5, 10),
+       strands=st.sampled_from(["both", "forward"]), combo=st.sampled_from(CPU))
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=HEALTH)
+def test_kdiff_equals_the_oracle_with_gaps_as_record_breaks(data, k, gap_min, strands, combo):
+    variant, backend, flags = combo
+    background = data.draw(gapped(gap_min, piece_len=(0, 50)))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    target = planted(rng, background, data.draw(st.integers(1, 40)))
+    if data.draw(st.booleans()):  # a gap in the target too
+        at = int(rng.integers(0, target.size + 1))
+        target = np.concatenate([target[:at], np.full(gap_min, 15, np.uint8), target[at:]])
+    t, b = [Record("t", target)], [Record("b", background)]
+    got = kdiff.solve(t, b, k, variant=variant, backend=backend, flags=flags, strands=strands,
+                      gap_min=gap_min)
+    assert kdiff_rows(got) == kdiff_expected(t, b, k, gap_min, strands)
+
+
+@given(data=st.data(), k=st.integers(1, 3), chunk=st.integers(8, 40))
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=HEALTH)
+def test_kdiff_streamed_with_gaps_across_chunk_edges(streamed, data, k, chunk):
+    streamed(chunk)
+    background = data.draw(gapped(10, pieces=(2, 5), piece_len=(5, 60)))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    t, b = [Record("t", planted(rng, background, 30))], [Record("b", background)]
+    got = kdiff.solve(t, b, k, backend="multicore")
+    assert kdiff_rows(got) == kdiff_expected(t, b, k, 10)
+
+
+def _real_case(flank: int = 0, gap_every: int = 0):
+    """A 2 kb lambda region and the first 60 kb of E. coli 536, with 100-N scaffold gaps
+    every ``gap_every`` bases and ``flank`` N at both ends."""
+    target = load(str(LAMBDA))[0].codes[20_000:22_000]
+    ecoli = load(str(ECOLI))[0].codes[:60_000].copy()
+    if gap_every:
+        parts = [ecoli[i:i + gap_every] for i in range(0, ecoli.size, gap_every)]
+        joined = [parts[0]]
+        for part in parts[1:]:
+            joined += [np.full(100, 15, np.uint8), part]
+        ecoli = np.concatenate(joined)
+    flank_n = np.full(flank, 15, np.uint8)
+    return [Record("lambda", target)], [Record("ecoli", np.concatenate([flank_n, ecoli, flank_n]))]
+
+
+def test_a_background_flanked_by_10000_n_gives_the_same_candidates_as_without():
+    target, plain = _real_case()
+    _, flanked = _real_case(flank=10_000)
+    want = kdiff_rows(kdiff.solve(target, plain, 3, backend="multicore"))
+    got = kdiff.solve(target, flanked, 3, backend="multicore")
+    assert len(want) > 1000 and kdiff_rows(got) == want
+    assert got.background_summary.gaps == 2 and got.background_summary.gap_bases == 20_000
+    # The old rule (every N a wildcard): 10 kb of N matches the whole 2 kb target.
+    assert len(kdiff.solve(target, flanked, 3, backend="multicore", gap_min=20_000).candidates) == 0
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "engine.cli", *map(str, args)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+
+
+def _fasta(path: Path, records) -> Path:
+    path.write_text("".join(f">{r.id}\n{r.text}\n" for r in records))
+    return path
+
+
+def test_scaffold_gaps_then_and_now_side_by_side(tmp_path):
+    """The issue's measurement, smaller: 100-N scaffold gaps. With the gap rule the candidates
+    are what they are without gaps; --gap-min 1000 (the old rule: N matches anything) gives
+    only candidates longer than a gap, i.e. no usable primer."""
+    target, gapped_bg = _real_case(gap_every=6_000)
+    t = _fasta(tmp_path / "t.fa", target)
+    b = _fasta(tmp_path / "b.fa", gapped_bg)
+    now = _cli("kdiff", t, b, "-k", "3", "--backend", "multicore")
+    old = _cli("kdiff", t, b, "-k", "3", "--backend", "multicore", "--gap-min", "1000")
+    assert now.returncode == 0 and old.returncode == 0, now.stderr + old.stderr
+    lengths_now = [int(row.split(",")[3]) for row in now.stdout.splitlines()[1:]]
+    lengths_old = [int(row.split(",")[3]) for row in old.stdout.splitlines()[1:]]
+    assert lengths_now and max(lengths_now) < 40
+    assert lengths_old and min(lengths_old) > 100  # the 100-N gap matched everything shorter
+    # The same as the family over the gaps as record breaks (no substring spans a gap).
+    broken = gaps.split_at_gaps(gapped_bg)
+    assert len(broken) == 10
+    want = kdiff_rows(kdiff.solve(target, broken, 3, backend="multicore"))
+    got = sorted((row.split(",")[0], int(row.split(",")[1]), int(row.split(",")[2]))
+                 for row in now.stdout.splitlines()[1:])
+    assert got == want
+    assert "primerscope: background: 9 gaps (900 bases, runs of >= 10 N), 0 ambiguity codes" \
+        in now.stderr
+    assert "warning" not in now.stderr
+    assert "9 N runs of 18-999 bases" in old.stderr  # the old rule warns that they hide candidates
+
+
+def test_kdiff_target_gaps_never_inside_a_candidate():
+    target = [Record("t", encode("ACGTTGCAAGGCTTAGC" + "N" * 12 + "GGATCCAATTGGCCAATGC"))]
+    background = [Record("b", encode("ACGTAGCAAGCCTTAGCGGATCAAATTGGCCTATGC"))]
+    got = kdiff.solve(target, background, 2)
+    assert got.candidates and all("N" not in c.sequence for c in got.candidates)
+    assert kdiff_rows(got) == kdiff_expected(target, background, 2, 10)
+
+
+# -------------------------------------------------------------------------------- kmismatch
+
+@given(data=st.data(), k=st.integers(0, 3), strands=st.sampled_from(["both", "forward"]),
+       variant=st.sampled_from(["naive", "shift-add", "pmasm"]),
+       backend=st.sampled_from(["serial", "multicore"]))
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=HEALTH)
+def test_kmismatch_equals_the_oracle_with_gaps_as_record_breaks(data, k, strands, variant,
+                                                                backend):
+    text = data.draw(gapped(8, piece_len=(0, 50)))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    patterns = [Record(f"p{i}", planted(rng, text, int(rng.integers(4, 8)))) for i in range(3)]
+    t = [Record("t", text)]
+    got = kmismatch.solve(t, patterns, k, variant=variant, backend=backend, strands=strands,
+                          gap_min=8)
+    assert kmismatch_rows(got) == kmismatch_expected(t, patterns, k, 8, strands)
+    assert got.pattern_hits.tolist() == [sum(r[0] == p.id for r in kmismatch_rows(got))
+                                         for p in patterns]
+
+
+@given(data=st.data(), chunk=st.integers(8, 40))
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=HEALTH)
+def test_kmismatch_streamed_with_gaps_across_chunk_edges(streamed, data, chunk):
+    streamed(chunk)
+    text = data.draw(gapped(10, pieces=(2, 5), piece_len=(5, 60)))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    patterns = [Record(f"p{i}", planted(rng, text, 6)) for i in range(2)]
+    t = [Record("t", text)]
+    got = kmismatch.solve(t, patterns, 2, backend="multicore")
+    assert kmismatch_rows(got) == kmismatch_expected(t, patterns, 2, 10)
+
+
+# ------------------------------------------------------------------------------ edit search
+
+@given(data=st.data(), k=st.integers(0, 3), strands=st.sampled_from(["both", "forward"]),
+       variant=st.sampled_from(["dp", "myers", "myers-blocked", "banded"]),
+       backend=st.sampled_from(["serial", "multicore"]))
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=HEALTH)
+def test_edit_search_equals_the_oracle_with_gaps_as_record_breaks(data, k, strands, variant,
+                                                                  backend):
+    text = data.draw(gapped(8, piece_len=(0, 40)))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    patterns = [Record(f"p{i}", planted(rng, text, int(rng.integers(5, 9)))) for i in range(2)]
+    t = [Record("t", text)]
+    got = edit.solve(patterns, t, mode="search", k=k, variant=variant, backend=backend,
+                     strands=strands, gap_min=8)
+    assert edit_rows(got) == edit_expected(patterns, t, k, 8, strands)
+
+
+@given(data=st.data(), chunk=st.integers(8, 40))
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=HEALTH)
+def test_edit_search_streamed_with_gaps_across_chunk_edges(streamed, data, chunk):
+    streamed(chunk)
+    text = data.draw(gapped(10, pieces=(2, 5), piece_len=(5, 60)))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    patterns = [Record(f"p{i}", planted(rng, text, 8)) for i in range(2)]
+    t = [Record("t", text)]
+    got = edit.solve(patterns, t, mode="search", k=2, strands="both", backend="multicore")
+    assert edit_rows(got) == edit_expected(patterns, t, 2, 10)
+
+
+def test_offtarget_sites_never_in_a_gap():
+    """A 100-N gap used to be a 0-edit site of every primer of up to 100 nt."""
+    primer = Record("p", encode("ACGTTGCAAGGCTTAGCA"))
+    background = [Record("b", encode("GGCC" * 10 + "N" * 100 + "ACGTTGCAAGGCTTAGCA" + "TTAA" * 5))]
+
+    def sites(gap_min):
+        job = offtarget.make_job(primer, background, 3, gap_min=gap_min)
+        return offtarget.sites_from_result(primer.text, drive(edit.iter_solve(job)))
+
+    assert [(s.start, s.end, s.strand, s.edits) for s in sites(10)] == [(141, 158, "+", 0)]
+    old = sites(1000)  # the old rule: the gap binds the primer on both strands
+    assert {s.strand for s in old if s.edits == 0 and 41 <= s.start <= 140} == {"+", "-"}
+
+
+# ---------------------------------------------------------------------------- Dask cluster
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    import logging
+
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", silence_logs=logging.ERROR)
+    client = distributed.Client(cluster, set_as_default=False)
+    yield cluster.scheduler_address
+    client.close()
+    cluster.close()
+
+
+def test_kdiff_on_dask_with_gaps_across_chunk_edges(dask_cluster, monkeypatch):
+    monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 50)
+    monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
+    rng = np.random.default_rng(28)
+    parts = []
+    for n in (40, 70, 33, 90):
+        parts += [BASE[rng.integers(0, 4, n)], np.full(int(rng.integers(10, 30)), 15, np.uint8)]
+    background = np.concatenate(parts)
+    t, b = [Record("t", planted(rng, background, 60))], [Record("b", background)]
+    got = kdiff.solve(t, b, 2, backend="dask", scheduler=dask_cluster)
+    assert kdiff_rows(got) == kdiff_expected(t, b, 2, 10)
+
+
+BASE = np.array([1, 2, 4, 8], dtype=np.uint8)
