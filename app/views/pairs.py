@@ -46,6 +46,24 @@ HIDDEN = {"F end", "R start", "compl. any Tm", "compl. 3′ Tm", "product Tm", "
           "closest start", "closest end", "closest F", "closest R"}
 
 
+#: Dimer Tm columns: Primer3 reports 0 when it finds no structure, and a structure that melts
+#: at or below 0 °C does not form in a PCR: both read "none" (the CSV keeps the number).
+NO_STRUCTURE_COLUMNS = {"compl. any Tm", "compl. 3′ Tm", "dimer Tm (°C)"}
+
+
+class _DimerModel(ResultsModel):
+    """A ResultsModel that shows "none" for a dimer Tm without a dimer (see
+    :data:`NO_STRUCTURE_COLUMNS`); sorting and the rows keep the numbers."""
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.DisplayRole and index.isValid() \
+                and self.columns[index.column()].title in NO_STRUCTURE_COLUMNS:
+            value = self.row_values(index.row())[index.column()]
+            if isinstance(value, (int, float)) and value <= 0:
+                return "none"
+        return super().data(index, role)
+
+
 class _LengthAxis(pg.AxisItem):
     """Primer lengths either side of zero: forward above, reverse (mirrored) below."""
 
@@ -284,7 +302,7 @@ class PairsView(ResultView):
         self._caption_idle()
 
     def _build_tables(self) -> None:
-        self.model = ResultsModel(self)
+        self.model = _DimerModel(self)
         self.model.set_columns(pairs.PAIR_COLUMNS)
         self.proxy = ResultsFilter(self)
         self.table = table_view(self.model, self.proxy)
@@ -796,7 +814,7 @@ class CheckDialog(QDialog):
                                     ("sites", "Sites", pairs.CHECK_SITE_COLUMNS),
                                     ("products", "Products", pairs.PRODUCT_COLUMNS),
                                     ("dimers", "Dimers", pairs.CHECK_DIMER_COLUMNS)):
-            model = ResultsModel(self)
+            model = _DimerModel(self)
             model.set_columns(columns)
             self.models[key] = model
             self.tabs.addTab(table_view(model, ResultsFilter(self)), title)

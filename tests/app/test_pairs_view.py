@@ -405,3 +405,21 @@ def test_export_results_writes_the_pairs_on_the_pairs_tab(qtbot, window, tmp_pat
     assert window.export_action.isEnabled()
     path = window.exports.export_csv(str(tmp_path / "out.csv"))
     assert path and (tmp_path / "out.csv").read_text() == app_pairs.csv_text(result)
+
+
+def test_dimer_tm_without_a_dimer_reads_none(qtbot, window):
+    """Primer3's 0 (no structure) and a dimer melting below 0 °C show "none"; the rows (the
+    CSV's) keep the numbers."""
+    view = slice_case(qtbot, window)
+    view.check_dialog = None
+    dialog = view.open_check("A AAAAAAAAAAAAAAAAAAAA\nB GGCGTTTCAGACGTGCTGTT")
+    window.input_panels["background"].set_region((1, 20_000))
+    with qtbot.waitSignal(dialog.runner.finished, timeout=300_000):
+        assert dialog.run(), dialog.status.text()
+    model = dialog.models["dimers"]
+    col = [c.title for c in model.columns].index("dimer Tm (°C)")
+    shown = [model.data(model.index(r, col)) for r in range(model.rowCount())]
+    values = [model.rows()[r][col] for r in range(model.rowCount())]
+    assert len(values) == 3 and any(v is not None and v <= 0 for v in values)
+    for text, value in zip(shown, values):
+        assert text == ("none" if value is not None and value <= 0 else f"{value:.4g}")
