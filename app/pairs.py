@@ -185,15 +185,21 @@ def primer_names(pair) -> tuple[str, str]:
 
 
 def library_entries(pairs, k: int | None, background: str = "") -> list[LibraryEntry]:
-    """Both primers of each pair as library entries (forward, then reverse)."""
-    out = []
+    """The primers of these pairs as library entries, each sequence once (a primer shared by
+    several pairs is one oligo to order: its notes name every pair), named as
+    :func:`panel_primers` names them; forward, then reverse, in pair order."""
+    names = dict((seq, name) for name, seq in panel_primers(pairs))
+    found: dict[str, tuple] = {}
     for p in pairs:
-        names = primer_names(p)
-        for name, site, orientation in ((names[0], p.left, "forward"), (names[1], p.right, "reverse")):
-            out.append(LibraryEntry(name, site.sequence, orientation, p.target_id, site.start,
-                                    site.end, k, background, round(site.tm, 2),
-                                    round(site.gc_percent, 2),
-                                    notes=f"pair {p.rank} ({p.product_size} bp)"))
+        for site, orientation in ((p.left, "forward"), (p.right, "reverse")):
+            _, used = found.setdefault(site.sequence, (
+                (p, site, orientation), []))
+            used.append(f"pair {p.rank} ({p.product_size} bp)")
+    out = []
+    for seq, ((p, site, orientation), used) in found.items():
+        out.append(LibraryEntry(names[seq], seq, orientation, p.target_id, site.start, site.end,
+                                k, background, round(site.tm, 2), round(site.gc_percent, 2),
+                                notes=", ".join(used)))
     return out
 
 

@@ -423,3 +423,22 @@ def test_dimer_tm_without_a_dimer_reads_none(qtbot, window):
     assert len(values) == 3 and any(v is not None and v <= 0 for v in values)
     for text, value in zip(shown, values):
         assert text == ("none" if value is not None and value <= 0 else f"{value:.4g}")
+
+
+def test_a_primer_shared_by_pairs_is_one_library_entry(qtbot, window):
+    """With pairs allowed to share primers, adding them stores each oligo once (its notes
+    name every pair); the default 3′ distance returns pairs that share none."""
+    view = slice_case(qtbot, window, {"product_ranges": "150-300", "num_return": 5,
+                                      "min_three_prime_distance": -1})
+    shared = design(qtbot, view)
+    sequences = [s.sequence for p in shared.pairs for s in (p.left, p.right)]
+    assert len(set(sequences)) < len(sequences)  # this design shares a primer
+    entries = app_pairs.library_entries(shared.pairs, K)
+    assert sorted(e.sequence for e in entries) == sorted(set(sequences))
+    assert len({e.name for e in entries}) == len(entries)
+    for e in entries:
+        assert e.notes.count("pair ") == sequences.count(e.sequence)
+    view.set_values({"product_ranges": "150-300", "num_return": 5, "min_three_prime_distance": 3})
+    distinct = design(qtbot, view)
+    again = [s.sequence for p in distinct.pairs for s in (p.left, p.right)]
+    assert len(set(again)) == len(again) == 10
