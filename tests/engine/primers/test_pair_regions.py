@@ -118,7 +118,8 @@ def test_cli_regions_equal_the_engine(region_case, tmp_path, demo_dir):
 @pytest.mark.parametrize("extra,message", [
     (["--amplify", "10-5"], "--amplify: region must have 1 <= START <= END"),
     (["--amplify", "1-50"], "amplify region 1-50 lies in no target record"),
-    (["--exclude-region", "x"], "--exclude-region: region must be START-END"),
+    (["--exclude-region", "x"], "--exclude-region: region must be"),
+    (["--amplify", "NC_001416.1:30100-30200"], "--amplify takes START-END in the target record's"),
     (["--include-region", "30001-30100", "--amplify", "30200-30210"], "is not inside the included"),
 ])
 def test_bad_regions_exit_2(extra, message, demo_dir):
