@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Generator
 
 from engine import gaps, registry
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
 from engine.kdiff.candidates import Candidate, CandidateTable
 from engine.kdiff.closest import ClosestMatch, closest_match, iter_closest_match
 from engine.kdiff.cuda_options import cuda_params
@@ -63,10 +63,12 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     ``engine.config.KDIFF_CUDA_*``). ``scheduler`` applies to the dask backend only: a
     scheduler's address (``tcp://HOST:PORT``; None or empty: a local cluster).
     """
-    k = check_int("k", k, 1)
-    gap_min = check_int("gap_min", gap_min, 1)
-    if strands not in ("both", "forward"):
-        raise ValueError(f"strands must be 'both' or 'forward', got {strands!r}")
+    # The registry's rule for every parameter, as on the command line and in the GUI.
+    checked = registry.check_params(SPEC, k=k, strands=strands, gap_min=gap_min,
+                                    threads_per_block=threads_per_block,
+                                    prefetch_factor=prefetch_factor, scheduler=scheduler)
+    k, strands, gap_min = checked["k"], checked["strands"], checked["gap_min"]
+    threads_per_block, prefetch_factor = checked["threads_per_block"], checked["prefetch_factor"]
     threads = check_threads(threads)
     target, background = tuple(target), tuple(background)
     if not target:
