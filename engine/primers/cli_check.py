@@ -9,8 +9,8 @@ in-silico PCR products, Primer3 the dimer matrix. Writers: engine.primers.export
 
 from __future__ import annotations
 
-from engine.cli import add_region_options, load_input
-from engine.primers import export_check as export  # the writers (engine.cli's plug-in contract)
+from engine.cli import add_gap_option, add_region_options, gap_min_of, load_input
+from engine.primers import export_check as export  # noqa: F401  (the writers: engine.cli's plug-in contract)
 from engine.primers import panel
 from engine.primers.cli_options import add_condition_options, conditions_from
 from engine.primers.cli_pcr import add_pcr_options, settings_from
@@ -30,6 +30,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--end-dimer-dg", type=float, default=-5.0, metavar="KCAL",
                         help="flag a 3'-end dimer whose ΔG is at or below this (kcal/mol, "
                              "default -5)")
+    add_gap_option(parser)
     add_pcr_options(parser)
     add_condition_options(parser)
 
@@ -38,4 +39,4 @@ def make_job(args):
     settings = panel.PanelSettings(conditions_from(args), args.end_dimer_dg, settings_from(args))
     return panel.make_job(load_primers(args.primers), load_input(args, "background"), settings,
                           variant=args.variant, backend=args.backend, parallel=args.parallel,
-                          threads=args.threads, scheduler=args.scheduler)
+                          threads=args.threads, scheduler=args.scheduler, gap_min=gap_min_of(args))

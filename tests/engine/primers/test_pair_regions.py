@@ -13,7 +13,6 @@ from hypothesis import given, settings, strategies as st
 
 from engine.primers import pairs
 from engine.primers.primer3_design import DesignSettings, Regions
-from engine.sequences import Record
 from tests.strategies import examples
 
 K = 2
