@@ -120,7 +120,8 @@ def settings_from(values: dict, conditions=None, bounds=None):
     except ValueError as err:
         raise ValueError(friendly(str(err))) from None
     return pairs.PairSettings(design, pcr.PcrSettings(max_edits=values["max_edits"]),
-                              regions=regions)
+                              regions=regions,
+                              avoid_masked=bool(values.get("avoid_masked", False)))
 
 
 def settings_summary(design) -> str:

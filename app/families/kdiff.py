@@ -88,10 +88,10 @@ class KdiffAdapter(FamilyAdapter):
         text = f"{n:,} candidates" if result.info.complete else \
             f"{n:,} candidates from the {settled:,} start positions settled before the cancel"
         background = getattr(result, "background_summary", None)
-        if background is not None:  # assembly gaps and ambiguity codes (engine.gaps)
-            text += f"; background: {background.line()}"
-            if background.warning():
-                text += f" (warning: {background.warning()})"
+        if background is not None and (background.gaps or background.ambiguous):
+            text += f"; background: {background.line()}"  # (engine.gaps)
+        if background is not None and background.warning():
+            text += f" (warning: {background.warning()})"
         return text
 
     def create_views(self, host):

@@ -19,7 +19,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDoubleSpinBox,
+from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDoubleSpinBox,
                                QHBoxLayout, QLabel, QLineEdit, QMenu, QPlainTextEdit,
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTabWidget,
                                QToolButton, QVBoxLayout, QWidget)
@@ -31,12 +31,12 @@ from app.primers import short_id
 from app.settings import load_json, save_json
 from app.table import ResultsFilter, ResultsModel, table_view
 from app.views import ResultView
-from app.views.plotting import BLUE, GREEN, GREY, ORANGE, PURPLE, RED
+from app.views.plotting import BLUE, GREEN, GREY, ORANGE, PURPLE, RED, SequenceBand
 
 SETTINGS_KEY = "pairs/design"
 #: The view's fields and their defaults (Primer3's, and the CLI's for the PCR).
 DEFAULTS = {"product_ranges": "100-300", "tm_opt": 60.0, "max_tm_diff": 5.0, "num_return": 5,
-            "max_edits": 3, "min_three_prime_distance": 3}
+            "max_edits": 3, "min_three_prime_distance": 3, "avoid_masked": False}
 #: Primer3's regions drawn on the track: kind -> (label, colour, the view's values key).
 REGION_KINDS = {"amplify": ("amplify", (0, 158, 115), "amplify"),
                 "exclude": ("exclude", (213, 94, 0), "exclude"),
@@ -125,6 +125,7 @@ class PairsView(ResultView):
         self.result = None
         self.job = None
         self._offsets: dict[str, int] = {}
+        self._targets: dict = {}  # id -> the target record designed for (its band)
         self._background = ""
         self._selected = None
         self._build_controls()
@@ -167,6 +168,10 @@ class PairsView(ResultView):
                                        "PRIMER_MIN_THREE_PRIME_DISTANCE); 'shared': pairs may "
                                        "share primers")
         self.distance.setSpecialValueText("shared")
+        self.avoid_masked = QCheckBox("Avoid soft-masked 3′ ends")
+        self.avoid_masked.setToolTip("Leave out primers whose 3′-most 5 bases touch a soft-masked "
+                                     "(lower-case) base of the target, as primerscope pairs "
+                                     "--avoid-masked; matching stays case-blind")
         self.regions_button = QToolButton()
         self.regions_button.setText("Regions")
         self.regions_button.setToolTip("Primer3's regions, drawn on the target track: drag a "
@@ -186,7 +191,7 @@ class PairsView(ResultView):
         for widget in (QLabel("Product sizes"), self.ranges, QLabel("Tm opt."), self.tm_opt,
                        QLabel("°C  ΔTm ≤"), self.tm_diff, QLabel("Pairs"), self.num_return,
                        QLabel("3′ apart ≥"), self.distance, QLabel("PCR edits ≤"), self.max_edits,
-                       self.regions_button):
+                       self.avoid_masked, self.regions_button):
             row1.addWidget(widget)
         row1.addStretch(1)
         self.used = QLabel()  # what Primer3 is told: the filters' bounds and the conditions
@@ -276,6 +281,8 @@ class PairsView(ResultView):
         self.amplicon.setZValue(-10)
         self.amplicon.setVisible(False)
         plot.addItem(self.amplicon)
+        self.band = SequenceBand(plot)  # the target's soft-masked stretches and gaps
+        self.widget.setToolTip(SequenceBand.TIP)
         self.fwd_curve = plot.plot(pen=pg.mkPen(BLUE, width=1.2), connect="finite")
         self.rev_curve = plot.plot(pen=pg.mkPen(ORANGE, width=1.2), connect="finite")
         self.others = pg.ScatterPlotItem(size=8, pen=pg.mkPen(GREY), brush=pg.mkBrush(255, 255, 255, 200))
@@ -351,7 +358,8 @@ class PairsView(ResultView):
         return {"product_ranges": self.ranges.text().strip(), "tm_opt": self.tm_opt.value(),
                 "max_tm_diff": self.tm_diff.value(), "num_return": self.num_return.value(),
                 "max_edits": self.max_edits.value(),
-                "min_three_prime_distance": self.distance.value(), **regions}
+                "min_three_prime_distance": self.distance.value(),
+                "avoid_masked": self.avoid_masked.isChecked(), **regions}
 
     def design_settings(self):
         """The PairSettings a design would use now (ValueError: why none); shows them."""
@@ -424,6 +432,7 @@ class PairsView(ResultView):
                          (self.num_return, "num_return"), (self.max_edits, "max_edits"),
                          (self.distance, "min_three_prime_distance")):
             box.setValue(v[key])
+        self.avoid_masked.setChecked(v["avoid_masked"])
 
     # -- running -----------------------------------------------------------------------------------
     def run(self) -> bool:
@@ -444,6 +453,7 @@ class PairsView(ResultView):
             self._show_error(str(err))
             return False
         self._offsets = {r.id: r.offset for r in inputs["target"]}
+        self._targets = {r.id: r for r in inputs["target"]}
         self._background = pairs.records_label(inputs["background"])
         self.error.setVisible(False)
         self.status.setText("Starting the pair design…")
@@ -567,6 +577,7 @@ class PairsView(ResultView):
             for curve in (self.fwd_curve, self.rev_curve):
                 curve.setData([], [])
             self.others.setData([], [])
+            self.band.show(None, 0)
             self._draw_selected()
             self._caption_idle()
             return
@@ -581,6 +592,7 @@ class PairsView(ResultView):
         self.plot.setXRange(x[0] if len(x) else 0, x[-1] if len(x) else 1, padding=0.01)
         top = design.len_max + 15
         self.plot.setYRange(-top, top, padding=0)
+        self.band.show(self._targets.get(spec.target_id), -top + 2)
         mine = [p for p in self.result.pairs if p.target_id == spec.target_id]
         points = [{"pos": (p.left.start, p.left.length), "data": p} for p in mine]
         points += [{"pos": (p.right.end, -p.right.length), "data": p} for p in mine]
@@ -759,7 +771,7 @@ class PairsView(ResultView):
         for widget in (self.add_button, self.panel_button, self.export_button):
             widget.setEnabled(has and not running)
         for widget in (self.ranges, self.tm_opt, self.tm_diff, self.num_return, self.max_edits,
-                       self.distance, self.regions_button):
+                       self.distance, self.avoid_masked, self.regions_button):
             widget.setEnabled(not running)
 
     def has_data(self) -> bool:

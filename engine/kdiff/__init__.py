@@ -52,11 +52,14 @@ class KdiffResult:
 def make_job(target, background, k: int, *, variant=None, backend=None, parallel=None, flags=None,
              strands: str = "both", threads: int | None = None, count_comparisons: bool = False,
              threads_per_block: int | None = None, prefetch_factor: int | None = None,
-             scheduler: str | None = None, gap_min: int = gaps.GAP_MIN) -> Job:
+             scheduler: str | None = None, gap_min: int = gaps.GAP_MIN,
+             avoid_masked: bool = False) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Runs of at least ``gap_min`` N in the target and the background are assembly gaps
     (engine.gaps): they match nothing, and no candidate holds a gap base.
+    ``avoid_masked``: drop the candidates whose 3'-most 5 bases touch a soft-masked (lower
+    case) base of the target (engine.softmask).
 
     ``threads_per_block`` and ``prefetch_factor`` (the seed study's c) apply to the cuda
     backend only; they become ``Job.params`` keys of the same names (defaults:
@@ -78,7 +81,13 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     sel = registry.resolve(SPEC, variant, backend, parallel, flags)
     target = tuple(gaps.as_background(target, gap_min))
     background = tuple(gaps.as_background(background, gap_min))
-    params = {"k": int(k), "strands": strands, "gap_min": gap_min}
+    if avoid_masked:
+        from engine.softmask import known_mask
+
+        for rec in target:
+            known_mask(rec)  # refused before the run, not after it
+    params = {"k": int(k), "strands": strands, "gap_min": gap_min,
+              "avoid_masked": bool(avoid_masked)}
     params.update(cuda_params(sel.variant, sel.backend, sel.flags, threads_per_block, prefetch_factor))
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
     if sel.backend == "dask":
@@ -119,5 +128,10 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         yield from compile_once(call, runner.total)
         yield from run_slices(runner, meter, cancel)
     summary = gaps.summarize(job.inputs["background"], job.params.get("gap_min", gaps.GAP_MIN))
+    candidates = scan.candidates()
+    if job.params.get("avoid_masked"):
+        from engine.softmask import drop_masked_candidates
+
+        candidates = drop_masked_candidates(candidates, job.inputs["target"])
     return KdiffResult(run_info(job, meter), job.params["k"], job.params["strands"],
-                       scan.candidates(), scan.profiles, scan.settled, summary)
+                       candidates, scan.profiles, scan.settled, summary)

@@ -29,7 +29,7 @@ from typing import Generator
 
 import numpy as np
 
-from engine import edit, gaps, kdiff
+from engine import edit, gaps, kdiff, softmask
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive, now
 from engine.primers import pcr
 from engine.primers.primer3_design import (DesignSettings, Oligo, Regions, check_pair,
@@ -47,6 +47,8 @@ class PairSettings:
     pcr: pcr.PcrSettings = pcr.PcrSettings()
     explain: bool = False
     regions: Regions = Regions()
+    #: drop primers whose 3'-most 5 bases touch a soft-masked base (engine.softmask)
+    avoid_masked: bool = False
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,9 @@ def make_job(target, background, k: int, settings: PairSettings | None = None, *
     if not target:
         raise ValueError("no target records")
     settings.regions.check(target)
+    if settings.avoid_masked:
+        for rec in target:
+            softmask.known_mask(rec)  # refused before the run, not after it
     both = []
     for i, rec in enumerate(target):
         both += [Record(f"f{i}", rec.codes), Record(f"r{i}", reverse_complement(rec.codes))]
@@ -329,14 +334,14 @@ def _rejections(target_id: str, text: str, template: str, spec: Specificity, lef
     return out
 
 
-def design_record(record_id: str, text: str, offset: int, spec: Specificity,
-                  settings: PairSettings, k: int, cancel: CancelToken | None = None,
-                  gap_stretches=None):
+def design_record(record: Record, spec: Specificity, settings: PairSettings, k: int,
+                  cancel: CancelToken | None = None):
     """Primer3's part for one target record: its best specific pairs (:func:`best_pairs`),
     the rejections (with ``settings.explain``) and Primer3's explain strings. Runs in a
-    child process (:func:`_in_child`): Primer3 holds Python's lock for whole seconds.
-    ``gap_stretches``: the record's assembly gaps (:func:`engine.gaps.gap_runs`); no
-    designed primer holds a gap base."""
+    child process (:func:`_in_child`): Primer3 holds Python's lock for whole seconds. No
+    designed primer holds an assembly gap base, nor (``settings.avoid_masked``) a
+    soft-masked base among its 3'-most five (the record's ``soft_mask``)."""
+    record_id, text, offset = record.id, record.text, record.offset
     cancel = cancel or CancelToken()
     design = settings.design
     template = template_text(text)
@@ -345,10 +350,16 @@ def design_record(record_id: str, text: str, offset: int, spec: Specificity,
     lefts, rights, explain = primer_lists(template, design, record_id, regions)
     lefts = [o for o in lefts if spec.left_specific(o.pos, o.length)]
     rights = [o for o in rights if spec.right_specific(o.pos, o.length)]
-    if gap_stretches is not None:
-        lefts, rights = ([o for o, hit in zip(side, gaps.touches_gap(
-            gap_stretches, [o.span[0] for o in side], [o.span[1] for o in side])) if not hit]
-            for side in (lefts, rights))
+    gap_stretches = gaps.gap_runs(record.codes)
+
+    def clear(side, reverse):
+        starts, ends = [o.span[0] for o in side], [o.span[1] for o in side]
+        bad = gaps.touches_gap(gap_stretches, starts, ends)
+        if settings.avoid_masked:
+            bad |= softmask.three_prime_masked(record, starts, ends, reverse=reverse)
+        return [o for o, b in zip(side, bad) if not b]
+
+    lefts, rights = clear(lefts, False), clear(rights, True)
     if hull:  # Primer3 keeps primers on either side of its target: only flanking ones pair
         lefts = [o for o in lefts if o.span[1] <= hull[0]]
         rights = [o for o in rights if o.span[0] >= hull[1]]
@@ -442,9 +453,10 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         message = f"Primer3: pairs in {rec.id}"
         yield meter.progress(n, len(target), message=message)
         t0 = now()
+        mask = softmask.known_mask(rec) if settings.avoid_masked else None
+        plain = Record(rec.id, np.asarray(rec.codes), "", rec.source, rec.offset, mask)
         done = yield from _in_child(
-            design_record, (rec.id, rec.text, rec.offset, spec, settings, job.params["k"],
-                            None, gaps.gap_runs(rec.codes)),
+            design_record, (plain, spec, settings, job.params["k"]),
             cancel, lambda: meter.progress(n, len(target), message=message))
         meter.elapsed += now() - t0
         phases["primer3"] += now() - t0

@@ -61,7 +61,7 @@ def test_regions_hold_for_every_pair(region_case, regions, distance):
                             min_three_prime_distance=distance)
     settings_ = pairs.PairSettings(design, regions=regions)
     regions.check([target])
-    best, _, _ = pairs.design_record(target.id, target.text, target.offset, spec, settings_, K)
+    best, _, _ = pairs.design_record(target, spec, settings_, K)
     found = [(pairs._site(left, target.offset), pairs._site(right, target.offset))
              for _, left, right, _ in best]
     for left, right in found:
@@ -81,11 +81,11 @@ def test_regions_hold_for_every_pair(region_case, regions, distance):
 def test_regions_change_the_pairs(region_case):
     """Without regions the best pair overlaps what is then excluded: the regions do work."""
     target, _, spec = region_case
-    plain, _, _ = pairs.design_record(target.id, target.text, target.offset, spec,
+    plain, _, _ = pairs.design_record(target, spec,
                                       pairs.PairSettings(), K)
     left = pairs._site(plain[0][1], target.offset)
     regions = Regions(exclude=((left.start, left.end),))
-    again, _, _ = pairs.design_record(target.id, target.text, target.offset, spec,
+    again, _, _ = pairs.design_record(target, spec,
                                       pairs.PairSettings(regions=regions), K)
     assert again and all(not _overlaps(pairs._site(l, target.offset), (left.start, left.end))
                          for _, l, _, _ in again)
