@@ -190,8 +190,7 @@ class PairsView(ResultView):
         row1 = QHBoxLayout()
         for widget in (QLabel("Product sizes"), self.ranges, QLabel("Tm opt."), self.tm_opt,
                        QLabel("°C  ΔTm ≤"), self.tm_diff, QLabel("Pairs"), self.num_return,
-                       QLabel("3′ apart ≥"), self.distance, QLabel("PCR edits ≤"), self.max_edits,
-                       self.avoid_masked, self.regions_button):
+                       QLabel("3′ apart ≥"), self.distance, QLabel("PCR edits ≤"), self.max_edits):
             row1.addWidget(widget)
         row1.addStretch(1)
         self.used = QLabel()  # what Primer3 is told: the filters' bounds and the conditions
@@ -247,7 +246,11 @@ class PairsView(ResultView):
         self.controls.setSpacing(2)
         self.controls.addLayout(row1)
         self.controls.addWidget(self.used)
-        self.controls.addWidget(self.regions_label)
+        regions_row = QHBoxLayout()  # (its own row: the window fits 1280 px across)
+        regions_row.addWidget(self.regions_button)
+        regions_row.addWidget(self.regions_label, 1)
+        regions_row.addWidget(self.avoid_masked)
+        self.controls.addLayout(regions_row)
         self.controls.addLayout(row2)
         self.error = QLabel()
         self.error.setObjectName("error")
