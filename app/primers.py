@@ -7,7 +7,7 @@ Everything here calls the engine's own code (:mod:`engine.primers`), so the GUI 
   generator on a worker thread in chunks, so thousands of candidates never block the window;
 - the filter is :func:`engine.primers.passes`;
 - regions are :func:`engine.primers.merge_candidates`; every file (regions CSV, BED, the
-  annotated CSV) is written by :mod:`engine.kdiff.export`, the command line's own writers
+  annotated CSV) is written by :mod:`engine.primers.export_kdiff`, the command line's own writers
   (the annotated CSV on the worker thread: it annotates again);
 - the off-target report is :func:`engine.primers.offtarget.make_job` run through
   :func:`engine.iter_solve` (the edit family's search) and ``sites_from_result``.
@@ -23,6 +23,8 @@ import re
 import time
 from dataclasses import dataclass, fields
 from typing import Generator, Iterable, Mapping, Sequence
+
+import numpy as np
 
 import engine
 from engine.jobs import CancelToken, Job
@@ -51,7 +53,7 @@ ANNOTATION_COLUMNS = (
 )
 assert len(ANNOTATION_COLUMNS) == len(Annotation.COLUMNS)
 
-#: Merged regions in the table, in the order of ``engine.kdiff.export.REGION_COLUMNS``.
+#: Merged regions in the table, in the order of ``engine.primers.export_kdiff.REGION_COLUMNS``.
 REGION_COLUMNS = (
     Column("target", "str", "", "Target record"),
     Column("start", "int", "start", "First base of the region (1-based)"),
@@ -193,11 +195,45 @@ def passing_sequences(notes: Mapping[str, Annotation], filters: Filters) -> froz
     return frozenset(seq for seq, note in notes.items() if passes(note, filters))
 
 
-def kept_candidates(candidates: Sequence, passing: frozenset | None) -> list:
-    """The candidates the primer filter keeps (all of them when no filter is in effect)."""
-    if passing is None:
-        return list(candidates)
-    return [c for c in candidates if c.sequence in passing]
+def kept_candidates(candidates: Sequence, passing: frozenset | None,
+                    masked: frozenset = frozenset()) -> list:
+    """The candidates the primer filter keeps (all of them when no filter is in effect), less
+    those whose (target id, start) is in ``masked`` (:func:`masked_keys`)."""
+    return [c for c in candidates if (passing is None or c.sequence in passing)
+            and (c.target_id, c.start) not in masked]
+
+
+def masked_keys(candidates, targets) -> frozenset:
+    """(target id, start) of the candidates whose 3'-most 5 bases touch a soft-masked base
+    (engine.softmask, as primerscope kdiff --avoid-masked): what the primer tools' *Avoid
+    soft-masked 3′ ends* hides. ``targets``: the job's target records, in its order."""
+    from engine.softmask import masked_candidates
+
+    if not len(candidates) or not hasattr(candidates, "start0"):
+        return frozenset()
+    bad = np.flatnonzero(masked_candidates(candidates, targets))
+    ids = candidates.target_ids
+    return frozenset(zip((ids[t] for t in candidates.target[bad].tolist()),
+                         candidates.start[bad].tolist()))
+
+
+def sequence_bands(record, gap_min: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The soft-masked stretches and the assembly gaps of a record, each as an (n, 2) array
+    of 1-based first and last positions in its numbering (``offset`` included): the band the
+    kdiff profile and the pairs track draw under their curves. Gaps: those a job masked, or
+    the runs of at least ``gap_min`` N (engine.gaps' default) of a record as loaded. A record
+    from a store that kept no mask table shows its gaps only."""
+    from engine.gaps import GAP_MIN, as_background, gap_runs
+
+    def spans(intervals):
+        if intervals is None or not len(intervals[0]):
+            return np.zeros((0, 2), dtype=np.int64)
+        lo, hi = (np.asarray(a, dtype=np.int64) for a in intervals)
+        return np.stack((lo + record.offset + 1, hi + record.offset), axis=1)
+
+    masked = record.soft_mask if record.soft_mask_known else None
+    gapped = as_background([record], gap_min or GAP_MIN)[0]  # (as it is when a job masked it)
+    return spans(masked), spans(gap_runs(gapped.codes))
 
 
 # -- off-target report ----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ set rule, and positions never move: a gap keeps its place and length.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,8 +94,8 @@ def as_background(records, gap_min: int = GAP_MIN) -> list[Record]:
             out.append(GapMaskedRecord(record, gap_min))
             continue
         masked = mask_gaps(record.codes, gap_min)
-        out.append(record if masked is record.codes else
-                   Record(record.id, masked, record.description, record.source, record.offset))
+        # (replace: the record's other fields, its soft mask included, stay)
+        out.append(record if masked is record.codes else dataclasses.replace(record, codes=masked))
     return out
 
 
@@ -118,6 +119,10 @@ class GapMaskedRecord(Record):
     def __len__(self) -> int:
         return len(self.inner)
 
+    def gap_runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Its gaps, found once (engine.streaming plans around them without a scan)."""
+        return self.gaps
+
     def chunk(self, start: int, end: int) -> np.ndarray:
         codes = np.array(self.inner.chunk(start, end), dtype=np.uint8, copy=True)
         lo, hi = self.gaps
@@ -130,7 +135,11 @@ class GapMaskedRecord(Record):
 
 def record_runs(record, code: int = N_CODE) -> tuple[np.ndarray, np.ndarray]:
     """(starts, ends) of the runs of ``code`` in a record, read in blocks of a few Mb (a run
-    carried across block edges), so that a genome store is never unpacked whole."""
+    carried across block edges), so that a genome store is never unpacked whole. A genome
+    store's record answers from its tables instead (``n_runs()``, ``gap_runs()``: no scan)."""
+    own = getattr(record, {N_CODE: "n_runs", GAP_CODE: "gap_runs"}.get(code, ""), None)
+    if callable(own):
+        return own()
     size = len(record)
     starts, ends = [], []
     open_start = -1  # the start of a run that reaches the end of the block before

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QV
 from app.primers import short_id
 from app.views import ResultView
 from app.views.matrix import MatrixPanel
-from app.views.plotting import BLUE, GREY, ORANGE, RED
+from app.views.plotting import BLUE, GREY, ORANGE, RED, SequenceBand
 from app.worker import JobRunner
 
 #: Above this many highlighted candidates, highlight as a thick line instead of dots.
@@ -70,6 +70,8 @@ class SpecificityView(ResultView):
         self.plot.setClipToView(True)
         self.plot.setDownsampling(mode="peak")
         self.curve = self.plot.plot(pen=pg.mkPen(BLUE, width=1.2), name="candidate length")
+        self.band = SequenceBand(self.plot)  # the target's soft-masked stretches and gaps
+        self.widget.setToolTip(SequenceBand.TIP)
         self.marks = pg.ScatterPlotItem(size=7, pen=pg.mkPen(None), brush=pg.mkBrush(ORANGE))
         self.mark_line = self.plot.plot(pen=pg.mkPen(ORANGE, width=3), connect="finite")
         self.plot.addItem(self.marks)
@@ -163,9 +165,15 @@ class SpecificityView(ResultView):
 
     # -- drawing --------------------------------------------------------------------------------
     def _redraw_all(self) -> None:
+        self._draw_band()
         self._draw_curve()
         self._draw_highlight()
         self._draw_selected()
+
+    def _draw_band(self) -> None:
+        """The shown target's soft-masked stretches and gaps, just under length 0."""
+        record = next((r for r in self._job_targets if r.id == self.current_record()), None)
+        self.band.show(record, -1.0)
 
     def _draw_curve(self) -> None:
         profile = self._profiles.get(self.current_record())

@@ -10,6 +10,7 @@ before stays applied.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QCheckBox, QDoubleSpinBox, QFil
                                QLabel, QMenu, QPushButton, QSizePolicy, QSpinBox, QToolButton,
                                QVBoxLayout, QWidget)
 
-from engine.kdiff import export
+from engine.primers import export_kdiff as export
 from engine.output import write_text
 from engine.primers import merge_candidates
 
@@ -89,6 +90,8 @@ class PrimerTools(ResultView):
         self._passing: frozenset | None = None
         self._regions: list = []
         self._merged_shown = False
+        self._targets: tuple = ()          # the run's target records (their soft masks)
+        self._masked: frozenset = frozenset()  # (target, start) of 3'-masked candidates
 
         state = self._load_state()
         self._build(state)
@@ -104,13 +107,14 @@ class PrimerTools(ResultView):
 
     # -- construction --------------------------------------------------------------------------
     def _load_state(self) -> dict:
-        state = {"filter": False, "merge": False, "values": primers.default_filter_values(),
+        state = {"filter": False, "merge": False, "avoid_masked": False,
+                 "values": primers.default_filter_values(),
                  "enabled": primers.default_filter_enabled(),
                  "conditions": {f.name: getattr(primers.Conditions(), f.name)
                                 for f in primers.CONDITION_FIELDS}}
         saved = load_json(self.settings, SETTINGS_KEY, {})
         if isinstance(saved, dict):
-            for key in ("filter", "merge"):
+            for key in ("filter", "merge", "avoid_masked"):
                 if isinstance(saved.get(key), bool):
                     state[key] = saved[key]
             for key in ("values", "enabled", "conditions"):
@@ -133,6 +137,13 @@ class PrimerTools(ResultView):
         self.bounds: dict[str, tuple[QCheckBox, QWidget]] = {}
         rows = [QHBoxLayout(), QHBoxLayout()]
         rows[0].addWidget(self.filter_box)
+        self.mask_box = QCheckBox("Avoid soft-masked 3′ ends")
+        self.mask_box.setToolTip("Hide candidates whose 3′-most 5 bases touch a soft-masked "
+                                 "(lower-case) base of the target (as primerscope kdiff "
+                                 "--avoid-masked); the band under the profile shows the mask")
+        self.mask_box.setChecked(state["avoid_masked"])
+        self.mask_box.toggled.connect(self._on_input)
+        rows[0].addWidget(self.mask_box)
         rows[0].addSpacing(8)
         for index, field in enumerate(primers.FILTER_FIELDS):
             row = rows[0] if index < 7 else rows[1]
@@ -256,6 +267,7 @@ class PrimerTools(ResultView):
         values, enabled = self._filter_values()
         save_json(self.settings, SETTINGS_KEY, {
             "filter": self.filter_box.isChecked(), "merge": self.merge_box.isChecked(),
+            "avoid_masked": self.mask_box.isChecked(),
             "values": values, "enabled": enabled, "conditions": self._condition_values()})
 
     def _fill_filters(self, values: dict, enabled: dict) -> None:
@@ -367,11 +379,15 @@ class PrimerTools(ResultView):
         """The filter is on but the candidates have no annotations yet."""
         return self.filter_box.isChecked() and self._passing is None
 
+    def _hidden(self) -> frozenset:
+        """(target, start) of the candidates the soft-mask switch hides (none when it is off)."""
+        return self._masked if self.mask_box.isChecked() else frozenset()
+
     def kept(self) -> list:
-        """The candidates the primer filter keeps (all when it is off)."""
+        """The candidates the primer filter and the soft-mask switch keep (all when off)."""
         if self._result is None:
             return []
-        return primers.kept_candidates(self._result.candidates, self._passing)
+        return primers.kept_candidates(self._result.candidates, self._passing, self._hidden())
 
     def _apply(self) -> None:
         """Show candidates or regions, with the filter applied."""
@@ -394,8 +410,10 @@ class PrimerTools(ResultView):
             if self._merged_shown:
                 self.results.set_columns(self.adapter.columns)
                 model.replace(self.adapter.items(self._result), self.adapter.rows)
-            passing = self._passing
-            proxy.set_keep(None if passing is None else (lambda c: c.sequence in passing))
+            passing, hidden = self._passing, self._hidden()
+            proxy.set_keep(None if passing is None and not hidden else
+                           (lambda c: (passing is None or c.sequence in passing)
+                            and (c.target_id, c.start) not in hidden))
         if merged != self._merged_shown:
             self.results.fit_columns()
         self._merged_shown = merged
@@ -427,7 +445,8 @@ class PrimerTools(ResultView):
         if self._notes is None:
             self._show_status("")
             return
-        parts = [f"{n:,} annotated" if self._passing is None else f"{len(self.kept()):,} of {n:,} pass"]
+        parts = [f"{n:,} annotated" if self._passing is None and not self._hidden()
+                 else f"{len(self.kept()):,} of {n:,} pass"]
         if self._merged_shown:
             parts.append(f"{len(self._regions):,} regions")
         self._show_status(" · ".join(parts))
@@ -445,19 +464,28 @@ class PrimerTools(ResultView):
 
     # -- ResultView ------------------------------------------------------------------------------
     def reset(self, job) -> None:
-        if job is not None:
-            return  # the second reset of a run (its job is known): nothing new here
+        if job is not None:  # the second reset of a run (its job is known): its targets
+            self._targets = tuple(job.inputs["target"])
+            return
         self.runner.cancel()
         self._pending = False
         self._generation += 1  # annotations still on their way belong to the previous run
         self._result, self._notes, self._passing = None, None, None
         self._regions, self._merged_shown = [], False
+        self._targets, self._masked = (), frozenset()
         self.results.proxy.set_keep(None)
         self._show_status("Annotated when the run ends")
         self._update_actions()
 
     def show_result(self, result) -> None:
         self._result = result
+        try:
+            self._masked = primers.masked_keys(result.candidates, self._targets) \
+                if self._targets else frozenset()
+        except ValueError as err:  # a format-1 store's target: its mask is unknown
+            self._masked = frozenset()
+            self.error.setText(str(err))
+            self.error.setVisible(self.mask_box.isChecked())
         self._apply()
         self._annotate()
 
@@ -469,7 +497,7 @@ class PrimerTools(ResultView):
 
     def focus_chain(self) -> list:
         """Its inputs in the order they are laid out (the window's tab order)."""
-        chain = [self.filter_box]
+        chain = [self.filter_box, self.mask_box]
         for check, spin in self.bounds.values():
             chain += [check, spin]
         return chain + [self.defaults_button, *self.condition_spins.values(), self.merge_box,
@@ -528,6 +556,11 @@ class PrimerTools(ResultView):
         if not path:
             return None
         result, conditions = self._result, self.conditions
+        if self._hidden():  # as primerscope kdiff --avoid-masked writes them
+            from engine.softmask import drop_masked_candidates
+
+            result = dataclasses.replace(result, candidates=drop_masked_candidates(
+                result.candidates, self._targets))
         filters = self.filters if self.filter_box.isChecked() else None
         self._task = ("export", path)
         self._show_status(f"Writing {path}…")

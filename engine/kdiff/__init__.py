@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Generator
 
 from engine import gaps, registry
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
 from engine.kdiff.candidates import Candidate, CandidateTable
 from engine.kdiff.closest import ClosestMatch, closest_match, iter_closest_match
 from engine.kdiff.cuda_options import cuda_params
@@ -52,21 +52,26 @@ class KdiffResult:
 def make_job(target, background, k: int, *, variant=None, backend=None, parallel=None, flags=None,
              strands: str = "both", threads: int | None = None, count_comparisons: bool = False,
              threads_per_block: int | None = None, prefetch_factor: int | None = None,
-             scheduler: str | None = None, gap_min: int = gaps.GAP_MIN) -> Job:
+             scheduler: str | None = None, gap_min: int = gaps.GAP_MIN,
+             avoid_masked: bool = False) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Runs of at least ``gap_min`` N in the target and the background are assembly gaps
     (engine.gaps): they match nothing, and no candidate holds a gap base.
+    ``avoid_masked``: drop the candidates whose 3'-most 5 bases touch a soft-masked (lower
+    case) base of the target (engine.softmask).
 
     ``threads_per_block`` and ``prefetch_factor`` (the seed study's c) apply to the cuda
     backend only; they become ``Job.params`` keys of the same names (defaults:
     ``engine.config.KDIFF_CUDA_*``). ``scheduler`` applies to the dask backend only: a
     scheduler's address (``tcp://HOST:PORT``; None or empty: a local cluster).
     """
-    k = check_int("k", k, 1)
-    gap_min = check_int("gap_min", gap_min, 1)
-    if strands not in ("both", "forward"):
-        raise ValueError(f"strands must be 'both' or 'forward', got {strands!r}")
+    # The registry's rule for every parameter, as on the command line and in the GUI.
+    checked = registry.check_params(SPEC, k=k, strands=strands, gap_min=gap_min,
+                                    threads_per_block=threads_per_block,
+                                    prefetch_factor=prefetch_factor, scheduler=scheduler)
+    k, strands, gap_min = checked["k"], checked["strands"], checked["gap_min"]
+    threads_per_block, prefetch_factor = checked["threads_per_block"], checked["prefetch_factor"]
     threads = check_threads(threads)
     target, background = tuple(target), tuple(background)
     if not target:
@@ -76,7 +81,13 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     sel = registry.resolve(SPEC, variant, backend, parallel, flags)
     target = tuple(gaps.as_background(target, gap_min))
     background = tuple(gaps.as_background(background, gap_min))
-    params = {"k": int(k), "strands": strands, "gap_min": gap_min}
+    if avoid_masked:
+        from engine.softmask import known_mask
+
+        for rec in target:
+            known_mask(rec)  # refused before the run, not after it
+    params = {"k": int(k), "strands": strands, "gap_min": gap_min,
+              "avoid_masked": bool(avoid_masked)}
     params.update(cuda_params(sel.variant, sel.backend, sel.flags, threads_per_block, prefetch_factor))
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
     if sel.backend == "dask":
@@ -117,5 +128,10 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         yield from compile_once(call, runner.total)
         yield from run_slices(runner, meter, cancel)
     summary = gaps.summarize(job.inputs["background"], job.params.get("gap_min", gaps.GAP_MIN))
+    candidates = scan.candidates()
+    if job.params.get("avoid_masked"):
+        from engine.softmask import drop_masked_candidates
+
+        candidates = drop_masked_candidates(candidates, job.inputs["target"])
     return KdiffResult(run_info(job, meter), job.params["k"], job.params["strands"],
-                       scan.candidates(), scan.profiles, scan.settled, summary)
+                       candidates, scan.profiles, scan.settled, summary)

@@ -82,6 +82,14 @@ def add_filter_options(parser) -> None:
     add_condition_options(parser)
 
 
+def add_mask_option(parser) -> None:
+    """``--avoid-masked`` (kdiff, pairs): soft-masked repeats at a primer's 3' end."""
+    parser.add_argument("--avoid-masked", action="store_true",
+                        help="drop candidates and primers whose 3'-most 5 bases touch a "
+                             "soft-masked (lower-case) base of the target; matching stays "
+                             "case-blind")
+
+
 def conditions_from(args) -> Conditions:
     return Conditions(mv_conc=args.mv_conc, dv_conc=args.dv_conc, dntp_conc=args.dntp_conc,
                       dna_conc=args.dna_conc)

@@ -12,7 +12,7 @@ import os
 from engine.cli import add_gap_option, add_region_options, gap_min_of, load_input
 from engine.primers import export_pairs as export  # the writers (engine.cli's plug-in contract)
 from engine.primers import pairs
-from engine.primers.cli_options import add_design_options, design_values
+from engine.primers.cli_options import add_design_options, add_mask_option, design_values
 from engine.primers.cli_pcr import add_pcr_options, settings_from
 from engine.primers.pairs import iter_solve  # noqa: F401  (the plug-in's job generator)
 from engine.primers.primer3_design import DesignSettings, parse_product_ranges
@@ -37,6 +37,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--rejected", metavar="FILE", help="where --explain writes its CSV")
     parser.add_argument("--bed", metavar="FILE", help="also write the pairs as BED12")
     add_gap_option(parser)
+    add_mask_option(parser)
     add_design_options(parser)
     add_pcr_options(parser)
 
@@ -65,7 +66,7 @@ def make_job(args):
     check_outputs((args.output, args.bed, _rejected_path(args)), (args.target, args.background))
     design = DesignSettings(product_ranges=parse_product_ranges(args.product_size),
                             num_return=args.num_return, **design_values(args))
-    settings = pairs.PairSettings(design, settings_from(args), args.explain)
+    settings = pairs.PairSettings(design, settings_from(args), args.explain, args.avoid_masked)
     from engine.cli import selected_flags
 
     return pairs.make_job(load_input(args, "target"), load_input(args, "background"), args.k, settings,

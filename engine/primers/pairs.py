@@ -29,7 +29,7 @@ from typing import Generator
 
 import numpy as np
 
-from engine import edit, gaps, kdiff
+from engine import edit, gaps, kdiff, softmask
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers import pcr
 from engine.primers.primer3_design import (DesignSettings, Oligo, check_pair, primer_lists,
@@ -46,6 +46,8 @@ class PairSettings:
     design: DesignSettings = DesignSettings()
     pcr: pcr.PcrSettings = pcr.PcrSettings()
     explain: bool = False
+    #: drop primers whose 3'-most 5 bases touch a soft-masked base (engine.softmask)
+    avoid_masked: bool = False
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,9 @@ def make_job(target, background, k: int, settings: PairSettings | None = None, *
     background = tuple(gaps.as_background(background, gap_min))
     if not target:
         raise ValueError("no target records")
+    if settings.avoid_masked:
+        for rec in target:
+            softmask.known_mask(rec)  # refused before the run, not after it
     both = []
     for i, rec in enumerate(target):
         both += [Record(f"f{i}", rec.codes), Record(f"r{i}", reverse_complement(rec.codes))]
@@ -324,7 +329,10 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         gap_stretches = gaps.gap_runs(rec.codes)
 
         def clear(oligo) -> bool:  # no designed primer holds an assembly gap base
-            return not gaps.touches_gap(gap_stretches, *([x] for x in oligo.span))[0]
+            if gaps.touches_gap(gap_stretches, *([x] for x in oligo.span))[0]:
+                return False
+            return not (settings.avoid_masked and softmask.three_prime_masked(
+                rec, *([x] for x in oligo.span), reverse=not oligo.left)[0])
 
         def design_one():
             lefts, rights, explain = primer_lists(template, design, rec.id)

@@ -2,7 +2,8 @@
 
 Options from engine.primers add annotation columns after the standard ones, filter
 candidates, or merge overlapping candidates into regions (CSV and BED). The writers are
-:mod:`engine.kdiff.export`.
+:mod:`engine.primers.export_kdiff`. The plug-in lives here, a layer above the kdiff family,
+because the annotations are the primer layer's (no family imports engine.primers).
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import warnings
 
 from engine import kdiff
 from engine.cli import add_param_options, add_region_options, load_input, param_values, selected_flags
-from engine.kdiff import export
+from engine.primers import export_kdiff as export
 from engine.sequences import SequenceWarning
-from engine.primers.cli_options import add_filter_options, conditions_from, filters_from
+from engine.primers.cli_options import (add_filter_options, add_mask_option, conditions_from,
+                                        filters_from)
 
 
 def add_arguments(parser) -> None:
@@ -26,6 +28,7 @@ def add_arguments(parser) -> None:
                         help="output regions of overlapping candidates instead of candidates")
     parser.add_argument("--bed", metavar="FILE", help="also write the merged regions as BED")
     add_filter_options(parser)
+    add_mask_option(parser)
 
 
 def make_job(args):
@@ -35,7 +38,7 @@ def make_job(args):
     background = load_input(args, "background")
     return kdiff.make_job(target, background, variant=args.variant, backend=args.backend,
                           parallel=args.parallel, flags=selected_flags(args), threads=args.threads,
-                          count_comparisons=True, **params)
+                          count_comparisons=True, avoid_masked=args.avoid_masked, **params)
 
 
 def report_background(summary) -> None:
