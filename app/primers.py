@@ -40,16 +40,16 @@ ANNOTATE_CHUNK = 200
 #: Table columns after kdiff's own, in the order of :attr:`Annotation.COLUMNS` (and the CSV's).
 ANNOTATION_COLUMNS = (
     Column("GC %", "float", "", "GC content (%)"),
-    Column("Tm", "float", "", "Melting temperature (°C), Primer3's nearest-neighbour model at the "
+    Column("Tm (°C)", "float", "", "Melting temperature (°C), Primer3's nearest-neighbour model at the "
                               "reaction conditions set above"),
-    Column("hairpin ΔG", "float", "", "Most stable hairpin, ΔG in kcal/mol at 37 °C (0: none)"),
-    Column("hairpin Tm", "float", "", "Melting temperature of that hairpin (°C; 0: none)"),
-    Column("dimer ΔG", "float", "", "Most stable self-dimer (homodimer), ΔG in kcal/mol at 37 °C"),
-    Column("dimer Tm", "float", "", "Melting temperature of that self-dimer (°C)"),
-    Column("3′ ΔG", "float", "", "3′ end stability: ΔG (kcal/mol) of the last 5 bases on their "
+    Column("hairpin ΔG (kcal/mol)", "float", "", "Most stable hairpin, ΔG in kcal/mol at 37 °C (0: none)"),
+    Column("hairpin Tm (°C)", "float", "", "Melting temperature of that hairpin (°C; 0: none)"),
+    Column("dimer ΔG (kcal/mol)", "float", "", "Most stable self-dimer (homodimer), ΔG in kcal/mol at 37 °C"),
+    Column("dimer Tm (°C)", "float", "", "Melting temperature of that self-dimer (°C)"),
+    Column("3′ ΔG (kcal/mol)", "float", "", "3′ end stability: ΔG (kcal/mol) of the last 5 bases on their "
                                  "complement; more negative binds more stably"),
     Column("GC clamp", "int", "", "G or C among the last 5 bases at the 3′ end"),
-    Column("max run", "int", "", "Longest mononucleotide run (poly-X)"),
+    Column("max run (bp)", "int", "", "Longest mononucleotide run (poly-X)"),
 )
 assert len(ANNOTATION_COLUMNS) == len(Annotation.COLUMNS)
 
@@ -58,7 +58,7 @@ REGION_COLUMNS = (
     Column("target", "str", "", "Target record"),
     Column("start", "int", "start", "First base of the region (1-based)"),
     Column("end", "int", "end", "Last base of the region (1-based, inclusive)"),
-    Column("length", "int", "length", "Region length (bp)"),
+    Column("length (bp)", "int", "length", "Region length (bp)"),
     Column("count", "int", "", "Overlapping candidates merged into the region"),
     Column("best start", "int", "", "Start of the region's best (shortest, then leftmost) candidate"),
     Column("best end", "int", "", "End of the best candidate"),

@@ -15,7 +15,7 @@ class KdiffAdapter(FamilyAdapter):
         Column("target", "str", "", "Target record"),
         Column("start", "int", "start", "First base of the candidate (1-based)"),
         Column("end", "int", "end", "Last base of the candidate (1-based, inclusive)"),
-        Column("length", "int", "length", "Candidate length c+1; short means specific"),
+        Column("length (bp)", "int", "length", "Candidate length c+1; short means specific"),
         Column("sequence", "str"),
     )
 
@@ -44,6 +44,12 @@ class KdiffAdapter(FamilyAdapter):
         from engine.primers.export_kdiff import candidate_row
 
         return [candidate_row(c) for c in items]
+
+    def export(self):
+        """kdiff's writers live with the primer tools (``engine.primers.export_kdiff``)."""
+        from engine.primers import export_kdiff
+
+        return export_kdiff
 
     def csv_text(self, result) -> str:
         from engine.primers import export_kdiff as export  # the command line's writer
@@ -103,6 +109,7 @@ class KdiffAdapter(FamilyAdapter):
         from app.views.pairs import PairsView
         from app.views.panel import PanelView
         from app.views.primers import PrimerTools
+        from app.views.sequence import KdiffSequenceView
 
         profile, candidate = SpecificityView(), CandidateView()
 
@@ -131,7 +138,7 @@ class KdiffAdapter(FamilyAdapter):
             return (records, records_label(records)) if records else None
 
         return [SplitView("Specificity", [profile, candidate], Qt.Orientation.Horizontal, (600, 500)),
-                OffTargetView(backend_choice), PairsView(pair_inputs, host.settings, host.ask, has_inputs),
+                KdiffSequenceView(), OffTargetView(backend_choice), PairsView(pair_inputs, host.settings, host.ask, has_inputs),
                 PanelView(panel_background, backend_choice),
                 PrimerTools(self, host.results, host.settings)]
 

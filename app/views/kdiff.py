@@ -307,7 +307,16 @@ class CandidateView(ResultView):
         self.status.setText("Select a candidate (table or profile) to see its D matrix.")
 
     def select(self, item) -> None:
-        if item is None or self._job is None:
+        if self._job is None:
+            return
+        if item is None:  # the filters hide the selected candidate: show no stale matrix
+            self._selected = self._pending = None
+            self.runner.cancel()
+            self.match = None
+            self.panel.matrix.clear_matrix()
+            self.text.clear()
+            self.status.setText("No candidate selected (the filters hide the one that was). "
+                                "Select one in the table or the profile.")
             return
         self._selected = item
         if self.runner.running:
@@ -344,7 +353,7 @@ class CandidateView(ResultView):
             item, self._pending = self._pending, None
             self._start(item)
             return
-        if match is None:
+        if match is None or self._selected is None:
             return
         item = self._current
         shift = {r.id: r.offset for r in self._job.inputs["background"]}.get(match.record_id, 0)

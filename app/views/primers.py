@@ -28,6 +28,7 @@ from app.jobs import call
 from app.primer3_guard import steps
 from app.settings import load_json, save_json
 from app.views import ResultView
+from app.widgets import FlowBar
 from app.worker import JobRunner
 
 SETTINGS_KEY = "primers"
@@ -135,18 +136,19 @@ class PrimerTools(ResultView):
         self.filter_box.setChecked(state["filter"])
         self.filter_box.toggled.connect(self._on_input)
         self.bounds: dict[str, tuple[QCheckBox, QWidget]] = {}
-        rows = [QHBoxLayout(), QHBoxLayout()]
-        rows[0].addWidget(self.filter_box)
+        # One group per bound (its box, value and unit), wrapped as the width allows: at
+        # 1280x720 the bar would otherwise run past the window's right edge.
+        self.filter_bar = FlowBar(spacing=10)
+        self.filter_bar.addWidget(self.filter_box)
         self.mask_box = QCheckBox("Avoid soft-masked 3′ ends")
         self.mask_box.setToolTip("Hide candidates whose 3′-most 5 bases touch a soft-masked "
                                  "(lower-case) base of the target (as primerscope kdiff "
                                  "--avoid-masked); the band under the profile shows the mask")
         self.mask_box.setChecked(state["avoid_masked"])
         self.mask_box.toggled.connect(self._on_input)
-        rows[0].addWidget(self.mask_box)
-        rows[0].addSpacing(8)
-        for index, field in enumerate(primers.FILTER_FIELDS):
-            row = rows[0] if index < 7 else rows[1]
+        self.filter_bar.addWidget(self.mask_box)
+        group = None
+        for field in primers.FILTER_FIELDS:
             check = QCheckBox(field.label)
             check.setToolTip(f"{field.tip}. Untick to switch this bound off.")
             check.setChecked(bool(state["enabled"][field.name]))
@@ -154,24 +156,24 @@ class PrimerTools(ResultView):
             spin.setValue(state["values"][field.name])
             check.toggled.connect(self._on_input)
             spin.valueChanged.connect(self._on_input)
-            if field.label.startswith("≤"):
-                row.addSpacing(2)
-            elif index:
-                row.addSpacing(14)
-            row.addWidget(check)
-            row.addWidget(spin)
+            if group is None or not field.label.startswith("≤"):  # "≤" pairs with the bound before
+                group = QHBoxLayout()
+                group.setContentsMargins(0, 0, 0, 0)
+                group.setSpacing(2)
+                holder = QWidget()
+                holder.setLayout(group)
+                self.filter_bar.addWidget(holder)
+            group.addWidget(check)
+            group.addWidget(spin)
             if field.unit:
-                row.addWidget(_unit(field.unit))
+                group.addWidget(_unit(field.unit))
             self.bounds[field.name] = (check, spin)
-        rows[0].addStretch(1)
         self.defaults_button = QPushButton("Primer3 defaults")
         self.defaults_button.setToolTip("Bounds and reaction conditions as Primer3 sets them")
         self.defaults_button.clicked.connect(self.restore_defaults)
-        rows[1].addSpacing(14)
-        rows[1].addWidget(self.defaults_button)
-        rows[1].addStretch(1)
+        self.filter_bar.addWidget(self.defaults_button)
 
-        conditions = QHBoxLayout()
+        conditions = self.filter_bar  # one bar: the conditions follow on the defaults' line
         conditions.addWidget(QLabel("Conditions:"))
         self.condition_spins: dict[str, QDoubleSpinBox] = {}
         for field in primers.CONDITION_FIELDS:
@@ -180,12 +182,15 @@ class PrimerTools(ResultView):
             spin.valueChanged.connect(self._on_input)
             label = QLabel(field.label)
             label.setToolTip(field.tip)
-            conditions.addSpacing(6)
-            conditions.addWidget(label)
-            conditions.addWidget(spin)
-            conditions.addWidget(_unit(field.unit))
+            group = QHBoxLayout()
+            group.setContentsMargins(0, 0, 0, 0)
+            group.setSpacing(2)
+            for widget in (label, spin, _unit(field.unit)):
+                group.addWidget(widget)
+            holder = QWidget()
+            holder.setLayout(group)
+            conditions.addWidget(holder)
             self.condition_spins[field.name] = spin
-        conditions.addSpacing(14)
         self.merge_box = QCheckBox("Merge into regions")
         self.merge_box.setToolTip("Show regions of overlapping candidates (start, end, best candidate, "
                                   "count) instead of the candidates; with the primer filters on, "
@@ -212,14 +217,12 @@ class PrimerTools(ResultView):
         self.status.setObjectName("help")
         # Never wider than the room left: the row must not widen the window.
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        conditions.addSpacing(8)
-        conditions.addWidget(self.status, 1)
+        conditions.addWidget(self.status)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 2, 0, 2)
         layout.setSpacing(2)
-        for row in rows + [conditions]:
-            layout.addLayout(row)
+        layout.addWidget(self.filter_bar)
         layout.addWidget(self.error)
 
     # -- widgets -> state (the one path) ---------------------------------------------------------

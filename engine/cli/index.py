@@ -63,8 +63,9 @@ def run(args) -> int:
     finally:
         bar.close()
     seconds = time.perf_counter() - t0
-    rate = info.source.get("bytes", 0) / seconds / 1e6 if not args.check else \
-        (info.file_bytes / seconds / 1e6)
+    # Bases per second: a compressed source's bytes say little, and a small genome's
+    # megabytes per second rounded to whole numbers said "0 MB/s".
+    rate = info.bases / max(seconds, 1e-9)
     if info.version >= 2:
         gaps, gap_bases, masked = store.open_store(info.path).gap_counts()
         tables = (f"{gaps:,} gaps ({gap_bases:,} bases in runs of >= {info.gap_min} N), "
@@ -72,6 +73,6 @@ def run(args) -> int:
     else:
         tables = f"format {info.version} (no gap or mask table; rebuild to add them), "
     print(f"{info.path}: {verb}, {info.records} records, {info.bases} bases, {tables}"
-          f"{info.file_bytes / 1e6:.1f} MB, {seconds:.2f} s ({rate:.0f} MB/s), "
+          f"{info.file_bytes / 1e6:.1f} MB, {seconds:.2f} s ({rate / 1e6:.3g} Mbases/s), "
           f"source sha256 {info.source_sha256}")
     return 0

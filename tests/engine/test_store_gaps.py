@@ -4,7 +4,6 @@ format-1 stores."""
 from __future__ import annotations
 
 import os
-import struct
 import tempfile
 import zlib
 
