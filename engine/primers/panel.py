@@ -54,6 +54,8 @@ class PanelResult:
     has_background: bool = False
     #: primers over Primer3's thermodynamic limit (their heterodimers with each other: NaN)
     too_long: tuple[str, ...] = ()
+    #: with a background: every site a primer can prime from (pcr.PcrSites; ``check`` lists them)
+    sites: object = None
 
     def products_between(self, a: str, b: str) -> list[pcr.Product]:
         return [p for p in self.products if {p.forward, p.reverse} == {a, b}]
@@ -133,7 +135,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         yield meter.progress(i + 1, n, message="heterodimers")
     flagged = np.nan_to_num(end, nan=np.inf) <= settings.end_dimer_dg
     flagged = flagged | flagged.T
-    products = ()
+    products, sites = (), None
     search = job.params["search"]
     if search is not None and meter.complete:
         background = job.inputs["background"]
@@ -143,4 +145,4 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         products = tuple(meter.timed(lambda: pcr.pair_sites(sites, background, settings.pcr)))
     return PanelResult(run_info(job, meter), settings, tuple((p.id, p.text) for p in primers),
                        dg, tm, end, flagged, products, search is not None,
-                       too_long)
+                       too_long, sites)
