@@ -127,7 +127,7 @@ def _gap_min_callers():
 
 
 @pytest.mark.parametrize("value", [int(GAP_MIN_PARAM.minimum) - 1, int(GAP_MIN_PARAM.maximum) + 1,
-                                   2.5, None])
+                                   2.5])
 def test_gap_min_is_the_registrys_parameter_in_the_primer_layer_too(value):
     """pcr, panel, pairs and off-target take gap_min by the registry's rule (GAP_MIN_PARAM),
     as the families do: the same message for the same bad value, also where no family job
