@@ -350,8 +350,9 @@ class ScanRunner:
         self.K = job.params["k"] - 1
         #: ``kdiff --all-k``: the lower levels (c at 0..K-1 edits) of every start, whose
         #: scan goes on until a whole suffix occurs exactly (k = 1)
-        self.levels = self.K if job.params.get("all_k") else 0
-        self._floor = 0 if self.levels else self.K  # suffixes this short always occur
+        self.all_k = bool(job.params.get("all_k"))
+        self.levels = self.K if self.all_k else 0
+        self._floor = 0 if self.all_k else self.K  # suffixes this short always occur
         self.targets: tuple[Record, ...] = job.inputs["target"]
         self.total = sum(max(0, len(t) - self._floor) for t in self.targets)
         self._lengths: list[np.ndarray] = []  # per record (levels): starts x k, 0 = none
@@ -378,7 +379,7 @@ class ScanRunner:
         self._gaps = gap_runs(self._alpha)
         self._r_end = max(0, self._alpha.shape[0] - self._floor)
         self._cs = np.full(self._r_end, -1, dtype=np.int64)
-        if self.levels:
+        if self.all_k:
             self._lengths.append(np.zeros((self._r_end, self.levels + 1), dtype=np.int32))
             self._stopped = np.zeros(self.levels + 1, dtype=bool)
         self._r = 0
@@ -398,7 +399,7 @@ class ScanRunner:
         r_hi = min(self._r_end, r + max(1, budget))
         out = np.full(r_hi - r, -1, dtype=np.int64)
         cells0, comps0 = int(self.counters[0]), int(self.counters[1])
-        if self.levels:
+        if self.all_k:
             lv = np.full((r_hi - r, self.levels), -1, dtype=np.int64)
             settled = self.call(alpha, r, r_hi, out, self.counters, lv)
         else:
@@ -412,7 +413,7 @@ class ScanRunner:
         if stopped:
             aborted, settled = False, kept + 1
         self._cs[r:r + settled] = out[:settled]
-        if self.levels:
+        if self.all_k:
             starts = starts[:settled]
             table = self._lengths[-1]
             for t in range(self.levels):
@@ -454,7 +455,7 @@ class ScanRunner:
         """The lengths at every k of every start so far (``kdiff --all-k``; None otherwise):
         a record whose scan is done has a row for each start, the one in progress for those
         settled."""
-        if not self.levels:
+        if not self.all_k:
             return None
         from engine.kdiff.landscape_table import Landscape
 
