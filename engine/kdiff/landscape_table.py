@@ -28,7 +28,9 @@ class Landscape:
     def __init__(self, target, start0, lengths, *, target_ids, texts, shifts=None):
         self.target = np.asarray(target, dtype=np.int32)
         self.start0 = np.asarray(start0, dtype=np.int64)
-        self.lengths = np.asarray(lengths, dtype=np.int32)
+        # column-major: one k's lengths are contiguous (the k slider reads one column)
+        self.lengths = np.asfortranarray(lengths, dtype=np.int32)
+        self._at: dict[int, CandidateTable] = {}
         self.target_ids = tuple(target_ids)
         self._texts = tuple(texts)
         self._shifts = np.zeros(len(self.target_ids), dtype=np.int64) if shifts is None \
@@ -56,11 +58,16 @@ class Landscape:
         return self.lengths[:, k - 1]
 
     def candidates(self, k: int) -> CandidateTable:
-        """The candidates at ``k``: what a separate kdiff run at that k finds."""
-        rows = np.flatnonzero(self.length_at(k))
-        return CandidateTable(self.target[rows], self.start0[rows],
-                              self.lengths[rows, k - 1].astype(np.int64),
-                              target_ids=self.target_ids, texts=self._texts, shifts=self._shifts)
+        """The candidates at ``k``: what a separate kdiff run at that k finds (made once per
+        k, then kept: the GUI's k slider shows them again without copying)."""
+        if k not in self._at:
+            lengths = self.length_at(k)
+            rows = np.flatnonzero(lengths)
+            self._at[k] = CandidateTable(self.target[rows], self.start0[rows],
+                                         lengths[rows].astype(np.int64),
+                                         target_ids=self.target_ids, texts=self._texts,
+                                         shifts=self._shifts)
+        return self._at[k]
 
     def rows(self) -> list[list]:
         """``[target_id, start, len_k1, ..., len_kK]`` per start (1-based), None where none
