@@ -12,6 +12,9 @@ import sys
 
 
 def main(argv=None) -> int:
+    import engine
+
+    engine.configure_process()  # the app's and the command line's settings, before numba
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] == "gui":
         from app.main import main as gui_main

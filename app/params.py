@@ -157,23 +157,19 @@ class ParamsPanel(QWidget):
 
     @staticmethod
     def _valid_param(p: registry.ParamSpec, value):
+        """A saved value as the registry's rule (``ParamSpec.check``, which the engine's
+        make_job and the command line apply too) takes it, or the default."""
         if p.kind == "text":
             return value.strip() if isinstance(value, str) else p.default
         try:
             if p.kind == "int":
-                value = int(value)
+                value = int(value)  # settings may hold numbers as text
             elif p.kind == "float":
                 value = float(value)
-            elif value not in p.choices:
-                return p.default
+            checked = p.check(value)
         except (TypeError, ValueError):
             return p.default
-        if p.kind in ("int", "float"):
-            if p.minimum is not None and value < p.minimum:
-                return p.default
-            if p.maximum is not None and value > p.maximum:
-                return p.default
-        return value
+        return p.default if checked is None else checked
 
     def _fix_selection(self, fam, state: dict, keep_flags: bool) -> None:
         """Make backend, parallel form and flags valid for the variant (registry rules)."""

@@ -7,7 +7,7 @@ Everything here calls the engine's own code (:mod:`engine.primers`), so the GUI 
   generator on a worker thread in chunks, so thousands of candidates never block the window;
 - the filter is :func:`engine.primers.passes`;
 - regions are :func:`engine.primers.merge_candidates`; every file (regions CSV, BED, the
-  annotated CSV) is written by :mod:`engine.kdiff.export`, the command line's own writers
+  annotated CSV) is written by :mod:`engine.primers.export_kdiff`, the command line's own writers
   (the annotated CSV on the worker thread: it annotates again);
 - the off-target report is :func:`engine.primers.offtarget.make_job` run through
   :func:`engine.iter_solve` (the edit family's search) and ``sites_from_result``.
@@ -51,7 +51,7 @@ ANNOTATION_COLUMNS = (
 )
 assert len(ANNOTATION_COLUMNS) == len(Annotation.COLUMNS)
 
-#: Merged regions in the table, in the order of ``engine.kdiff.export.REGION_COLUMNS``.
+#: Merged regions in the table, in the order of ``engine.primers.export_kdiff.REGION_COLUMNS``.
 REGION_COLUMNS = (
     Column("target", "str", "", "Target record"),
     Column("start", "int", "start", "First base of the region (1-based)"),

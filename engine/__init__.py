@@ -1,18 +1,13 @@
 """primerscope's computation engine. It never imports Qt.
 
 The app talks to it through the family APIs (``engine.kdiff`` ...) and the job
-generator :func:`iter_solve`.
+generator :func:`iter_solve`. Importing it changes nothing about the caller's process:
+the programs (the command line, the app) call :func:`configure_process` for themselves.
 """
 
 from __future__ import annotations
 
 import os
-
-# Idle OpenMP threads (numba's threading layer) should sleep, not spin: on a desktop the
-# GUI thread and other programs share the cores, and a spinning pool makes every
-# fork/join of the fine-grained forms cost milliseconds when cores are busy. Set before
-# numba loads its threading layer; an explicit setting in the environment wins.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def numba_cache_dir() -> str | None:
@@ -30,7 +25,17 @@ def numba_cache_dir() -> str | None:
     return os.path.join(base, "primerscope", "numba")
 
 
-def _use_numba_cache_dir() -> None:
+def configure_process() -> None:
+    """The process-wide settings primerscope's own programs want, set before numba loads.
+
+    For the command line and the app only (engine.cli.main, app.launcher.main): a library
+    caller's process is left as it is (numba then caches a read-only install in its own
+    user-wide folder). Idempotent; explicit settings in the environment win.
+    """
+    # Idle OpenMP threads (numba's threading layer) should sleep, not spin: on a desktop the
+    # GUI thread and other programs share the cores, and a spinning pool makes every
+    # fork/join of the fine-grained forms cost milliseconds when cores are busy.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     path = numba_cache_dir()
     if path is None or os.environ.get("NUMBA_CACHE_DIR") == path:
         return
@@ -39,9 +44,6 @@ def _use_numba_cache_dir() -> None:
 
     if "numba.core.config" in sys.modules:  # numba came first: tell it directly
         sys.modules["numba.core.config"].CACHE_DIR = path
-
-
-_use_numba_cache_dir()
 
 
 def iter_solve(job, cancel=None):

@@ -25,7 +25,7 @@ import math
 import threading
 import warnings
 import weakref
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from contextlib import contextmanager
 
 import numpy as np
@@ -300,6 +300,47 @@ class PinnedPool:
 PINNED = PinnedPool()
 
 
+class Tally:
+    """What the GPU side did while a :func:`tally` was open, counted where it happens (the
+    behaviour tests and benchmarks check, instead of the caches' insides): ``allocations``
+    (new device arrays, not spares), ``packs`` (texts packed for an upload), ``streams``
+    (new CUDA streams, not kept ones), ``launches`` (kernel name -> count), and of a family's batches of launches (kmismatch): ``batches``,
+    ``reruns`` (a batch run again with the room its spilled tiles asked for) and
+    ``oversized`` (a batch whose hits could outgrow the memory for one: it is split)."""
+
+    def __init__(self) -> None:
+        self.allocations = 0
+        self.packs = 0
+        self.streams = 0
+        self.batches = 0
+        self.reruns = 0
+        self.oversized = 0
+        self.launches: Counter = Counter()
+
+
+_TALLIES: list[Tally] = []
+
+
+@contextmanager
+def tally():
+    """A :class:`Tally` of the GPU work done inside (nested tallies each count it all)."""
+    counts = Tally()
+    _TALLIES.append(counts)
+    try:
+        yield counts
+    finally:
+        _TALLIES.remove(counts)
+
+
+def tally_event(field: str, kernel: str | None = None) -> None:
+    """Add one to ``field`` of every open tally (``launches``: to ``kernel``'s count)."""
+    for counts in _TALLIES:
+        if kernel is None:
+            setattr(counts, field, getattr(counts, field) + 1)
+        else:
+            counts.launches[kernel] += 1
+
+
 def pinned_empty(n: int, dtype) -> np.ndarray:
     """``n`` items of ``dtype`` in page-locked memory from :data:`PINNED` (uninitialised)."""
     dtype = np.dtype(dtype)
@@ -316,6 +357,8 @@ def pack_into(codes: np.ndarray, out: np.ndarray, first: int, last: int) -> None
     low nibble first (as in a genome store), zeros after the last code. (Two codes are one
     little-endian uint16 ``a | b << 8``, whose low byte after ``v | v >> 4`` is
     ``a | b << 4``.)"""
+    if first == 0 and _TALLIES:
+        tally_event("packs")
     n = codes.shape[0]
     even = min(2 * last, n - (n & 1))
     step = 1 << 22
@@ -496,6 +539,8 @@ class StreamPool:
         with self.lock:
             spare = self.free.setdefault(device, [])
             streams = [spare.pop() for _ in range(min(count, len(spare)))]
+        for _ in range(count - len(streams)):
+            tally_event("streams")
         with cuda_errors("creating CUDA streams"):
             streams += [cuda.stream() for _ in range(count - len(streams))]
         return streams
@@ -505,6 +550,13 @@ class StreamPool:
         with self.lock:
             spare = self.free.setdefault(device, [])
             spare.extend(streams[:max(0, self.LIMIT - len(spare))])
+
+    def clear(self) -> int:
+        """Drop every kept stream; returns how many there were."""
+        with self.lock:
+            kept = sum(len(spare) for spare in self.free.values())
+            self.free.clear()
+        return kept
 
 
 STREAMS = StreamPool()
@@ -654,6 +706,8 @@ class Device:
         """A new device array; when the GPU is full, once more after the memory kept for later
         jobs is dropped (:func:`release_kept`)."""
         nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        if _TALLIES:
+            tally_event("allocations")
         try:
             with cuda_errors(what, nbytes):
                 return cuda.device_array(shape, dtype=dtype)
@@ -704,6 +758,8 @@ class Device:
             raise CudaFailure(f"the kernel needs {shared_bytes} bytes of shared memory per block, "
                               f"more than {self.name} allows ({self.max_shared}); use fewer threads "
                               "per block or smaller tiles")
+        if _TALLIES:
+            tally_event("launches", kernel_name(kernel))
         first = id(kernel) not in _LAUNCHED
         overloads = getattr(kernel, "overloads", None)  # (the simulator's kernels have none)
         known = -1 if overloads is None else len(overloads)

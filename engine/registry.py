@@ -105,11 +105,13 @@ class ParamSpec:
         return self.option or "--" + self.name.replace("_", "-")
 
     def check(self, value):
-        """``value`` checked against the kind, range and choices (ValueError naming the
-        parameter as the command line does); None stays None."""
-        if value is None:
+        """``value`` checked against the kind, range and choices; ValueError naming the
+        parameter. The one rule for every caller: the family APIs (:func:`check_params`),
+        the command line and the GUI, so a bad value reads the same everywhere. None (not
+        given) stays None unless the parameter is required."""
+        if value is None and not self.required:
             return None
-        name = self.flag
+        name = self.name
         if self.kind == "choice":
             if value not in self.choices:
                 raise ValueError(f"{name} must be one of {', '.join(self.choices)}, got {value!r}")
@@ -129,10 +131,15 @@ class ParamSpec:
             if not math.isfinite(value):
                 raise ValueError(f"{name} must be a finite number, got {value}")
         if self.minimum is not None and value < self.minimum:
-            raise ValueError(f"{name} must be >= {self.minimum:g}, got {value:g}")
+            raise ValueError(f"{name} must be >= {_number(self.minimum)}, got {_number(value)}")
         if self.maximum is not None and value > self.maximum:
-            raise ValueError(f"{name} must be <= {self.maximum:g}, got {value:g}")
+            raise ValueError(f"{name} must be <= {_number(self.maximum)}, got {_number(value)}")
         return value
+
+
+def _number(value) -> str:
+    """A value as a message shows it: an integer in full (``:g`` writes 2000000 as 2e+06)."""
+    return str(value) if isinstance(value, int) else f"{value:g}"
 
 
 @dataclass(frozen=True)
@@ -232,6 +239,12 @@ def family(name: str) -> FamilySpec:
         if spec.name == name:
             return spec
     raise ValueError(f"unknown family {name!r} (choose from {', '.join(f.name for f in families())})")
+
+
+def check_params(spec: FamilySpec, **values) -> dict:
+    """``values`` (parameter name -> what a family's ``make_job`` was given) checked by each
+    parameter's :meth:`ParamSpec.check`, the rule the command line and the GUI apply too."""
+    return {name: spec.param(name).check(value) for name, value in values.items()}
 
 
 def check_backend_only(spec: FamilySpec, backend: str, **values) -> None:

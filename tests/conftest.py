@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+import engine
 from tests.strategies import CI_EXAMPLES
+
+# The test process stands in for the app (whose launcher does this before numba loads):
+# its GUI and timing tests run with the settings the app runs with.
+engine.configure_process()
 
 #: The CUDA tests' shared fixtures (the GPU machine loads the same plugin with -p).
 pytest_plugins = ("tests.cuda_support",)

@@ -56,19 +56,19 @@ class KdiffAdapter(FamilyAdapter):
         return getattr(result_or_partial, "candidates", result_or_partial)
 
     def row(self, c) -> tuple:
-        from engine.kdiff.export import candidate_row  # the CSV's columns
+        from engine.primers.export_kdiff import candidate_row  # the CSV's columns
 
         return candidate_row(c)
 
     def rows(self, items) -> list[tuple]:
-        from engine.kdiff.export import candidate_row
+        from engine.primers.export_kdiff import candidate_row
 
         return [candidate_row(c) for c in items]
 
     def csv_text(self, result) -> str:
         from dataclasses import replace
 
-        from engine.kdiff import export  # the command line's writer, without its cli module
+        from engine.primers import export_kdiff as export  # the command line's writer
 
         # the candidates at the slider's k, as `primerscope kdiff -k K` writes them
         return export.csv_text(replace(self.shown(result), landscape=None))

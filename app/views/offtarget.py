@@ -99,7 +99,7 @@ class OffTargetView(ResultView):
         header = self.table.horizontalHeader()
         header.setStretchLastSection(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for col, column in enumerate(SITE_COLUMNS):
+        for col in range(len(SITE_COLUMNS)):
             header.resizeSection(col, 200 if col == 0 else 70)
         self.table.selectionModel().currentRowChanged.connect(self._on_site_selected)
         self.alignment = QPlainTextEdit()

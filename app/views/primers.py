@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QCheckBox, QDoubleSpinBox, QFil
                                QLabel, QMenu, QPushButton, QSizePolicy, QSpinBox, QToolButton,
                                QVBoxLayout, QWidget)
 
-from engine.kdiff import export
+from engine.primers import export_kdiff as export
 from engine.output import write_text
 from engine.primers import merge_candidates
 

@@ -64,8 +64,26 @@ TOOLS = {"offtarget": "engine.primers.cli", "pcr": "engine.primers.cli_pcr",
          "library": "engine.primers.cli_library"}
 
 
+#: Families whose command-line plug-in sits above them, in the primer layer (kdiff's output
+#: takes primer annotations and filters; no family imports engine.primers).
+FAMILY_PLUGINS = {"kdiff": "engine.primers.cli_kdiff"}
+
+
+def plugin_module(name: str) -> str:
+    """The module of subcommand ``name``'s plug-in (a tool's, or a family's)."""
+    return TOOLS.get(name) or FAMILY_PLUGINS.get(name, f"engine.{name}.cli")
+
+
+def has_plugin(name: str) -> bool:
+    """Whether family ``name`` has a command-line plug-in, importing nothing but engine."""
+    from engine import registry
+
+    package, _, leaf = plugin_module(name).rpartition(".")
+    return registry.has_module(package, leaf)
+
+
 def family_cli(name: str):
-    return importlib.import_module(TOOLS.get(name, f"engine.{name}.cli"))
+    return importlib.import_module(plugin_module(name))
 
 
 def add_common_options(parser: argparse.ArgumentParser, fam) -> None:
@@ -96,19 +114,20 @@ def add_common_options(parser: argparse.ArgumentParser, fam) -> None:
 def add_param_options(parser: argparse.ArgumentParser, fam,
                       skip: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> None:
     """One option per family parameter, from the registry (name, help, range, backends);
-    ``only``: just these (a tool built on the family takes its backend's, e.g. --scheduler)."""
+    ``only``: just these (a tool built on the family takes its backend's, e.g. --scheduler).
+    Values are checked by the registry (:func:`param_values`), not by argparse's choices,
+    so a bad value reads as it does from the Python API and the GUI."""
     types = {"int": int, "float": float, "choice": str, "text": str}
     for p in fam.params:
         if p.name in skip or (only is not None and p.name not in only):
             continue
-        extra = {"choices": p.choices} if p.kind == "choice" else {}
+        metavar = "{" + ",".join(p.choices) + "}" if p.kind == "choice" else p.metavar or None
         text = p.help
         unset = p.backends or p.required or p.optional
         if not unset and p.default is not None:
             text += f" (default: {p.default})"
         parser.add_argument(p.flag, dest=p.name, type=types[p.kind], required=p.required,
-                            metavar=p.metavar or None if p.kind != "choice" else None,
-                            default=None if unset else p.default, help=text, **extra)
+                            metavar=metavar, default=None if unset else p.default, help=text)
 
 
 def param_values(args, fam, skip: tuple[str, ...] = ()) -> dict:
@@ -184,7 +203,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     gui.add_argument("--demo", action="store_true", help="load the demo data")
     gui.add_argument("--screenshot", metavar="FILE.png", help="run the demo job, save a PNG, exit")
     for name in registry.family_names():
-        if not registry.has_module(f"engine.{name}", "cli"):
+        if not has_plugin(name):
             continue  # a family is offered on the command line once it has its cli plug-in
         if command not in (None, name):
             sub.add_parser(name)
@@ -439,6 +458,9 @@ class _StartUpGC:
 
 
 def main(argv=None) -> int:
+    import engine
+
+    engine.configure_process()  # before numba loads (importing engine changes nothing)
     argv = list(sys.argv[1:] if argv is None else argv)
     if _backend_named(argv) == "cuda":  # first: the context is made while the rest loads
         from engine import cuda_start

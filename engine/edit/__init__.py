@@ -77,7 +77,7 @@ from engine import gaps, registry
 from engine.edit.cuda_options import cuda_params
 from engine.edit.hits import EditHits, Hit
 from engine.edit.spec import SPEC
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
 from engine.sequences import Record, SeqColumns
 from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
 
@@ -173,10 +173,11 @@ class EditResult:
         return None
 
 
-MODES = ("global", "search")
-REPORTS = ("hits", "best")
-PAIRINGS = ("all", "zip")
-STRANDS = ("forward", "both")
+# The choices, from the registry entry (the one place they are written).
+MODES = SPEC.param("mode").choices
+REPORTS = SPEC.param("report").choices
+PAIRINGS = SPEC.param("pairing").choices
+STRANDS = SPEC.param("strands").choices
 
 
 def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, variant=None,
@@ -232,16 +233,16 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     ValueError
         On any bad argument, naming it.
     """
-    if mode not in MODES:
-        raise ValueError(f"mode must be 'global' or 'search', got {mode!r}")
-    if k is not None:
-        k = check_int("k", k, 0)
-    if strands not in STRANDS:
-        raise ValueError(f"strands must be 'forward' or 'both', got {strands!r}")
-    if pairing not in PAIRINGS:
-        raise ValueError(f"pairing must be 'all' or 'zip', got {pairing!r}")
-    if report is not None and report not in REPORTS:
-        raise ValueError(f"report must be 'hits' or 'best', got {report!r}")
+    # The registry's rule for every parameter, as on the command line and in the GUI.
+    checked = registry.check_params(SPEC, mode=mode, k=k, strands=strands, pairing=pairing,
+                                    report=report, gap_min=gap_min,
+                                    threads_per_block=threads_per_block,
+                                    words_per_thread=words_per_thread, scheduler=scheduler)
+    mode, k, strands, pairing, report = (checked[name] for name in
+                                         ("mode", "k", "strands", "pairing", "report"))
+    threads_per_block, words_per_thread = (checked["threads_per_block"],
+                                           checked["words_per_thread"])
+    gap_min = checked["gap_min"]
     if mode == "global":
         if report is not None:
             raise ValueError("report applies to search mode only")
@@ -267,7 +268,6 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     # plan reads them with numpy alone. Other text records stay as given (a genome is read
     # in place or streamed, a genome store's record never unpacked whole here).
     patterns = _columns("pattern", patterns)
-    gap_min = check_int("gap_min", gap_min, 1)
     if not isinstance(texts, SeqColumns):  # assembly gaps match nothing (engine.gaps)
         texts = gaps.as_background(_records("text", texts), gap_min)
     texts = _columns("text", texts) if pairing == "zip" or isinstance(texts, SeqColumns) \

@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit, prange
 
 from engine.bitops import w_add, w_and, w_lt, w_not, w_or, w_shl, w_shr, w_sub, w_xor
-from engine.edit.cpu_common import (INF, MODE_BEST, MODE_GLOBAL, MODE_HITS, T_BEST, T_CUT, T_DONE,
+from engine.edit.cpu_common import (INF, MODE_GLOBAL, MODE_HITS, T_BEST, T_CUT, T_DONE,
                                     T_END, T_PROF, T_THRESH)
 
 #: Longest block of owned columns between two looks for hits (and at the cancel flag).

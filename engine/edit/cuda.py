@@ -266,7 +266,6 @@ class GpuPairs:
 
         The table's J_PEQ and J_CARRY fields are filled in here.
         """
-        dev = self.dev
         inst = np.ascontiguousarray(inst, dtype=np.int64)
         if jobs.shape[1] == 0:
             return np.zeros((0, ck.NO), dtype=np.int64), np.zeros((0, 3), dtype=np.int64)

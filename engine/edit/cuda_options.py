@@ -7,17 +7,15 @@ whole warps.
 
 from __future__ import annotations
 
-from engine.jobs import check_int
 from engine.edit.spec import SPEC
 from engine.registry import check_backend_only
 
-MAX_THREADS_PER_BLOCK = 1024
-MAX_WORDS_PER_THREAD = 8
 WARP = 32
 
 
 def cuda_params(variant: str, backend: str, threads_per_block=None, words_per_thread=None) -> dict:
-    """The job parameters of the CUDA options (empty on CPU backends); ValueError when bad."""
+    """The job parameters of the CUDA options (empty on CPU backends); ValueError when bad.
+    Their ranges are the registry's, checked already (make_job: registry.check_params)."""
     check_backend_only(SPEC, backend, threads_per_block=threads_per_block,
                        words_per_thread=words_per_thread)
     if backend != "cuda":
@@ -26,14 +24,9 @@ def cuda_params(variant: str, backend: str, threads_per_block=None, words_per_th
     if words_per_thread is not None:
         if variant != "cooperative":
             raise ValueError("words_per_thread applies to the cooperative variant only")
-        words = check_int("words_per_thread", words_per_thread, 1)
-        if words > MAX_WORDS_PER_THREAD:
-            raise ValueError(f"words_per_thread must be <= {MAX_WORDS_PER_THREAD}, got {words}")
-        params["words_per_thread"] = words
+        params["words_per_thread"] = words_per_thread
     if threads_per_block is not None:
-        tpb = check_int("threads_per_block", threads_per_block, 1)
-        if tpb > MAX_THREADS_PER_BLOCK:
-            raise ValueError(f"threads_per_block must be <= {MAX_THREADS_PER_BLOCK}, got {tpb}")
+        tpb = threads_per_block
         if variant == "cooperative" and tpb % WARP:
             raise ValueError(f"threads_per_block of the cooperative variant must be a multiple of "
                              f"{WARP} (whole warps), got {tpb}")

@@ -54,7 +54,7 @@ SPEC = FamilySpec(
         ParamSpec("threads_per_block", "Threads per block (CUDA)", "int",
                   config.EDIT_CUDA_THREADS_PER_BLOCK,
                   "CUDA only: threads per block of the task and cooperative kernels (cooperative: "
-                  "a multiple of 32).", minimum=32, maximum=1024, backends=("cuda",), metavar="N"),
+                  "a multiple of 32).", minimum=1, maximum=1024, backends=("cuda",), metavar="N"),
         ParamSpec("words_per_thread", "Words per thread (CUDA)", "int",
                   config.EDIT_CUDA_WORDS_PER_THREAD,
                   "CUDA cooperative only: 64-bit words of a query each thread of a warp holds; a "

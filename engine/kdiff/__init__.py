@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Generator
 
 from engine import gaps, registry
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
 from engine.kdiff.candidates import Candidate, CandidateTable
 from engine.kdiff.closest import ClosestMatch, closest_match, iter_closest_match
 from engine.kdiff.cuda_options import cuda_params
@@ -69,10 +69,12 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     ``all_k``: every k in 1..k at once (the result's ``landscape``), in the one scan at k.
     The CPU kernels with the background in memory do it; the others refuse by name.
     """
-    k = check_int("k", k, 1)
-    gap_min = check_int("gap_min", gap_min, 1)
-    if strands not in ("both", "forward"):
-        raise ValueError(f"strands must be 'both' or 'forward', got {strands!r}")
+    # The registry's rule for every parameter, as on the command line and in the GUI.
+    checked = registry.check_params(SPEC, k=k, strands=strands, gap_min=gap_min,
+                                    threads_per_block=threads_per_block,
+                                    prefetch_factor=prefetch_factor, scheduler=scheduler)
+    k, strands, gap_min = checked["k"], checked["strands"], checked["gap_min"]
+    threads_per_block, prefetch_factor = checked["threads_per_block"], checked["prefetch_factor"]
     threads = check_threads(threads)
     target, background = tuple(target), tuple(background)
     if not target:

@@ -21,7 +21,8 @@ from typing import Generator
 
 import numpy as np
 
-from engine.jobs import check_int, drive
+from engine.jobs import drive
+from engine.kdiff.spec import SPEC
 from engine.sequences import Record, decode, encode, reverse_complement_record
 
 CHUNK_COLUMNS = 1 << 20
@@ -174,9 +175,8 @@ def iter_closest_match(candidate, background, k: int | None = None, *, strands: 
     background = tuple(background)
     if not background:
         raise ValueError("no background records")
-    if strands not in ("both", "forward"):
-        raise ValueError(f"strands must be 'both' or 'forward', got {strands!r}")
-    bound = None if k is None else check_int("k", k, 1)
+    strands = SPEC.param("strands").check(strands)  # the family's rule (engine.registry)
+    bound = None if k is None else SPEC.param("k").check(k)
     return _search(pattern, background, strands, limit=bound, lower_bound=bound or 0, cancel=cancel)
 
 

@@ -26,7 +26,7 @@ from typing import Generator
 import numpy as np
 
 from engine import gaps, registry
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, check_threads, drive
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
 from engine.kmismatch.cuda_options import check_cuda_limits, check_threads_per_block
 from engine.kmismatch.hits import Hit, HitDensity, HitTable
 from engine.kmismatch.spec import SPEC
@@ -97,10 +97,11 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
         On k < 0 or not an integer, an unknown strands value, an empty text or
         pattern set, or a variant/backend combination that does not exist.
     """
-    k = check_int("k", k, 0)
-    gap_min = check_int("gap_min", gap_min, 1)
-    if strands not in ("both", "forward"):
-        raise ValueError(f"strands must be 'both' or 'forward', got {strands!r}")
+    # The registry's rule for every parameter, as on the command line and in the GUI.
+    checked = registry.check_params(SPEC, k=k, strands=strands, gap_min=gap_min,
+                                    threads_per_block=threads_per_block, scheduler=scheduler)
+    k, strands, threads_per_block = checked["k"], checked["strands"], checked["threads_per_block"]
+    gap_min = checked["gap_min"]
     threads = check_threads(threads)
     text, patterns = tuple(text), tuple(patterns)
     if not text:

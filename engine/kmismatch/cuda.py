@@ -602,11 +602,13 @@ class CudaSearch:
         asked for when a spill area overflowed. Returns the number of hits, in text order in
         ``pos``, ``code`` and ``mis`` [0, n) (several groups merged), or None when they could
         take more than the memory allowed for one batch."""
+        gpu.tally_event("batches")  # (engine.gpu.tally: what tests and benchmarks check)
         G = len(work)
         while True:
             plans = [[self._geometry(g, a, z) for a, z in ranges] for g, ranges in work]
             bounds = [sum(p.bound for p in plan) for plan in plans]
             if sum(bounds) > self.max_hits:
+                gpu.tally_event("oversized")
                 return None
             every = [p for plan in plans for p in plan]
             found = self._array("found", max(p.bound for p in every), np.uint64,
@@ -644,10 +646,12 @@ class CudaSearch:
             room = sum(p.regular + max(p.spill, int(x)) for plan, x in zip(plans, need)
                        for p in plan)
             if room > self.max_hits:
+                gpu.tally_event("oversized")
                 return None
             for (g, _), x in zip(work, need):
                 g.spill = max(g.spill, int(x))
             self.reruns += 1
+            gpu.tally_event("reruns")
         found_per_group = back[:, _COUNT].tolist()
         total = int(sum(found_per_group))
         for (g, ranges), n in zip(work, found_per_group):

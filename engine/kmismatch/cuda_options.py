@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from engine.jobs import check_int
 from engine.kmismatch.spec import SPEC
 
 #: The CUDA methods (SPEC's variants with a cuda backend; the default: SPEC.default_variants).
@@ -14,19 +13,17 @@ CUDA_MAX_LENGTH = (1 << 16) - 1
 SHARED_MEM_MAX_THREADS = 512
 
 
-def check_threads_per_block(variant: str, threads_per_block) -> int:
-    """``threads_per_block`` checked for the variant (the backend is cuda)."""
+def check_threads_per_block(variant: str, tpb: int) -> int:
+    """``tpb`` (in the registry's range already: registry.check_params) checked for the
+    variant (the backend is cuda)."""
     if variant == "block-thread":
         raise ValueError("threads_per_block does not apply to block-thread (one thread per "
                          "pattern position)")
-    tpb = check_int("threads_per_block", threads_per_block, 1)
-    if tpb > 1024:
-        raise ValueError(f"threads_per_block must be <= 1024, got {threads_per_block}")
     if variant == "shared-mem" and tpb > SHARED_MEM_MAX_THREADS:
         # Its kernels (eight windows a thread) need more registers than a block of 1024
         # threads has: the launch is refused (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES on an H200).
         raise ValueError(f"threads_per_block of shared-mem must be <= {SHARED_MEM_MAX_THREADS}, "
-                         f"got {threads_per_block}")
+                         f"got {tpb}")
     return tpb
 
 

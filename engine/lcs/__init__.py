@@ -112,8 +112,9 @@ def make_job(a, b, *, variant: str | None = None, backend: str | None = None,
         option on a CPU backend, or an input that is neither a Record nor a sequence
         string (or that holds bad characters).
     """
-    if task not in TASKS:
-        raise ValueError(f"task must be 'lcs' or 'length', got {task!r}")
+    # The registry's rule for every parameter, as on the command line and in the GUI.
+    checked = registry.check_params(SPEC, task=task, threads_per_block=threads_per_block)
+    task, threads_per_block = checked["task"], checked["threads_per_block"]
     threads = check_threads(threads)
     if not isinstance(snapshots, bool):
         raise ValueError(f"snapshots must be True or False, got {snapshots!r}")

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from engine.jobs import check_int
 from engine.lcs.spec import SPEC
 from engine.registry import check_backend_only
 
-MAX_THREADS_PER_BLOCK = 1024
 WARP = 32
 
 
@@ -21,9 +19,7 @@ def cuda_params(variant: str, backend: str, parallel: str | None, threads_per_bl
         return {}
     if threads_per_block is None:
         return {}
-    tpb = check_int("threads_per_block", threads_per_block, 1)
-    if tpb > MAX_THREADS_PER_BLOCK:
-        raise ValueError(f"threads_per_block must be <= {MAX_THREADS_PER_BLOCK}, got {tpb}")
+    tpb = threads_per_block  # in the registry's range already (make_job: registry.check_params)
     banded = not (variant == "wavefront" and parallel == "diagonal")
     if banded and tpb > WARP and tpb % WARP:
         raise ValueError(f"threads_per_block of lcs {variant}/cuda above {WARP} must be a multiple "

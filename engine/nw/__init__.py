@@ -120,6 +120,9 @@ def make_job(a, b, *, match: int = 1, mismatch: int = 0, gap: int = -1, tracebac
         < 1, a CUDA option on a CPU backend, or a problem too large for 32-bit CUDA scores.
     """
     sc = Scores.checked(match, mismatch, gap)
+    # The registry's rule, as on the command line and in the GUI.
+    checked = registry.check_params(SPEC, threads_per_block=threads_per_block, blocks=blocks)
+    threads_per_block, blocks = checked["threads_per_block"], checked["blocks"]
     threads = check_threads(threads)
     ra, rb = _first_record(a, "A"), _first_record(b, "B")
     sel = registry.resolve(SPEC, variant, backend, parallel, flags)

@@ -7,8 +7,6 @@ multi-block) of each variant, and for the multi-block diagonal the ``tiled`` fla
 
 from __future__ import annotations
 
-import numpy as np
-
 from engine.nw.scoring import Scores, value_range
 from engine.nw.spec import SPEC
 from engine.registry import check_backend_only
@@ -18,8 +16,6 @@ from engine.registry import check_backend_only
 W_LIMIT = 1 << 30
 
 FORMS = ("tiled", "per-launch", "diagonal-one-block", "prefix-one-block", "prefix-multi-block")
-
-MAX_THREADS_PER_BLOCK = 1024
 
 #: Lanes of a band of the tiled form (a warp; engine/nw/cuda_diagonal.py).
 TILED_WARP = 32
@@ -36,14 +32,6 @@ def form_of(variant: str, parallel: str | None, flags) -> str:
     raise ValueError(f"nw variant {variant!r} has no cuda backend")
 
 
-def _count(name: str, value, maximum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < 0 or value > maximum:
-        raise ValueError(f"{name} must be >= 0 and <= {maximum} (0 picks one), got {value}")
-    return int(value)
-
-
 def cuda_params(variant: str, backend: str, parallel: str | None, flags, m: int, n: int,
                 sc: Scores, threads_per_block=None, blocks=None) -> dict:
     """The job parameters of the CUDA options (empty on CPU backends); ValueError when bad.
@@ -56,8 +44,8 @@ def cuda_params(variant: str, backend: str, parallel: str | None, flags, m: int,
                        blocks=blocks or None)
     if backend != "cuda":
         return {}
-    tpb = _count("threads_per_block", threads_per_block or 0, MAX_THREADS_PER_BLOCK)
-    count = _count("blocks", blocks or 0, 65535)
+    # In the registry's ranges already (make_job: registry.check_params); 0 picks one.
+    tpb, count = threads_per_block or 0, blocks or 0
     if parallel == "one-block" and count > 1:
         raise ValueError("blocks applies to the multi-block forms only (one-block runs one block)")
     if form_of(variant, parallel, flags) == "tiled" and tpb > TILED_WARP and tpb % TILED_WARP:

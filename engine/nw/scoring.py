@@ -12,7 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Largest absolute score accepted (keeps every range computation far from int64 limits).
+from engine.nw.spec import SPEC
+from engine.registry import check_params
+
+#: Largest absolute score accepted (keeps every range computation far from int64 limits):
+#: the range of the match, mismatch and gap parameters in engine/nw/spec.py.
 SCORE_LIMIT = 1000
 
 _TYPES = (np.int16, np.int32, np.int64)
@@ -28,15 +32,12 @@ class Scores:
 
     @classmethod
     def checked(cls, match, mismatch, gap) -> "Scores":
-        """Validate three integer scores (ValueError naming the bad one)."""
-        values = {}
-        for name, value in (("match", match), ("mismatch", mismatch), ("gap", gap)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise ValueError(f"{name} score must be an integer, got {value!r}")
-            if abs(int(value)) > SCORE_LIMIT:
-                raise ValueError(f"{name} score must lie in [-{SCORE_LIMIT}, {SCORE_LIMIT}], "
-                                 f"got {value}")
-            values[name] = int(value)
+        """Three integer scores, checked by the registry entry's rule (engine.nw.spec, as the
+        command line and the GUI check them); ValueError naming the bad one."""
+        values = check_params(SPEC, match=match, mismatch=mismatch, gap=gap)
+        for name, value in values.items():
+            if value is None:  # ParamSpec.check lets None (not given) through
+                raise ValueError(f"the {name} score must be an integer, got None")
         return cls(**values)
 
     @property

@@ -11,7 +11,7 @@ and the tools built on the families (none of them a family itself):
 Each tool has a job generator (``make_job``/``iter_solve``/``solve``, as the families),
 its writers (``export_<tool>.py``) and its command-line plug-in (``cli_<tool>.py``).
 The kdiff files built on the annotations (annotated CSV, regions CSV, BED) are written
-by :mod:`engine.kdiff.export`.
+by :mod:`engine.primers.export_kdiff`.
 
 Thermodynamics come from primer3-py (Primer3's own nearest-neighbour code), never
 from hand-written tables.

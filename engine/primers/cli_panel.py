@@ -7,7 +7,7 @@ of name,sequence, or literals (comma-separated). Writers: engine.primers.export_
 from __future__ import annotations
 
 from engine.cli import add_gap_option, gap_min_of
-from engine.primers import export_panel as export  # the writers (engine.cli's plug-in contract)
+from engine.primers import export_panel as export  # noqa: F401  (the writers: engine.cli's plug-in contract)
 from engine.primers import panel
 from engine.primers.cli_options import add_condition_options, conditions_from
 from engine.primers.cli_pcr import add_pcr_options, settings_from

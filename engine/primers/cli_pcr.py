@@ -9,7 +9,7 @@ Writers: engine.primers.export_pcr.
 from __future__ import annotations
 
 from engine.cli import add_gap_option, add_region_options, gap_min_of, load_input, selected_flags
-from engine.primers import export_pcr as export  # the writers (engine.cli's plug-in contract)
+from engine.primers import export_pcr as export  # noqa: F401  (the writers: engine.cli's plug-in contract)
 from engine.primers import pcr
 from engine.primers.pcr import iter_solve  # noqa: F401  (the plug-in's job generator)
 from engine.primers.primer_sets import load_primers

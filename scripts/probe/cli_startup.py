@@ -68,7 +68,7 @@ def _patch(*names: str):
 AFTER = {"engine.gpu": _patch_gpu, "engine.sequences": _patch("load"),
          "engine.cli.preload": _patch("start", "take"),
          "engine.cli": _patch("build_parser"), "engine.interrupts": _patch("run_job"),
-         "engine.output": _patch("write_texts"), "engine.kdiff.export": _patch("to_json")}
+         "engine.output": _patch("write_texts"), "engine.primers.export_kdiff": _patch("to_json")}
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):

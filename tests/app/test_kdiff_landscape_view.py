@@ -48,7 +48,7 @@ def test_slider_shows_each_k_without_a_rerun(qtbot, window, tmp_path):
         shown = profile._profiles[record]
         assert shown.y[:len(shown.items)].tolist() == [c.length for c in expected.candidates]
         gui_csv = window.exports.export_csv(str(tmp_path / f"k{k}.csv"), rows="all")
-        from engine.kdiff import export
+        from engine.primers import export_kdiff as export
 
         assert open(gui_csv).read() == export.csv_text(expected)
         assert view.redraw_ms is not None and view.redraw_ms < REDRAW_GOAL_MS, view.redraw_ms

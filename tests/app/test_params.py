@@ -150,3 +150,17 @@ def test_text_parameter_is_a_line_edit_that_persists_and_reaches_make_job(qtbot,
         assert panel.choice().backend_options() == {"scheduler": "tcp://127.0.0.1:8786"}
     panel.restore_state("kdiff", {"params": {"scheduler": 5}})  # not text: the default
     assert panel.state()["params"]["scheduler"] == ""
+
+
+def test_saved_values_are_taken_by_the_registry_rule(qtbot, settings):
+    """A saved (or workspace) value the registry's ParamSpec.check refuses (the rule of
+    make_job and the command line) falls back to the default; one it takes is kept."""
+    panel = ParamsPanel(settings)
+    qtbot.addWidget(panel)
+    k = registry.family("kdiff").param("k")
+    for bad in (k.maximum + 1, k.minimum - 1, "2.5", "many", None):
+        panel.restore_state("kdiff", {"params": {"k": bad}})
+        assert panel.state()["params"]["k"] == k.default, bad
+    panel.restore_state("kdiff", {"params": {"k": "7", "strands": "sideways"}})
+    assert panel.state()["params"]["k"] == 7
+    assert panel.state()["params"]["strands"] == registry.family("kdiff").param("strands").default

@@ -19,7 +19,7 @@ from PySide6.QtCore import QTimer
 from engine import edit
 from engine.jobs import drive
 from engine.kdiff import Candidate
-from engine.kdiff.export import region_row
+from engine.primers.export_kdiff import region_row
 from engine.primers import Conditions, Filters, annotate, merge_candidates, passes
 from engine.primers import offtarget
 from engine.sequences import Record, encode

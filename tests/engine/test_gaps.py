@@ -9,8 +9,6 @@ and a background flanked by 10,000 N as every human chromosome is.
 
 from __future__ import annotations
 
-import gzip
-import os
 import subprocess
 import sys
 from pathlib import Path

@@ -1,33 +1,83 @@
-"""The engine never imports Qt or pyqtgraph (napari's import-linter contract, as a test)."""
+"""The engine's layers: import-linter's contracts in pyproject.toml (engine never imports the
+app or Qt, the families sit side by side, primers above them, executors below), run here and
+by scripts/run-tests; and what the contracts cannot say: no Qt at run time (the command line
+imports its plug-ins by name) and no import cycle at module level."""
 
 from __future__ import annotations
 
 import ast
+import json
+import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
-ENGINE = Path(__file__).resolve().parents[2] / "engine"
-FORBIDDEN = ("PySide6", "PyQt5", "PyQt6", "shiboken6", "pyqtgraph", "qtpy", "superqt", "app")
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ENGINE = ROOT / "engine"
+
+LINT_IMPORTS = ("import sys; from importlinter.cli import lint_imports_command; "
+                "sys.exit(lint_imports_command())")
 
 
-def _imports(path: Path):
-    tree = ast.parse(path.read_text(), filename=str(path))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield node.lineno, alias.name
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            yield node.lineno, node.module
+def _lint_imports(cwd: Path, config: Path) -> subprocess.CompletedProcess:
+    environ = {**os.environ, "PYTHONPATH": str(cwd)}
+    return subprocess.run([sys.executable, "-c", LINT_IMPORTS, "--config", str(config),
+                           "--no-cache"], cwd=cwd, env=environ, capture_output=True,
+                          text=True, timeout=300)
 
 
-def test_engine_source_has_no_gui_imports():
-    offenders = []
-    for path in sorted(ENGINE.rglob("*.py")):
-        for lineno, name in _imports(path):
-            if name.split(".")[0] in FORBIDDEN:
-                offenders.append(f"{path.relative_to(ENGINE.parent)}:{lineno} imports {name}")
-    assert not offenders, "engine/ must stay free of the GUI:\n" + "\n".join(offenders)
+def test_the_import_contracts_are_kept():
+    pytest.importorskip("importlinter")
+    done = _lint_imports(ROOT, ROOT / "pyproject.toml")
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "0 broken" in done.stdout
+
+
+# A miniature of the tree, one offender per contract: each must be reported broken.
+_OFFENDERS = {
+    "engine/__init__.py": "",
+    "engine/qt.py": "import PySide6\n",
+    "engine/peers.py": "def f():\n    import edlib\n",
+    "engine/primers/__init__.py": "",
+    "engine/kdiff/__init__.py": "from engine.primers import filters\n",
+    "engine/primers/filters.py": "",
+    "engine/kmismatch/__init__.py": "",
+    "engine/lcs/__init__.py": "def f():\n    from engine.kmismatch import spec\n",
+    "engine/kmismatch/spec.py": "",
+    "engine/edit/__init__.py": "",
+    "engine/nw/__init__.py": "",
+    "engine/executors/__init__.py": "from engine import edit\n",
+    "app/__init__.py": "",
+    "benchmarks/__init__.py": "",
+    "PySide6/__init__.py": "",
+    "edlib/__init__.py": "",
+}
+
+
+def test_the_contracts_catch_an_offender_of_each(tmp_path):
+    pytest.importorskip("importlinter")
+    for path, text in _OFFENDERS.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    config = tmp_path / "pyproject.toml"
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    lines = ["[tool.importlinter]", f"root_packages = {json.dumps(contracts['root_packages'])}",
+             "include_external_packages = true"]
+    for contract in contracts["contracts"]:
+        lines.append("[[tool.importlinter.contracts]]")
+        lines += [f"{key} = {json.dumps(value)}" for key, value in contract.items()]
+    config.write_text("\n".join(lines) + "\n")
+    done = _lint_imports(tmp_path, config)
+    assert done.returncode == 1, done.stdout
+    report = done.stdout
+    assert f"Contracts: 0 kept, {len(contracts['contracts'])} broken." in report, report
+    for offence in ("engine.qt -> PySide6", "engine.peers -> edlib",
+                    "engine.kdiff -> engine.primers.filters",
+                    "engine.lcs -> engine.kmismatch.spec", "engine.executors -> engine.edit"):
+        assert offence in report, (offence, report)
 
 
 def test_importing_engine_and_cli_loads_no_qt():
@@ -37,12 +87,6 @@ def test_importing_engine_and_cli_loads_no_qt():
             "print(','.join(bad))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
-
-
-def test_layering_check_catches_an_offender(tmp_path):
-    bad = tmp_path / "bad.py"
-    bad.write_text("from PySide6 import QtCore\n")
-    assert [name for _, name in _imports(bad)] == ["PySide6"]
 
 
 FAMILIES = ("kdiff", "kmismatch", "lcs", "edit", "nw")
@@ -70,32 +114,6 @@ def _engine_graph(top_level_only: bool) -> dict[str, set[str]]:
                 names.update(f"{node.module}.{a.name}" for a in node.names)
         graph[_module_name(path)] = {n for n in names if n.split(".")[0] == "engine"}
     return graph
-
-
-def _family(module: str) -> str | None:
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 and parts[1] in FAMILIES else None
-
-
-def test_no_family_imports_another_family():
-    offenders = []
-    for module, imports in _engine_graph(top_level_only=False).items():
-        mine = _family(module)
-        for name in imports:
-            theirs = _family(name)
-            if mine and theirs and theirs != mine:
-                offenders.append(f"{module} imports {name}")
-    assert not offenders, "families sit side by side; share code through engine/:\n" + "\n".join(
-        sorted(offenders))
-
-
-def test_engine_imports_neither_benchmarks_nor_peers():
-    offenders = []
-    for path in sorted(ENGINE.rglob("*.py")):
-        for lineno, name in _imports(path):
-            if name.split(".")[0] in ("benchmarks", "edlib", "rapidfuzz", "parasail"):
-                offenders.append(f"{path.relative_to(ENGINE.parent)}:{lineno} imports {name}")
-    assert not offenders, "\n".join(offenders)
 
 
 def test_no_import_cycles_at_module_level():

@@ -170,7 +170,7 @@ def test_seq_columns_ranges_records_and_take():
     assert [r.id for r in regions] == ["c7", "c8", "c9"] and regions[0].offset == 100
     assert not regions.contiguous()
     with pytest.raises(ValueError, match="do not lie end to end"):
-        regions.offsets
+        _ = regions.offsets
     back = regions.take([2, 0])
     assert [r.text for r in back] == ["ACGTTTGGCCAA", "TTGG"] and back.ids[1] == "c7"
     assert back.shift_array().tolist() == [3, 100] and [r.id for r in regions[1:]] == ["c8", "c9"]

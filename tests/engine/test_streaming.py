@@ -26,8 +26,12 @@ def _random(rng, n):
 
 @pytest.fixture
 def streamed(monkeypatch):
-    """Force streaming with small chunks: ``streamed(chunk_bases)``."""
+    """Force streaming with small chunks: ``streamed(chunk_bases)``; ``streamed(None)``:
+    whole texts again (any background fits in memory)."""
     def setup(chunk_bases, ratio=1):
+        if chunk_bases is None:
+            monkeypatch.setattr(config, "STREAM_MEMORY_BASES", 1 << 28)
+            return
         monkeypatch.setattr(config, "STREAM_MEMORY_BASES", 0)
         monkeypatch.setattr(config, "STREAM_CHUNK_BASES", chunk_bases)
         monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", ratio)
@@ -118,7 +122,7 @@ def test_kdiff_chunk_edge_on_every_offset_around_a_planted_match(streamed, varia
         want = kdiff.solve(*job, **options)
         streamed(chunk)
         got = kdiff.solve(*job, **options)
-        config.STREAM_MEMORY_BASES = 1 << 28
+        streamed(None)
         _same(want, got)
         assert max(want.profiles["t"]) >= 30  # the planted copy is found
 
@@ -137,7 +141,7 @@ def test_kdiff_many_records_shorter_than_a_chunk(streamed, lambda_record, varian
         streamed(512)
         got = kdiff.solve(target, background, 4, variant=variant, backend=backend,
                           strands=strands)
-        config.STREAM_MEMORY_BASES = 1 << 28
+        streamed(None)
         _same(want, got)
 
 
@@ -202,7 +206,7 @@ def test_kmismatch_chunk_edge_on_every_offset_around_a_planted_window(streamed, 
         want = kmismatch.solve(text, patterns, 2, variant=variant, backend=backend)
         streamed(48)
         got = kmismatch.solve(text, patterns, 2, variant=variant, backend=backend)
-        config.STREAM_MEMORY_BASES = 1 << 28
+        streamed(None)
         assert list(got.hits.rows()) == list(want.hits.rows())
         assert got.pattern_hits.tolist() == want.pattern_hits.tolist()
         assert [d.counts.tolist() for d in got.density] == [d.counts.tolist() for d in want.density]
@@ -300,7 +304,7 @@ def test_edit_search_chunk_edge_on_every_offset_around_a_planted_match(streamed,
             want = edit.solve(patterns, text, **options)
             streamed(48)
             got = edit.solve(patterns, text, **options)
-            config.STREAM_MEMORY_BASES = 1 << 28
+            streamed(None)
             assert hit_rows(got) == hit_rows(want)
             assert profile_rows(got) == profile_rows(want)
         assert any(h.pattern_id == "p" and h.strand == strand and h.record_id == "b"
@@ -381,7 +385,7 @@ def test_pcr_chunk_edges_around_primer_sites_and_products(streamed, indels):
         want = pcr.solve(primers, background, settings, backend="serial")
         streamed(48)
         got = pcr.solve(primers, background, settings, backend="serial")
-        config.STREAM_MEMORY_BASES = 1 << 28
+        streamed(None)
         assert got.sites == want.sites
         assert got.products == want.products
         assert len(want.products) >= 3

@@ -49,19 +49,38 @@ def test_second_run_loads_every_kernel_and_saves_none(tmp_path):
     assert _cache_files(cache) == after_first
 
 
-def test_cache_goes_to_the_user_cache_dir_when_the_package_is_read_only(tmp_path):
-    code = ("import os\n"
-            "real = os.access\n"
-            "os.access = lambda p, m, *a, **k: (\n"
-            "    False if os.path.basename(p.rstrip('/')) == 'engine' else real(p, m, *a, **k))\n"
-            "import engine, numba\n"
-            "print(os.environ['NUMBA_CACHE_DIR'], numba.config.CACHE_DIR)\n")
+# The package folder (engine/) seen as read-only, as in a system-wide install.
+_READ_ONLY_ENGINE = ("import os\n"
+                     "real = os.access\n"
+                     "os.access = lambda p, m, *a, **k: (\n"
+                     "    False if os.path.basename(p.rstrip('/')) == 'engine' else real(p, m, *a, **k))\n")
+
+
+@pytest.mark.parametrize("program", ["engine.cli", "app.launcher"])
+def test_cache_goes_to_the_user_cache_dir_when_the_package_is_read_only(tmp_path, program):
+    """The command line and the app (not ``import engine``) point numba at the user's cache:
+    a run there saves its kernels under $XDG_CACHE_HOME/primerscope/numba."""
+    code = (_READ_ONLY_ENGINE
+            + f"import sys; from {program} import main\n"
+            "sys.exit(main(['lcs', 'ACGTAC', 'ACGGTAC', '--backend', 'serial', '-o', os.devnull]))\n")
+    environ = env(XDG_CACHE_HOME=tmp_path)
+    environ.pop("NUMBA_CACHE_DIR", None)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, env=environ, timeout=600)
+    assert done.returncode == 0, done.stderr
+    saved = list((tmp_path / "primerscope" / "numba").rglob("*.nbi"))
+    assert saved, "no kernel index saved in the user's cache"
+
+
+def test_importing_engine_leaves_numba_cache_dir_alone_when_read_only(tmp_path):
+    code = (_READ_ONLY_ENGINE
+            + "import engine, engine.lcs, numba\n"
+            "print(repr(os.environ.get('NUMBA_CACHE_DIR')), repr(numba.config.CACHE_DIR))\n")
     environ = env(XDG_CACHE_HOME=tmp_path)
     environ.pop("NUMBA_CACHE_DIR", None)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, env=environ, timeout=120)
-    expected = str(tmp_path / "primerscope" / "numba")
-    assert done.stdout.split() == [expected, expected], done.stderr
+    assert done.stdout.split() == ["None", "''"], done.stderr
 
 
 @pytest.mark.parametrize("given", [True, False])

@@ -81,8 +81,8 @@ def test_bad_input_exit_2_one_line_no_partial_output(tmp_path, bad_files, case, 
 
 
 @pytest.mark.parametrize("args,pattern", [
-    (["-k", "0"], "-k must be >= 1"),
-    (["-k", "-3"], "-k must be >= 1"),
+    (["-k", "0"], "k must be >= 1, got 0"),
+    (["-k", "-3"], "k must be >= 1, got -3"),
     (["-k", "two"], "invalid int value"),
     (["-k", "2", "-o", "/nonexistent-dir/out.csv"], "cannot write output"),
     (["-k", "2", "--variant", "bitparallel", "--parallel", "fine", "--backend", "multicore"],

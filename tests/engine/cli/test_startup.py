@@ -27,8 +27,11 @@ def test_a_cpu_run_imports_only_its_plugin_and_no_numba_cuda():
                   "with contextlib.redirect_stdout(io.StringIO()):\n"
                   "    assert main(['kdiff', 'ACGT', 'ACGTT', '-k', '1', '--no-progress']) == 0\n"
                   "print(sorted(m for m in sys.modules if m.endswith('.cli') or "
+                  "m.rpartition('.')[2].startswith('cli_') or "
                   "m.startswith('numba.cuda') or m == 'Bio'))\n")
-    assert out.strip() == "['engine.cli', 'engine.kdiff.cli']"
+    # kdiff's plug-in is in the primer layer (its annotation options): engine.primers.cli_kdiff
+    assert out.strip() == ("['engine.cli', 'engine.primers.cli_kdiff', "
+                           "'engine.primers.cli_options']")
 
 
 def test_help_still_lists_every_command(capsys):
@@ -124,16 +127,17 @@ def _with_stand_ins(stand_ins: Path, code: str, cwd: Path = ROOT) -> str:
 
 _SIMULATED_RUN = """
 import sys
+import pytest
 from engine import config, gpu, kdiff
 from engine.jobs import drive
 from engine.sequences import Record, encode
 
-config.KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK = 8
-config.KDIFF_CUDA_BITPARALLEL_THREADS = 64
-config.KDIFF_CUDA_LANES_THREADS_PER_BLOCK = 4
-config.KDIFF_CUDA_LANES_PER_THREAD = {32: 2, 64: 2}
-config.KDIFF_CUDA_LANES_MIN_CHUNK = 8
-config.KDIFF_CUDA_MIN_CHUNK = 4
+monkeypatch = pytest.MonkeyPatch()  # (this child's whole life; undone at its exit)
+for name, value in {"KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK": 8,
+                    "KDIFF_CUDA_BITPARALLEL_THREADS": 64, "KDIFF_CUDA_LANES_THREADS_PER_BLOCK": 4,
+                    "KDIFF_CUDA_LANES_PER_THREAD": {32: 2, 64: 2},
+                    "KDIFF_CUDA_LANES_MIN_CHUNK": 8, "KDIFF_CUDA_MIN_CHUNK": 4}.items():
+    monkeypatch.setattr(config, name, value)
 
 target = [Record("t", encode("ACGTTGCAAGCTTACG"))]
 background = [Record("b", encode("TTACGTTGAAGCATTACGGA"))]
@@ -284,7 +288,7 @@ def test_the_collector_pauses_until_the_job_and_main_puts_it_back(monkeypatch, c
     import gc
 
     from engine import interrupts
-    from engine.kdiff import cli as kdiff_cli
+    from engine.primers import cli_kdiff as kdiff_cli
     from engine.cli import main
 
     seen = {}

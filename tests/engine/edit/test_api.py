@@ -68,23 +68,19 @@ def test_defaults_and_result_shape():
     assert res.distances[0].cigar is None and res.distances[0].distance == res.best
 
 
-def test_progress_reports_and_partial_hits(lambda_record):
+def test_progress_reports_and_partial_hits(lambda_record, monkeypatch):
     text = [lambda_record.slice(0, 40_000)]
     primer = [lambda_record.slice(30_000, 30_024)]
-    saved = config.EDIT_FIRST_SLICE_COLUMNS
-    config.EDIT_FIRST_SLICE_COLUMNS = 256
-    try:
-        gen = edit.iter_solve(edit.make_job(primer, text, mode="search", k=2, variant="dp",
-                                            backend="serial"))
-        reports = []
-        while True:
-            try:
-                reports.append(next(gen))
-            except StopIteration as stop:
-                res = stop.value
-                break
-    finally:
-        config.EDIT_FIRST_SLICE_COLUMNS = saved
+    monkeypatch.setattr(config, "EDIT_FIRST_SLICE_COLUMNS", 256)
+    gen = edit.iter_solve(edit.make_job(primer, text, mode="search", k=2, variant="dp",
+                                        backend="serial"))
+    reports = []
+    while True:
+        try:
+            reports.append(next(gen))
+        except StopIteration as stop:
+            res = stop.value
+            break
     running = [p for p in reports if p.phase == "running"]
     assert len(running) >= 2
     assert all(0 <= p.done <= p.total for p in running)
@@ -102,23 +98,19 @@ def _drain(gen):
             return stop.value
 
 
-def test_cancel_returns_partial_result(ecoli_record):
+def test_cancel_returns_partial_result(ecoli_record, monkeypatch):
     text = [ecoli_record.slice(0, 600_000)]
     primer = [ecoli_record.slice(10_000, 10_012)]
     full = edit.solve(primer, text, mode="search", k=2, variant="myers", backend="serial")
     cancel = CancelToken()
-    saved = config.EDIT_FIRST_SLICE_COLUMNS
-    config.EDIT_FIRST_SLICE_COLUMNS = 64
-    try:
-        gen = edit.iter_solve(edit.make_job(primer, text, mode="search", k=2, variant="myers",
-                                            backend="serial"), cancel)
-        for progress in gen:
-            if progress.phase == "running" and progress.done > 20_000:
-                cancel.cancel()
-                break
-        res = _drain(gen)
-    finally:
-        config.EDIT_FIRST_SLICE_COLUMNS = saved
+    monkeypatch.setattr(config, "EDIT_FIRST_SLICE_COLUMNS", 64)
+    gen = edit.iter_solve(edit.make_job(primer, text, mode="search", k=2, variant="myers",
+                                        backend="serial"), cancel)
+    for progress in gen:
+        if progress.phase == "running" and progress.done > 20_000:
+            cancel.cancel()
+            break
+    res = _drain(gen)
     assert not res.info.complete
     assert 0 < len(res.hits) < len(full.hits)
     # The two lanes of a thread scan two chunks of the text at once, so the hits so far
@@ -128,14 +120,13 @@ def test_cancel_returns_partial_result(ecoli_record):
     assert [index[h] for h in res.hits] == sorted(index[h] for h in res.hits)
 
 
-def test_cancel_reaches_into_a_running_kernel():
+def test_cancel_reaches_into_a_running_kernel(monkeypatch):
     """One slice would scan the whole 60k x 60k matrix (seconds); the kernel must stop at its next poll."""
     rng = np.random.default_rng(1)
     a = Record("a", rng.choice(np.array([1, 2, 4, 8], np.uint8), 60_000))
     b = Record("b", rng.choice(np.array([1, 2, 4, 8], np.uint8), 60_000))
     edit.solve([a.slice(0, 10)], [b.slice(0, 10)], variant="dp", backend="serial")  # compiled
-    saved = config.EDIT_FIRST_SLICE_COLUMNS
-    config.EDIT_FIRST_SLICE_COLUMNS = 1 << 20
+    monkeypatch.setattr(config, "EDIT_FIRST_SLICE_COLUMNS", 1 << 20)
     cancel = CancelToken()
     timer = threading.Timer(0.3, cancel.cancel)
     try:
@@ -143,7 +134,6 @@ def test_cancel_reaches_into_a_running_kernel():
         res = _drain(edit.iter_solve(edit.make_job([a], [b], variant="dp", backend="serial"), cancel))
     finally:
         timer.cancel()
-        config.EDIT_FIRST_SLICE_COLUMNS = saved
     assert not res.info.complete
     assert res.distances == ()
     assert 0 < res.info.cells < 60_000 * 60_000 // 2

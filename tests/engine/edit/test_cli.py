@@ -60,7 +60,7 @@ def test_zip_batch_global_csv(demo_dir):
 
 BAD = [  # (name, arguments, a distinctive part of the one-line error)
     ("search without k", ["ACGT", "ACGTT", "--mode", "search"], "--mode search needs -k K"),
-    ("negative k", ["ACGT", "ACGTT", "-k", "-1"], "-k must be >= 0, got -1"),
+    ("negative k", ["ACGT", "ACGTT", "-k", "-1"], "k must be >= 0, got -1"),
     ("bad character", ["ACGTXQ", "ACGTT"], "position 5: invalid character 'X'"),
     ("missing file", ["missing.fa", "ACGTT"], "missing.fa: no such file"),
     ("myers over 64", ["A" * 65, "ACGTT", "--variant", "myers"], "up to 64 symbols"),

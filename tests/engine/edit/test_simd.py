@@ -128,7 +128,7 @@ def test_best_and_global_equal_the_oracle(sets, k):
                 want_global, backend
 
 
-def test_lane_words_and_groups():
+def test_lane_words_and_groups(monkeypatch):
     """uint32 lanes up to m = 32, uint64 above; the fewest groups, of equal width but the last."""
     rng = np.random.default_rng(3)
     text = [Record("t", rng.choice(np.array([1, 2, 4, 8], np.uint8), 500))]
@@ -140,17 +140,14 @@ def test_lane_words_and_groups():
         runner = driver.make_runner(job, CancelToken().flag, None)
         assert isinstance(runner.lanes, driver.SimdLanes)
         assert runner.lanes.word.dtype == dtype
-    saved = config.EDIT_SIMD_MAX_LANES
-    config.EDIT_SIMD_MAX_LANES = 4
-    try:
+    with monkeypatch.context() as patched:
+        patched.setattr(config, "EDIT_SIMD_MAX_LANES", 4)
         pats = [Record(f"p{i}", rng.choice(np.array([1, 2, 4, 8], np.uint8), 9))
                 for i in range(5)]
         job = edit.make_job(pats, text, mode="search", k=2, strands="both", variant="myers",
                             backend="serial")
         lanes = driver.make_runner(job, CancelToken().flag, None).lanes
         assert lanes.widths.tolist() == [4, 4, 2]  # 10 instances: 3 groups of ceil(10 / 3)
-    finally:
-        config.EDIT_SIMD_MAX_LANES = saved
     # Below EDIT_SIMD_MIN_LANES instances, or zipped batches, the two-lane kernel runs.
     one = edit.make_job(pats[:1], text, mode="search", k=2, variant="myers", backend="serial")
     assert not driver.simd_applies(one)
@@ -179,29 +176,25 @@ def test_primers_on_a_genome_equal_the_two_lane_kernel(ecoli_record):
             assert all(np.array_equal(p.values, q.values) for p, q in zip(a.profiles, b.profiles))
 
 
-def test_cancel_keeps_a_subset_of_the_hits(ecoli_record):
+def test_cancel_keeps_a_subset_of_the_hits(ecoli_record, monkeypatch):
     text = [ecoli_record.slice(0, 400_000)]
     primers = [ecoli_record.slice(s, s + 12) for s in range(10_000, 400_000, 40_000)]
     full = edit.solve(primers, text, mode="search", k=2, strands="both", variant="myers",
                       backend="serial")
-    saved = config.EDIT_FIRST_SLICE_COLUMNS
-    config.EDIT_FIRST_SLICE_COLUMNS = 256
+    monkeypatch.setattr(config, "EDIT_FIRST_SLICE_COLUMNS", 256)
     cancel = CancelToken()
+    gen = edit.iter_solve(edit.make_job(primers, text, mode="search", k=2, strands="both",
+                                        variant="myers", backend="serial"), cancel)
+    while True:
+        progress = next(gen)
+        if progress.phase == "running" and progress.done > 0:
+            cancel.cancel()
+            break
     try:
-        gen = edit.iter_solve(edit.make_job(primers, text, mode="search", k=2, strands="both",
-                                            variant="myers", backend="serial"), cancel)
         while True:
-            progress = next(gen)
-            if progress.phase == "running" and progress.done > 0:
-                cancel.cancel()
-                break
-        try:
-            while True:
-                next(gen)
-        except StopIteration as stop:
-            res = stop.value
-    finally:
-        config.EDIT_FIRST_SLICE_COLUMNS = saved
+            next(gen)
+    except StopIteration as stop:
+        res = stop.value
     assert not res.info.complete
     assert set(res.hits) < set(full.hits)
 

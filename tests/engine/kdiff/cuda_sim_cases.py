@@ -32,6 +32,7 @@ from engine.kdiff import cuda as kcuda  # noqa: E402
 from benchmarks import kdiff_cuda as cuda_bench
 from engine.kdiff import cuda_bitparallel  # noqa: E402
 from engine.kdiff.reference import kdiff_reference  # noqa: E402
+from engine.kdiff.spec import SPEC  # noqa: E402
 from engine.registry import missing_requirements  # noqa: E402
 from engine.sequences import Record, load, reverse_complement  # noqa: E402
 from tests.engine.kdiff.cuda_support import cuda_combos, label, tiny_kdiff_gpu  # noqa: E402
@@ -70,7 +71,15 @@ def test_combos_cover_the_study_flags():
     assert "alternative+opt3+opt4+opt5+opt6" in names and "alternative+opt6" not in names
     assert "bitparallel" in names
     assert "bitparallel+word32" in names and "bitparallel+neighbours+word32+word64" in names
-    assert len(COMBOS) == 10 + 12 + 6  # bitparallel: 8 subsets, 2 with neighbours but no word32
+    # Every flag subset of each variant's cuda backend but those that lack a flag they need.
+    for v in SPEC.variants:
+        flags = v.backend("cuda").flags
+        subsets = {frozenset(s) for n in range(len(flags) + 1)
+                   for s in itertools.combinations(flags, n)}
+        runnable = {s for s in subsets if not missing_requirements(SPEC, v.name, "cuda", s)}
+        assert {f for name, f in COMBOS if name == v.name} == runnable
+        assert len(runnable) < len(subsets)  # each variant has a flag that needs another
+    assert len(set(COMBOS)) == len(COMBOS)
 
 
 @pytest.mark.parametrize("combo", COMBOS, ids=label)
@@ -271,7 +280,7 @@ def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
     ({"variant": "alternative", "flags": {"opt2"}}, "does not apply"),
     ({"variant": "bitparallel", "flags": {"opt4"}}, "does not apply"),
     ({"variant": "alternative", "threads_per_block": 1}, "threads_per_block must be >= 2"),
-    ({"variant": "alternative", "threads_per_block": 2048}, "threads_per_block must be >= 1 and <= 1024"),
+    ({"variant": "alternative", "threads_per_block": 2048}, "threads_per_block must be <= 1024, got 2048"),
     ({"variant": "alternative", "prefetch_factor": 0}, "prefetch_factor must be >= 1"),
     ({"variant": "alternative", "prefetch_factor": 2.0}, "prefetch_factor must be an integer"),
 ])

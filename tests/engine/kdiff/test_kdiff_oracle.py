@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import config, kdiff
+from engine import config, kdiff, registry
 from engine.kdiff.reference import kdiff_reference
+from engine.kdiff.spec import SPEC
 from engine.sequences import Record, load, reverse_complement
 from tests.engine.kdiff.combos import all_combos, label
 from tests.strategies import codes, examples, mutate, random_codes
@@ -39,7 +40,11 @@ def test_combos_cover_the_spec():
     assert "conventional/multicore/fine+opt1" in names
     assert "conventional/serial" in names and "conventional/serial+opt1" in names
     assert "bitparallel/serial+simd" in names and "bitparallel/multicore/coarse+simd" in names
-    assert len(COMBOS) == 28
+    # One combination per flag subset of every (variant, backend, form), none twice.
+    expected = sum(2 ** len(registry.valid_flags(SPEC, v.name, b.name, p))
+                   for v in SPEC.variants for b in v.backends if b.name in ("serial", "multicore")
+                   for p in b.parallel or (None,))
+    assert len(set(COMBOS)) == len(COMBOS) == expected
 
 
 @pytest.mark.parametrize("combo", COMBOS, ids=label)
@@ -104,9 +109,15 @@ def test_k_at_least_the_target_length_gives_no_candidates(k):
 def test_iupac_never_invents_a_difference():
     # N in the target matches anything; R (A/G) matches A and G but not C or T.
     target = load("ANGR")
-    res = kdiff.solve(target, load("ACGA"), 1, strands="forward", backend="serial")
-    assert [(c.start, c.end) for c in res.candidates] == [(1, 4)] or res.candidates == ()
+    for background in ("ACGA", "ACGG"):  # N on C, R on A or G: the whole target occurs
+        res = kdiff.solve(target, load(background), 1, strands="forward", backend="serial")
+        assert res.candidates == (), background
+    # R on C does not match: each start's candidate runs to the R; the lone R occurs (on A).
+    res = kdiff.solve(target, load("ACGC"), 1, strands="forward", backend="serial")
+    assert [(c.start, c.end, c.sequence) for c in res.candidates] == [
+        (1, 4, "ANGR"), (2, 4, "NGR"), (3, 4, "GR")]
     _check_all(target, load("ACGA"), 1, "forward")
+    _check_all(target, load("ACGC"), 1, "forward")
     _check_all(load("ACGTRYKMSWBDHVN"), load("NNNNACGTTTT"), 2, "both")
 
 

@@ -186,22 +186,15 @@ def _expect_almost_no_hits(monkeypatch):
 def test_hit_buffer_overflow_runs_the_launch_again(method, monkeypatch):
     """Tile regions sized for almost no hits and a tiny spill area: tiles spill, the spill
     area overflows, and the launch runs again with room for all."""
+    from engine import gpu
+
     _expect_almost_no_hits(monkeypatch)
-    runs = []
-    original = kcuda.CudaSearch.run_batch
-
-    def spy(self, work):
-        before = self.reruns
-        n = original(self, work)
-        runs.append((n, self.reruns - before))
-        return n
-
-    monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
     rng = np.random.default_rng(3)
     pats = records([random_codes(rng, 5), random_codes(rng, 3)], "p")
     text = records([random_codes(rng, 40, 0.1)], "t")
-    check(method, text, pats, 5)  # k >= m: every window hits every slot
-    assert any(reruns for _, reruns in runs), runs
+    with gpu.tally() as counts:
+        check(method, text, pats, 5)  # k >= m: every window hits every slot (the oracles')
+    assert counts.reruns > 0 and counts.batches > 0
 
 
 @pytest.mark.parametrize("first_guess", ["random DNA", "almost no hits"])
@@ -210,22 +203,16 @@ def test_hits_beyond_the_memory_for_one_launch_split_it(monkeypatch, first_guess
     of almost no hits, a batch overflows first and asks for more room than there is: it is
     halved too (and the room asked for is not kept for the halves)."""
     monkeypatch.setattr(kcuda, "HIT_BYTES", 1 << 24)  # room for 16 hits a launch
+    from engine import gpu
+
     if first_guess != "random DNA":
         _expect_almost_no_hits(monkeypatch)
-    nones = []
-    original = kcuda.CudaSearch.run_batch
-
-    def spy(self, work):
-        n = original(self, work)
-        nones.append(n is None)
-        return n
-
-    monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
     rng = np.random.default_rng(4)
     pats = records([random_codes(rng, 4, 0.2)], "p")
     text = records([random_codes(rng, 50, 0.1)], "t")
-    check("pair-tile", text, pats, 4)  # 94 hits
-    assert sum(nones) >= 3
+    with gpu.tally() as counts:
+        check("pair-tile", text, pats, 4)  # 94 hits (the oracles')
+    assert counts.oversized >= 3
 
 
 def test_progress_slices_and_cancel(monkeypatch):
@@ -478,22 +465,24 @@ def test_spill_overflow_in_a_batch_of_many_launches(method, monkeypatch):
 def test_the_text_is_unpacked_on_the_gpu_as_it_was():
     """Packed two codes a byte (odd lengths, every code 0-15), uploaded in pieces, unpacked:
     the device text is the host text, then zeros to a whole number of 8-code words."""
+    from engine import gpu
+
     rng = np.random.default_rng(2)
     pats = slot_groups([Record("p", np.array([1, 2, 4], np.uint8))], "both")
     for n in (1, 7, 8, 9, 17, 33, 100):
         codes = rng.integers(0, 16, n).astype(np.uint8)
-        with pytest.MonkeyPatch.context() as mp:
+        with pytest.MonkeyPatch.context() as mp, gpu.tally() as counts:
             mp.setattr(config, "GPU_UPLOAD_BYTES", 4)
             search = kcuda.CudaSearch("thread", codes, np.array([0, n]), pats, 1)
         search.dev.synchronize("", search.copy_stream)
         up = search.text.copy_to_host()
         assert up.shape[0] == -(-n // 8) * 8 and up.shape[0] % 8 == 0
         assert np.array_equal(up[:n], codes) and not up[n:].any(), n
-        assert len(search._ready) == -(-n // 8)  # pieces of 4 packed bytes
+        assert counts.launches["unpack_text"] == -(-n // 8)  # pieces of 4 packed bytes
         search.close()
 
 
-def test_solving_the_same_records_again_reuses_the_packed_text(monkeypatch):
+def test_solving_the_same_records_again_reuses_the_packed_text():
     """The packed text is kept for the records (by identity, while they live): a second
     solve packs nothing; other records are packed; dead records' texts are dropped."""
     from engine import gpu
@@ -503,24 +492,18 @@ def test_solving_the_same_records_again_reuses_the_packed_text(monkeypatch):
     text = records([planted_text(rng, 70, [pats[0].codes]), random_codes(rng, 20)], "t")
     check("pair-tile", text[1:], pats, 2)  # (compiled: the warm-up packs a text of its own)
     gpu.PACKED_TEXTS.clear()
-    packs = []
-    original = gpu.pack_into
-
-    def spy(codes, out, first, last):
-        if first == 0:
-            packs.append(codes.shape[0])
-        return original(codes, out, first, last)
-
-    monkeypatch.setattr(gpu, "pack_into", spy)
-    first = check("pair-tile", text, pats, 2)
-    assert packs == [90]
-    again = check("pair-tile", text, pats, 2)
-    assert packs == [90] and engine_rows(again) == engine_rows(first)
+    with gpu.tally() as counts:
+        first = check("pair-tile", text, pats, 2)
+    assert counts.packs == 1
+    with gpu.tally() as counts:
+        again = check("pair-tile", text, pats, 2)
+    assert counts.packs == 0 and engine_rows(again) == engine_rows(first)
     other = [Record(r.id, r.codes.copy()) for r in text]
-    check("pair-tile", other, pats, 2)
-    assert packs == [90, 90] and len(gpu.PACKED_TEXTS) == 2
+    with gpu.tally() as counts:
+        check("pair-tile", other, pats, 2)
+    assert counts.packs == 1 and len(gpu.PACKED_TEXTS) == 2
     del other  # (its entry is only noted by the weakref callback: gone at the next call)
-    assert len(gpu.PACKED_TEXTS) == 1 and len(gpu.PACKED_TEXTS.entries) == 1
+    assert len(gpu.PACKED_TEXTS) == 1
 
 
 def test_collector_callbacks_inside_the_pools_locks_do_not_hang():
@@ -584,36 +567,18 @@ def test_a_job_leaves_its_device_memory_for_the_next():
     rng = np.random.default_rng(13)
     pats = records([random_codes(rng, 5)], "p")
     text = records([planted_text(rng, 120, [pats[0].codes])], "t")
-    check("thread", text, pats, 2)
-    allocations = []
-    original = gpu.Device.empty
-
-    def spy(self, shape, dtype, what):
-        allocations.append(what)
-        return original(self, shape, dtype, what)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(gpu.Device, "empty", spy)
-        check("thread", text, pats, 2)
-    assert allocations == [], allocations
+    with gpu.tally() as counts:
+        first = check("thread", text, pats, 2)
+    assert counts.allocations > 0  # (the probe sees them)
+    with gpu.tally() as counts:
+        again = check("thread", text, pats, 2)
+    assert counts.allocations == 0 and engine_rows(again) == engine_rows(first)
 
 
 # -- the text left on the GPU for its records (issue 16) -------------------------------------
-def _uploads(monkeypatch):
-    """A list that counts the text pieces unpacked on the GPU from here on (one an upload
-    piece)."""
-    from engine import gpu
-
-    seen = []
-    original = gpu.Device.launch
-
-    def spy(self, kernel, *args, **kwargs):
-        if gpu.kernel_name(kernel) == "unpack_text":
-            seen.append(1)
-        return original(self, kernel, *args, **kwargs)
-
-    monkeypatch.setattr(gpu.Device, "launch", spy)
-    return seen
+def _uploaded(counts) -> int:
+    """Text pieces unpacked on the GPU in a tally (one an upload piece)."""
+    return counts.launches["unpack_text"]
 
 
 def test_a_repeated_search_finds_its_text_on_the_gpu(monkeypatch):
@@ -629,29 +594,22 @@ def test_a_repeated_search_finds_its_text_on_the_gpu(monkeypatch):
                     random_codes(rng, 30)], "t")
     check("shared-mem", text[1:], pats, 2)  # (compiled)
     gpu.DEVICE_TEXTS.clear()
-    uploads = _uploads(monkeypatch)
-    batches = []
-    original = kcuda.CudaSearch.run_batch
-
-    def spy(self, work):
-        batches.append(1)
-        return original(self, work)
-
-    monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
-    first = check("shared-mem", text, pats, 2)
+    with gpu.tally() as counts:
+        first = check("shared-mem", text, pats, 2)
     pieces = -(-gpu.packed_bytes(120) // 8)
-    assert len(uploads) == pieces and len(batches) > 1
+    assert _uploaded(counts) == pieces and counts.batches > 1
     assert len(gpu.DEVICE_TEXTS) == 1 and gpu.DEVICE_TEXTS.bytes == 2 * gpu.packed_bytes(120)
-    uploads.clear(), batches.clear()
-    again = check("shared-mem", text, pats, 2)
-    assert uploads == [] and len(batches) == 1 and len(again.hits) > 10
+    with gpu.tally() as counts:
+        again = check("shared-mem", text, pats, 2)
+    assert _uploaded(counts) == 0 and counts.batches == 1 and len(again.hits) > 10
     assert engine_rows(again) == engine_rows(first)
     same_as_the_cpu(again, text, pats, 2)
     other = [Record(r.id, r.codes.copy()) for r in text]
-    check("shared-mem", other, pats, 2)
-    assert len(uploads) == pieces and len(gpu.DEVICE_TEXTS) == 2
+    with gpu.tally() as counts:
+        check("shared-mem", other, pats, 2)
+    assert _uploaded(counts) == pieces and len(gpu.DEVICE_TEXTS) == 2
     del other  # (its entry is only noted by the weakref callback: gone at the next call)
-    assert len(gpu.DEVICE_TEXTS) == 1 and len(gpu.DEVICE_TEXTS.entries) == 1
+    assert len(gpu.DEVICE_TEXTS) == 1
 
 
 def test_texts_left_on_the_gpu_keep_to_their_budget(monkeypatch):
@@ -662,32 +620,40 @@ def test_texts_left_on_the_gpu_keep_to_their_budget(monkeypatch):
 
     rng = np.random.default_rng(41)
     pats = records([random_codes(rng, 6)], "p")
-    a = records([planted_text(rng, 100, [pats[0].codes])], "a")  # 104 bytes on the GPU
+    a = records([planted_text(rng, 100, [pats[0].codes])], "a")
     b = records([planted_text(rng, 100, [pats[0].codes])], "b")
     check("thread", b, pats, 2)  # (compiled)
     gpu.DEVICE_TEXTS.clear()
     monkeypatch.setattr(config, "GPU_DEVICE_TEXT_BYTES", 150)
     check("thread", a, pats, 2)
-    assert gpu.DEVICE_TEXTS.get(tuple(a), 0) is not None and gpu.DEVICE_TEXTS.bytes == 104
-    check("thread", b, pats, 2)
-    assert gpu.DEVICE_TEXTS.get(tuple(a), 0) is None and len(gpu.DEVICE_TEXTS) == 1
-    assert gpu.DEVICE_TEXTS.get(tuple(b), 0) is not None
-    uploads = _uploads(monkeypatch)
-    check("thread", a, pats, 2)  # (uploaded again; now a is kept and b went)
-    assert uploads and gpu.DEVICE_TEXTS.get(tuple(b), 0) is None
+    # (one code a byte, in whole words of 8: what a 100-symbol text holds on the GPU)
+    on_gpu = 2 * gpu.packed_bytes(len(a[0]))
+    assert on_gpu < config.GPU_DEVICE_TEXT_BYTES < 2 * on_gpu  # room for one text, not two
+    assert len(gpu.DEVICE_TEXTS) == 1 and gpu.DEVICE_TEXTS.bytes == on_gpu
+
+    def uploads_of(text) -> int:
+        with gpu.tally() as counts:
+            check("thread", text, pats, 2)
+        return _uploaded(counts)
+
+    assert uploads_of(a) == 0  # found on the GPU
+    check("thread", b, pats, 2)  # b is kept; a, least recently used, goes
+    assert len(gpu.DEVICE_TEXTS) == 1
+    assert uploads_of(a) > 0  # uploaded again; now a is kept and b went
+    assert uploads_of(b) > 0
     gpu.DEVICE_TEXTS.clear()
-    monkeypatch.setattr(config, "GPU_DEVICE_TEXT_BYTES", 100)
+    monkeypatch.setattr(config, "GPU_DEVICE_TEXT_BYTES", 100)  # less than one text
     check("thread", a, pats, 2)
-    assert len(gpu.DEVICE_TEXTS) == 0
+    assert len(gpu.DEVICE_TEXTS) == 0 and uploads_of(a) > 0
     monkeypatch.setattr(config, "GPU_DEVICE_TEXT_BYTES", 1 << 20)
-    monkeypatch.setattr(gpu.Device, "free_bytes", lambda self: 200)  # half: less than 104
+    monkeypatch.setattr(gpu.Device, "free_bytes", lambda self: 2 * on_gpu - 8)  # half: too little
     check("thread", a, pats, 2)
-    assert len(gpu.DEVICE_TEXTS) == 0
-    monkeypatch.setattr(gpu.Device, "free_bytes", lambda self: 210)
-    uploads.clear()
-    first = check("thread", a, pats, 2)
-    again = check("thread", a, pats, 2)
-    assert len(gpu.DEVICE_TEXTS) == 1 and len(uploads) == 1
+    assert len(gpu.DEVICE_TEXTS) == 0 and uploads_of(a) > 0
+    monkeypatch.setattr(gpu.Device, "free_bytes", lambda self: 2 * on_gpu + 2)
+    with gpu.tally() as counts:
+        first = check("thread", a, pats, 2)
+        again = check("thread", a, pats, 2)
+    assert len(gpu.DEVICE_TEXTS) == 1 and _uploaded(counts) == 1
     assert engine_rows(first) == engine_rows(again)
 
 
@@ -701,8 +667,14 @@ def test_a_full_gpu_drops_the_texts_left_on_it(monkeypatch):
     pats = records([random_codes(rng, 6)], "p")
     a = records([planted_text(rng, 80, [pats[0].codes])], "a")
     b = records([planted_text(rng, 90, [pats[0].codes])], "b")
+
+    def uploads_of(text) -> int:
+        with gpu.tally() as counts:
+            check("pair-tile", text, pats, 2)
+        return _uploaded(counts)
+
     check("pair-tile", a, pats, 2)
-    assert gpu.DEVICE_TEXTS.get(tuple(a), 0) is not None
+    assert uploads_of(a) == 0  # a's text is left on the GPU
     fails = [1]
     original = gpu.cuda.device_array
 
@@ -716,14 +688,15 @@ def test_a_full_gpu_drops_the_texts_left_on_it(monkeypatch):
         mp.setattr(gpu.cuda, "device_array", once)
         res = check("pair-tile", b, pats, 2)
     assert not fails and len(res.hits) > 0
-    assert gpu.DEVICE_TEXTS.get(tuple(a), 0) is None
-    assert gpu.DEVICE_TEXTS.get(tuple(b), 0) is not None
+    assert len(gpu.DEVICE_TEXTS) == 1 and uploads_of(b) == 0  # b's is kept, a's was dropped
+    assert uploads_of(a) > 0
 
 
 def test_the_hit_columns_grow_once_for_a_scan_in_pieces(monkeypatch):
     """A scan in many pieces of text grows the hit columns once, before any hit is in, for
     all the hits at the rate of its first piece (none copied from smaller columns), and
     they are the CPU's."""
+    from engine import gpu
     from engine.kmismatch.hits import HitBuffer
 
     monkeypatch.setattr(config, "GPU_UPLOAD_BYTES", 8)
@@ -731,18 +704,21 @@ def test_the_hit_columns_grow_once_for_a_scan_in_pieces(monkeypatch):
     n = 400
     codes = np.resize(load("ACGT")[0].codes, n)
     text = [Record("t", codes)]
-    search = kcuda.CudaSearch("thread", codes, np.array([0, n]), slot_groups(pats, "both"), 0)
-    out = HitBuffer(dtypes=search.dtypes)
-    out.columns = tuple(c[:1] for c in out.columns)
     grown = []
-    original = out.reserve
+    with gpu.tally() as counts:
+        search = kcuda.CudaSearch("thread", codes, np.array([0, n]), slot_groups(pats, "both"),
+                                  0)
+        out = HitBuffer(dtypes=search.dtypes)
+        out.columns = tuple(c[:1] for c in out.columns)
+        original = out.reserve
 
-    def spy(capacity):
-        grown.append((len(out), capacity))
-        original(capacity)
+        def spy(capacity):
+            grown.append((len(out), capacity))
+            original(capacity)
 
-    out.reserve = spy
-    assert search.scan(0, n, out) == len(out) and len(search._ready) == n // 16
+        out.reserve = spy
+        assert search.scan(0, n, out) == len(out)
+    assert counts.launches["unpack_text"] == n // 16  # the text went up in pieces of 8 bytes
     search.close()
     cpu = kmismatch.solve(text, pats, 0, backend="serial").hits
     assert len(grown) == 1 and grown[0][0] == 0 and len(out) <= grown[0][1] < 1.3 * len(out)
@@ -760,27 +736,21 @@ def test_searches_take_their_streams_from_the_pool():
 
     pats = slot_groups(load("ACGTA"), "both")
     codes = np.resize(load("ACGT")[0].codes, 40)
-    gpu.STREAMS.free.clear()  # (those of earlier tests)
-    first = kcuda.CudaSearch("thread", codes, np.array([0, 40]), pats, 0)
-    first.close()
-    idle = set(map(id, gpu.STREAMS.free[first.dev.id]))
-    assert idle == {id(first.stream), id(first.copy_stream)}
-    created = []
-    original = gpu.cuda.stream
-
-    def spy():
-        created.append(1)
-        return original()
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(gpu.cuda, "stream", spy)
+    gpu.STREAMS.clear()  # (those of earlier tests)
+    with gpu.tally() as counts:
+        first = kcuda.CudaSearch("thread", codes, np.array([0, 40]), pats, 0)
+        first.close()
+    assert counts.streams == 2
+    with gpu.tally() as counts:
         a = kcuda.CudaSearch("thread", codes, np.array([0, 40]), pats, 0)
-        assert created == [] and {id(a.stream), id(a.copy_stream)} <= idle
+    assert counts.streams == 0  # the two the closed search left
+    assert {id(a.stream), id(a.copy_stream)} == {id(first.stream), id(first.copy_stream)}
+    with gpu.tally() as counts:
         b = kcuda.CudaSearch("thread", codes, np.array([0, 40]), pats, 0)
-        assert len(created) == 2 and len({id(s) for s in (a.stream, a.copy_stream, b.stream,
-                                                           b.copy_stream)}) == 4
-        a.close(), b.close()
-    assert len(gpu.STREAMS.free[first.dev.id]) <= gpu.STREAMS.LIMIT
+    assert counts.streams == 2
+    assert len({id(s) for s in (a.stream, a.copy_stream, b.stream, b.copy_stream)}) == 4
+    a.close(), b.close()
+    assert gpu.STREAMS.clear() == 4 <= gpu.STREAMS.LIMIT
 
 
 def test_the_counts_come_back_with_the_last_scans_hits():

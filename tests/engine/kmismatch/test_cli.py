@@ -86,7 +86,7 @@ def test_bad_input_exits_2_with_one_line_and_no_output_file(case, bad_inputs, tm
         "empty_pattern_file": (("ACGTACGT", bad_inputs["empty"], "-k", "1"),
                                "empty.fa: no fasta sequence records found"),
         "empty_pattern_literal": (("ACGTACGT", "", "-k", "1"), "empty pattern set"),
-        "negative_k": (("ACGTACGT", "ACG", "-k", "-1"), "-k must be >= 0, got -1"),
+        "negative_k": (("ACGTACGT", "ACG", "-k", "-1"), "k must be >= 0, got -1"),
         "protein_patterns": (("ACGTACGT", bad_inputs["protein"], "-k", "1"),
                              "record 'p53' position 2: invalid character 'E'"),
         "gap_in_text": ((bad_inputs["gaps"], "ACG", "-k", "1"),

@@ -271,7 +271,7 @@ def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
     ({"variant": "rows"}, "has no cuda backend"),
     ({"variant": "diagonal", "parallel": "fine"}, "no parallel form 'fine'"),
     ({"variant": "diagonal", "parallel": "one-block", "blocks": 4}, "multi-block forms only"),
-    ({"variant": "prefix", "threads_per_block": 2048}, "threads_per_block must be >= 0 and <= 1024"),
+    ({"variant": "prefix", "threads_per_block": 2048}, "threads_per_block must be <= 1024, got 2048"),
     ({"variant": "prefix", "threads_per_block": -1}, "threads_per_block must be"),
     ({"variant": "prefix", "blocks": 1.5}, "blocks must be an integer"),
     ({"variant": "diagonal", "threads_per_block": 48}, r"at most 32 or a multiple of 32 .*got 48"),

@@ -12,9 +12,10 @@ from tests.engine.nw.helpers import small_pieces
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"match": 1.5}, "match score must be an integer"),
-    ({"gap": True}, "gap score must be an integer"),
-    ({"mismatch": 5000}, "mismatch score must lie in"),
+    ({"match": 1.5}, "match must be an integer"),
+    ({"gap": True}, "gap must be an integer"),
+    ({"mismatch": 5000}, "mismatch must be <= 1000, got 5000"),
+    ({"gap": None}, "the gap score must be an integer, got None"),
     ({"threads": 0}, "threads must be"),
     ({"variant": "wavefront"}, "no variant 'wavefront'"),
     ({"backend": "gpu"}, "unknown backend"),

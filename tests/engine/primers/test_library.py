@@ -30,15 +30,23 @@ for b in itertools.count():
     print(b, flush=True)
 """
 
-#: A child that waits for a start file, then adds N primers one transaction each.
+#: A child that opens the library, says so on stdout and waits for a start file, then adds
+#: N primers one transaction each; halfway it marks its own file and waits for the other's,
+#: so the two are writing at once (neither ends before the other has begun).
 RACER = """
 import os, sys, time
 from engine.primers.library import Library, LibraryEntry
-path, prefix, n, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+path, prefix, n, go, other = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 lib = Library(path)
-while not os.path.exists(go):
-    time.sleep(0.005)
+print("open", flush=True)
+def wait_for(name):
+    while not os.path.exists(name):
+        time.sleep(0.005)
+wait_for(go)
 for i in range(n):
+    if i == n // 2:
+        open(go + "." + prefix, "w").close()
+        wait_for(go + "." + other)
     lib.add(LibraryEntry(f"{prefix}{i}", "GGCATCGATCGGCTAGCTAG", orientation="reverse"))
 """
 
@@ -96,15 +104,20 @@ def test_two_writers_at_once_keep_every_row(tmp_path):
     path, go = tmp_path / "lib.sqlite", tmp_path / "go"
     Library(path).close()
     n = 150
-    procs = [_child(RACER, path, prefix, n, go) for prefix in ("a", "b")]
-    time.sleep(1.0)  # both have opened the library and wait
+    procs = [_child(RACER, path, prefix, n, go, other) for prefix, other in (("a", "b"), ("b", "a"))]
+    for p in procs:  # both have opened the library (a handshake, not a guess of how long)
+        assert p.stdout.readline() == "open\n", p.stderr.read()
     go.write_text("")
     for p in procs:
         out, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
     with Library(path) as lib:
-        names = {e.name for e in lib.entries()}
-    assert names == {f"a{i}" for i in range(n)} | {f"b{i}" for i in range(n)}
+        order = [e.name for e in lib.entries()]
+    assert set(order) == {f"a{i}" for i in range(n)} | {f"b{i}" for i in range(n)}
+    assert len(order) == 2 * n
+    # They wrote at once: each one's first half was in before either's second half.
+    first_half = {f"{w}{i}" for w in "ab" for i in range(n // 2)}
+    assert set(order[:n // 2 * 2]) == first_half
 
 
 def _cli(*args, env=None):

@@ -81,7 +81,7 @@ def test_alignment_and_three_prime_edits(scene):
         assert all((bar == "|") == (a == b) for a, bar, b in cols)
         tail = 0
         bases = 0
-        for a, bar, b in reversed(cols):  # walk back from the 3' end over the last 5 bases
+        for a, bar, _site in reversed(cols):  # walk back from the 3' end over the last 5 bases
             if a != "-":
                 bases += 1
                 if bases > 5:

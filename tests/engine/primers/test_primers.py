@@ -12,7 +12,7 @@ import primer3
 import pytest
 
 from engine import kdiff
-from engine.kdiff.export import write_bed
+from engine.primers.export_kdiff import write_bed
 from engine.primers import Conditions, Filters, annotate, annotate_many, merge_candidates, passes
 from engine.primers.annotate import Annotation
 from engine.sequences import decode, encode, load, reverse_complement
@@ -115,7 +115,7 @@ def test_merge_regions_and_bed(real_candidates):
 def test_export_writers_take_typed_options(real_candidates):
     from types import SimpleNamespace
 
-    from engine.kdiff import export
+    from engine.primers import export_kdiff as export
 
     result = SimpleNamespace(candidates=real_candidates[:300], k=5, strands="both")
     rows = list(csv.reader(io.StringIO(export.csv_text(result))))

@@ -5,7 +5,8 @@ len_k1 .. len_kK), with ``--bedgraph PREFIX`` / ``--bigwig PREFIX`` tracks (one 
 
 Options from engine.primers add annotation columns after the standard ones, filter
 candidates, or merge overlapping candidates into regions (CSV and BED). The writers are
-:mod:`engine.kdiff.export`.
+:mod:`engine.primers.export_kdiff`. The plug-in lives here, a layer above the kdiff family,
+because the annotations are the primer layer's (no family imports engine.primers).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import warnings
 from engine import kdiff
 from engine.cli import (UsageError, add_param_options, add_region_options, load_input, param_values,
                         selected_flags)
-from engine.kdiff import export
+from engine.primers import export_kdiff as export
 from engine.sequences import SequenceWarning
 from engine.primers.cli_options import add_filter_options, conditions_from, filters_from
 

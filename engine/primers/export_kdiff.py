@@ -4,7 +4,8 @@ annotation columns), JSON, merged regions CSV and BED.
 Options are typed keywords: ``annotate`` (add the annotation columns), ``conditions`` (the
 reaction conditions of the annotations), ``filters`` (keep only candidates that pass; implies
 the annotation columns) and ``merge`` (regions instead of candidates). What they compute is
-:mod:`engine.primers` (``select_candidates``, ``merge_candidates``); this module only writes.
+:mod:`engine.primers` (``select_candidates``, ``merge_candidates``); this module only writes. It
+sits in the primer layer, above the kdiff family, which never imports engine.primers.
 """
 
 from __future__ import annotations
