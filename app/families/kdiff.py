@@ -21,6 +21,9 @@ class KdiffAdapter(FamilyAdapter):
 
     #: the k slider's k (an all-k run's landscape shown at a smaller k); None: the run's k
     shown_k: int | None = None
+    #: the Landscape tab's "every k" box: the next run computes every k up to k (it costs
+    #: more than one k: docs/benchmarks.md, issue 33)
+    every_k: bool = False
 
     def make_job(self, inputs, choice):
         from engine import kdiff
@@ -31,12 +34,14 @@ class KdiffAdapter(FamilyAdapter):
         options = dict(variant=sel.variant, backend=sel.backend, parallel=sel.parallel,
                        flags=sel.flags, strands=choice.params["strands"], threads=choice.threads,
                        count_comparisons=True, **choice.backend_options())
-        try:  # every k up to k in the one scan, for the k slider (issue #33), where it runs
-            return kdiff.make_job(inputs["target"], inputs["background"], choice.params["k"],
-                                  all_k=True, **options)
-        except ValueError:  # (a backend or form of one k; a bad input fails again below)
-            return kdiff.make_job(inputs["target"], inputs["background"], choice.params["k"],
-                                  **options)
+        if self.every_k:
+            try:  # every k up to k in the one scan, for the k slider (issue #33), where it runs
+                return kdiff.make_job(inputs["target"], inputs["background"], choice.params["k"],
+                                      all_k=True, **options)
+            except ValueError:  # (a backend or form of one k; a bad input fails again below)
+                pass
+        return kdiff.make_job(inputs["target"], inputs["background"], choice.params["k"],
+                              **options)
 
     def shown(self, result):
         """``result`` at the k slider's k: its landscape's candidates at that k (no rerun)."""
@@ -188,7 +193,11 @@ class KdiffAdapter(FamilyAdapter):
             host.state_label.setText(f"Wrote {len(written)} tracks: {prefix}.k1 … k{len(land.k)}.")
             return written
 
-        landscape = LandscapeView(show_k, export_tracks, profile.prepare)
+        def want_every_k(on: bool) -> None:
+            self.every_k = on
+
+        landscape = LandscapeView(show_k, export_tracks, profile.prepare, want_every_k,
+                                  self.every_k)
         return [SplitView("Specificity", [profile, candidate], Qt.Orientation.Horizontal, (600, 500)),
                 landscape,
                 OffTargetView(backend_choice), PairsView(pair_inputs, host.settings, host.ask, has_inputs),

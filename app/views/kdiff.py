@@ -12,8 +12,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontDatabase
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
-                               QSlider, QVBoxLayout)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlainTextEdit,
+                               QPushButton, QSlider, QVBoxLayout)
 
 from app.primers import short_id
 from app.views import ResultView
@@ -423,9 +423,15 @@ class LandscapeView(ResultView):
 
     title = "Landscape"
 
-    def __init__(self, show_k, export_tracks, prepare=None):
+    def __init__(self, show_k, export_tracks, prepare=None, want_every_k=None, every_k=False):
         super().__init__()
         self._show_k, self._export_tracks, self._prepare = show_k, export_tracks, prepare
+        self.every_k = QCheckBox("Every k up to k in the next run")
+        self.every_k.setToolTip("One scan at k also gives every smaller k (the slider below); "
+                                "it costs more than one k. CPU backends, background in memory.")
+        self.every_k.setChecked(every_k)
+        if want_every_k is not None:
+            self.every_k.toggled.connect(want_every_k)
         self._land = None
         self.redraw_ms: float | None = None  # the last slider move's redraw time
         self.slider = QSlider(Qt.Orientation.Horizontal)
@@ -441,6 +447,7 @@ class LandscapeView(ResultView):
         self.export_button.clicked.connect(lambda: self._export_tracks())
         self.export_button.setEnabled(False)
         top = QHBoxLayout()
+        top.addWidget(self.every_k)
         top.addWidget(QLabel("k:"))
         top.addWidget(self.slider, 1)
         top.addWidget(self.k_label)
@@ -459,8 +466,9 @@ class LandscapeView(ResultView):
         self.bar.setImageItem(self.image, insert_in=self.plot)
         self.k_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(RED, width=1.5))
         self.plot.addItem(self.k_line)
-        self.caption = QLabel("Run kdiff on a CPU backend: every k up to k comes from the one "
-                              "scan, and the slider shows any of them at once.")
+        self.caption = QLabel("Tick 'Every k up to k' and run kdiff on a CPU backend: every k up "
+                              "to k comes from the one scan, and the slider shows any of them at "
+                              "once.")
         self.caption.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -481,8 +489,9 @@ class LandscapeView(ResultView):
         self.slider.setEnabled(land is not None)
         self.export_button.setEnabled(land is not None)
         if land is None:
-            self.caption.setText(f"This run computed k = {result.k} only (the CUDA and Dask "
-                                 "backends, the fine forms and streamed backgrounds know one k).")
+            self.caption.setText(f"This run computed k = {result.k} only (tick 'Every k up to k'; "
+                                 "the CUDA and Dask backends, the fine forms and streamed "
+                                 "backgrounds know one k).")
             return
         self.record_combo.blockSignals(True)
         self.record_combo.clear()

@@ -33,9 +33,14 @@ def test_slider_shows_each_k_without_a_rerun(qtbot, window, tmp_path):
     window.params.set_selection(variant="bitparallel", backend="serial")
     window.params.set_param("k", 4)
     inputs = window.inputs()
-    result = run(qtbot, window)
-    assert result.landscape is not None and result.landscape.k == [1, 2, 3, 4]
     view, profile = _view(window, LandscapeView), _view(window, SpecificityView)
+    assert run(qtbot, window).landscape is None  # one k unless asked
+    view.every_k.setChecked(True)
+    try:
+        result = run(qtbot, window)
+    finally:  # (the family's adapter outlives the window: leave it as found)
+        view.every_k.setChecked(False)
+    assert result.landscape is not None and result.landscape.k == [1, 2, 3, 4]
     assert view.slider.isEnabled() and view.slider.value() == 4
     cells = result.info.cells
     for k in (2, 1, 3, 4):
