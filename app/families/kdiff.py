@@ -197,7 +197,7 @@ class KdiffAdapter(FamilyAdapter):
             self.every_k = on
 
         landscape = LandscapeView(show_k, export_tracks, profile.prepare, want_every_k,
-                                  self.every_k)
+                                  self.every_k, lambda: self.shown_k)
         return [SplitView("Specificity", [profile, candidate], Qt.Orientation.Horizontal, (600, 500)),
                 landscape,
                 OffTargetView(backend_choice), PairsView(pair_inputs, host.settings, host.ask, has_inputs),

@@ -423,9 +423,11 @@ class LandscapeView(ResultView):
 
     title = "Landscape"
 
-    def __init__(self, show_k, export_tracks, prepare=None, want_every_k=None, every_k=False):
+    def __init__(self, show_k, export_tracks, prepare=None, want_every_k=None, every_k=False,
+                 shown_k=None):
         super().__init__()
         self._show_k, self._export_tracks, self._prepare = show_k, export_tracks, prepare
+        self._shown_k = shown_k  # the k the family shows now (None: the run's)
         self.every_k = QCheckBox("Every k up to k in the next run")
         self.every_k.setToolTip("One scan at k also gives every smaller k (the slider below); "
                                 "it costs more than one k. CPU backends, background in memory.")
@@ -499,16 +501,19 @@ class LandscapeView(ResultView):
             self.record_combo.addItem(rid)
         self.record_combo.setVisible(len(land.target_ids) > 1)
         self.record_combo.blockSignals(False)
+        k = (self._shown_k() if self._shown_k is not None else None) or result.k
         self.slider.blockSignals(True)
         self.slider.setMaximum(len(land.k))
-        self.slider.setValue(result.k)
+        self.slider.setValue(k)
         self.slider.blockSignals(False)
-        self._label(result.k)
+        self._label(k)
         self._draw_heatmap()
-        for k in land.k:  # each k's candidates made now, after the run, not when the slider moves
-            table = land.candidates(k)
+        for each in land.k:  # each k's candidates made now, after the run, not at a slider move
+            table = land.candidates(each)
             if self._prepare is not None:
                 self._prepare(table)
+        if k != result.k:  # (shown again, e.g. back from another family: the profile too)
+            self._show_k(k)
         self.caption.setText(f"Candidate length per start and k (1..{len(land.k)}), from one "
                              "scan: short (dark) is specific, white has no candidate. Move the "
                              "slider to show another k in the table, the profile and the exports.")
