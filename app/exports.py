@@ -27,13 +27,77 @@ from engine.output import open_output, write_text
 PICTURE_FILTER = "PNG image (*.png);;SVG image (*.svg)"
 
 
+#: Excel reads a CSV file as UTF-8 only when it starts with this mark.
+BOM = "\ufeff"
+
+
+def _cell(value):
+    """A value as the command line writes it: floats to two decimals (Primer3's annotations,
+    ``engine.primers.export_kdiff.annotation_cells``), not their 16 digits; None as empty."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return value
+
+
 def rows_csv(titles, rows) -> str:
-    """CSV text of table rows (raw values: numbers unrounded, empty cells empty)."""
+    """CSV text of table rows, values as the command line writes them, with a byte-order
+    mark when the text is not ASCII (Excel would show "Â°C" for "°C")."""
     buf = io.StringIO(newline="")
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(titles)
-    writer.writerows(tuple("" if v is None else v for v in row) for row in rows)
-    return buf.getvalue()
+    writer.writerows(tuple(_cell(v) for v in row) for row in rows)
+    text = buf.getvalue()
+    return text if text.isascii() else BOM + text
+
+
+class _HeaderRead(Exception):
+    """The first line has been written: stop the writer."""
+
+
+class _FirstLine:
+    """A file that keeps what is written up to the first newline, then stops the writer (a
+    family's CSV header without writing its million rows)."""
+
+    def __init__(self):
+        self.text = ""
+
+    def write(self, text: str) -> int:
+        self.text += text
+        if "\n" in self.text:
+            raise _HeaderRead
+        return len(text)
+
+
+def cli_header(adapter, result) -> list[str]:
+    """The column names of ``primerscope <family> ... -o OUT.csv`` for this result."""
+    fh = _FirstLine()
+    try:
+        adapter.export().write_csv(result, fh, **adapter.export_options())
+    except _HeaderRead:
+        pass
+    line = fh.text.split("\n", 1)[0]
+    return next(csv.reader([line]), []) if line else []
+
+
+def cli_names(titles, adapter, result, base_columns) -> list[str]:
+    """The table's column titles as the command line names them: the family's own columns
+    by position (when the counts agree), and the primer tools' (annotations, merged regions)
+    as ``engine.primers.export_kdiff`` names them. A title without a CLI twin stays as it is."""
+    from engine.primers.export_kdiff import REGION_COLUMNS
+    from engine.primers import Annotation
+
+    from app import primers
+
+    names = dict(zip((c.title for c in primers.ANNOTATION_COLUMNS), Annotation.COLUMNS))
+    if [c.title for c in base_columns] == [c.title for c in primers.REGION_COLUMNS]:
+        names.update(zip((c.title for c in base_columns), REGION_COLUMNS))
+    else:
+        header = cli_header(adapter, result) if result is not None else []
+        if len(header) >= len(base_columns):
+            names.update(zip((c.title for c in base_columns), header))
+    return [names.get(title, title) for title in titles]
 
 
 def picture_bytes(widget: QWidget, svg: bool, title: str = "") -> bytes:
@@ -135,6 +199,7 @@ class Exports(QObject):
                 return None
         if rows == "shown":
             titles, table = panel.table_rows()
+            titles = cli_names(titles, host.adapter, result, panel.model.columns)
             text, count = rows_csv(titles, table), len(table)
         else:
             text, count = host.adapter.csv_text(result), None
@@ -150,6 +215,7 @@ class Exports(QObject):
         titles, table = host.results.table_rows(selected=True)
         if not table:
             return None
+        titles = cli_names(titles, host.adapter, host.controller.result, host.results.model.columns)
         path = path or self.ask_path("Export selected rows", f"{host.params.family}-selection.csv",
                                       "CSV files (*.csv);;All files (*)")
         if not path or not self.write(path, rows_csv(titles, table), "CSV file"):

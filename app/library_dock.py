@@ -176,18 +176,36 @@ class LibraryDock(QDockWidget):
         return self.set_path(path)
 
     def place(self) -> None:
-        """The first time it shows (floating: docked at the side it would widen a 1280-pixel
-        window, whose results table needs its width), over the lower right of the window.
-        Dragged onto the window's edge it docks, on a larger screen."""
-        if self._placed:
-            return
-        self._placed = True
+        """Each time it shows until the user moves it (floating: docked at the side it would
+        widen a 1280-pixel window, whose results table needs its width): over the lower right
+        of the window, right of the input boxes. Dragged onto the window's edge it docks, on
+        a larger screen."""
+        if self._placed or not self.isFloating():
+            return  # the user moved or docked it: theirs
         host = self.parentWidget()
         width, height = 760, 360
-        self.resize(width, height)
         if host is not None:
             corner = host.mapToGlobal(host.rect().bottomRight())
-            self.move(max(0, corner.x() - width - 24), max(0, corner.y() - height - 48))
+            x = corner.x() - width - 24
+            inputs = getattr(host, "left", None)  # the input boxes stay in view: right of them
+            if inputs is not None and inputs.isVisible():
+                clear = inputs.mapToGlobal(inputs.rect().topRight()).x() + 8
+                if x < clear:
+                    width = max(420, corner.x() - 24 - clear)
+                    x = clear
+            self._placing = True
+            self.resize(width, height)
+            self.move(max(0, x), max(0, corner.y() - height - 48))
+            self._placing = False
+        else:
+            self.resize(width, height)
+
+    def moveEvent(self, event) -> None:
+        # Placed again at each show (the window may have been resized since) until the user
+        # moves it; then it stays where they put it.
+        if self.isVisible() and not getattr(self, "_placing", False) and event.spontaneous():
+            self._placed = True
+        super().moveEvent(event)
 
     def showEvent(self, event) -> None:
         self.place()

@@ -155,6 +155,27 @@ class ScreenshotRun:
 SCREENSHOT_FORMATS = (".png", ".jpg", ".jpeg", ".bmp")
 
 
+#: What Qt's offscreen platform says about window features it lacks: true, and nothing a
+#: user of --screenshot can act on.
+OFFSCREEN_NOISE = ("This plugin does not support",)
+
+
+def quiet_offscreen_noise() -> None:
+    """Drop the offscreen platform's notes about missing window features (printed several
+    times per run); every other Qt message still goes to stderr, once per text."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    seen: set[str] = set()
+
+    def handler(kind, context, message: str) -> None:
+        if message.startswith(OFFSCREEN_NOISE) or message in seen:
+            return
+        seen.add(message)
+        print(message, file=sys.stderr)
+
+    qInstallMessageHandler(handler)
+
+
 def check_screenshot_path(path: str) -> None:
     """Refuse a screenshot path that cannot be written before the demo runs (ValueError)."""
     from engine.output import check_outputs
@@ -182,6 +203,8 @@ def main(argv=None) -> int:
     from app.families import adapter, has_adapter
     from app.window import MainWindow, application
 
+    if args.screenshot:
+        quiet_offscreen_noise()
     qt_app = application()
     if args.screenshot:
         # A screenshot shows the defaults, not this user's settings (and leaves them alone).
@@ -204,6 +227,7 @@ def main(argv=None) -> int:
         status = qt_app.exec()
         return status if status else shot.status
     window.show()
+    window.start_warmup()  # compile the shown page's kernels ahead (first use: tens of seconds)
     if args.demo:
         window.load_demo(dataset)
     return qt_app.exec()

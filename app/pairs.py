@@ -113,7 +113,8 @@ def settings_from(values: dict):
     design = DesignSettings(product_ranges=parse_product_ranges(values["product_ranges"]),
                             tm_min=values["tm_min"], tm_opt=values["tm_opt"], tm_max=values["tm_max"],
                             max_tm_diff=values["max_tm_diff"], num_return=values["num_return"])
-    return pairs.PairSettings(design, pcr.PcrSettings(max_edits=values["max_edits"]))
+    return pairs.PairSettings(design, pcr.PcrSettings(max_edits=values["max_edits"]),
+                              avoid_masked=bool(values.get("avoid_masked", False)))
 
 
 def pair_rows(result) -> list[tuple]:

@@ -24,7 +24,10 @@ from engine import registry
 
 from app.families import RunChoice, has_adapter
 from app.settings import load_json, save_json
-from app.widgets import ClampingSpinBox
+from app.widgets import ClampingSpinBox, Section
+
+#: Whether the Advanced section (engine settings) is open; folded by default.
+ADVANCED_KEY = "params/advanced"
 
 
 def _cpu_threads() -> int:
@@ -56,6 +59,22 @@ def drop_unmet(fam: registry.FamilySpec, variant: str, backend: str, flags) -> l
     while unmet := set(registry.missing_requirements(fam, variant, backend, kept)):
         kept -= unmet
     return sorted(kept)
+
+
+def is_engine_setting(p: registry.ParamSpec) -> bool:
+    """A parameter of one backend (CUDA block sizes, the Dask scheduler): how the engine
+    computes, not what; it goes under Advanced."""
+    return bool(p.backends)
+
+
+def selection_text(state: dict) -> str:
+    """variant/backend[/form][, N threads][ + flags], as the summary under the parameters says it."""
+    text = f"{state['variant']}/{state['backend']}" + (f"/{state['parallel']}" if state["parallel"] else "")
+    if state["backend"] == "multicore":
+        text += f", {state['threads']} threads"
+    if state["flags"]:
+        text += " + " + ", ".join(state["flags"])
+    return text
 
 
 class ParamsPanel(QWidget):
@@ -100,17 +119,37 @@ class ParamsPanel(QWidget):
 
         self.flags_box = QGroupBox("Optimisations")
         self.flags_layout = QVBoxLayout(self.flags_box)
+        # The biology (k, strands, scores...) first; how the engine computes it (variant,
+        # backend, CUDA and Dask settings, optimisation flags) folds away under Advanced.
         self.params_box = QGroupBox("Parameters")
         self.params_form = QFormLayout(self.params_box)
         self.params_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.engine_form = QFormLayout()
+        self.engine_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        advanced = QWidget()
+        advanced_layout = QVBoxLayout(advanced)
+        advanced_layout.setContentsMargins(0, 0, 0, 0)
+        advanced_layout.addLayout(form)
+        advanced_layout.addLayout(self.engine_form)
+        advanced_layout.addWidget(self.flags_box)
+        self.advanced = Section("Advanced (engine settings)", advanced,
+                                bool(settings.value(ADVANCED_KEY, False, type=bool)))
+        self.advanced.button.setToolTip("Variant, backend, threads, CUDA and Dask settings, "
+                                        "optimisation flags: how the engine computes the answer "
+                                        "(the same answer for every choice; only the time differs)")
+        self.summary = QLabel()
+        self.summary.setObjectName("help")
+        self.summary.setWordWrap(True)
+        self.summary.setVisible(not self.advanced.is_expanded())
+        self.advanced.toggled.connect(self._on_advanced)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.family_combo)
         layout.addWidget(self.family_help)
         layout.addWidget(self.params_box)
-        layout.addLayout(form)
-        layout.addWidget(self.flags_box)
+        layout.addWidget(self.advanced)
+        layout.addWidget(self.summary)
 
         self.family_combo.currentIndexChanged.connect(
             lambda i: self.set_family(self.family_combo.itemData(i)))
@@ -126,6 +165,10 @@ class ParamsPanel(QWidget):
         usable = [n for n in self.families if has_adapter(n)]
         self.family = saved if saved in usable else (usable[0] if usable else next(iter(self.families)))
         self._build_family()
+
+    def _on_advanced(self, expanded: bool) -> None:
+        self.settings.setValue(ADVANCED_KEY, bool(expanded))
+        self.summary.setVisible(not expanded)  # the open section says it all
 
     # -- state ---------------------------------------------------------------------------------
     @property
@@ -281,10 +324,14 @@ class ParamsPanel(QWidget):
             self.changed.emit()
 
     def focus_chain(self) -> list:
-        """Parameters, then variant, backend, parallel form, threads and flags: the layout's order."""
-        return (list(self._param_widgets.values())
-                + [self.variant_combo, self.backend_combo, self.parallel_combo, self.threads_spin]
-                + list(self._flag_boxes.values()))
+        """The biology's parameters, then Advanced: variant, backend, parallel form, threads,
+        the engine's parameters and flags (the layout's order)."""
+        fam = self.spec
+        biology = [w for n, w in self._param_widgets.items() if not is_engine_setting(fam.param(n))]
+        engine = [w for n, w in self._param_widgets.items() if is_engine_setting(fam.param(n))]
+        return (biology + [self.advanced.button, self.variant_combo, self.backend_combo,
+                           self.parallel_combo, self.threads_spin]
+                + engine + list(self._flag_boxes.values()))
 
     def set_family(self, name: str) -> None:
         if name == self.family or name not in self.families or not has_adapter(name):
@@ -325,17 +372,18 @@ class ParamsPanel(QWidget):
             self._flag_boxes[flag.name] = box
         self.flags_box.setVisible(bool(fam.flags))
         # Parameters: int -> spin box, float -> double spin box, choice -> combo, text -> line.
-        while self.params_form.rowCount():
-            self.params_form.removeRow(0)
+        for form in (self.params_form, self.engine_form):
+            while form.rowCount():
+                form.removeRow(0)
         self._param_widgets = {}
         for p in fam.params:
             widget = self._param_widget(p)
             label = QLabel(p.title)
             label.setToolTip(p.help)
             widget.setToolTip(p.help)
-            self.params_form.addRow(label, widget)
+            (self.engine_form if is_engine_setting(p) else self.params_form).addRow(label, widget)
             self._param_widgets[p.name] = widget
-        self.params_box.setVisible(bool(fam.params))
+        self.params_box.setVisible(any(not is_engine_setting(p) for p in fam.params))
         self._show_params()
         self._show_selection()
 
@@ -439,6 +487,7 @@ class ParamsPanel(QWidget):
                 help_text += f"\n(needs {', '.join(needs[name])})"
             box.setToolTip(help_text)
             box.blockSignals(False)
+        self.summary.setText(f"Engine: {selection_text(state)} (change under Advanced)")
         for name, widget in self._param_widgets.items():
             # Backend- or variant-only parameters (threads per block on cuda...) grey out elsewhere.
             widget.setEnabled(fam.param(name).applies(state["variant"], state["backend"]))

@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass, fields
 from typing import Generator, Iterable, Mapping, Sequence
 
+import numpy as np
+
 import engine
 from engine.jobs import CancelToken, Job
 from engine.primers import Annotation, Conditions, Filters, annotate_many, passes
@@ -38,16 +40,16 @@ ANNOTATE_CHUNK = 200
 #: Table columns after kdiff's own, in the order of :attr:`Annotation.COLUMNS` (and the CSV's).
 ANNOTATION_COLUMNS = (
     Column("GC %", "float", "", "GC content (%)"),
-    Column("Tm", "float", "", "Melting temperature (°C), Primer3's nearest-neighbour model at the "
+    Column("Tm (°C)", "float", "", "Melting temperature (°C), Primer3's nearest-neighbour model at the "
                               "reaction conditions set above"),
-    Column("hairpin ΔG", "float", "", "Most stable hairpin, ΔG in kcal/mol at 37 °C (0: none)"),
-    Column("hairpin Tm", "float", "", "Melting temperature of that hairpin (°C; 0: none)"),
-    Column("dimer ΔG", "float", "", "Most stable self-dimer (homodimer), ΔG in kcal/mol at 37 °C"),
-    Column("dimer Tm", "float", "", "Melting temperature of that self-dimer (°C)"),
-    Column("3′ ΔG", "float", "", "3′ end stability: ΔG (kcal/mol) of the last 5 bases on their "
+    Column("hairpin ΔG (kcal/mol)", "float", "", "Most stable hairpin, ΔG in kcal/mol at 37 °C (0: none)"),
+    Column("hairpin Tm (°C)", "float", "", "Melting temperature of that hairpin (°C; 0: none)"),
+    Column("dimer ΔG (kcal/mol)", "float", "", "Most stable self-dimer (homodimer), ΔG in kcal/mol at 37 °C"),
+    Column("dimer Tm (°C)", "float", "", "Melting temperature of that self-dimer (°C)"),
+    Column("3′ ΔG (kcal/mol)", "float", "", "3′ end stability: ΔG (kcal/mol) of the last 5 bases on their "
                                  "complement; more negative binds more stably"),
     Column("GC clamp", "int", "", "G or C among the last 5 bases at the 3′ end"),
-    Column("max run", "int", "", "Longest mononucleotide run (poly-X)"),
+    Column("max run (bp)", "int", "", "Longest mononucleotide run (poly-X)"),
 )
 assert len(ANNOTATION_COLUMNS) == len(Annotation.COLUMNS)
 
@@ -56,7 +58,7 @@ REGION_COLUMNS = (
     Column("target", "str", "", "Target record"),
     Column("start", "int", "start", "First base of the region (1-based)"),
     Column("end", "int", "end", "Last base of the region (1-based, inclusive)"),
-    Column("length", "int", "length", "Region length (bp)"),
+    Column("length (bp)", "int", "length", "Region length (bp)"),
     Column("count", "int", "", "Overlapping candidates merged into the region"),
     Column("best start", "int", "", "Start of the region's best (shortest, then leftmost) candidate"),
     Column("best end", "int", "", "End of the best candidate"),
@@ -193,11 +195,45 @@ def passing_sequences(notes: Mapping[str, Annotation], filters: Filters) -> froz
     return frozenset(seq for seq, note in notes.items() if passes(note, filters))
 
 
-def kept_candidates(candidates: Sequence, passing: frozenset | None) -> list:
-    """The candidates the primer filter keeps (all of them when no filter is in effect)."""
-    if passing is None:
-        return list(candidates)
-    return [c for c in candidates if c.sequence in passing]
+def kept_candidates(candidates: Sequence, passing: frozenset | None,
+                    masked: frozenset = frozenset()) -> list:
+    """The candidates the primer filter keeps (all of them when no filter is in effect), less
+    those whose (target id, start) is in ``masked`` (:func:`masked_keys`)."""
+    return [c for c in candidates if (passing is None or c.sequence in passing)
+            and (c.target_id, c.start) not in masked]
+
+
+def masked_keys(candidates, targets) -> frozenset:
+    """(target id, start) of the candidates whose 3'-most 5 bases touch a soft-masked base
+    (engine.softmask, as primerscope kdiff --avoid-masked): what the primer tools' *Avoid
+    soft-masked 3′ ends* hides. ``targets``: the job's target records, in its order."""
+    from engine.softmask import masked_candidates
+
+    if not len(candidates) or not hasattr(candidates, "start0"):
+        return frozenset()
+    bad = np.flatnonzero(masked_candidates(candidates, targets))
+    ids = candidates.target_ids
+    return frozenset(zip((ids[t] for t in candidates.target[bad].tolist()),
+                         candidates.start[bad].tolist()))
+
+
+def sequence_bands(record, gap_min: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The soft-masked stretches and the assembly gaps of a record, each as an (n, 2) array
+    of 1-based first and last positions in its numbering (``offset`` included): the band the
+    kdiff profile and the pairs track draw under their curves. Gaps: those a job masked, or
+    the runs of at least ``gap_min`` N (engine.gaps' default) of a record as loaded. A record
+    from a store that kept no mask table shows its gaps only."""
+    from engine.gaps import GAP_MIN, as_background, gap_runs
+
+    def spans(intervals):
+        if intervals is None or not len(intervals[0]):
+            return np.zeros((0, 2), dtype=np.int64)
+        lo, hi = (np.asarray(a, dtype=np.int64) for a in intervals)
+        return np.stack((lo + record.offset + 1, hi + record.offset), axis=1)
+
+    masked = record.soft_mask if record.soft_mask_known else None
+    gapped = as_background([record], gap_min or GAP_MIN)[0]  # (as it is when a job masked it)
+    return spans(masked), spans(gap_runs(gapped.codes))
 
 
 # -- off-target report ----------------------------------------------------------------------------

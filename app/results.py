@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QFrame, QHBoxLayout, QHeaderView,
                                QLabel, QLineEdit, QMenu, QPushButton, QScrollArea, QSizePolicy,
@@ -244,10 +244,27 @@ class ResultsPanel(QWidget):
             self.proxy.set_keep(None)
         if tools is not None:
             self.tools_area.setWidget(tools)
-            bar = self.tools_area.horizontalScrollBar().sizeHint().height()
-            self.tools_area.setFixedHeight(tools.sizeHint().height() + bar)
             self.tools = tools
+            tools.installEventFilter(self)
+            self._fit_tools()
         self.tools_area.setVisible(tools is not None)
+
+    def eventFilter(self, watched, event) -> bool:
+        # Tools whose rows wrap (the primer filters) change height with the width: follow them.
+        if watched is self.tools and event.type() in (QEvent.Type.LayoutRequest, QEvent.Type.Resize):
+            QTimer.singleShot(0, self._fit_tools)
+        return super().eventFilter(watched, event)
+
+    def _fit_tools(self) -> None:
+        tools = self.tools
+        if tools is None:
+            return
+        width = self.tools_area.viewport().width()
+        bar = (self.tools_area.horizontalScrollBar().sizeHint().height()
+               if tools.minimumSizeHint().width() > width else 0)
+        height = tools.sizeHint().height() + bar
+        if height != self.tools_area.height():
+            self.tools_area.setFixedHeight(height)
 
     def refilter(self) -> None:
         """Tools changed what their filter keeps or the computed columns' values."""
@@ -271,12 +288,15 @@ class ResultsPanel(QWidget):
             header.resizeSection(col, 76 if computed else 90 if column.kind != "str" else 220)
 
     def fit_columns(self) -> None:
-        """Text columns as wide as their content (up to 320 px), the last one stretching."""
+        """Text columns as wide as their content (up to 320 px), number columns as their
+        header (its unit included), the last one stretching."""
         header = self.view.horizontalHeader()
         for col, column in enumerate(self.model.all_columns()[:-1]):
             if column.kind == "str":
                 self.view.resizeColumnToContents(col)
                 header.resizeSection(col, min(header.sectionSize(col), 320))
+            else:
+                header.resizeSection(col, max(64, header.sectionSizeHint(col)))
 
     def clear_filters(self) -> None:
         if self.tools is not None and hasattr(self.tools, "clear_filters"):
@@ -359,6 +379,8 @@ class ResultsPanel(QWidget):
             model.setCurrentIndex(current, flags.NoUpdate)
         model.blockSignals(False)
         self.view.viewport().update()
+        if self._kept_current is not None and not current.isValid():
+            self.selected.emit(None)  # the filters hide it: views must not keep showing it
         if current.isValid() and self._scroll:
             self.view.scrollTo(current)
         self._scroll = False

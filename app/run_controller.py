@@ -23,15 +23,22 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from engine import registry
 from engine.jobs import Progress
 
-from app.jobs import CompareStep, JobStarted, combinations, compare_backends, run_job
+from app.jobs import (PROBE_WALL_S, CompareRow, CompareStep, JobStarted, compare_backends,
+                      probe_backends, run_job)
 from app.settings import load_json, save_json
 from app.views.plotting import si
+from app.warmup import COMPILING, CompileClock
 from app.worker import JobRunner
 
 DRAW_INTERVAL_MS = 33  # ~30 Hz
 TABLE_INTERVAL_S = 0.25  # rows join the table at most 4 times a second while a job runs
 #: A run estimated to take longer than this is announced, with cheaper settings, before it starts.
 LONG_RUN_S = 180.0
+#: A compared run estimated (by its probe) this many times slower than the fastest form of its
+#: variant, and past SLOW_RUN_S, is offered to be skipped (the kdiff demo's conventional fine
+#: form: 514 s against 3.9 s serial; probed on 2 busy cores, 36,000 s against 61 s).
+SLOW_FACTOR = 20.0
+SLOW_RUN_S = 30.0
 #: Work units (see ``FamilyAdapter.work``) per second per thread before a run has been measured.
 FALLBACK_RATE = {"serial": 1.5e8, "multicore": 1.5e8, "cuda": 1.5e10}
 
@@ -85,7 +92,11 @@ class RunController(QObject):
         self._cancel_at: float | None = None
         self._compare_step: CompareStep | None = None
         self._compare_plan: list[float] = []
+        self._compare_phase = ""  # "probing" | "running" while comparing
+        self._compare_skipped: list = []
+        self._compare_choice = self._compare_inputs = None
         self._table_at = 0.0
+        self.compile_clock = CompileClock()
         self._draw_timer = QTimer(self)
         self._draw_timer.setInterval(DRAW_INTERVAL_MS)
         self._draw_timer.timeout.connect(self._draw)
@@ -154,27 +165,84 @@ class RunController(QObject):
         return True
 
     def compare(self) -> bool:
-        """Run the job on every available variant and backend (Compare backends)."""
+        """Compare backends: first probe every variant/backend for a moment (the estimates of
+        the whole runs), then ask about slow ones, then run the chosen ones."""
         if self.mode != "idle" or self.closing:
             return False
         choice = self._prepare()
         if choice is None:
             return False
         adapter, inputs = self.host.adapter, self.host.inputs()
-        plan = [self.estimate(replace(choice, selection=sel,
-                                      threads=choice.threads if sel.backend != "serial" else None),
-                              inputs) for sel in combinations(adapter.spec, choice.params)]
-        if not self._confirm_cost(plan, choice, compare=True):
-            return False
-        self._compare_plan = plan
+        self._compare_choice, self._compare_inputs = choice, inputs
+        self._compare_phase = "probing"
+        self._compare_plan = []
+        self._compare_skipped: list[CompareRow] = []
         self._begin("comparing")
         self.outcome.compare_rows = []
         self.host.compare_view.reset(None)
+        self.host.compare_view.set_running("Probing each variant and backend for a moment to "
+                                           "estimate its run…")
         self.host.throughput.reset(None)
         self.host.show_view(self.host.compare_view)
         self.host.refresh_pages()
-        self.runner.start(lambda token: compare_backends(adapter, inputs, choice, token))
+        self.runner.start(lambda token: probe_backends(adapter, inputs, choice, token))
         return True
+
+    def _after_probes(self, probes) -> None:
+        """The probes are in: skip or ask about the slow runs, then compare the others."""
+        if self._cancel_at is not None or not probes:
+            self._finish_compare([])
+            return
+        chosen = self._choose_runs(probes)
+        if chosen is None:
+            self._finish_compare([])
+            return
+        self._compare_skipped = [
+            CompareRow(p.label, p.selection.variant, p.selection.backend, p.selection.parallel,
+                       0.0, 0, False, None, skipped=p.estimate) for p in probes if p not in chosen]
+        self._compare_plan = [p.estimate for p in chosen]
+        self._compare_phase = "running"
+        self._compare_step = None
+        self.host.compare_view.set_running(
+            f"Comparing {len(chosen)} runs (about {format_duration(sum(self._compare_plan))}, "
+            "from short probes of each)…")
+        adapter, inputs, choice = self.host.adapter, self._compare_inputs, self._compare_choice
+        selections = [p.selection for p in chosen]
+        self._compare_selections = selections
+        self.runner.start(lambda token: compare_backends(adapter, inputs, choice, token, selections))
+
+    def _choose_runs(self, probes) -> list | None:
+        """The probes to run: all, or without the pathological ones (asked when there are
+        some, or when the whole is long); None: the user cancelled."""
+        fastest: dict[str, float] = {}  # per variant: the other forms of the same algorithm
+        for p in probes:
+            fastest[p.selection.variant] = min(fastest.get(p.selection.variant, float("inf")),
+                                               p.estimate)
+        slow = [p for p in probes if p.estimate == float("inf")
+                or (p.estimate > SLOW_FACTOR * fastest[p.selection.variant]
+                    and p.estimate > SLOW_RUN_S)]
+        quick = [p for p in probes if p not in slow]
+        total_all = sum(p.estimate for p in probes)
+        total_quick = sum(p.estimate for p in quick)
+        if not slow and total_all <= LONG_RUN_S:
+            return list(probes)
+
+        def say(p):
+            return (f"{p.label}: more than {format_duration(PROBE_WALL_S)} for its first slice"
+                    if p.estimate == float("inf") else f"{p.label}: about {format_duration(p.estimate)}")
+
+        text = (f"Short probes estimate the {len(probes)} runs at about "
+                f"{format_duration(total_all) if total_all != float('inf') else 'an unknown time'} in all.")
+        options = {}
+        if slow:
+            text += "\n\nPathologically slow here:\n" + "\n".join(say(p) for p in slow)
+            options["skip"] = (f"Skip the {len(slow)} slow run{'s' if len(slow) != 1 else ''} "
+                               f"(about {format_duration(total_quick)})")
+        options["all"] = f"Run all {len(probes)}"
+        answer = self.host.choose("Compare backends: a long comparison", text, options)
+        if answer is None:
+            return None
+        return quick if answer == "skip" else list(probes)
 
     def _begin(self, mode: str) -> None:
         self.mode = mode
@@ -184,6 +252,7 @@ class RunController(QObject):
         self.cancel_latency = None
         self._started_at = time.perf_counter()
         self._table_at = 0.0
+        self.compile_clock = CompileClock()
         bar = self.host.progress_bar
         bar.setRange(0, 1000)
         bar.setValue(0)
@@ -264,6 +333,7 @@ class RunController(QObject):
                 self.host.throughput.reset(None)
                 return
             item = item.progress
+        self.compile_clock.see(item)
         self._latest = item
         self.host.throughput.add(item)
         self._dirty = True
@@ -281,18 +351,22 @@ class RunController(QObject):
             pass  # keep saying "Cancelling…" until the generator has returned
         elif p.phase == "compiling":
             bar.setRange(0, 0)  # busy: compiling has no measurable progress
+            host.eta_label.setText("")
+            waited = f" {self.compile_clock.total():.0f} s"
             if p.message in ("", "compiling kernels…"):
-                host.state_label.setText(f"Compiling kernels for {label}… (first run only; cached "
-                                         "on disk afterwards)")
+                host.state_label.setText(f"{label}: {COMPILING}…{waited} (the kernels are kept on "
+                                         "disk: later runs start at once)")
             else:  # another set-up phase (a dask job: starting the cluster)
-                host.state_label.setText(f"{p.message} ({label})")
+                host.state_label.setText(f"{p.message} ({label}){waited}")
         else:
             bar.setRange(0, 1000)
             step = self._compare_step if self.mode == "comparing" else None
             fraction = p.fraction if step is None else (step.index + p.fraction) / max(1, step.total)
             bar.setValue(int(1000 * fraction))
             bar.setFormat(f"{100 * fraction:.0f}%")
-            if step is not None:
+            if step is not None and self._compare_phase == "probing":
+                host.state_label.setText(f"Estimating {step.index + 1}/{step.total}: {step.label}…")
+            elif step is not None:
                 host.state_label.setText(f"Comparing {step.index + 1}/{step.total}: {step.label}…")
             else:
                 host.state_label.setText(f"Running {label}…")
@@ -317,7 +391,10 @@ class RunController(QObject):
             host.throughput.show_progress(p)
 
     def _remaining(self, p: Progress, step: CompareStep | None) -> float | None:
-        """Seconds left: this run's, plus the estimates of the comparison's runs to come."""
+        """Seconds left: this run's, plus the probes' estimates of the comparison's runs to
+        come (none while probing: the probes are what the estimate is made of)."""
+        if step is not None and self._compare_phase == "probing":
+            return None
         if not (0 < p.fraction < 1 and p.elapsed > 0.3):
             return None if step is None else sum(self._compare_plan[step.index + 1:]) or None
         mine = p.elapsed * (1 - p.fraction) / p.fraction
@@ -332,6 +409,9 @@ class RunController(QObject):
         return text
 
     def _run_label(self, job=None) -> str:
+        step = self._compare_step if self.mode == "comparing" and job is None else None
+        if step is not None:  # the run being compared, not the last single run's job
+            return f"{self.host.params.family} {step.label}"
         job = job or self.job
         if job is None:
             return self.host.params.family
@@ -351,7 +431,9 @@ class RunController(QObject):
     def _on_finished(self, value) -> None:
         if self.closing:
             return
-        if self.mode == "comparing":
+        if self.mode == "comparing" and self._compare_phase == "probing":
+            self._after_probes(value)
+        elif self.mode == "comparing":
             self._finish_compare(value)
         else:
             self._finish_run(value)
@@ -359,12 +441,21 @@ class RunController(QObject):
     def _finish_compare(self, rows) -> None:
         cancelled = self._cancel_at is not None
         self._end()
-        choice, inputs = self.host.params.choice(), self.host.inputs()
-        for row, sel in zip(rows, combinations(self.host.adapter.spec, choice.params)):
+        self._compare_phase = ""
+        choice, inputs = self._compare_choice, self._compare_inputs
+        for row, sel in zip(rows, getattr(self, "_compare_selections", [])):
             if row.complete:
                 self._learn_rate(replace(choice, selection=sel), inputs, row.seconds)
+        for row in self._compare_skipped:
+            self.outcome.compare_rows.append(row)
+            self.host.compare_view.add_row(row)
+        self.host.compare_view.set_running("")
         done = sum(1 for r in rows if r.complete)
         status = f"Compared {done} runs of the same job."
+        if self._compare_skipped:
+            status += f" Skipped {len(self._compare_skipped)} slow run(s) (see the chart's note)."
+        if cancelled:
+            status = f"Comparison cancelled: {done} runs finished."
         self.outcome.status = status
         self.host.state_label.setText(status)
         bar = self.host.progress_bar
@@ -393,6 +484,8 @@ class RunController(QObject):
             details = [self._run_label(outcome.job)]
             if info.seconds > 0 and info.cells:
                 details.append(si(info.cells / info.seconds, "cells/s"))
+            if self.compile_clock.note():  # the first run's wait, apart from the search time
+                details.append(self.compile_clock.note())
             outcome.status = f"Done: {outcome.summary} in {info.seconds:.3g} s ({', '.join(details)})."
             why = adapter.empty_reason(result, outcome.job) if not adapter.items(result) else ""
             if why:

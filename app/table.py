@@ -17,7 +17,7 @@ from collections import OrderedDict
 from typing import Callable, Sequence
 
 import numpy as np
-from PySide6.QtCore import QAbstractProxyModel, QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractProxyModel, QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from app.families import Column
@@ -494,4 +494,46 @@ def table_view(model: ResultsModel, proxy: ResultsFilter) -> QTableView:
     header = table.horizontalHeader()
     header.setStretchLastSection(True)
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    header.setTextElideMode(Qt.TextElideMode.ElideRight)
+    table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long sequence keeps both ends
+    table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+    # Columns as narrow as their content each time the rows are replaced: a narrow tab then
+    # shows most columns, and scrolls sideways to the rest (none is pushed out of reach).
+    proxy.modelReset.connect(lambda: QTimer.singleShot(0, lambda: compact_columns(table)))
     return table
+
+
+#: The widest a column gets from :func:`compact_columns` (a long text is elided in the middle,
+#: its whole value in the tip).
+COLUMN_CAP_PX = 220
+
+
+def compact_columns(table: QTableView, cap: int = COLUMN_CAP_PX) -> None:
+    """Each shown column as wide as its header and its widest visible cell, up to ``cap``."""
+    header = table.horizontalHeader()
+    model = table.model()
+    if model is None:
+        return
+    for col in range(model.columnCount()):
+        if table.isColumnHidden(col):
+            continue
+        width = max(header.sectionSizeHint(col), table.sizeHintForColumn(col))
+        header.resizeSection(col, min(width, cap))
+
+
+def columns_reachable(table: QTableView) -> bool:
+    """Whether every shown column can be brought into view: scrolled as far right as the
+    table goes, the last shown column ends inside the viewport (the 1280x720 test)."""
+    header = table.horizontalHeader()
+    shown = [c for c in range(header.count()) if not table.isColumnHidden(c)]
+    if not shown:
+        return True
+    if table.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff:
+        return header.length() <= table.viewport().width() + 1
+    bar = table.horizontalScrollBar()
+    before = bar.value()
+    bar.setValue(bar.maximum())
+    last = max(shown, key=header.sectionPosition)
+    right = header.sectionViewportPosition(last) + header.sectionSize(last)
+    bar.setValue(before)
+    return right <= table.viewport().width() + 1

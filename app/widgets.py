@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QValidator
-from PySide6.QtWidgets import QSpinBox
+from PySide6.QtWidgets import QLayout, QSizePolicy, QSpinBox, QToolButton, QVBoxLayout, QWidget
 
 
 class ClampingSpinBox(QSpinBox):
@@ -44,3 +44,155 @@ class ClampingSpinBox(QSpinBox):
             self.clamped.emit(value, used)
             return self.textFromValue(used)
         return super().fixup(text)
+
+
+class Section(QWidget):
+    """A titled section that folds: a flat arrow button over its content (the *Advanced*
+    engine settings). ``toggled(bool)`` says whether it is open now."""
+
+    toggled = Signal(bool)
+
+    def __init__(self, title: str, content: QWidget, expanded: bool = False, parent=None):
+        super().__init__(parent)
+        self.button = QToolButton()
+        self.button.setText(title)
+        self.button.setCheckable(True)
+        self.button.setAutoRaise(True)
+        self.button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.content = content
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.button)
+        layout.addWidget(content)
+        self.button.toggled.connect(self._show)
+        self.button.setChecked(expanded)
+        self._show(expanded)
+
+    def _show(self, expanded: bool) -> None:
+        self.button.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
+        self.content.setVisible(expanded)
+        self.toggled.emit(expanded)
+
+    def is_expanded(self) -> bool:
+        return self.button.isChecked()
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.button.setChecked(expanded)
+
+
+class FlowLayout(QLayout):
+    """Items left to right, wrapped onto a new line where the width runs out (Qt's flow
+    layout example): a long bar of filters stays inside a narrow window instead of being cut
+    at its right edge."""
+
+    def __init__(self, parent=None, spacing: int = 6, line_spacing: int = 2):
+        super().__init__(parent)
+        self._items: list = []
+        self._spacing, self._line_spacing = spacing, line_spacing
+        self.setContentsMargins(0, 0, 0, 0)
+
+    def addItem(self, item) -> None:
+        self._items.append(item)
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, index: int):
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int):
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self):
+        return Qt.Orientation(0)
+
+    def height_for(self, width: int) -> int:
+        """The height the items take when laid out ``width`` wide."""
+        return self._place(QRect(0, 0, width, 0), move=False)
+
+    def setGeometry(self, rect) -> None:
+        super().setGeometry(rect)
+        self._place(rect, move=True)
+
+    def sizeHint(self):
+        width = sum(i.sizeHint().width() + self._spacing for i in self._items if not i.isEmpty())
+        return QSize(width, self.height_for(max(1, width)))
+
+    def minimumSize(self):
+        size = QSize()
+        for item in self._items:
+            size = size.expandedTo(item.minimumSize())
+        margins = self.contentsMargins()
+        return size + QSize(margins.left() + margins.right(), margins.top() + margins.bottom())
+
+    def lines(self, width: int) -> int:
+        """How many lines the items take at ``width`` (tests)."""
+        return len({y for _, y in self._positions(QRect(0, 0, width, 0))})
+
+    def _positions(self, rect) -> list[tuple[int, int]]:
+        margins = self.contentsMargins()
+        left, right = rect.x() + margins.left(), rect.right() - margins.right()
+        x, y, line_height, out = left, rect.y() + margins.top(), 0, []
+        for item in self._items:
+            if item.isEmpty():
+                out.append((x, y))
+                continue
+            hint = item.sizeHint()
+            if x > left and x + hint.width() - 1 > right:
+                x, y, line_height = left, y + line_height + self._line_spacing, 0
+            out.append((x, y))
+            x += hint.width() + self._spacing
+            line_height = max(line_height, hint.height())
+        return out
+
+    def _place(self, rect, move: bool) -> int:
+        positions = self._positions(rect)
+        bottom = rect.y()
+        for item, (x, y) in zip(self._items, positions):
+            if item.isEmpty():
+                continue
+            hint = item.sizeHint()
+            if move:  # an item wider than a whole line gets the line (a long status text)
+                width = min(hint.width(), rect.right() - self.contentsMargins().right() - x + 1)
+                item.setGeometry(QRect(QPoint(x, y), QSize(max(1, width), hint.height())))
+            bottom = max(bottom, y + hint.height())
+        return bottom - rect.y() + self.contentsMargins().bottom()
+
+
+class FlowBar(QWidget):
+    """A widget over a :class:`FlowLayout` that is as tall as its lines at its current width.
+
+    (A layout's height-for-width would make the window's minimum height that of the
+    narrowest width, every item on a line of its own.)"""
+
+    def __init__(self, spacing: int = 6, parent=None):
+        super().__init__(parent)
+        self.flow = FlowLayout(self, spacing=spacing)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+
+    def addWidget(self, widget: QWidget) -> None:
+        self.flow.addWidget(widget)
+
+    def sizeHint(self):
+        return QSize(self.flow.sizeHint().width(), self._height())
+
+    def minimumSizeHint(self):
+        return QSize(self.flow.minimumSize().width(), self._height())
+
+    def _height(self) -> int:
+        return self.flow.height_for(max(1, self.width()))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        height = self._height()
+        if height != self.height():
+            self.setFixedHeight(height)
+
+    def event(self, event) -> bool:  # a child's size changed (a status text): fit again
+        if event.type() == QEvent.Type.LayoutRequest:
+            height = self._height()
+            if height != self.height():
+                self.setFixedHeight(height)
+        return super().event(event)

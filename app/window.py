@@ -16,7 +16,7 @@ import itertools
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QIcon, QKeySequence
 from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox,
                                QProgressBar, QScrollArea, QSplitter, QStyle, QTabWidget, QToolBar,
@@ -43,8 +43,17 @@ RESOURCES = Path(__file__).resolve().parents[1] / "resources"
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "gui.md"
 GUIDE_URL = "https://github.com/primerscope/primerscope/blob/main/docs/gui.md"
 MAX_RECENT = 10
+#: Tabs with tables of their own: the results table under them is hidden (at 720 px it took
+#: half of their height while holding nothing they use).
+OWN_TABLE_TABS = ("Pairs", "Panel")
 #: The smallest screen the window must fit (a 1366x768 laptop, less its panel and title bar).
 SMALL_SCREEN = (1280, 720)
+
+
+def in_sentence(title: str) -> str:
+    """An input box's title inside a sentence, as the box writes it: "Target" -> "target",
+    "Sequence A" -> "sequence A" (not "sequence a": the toolbar and the boxes say the same)."""
+    return title[:1].lower() + title[1:]
 
 
 def version() -> str:
@@ -83,6 +92,7 @@ class MainWindow(QMainWindow):
         self.loads.failed.connect(self._on_load_failed)
         self.loads.idle.connect(self._on_loads_idle)
 
+        self.warmup = None  # compiling ahead (start_warmup): interactive sessions only
         self._last_demo: str | None = None
         self._input_states: dict[tuple[str, str], InputState] = {}
         self.input_panels: dict[str, InputPanel] = {}
@@ -123,10 +133,19 @@ class MainWindow(QMainWindow):
         scroll.setWidget(self.left_content)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.left = scroll
+        # The panel's needs change after the first layout (records listed, Advanced opened,
+        # help re-wrapped): fit again on every layout request, or its right edge is cut off.
+        self.left_content.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.left_content and event.type() == QEvent.Type.LayoutRequest:
+            QTimer.singleShot(0, self._fit_left)
+        return super().eventFilter(watched, event)
 
     def _build_center(self) -> None:
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
+        self.tabs.currentChanged.connect(lambda _: self._show_results_table())
         self.results = ResultsPanel()
         self.results.selected.connect(self._on_item_selected)
         self.results.filtered.connect(self.on_filtered)
@@ -313,7 +332,7 @@ class MainWindow(QMainWindow):
             panel.changed.connect(self._on_input_changed)
             self.inputs_layout.addWidget(panel)
             self.input_panels[spec.role] = panel
-        titles = [s.title.lower() for s in fam.inputs]
+        titles = [in_sentence(s.title) for s in fam.inputs]
         self.open_action.setText(f"&Open {titles[0]}…")
         self.open2_action.setText(f"Open {titles[-1]}…")
         self.open2_action.setVisible(len(titles) > 1)
@@ -356,6 +375,25 @@ class MainWindow(QMainWindow):
         self.controller.restore()
         self._set_tab_order()
         QTimer.singleShot(0, self._fit_left)
+
+    def start_warmup(self) -> None:
+        """Compile the kernels of the page shown ahead, in a low-priority process, shortly
+        after start and after each change of family or selection (app.warmup)."""
+        from app.warmup import WARMUP_DELAY_MS, Warmup
+
+        if self.warmup is None:
+            self.warmup = Warmup(self, again=self._warm)
+            self.params.changed.connect(self._warm_soon)
+        QTimer.singleShot(WARMUP_DELAY_MS, self._warm)
+
+    def _warm_soon(self) -> None:
+        from app.warmup import WARMUP_DELAY_MS
+
+        QTimer.singleShot(WARMUP_DELAY_MS, self._warm)
+
+    def _warm(self) -> None:
+        if self.warmup is not None and not self.controller.closing:
+            self.warmup.start(self.params.family, self.params.state())
 
     def _on_family_changed(self, name: str) -> None:
         self._setup_family()
@@ -404,10 +442,9 @@ class MainWindow(QMainWindow):
             return None
         return next((v for v in self.family_views if v.title == title), None)
 
-    def _favour_tabs(self) -> None:
-        """Most of the height to the tabs (a view with its own tables: Pairs, Panel)."""
-        total = sum(self.right.sizes())
-        self.right.setSizes([total * 3 // 4, total - total * 3 // 4])
+    def _show_results_table(self) -> None:
+        view = self.current_view()
+        self.results.setVisible(view is None or view.title not in OWN_TABLE_TABS)
 
     # ---------------------------------------------------------------------------------------
     # the primer library and panels
@@ -432,7 +469,6 @@ class MainWindow(QMainWindow):
         if view is None:
             return False
         self.show_view(view)
-        self._favour_tabs()
         started = view.check(primers, source)
         self.refresh_pages()
         return started
@@ -471,7 +507,7 @@ class MainWindow(QMainWindow):
     def open_dialog(self, role: str) -> None:
         spec = next(s for s in self.params.spec.inputs if s.role == role)
         start = self.settings.value("last_dir", str(Path.home()))
-        paths, _ = QFileDialog.getOpenFileNames(self, f"Open {spec.title.lower()}", start, FILE_FILTER)
+        paths, _ = QFileDialog.getOpenFileNames(self, f"Open {in_sentence(spec.title)}", start, FILE_FILTER)
         if paths:
             self.settings.setValue("last_dir", os.path.dirname(paths[0]))
             self.load_files(role, paths)
@@ -555,7 +591,6 @@ class MainWindow(QMainWindow):
         view = self.view_titled(self.adapter.demo_view(dataset)) if family == self.params.family else None
         if view is not None and not overrides:  # the demo runs the view's own job (Pairs)
             self.show_view(view)
-            self._favour_tabs()
             self.state_label.setText(f"Demo loaded: {demo.DATASETS[dataset][0]}.")
             view.run()
         self.refresh_pages()
@@ -699,6 +734,8 @@ class MainWindow(QMainWindow):
             save_json(self.settings, workspace.LAST_KEY, workspace.capture(self))
             self.settings.setValue("window/geometry", self.saveGeometry())
         self.controller.shutdown()
+        if self.warmup is not None:
+            self.warmup.shutdown()
         self.loads.shutdown()
         for view in self.all_views():
             view.shutdown()

@@ -105,6 +105,8 @@ SATELLITE_SHARE = 0.02
 N_RUNS_PER_MB = 0.5
 N_RUN_LENGTH = (100, 50_000)
 N_CENTROMERE_SHARE = 0.01
+#: N at each end of a chromosome, as every GRCh38 chromosome starts (and most end) with 10 kb.
+N_TELOMERE = 10_000
 #: Bases generated at a time (a block is made whole, then written).
 SYNTH_BLOCK = 1 << 23
 
@@ -232,16 +234,19 @@ def chromosome_lengths(total: int, chromosomes: int | None = None) -> list[int]:
 
 
 def synthetic_chromosome(seed: int, chrom: int, length: int, n_runs: bool = True):
-    """Yield (codes, soft-mask) blocks of chromosome ``chrom``; its middle holds a
-    centromere-like N run (with ``n_runs``)."""
+    """Yield (codes, soft-mask) blocks of chromosome ``chrom``; with ``n_runs`` its middle
+    holds a centromere-like N run and each end ``N_TELOMERE`` N (up to a tenth of it)."""
     centre = length // 2
     gap = int(length * N_CENTROMERE_SHARE) if n_runs else 0
+    ends = min(N_TELOMERE, length // 10) if n_runs else 0
+    runs = [(centre - gap // 2, centre + gap // 2), (0, ends), (length - ends, length)]
     for index, lo in enumerate(range(0, length, SYNTH_BLOCK)):
         n = min(SYNTH_BLOCK, length - lo)
         codes, soft = synthetic_block(seed, chrom, index, n, n_runs)
-        a, b = max(lo, centre - gap // 2), min(lo + n, centre + gap // 2)
-        if b > a:
-            codes[a - lo:b - lo] = _N
+        for start, end in runs:
+            a, b = max(lo, start), min(lo + n, end)
+            if b > a:
+                codes[a - lo:b - lo] = _N
         yield codes, soft
 
 
@@ -250,9 +255,9 @@ def write_synthetic_fasta(path, total: int, *, seed: int = 17, chromosomes: int 
     """Write a human-like genome of ``total`` bases as FASTA (soft-masked repeats in lower
     case, ``line`` bases a line); return [(record id, length)]. Same arguments, same file.
 
-    ``n_runs=False`` leaves out the gaps' N runs. kdiff needs that: an N matches every
-    base, so a background N run as long as a candidate holds every candidate within k-1
-    edits and the scan stops at the first start (no candidates at all)."""
+    ``n_runs=False`` leaves out the gaps' N runs (a clean genome to compare with). With the
+    assembly-gap rule (engine.gaps) they match nothing; before it, an N run as long as a
+    candidate held every candidate within k-1 edits and kdiff found no candidate at all."""
     from engine.output import open_output
 
     records = []

@@ -33,8 +33,10 @@ is no CUDA GPU (the CUDA simulator counts as none).
 scripts/probe/scale_gpu.sh makes and indexes the 3,100 Mb genome on the GPU machine and
 runs S2 on it (its step ``bench``).
 
-The genome has no N runs (an N run as long as a candidate matches every candidate,
-see benchmarks.data.write_synthetic_fasta). Sizes come from the environment, so a
+The genome has its N runs, as a real assembly (benchmarks.data: contig gaps, a
+centromere-like run and 10 kb at each chromosome end; assembly gaps under engine.gaps);
+``PRIMERSCOPE_SCALE_N_RUNS=0`` makes it without them, to compare (the rows' ``non_gap_bases``
+give the time per base of non-gap sequence). Sizes come from the environment, so a
 shared 2-core machine can run a smaller store: ``PRIMERSCOPE_SCALE_MB`` (store size,
 default 200), ``PRIMERSCOPE_SCALE_TARGET`` (target length, default 5000),
 ``PRIMERSCOPE_BENCH_DATA`` (where the FASTA, store, target, primers and the S2 runs' JSON
@@ -82,9 +84,14 @@ def _data_dir() -> Path:
     return path
 
 
+def n_runs() -> bool:
+    """Whether the genome has its N runs (``PRIMERSCOPE_SCALE_N_RUNS``, default 1: yes)."""
+    return os.environ.get("PRIMERSCOPE_SCALE_N_RUNS", "1") != "0"
+
+
 def fasta_path(total: int) -> Path:
     """Where the synthetic genome's FASTA is kept (scripts/probe/scale_gpu.sh reads this)."""
-    return _data_dir() / f"synthetic-{total}-seed{SEED}-noN.fa"
+    return _data_dir() / f"synthetic-{total}-seed{SEED}-{'N' if n_runs() else 'noN'}.fa"
 
 
 def synthetic_fasta(total: int) -> Path:
@@ -93,7 +100,7 @@ def synthetic_fasta(total: int) -> Path:
 
     path = fasta_path(total)
     if not path.exists():
-        data.write_synthetic_fasta(path, total, seed=SEED, n_runs=False)
+        data.write_synthetic_fasta(path, total, seed=SEED, n_runs=n_runs())
     return path
 
 
@@ -346,6 +353,12 @@ def _child(path: str, target_len: int, threads: int, backend: str) -> None:
            "peak_rss_MB": peak, "candidates": len(lengths),
            "mean_length": sum(lengths) / len(lengths) if lengths else 0.0,
            "threads": result.info.threads, "Gcells": result.info.cells / 1e9}
+    # Assembly gaps (engine.gaps): the time per base of non-gap sequence compares a genome
+    # with N runs to one without.
+    summary = result.background_summary
+    non_gap = sum(len(r) for r in background) - summary.gap_bases
+    out.update(solve_s=result.info.seconds, gaps=summary.gaps, gap_bases=summary.gap_bases,
+               non_gap_bases=non_gap, ns_per_non_gap_base=seconds / non_gap * 1e9)
     if backend == "dask":
         out["start_s"] = seconds - result.info.seconds
         out["worker_peak_rss_MB"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

@@ -34,7 +34,6 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
-import re
 import threading
 import time
 import uuid
@@ -43,10 +42,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from engine import config
+from engine import config, scheduler_address
 
 INSTALL_HINT = "Dask is not installed (pip install 'primerscope[cluster]')"
-_ADDRESS = re.compile(r"^([a-z][a-z0-9+]*://)?(\[[0-9a-fA-F:.]+\]|[^\s/:\[\]]+)(:\d+)?$")
 
 
 def status() -> tuple[bool, str]:
@@ -59,11 +57,7 @@ def status() -> tuple[bool, str]:
 def check_scheduler(value) -> str | None:
     """A scheduler address (``tcp://HOST:PORT``; ``HOST:PORT`` too), or None for a local
     cluster (None or empty). ValueError on anything else."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if not isinstance(value, str) or not _ADDRESS.match(value.strip()):
-        raise ValueError(f"--scheduler must be an address like tcp://HOST:PORT, got {value!r}")
-    return value.strip()
+    return scheduler_address.check(value)
 
 
 def worker_selection(spec, variant: str, flags, gpu: bool) -> tuple[str, str, str | None, frozenset]:
@@ -167,12 +161,7 @@ class Session:
         logging.getLogger("distributed").setLevel(logging.ERROR)  # no worker chatter on stderr
         self.cluster = None
         if scheduler:
-            try:
-                self.client = Client(scheduler, timeout=config.CLUSTER_CONNECT_SECONDS,
-                                     set_as_default=False)
-            except (OSError, TimeoutError) as exc:
-                raise ValueError(f"cannot reach the Dask scheduler at {scheduler} "
-                                 f"({_one_line(exc)})") from None
+            self.client = scheduler_address.connect(scheduler)  # (checked, probed, in time)
             try:
                 self.client.wait_for_workers(1, timeout=config.CLUSTER_CONNECT_SECONDS)
             except (OSError, TimeoutError):
@@ -338,10 +327,15 @@ class TaskGrid:
 
     @staticmethod
     def _result(future):
+        from concurrent.futures import CancelledError
+
         from distributed.scheduler import KilledWorker
 
         try:
             return future.result()
+        except CancelledError:  # (distributed's FutureCancelledError: the cluster forgot it)
+            raise RuntimeError("the Dask cluster dropped a task: its workers are gone or the "
+                               "scheduler restarted") from None
         except KilledWorker as exc:
             raise RuntimeError(f"a Dask task failed: its workers died "
                                f"{config.CLUSTER_ALLOWED_FAILURES + 1} times ({_one_line(exc)})"

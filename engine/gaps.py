@@ -10,6 +10,7 @@ set rule, and positions never move: a gap keeps its place and length.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,15 +92,56 @@ def as_background(records, gap_min: int = GAP_MIN) -> list[Record]:
         if view is not None:
             out.append(view(gap_min))
             continue
+        if type(record).chunk is not Record.chunk:  # codes read on demand: masked as read
+            out.append(GapMaskedRecord(record, gap_min))
+            continue
         masked = mask_gaps(record.codes, gap_min)
-        out.append(record if masked is record.codes else
-                   Record(record.id, masked, record.description, record.source, record.offset))
+        # (replace: the record's other fields, its soft mask included, stay)
+        out.append(record if masked is record.codes else dataclasses.replace(record, codes=masked))
     return out
+
+
+class GapMaskedRecord(Record):
+    """A record whose codes are read on demand (``chunk``: a genome store's without a gap
+    table of its own) with its gaps masked as each range is read: the record is never unpacked
+    whole, and its gap table is found once, a few Mb at a time."""
+
+    def __init__(self, inner: Record, gap_min: int):  # noqa: D107 (no dataclass __init__)
+        for name in ("id", "description", "source", "offset"):
+            object.__setattr__(self, name, getattr(inner, name))
+        starts, ends = record_runs(inner, N_CODE)
+        keep = ends - starts >= gap_min
+        object.__setattr__(self, "inner", inner)
+        object.__setattr__(self, "gaps", (starts[keep], ends[keep]))
+
+    @property
+    def codes(self) -> np.ndarray:  # type: ignore[override]
+        return self.chunk(0, len(self))
+
+    def __len__(self) -> int:
+        return len(self.inner)
+
+    def gap_runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Its gaps, found once (engine.streaming plans around them without a scan)."""
+        return self.gaps
+
+    def chunk(self, start: int, end: int) -> np.ndarray:
+        codes = np.array(self.inner.chunk(start, end), dtype=np.uint8, copy=True)
+        lo, hi = self.gaps
+        first = int(np.searchsorted(hi, start, side="right"))
+        last = int(np.searchsorted(lo, end, side="left"))
+        for a, b in zip(lo[first:last].tolist(), hi[first:last].tolist()):
+            codes[max(a, start) - start:min(b, end) - start] = GAP_CODE
+        return codes
 
 
 def record_runs(record, code: int = N_CODE) -> tuple[np.ndarray, np.ndarray]:
     """(starts, ends) of the runs of ``code`` in a record, read in blocks of a few Mb (a run
-    carried across block edges), so that a genome store is never unpacked whole."""
+    carried across block edges), so that a genome store is never unpacked whole. A genome
+    store's record answers from its tables instead (``n_runs()``, ``gap_runs()``: no scan)."""
+    own = getattr(record, {N_CODE: "n_runs", GAP_CODE: "gap_runs"}.get(code, ""), None)
+    if callable(own):
+        return own()
     size = len(record)
     starts, ends = [], []
     open_start = -1  # the start of a run that reaches the end of the block before

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import stat
 import tempfile
+import time
 from typing import IO, Callable, Iterable, Iterator, Mapping
 
 TEMP_PREFIX = ".primerscope-"
@@ -75,6 +77,50 @@ def _check_writable(path: str) -> None:
         raise OutputError(f"{path}: cannot write output (permission denied)")
 
 
+#: A temporary file of another host (or an older primerscope: no process id in its name)
+#: untouched this long is taken for one a killed run left.
+STALE_SECONDS = 24 * 3600
+
+
+def _temp_prefix() -> str:
+    """``.primerscope-HOST-PID-``: a later run can tell a killed run's file from a live one."""
+    host = socket.gethostname().replace("-", "_") or "host"
+    return f"{TEMP_PREFIX}{host}-{os.getpid()}-"
+
+
+def clean_stale_temporaries(directory: str) -> None:
+    """Remove the temporary files that runs killed with SIGKILL left in ``directory``
+    (nothing else could remove them): those of this host whose process is gone, and any
+    other untouched for :data:`STALE_SECONDS`. Best effort: never an error."""
+    host = socket.gethostname().replace("-", "_") or "host"
+    now = time.time()
+    try:
+        entries = [e for e in os.scandir(directory) if e.name.startswith(TEMP_PREFIX)]
+    except OSError:
+        return
+    for entry in entries:
+        parts = entry.name[len(TEMP_PREFIX):].split("-")
+        with contextlib.suppress(OSError):
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            if len(parts) >= 3 and parts[0] == host and parts[1].isdigit():
+                stale = not _alive(int(parts[1]))
+            else:
+                stale = now - entry.stat(follow_symlinks=False).st_mtime > STALE_SECONDS
+            if stale:
+                os.unlink(entry.path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # (another user's process: alive)
+        return True
+    return True
+
+
 @contextlib.contextmanager
 def open_output(path: str, mode: str = "w") -> Iterator[IO]:
     """A file object to write ``path``'s new content to; committed when the block ends
@@ -91,8 +137,9 @@ def open_output(path: str, mode: str = "w") -> Iterator[IO]:
         yield from _write_direct(path, real, binary)
         return
     directory = os.path.dirname(real) or "."
+    clean_stale_temporaries(directory)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(), dir=directory)
     except OSError as exc:
         raise OutputError(f"{path}: cannot write output ({exc.strerror})") from None
     try:

@@ -5,16 +5,37 @@ GenBank, EMBL or UCSC ``.2bit`` once and writes:
 
 ======================  =====================================================
 bytes [0, 4096)         header: magic, format version, flags, record count,
-                        bases, payload and table places and sizes, the
-                        SHA-256 of the source file and of the payload, the
-                        CRC-32 of the table and of the header itself
+                        bases, payload, table and interval places and sizes,
+                        the SHA-256 of the source file and of the payload, the
+                        CRC-32 of the table, of the intervals and of the
+                        header itself, and the store's ``gap_min``
 [4096, 4096 + P)        payload: the 4-bit IUPAC codes of engine.sequences,
                         two per byte (low nibble first), each record starting
                         on a byte (an odd record ends with a 0 nibble)
 [T, T + table bytes)    record table: int64 lengths[n], int64 byte offsets[n]
-                        into the payload, then UTF-8 JSON with the ids,
-                        descriptions and the source's name, size and format
+                        into the payload, int64 N-run counts[n], int64 mask
+                        counts[n], then UTF-8 JSON with the ids, descriptions
+                        and the source's name, size and format
+[I, I + interval bytes) intervals (format 2): int64 starts and ends of every
+                        run of N (all lengths), then of every lower-case run
+                        (soft-masked repeats), record after record
 ======================  =====================================================
+
+**Why the intervals.** The codes are case-blind and a gap is only a run of N, so
+the N runs and the lower-case runs are found while the source is read (they cost
+nothing then) and kept: a job never scans a genome for its assembly gaps
+(:meth:`StoreRecord.with_gap_min` and the streaming planner read the table) and
+``--avoid-masked`` needs no second pass over the FASTA. Every N run is kept, not
+only those of ``gap_min`` or more, so that a run may ask for another ``--gap-min``
+than the store's (``primerscope index --gap-min``, the default of a job that reads
+the store). The intervals are mapped, and checked against their CRC the first time
+a job reads them: a soft-masked human genome has about 5.6 million mask runs
+(90 MB), which opening should not read.
+
+**Older stores.** A format-1 store (no intervals) still opens: its N runs are
+found on demand (one pass over the packed codes of a record, kept), and its soft
+mask is unknown, so ``--avoid-masked`` refuses it with a message that says to
+rebuild it.
 
 **Why two per byte.** Half the disk, page cache and I/O of one code per byte (a
 human genome is 1.55 GB instead of 3.1), and a GPU can take the packed bytes. The
@@ -54,19 +75,26 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
+from engine.gaps import GAP_CODE, GAP_MIN, N_CODE
+from engine.jobs import check_int
 from engine.output import open_output
 from engine.sequences import (COMPLEMENT_TABLE, IUPAC_CODES, STORE_MAGIC, STORE_SUFFIX, Record,
-                              SequenceError, _describe_bad, _description, record_id,
-                              _sniff_format)
+                              SequenceError, _describe_bad, _description, clip_intervals,
+                              record_id, _sniff_format)
 
 MAGIC = STORE_MAGIC
-VERSION = 1
+VERSION = 2
+#: versions this module reads (1: no interval tables; see the module docstring)
+READS_VERSIONS = (1, 2)
+assert READS_VERSIONS == tuple(range(1, VERSION + 1))  # (the message says "up to VERSION")
 FLAG_PACKED = 1
 HEADER_BYTES = 4096
 SUFFIX = STORE_SUFFIX
 # magic, version, flags, records, bases, payload offset/bytes, table offset/bytes, file bytes,
-# source sha256, payload sha256, table crc32; then the header's own crc32.
-_HEADER = struct.Struct("<8sIIQQQQQQQ32s32sI")
+# source sha256, payload sha256, table crc32 (format 1 ends here); interval offset/bytes,
+# interval crc32, gap_min. Then the header's own crc32.
+_HEADER_V1 = struct.Struct("<8sIIQQQQQQQ32s32sI")
+_HEADER = struct.Struct("<8sIIQQQQQQQ32s32sIQQII")
 _HEADER_CRC = struct.Struct("<I")
 
 #: bytes read from the source at a time while building.
@@ -88,29 +116,112 @@ class StoreError(SequenceError):
 # ---------------------------------------------------------------------------- kernels
 
 @njit(nogil=True, cache=True)
-def _pack_text(src, lo, hi, table, out, pending):
-    """Encode ``src[lo:hi]`` (text bytes) and pack two codes a byte into ``out``.
+def _pack_text(src, lo, hi, table, out, state, n_runs, mask_runs):
+    """Encode ``src[lo:hi]`` (text bytes), pack two codes a byte into ``out``, and note the
+    runs of N and of lower case that close on the way.
 
-    ``pending`` is a code waiting for its partner (-1: none). Returns (bytes written,
-    pending after, codes taken, index of the first invalid byte or -1); white space
-    is skipped.
+    ``state`` (int64, carried from call to call within a record): the code waiting for its
+    partner (-1: none), codes taken so far in the record, the start of the open N run and
+    of the open lower-case run (-1: none), and how many rows of ``n_runs`` and
+    ``mask_runs`` ((cap, 2) int64: start, end) are filled. The loop stops early when either
+    table is full (the caller empties them and calls again from where it stopped).
+    White space is skipped. Returns (bytes written, index reached, index of the first
+    invalid byte or -1).
     """
+    pending, pos, n_open, m_open, n_count, m_count = (state[0], state[1], state[2], state[3],
+                                                      state[4], state[5])
+    cap = min(n_runs.shape[0], mask_runs.shape[0])
     n_out = 0
-    codes = 0
-    for i in range(lo, hi):
-        c = table[src[i]]
+    bad = -1
+    i = lo
+    while i < hi:
+        if n_count >= cap or m_count >= cap:
+            break
+        byte = src[i]
+        c = table[byte]
         if c == 255:
+            i += 1
             continue
         if c == 0:
-            return n_out, pending, codes, i
-        codes += 1
+            bad = i
+            break
+        if c == 15:
+            if n_open < 0:
+                n_open = pos
+        elif n_open >= 0:
+            n_runs[n_count, 0] = n_open
+            n_runs[n_count, 1] = pos
+            n_count += 1
+            n_open = -1
+        if byte >= 97:  # a lower-case letter (every valid byte above 'Z' is one)
+            if m_open < 0:
+                m_open = pos
+        elif m_open >= 0:
+            mask_runs[m_count, 0] = m_open
+            mask_runs[m_count, 1] = pos
+            m_count += 1
+            m_open = -1
+        pos += 1
         if pending < 0:
             pending = c
         else:
             out[n_out] = np.uint8(pending | (c << 4))
             n_out += 1
             pending = -1
-    return n_out, pending, codes, -1
+        i += 1
+    state[0], state[1], state[2], state[3], state[4], state[5] = (pending, pos, n_open, m_open,
+                                                                  n_count, m_count)
+    return n_out, i, bad
+
+
+@njit(nogil=True, cache=True)
+def _packed_runs(packed, byte_offset, n, code):
+    """(starts, ends) of the runs of ``code`` in the n codes of a record (format-1 stores,
+    which keep no N table)."""
+    starts = np.empty(16, dtype=np.int64)
+    ends = np.empty(16, dtype=np.int64)
+    count = 0
+    open_at = -1
+    base = byte_offset * 2
+    for i in range(n + 1):
+        hit = False
+        if i < n:
+            q = base + i
+            b = np.int64(packed[q >> 1])
+            hit = ((b >> 4) if q & 1 else (b & 15)) == code
+        if hit and open_at < 0:
+            open_at = i
+        elif not hit and open_at >= 0:
+            if count == starts.shape[0]:
+                starts = np.concatenate((starts, np.empty(count, dtype=np.int64)))
+                ends = np.concatenate((ends, np.empty(count, dtype=np.int64)))
+            starts[count] = open_at
+            ends[count] = i
+            count += 1
+            open_at = -1
+    return starts[:count].copy(), ends[:count].copy()
+
+
+@njit(nogil=True, cache=True)
+def _clear_runs(out, at, start, end, starts, ends, reverse):
+    """Set to 0 (the gap code) the bases of runs [starts, ends) inside columns [start, end)
+    of a record whose codes lie in ``out[at:at + end - start]`` (reversed when ``reverse``:
+    column c then sits at ``at + end - 1 - c``). Runs are sorted and disjoint."""
+    n = starts.shape[0]
+    lo, hi = 0, n  # the first run that ends after ``start``
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ends[mid] <= start:
+            lo = mid + 1
+        else:
+            hi = mid
+    j = lo
+    while j < n and starts[j] < end:
+        a = max(starts[j], start)
+        b = min(ends[j], end)
+        for c in range(a, b):
+            out[at + (end - 1 - c if reverse else c - start)] = GAP_CODE
+        j += 1
 
 
 @njit(nogil=True, cache=True)
@@ -164,6 +275,9 @@ class StoreInfo:
     source_sha256: str
     payload_sha256: str
     source: dict
+    version: int = VERSION
+    #: the store's assembly-gap length (``index --gap-min``), a job's default
+    gap_min: int = GAP_MIN
 
 
 class GenomeStore:
@@ -206,18 +320,28 @@ class GenomeStore:
         if len(head) < 8 or head[:8] != MAGIC:
             raise StoreError(f"{path}: not a primerscope genome store (bad magic; an interrupted "
                              "build or another file type)")
-        if len(head) < _HEADER.size + _HEADER_CRC.size:
+        if len(head) < 12:
             raise StoreError(f"{path}: truncated genome store ({size} bytes, header incomplete)")
-        fields = _HEADER.unpack_from(head)
-        (crc,) = _HEADER_CRC.unpack_from(head, _HEADER.size)
-        if zlib.crc32(head[:_HEADER.size]) != crc:
-            raise StoreError(f"{path}: corrupt genome store (header checksum mismatch)")
-        (_, version, self.flags, self.n_records, self.bases, self.payload_offset,
-         self.payload_bytes, self.table_offset, self.table_bytes, self.file_bytes, src, pay,
-         self._table_crc) = fields
-        if version != VERSION:
+        (version,) = struct.unpack_from("<I", head, 8)
+        if version not in READS_VERSIONS:
             raise StoreError(f"{path}: genome store format version {version}; this primerscope "
-                             f"reads version {VERSION} (rebuild it with primerscope index)")
+                             f"reads versions up to {VERSION} (rebuild it with primerscope index)")
+        layout = _HEADER if version >= 2 else _HEADER_V1
+        if len(head) < layout.size + _HEADER_CRC.size:
+            raise StoreError(f"{path}: truncated genome store ({size} bytes, header incomplete)")
+        fields = layout.unpack_from(head)
+        (crc,) = _HEADER_CRC.unpack_from(head, layout.size)
+        if zlib.crc32(head[:layout.size]) != crc:
+            raise StoreError(f"{path}: corrupt genome store (header checksum mismatch)")
+        (_, self.version, self.flags, self.n_records, self.bases, self.payload_offset,
+         self.payload_bytes, self.table_offset, self.table_bytes, self.file_bytes, src, pay,
+         self._table_crc) = fields[:13]
+        if version >= 2:
+            (self.interval_offset, self.interval_bytes, self._interval_crc,
+             self.gap_min) = fields[13:]
+        else:
+            self.interval_offset = self.interval_bytes = self._interval_crc = 0
+            self.gap_min = GAP_MIN
         if size != self.file_bytes:
             raise StoreError(f"{path}: truncated or damaged genome store ({size} bytes, the header "
                              f"says {self.file_bytes}); rebuild it with primerscope index")
@@ -225,17 +349,88 @@ class GenomeStore:
 
     def _read_table(self, table: bytes) -> None:
         n = self.n_records
-        arrays = np.frombuffer(table, dtype="<i8", count=2 * n)
-        self.lengths = arrays[:n].astype(np.int64)
-        self.offsets = arrays[n:].astype(np.int64)
-        meta = json.loads(table[16 * n:].decode("utf-8"))
+        columns = 4 if self.version >= 2 else 2
+        arrays = np.frombuffer(table, dtype="<i8", count=columns * n).astype(np.int64)
+        self.lengths, self.offsets = arrays[:n], arrays[n:2 * n]
+        meta = json.loads(table[8 * columns * n:].decode("utf-8"))
         self.ids: list[str] = meta["ids"]
         self.descriptions: list[str] = meta["descriptions"]
         self.source: dict = meta["source"]
+        self._n_counts = self._mask_counts = None
+        if self.version >= 2:
+            self._n_counts, self._mask_counts = arrays[2 * n:3 * n], arrays[3 * n:]
+            total = int(self._n_counts.sum() + self._mask_counts.sum())
+            if self.interval_bytes != 16 * total or \
+                    self.interval_offset + self.interval_bytes > self.file_bytes:
+                raise StoreError(f"{self.path}: corrupt genome store (interval table size); "
+                                 "rebuild it with primerscope index")
+        self._intervals = None
+        self._scanned: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    @property
+    def has_intervals(self) -> bool:
+        """Whether the store keeps N-run and soft-mask tables (format 2)."""
+        return self.version >= 2
+
+    def _tables(self):
+        """The interval section as four int64 arrays (N starts, N ends, mask starts, mask
+        ends) and each record's first row in them; its CRC is checked on first use."""
+        if self._intervals is None:
+            raw = np.frombuffer(self._map, dtype=np.uint8, count=self.interval_bytes,
+                                offset=self.interval_offset) if self.interval_bytes else \
+                np.zeros(0, dtype=np.uint8)
+            if zlib.crc32(raw) != self._interval_crc:
+                raise StoreError(f"{self.path}: corrupt genome store (interval table checksum "
+                                 "mismatch); rebuild it with primerscope index")
+            values = raw.view("<i8")
+            n_total, m_total = int(self._n_counts.sum()), int(self._mask_counts.sum())
+            parts = np.split(values, np.cumsum([n_total, n_total, m_total]))
+            n_first = np.concatenate(([0], np.cumsum(self._n_counts)))
+            m_first = np.concatenate(([0], np.cumsum(self._mask_counts)))
+            self._intervals = (parts, n_first, m_first)
+        return self._intervals
+
+    def n_runs(self, index: int) -> tuple[np.ndarray, np.ndarray]:
+        """(starts, ends) of every run of N in record ``index`` (0-based, half-open, in
+        order): the table's rows, or (format 1) found once in the packed codes."""
+        if not self.has_intervals:
+            if index not in self._scanned:
+                self._scanned[index] = _packed_runs(self.payload, int(self.offsets[index]),
+                                                    int(self.lengths[index]), N_CODE)
+            return self._scanned[index]
+        (n_starts, n_ends, _, _), n_first, _ = self._tables()
+        lo, hi = int(n_first[index]), int(n_first[index + 1])
+        return n_starts[lo:hi], n_ends[lo:hi]
+
+    def soft_mask(self, index: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """(starts, ends) of the lower-case runs of record ``index``; None for a format-1
+        store (it did not keep the case)."""
+        if not self.has_intervals:
+            return None
+        (_, _, m_starts, m_ends), _, m_first = self._tables()
+        lo, hi = int(m_first[index]), int(m_first[index + 1])
+        return m_starts[lo:hi], m_ends[lo:hi]
+
+    def gap_counts(self, gap_min: int | None = None) -> tuple[int, int, int]:
+        """(assembly gaps, gap bases, soft-masked bases) over all records, from the tables
+        (the soft-masked bases are 0 for a format-1 store)."""
+        gap_min = self.gap_min if gap_min is None else gap_min
+        gaps = gap_bases = masked = 0
+        for i in range(self.n_records):
+            starts, ends = self.n_runs(i)
+            lengths = ends - starts
+            long_runs = lengths >= gap_min
+            gaps += int(long_runs.sum())
+            gap_bases += int(lengths[long_runs].sum())
+            mask = self.soft_mask(i)
+            if mask is not None:
+                masked += int((mask[1] - mask[0]).sum())
+        return gaps, gap_bases, masked
 
     def info(self) -> StoreInfo:
         return StoreInfo(self.path, self.n_records, self.bases, self.file_bytes,
-                         self.source_sha256, self.payload_sha256, dict(self.source))
+                         self.source_sha256, self.payload_sha256, dict(self.source),
+                         self.version, self.gap_min)
 
     def records(self) -> list["StoreRecord"]:
         return [StoreRecord(self, i) for i in range(self.n_records)]
@@ -282,7 +477,7 @@ class StoreRecord(Record):
     """A record of a :class:`GenomeStore`: a :class:`~engine.sequences.Record` whose codes
     are unpacked on demand. ``chunk(start, end)`` unpacks a range (what streaming uses);
     ``codes`` unpacks the whole record, a new array at each access (keep it if you need
-    it twice)."""
+    it twice). Its assembly gaps count only in the view :meth:`with_gap_min` gives."""
 
     def __init__(self, store: GenomeStore, index: int):  # noqa: D107 (no dataclass __init__)
         object.__setattr__(self, "id", store.ids[index])
@@ -293,7 +488,18 @@ class StoreRecord(Record):
 
     @property
     def codes(self) -> np.ndarray:  # type: ignore[override]
-        return self.store.read(self.index, 0, len(self))
+        return self.chunk(0, len(self))
+
+    @property
+    def soft_mask(self):  # type: ignore[override]
+        """(starts, ends) of the record's lower-case runs, from the store's table (0-based,
+        half-open); None when it has none, or (format 1) when the store did not keep them."""
+        mask = self.store.soft_mask(self.index)
+        return None if mask is None or not mask[0].shape[0] else mask
+
+    @property
+    def soft_mask_known(self) -> bool:  # type: ignore[override]
+        return self.store.has_intervals
 
     def __len__(self) -> int:
         return int(self.store.lengths[self.index])
@@ -301,13 +507,101 @@ class StoreRecord(Record):
     def __repr__(self) -> str:
         return f"StoreRecord(id={self.id!r}, length={len(self)}, store={self.store.path!r})"
 
+    def n_runs(self, min_len: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """(starts, ends) of the record's runs of at least ``min_len`` N, from the store's
+        table (what :func:`engine.gaps.record_runs` asks for: no scan of the codes)."""
+        starts, ends = self.store.n_runs(self.index)
+        if min_len <= 1:
+            return starts, ends
+        keep = ends - starts >= min_len
+        return starts[keep], ends[keep]
+
+    def gap_runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """(starts, ends) of the bases read as gaps (code 0): none in a plain record."""
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+
+    def with_gap_min(self, gap_min: int | None = None) -> "GappedStoreRecord":
+        """A view of this record whose runs of at least ``gap_min`` N (default: the store's
+        ``gap_min``) read as :data:`engine.gaps.GAP_CODE`, from the N table (no scan)."""
+        return GappedStoreRecord(self.store, self.index,
+                                 self.store.gap_min if gap_min is None else gap_min)
+
     def chunk(self, start: int, end: int) -> np.ndarray:
-        return self.store.read(self.index, start, end)
+        length = len(self)
+        start, end = max(0, start), min(end, length)
+        out = np.empty(max(0, end - start), dtype=np.uint8)
+        self.read_into(start, end, False, out, 0)
+        return out
+
+    def read_into(self, start: int, end: int, reverse: bool, out: np.ndarray, at: int) -> None:
+        """Codes [start, end) (their reverse complement when ``reverse``) into ``out[at:]``,
+        unpacked straight from the map (what streaming reads a chunk with)."""
+        if reverse:
+            self.store.read_rc(self.index, start, end, out, at)
+        else:
+            self.store.read(self.index, start, end, out, at)
+
+    def gather(self, positions: np.ndarray) -> np.ndarray:
+        """Codes at scattered ``positions``."""
+        return self.store.gather(self.index, positions)
 
     def slice(self, start: int, end: int | None = None) -> Record:
         end = len(self) if end is None else min(end, len(self))
         return Record(f"{self.id}[{start}:{end}]", self.chunk(start, end), self.description,
-                      self.source)
+                      self.source, soft_mask=clip_intervals(self.soft_mask, start, end))
+
+
+class GappedStoreRecord(StoreRecord):
+    """A store record whose assembly gaps (runs of at least ``gap_min`` N) read as the gap
+    code in every read (``chunk``, ``codes``, streaming's ``read_into``, ``gather``): the
+    runs come from the store's table and are cleared in what was unpacked."""
+
+    def __init__(self, store: GenomeStore, index: int, gap_min: int):  # noqa: D107
+        super().__init__(store, index)
+        object.__setattr__(self, "gap_min", check_int("gap_min", gap_min, 1))
+        starts, ends = StoreRecord.n_runs(self, self.gap_min)
+        object.__setattr__(self, "_gaps", (np.ascontiguousarray(starts, dtype=np.int64),
+                                           np.ascontiguousarray(ends, dtype=np.int64)))
+
+    def __repr__(self) -> str:
+        return (f"GappedStoreRecord(id={self.id!r}, length={len(self)}, gap_min={self.gap_min}, "
+                f"store={self.store.path!r})")
+
+    def __reduce__(self):
+        return _gapped_record, (self.store, self.index, self.gap_min)
+
+    def gap_runs(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._gaps
+
+    def n_runs(self, min_len: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """The runs of N as this view reads them: those shorter than ``gap_min`` (the
+        longer ones read as gaps)."""
+        starts, ends = StoreRecord.n_runs(self, min_len)
+        keep = ends - starts < self.gap_min
+        return starts[keep], ends[keep]
+
+    def with_gap_min(self, gap_min: int | None = None) -> "GappedStoreRecord":
+        return StoreRecord.with_gap_min(self, gap_min)
+
+    def read_into(self, start: int, end: int, reverse: bool, out: np.ndarray, at: int) -> None:
+        super().read_into(start, end, reverse, out, at)
+        if self._gaps[0].shape[0]:
+            _clear_runs(out, at, start, end, self._gaps[0], self._gaps[1], reverse)
+
+    def gather(self, positions: np.ndarray) -> np.ndarray:
+        out = super().gather(positions)
+        starts, ends = self._gaps
+        if starts.shape[0] and positions.shape[0]:
+            run = np.searchsorted(ends, positions, side="right")
+            inside = run < starts.shape[0]
+            inside[inside] = starts[run[inside]] <= positions[inside]
+            out[inside] = GAP_CODE
+        return out
+
+
+def _gapped_record(store: GenomeStore, index: int, gap_min: int) -> GappedStoreRecord:
+    return GappedStoreRecord(store, index, gap_min)
 
 
 def open_store(path: str | os.PathLike) -> GenomeStore:
@@ -349,6 +643,8 @@ def verify(path: str | os.PathLike, progress: Callable[[int, int], None] | None 
     if digest.hexdigest() != store.payload_sha256:
         raise StoreError(f"{store.path}: corrupt genome store (payload checksum mismatch); "
                          "rebuild it with primerscope index")
+    if store.has_intervals:
+        store._tables()  # checks the interval section's CRC
     return store.info()
 
 
@@ -384,7 +680,11 @@ class _HashingReader:
 
 
 class _Writer:
-    """Packs records into the payload of a store being written to ``fh``."""
+    """Packs records into the payload of a store being written to ``fh``, noting each
+    record's runs of N and of lower case on the way."""
+
+    #: rows of the run tables the packing kernel fills before they are emptied
+    RUN_ROWS = 1 << 16
 
     def __init__(self, fh, source: str):
         self.fh, self.source = fh, source
@@ -394,7 +694,14 @@ class _Writer:
         self.descriptions: list[str] = []
         self.lengths: list[int] = []
         self.offsets: list[int] = []
+        self.n_runs: list[np.ndarray] = []  # per record: (rows, 2) int64
+        self.mask_runs: list[np.ndarray] = []
         self._out = np.empty(BUILD_BLOCK // 2 + 2, dtype=np.uint8)
+        self._state = np.zeros(6, dtype=np.int64)
+        self._n_rows = np.empty((self.RUN_ROWS, 2), dtype=np.int64)
+        self._m_rows = np.empty((self.RUN_ROWS, 2), dtype=np.int64)
+        self._n_parts: list[np.ndarray] = []
+        self._m_parts: list[np.ndarray] = []
         self._open = False
 
     def begin(self, raw_id: str, description: str) -> None:
@@ -405,24 +712,50 @@ class _Writer:
         self.descriptions.append(_description(raw_id, description) if description != raw_id else "")
         self.offsets.append(self.pos)
         self.lengths.append(0)
-        self._pending = -1
+        self._state[:] = (-1, 0, -1, -1, 0, 0)
+        self._n_parts, self._m_parts = [], []
+        self._mask_blocks = None
         self._open = True
+
+    def replace_mask(self, blocks) -> None:
+        """The open record's mask runs are ``blocks`` ((start, end) pairs in order), not what
+        the case of its text says (.2bit: py2bit gives an N block in upper case even where a
+        mask block covers it). Touching blocks are merged, as runs of a text are."""
+        rows = np.asarray(list(blocks), dtype=np.int64).reshape(-1, 2)
+        if rows.shape[0] > 1:
+            joined = rows[1:, 0] == rows[:-1, 1]  # a block that starts where one ends
+            keep_start = np.concatenate(([True], ~joined))
+            keep_end = np.concatenate((~joined, [True]))
+            rows = np.stack((rows[keep_start, 0], rows[keep_end, 1]), axis=1)
+        self._mask_blocks = rows
 
     def add_text(self, buf: np.ndarray, lo: int = 0, hi: int | None = None) -> None:
         """Encode and pack text bytes ``buf[lo:hi]`` of the open record (white space skipped)."""
         hi = buf.shape[0] if hi is None else hi
+        state = self._state
         while lo < hi:
             part = min(hi, lo + 2 * (self._out.shape[0] - 1))
-            n_out, self._pending, codes, bad = _pack_text(buf, lo, part, _BUILD_TABLE, self._out,
-                                                          self._pending)
+            n_out, reached, bad = _pack_text(buf, lo, part, _BUILD_TABLE, self._out, state,
+                                             self._n_rows, self._m_rows)
             self._emit(self._out[:n_out])
-            self.lengths[-1] += codes
+            self.lengths[-1] = int(state[1])
+            self._take_runs()
             if bad >= 0:
                 char = chr(buf[bad])
                 raise StoreError(f"{self.source}: record '{self.ids[-1]}' position "
                                  f"{self.lengths[-1] + 1}: invalid character {char!r} "
                                  f"({_describe_bad(char)})")
-            lo = part
+            lo = reached
+
+    def _take_runs(self) -> None:
+        """Move the runs the kernel closed out of its fixed tables."""
+        state = self._state
+        if state[4]:
+            self._n_parts.append(self._n_rows[:state[4]].copy())
+            state[4] = 0
+        if state[5]:
+            self._m_parts.append(self._m_rows[:state[5]].copy())
+            state[5] = 0
 
     def _emit(self, data) -> None:
         if len(data):
@@ -434,10 +767,30 @@ class _Writer:
         if not self._open:
             return
         self._open = False
-        if self._pending >= 0:
-            self._emit(np.array([self._pending], dtype=np.uint8))
-        if self.lengths[-1] == 0:
+        pending, length, n_open, m_open = (int(x) for x in self._state[:4])
+        if pending >= 0:
+            self._emit(np.array([pending], dtype=np.uint8))
+        if length == 0:
             raise StoreError(f"{self.source}: record '{self.ids[-1]}' is empty")
+        for parts, open_at in ((self._n_parts, n_open), (self._m_parts, m_open)):
+            if open_at >= 0:  # a run that reaches the record's end
+                parts.append(np.array([[open_at, length]], dtype=np.int64))
+        self.n_runs.append(np.concatenate(self._n_parts) if self._n_parts
+                           else np.zeros((0, 2), dtype=np.int64))
+        if self._mask_blocks is not None:
+            self.mask_runs.append(self._mask_blocks)
+        else:
+            self.mask_runs.append(np.concatenate(self._m_parts) if self._m_parts
+                                  else np.zeros((0, 2), dtype=np.int64))
+
+    def intervals(self) -> bytes:
+        """The interval section: N starts, N ends, mask starts, mask ends (int64)."""
+        def column(tables, j):
+            return np.concatenate([t[:, j] for t in tables]).astype("<i8") if tables \
+                else np.zeros(0, dtype="<i8")
+
+        return b"".join(column(t, j).tobytes() for t in (self.n_runs, self.mask_runs)
+                        for j in (0, 1))
 
 
 def _fasta(path: Path, raw, writer: _Writer, on_block: Callable[[], None]) -> None:
@@ -520,7 +873,10 @@ def _biopython(path: Path, raw, fmt: str, writer: _Writer, on_block) -> None:
 
 
 def _twobit(path: Path, raw, writer: _Writer, on_block) -> None:
-    """UCSC .2bit through py2bit (Biopython's reader when py2bit is not installed)."""
+    """UCSC .2bit through py2bit (Biopython's reader when py2bit is not installed). Both
+    give N blocks as N, so the packing kernel finds the N runs a FASTA of the genome has.
+    Biopython gives mask blocks as lower case; py2bit does too except over an N block, so
+    its mask blocks are taken as it lists them."""
     while raw.read(BUILD_BLOCK):  # the source checksum
         on_block()
     step = BUILD_BLOCK
@@ -530,7 +886,7 @@ def _twobit(path: Path, raw, writer: _Writer, on_block) -> None:
         py2bit = None
     try:
         if py2bit is not None:
-            tb = py2bit.open(str(path))
+            tb = py2bit.open(str(path), True)
             try:
                 for name, length in tb.chroms().items():
                     writer.begin(name, name)
@@ -538,6 +894,7 @@ def _twobit(path: Path, raw, writer: _Writer, on_block) -> None:
                         seq = tb.sequence(name, lo, min(length, lo + step)).encode("ascii")
                         writer.add_text(np.frombuffer(seq, dtype=np.uint8))
                         on_block()
+                    writer.replace_mask(tb.softMaskedBlocks(name) or ())
             finally:
                 tb.close()
         else:
@@ -605,12 +962,15 @@ def source_format(path: Path) -> str:
 
 
 def build(source: str | os.PathLike, output: str | os.PathLike,
-          progress: Callable[[int, int], None] | None = None) -> StoreInfo:
+          progress: Callable[[int, int], None] | None = None,
+          gap_min: int = GAP_MIN) -> StoreInfo:
     """Read ``source`` once and write the store ``output`` (atomically).
 
     ``progress(done, total)`` is called with source bytes read (compressed bytes for
-    ``.gz``) after each block.
+    ``.gz``) after each block. ``gap_min`` is the store's assembly-gap length, the default
+    of jobs that read it (every N run is kept, whatever its length).
     """
+    gap_min = check_int("gap_min", gap_min, 1)
     path = Path(os.fspath(source))
     fmt = source_format(path)
     src = _Source(path)
@@ -641,15 +1001,22 @@ def build(source: str | os.PathLike, output: str | os.PathLike,
                                           "bytes": src.size, "format": fmt,
                                           "built": time.strftime("%Y-%m-%dT%H:%M:%S")}},
                               ensure_ascii=False).encode("utf-8")
-            table = (np.asarray(writer.lengths, dtype="<i8").tobytes()
-                     + np.asarray(writer.offsets, dtype="<i8").tobytes() + meta)
+            counts = [[len(t) for t in tables] for tables in (writer.n_runs, writer.mask_runs)]
+            table = b"".join(np.asarray(column, dtype="<i8").tobytes() for column in
+                             (writer.lengths, writer.offsets, *counts)) + meta
             table_offset = HEADER_BYTES + writer.pos
             fh.write(table)
-            file_bytes = table_offset + len(table)
+            intervals = writer.intervals()
+            pad = -(table_offset + len(table)) % 8 if intervals else 0  # int64 rows aligned
+            fh.write(b"\0" * pad)
+            interval_offset = table_offset + len(table) + pad
+            fh.write(intervals)
+            file_bytes = interval_offset + len(intervals)
             bases = int(sum(writer.lengths))
             header = _HEADER.pack(MAGIC, VERSION, FLAG_PACKED, n, bases, HEADER_BYTES, writer.pos,
                                   table_offset, len(table), file_bytes, src.reader.sha.digest(),
-                                  writer.sha.digest(), zlib.crc32(table))
+                                  writer.sha.digest(), zlib.crc32(table), interval_offset,
+                                  len(intervals), zlib.crc32(intervals), gap_min)
             fh.flush()
             fh.seek(0)
             fh.write(header + _HEADER_CRC.pack(zlib.crc32(header)))

@@ -50,6 +50,15 @@ that strand. A family picks its overlap from the longest footprint a hit can hav
   sites of a whole record, so they need no overlap of their own, however far apart
   (``--max-product``) their primers lie, and none is seen twice.
 
+**Gaps.** An assembly gap (a run of at least ``gap_min`` N, engine.gaps) reads as the
+gap code, which matches nothing, so no hit of at most K edits holds more than K gap
+bases. The plan leaves out the inside of every gap longer than twice that
+(:func:`gap_skips`): only K gap bases are read at either end, and the columns between
+two such gaps are cut like a record of their own. A GRCh38-like genome (about 120 Mb of
+N, mostly in runs of 10 kb and more) is then 120 Mb less work on every backend that
+streams, and a store's gapped view (:meth:`engine.store.StoreRecord.with_gap_min`) says
+where its gaps are from its table, without a scan.
+
 **Tasks.** A job over a streamed background is a grid of tasks, (range of target
 starts or patterns) x (chunk), each computing a partial answer from one
 :class:`ChunkText`, and a merge that is associative and commutative (kdiff: the
@@ -109,11 +118,19 @@ class ChunkText:
     strands: tuple[str, ...]
 
 
-def plan_chunks(lengths, overlap: int, chunk_bases: int | None = None) -> list[Chunk]:
+def plan_chunks(lengths, overlap: int, chunk_bases: int | None = None,
+                skips=None) -> list[Chunk]:
     """Cut records of ``lengths`` into chunks of at most about ``chunk_bases`` text bases
     (per strand), each piece's text starting ``overlap`` columns before the columns it
     owns. Records shorter than a chunk share one whole. A chunk is at least
-    ``config.STREAM_OVERLAP_RATIO`` x the overlap, so little is read twice."""
+    ``config.STREAM_OVERLAP_RATIO`` x the overlap, so little is read twice.
+
+    ``skips[i]`` (optional): (starts, ends) of columns of record i that no piece reads,
+    sorted and disjoint (the inside of long assembly gaps, :func:`gap_skips`). The columns
+    between two skips are planned as a record of their own: a piece's lead never reaches
+    back across a skip. The piece after a skip owns its columns (its ``own`` lies before its
+    ``start``: no hit ends there), so that the owned ranges still partition each record and
+    progress counted in owned columns still reaches the whole text."""
     overlap = max(0, int(overlap))
     size = max(int(chunk_bases or config.STREAM_CHUNK_BASES),
                config.STREAM_OVERLAP_RATIO * overlap, 1)
@@ -121,24 +138,77 @@ def plan_chunks(lengths, overlap: int, chunk_bases: int | None = None) -> list[C
     current: list[Piece] = []
     filled = 0
     for index, n in enumerate(int(x) for x in lengths):
-        pos = 0
-        while pos < n:
-            lead = min(pos, overlap)
-            take = min(n - pos, size - filled - lead)
-            if take < n - pos and take < max(1, overlap) and current:
-                chunks.append(Chunk(tuple(current)))  # too little room left: a new chunk
-                current, filled = [], 0
-                continue
-            take = max(1, take)
-            current.append(Piece(index, pos - lead, pos + take, pos))
-            filled += take + lead
-            pos += take
-            if filled >= size:
-                chunks.append(Chunk(tuple(current)))
-                current, filled = [], 0
+        for owned_from, first, stop in _segments(n, None if skips is None else skips[index]):
+            pos = first
+            while pos < stop:
+                lead = min(pos - first, overlap)
+                take = min(stop - pos, size - filled - lead)
+                if take < stop - pos and take < max(1, overlap) and current:
+                    chunks.append(Chunk(tuple(current)))  # too little room left: a new chunk
+                    current, filled = [], 0
+                    continue
+                take = max(1, take)
+                current.append(Piece(index, pos - lead, pos + take,
+                                     owned_from if pos == first else pos))
+                filled += take + lead
+                pos += take
+                if filled >= size:
+                    chunks.append(Chunk(tuple(current)))
+                    current, filled = [], 0
     if current:
         chunks.append(Chunk(tuple(current)))
     return chunks
+
+
+def _segments(n: int, skip):
+    """(first column owned, first column read, end) of each stretch of a record of length n
+    between its skips. A skip that reaches the record's end stops one column short of it, so
+    that some piece owns every column."""
+    if skip is None or not len(skip[0]):
+        return [(0, 0, n)] if n else []
+    starts, ends = (np.asarray(a).tolist() for a in skip)
+    if ends[-1] >= n:
+        ends[-1] = n - 1
+        if ends[-1] <= starts[-1]:
+            starts, ends = starts[:-1], ends[:-1]
+    out, owned_from = [], 0
+    for lo, hi in zip([0] + ends, starts + [n]):
+        if hi > lo:
+            out.append((owned_from, lo, hi))
+            owned_from = hi
+    return out
+
+
+def gap_skips(starts: np.ndarray, ends: np.ndarray, reach: int):
+    """The columns of gap runs [starts, ends) that no chunk needs to read: each run less
+    ``reach`` bases at either end, where that leaves any.
+
+    A gap base matches nothing, so it costs an edit (or a mismatch) in any hit that holds it:
+    a hit of at most ``reach`` edits holds at most ``reach`` gap bases, and so lies wholly on
+    one side of a run's inside, within the ``reach`` gap bases kept there. The overlap of
+    every family is at least its edits (kdiff m + K, k-mismatch windows m - 1 >= k, edit
+    search m + k, pcr primer + edits), which is the ``reach`` :class:`Background` uses unless
+    a caller gives its edits.
+
+    This needs every hit to hold a base that is not a gap, i.e. fewer edits than the
+    pattern is long. kdiff always has it (it reports lengths, not places); a k-mismatch or
+    edit search with k >= m, where every window of the text is a hit, loses the all-gap
+    windows inside a gap when streamed (a gap-as-record-break answer has none either)."""
+    starts = np.asarray(starts, dtype=np.int64) + reach
+    ends = np.asarray(ends, dtype=np.int64) - reach
+    keep = ends > starts
+    return starts[keep], ends[keep]
+
+
+def record_gap_runs(record) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of a record's gap bases (code :data:`engine.gaps.GAP_CODE`): a genome
+    store's gapped view lists them from its table; a record in memory is scanned once."""
+    from engine.gaps import gap_runs
+
+    own = getattr(record, "gap_runs", None)
+    if callable(own):
+        return own()
+    return gap_runs(record.codes)
 
 
 class Background:
@@ -153,6 +223,7 @@ class Background:
         self.text_bases = int(self.lengths.sum()) * (2 if strands == "both" else 1)
         self._buffer = np.zeros(0, dtype=np.uint8)
         self._plans: dict = {}
+        self._gap_runs: list | None = None
 
     def fits(self, budget: int | None = None) -> bool:
         """Whether the whole text stays within the budget (then no streaming): in memory,
@@ -169,13 +240,26 @@ class Background:
         strands = 2 if self.strands == "both" else 1
         return max(1, config.GPU_STREAM_BYTES // strands - int(overlap) - 1)
 
-    def chunks(self, overlap: int, chunk_bases: int | None = None) -> list[Chunk]:
-        """The chunk plan for ``overlap`` (kept: a job asks for the same plan every slice)."""
+    def chunks(self, overlap: int, chunk_bases: int | None = None,
+               max_edits: int | None = None) -> list[Chunk]:
+        """The chunk plan for ``overlap`` (kept: a job asks for the same plan every slice).
+
+        The inside of each long assembly gap is left out (:func:`gap_skips`): a hit holds at
+        most ``max_edits`` gap bases (default: ``overlap``, never less than a family's
+        edits), so only that many are read at each end of a gap."""
         chunk_bases = chunk_bases or self.chunk_bases(overlap)
-        key = (int(overlap), chunk_bases, config.STREAM_OVERLAP_RATIO)
+        reach = int(overlap) if max_edits is None else min(int(overlap), int(max_edits))
+        key = (int(overlap), chunk_bases, config.STREAM_OVERLAP_RATIO, reach)
         if key not in self._plans:
-            self._plans[key] = plan_chunks(self.lengths, overlap, chunk_bases)
+            skips = [gap_skips(*runs, reach) for runs in self.gap_runs()]
+            self._plans[key] = plan_chunks(self.lengths, overlap, chunk_bases, skips)
         return self._plans[key]
+
+    def gap_runs(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each record's gap runs (:func:`record_gap_runs`), found once."""
+        if self._gap_runs is None:
+            self._gap_runs = [record_gap_runs(r) for r in self.records]
+        return self._gap_runs
 
     def text(self, chunk: Chunk) -> ChunkText:
         """The chunk's codes in a buffer reused from call to call (valid until the next)."""
@@ -209,11 +293,8 @@ def _read(record: Record, start: int, end: int, reverse: bool, out: np.ndarray, 
     ``out[at:]``: unpacked straight from a store's map, or copied from memory."""
     from engine.store import StoreRecord, reverse_complement_into
 
-    if isinstance(record, StoreRecord):
-        if reverse:
-            record.store.read_rc(record.index, start, end, out, at)
-        else:
-            record.store.read(record.index, start, end, out, at)
+    if isinstance(record, StoreRecord):  # (a gapped view clears its gaps as it reads)
+        record.read_into(start, end, reverse, out, at)
         return
     codes = record.chunk(start, end)
     if reverse:
@@ -257,7 +338,7 @@ def _gather(record: Record, positions: np.ndarray) -> np.ndarray:
     from engine.store import StoreRecord
 
     if isinstance(record, StoreRecord):
-        return record.store.gather(record.index, positions)
+        return record.gather(positions)
     lo, hi = int(positions.min()), int(positions.max()) + 1
     return record.chunk(lo, hi)[positions - lo]
 

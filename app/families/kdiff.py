@@ -15,7 +15,7 @@ class KdiffAdapter(FamilyAdapter):
         Column("target", "str", "", "Target record"),
         Column("start", "int", "start", "First base of the candidate (1-based)"),
         Column("end", "int", "end", "Last base of the candidate (1-based, inclusive)"),
-        Column("length", "int", "length", "Candidate length c+1; short means specific"),
+        Column("length (bp)", "int", "length", "Candidate length c+1; short means specific"),
         Column("sequence", "str"),
     )
 
@@ -70,6 +70,12 @@ class KdiffAdapter(FamilyAdapter):
 
         return [candidate_row(c) for c in items]
 
+    def export(self):
+        """kdiff's writers live with the primer tools (``engine.primers.export_kdiff``)."""
+        from engine.primers import export_kdiff
+
+        return export_kdiff
+
     def csv_text(self, result) -> str:
         from dataclasses import replace
 
@@ -117,10 +123,10 @@ class KdiffAdapter(FamilyAdapter):
         text = f"{n:,} candidates" if result.info.complete else \
             f"{n:,} candidates from the {settled:,} start positions settled before the cancel"
         background = getattr(result, "background_summary", None)
-        if background is not None:  # assembly gaps and ambiguity codes (engine.gaps)
-            text += f"; background: {background.line()}"
-            if background.warning():
-                text += f" (warning: {background.warning()})"
+        if background is not None and (background.gaps or background.ambiguous):
+            text += f"; background: {background.line()}"  # (engine.gaps)
+        if background is not None and background.warning():
+            text += f" (warning: {background.warning()})"
         return text
 
     def create_views(self, host):
@@ -132,6 +138,7 @@ class KdiffAdapter(FamilyAdapter):
         from app.views.pairs import PairsView
         from app.views.panel import PanelView
         from app.views.primers import PrimerTools
+        from app.views.sequence import KdiffSequenceView
 
         profile, candidate = SpecificityView(), CandidateView()
 
@@ -199,7 +206,7 @@ class KdiffAdapter(FamilyAdapter):
         landscape = LandscapeView(show_k, export_tracks, profile.prepare, want_every_k,
                                   self.every_k, lambda: self.shown_k)
         return [SplitView("Specificity", [profile, candidate], Qt.Orientation.Horizontal, (600, 500)),
-                landscape,
+                KdiffSequenceView(), landscape,
                 OffTargetView(backend_choice), PairsView(pair_inputs, host.settings, host.ask, has_inputs),
                 PanelView(panel_background, backend_choice),
                 PrimerTools(self, host.results, host.settings)]

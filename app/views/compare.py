@@ -16,6 +16,8 @@ from app.views.plotting import BLUE, GREY, RED
 
 class CompareView(ResultView):
     title = "Compare backends"
+    empty_hint = ("Run ▸ Compare backends (Ctrl+B) runs the loaded job on every available variant "
+                  "and backend, after a short probe of each, and shows their speed-ups here.")
 
     def __init__(self):
         super().__init__()
@@ -34,9 +36,16 @@ class CompareView(ResultView):
         layout.addWidget(self.caption)
         self.rows = []
         self._texts = []
+        self.running = ""  # what a comparison in progress is doing ("" when none is)
 
     def reset(self, job) -> None:
         self.rows = []
+        self._draw()
+
+    def set_running(self, text: str) -> None:
+        """A comparison is probing or running (the tab shows it, not 'Nothing to show yet');
+        "" when it has ended."""
+        self.running = text
         self._draw()
 
     def add_row(self, row) -> None:
@@ -49,7 +58,11 @@ class CompareView(ResultView):
         done = [r for r in self.rows if r.complete and r.seconds > 0]
         if not done:
             self.plot.getAxis("left").setTicks([[]])
+            self.plot.getAxis("bottom").setTicks([[]])  # no numbers that mean nothing yet
+            if self.running:
+                self.caption.setText(self.running)
             return
+        self.plot.getAxis("bottom").setTicks(None)
         slowest = max(r.seconds for r in done)
         speedups = np.array([slowest / r.seconds for r in done])
         ys = np.arange(len(done))
@@ -67,15 +80,26 @@ class CompareView(ResultView):
         self.plot.setXRange(0, speedups.max() * 1.35, padding=0)
         self.plot.setYRange(-0.6, len(done) - 0.4, padding=0)
         disagree = [r.label for r in done if r.agrees is False]
-        skipped = [r.label for r in self.rows if not r.complete]
+        cancelled = [r.label for r in self.rows if not r.complete and r.skipped is None]
+        skipped = [f"{r.label} (about {r.skipped:,.0f} s)" if r.skipped != float("inf")
+                   else f"{r.label} (no slice ended within the probe)"
+                   for r in self.rows if r.skipped is not None]
         notes = [f"{len(done)} runs of the same job; solve times exclude kernel compilation."]
+        if self.running:
+            notes.insert(0, self.running)
         if disagree:
             notes.append("These gave a different answer from the first run: " + ", ".join(disagree))
         else:
             notes.append("All runs gave the same answer.")
+        if cancelled:
+            notes.append("Cancelled: " + ", ".join(cancelled))
         if skipped:
-            notes.append("Cancelled: " + ", ".join(skipped))
+            notes.append("Skipped as pathologically slow here, by their probes' estimates: "
+                         + ", ".join(skipped) + ".")
         self.caption.setText(" ".join(notes))
 
     def has_data(self) -> bool:
         return bool(self.rows)
+
+    def is_empty(self) -> bool:
+        return not self.rows and not self.running

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlain
 from app.primers import short_id
 from app.views import ResultView
 from app.views.matrix import MatrixPanel
-from app.views.plotting import BLUE, GREY, ORANGE, RED
+from app.views.plotting import BLUE, GREY, ORANGE, RED, SequenceBand
 from app.worker import JobRunner
 
 #: Above this many highlighted candidates, highlight as a thick line instead of dots.
@@ -71,6 +71,8 @@ class SpecificityView(ResultView):
         self.plot.setClipToView(True)
         self.plot.setDownsampling(mode="peak")
         self.curve = self.plot.plot(pen=pg.mkPen(BLUE, width=1.2), name="candidate length")
+        self.band = SequenceBand(self.plot)  # the target's soft-masked stretches and gaps
+        self.widget.setToolTip(SequenceBand.TIP)
         self.marks = pg.ScatterPlotItem(size=7, pen=pg.mkPen(None), brush=pg.mkBrush(ORANGE))
         self.mark_line = self.plot.plot(pen=pg.mkPen(ORANGE, width=3), connect="finite")
         self.plot.addItem(self.marks)
@@ -166,9 +168,15 @@ class SpecificityView(ResultView):
 
     # -- drawing --------------------------------------------------------------------------------
     def _redraw_all(self) -> None:
+        self._draw_band()
         self._draw_curve()
         self._draw_highlight()
         self._draw_selected()
+
+    def _draw_band(self) -> None:
+        """The shown target's soft-masked stretches and gaps, just under length 0."""
+        record = next((r for r in self._job_targets if r.id == self.current_record()), None)
+        self.band.show(record, -1.0)
 
     def _draw_curve(self) -> None:
         profile = self._profiles.get(self.current_record())
@@ -330,7 +338,16 @@ class CandidateView(ResultView):
         self.status.setText("Select a candidate (table or profile) to see its D matrix.")
 
     def select(self, item) -> None:
-        if item is None or self._job is None:
+        if self._job is None:
+            return
+        if item is None:  # the filters hide the selected candidate: show no stale matrix
+            self._selected = self._pending = None
+            self.runner.cancel()
+            self.match = None
+            self.panel.matrix.clear_matrix()
+            self.text.clear()
+            self.status.setText("No candidate selected (the filters hide the one that was). "
+                                "Select one in the table or the profile.")
             return
         self._selected = item
         if self.runner.running:
@@ -340,6 +357,7 @@ class CandidateView(ResultView):
         self._start(item)
 
     def _start(self, item) -> None:
+        from engine.gaps import GAP_MIN
         from engine.kdiff import iter_closest_match
 
         job = self._job
@@ -352,8 +370,9 @@ class CandidateView(ResultView):
         self._current = item
         self.status.setText(f"Searching the background for the closest match of {item.target_id} "
                             f"{item.start:,}–{item.end:,} ({item.length} bp)…")
+        gap_min = job.params.get("gap_min", GAP_MIN)  # (the job's background is masked so)
         self.runner.start(lambda token: iter_closest_match(codes, backgrounds, k, strands=strands,
-                                                           cancel=token))
+                                                           cancel=token, gap_min=gap_min))
 
     def _on_progress(self, fraction) -> None:
         item = self._current
@@ -365,7 +384,7 @@ class CandidateView(ResultView):
             item, self._pending = self._pending, None
             self._start(item)
             return
-        if match is None:
+        if match is None or self._selected is None:
             return
         item = self._current
         shift = {r.id: r.offset for r in self._job.inputs["background"]}.get(match.record_id, 0)

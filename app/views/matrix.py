@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.views import ResultView
@@ -23,6 +23,12 @@ CELL_TEXT_LIMIT = 900
 LETTER_TICK_LIMIT = 80
 
 
+def _font(pixels: int) -> QFont:
+    font = QFont()
+    font.setPixelSize(pixels)
+    return font
+
+
 class CellValues(pg.GraphicsObject):
     """Every cell's value written in it, in one item (cheaper than a TextItem per cell).
 
@@ -30,16 +36,31 @@ class CellValues(pg.GraphicsObject):
     are large enough on screen to be read.
     """
 
-    def __init__(self):
+    def __init__(self, text=lambda value: str(int(value)), min_cell: float = 11):
         super().__init__()
         self._data: np.ndarray | None = None
         self._origin = (0, 0)
         self._mid = 0.0
+        self._text = text  # value -> what the cell says
+        self._min_cell = min_cell  # cells smaller than this on screen (pixels) stay blank
 
     def set_values(self, data: np.ndarray | None, origin=(0, 0), mid: float = 0.0) -> None:
         self.prepareGeometryChange()
         self._data, self._origin, self._mid = data, origin, mid
         self.update()
+
+    def fits(self, cell_w: float, cell_h: float) -> QFont | None:
+        """The font that writes every value inside its cell of that on-screen size, or None
+        when no readable font does (the values would run into each other)."""
+        if self._data is None or min(cell_w, cell_h) < self._min_cell:
+            return None
+        longest = max((self._text(v) for v in np.ravel(self._data)), key=len, default="0")
+        font = _font(int(max(7, min(cell_h * 0.6, 15))))
+        while QFontMetrics(font).horizontalAdvance(longest) > cell_w * 0.92:
+            if font.pixelSize() <= 7:
+                return None
+            font = _font(font.pixelSize() - 1)
+        return font
 
     def boundingRect(self) -> QRectF:
         if self._data is None:
@@ -53,12 +74,11 @@ class CellValues(pg.GraphicsObject):
         transform = painter.transform()
         cell_w = abs(transform.m11()) + abs(transform.m21())
         cell_h = abs(transform.m22()) + abs(transform.m12())
-        if min(cell_w, cell_h) < 11:
+        font = self.fits(cell_w, cell_h)
+        if font is None:
             return
         painter.save()
         painter.resetTransform()
-        font = QFont()
-        font.setPixelSize(int(max(7, min(cell_h * 0.6, cell_w * 0.5, 15))))
         painter.setFont(font)
         dark, light = QColor("black"), QColor("white")
         r0, c0 = self._origin
@@ -66,7 +86,7 @@ class CellValues(pg.GraphicsObject):
             centre = transform.map(QPointF(c0 + j, r0 + i))
             painter.setPen(dark if value > self._mid else light)  # viridis: light at the top
             painter.drawText(QRectF(centre.x() - cell_w / 2, centre.y() - cell_h / 2, cell_w, cell_h),
-                             Qt.AlignmentFlag.AlignCenter, str(int(value)))
+                             Qt.AlignmentFlag.AlignCenter, self._text(value))
         painter.restore()
 
 
@@ -100,7 +120,14 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         self._origin = (0, 0)
         self._fit_pending = True
         self._read = None  # stored value -> what the hover read-out says
+        self._letters = ("", "")  # the sequences along the rows and columns, if short
+        self._shown_letters = None
+        self._show_scales(False)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        # Letters are drawn only while a cell is tall (wide) enough for one: else they smear
+        # into each other and the axis shows numbers instead.
+        self.plot.vb.sigResized.connect(lambda *_: self._show_letter_ticks())
+        self.plot.vb.sigRangeChanged.connect(lambda *_: self._show_letter_ticks())
 
     def set_decoder(self, read, to_score=None) -> None:
         """Snapshots store scaled values: ``read(value) -> str`` for the hover read-out and
@@ -120,8 +147,20 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         self.path.setData([], [])
         self.values.set_values(None)
         self._fit_pending = True
+        self._letters = ("", "")
+        self._shown_letters = None
         self.plot.getAxis("left").setTicks(None)
         self.plot.getAxis("bottom").setTicks(None)
+        self._show_scales(False)
+
+    def _show_scales(self, shown: bool) -> None:
+        """Axis numbers and the colour bar only over a matrix: empty axes' 0..1 mean nothing."""
+        for name in ("left", "bottom"):
+            self.plot.getAxis(name).setStyle(showValues=shown)
+        self.colorbar.setVisible(shown)
+
+    def scales_shown(self) -> bool:
+        return self.colorbar.isVisible()
 
     def has_data(self) -> bool:
         return self._data is not None
@@ -155,6 +194,7 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
             lut[empty] = (225, 225, 225, 255)
         self.image.setImage(data, autoLevels=False, levels=(0, top), lut=lut)
         self.colorbar.setLevels(levels)
+        self._show_scales(True)
         if first:
             r0, c0 = origin
             self.image.setRect(QRectF(c0 - 0.5, r0 - 0.5, cols, rows))
@@ -170,13 +210,42 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         self.path.setData(np.asarray(cols, dtype=float), np.asarray(rows, dtype=float))
 
     def _set_letter_ticks(self, row_letters: str, col_letters: str) -> None:
+        self._letters = (row_letters if len(row_letters) <= LETTER_TICK_LIMIT else "",
+                         col_letters if len(col_letters) <= LETTER_TICK_LIMIT else "")
+        self._shown_letters = None
+        self._show_letter_ticks()
+
+    def letters_shown(self) -> tuple[bool, bool]:
+        """Whether the rows' and the columns' letters are on the axes now (tests)."""
+        return tuple(bool(on) for on in (self._shown_letters or (False, False)))
+
+    def _show_letter_ticks(self) -> None:
         r0, c0 = self._origin
-        for axis, letters, first in (("left", row_letters, r0), ("bottom", col_letters, c0)):
-            if letters and len(letters) <= LETTER_TICK_LIMIT:
-                major = [(first + k, f"{ch}") for k, ch in enumerate(letters)]
-                self.plot.getAxis(axis).setTicks([major])
+        per_cell = self.cell_pixels()
+        room = self.letter_room()
+        shown = tuple(bool(letters) and size >= need
+                      for letters, size, need in zip(self._letters, per_cell, room))
+        if shown == getattr(self, "_shown_letters", None):
+            return
+        self._shown_letters = shown
+        for axis, letters, first, on in (("left", self._letters[0], r0, shown[0]),
+                                         ("bottom", self._letters[1], c0, shown[1])):
+            if on:
+                self.plot.getAxis(axis).setTicks([[(first + k, ch) for k, ch in enumerate(letters)]])
             else:
                 self.plot.getAxis(axis).setTicks(None)
+
+    def letter_room(self) -> tuple[float, float]:
+        """Pixels a row (column) needs for its letter to stand clear of the next one's."""
+        metrics = QFontMetrics(self.plot.getAxis("left").style.get("tickFont") or QFont())
+        return metrics.height() * 0.9, metrics.horizontalAdvance("W") * 1.3
+
+    def cell_pixels(self) -> tuple[float, float]:
+        """On-screen (height, width) of one cell, in pixels."""
+        vb = self.plot.vb
+        (x0, x1), (y0, y1) = vb.viewRange()
+        rect = vb.boundingRect()
+        return (rect.height() / max(1e-9, abs(y1 - y0)), rect.width() / max(1e-9, abs(x1 - x0)))
 
     def _write_cells(self, data: np.ndarray | None) -> None:
         lo, hi = self.colorbar.levels()

@@ -18,6 +18,7 @@ from app import primers
 from app.families import Column
 from app.table import ResultsFilter, ResultsModel
 from app.views import ResultView
+from app.warmup import COMPILING, CompileClock
 from app.worker import JobRunner
 
 SITE_COLUMNS = (
@@ -127,6 +128,7 @@ class OffTargetView(ResultView):
         self._job = None          # the kdiff job: its background and k
         self._candidate = None    # the selected candidate
         self._searching = None    # (candidate, max_edits, note) of the search in progress
+        self.clock = CompileClock()  # its compiling phase (the first search compiles)
         self.report: primers.OffTargetReport | None = None
         self._update_buttons()
 
@@ -186,6 +188,7 @@ class OffTargetView(ResultView):
         self.error.setVisible(False)
         self.status.setVisible(True)
         self.status.setText(f"Searching {self._label(candidate)} within {max_edits} edits…")
+        self.clock = CompileClock()
         self.runner.start(lambda token: primers.offtarget_run(
             candidate, background, max_edits, backend=edit_backend, threads=edit_threads,
             cancel=token, scheduler=scheduler if edit_backend == "dask" else None))
@@ -205,8 +208,10 @@ class OffTargetView(ResultView):
             self.status.setText(f"Searching {label} within {self._searching[1]} edits with edit "
                                 f"{item.job.variant}/{item.job.backend}…")
         elif isinstance(item, Progress):
+            self.clock.see(item)
             if item.phase == "compiling":
-                self.status.setText("Compiling the edit search kernels… (first run only)")
+                self.status.setText(f"The edit search's kernels: {COMPILING}… (kept on disk: "
+                                    "later searches start at once)")
             else:
                 self.status.setText(f"Searching {label} within {self._searching[1]} edits… "
                                     f"{100 * item.fraction:.0f}%")
@@ -259,7 +264,11 @@ class OffTargetView(ResultView):
         sites = report.sites
         n = len(sites)
         extend = sum(1 for s in sites if s.edits_3prime == 0)
-        where = f"edit {job.variant}/{job.backend} in {report.seconds:.2g} s"
+        # The first search compiles its kernels: that wait is not search time.
+        compiling = self.clock.total()
+        where = f"edit {job.variant}/{job.backend} in {max(0.0, report.seconds - compiling):.2g} s"
+        if self.clock.note():
+            where += f", {self.clock.note()}"
         if not report.complete:
             text = f"Cancelled: {n:,} sites found before the cancel ({where})."
         elif n:

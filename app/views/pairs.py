@@ -16,7 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QComboBox, QDoubleSpinBox,
+from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDoubleSpinBox,
                                QHBoxLayout, QLabel, QLineEdit, QMenu, QProgressBar,
                                QPushButton, QSpinBox, QSplitter, QToolButton,
                                QVBoxLayout, QWidget)
@@ -28,12 +28,12 @@ from app.primers import short_id
 from app.settings import load_json, save_json
 from app.table import ResultsFilter, ResultsModel, table_view
 from app.views import ResultView
-from app.views.plotting import BLUE, GREEN, GREY, ORANGE, PURPLE, RED
+from app.views.plotting import BLUE, GREEN, GREY, ORANGE, PURPLE, RED, SequenceBand
 
 SETTINGS_KEY = "pairs/design"
 #: The view's fields and their defaults (Primer3's, and the CLI's for the PCR).
 DEFAULTS = {"product_ranges": "100-300", "tm_min": 57.0, "tm_opt": 60.0, "tm_max": 63.0,
-            "max_tm_diff": 5.0, "num_return": 5, "max_edits": 3}
+            "max_tm_diff": 5.0, "num_return": 5, "max_edits": 3, "avoid_masked": False}
 #: Pair table columns hidden at first (the CSV keeps them): the view stays narrow.
 HIDDEN = {"F end", "R start", "compl. any Tm", "compl. 3′ Tm", "product Tm", "closest record",
           "closest start", "closest end", "closest F", "closest R"}
@@ -92,6 +92,7 @@ class PairsView(ResultView):
         self.result = None
         self.job = None
         self._offsets: dict[str, int] = {}
+        self._targets: dict = {}  # id -> the target record designed for (its band)
         self._background = ""
         self._selected = None
         self._build_controls()
@@ -129,10 +130,14 @@ class PairsView(ResultView):
         self.num_return = _int(1, 1000, "Pairs per target record, best first (Primer3: 5)")
         self.max_edits = _int(0, 10, "In-silico PCR: a primer binds where it matches within this "
                                      "many edits (both strands; 3′ rule: no edit in its last 5 bases)")
+        self.avoid_masked = QCheckBox("Avoid soft-masked 3′ ends")
+        self.avoid_masked.setToolTip("Leave out primers whose 3′-most 5 bases touch a soft-masked "
+                                     "(lower-case) base of the target, as primerscope pairs "
+                                     "--avoid-masked; matching stays case-blind")
         row1 = QHBoxLayout()
         for widget in (QLabel("Product sizes"), self.ranges, QLabel("Tm"), self.tm_min, self.tm_opt,
                        self.tm_max, QLabel("°C  ΔTm ≤"), self.tm_diff, QLabel("Pairs"),
-                       self.num_return, QLabel("PCR edits ≤"), self.max_edits):
+                       self.num_return, QLabel("PCR edits ≤"), self.max_edits, self.avoid_masked):
             row1.addWidget(widget)
         row1.addStretch(1)
 
@@ -209,6 +214,8 @@ class PairsView(ResultView):
         self.amplicon.setZValue(-10)
         self.amplicon.setVisible(False)
         plot.addItem(self.amplicon)
+        self.band = SequenceBand(plot)  # the target's soft-masked stretches and gaps
+        self.widget.setToolTip(SequenceBand.TIP)
         self.fwd_curve = plot.plot(pen=pg.mkPen(BLUE, width=1.2), connect="finite")
         self.rev_curve = plot.plot(pen=pg.mkPen(ORANGE, width=1.2), connect="finite")
         self.others = pg.ScatterPlotItem(size=8, pen=pg.mkPen(GREY), brush=pg.mkBrush(255, 255, 255, 200))
@@ -277,7 +284,7 @@ class PairsView(ResultView):
         return {"product_ranges": self.ranges.text().strip(), "tm_min": self.tm_min.value(),
                 "tm_opt": self.tm_opt.value(), "tm_max": self.tm_max.value(),
                 "max_tm_diff": self.tm_diff.value(), "num_return": self.num_return.value(),
-                "max_edits": self.max_edits.value()}
+                "max_edits": self.max_edits.value(), "avoid_masked": self.avoid_masked.isChecked()}
 
     def set_values(self, values: dict) -> None:
         v = dict(DEFAULTS)
@@ -288,6 +295,7 @@ class PairsView(ResultView):
                          (self.tm_diff, "max_tm_diff"), (self.num_return, "num_return"),
                          (self.max_edits, "max_edits")):
             box.setValue(v[key])
+        self.avoid_masked.setChecked(v["avoid_masked"])
 
     # -- running -----------------------------------------------------------------------------------
     def run(self) -> bool:
@@ -311,6 +319,7 @@ class PairsView(ResultView):
         if self._settings is not None:
             save_json(self._settings, SETTINGS_KEY, values)
         self._offsets = {r.id: r.offset for r in inputs["target"]}
+        self._targets = {r.id: r for r in inputs["target"]}
         self._background = pairs.records_label(inputs["background"])
         self.error.setVisible(False)
         self.status.setText("Starting the pair design…")
@@ -430,6 +439,7 @@ class PairsView(ResultView):
             for curve in (self.fwd_curve, self.rev_curve):
                 curve.setData([], [])
             self.others.setData([], [])
+            self.band.show(None, 0)
             self._draw_selected()
             self._caption_idle()
             return
@@ -444,6 +454,7 @@ class PairsView(ResultView):
         self.plot.setXRange(x[0] if len(x) else 0, x[-1] if len(x) else 1, padding=0.01)
         top = design.len_max + 15
         self.plot.setYRange(-top, top, padding=0)
+        self.band.show(self._targets.get(spec.target_id), -top + 2)
         mine = [p for p in self.result.pairs if p.target_id == spec.target_id]
         points = [{"pos": (p.left.start, p.left.length), "data": p} for p in mine]
         points += [{"pos": (p.right.end, -p.right.length), "data": p} for p in mine]

@@ -25,10 +25,11 @@ from app import panel
 from app.pairs import PRODUCT_COLUMNS, product_rows
 from app.table import ResultsFilter, ResultsModel, table_view
 from app.views import ResultView
+from app.views.matrix import CellValues
 from app.views.plotting import RED
 
-#: Cells get their value written in them up to this many primers.
-LABEL_LIMIT = 12
+#: Cells get their value written in them (where it fits on screen) up to this many primers.
+LABEL_LIMIT = 40
 
 
 class PanelView(ResultView):
@@ -54,7 +55,6 @@ class PanelView(ResultView):
         self._backend_choice = backend_choice or (lambda: ("serial", None, None))
         self.request: panel.PanelRequest | None = None
         self.result = None
-        self._labels: list = []
         self._build()
         self.runner = JobRunner(self)
         self.runner.progress.connect(self._on_progress)
@@ -116,6 +116,10 @@ class PanelView(ResultView):
         self.marks = pg.ScatterPlotItem(size=0.9, pxMode=False, symbol="s",
                                         pen=pg.mkPen(RED, width=3), brush=pg.mkBrush(None))
         plot.addItem(self.marks)
+        # Values written in the cells only while they fit there (12 primers at 1280x720 do
+        # not at one decimal): else the hover read-out gives them.
+        self.values = CellValues(lambda v: "–" if math.isnan(v) else f"{v:.1f}", min_cell=14)
+        plot.addItem(self.values)
         self.widget.scene().sigMouseMoved.connect(self._on_hover)
         self.readout = QLabel("Hover a cell to read its values.")
         self.readout.setWordWrap(True)
@@ -205,6 +209,7 @@ class PanelView(ResultView):
     # -- showing -----------------------------------------------------------------------------------
     def show_panel(self, result) -> None:
         self.result = result
+        self.readout.setText("Hover a cell to read its values.")  # not the last panel's cell
         self.status.setText(panel.summary(result))
         products = result.products
         rows = product_rows(products)
@@ -237,11 +242,9 @@ class PanelView(ResultView):
 
     def _draw(self) -> None:
         values = self.matrix()
-        for item in self._labels:
-            self.plot.removeItem(item)
-        self._labels = []
         if values is None:
             self.image.clear()
+            self.values.set_values(None)
             return
         data = np.asarray(values, dtype=float)
         finite = data[np.isfinite(data)]
@@ -253,16 +256,9 @@ class PanelView(ResultView):
         self.image.setRect(0, 0, data.shape[1], data.shape[0])
         self.bar.setLevels((lo, hi))
         self.bar.axis.setLabel(f"{short} ({unit})")
-        n = data.shape[0]
-        if n <= LABEL_LIMIT:
-            for i in range(n):
-                for j in range(n):
-                    v = data[i, j]
-                    label = pg.TextItem("–" if math.isnan(v) else f"{v:.1f}", anchor=(0.5, 0.5),
-                                        color="w" if not math.isnan(v) and v < (lo + hi) / 2 else "k")
-                    label.setPos(j + 0.5, i + 0.5)
-                    self.plot.addItem(label)
-                    self._labels.append(label)
+        # CellValues centres cell (i, j) on (j, i) + origin: these cells span [j, j+1).
+        self.values.set_values(data if data.shape[0] <= LABEL_LIMIT else None, (0.5, 0.5),
+                               (lo + hi) / 2)
 
     def cell_at(self, scene_pos) -> tuple[int, int] | None:
         if self.result is None or not self.plot.sceneBoundingRect().contains(scene_pos):

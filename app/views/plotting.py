@@ -16,6 +16,33 @@ GREY = "#7f7f7f"
 PALETTE = (BLUE, ORANGE, GREEN, RED, PURPLE, SKY, "#F0E442", GREY)
 
 
+class SequenceBand:
+    """A target's soft-masked stretches (grey) and assembly gaps (black) as a band of thick
+    segments at one height under a plot's curves (app.primers.sequence_bands)."""
+
+    MASKED, GAP = "#b0b0b0", "#000000"
+
+    def __init__(self, plot):
+        self.masked = plot.plot(pen=pg.mkPen(self.MASKED, width=5), connect="pairs")
+        self.gaps = plot.plot(pen=pg.mkPen(self.GAP, width=5), connect="pairs")
+        for item in (self.masked, self.gaps):
+            item.setZValue(-5)
+
+    TIP = "Band under the plot: grey, soft-masked (lower-case) stretches; black, assembly gaps"
+
+    def show(self, record, y: float, gap_min: int | None = None) -> tuple[int, int]:
+        """Draw ``record``'s band at height ``y`` (None: clear); (masked, gap) stretches drawn."""
+        from app.primers import sequence_bands
+
+        bands = sequence_bands(record, gap_min) if record is not None else (np.zeros((0, 2)),) * 2
+        for item, spans in zip((self.masked, self.gaps), bands):
+            xs = np.asarray(spans, dtype=float).copy()
+            xs[:, 0] -= 0.5  # a base covers [p - 0.5, p + 0.5]
+            xs[:, 1] += 0.5
+            item.setData(xs.reshape(-1), np.full(xs.size, float(y)), connect="pairs")
+        return len(bands[0]), len(bands[1])
+
+
 def configure() -> None:
     """Row-major images (data[row, col], as the engine's matrices) on a white page."""
     # No antialiasing: it multiplies the cost of drawing long live curves.

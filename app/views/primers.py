@@ -10,6 +10,7 @@ before stays applied.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from app.jobs import call
 from app.primer3_guard import steps
 from app.settings import load_json, save_json
 from app.views import ResultView
+from app.widgets import FlowBar
 from app.worker import JobRunner
 
 SETTINGS_KEY = "primers"
@@ -89,6 +91,8 @@ class PrimerTools(ResultView):
         self._passing: frozenset | None = None
         self._regions: list = []
         self._merged_shown = False
+        self._targets: tuple = ()          # the run's target records (their soft masks)
+        self._masked: frozenset = frozenset()  # (target, start) of 3'-masked candidates
 
         state = self._load_state()
         self._build(state)
@@ -104,13 +108,14 @@ class PrimerTools(ResultView):
 
     # -- construction --------------------------------------------------------------------------
     def _load_state(self) -> dict:
-        state = {"filter": False, "merge": False, "values": primers.default_filter_values(),
+        state = {"filter": False, "merge": False, "avoid_masked": False,
+                 "values": primers.default_filter_values(),
                  "enabled": primers.default_filter_enabled(),
                  "conditions": {f.name: getattr(primers.Conditions(), f.name)
                                 for f in primers.CONDITION_FIELDS}}
         saved = load_json(self.settings, SETTINGS_KEY, {})
         if isinstance(saved, dict):
-            for key in ("filter", "merge"):
+            for key in ("filter", "merge", "avoid_masked"):
                 if isinstance(saved.get(key), bool):
                     state[key] = saved[key]
             for key in ("values", "enabled", "conditions"):
@@ -131,11 +136,19 @@ class PrimerTools(ResultView):
         self.filter_box.setChecked(state["filter"])
         self.filter_box.toggled.connect(self._on_input)
         self.bounds: dict[str, tuple[QCheckBox, QWidget]] = {}
-        rows = [QHBoxLayout(), QHBoxLayout()]
-        rows[0].addWidget(self.filter_box)
-        rows[0].addSpacing(8)
-        for index, field in enumerate(primers.FILTER_FIELDS):
-            row = rows[0] if index < 7 else rows[1]
+        # One group per bound (its box, value and unit), wrapped as the width allows: at
+        # 1280x720 the bar would otherwise run past the window's right edge.
+        self.filter_bar = FlowBar(spacing=10)
+        self.filter_bar.addWidget(self.filter_box)
+        self.mask_box = QCheckBox("Avoid soft-masked 3′ ends")
+        self.mask_box.setToolTip("Hide candidates whose 3′-most 5 bases touch a soft-masked "
+                                 "(lower-case) base of the target (as primerscope kdiff "
+                                 "--avoid-masked); the band under the profile shows the mask")
+        self.mask_box.setChecked(state["avoid_masked"])
+        self.mask_box.toggled.connect(self._on_input)
+        self.filter_bar.addWidget(self.mask_box)
+        group = None
+        for field in primers.FILTER_FIELDS:
             check = QCheckBox(field.label)
             check.setToolTip(f"{field.tip}. Untick to switch this bound off.")
             check.setChecked(bool(state["enabled"][field.name]))
@@ -143,24 +156,24 @@ class PrimerTools(ResultView):
             spin.setValue(state["values"][field.name])
             check.toggled.connect(self._on_input)
             spin.valueChanged.connect(self._on_input)
-            if field.label.startswith("≤"):
-                row.addSpacing(2)
-            elif index:
-                row.addSpacing(14)
-            row.addWidget(check)
-            row.addWidget(spin)
+            if group is None or not field.label.startswith("≤"):  # "≤" pairs with the bound before
+                group = QHBoxLayout()
+                group.setContentsMargins(0, 0, 0, 0)
+                group.setSpacing(2)
+                holder = QWidget()
+                holder.setLayout(group)
+                self.filter_bar.addWidget(holder)
+            group.addWidget(check)
+            group.addWidget(spin)
             if field.unit:
-                row.addWidget(_unit(field.unit))
+                group.addWidget(_unit(field.unit))
             self.bounds[field.name] = (check, spin)
-        rows[0].addStretch(1)
         self.defaults_button = QPushButton("Primer3 defaults")
         self.defaults_button.setToolTip("Bounds and reaction conditions as Primer3 sets them")
         self.defaults_button.clicked.connect(self.restore_defaults)
-        rows[1].addSpacing(14)
-        rows[1].addWidget(self.defaults_button)
-        rows[1].addStretch(1)
+        self.filter_bar.addWidget(self.defaults_button)
 
-        conditions = QHBoxLayout()
+        conditions = self.filter_bar  # one bar: the conditions follow on the defaults' line
         conditions.addWidget(QLabel("Conditions:"))
         self.condition_spins: dict[str, QDoubleSpinBox] = {}
         for field in primers.CONDITION_FIELDS:
@@ -169,12 +182,15 @@ class PrimerTools(ResultView):
             spin.valueChanged.connect(self._on_input)
             label = QLabel(field.label)
             label.setToolTip(field.tip)
-            conditions.addSpacing(6)
-            conditions.addWidget(label)
-            conditions.addWidget(spin)
-            conditions.addWidget(_unit(field.unit))
+            group = QHBoxLayout()
+            group.setContentsMargins(0, 0, 0, 0)
+            group.setSpacing(2)
+            for widget in (label, spin, _unit(field.unit)):
+                group.addWidget(widget)
+            holder = QWidget()
+            holder.setLayout(group)
+            conditions.addWidget(holder)
             self.condition_spins[field.name] = spin
-        conditions.addSpacing(14)
         self.merge_box = QCheckBox("Merge into regions")
         self.merge_box.setToolTip("Show regions of overlapping candidates (start, end, best candidate, "
                                   "count) instead of the candidates; with the primer filters on, "
@@ -201,14 +217,12 @@ class PrimerTools(ResultView):
         self.status.setObjectName("help")
         # Never wider than the room left: the row must not widen the window.
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        conditions.addSpacing(8)
-        conditions.addWidget(self.status, 1)
+        conditions.addWidget(self.status)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 2, 0, 2)
         layout.setSpacing(2)
-        for row in rows + [conditions]:
-            layout.addLayout(row)
+        layout.addWidget(self.filter_bar)
         layout.addWidget(self.error)
 
     # -- widgets -> state (the one path) ---------------------------------------------------------
@@ -256,6 +270,7 @@ class PrimerTools(ResultView):
         values, enabled = self._filter_values()
         save_json(self.settings, SETTINGS_KEY, {
             "filter": self.filter_box.isChecked(), "merge": self.merge_box.isChecked(),
+            "avoid_masked": self.mask_box.isChecked(),
             "values": values, "enabled": enabled, "conditions": self._condition_values()})
 
     def _fill_filters(self, values: dict, enabled: dict) -> None:
@@ -367,11 +382,15 @@ class PrimerTools(ResultView):
         """The filter is on but the candidates have no annotations yet."""
         return self.filter_box.isChecked() and self._passing is None
 
+    def _hidden(self) -> frozenset:
+        """(target, start) of the candidates the soft-mask switch hides (none when it is off)."""
+        return self._masked if self.mask_box.isChecked() else frozenset()
+
     def kept(self) -> list:
-        """The candidates the primer filter keeps (all when it is off)."""
+        """The candidates the primer filter and the soft-mask switch keep (all when off)."""
         if self._result is None:
             return []
-        return primers.kept_candidates(self._result.candidates, self._passing)
+        return primers.kept_candidates(self._result.candidates, self._passing, self._hidden())
 
     def _apply(self) -> None:
         """Show candidates or regions, with the filter applied."""
@@ -394,8 +413,10 @@ class PrimerTools(ResultView):
             if self._merged_shown:
                 self.results.set_columns(self.adapter.columns)
                 model.replace(self.adapter.items(self._result), self.adapter.rows)
-            passing = self._passing
-            proxy.set_keep(None if passing is None else (lambda c: c.sequence in passing))
+            passing, hidden = self._passing, self._hidden()
+            proxy.set_keep(None if passing is None and not hidden else
+                           (lambda c: (passing is None or c.sequence in passing)
+                            and (c.target_id, c.start) not in hidden))
         if merged != self._merged_shown:
             self.results.fit_columns()
         self._merged_shown = merged
@@ -427,7 +448,8 @@ class PrimerTools(ResultView):
         if self._notes is None:
             self._show_status("")
             return
-        parts = [f"{n:,} annotated" if self._passing is None else f"{len(self.kept()):,} of {n:,} pass"]
+        parts = [f"{n:,} annotated" if self._passing is None and not self._hidden()
+                 else f"{len(self.kept()):,} of {n:,} pass"]
         if self._merged_shown:
             parts.append(f"{len(self._regions):,} regions")
         self._show_status(" · ".join(parts))
@@ -445,19 +467,28 @@ class PrimerTools(ResultView):
 
     # -- ResultView ------------------------------------------------------------------------------
     def reset(self, job) -> None:
-        if job is not None:
-            return  # the second reset of a run (its job is known): nothing new here
+        if job is not None:  # the second reset of a run (its job is known): its targets
+            self._targets = tuple(job.inputs["target"])
+            return
         self.runner.cancel()
         self._pending = False
         self._generation += 1  # annotations still on their way belong to the previous run
         self._result, self._notes, self._passing = None, None, None
         self._regions, self._merged_shown = [], False
+        self._targets, self._masked = (), frozenset()
         self.results.proxy.set_keep(None)
         self._show_status("Annotated when the run ends")
         self._update_actions()
 
     def show_result(self, result) -> None:
         self._result = result
+        try:
+            self._masked = primers.masked_keys(result.candidates, self._targets) \
+                if self._targets else frozenset()
+        except ValueError as err:  # a format-1 store's target: its mask is unknown
+            self._masked = frozenset()
+            self.error.setText(str(err))
+            self.error.setVisible(self.mask_box.isChecked())
         self._apply()
         self._annotate()
 
@@ -469,7 +500,7 @@ class PrimerTools(ResultView):
 
     def focus_chain(self) -> list:
         """Its inputs in the order they are laid out (the window's tab order)."""
-        chain = [self.filter_box]
+        chain = [self.filter_box, self.mask_box]
         for check, spin in self.bounds.values():
             chain += [check, spin]
         return chain + [self.defaults_button, *self.condition_spins.values(), self.merge_box,
@@ -528,6 +559,11 @@ class PrimerTools(ResultView):
         if not path:
             return None
         result, conditions = self._result, self.conditions
+        if self._hidden():  # as primerscope kdiff --avoid-masked writes them
+            from engine.softmask import drop_masked_candidates
+
+            result = dataclasses.replace(result, candidates=drop_masked_candidates(
+                result.candidates, self._targets))
         filters = self.filters if self.filter_box.isChecked() else None
         self._task = ("export", path)
         self._show_status(f"Writing {path}…")

@@ -38,6 +38,7 @@ import argparse
 import gc
 import importlib
 import json
+import re
 import sys
 import warnings
 from types import SimpleNamespace
@@ -106,9 +107,24 @@ def add_common_options(parser: argparse.ArgumentParser, fam) -> None:
                             help="optimisation flag, repeatable; without --opt the backend's "
                                  "defaults apply; '--opt none' switches all off")
     parser.add_argument("--threads", type=int, metavar="N", help="threads for multicore")
+    if "dask" in registry.BACKENDS:
+        parser.add_argument("--scheduler-timeout", type=_seconds, metavar="S",
+                            help="dask: seconds to reach --scheduler and find a worker there "
+                                 "before giving up with one line (default: 10)")
     parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of CSV")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a time limit in seconds, above 0 and at most an hour."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not 0 < value <= 3600:  # (NaN fails this too)
+        raise argparse.ArgumentTypeError(f"must be > 0 and <= 3600 seconds, got {text}")
+    return value
 
 
 def add_param_options(parser: argparse.ArgumentParser, fam,
@@ -122,7 +138,7 @@ def add_param_options(parser: argparse.ArgumentParser, fam,
         if p.name in skip or (only is not None and p.name not in only):
             continue
         metavar = "{" + ",".join(p.choices) + "}" if p.kind == "choice" else p.metavar or None
-        text = p.help
+        text = plain(p.help)
         unset = p.backends or p.required or p.optional
         if not unset and p.default is not None:
             text += f" (default: {p.default})"
@@ -189,6 +205,24 @@ def selected_flags(args):
 
 INDEX_HELP = "build a genome store (.psg) from FASTA/GenBank/EMBL/.2bit"
 
+_LITERAL = re.compile(r"``([^`]*)``")
+_ROLE = re.compile(r":[a-z]+:`~?([^`]*)`")
+_MODULE_NOTE = re.compile(r"\s*\((?:see |default )?engine\.[\w.]+\)")
+_WRITERS = re.compile(r"\s*Writers?: engine\.[\w.]+\.?")
+_MODULE_IN = re.compile(r"\s*\((?:[^()]*?)engine\.[\w.]+(?:[^()]*?)\)")
+
+
+def plain(text: str | None) -> str | None:
+    """A docstring as ``--help`` should say it: no reStructuredText markup (````x````,
+    ``:func:`x```) and no module names meant for programmers."""
+    if not text:
+        return text
+    text = _ROLE.sub(lambda m: m.group(1).rsplit(".", 1)[-1], text)
+    text = _LITERAL.sub(r"\1", text)
+    text = _WRITERS.sub("", text)
+    text = _MODULE_NOTE.sub("", text)
+    return _MODULE_IN.sub("", text)
+
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with ``command`` (the subcommand about to run) only that
@@ -209,7 +243,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             sub.add_parser(name)
             continue
         fam = registry.family(name)
-        p = sub.add_parser(fam.name, help=fam.title, description=fam.help)
+        p = sub.add_parser(fam.name, help=fam.title, description=plain(fam.help))
         family_cli(fam.name).add_arguments(p)
         add_common_options(p, fam)
         _remember_inputs(p)
@@ -224,8 +258,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                 fam = registry.family(plugin.FAMILY)
             except ValueError:
                 continue  # the family it builds on is not installed
-        p = sub.add_parser(name, help=(plugin.__doc__ or "").split("\n")[0],
-                           description=plugin.__doc__)
+        p = sub.add_parser(name, help=plain((plugin.__doc__ or "").split("\n")[0]),
+                           description=plain(plugin.__doc__))
         plugin.add_arguments(p)
         if fam is not None:
             add_common_options(p, fam)
@@ -235,7 +269,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if command in (None, "index"):  # (the store module imports numba)
         from engine.cli import index
 
-        p = sub.add_parser("index", help=INDEX_HELP, description=index.__doc__)
+        p = sub.add_parser("index", help=INDEX_HELP, description=plain(index.__doc__))
         index.add_arguments(p)
     else:
         sub.add_parser("index")
@@ -260,20 +294,31 @@ class ProgressBar:
     def __call__(self, p) -> None:
         if not self.enabled:
             return
-        if p.phase == "compiling":
-            sys.stderr.write("\r" + (p.message or "compiling kernels…") + " " * 30)
-        else:
-            width = 30
-            filled = int(width * p.fraction)
-            rate = p.cells_per_second
-            sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {100 * p.fraction:5.1f}% "
-                             f"{p.elapsed:6.1f}s {rate / 1e9:7.2f} Gcells/s")
+        sys.stderr.write("\r" + self.line(p))
         sys.stderr.flush()
         self.drawn = True
 
+    @staticmethod
+    def line(p) -> str:
+        """What the bar says for Progress ``p``: the fraction, the time so far, the rate and,
+        once a fraction is measured, the time left."""
+        if p.phase == "compiling":
+            message = p.message if p.message and p.message != "compiling kernels…" else \
+                "compiling kernels (once; kept on disk)…"
+            return message + " " * 30
+        width = 30
+        filled = int(width * p.fraction)
+        text = (f"[{'#' * filled}{'.' * (width - filled)}] {100 * p.fraction:5.1f}% "
+                f"{p.elapsed:6.1f}s {p.cells_per_second / 1e9:7.2f} Gcells/s")
+        if 0 < p.fraction < 1 and p.elapsed >= 0.5:
+            left = int(round(p.elapsed * (1 - p.fraction) / p.fraction))
+            text += f" ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}" if left >= 3600 \
+                else f" ETA {left // 60}:{left % 60:02d}"
+        return text
+
     def close(self) -> None:
         if self.drawn:
-            sys.stderr.write("\r" + " " * 72 + "\r")
+            sys.stderr.write("\r" + " " * 84 + "\r")
             sys.stderr.flush()
 
 
@@ -286,6 +331,10 @@ def run_family(args) -> int:
     plugin = family_cli(args.command)
     if args.threads is not None and args.threads < 1:
         raise UsageError(f"--threads must be >= 1, got {args.threads}")
+    if getattr(args, "scheduler_timeout", None) is not None:
+        from engine import config
+
+        config.CLUSTER_CONNECT_SECONDS = args.scheduler_timeout  # (this process's one run)
     if not args.output and sys.stdout is None:
         raise UsageError("standard output is closed; give -o FILE")
     inputs = [getattr(args, dest, None) for dest in args.input_paths]

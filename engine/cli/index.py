@@ -11,6 +11,8 @@ import sys
 import time
 
 from engine import store
+from engine.gaps import GAP_MIN
+from engine.jobs import check_int
 from engine.output import check_outputs
 
 
@@ -21,6 +23,10 @@ def add_arguments(parser) -> None:
                         help="the store to write (default: GENOME's name with .psg, beside it)")
     parser.add_argument("--check", action="store_true",
                         help="verify an existing store (reads the payload, checks its SHA-256)")
+    parser.add_argument("--gap-min", type=int, default=GAP_MIN, metavar="N",
+                        help="runs of at least N N are assembly gaps that match nothing: the "
+                             "store's default for the jobs that read it, which may ask for "
+                             f"another (default {GAP_MIN}; every N run is recorded)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
@@ -47,7 +53,8 @@ def run(args) -> int:
             if not output.lower().endswith(store.SUFFIX):
                 raise ValueError(f"{output}: a genome store's name ends with {store.SUFFIX}")
             check_outputs([output], [args.genome])
-            info = store.build(args.genome, output, bar)
+            info = store.build(args.genome, output, bar,
+                               check_int("gap_min", args.gap_min, 1))
             verb = "built"
     except KeyboardInterrupt:
         bar.close()
@@ -56,9 +63,16 @@ def run(args) -> int:
     finally:
         bar.close()
     seconds = time.perf_counter() - t0
-    rate = info.source.get("bytes", 0) / seconds / 1e6 if not args.check else \
-        (info.file_bytes / seconds / 1e6)
-    print(f"{info.path}: {verb}, {info.records} records, {info.bases} bases, "
-          f"{info.file_bytes / 1e6:.1f} MB, {seconds:.2f} s ({rate:.0f} MB/s), "
+    # Bases per second: a compressed source's bytes say little, and a small genome's
+    # megabytes per second rounded to whole numbers said "0 MB/s".
+    rate = info.bases / max(seconds, 1e-9)
+    if info.version >= 2:
+        gaps, gap_bases, masked = store.open_store(info.path).gap_counts()
+        tables = (f"{gaps:,} gaps ({gap_bases:,} bases in runs of >= {info.gap_min} N), "
+                  f"{masked:,} soft-masked bases, ")
+    else:
+        tables = f"format {info.version} (no gap or mask table; rebuild to add them), "
+    print(f"{info.path}: {verb}, {info.records} records, {info.bases} bases, {tables}"
+          f"{info.file_bytes / 1e6:.1f} MB, {seconds:.2f} s ({rate / 1e6:.3g} Mbases/s), "
           f"source sha256 {info.source_sha256}")
     return 0

@@ -55,11 +55,14 @@ class KdiffResult:
 def make_job(target, background, k: int, *, variant=None, backend=None, parallel=None, flags=None,
              strands: str = "both", threads: int | None = None, count_comparisons: bool = False,
              threads_per_block: int | None = None, prefetch_factor: int | None = None,
-             scheduler: str | None = None, gap_min: int = gaps.GAP_MIN, all_k: bool = False) -> Job:
+             scheduler: str | None = None, gap_min: int = gaps.GAP_MIN,
+             avoid_masked: bool = False, all_k: bool = False) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Runs of at least ``gap_min`` N in the target and the background are assembly gaps
     (engine.gaps): they match nothing, and no candidate holds a gap base.
+    ``avoid_masked``: drop the candidates whose 3'-most 5 bases touch a soft-masked (lower
+    case) base of the target (engine.softmask).
 
     ``threads_per_block`` and ``prefetch_factor`` (the seed study's c) apply to the cuda
     backend only; they become ``Job.params`` keys of the same names (defaults:
@@ -84,7 +87,13 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     sel = registry.resolve(SPEC, variant, backend, parallel, flags)
     target = tuple(gaps.as_background(target, gap_min))
     background = tuple(gaps.as_background(background, gap_min))
-    params = {"k": int(k), "strands": strands, "gap_min": gap_min}
+    if avoid_masked:
+        from engine.softmask import known_mask
+
+        for rec in target:
+            known_mask(rec)  # refused before the run, not after it
+    params = {"k": int(k), "strands": strands, "gap_min": gap_min,
+              "avoid_masked": bool(avoid_masked)}
     if all_k:
         _check_all_k(sel, background, strands)
         params["all_k"] = True
@@ -151,6 +160,13 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         yield from compile_once(call, runner.total)
         yield from run_slices(runner, meter, cancel)
     summary = gaps.summarize(job.inputs["background"], job.params.get("gap_min", gaps.GAP_MIN))
+    candidates = scan.candidates()
+    landscape = scan.landscape() if hasattr(scan, "landscape") else None
+    if job.params.get("avoid_masked"):
+        from engine.softmask import drop_masked_candidates
+
+        candidates = drop_masked_candidates(candidates, job.inputs["target"])
+        if landscape is not None:  # at every k, as a run at that k would drop them
+            landscape = landscape.drop_masked(job.inputs["target"])
     return KdiffResult(run_info(job, meter), job.params["k"], job.params["strands"],
-                       scan.candidates(), scan.profiles, scan.settled, summary,
-                       scan.landscape() if hasattr(scan, "landscape") else None)
+                       candidates, scan.profiles, scan.settled, summary, landscape)

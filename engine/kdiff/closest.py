@@ -21,6 +21,7 @@ from typing import Generator
 
 import numpy as np
 
+from engine.gaps import GAP_MIN, as_background
 from engine.jobs import drive
 from engine.kdiff.spec import SPEC
 from engine.sequences import Record, decode, encode, reverse_complement_record
@@ -141,7 +142,8 @@ def traceback(D: np.ndarray, pattern: np.ndarray, window: np.ndarray, end_col: i
 
 
 def iter_closest_match(candidate, background, k: int | None = None, *, strands: str = "both",
-                       cancel=None) -> Generator[float, None, ClosestMatch | None]:
+                       cancel=None, gap_min: int = GAP_MIN
+                       ) -> Generator[float, None, ClosestMatch | None]:
     """Yield the fraction of the background scanned; return the candidate's :class:`ClosestMatch`.
 
     Parameters
@@ -158,6 +160,9 @@ def iter_closest_match(candidate, background, k: int | None = None, *, strands: 
         distance.
     cancel : CancelToken, optional
         Checked between chunks of columns; the generator then returns None.
+    gap_min : int
+        Runs of at least this many N in the background are assembly gaps (engine.gaps), as
+        in the kdiff job the candidate came from.
 
     Returns
     -------
@@ -172,7 +177,7 @@ def iter_closest_match(candidate, background, k: int | None = None, *, strands: 
     pattern = encode(candidate) if isinstance(candidate, str) else candidate
     if len(pattern) == 0:
         raise ValueError("the candidate is empty")
-    background = tuple(background)
+    background = tuple(as_background(background, gap_min))
     if not background:
         raise ValueError("no background records")
     strands = SPEC.param("strands").check(strands)  # the family's rule (engine.registry)
@@ -181,9 +186,9 @@ def iter_closest_match(candidate, background, k: int | None = None, *, strands: 
 
 
 def closest_match(candidate, background, k: int | None = None, *,
-                  strands: str = "both") -> ClosestMatch | None:
+                  strands: str = "both", gap_min: int = GAP_MIN) -> ClosestMatch | None:
     """:func:`iter_closest_match` run to the end."""
-    return drive(iter_closest_match(candidate, background, k, strands=strands))
+    return drive(iter_closest_match(candidate, background, k, strands=strands, gap_min=gap_min))
 
 
 def _search(pattern_codes: np.ndarray, backgrounds, strands: str, *, limit: int | None = None,

@@ -69,6 +69,22 @@ class Landscape:
                                          shifts=self._shifts)
         return self._at[k]
 
+    def drop_masked(self, targets) -> "Landscape":
+        """The landscape with no length where that k's candidate has a soft-masked base among
+        its 3'-most bases (``--avoid-masked``, as engine.softmask drops a run's candidates)."""
+        from engine.softmask import three_prime_masked
+
+        lengths = np.array(self.lengths)
+        for t in np.unique(self.target).tolist():
+            rows = np.flatnonzero(self.target == t)
+            start0 = self.start0[rows]
+            for col in range(lengths.shape[1]):
+                lens = lengths[rows, col].astype(np.int64)
+                bad = (lens > 0) & three_prime_masked(targets[t], start0, start0 + lens)
+                lengths[rows[bad], col] = 0
+        return Landscape(self.target, self.start0, lengths, target_ids=self.target_ids,
+                         texts=self._texts, shifts=self._shifts)
+
     def rows(self) -> list[list]:
         """``[target_id, start, len_k1, ..., len_kK]`` per start (1-based), None where none
         (the JSON contract's rows)."""

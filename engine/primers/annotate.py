@@ -13,6 +13,12 @@ from dataclasses import dataclass, fields
 
 from engine.sequences import decode, encode, reverse_complement
 
+#: Primer3's thermodynamic alignments (hairpin, dimers) take oligos of at most 60 nt; its
+#: Tm takes any length. Longer primers (up to primer_sets.MAX_PRIMER_LENGTH) get what can
+#: be computed and this note.
+THERMO_MAX_LENGTH = 60
+TOO_LONG = "too long for Primer3 thermodynamics"
+
 
 @dataclass(frozen=True)
 class Conditions:
@@ -51,6 +57,8 @@ class Annotation:
     end_stability_dg: float | None   # ΔG of the 3'-terminal pentamer on its complement
     gc_clamp: int                    # G or C among the last 5 bases at the 3' end
     max_run: int                     # longest mononucleotide run
+    #: why some thermodynamic fields are None although the primer is plain ACGT
+    note: str = ""
 
     COLUMNS = ("gc_percent", "tm", "hairpin_dg", "hairpin_tm", "homodimer_dg", "homodimer_tm",
                "end_stability_dg", "gc_clamp", "max_run")
@@ -75,11 +83,13 @@ def annotate(seq: str, conditions: Conditions | None = None) -> Annotation:
     gc = sum(ch in "GC" for ch in seq)
     plain = set(seq) <= set("ACGT")
     tm = hp = hd = end = None
+    short = len(seq) <= THERMO_MAX_LENGTH
     if plain:
         salts = cond.salts()
         tm = primer3.calc_tm(seq, **salts)
-        hp = primer3.calc_hairpin(seq, temp_c=cond.temp_c, **salts)
-        hd = primer3.calc_homodimer(seq, temp_c=cond.temp_c, **salts)
+        if short:
+            hp = primer3.calc_hairpin(seq, temp_c=cond.temp_c, **salts)
+            hd = primer3.calc_homodimer(seq, temp_c=cond.temp_c, **salts)
         tail = seq[-5:]  # Primer3's end stability: the 3'-terminal pentamer on its complement
         end = primer3.calc_end_stability(tail, decode(reverse_complement(encode(tail))),
                                          temp_c=cond.temp_c, **salts)
@@ -94,6 +104,7 @@ def annotate(seq: str, conditions: Conditions | None = None) -> Annotation:
         end_stability_dg=end.dg / 1000.0 if end else None,
         gc_clamp=sum(ch in "GC" for ch in seq[-5:]),
         max_run=_max_run(seq),
+        note="" if short or not plain else f"{len(seq)} nt: {TOO_LONG} (over {THERMO_MAX_LENGTH})",
     )
 
 

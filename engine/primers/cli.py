@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from engine.cli import add_gap_option, add_region_options, gap_min_of, load_input, selected_flags
 from engine.primers import offtarget
+from engine.primers.cli_options import integer
+from engine.primers.primer_sets import MAX_PRIMER_LENGTH
 from engine.sequences import load
 
 export = offtarget  # its writers (engine.cli's plug-in contract)
@@ -19,7 +21,7 @@ def add_arguments(parser) -> None:
     add_region_options(parser, ('background',))
     parser.add_argument("primer", help="the candidate primer: a literal or a file (first record)")
     parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal")
-    parser.add_argument("--max-edits", type=int, default=3, metavar="D",
+    parser.add_argument("--max-edits", type=integer(0, MAX_PRIMER_LENGTH), default=3, metavar="D",
                         help="report every site within D edits, both strands (default 3)")
     add_gap_option(parser)
 
@@ -29,8 +31,6 @@ def _primer(args):
 
 
 def make_job(args):
-    if args.max_edits < 0:
-        raise ValueError(f"--max-edits must be >= 0, got {args.max_edits}")
     primer = _primer(args)
     if selected_flags(args):
         raise ValueError("offtarget takes no --opt flags")

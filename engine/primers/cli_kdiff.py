@@ -19,7 +19,8 @@ from engine.cli import (UsageError, add_param_options, add_region_options, load_
                         selected_flags)
 from engine.primers import export_kdiff as export
 from engine.sequences import SequenceWarning
-from engine.primers.cli_options import add_filter_options, conditions_from, filters_from
+from engine.primers.cli_options import (add_filter_options, add_mask_option, conditions_from,
+                                        filters_from)
 
 
 def add_arguments(parser) -> None:
@@ -41,6 +42,7 @@ def add_arguments(parser) -> None:
                         help="output regions of overlapping candidates instead of candidates")
     parser.add_argument("--bed", metavar="FILE", help="also write the merged regions as BED")
     add_filter_options(parser)
+    add_mask_option(parser)
 
 
 def _check_all_k(args) -> None:
@@ -81,7 +83,8 @@ def make_job(args):
     background = load_input(args, "background")
     return kdiff.make_job(target, background, variant=args.variant, backend=args.backend,
                           parallel=args.parallel, flags=selected_flags(args), threads=args.threads,
-                          count_comparisons=True, all_k=args.all_k is not None, **params)
+                          count_comparisons=True, avoid_masked=args.avoid_masked,
+                          all_k=args.all_k is not None, **params)
 
 
 def track_paths(args):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 from engine.output import check_outputs, write_text
 
@@ -70,6 +71,38 @@ def _emit(text: str, output) -> None:
         sys.stdout.flush()
 
 
+def _read_csv(path: str) -> str:
+    """The text of an import's CSV; one line for a path that is not a readable file."""
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path}: is a directory, not a CSV file") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read file ({exc.strerror or exc})") from None
+
+
+class _ImportProgress:
+    """Rows inserted so far, on standard error when it is a terminal."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr is not None and sys.stderr.isatty()
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.enabled:
+            sys.stderr.write(f"\rimporting: {done:,} of {total:,} rows")
+            sys.stderr.flush()
+            self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+            sys.stderr.flush()
+
+
 def run(args) -> int:
     from dataclasses import asdict
 
@@ -81,11 +114,16 @@ def run(args) -> int:
     if output:
         check_outputs([output], [args.library, getattr(args, "target", None)])
     if args.action == "import":
-        with open(args.file, encoding="utf-8-sig", errors="replace") as fh:
-            text = fh.read()
+        text = _read_csv(args.file)
     if args.action == "export" and args.format == "genbank" and not args.target:
         raise ValueError("--format genbank needs --target FILE (the sequence the primers bind)")
-    with Library(args.library) as lib:
+    from engine import interrupts
+
+    # Reading commands never write (read-only media, another application's file); a
+    # change is settled just before its COMMIT: a signal after that cannot make the
+    # message say that nothing happened.
+    with Library(args.library, readonly=args.action in ("list", "export"),
+                 before_commit=interrupts.settle) as lib:
         if args.action == "add":
             e = lib.add(_entry(args))
             print(f"added {e.name} to {lib.path}", file=sys.stderr)
@@ -93,8 +131,15 @@ def run(args) -> int:
             n = lib.remove(args.names)
             print(f"removed {n} primer(s) from {lib.path}", file=sys.stderr)
         elif args.action == "import":
-            n = lib.import_csv(text, args.file)
-            print(f"imported {n} primer(s) into {lib.path}", file=sys.stderr)
+            t0 = time.perf_counter()
+            bar = _ImportProgress()
+            try:
+                n = lib.import_csv(text, args.file, bar)
+            finally:
+                bar.close()
+            rate = n / max(time.perf_counter() - t0, 1e-9)
+            print(f"imported {n} primer(s) into {lib.path} ({rate:,.0f} rows/s)",
+                  file=sys.stderr)
         elif args.action == "list":
             if args.json:
                 _emit(json.dumps({"library": str(lib.path),

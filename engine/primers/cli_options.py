@@ -48,11 +48,24 @@ def _number(kind, lowest: float, highest: float, *, off: bool = False, above: bo
             raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
         inside = lowest < value <= highest if above else lowest <= value <= highest
         if not (math.isfinite(value) and inside):
+            low, high = (f"{lowest:g}", f"{highest:g}") if kind is float else (lowest, highest)
             raise argparse.ArgumentTypeError(
-                f"must be {'>' if above else '>='} {lowest:g} and <= {highest:g}, got {text}")
+                f"must be {'>' if above else '>='} {low} and <= {high}, got {text}")
         return value
     parse.__name__ = kind.__name__
     return parse
+
+
+def integer(lowest: int, highest: int):
+    """An argparse type: an integer in [lowest, highest]. Every numeric option has a bound,
+    as the families' parameters do (ParamSpec): past it a number means nothing, and a huge
+    one overflowed deep inside a run (an empty result, or a raw OverflowError)."""
+    return _number(int, lowest, highest)
+
+
+def real(lowest: float, highest: float):
+    """An argparse type: a finite number in [lowest, highest]."""
+    return _number(float, lowest, highest)
 
 
 def add_condition_options(parser) -> None:
@@ -80,6 +93,14 @@ def add_filter_options(parser) -> None:
                        help=f"default {'off' if default is None else default}; "
                             f"{lowest:g} to {highest:g}")
     add_condition_options(parser)
+
+
+def add_mask_option(parser) -> None:
+    """``--avoid-masked`` (kdiff, pairs): soft-masked repeats at a primer's 3' end."""
+    parser.add_argument("--avoid-masked", action="store_true",
+                        help="drop candidates and primers whose 3'-most 5 bases touch a "
+                             "soft-masked (lower-case) base of the target; matching stays "
+                             "case-blind")
 
 
 def conditions_from(args) -> Conditions:

@@ -12,31 +12,35 @@ import os
 from engine.cli import add_gap_option, add_region_options, gap_min_of, load_input
 from engine.primers import export_pairs as export  # the writers (engine.cli's plug-in contract)
 from engine.primers import pairs
-from engine.primers.cli_options import add_design_options, design_values
+from engine.primers.cli_options import add_design_options, add_mask_option, design_values, integer
 from engine.primers.cli_pcr import add_pcr_options, settings_from
 from engine.primers.pairs import iter_solve  # noqa: F401  (the plug-in's job generator)
-from engine.primers.primer3_design import DesignSettings, parse_product_ranges
+from engine.primers.primer3_design import MAX_NUM_RETURN, DesignSettings, parse_product_ranges
 
 FAMILY = "kdiff"  # the family whose variants and backends scan for specificity
 
 
 def add_arguments(parser) -> None:
+    from engine import registry
+
+    k_max = int(registry.family(FAMILY).param("k").maximum)  # kdiff's own bound
     add_region_options(parser, ('target', 'background'))
     parser.add_argument("target", help="FASTA/GenBank/EMBL file (.gz ok) or a literal sequence")
     parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal sequence")
-    parser.add_argument("-k", dest="k", type=int, required=True, metavar="K",
+    parser.add_argument("-k", dest="k", type=integer(1, k_max), required=True, metavar="K",
                         help="primers at least K edits from every background substring (both strands)")
     parser.add_argument("--product-size", nargs="+", default=["100-300"], metavar="RANGE",
                         help="product size ranges in Primer3's syntax, tried in order "
                              "(default 100-300), e.g. --product-size 100-300 301-600")
-    parser.add_argument("--num-return", type=int, default=5, metavar="N",
-                        help="pairs per target record (default 5)")
+    parser.add_argument("--num-return", type=integer(1, MAX_NUM_RETURN), default=5, metavar="N",
+                        help=f"pairs per target record (default 5; at most {MAX_NUM_RETURN})")
     parser.add_argument("--explain", action="store_true",
                         help="also list the primer positions no pair could use, with the reason "
                              "(JSON: 'rejected'; CSV: --rejected FILE, default OUT.rejected.csv)")
     parser.add_argument("--rejected", metavar="FILE", help="where --explain writes its CSV")
     parser.add_argument("--bed", metavar="FILE", help="also write the pairs as BED12")
     add_gap_option(parser)
+    add_mask_option(parser)
     add_design_options(parser)
     add_pcr_options(parser)
 
@@ -53,10 +57,6 @@ def _rejected_path(args):
 
 
 def make_job(args):
-    if args.k < 1:
-        raise ValueError(f"-k must be >= 1, got {args.k}")
-    if args.num_return < 1:
-        raise ValueError(f"--num-return must be >= 1, got {args.num_return}")
     if args.rejected and not args.explain:
         raise ValueError("--rejected needs --explain")
     _rejected_path(args)
@@ -65,7 +65,7 @@ def make_job(args):
     check_outputs((args.output, args.bed, _rejected_path(args)), (args.target, args.background))
     design = DesignSettings(product_ranges=parse_product_ranges(args.product_size),
                             num_return=args.num_return, **design_values(args))
-    settings = pairs.PairSettings(design, settings_from(args), args.explain)
+    settings = pairs.PairSettings(design, settings_from(args), args.explain, args.avoid_masked)
     from engine.cli import selected_flags
 
     return pairs.make_job(load_input(args, "target"), load_input(args, "background"), args.k, settings,

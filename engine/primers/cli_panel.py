@@ -9,7 +9,7 @@ from __future__ import annotations
 from engine.cli import add_gap_option, gap_min_of
 from engine.primers import export_panel as export  # noqa: F401  (the writers: engine.cli's plug-in contract)
 from engine.primers import panel
-from engine.primers.cli_options import add_condition_options, conditions_from
+from engine.primers.cli_options import add_condition_options, conditions_from, real
 from engine.primers.cli_pcr import add_pcr_options, settings_from
 from engine.primers.panel import iter_solve  # noqa: F401  (the plug-in's job generator)
 from engine.primers.primer_sets import load_primers
@@ -23,7 +23,7 @@ def add_arguments(parser) -> None:
                                         "literals (comma-separated; NAME=SEQ names one)")
     parser.add_argument("background", nargs="?", help="optional: FASTA/GenBank/EMBL file (.gz ok); "
                                                       "adds the in-silico PCR cross-products")
-    parser.add_argument("--end-dimer-dg", type=float, default=-5.0, metavar="KCAL",
+    parser.add_argument("--end-dimer-dg", type=real(-1000.0, 1000.0), default=-5.0, metavar="KCAL",
                         help="flag a 3'-end dimer whose ΔG is at or below this (kcal/mol, "
                              "default -5)")
     parser.add_argument("--matrix", choices=("dg", "tm", "end"),

@@ -12,7 +12,8 @@ from engine.cli import add_gap_option, add_region_options, gap_min_of, load_inpu
 from engine.primers import export_pcr as export  # noqa: F401  (the writers: engine.cli's plug-in contract)
 from engine.primers import pcr
 from engine.primers.pcr import iter_solve  # noqa: F401  (the plug-in's job generator)
-from engine.primers.primer_sets import load_primers
+from engine.primers.cli_options import integer
+from engine.primers.primer_sets import MAX_PRIMER_LENGTH, load_primers
 
 FAMILY = "edit"  # the family whose variants and backends search the sites
 
@@ -20,28 +21,25 @@ FAMILY = "edit"  # the family whose variants and backends search the sites
 def add_pcr_options(parser, *, defaults: bool = True) -> None:
     """The site and product options (shared with ``pairs`` and ``panel``)."""
     g = parser.add_argument_group("in-silico PCR")
-    g.add_argument("--max-edits", type=int, default=3, metavar="D",
+    edits = integer(0, MAX_PRIMER_LENGTH)
+    size = integer(1, pcr.MAX_PRODUCT)
+    g.add_argument("--max-edits", type=edits, default=3, metavar="D",
                    help="a site matches within D edits (default 3)")
-    g.add_argument("--max-3prime-edits", type=int, default=0, metavar="E",
+    g.add_argument("--max-3prime-edits", type=edits, default=0, metavar="E",
                    help="at most E edits in the primer's 3' window (default 0)")
-    g.add_argument("--3prime-window", dest="three_prime_window", type=int, default=5, metavar="W",
+    g.add_argument("--3prime-window", dest="three_prime_window", default=5, metavar="W",
+                   type=integer(1, MAX_PRIMER_LENGTH),
                    help="the 3' window: the primer's last W bases (default 5)")
-    g.add_argument("--min-product", type=int, default=1, metavar="N",
+    g.add_argument("--min-product", type=size, default=1, metavar="N",
                    help="shortest product reported (default 1)")
-    g.add_argument("--max-product", type=int, default=3000, metavar="N",
-                   help="longest product reported (default 3000)")
+    g.add_argument("--max-product", type=size, default=3000, metavar="N",
+                   help=f"longest product reported (default 3000; at most {pcr.MAX_PRODUCT:,})")
     g.add_argument("--no-indels", dest="indels", action="store_false",
                    help="mismatches only (as ipcress and primersearch count), no gaps")
 
 
 def settings_from(args, with_sequence: bool = False) -> pcr.PcrSettings:
-    for flag, value, low in (("--max-edits", args.max_edits, 0),
-                             ("--max-3prime-edits", args.max_3prime_edits, 0),
-                             ("--3prime-window", args.three_prime_window, 1),
-                             ("--min-product", args.min_product, 1),
-                             ("--max-product", args.max_product, 1)):
-        if value < low:
-            raise ValueError(f"{flag} must be >= {low}, got {value}")
+    # (each number's own range is its argparse type's: add_pcr_options)
     if args.max_product < args.min_product:
         raise ValueError(f"empty product range: --max-product {args.max_product} is below "
                          f"--min-product {args.min_product}")

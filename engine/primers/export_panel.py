@@ -6,7 +6,8 @@ CSV (default): one row per pair of primers (a primer with itself included):
 PCR products between the two, empty without a background). With ``matrix`` ("dg",
 "tm" or "end"): one matrix, the primers' names as the header row and first column.
 JSON: ``primers``, the matrices ``dimer_dg``, ``dimer_tm``, ``end_dg``, ``end_dimer``
-(null where not scored), ``pairs`` (the rows above as objects) and ``products``.
+(null where not scored), ``pairs`` (the rows above as objects), ``products`` and
+``too_long_for_thermodynamics`` (primers over 60 nt: no heterodimer values between them).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import csv
 import math
 
 from engine.primers.export_pcr import product_dict
+from engine.primers.primer_sets import spreadsheet_cell
 
 COLUMNS = ("primer_a", "primer_b", "dimer_dg", "dimer_tm", "end_dg_ab", "end_dg_ba", "end_dimer",
            "products")
@@ -45,13 +47,13 @@ def write_csv(result, fh, *, matrix: str | None = None) -> None:
     names = [n for n, _ in result.primers]
     if matrix:
         values = {"dg": result.dimer_dg, "tm": result.dimer_tm, "end": result.end_dg}[matrix]
-        w.writerow([""] + names)
+        w.writerow([""] + [spreadsheet_cell(n) for n in names])
         for name, row in zip(names, values):
-            w.writerow([name] + [_blank(_num(v)) for v in row])
+            w.writerow([spreadsheet_cell(name)] + [_blank(_num(v)) for v in row])
         return
     w.writerow(COLUMNS)
-    for r in pair_rows(result):
-        w.writerow([_blank(r[c]) for c in COLUMNS])
+    for r in pair_rows(result):  # (names a spreadsheet would run get a leading quote: OWASP)
+        w.writerow([spreadsheet_cell(_blank(r[c])) for c in COLUMNS])
 
 
 def to_json(result, *, matrix: str | None = None) -> dict:
@@ -64,4 +66,5 @@ def to_json(result, *, matrix: str | None = None) -> dict:
             "end_dg": grid(result.end_dg), "end_dimer": result.end_dimer.tolist(),
             "pairs": list(pair_rows(result)),
             "products": [product_dict(p, result.settings.pcr.with_sequence)
-                         for p in result.products] if result.has_background else None}
+                         for p in result.products] if result.has_background else None,
+            "too_long_for_thermodynamics": list(result.too_long)}

@@ -13,6 +13,8 @@ from __future__ import annotations
 import csv
 from dataclasses import asdict
 
+from engine.primers.primer_sets import spreadsheet_cell
+
 COLUMNS = ("forward", "reverse", "record", "start", "end", "length", "forward_edits",
            "reverse_edits", "forward_3prime_edits", "reverse_3prime_edits", "spans_gap")
 SITE_FIELDS = ("primer", "record", "strand", "start", "end", "edits", "edits_3prime")
@@ -40,7 +42,9 @@ def write_csv(result, fh) -> None:
     with_sequence = result.settings.with_sequence
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(COLUMNS + (("sequence",) if with_sequence else ()))
-    w.writerows(_product_rows(result.products, with_sequence))
+    # (names and ids a spreadsheet would run as formulas get a leading quote: OWASP)
+    w.writerows((spreadsheet_cell(fwd), spreadsheet_cell(rev), spreadsheet_cell(record), *rest)
+                for fwd, rev, record, *rest in _product_rows(result.products, with_sequence))
 
 
 def to_json(result) -> dict:

@@ -9,6 +9,25 @@ process killed in the middle of a write leaves the file as of the last commit.
 Each entry records the name (unique), sequence (5'->3'), orientation, the target it
 was designed on and its coordinates there, the k and background it was checked
 against, Tm and GC, notes and the date it was added.
+
+**Names** are compared after Unicode NFKC normalisation and must then be printable
+ASCII (letters, digits, punctuation, spaces): full-width and other compatibility forms
+become their ASCII letters, and look-alikes from other scripts (a Cyrillic А for a
+Latin A), control characters and terminal escape codes are refused, so two names that
+look the same are the same name, and a name never re-colours a terminal it is printed on.
+
+**Whose file.** A file is taken for a primer library only when it is empty, carries the
+library's application id, or is an older library (only a ``primers`` table with these
+columns); anything else (another application's SQLite database) is refused before
+anything is written. Reading commands open the file read-only (``readonly=True``), so
+a library on read-only media can be listed and exported; a library that does not exist
+yet reads as empty and is not created.
+
+**Spreadsheets.** CSV and order-sheet cells that start with ``=``, ``+``, ``-``, ``@``,
+a tab or a carriage return get a leading ``'`` (OWASP's advice against formula
+injection: a spreadsheet shows the text instead of running it); reading a CSV
+(:func:`parse_csv`, and primer tables for pcr and panel) removes that one quote again,
+so an export imports back unchanged.
 """
 
 from __future__ import annotations
@@ -20,17 +39,26 @@ import math
 import os
 import sqlite3
 import sys
+import unicodedata
+import urllib.parse
+import warnings
 from dataclasses import asdict, dataclass, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from engine.primers.primer_sets import MAX_PRIMER_LENGTH
-from engine.sequences import SequenceError, decode, encode, reverse_complement
+from engine.primers.primer_sets import MAX_PRIMER_LENGTH, spreadsheet_cell, unquoted_cell
+from engine.sequences import SequenceError, SequenceWarning, decode, encode, reverse_complement
 
 __all__ = ["COLUMNS", "Library", "LibraryEntry", "default_path"]
 
 ORIENTATIONS = ("forward", "reverse", "")
 SCHEMA_VERSION = 1
+#: SQLite's application id of a primer library ("PSLB"): marks the file as ours.
+APPLICATION_ID = 0x50534C42
+#: The largest coordinate and k a library stores (SQLite's integers are 64-bit; a number
+#: past them was a raw OverflowError) and the range of a stored Tm and GC.
+MAX_COORDINATE = 10 ** 12
+TM_RANGE = (-50.0, 150.0)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS primers (
     id           INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -82,9 +110,7 @@ class LibraryEntry:
     def checked(self) -> "LibraryEntry":
         """The entry with its sequence normalised (upper case, U as T); ValueError naming
         the first bad field."""
-        name = (self.name or "").strip()
-        if not name:
-            raise ValueError("a primer needs a name")
+        name = checked_name(self.name)
         if not self.sequence or not self.sequence.strip():
             raise ValueError(f"primer {name!r}: empty primer")
         try:
@@ -99,19 +125,49 @@ class LibraryEntry:
                              f"got {self.orientation!r}")
         for f in ("target_start", "target_end", "k"):
             v = getattr(self, f)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-                raise ValueError(f"primer {name!r}: {f} must be an integer >= 1, got {v!r}")
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)
+                                  or not 1 <= v <= MAX_COORDINATE):
+                raise ValueError(f"primer {name!r}: {f} must be an integer from 1 to "
+                                 f"{MAX_COORDINATE:,}, got {v!r}")
         if (self.target_start is not None and self.target_end is not None
                 and self.target_end < self.target_start):
             raise ValueError(f"primer {name!r}: target_end is before target_start")
-        for f in ("tm", "gc_percent"):
+        for f, (low, high) in (("tm", TM_RANGE), ("gc_percent", (0.0, 100.0))):
             v = getattr(self, f)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
                                   or not math.isfinite(v)):
                 raise ValueError(f"primer {name!r}: {f} must be a number, got {v!r}")
-        return replace(self, name=name, sequence=seq,
+            if v is not None and not low <= v <= high:
+                raise ValueError(f"primer {name!r}: {f} must be from {low:g} to {high:g}, "
+                                 f"got {v:g}")
+        # Free text as a CSV export keeps it: stripped (an import strips every cell), with
+        # one kind of line break (a lone CR is no line break to a CSV reader).
+        text = {f: _text_field(getattr(self, f)) for f in ("target_id", "background", "notes")}
+        return replace(self, name=name, sequence=seq, **text,
                        created=self.created or datetime.now(timezone.utc).strftime(
                            "%Y-%m-%dT%H:%M:%SZ"))
+
+
+def _text_field(value) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"a library text field must be text, got {value!r}")
+    return value.replace("\r\n", "\n").replace("\r", "\n").strip()
+
+
+def checked_name(name) -> str:
+    """A primer name by the library's rule (module docstring): NFKC, stripped, printable
+    ASCII; ValueError naming the first character that is not."""
+    if not isinstance(name, str):
+        raise ValueError(f"a primer name must be text, got {name!r}")
+    text = unicodedata.normalize("NFKC", name).strip()
+    if not text:
+        raise ValueError("a primer needs a name")
+    bad = next((c for c in text if not " " <= c <= "~"), None)
+    if bad is not None:
+        raise ValueError(f"primer name {text!r}: character {bad!r} (U+{ord(bad):04X}) is "
+                         "not allowed; names are printable ASCII (letters, digits, "
+                         "punctuation, spaces)")
+    return text
 
 
 #: The CSV columns of an export (and the columns an import may have).
@@ -121,27 +177,72 @@ _FLOAT = {"tm", "gc_percent"}
 
 
 class Library:
-    """A primer library file. Methods commit before they return (one transaction each)."""
+    """A primer library file. Methods commit before they return (one transaction each).
 
-    def __init__(self, path: str | os.PathLike | None = None, *, timeout: float = 60.0):
+    ``readonly``: for reading only (list, export): opened read-only (immutable on
+    read-only media), nothing created. ``before_commit``: called just before each COMMIT
+    (the command line's engine.interrupts.settle: a signal from then on cannot turn a
+    committed change into an "interrupted" message)."""
+
+    def __init__(self, path: str | os.PathLike | None = None, *, timeout: float = 60.0,
+                 readonly: bool = False, before_commit=None):
         self.path = Path(path) if path is not None else default_path()
-        if self.path.is_dir():
-            raise ValueError(f"{self.path}: is a directory, not a library file")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.readonly = readonly
+        self._before_commit = before_commit
+        fresh = _check_path(self.path, readonly)
         try:
-            self._db = sqlite3.connect(str(self.path), timeout=timeout, isolation_level=None)
+            if readonly and fresh:  # nothing to read: an empty library, nothing created
+                target, uri = ":memory:", False
+            elif readonly:
+                target, uri = _read_only_uri(self.path), True
+            else:
+                target, uri = str(self.path), False
+            self._db = sqlite3.connect(target, uri=uri, timeout=timeout, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise ValueError(f"{self.path}: cannot open the library ({exc})") from None
+        try:
             self._db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+            if self._recognise() and readonly:
+                return
+            if readonly:  # (an in-memory stand-in for a library not made yet)
+                self._db.execute(_SCHEMA)
+                return
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = FULL")
-            with self.transaction() as db:
-                version = db.execute("PRAGMA user_version").fetchone()[0]
-                if version > SCHEMA_VERSION:
-                    raise ValueError(f"{self.path}: written by a newer primerscope "
-                                     f"(schema {version})")
+            with self.transaction(change=False) as db:
                 db.execute(_SCHEMA)
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         except sqlite3.DatabaseError as exc:
+            self._db.close()
             raise ValueError(f"{self.path}: not a primer library ({exc})") from None
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _recognise(self) -> bool:
+        """Whether the file already is a primer library (read-only queries); ValueError for
+        another application's database or a newer library. False: an empty database."""
+        db = self._db
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        app = db.execute("PRAGMA application_id").fetchone()[0]
+        tables = {r[0] for r in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if app not in (0, APPLICATION_ID) or tables - {"primers", "sqlite_sequence"}:
+            other = sorted(tables - {"primers", "sqlite_sequence"})
+            what = (f"tables {', '.join(map(repr, other[:3]))}" if other
+                    else f"application id {app:#x}")
+            raise ValueError(f"{self.path}: not a primer library but another application's "
+                             f"SQLite database ({what}); nothing was changed")
+        if version > SCHEMA_VERSION:
+            raise ValueError(f"{self.path}: written by a newer primerscope (schema {version})")
+        if "primers" not in tables:
+            return False
+        columns = [r[1] for r in db.execute("PRAGMA table_info(primers)")]
+        if columns[1:] != list(COLUMNS) or columns[:1] != ["id"]:
+            raise ValueError(f"{self.path}: not a primer library: its primers table has other "
+                             f"columns; nothing was changed")
+        return True
 
     def close(self) -> None:
         self._db.close()
@@ -153,12 +254,17 @@ class Library:
         self.close()
 
     @contextlib.contextmanager
-    def transaction(self):
-        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any error)."""
+    def transaction(self, change: bool = True):
+        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any error). ``change``: a
+        change of the library's primers (not the set-up of its schema)."""
+        if self.readonly:
+            raise ValueError(f"{self.path}: opened for reading only")
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
             yield db
+            if change and self._before_commit is not None:
+                self._before_commit()
         except BaseException:
             db.execute("ROLLBACK")
             raise
@@ -169,25 +275,35 @@ class Library:
     def add(self, entry: LibraryEntry) -> LibraryEntry:
         return self.add_many([entry])[0]
 
-    def add_many(self, entries) -> list[LibraryEntry]:
-        """Add all or nothing; ValueError if a name is taken (or given twice)."""
-        checked = [e.checked() for e in entries]
-        names = [e.name for e in checked]
-        dup = next((n for i, n in enumerate(names) if n in names[:i]), None)
-        if dup is not None:
-            raise ValueError(f"the primer name {dup!r} is given twice")
+    def add_many(self, entries, progress=None) -> list[LibraryEntry]:
+        """Add all or nothing, in one transaction; ValueError if a name is taken (or given
+        twice). ``progress(done, total)`` is called every :data:`PROGRESS_ROWS` rows."""
+        return self._insert([e.checked() for e in entries], progress)
+
+    def _insert(self, checked: list[LibraryEntry], progress=None) -> list[LibraryEntry]:
+        """:meth:`add_many` of entries already checked (LibraryEntry.checked)."""
+        seen: set[str] = set()
+        for e in checked:  # (a set: the list scan this was made 40k rows take 79 s)
+            if e.name in seen:
+                raise ValueError(f"the primer name {e.name!r} is given twice")
+            seen.add(e.name)
         cols = COLUMNS
         sql = f"INSERT INTO primers ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
         with self.transaction() as db:
-            for e in checked:
-                if db.execute("SELECT 1 FROM primers WHERE name = ?", (e.name,)).fetchone():
-                    raise ValueError(f"the library already has a primer named {e.name!r}")
-            db.executemany(sql, [tuple(getattr(e, c) for c in cols) for e in checked])
+            for at in range(0, len(checked), PROGRESS_ROWS):
+                part = checked[at:at + PROGRESS_ROWS]
+                taken = _taken(db, [e.name for e in part])
+                if taken:
+                    raise ValueError(f"the library already has a primer named {taken!r}")
+                db.executemany(sql, [tuple(getattr(e, c) for c in cols) for e in part])
+                if progress is not None:
+                    progress(at + len(part), len(checked))
         return checked
 
     def remove(self, names) -> int:
-        """Remove these primers (all or nothing); ValueError naming one that is not there."""
-        names = list(names)
+        """Remove these primers (all or nothing; a name given twice counts once); ValueError
+        naming one that is not there."""
+        names = list(dict.fromkeys(names))
         with self.transaction() as db:
             for n in names:
                 if not db.execute("SELECT 1 FROM primers WHERE name = ?", (n,)).fetchone():
@@ -217,18 +333,18 @@ class Library:
 
     # -- import and export -----------------------------------------------------------------
 
-    def import_csv(self, text: str, source: str = "CSV") -> int:
+    def import_csv(self, text: str, source: str = "CSV", progress=None) -> int:
         """Add every row of a CSV (an export's columns; ``name`` and ``sequence`` required,
         the others optional). All or nothing: any bad row, unknown column or taken name
         rejects the whole file with one line naming it."""
-        return len(self.add_many(parse_csv(text, source)))
+        return len(self._insert(parse_csv(text, source), progress))  # (parse_csv checks)
 
     def csv_text(self) -> str:
         buf = io.StringIO(newline="")
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(COLUMNS)
         for e in self.entries():
-            w.writerow(["" if v is None else v for v in asdict(e).values()])
+            w.writerow(["" if v is None else spreadsheet_cell(v) for v in asdict(e).values()])
         return buf.getvalue()
 
     def order_sheet_text(self, *, scale: str = "25nm", purification: str = "STD") -> str:
@@ -237,7 +353,7 @@ class Library:
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(("Name", "Sequence", "Scale", "Purification"))
         for e in self.entries():
-            w.writerow((e.name, e.sequence, scale, purification))
+            w.writerow(tuple(map(spreadsheet_cell, (e.name, e.sequence, scale, purification))))
         return buf.getvalue()
 
     def genbank_text(self, targets) -> str:
@@ -259,7 +375,8 @@ class Library:
                             annotations={"molecule_type": "DNA",
                                          "date": datetime.now().strftime("%d-%b-%Y").upper()})
             for e in entries:
-                for start, end, strand in _sites(e, target.id, text):
+                for start, end, strand in _inside(_sites(e, target.id, text), e, target.id,
+                                                  len(text)):
                     quals = {"label": [e.name], "note": [f"5'-{e.sequence}-3'"]}
                     if e.notes:
                         quals["note"].append(e.notes)
@@ -271,9 +388,71 @@ class Library:
         return out.getvalue()
 
 
+#: Rows per INSERT batch of an import (and between its progress reports).
+PROGRESS_ROWS = 10_000
+
+
+def _taken(db, names: list[str]) -> str | None:
+    """The first of ``names`` the library already holds (one query per batch)."""
+    found = set()
+    for at in range(0, len(names), 500):  # (SQLite's bound on host parameters)
+        part = names[at:at + 500]
+        found.update(r[0] for r in db.execute(
+            f"SELECT name FROM primers WHERE name IN ({', '.join('?' * len(part))})", part))
+    return next((n for n in names if n in found), None)
+
+
+def _check_path(path: Path, readonly: bool) -> bool:
+    """One line for a path no library can be at; makes the folder for a new library (not
+    for reading). True when there is no library file yet."""
+    if path.is_dir():
+        raise ValueError(f"{path}: is a directory, not a library file")
+    folder = path.parent
+    for up in (folder, *folder.parents):
+        if up.exists():
+            if not up.is_dir():
+                raise ValueError(f"{path}: {up} is a file, not a folder")
+            break
+    if path.exists():
+        return path.stat().st_size == 0 and readonly
+    if readonly:
+        return True
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot make its folder ({exc.strerror or exc})") from None
+    return True
+
+
+def _read_only_uri(path: Path) -> str:
+    """An SQLite URI that opens ``path`` without writing; on read-only media (where SQLite
+    could not make its shared-memory file) as immutable: nothing else writes it there."""
+    uri = "file:" + urllib.parse.quote(str(path.resolve())) + "?mode=ro"
+    writable = os.access(path.parent, os.W_OK) and os.access(path, os.W_OK)
+    return uri if writable else uri + "&immutable=1"
+
+
 def _locus_name(record_id: str) -> str:
     name = "".join(c if c.isalnum() or c in "_-." else "_" for c in record_id)
     return name[:16] or "target"
+
+
+def _inside(sites, entry: LibraryEntry, record_id: str, length: int):
+    """The sites clipped to the record (GenBank allows no feature past its end): a site
+    that overlaps the end is cut there, one wholly past it left out; a warning each."""
+    for start, end, strand in sites:
+        if start > length:
+            warnings.warn(SequenceWarning(
+                f"primer {entry.name!r}: its site {start}-{end} lies past the end of "
+                f"{record_id!r} ({length:,} nt): left out of the GenBank file"), stacklevel=2)
+            continue
+        if end > length:
+            warnings.warn(SequenceWarning(
+                f"primer {entry.name!r}: its site {start}-{end} runs past the end of "
+                f"{record_id!r} ({length:,} nt): cut to {start}-{length} in the GenBank file"),
+                stacklevel=2)
+            end = length
+        yield start, end, strand
 
 
 def _sites(entry: LibraryEntry, record_id: str, text: str):
@@ -294,8 +473,11 @@ def _sites(entry: LibraryEntry, record_id: str, text: str):
 
 def parse_csv(text: str, source: str = "CSV") -> list[LibraryEntry]:
     """Library entries from CSV text; ValueError (one line) for a malformed file."""
-    rows = list(csv.reader(io.StringIO(text)))
-    rows = [r for r in rows if any(c.strip() for c in r)]
+    reader = csv.reader(io.StringIO(text))
+    try:
+        rows = [r for r in reader if any(c.strip() for c in r)]
+    except csv.Error as exc:  # a field over csv.field_size_limit, a NUL byte...
+        raise ValueError(f"{source}: line {reader.line_num}: {exc}") from None
     if not rows:
         raise ValueError(f"{source}: empty file (expected a header with name,sequence)")
     header = [c.strip().lower() for c in rows[0]]
@@ -314,7 +496,7 @@ def parse_csv(text: str, source: str = "CSV") -> list[LibraryEntry]:
             raise ValueError(f"{source}: line {line}: {len(row)} fields, the header has {len(header)}")
         values = {}
         for col, cell in zip(header, row):
-            cell = cell.strip()
+            cell = unquoted_cell(cell.strip())
             try:
                 if col in _INT:
                     values[col] = int(cell) if cell else None

@@ -24,17 +24,19 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import warnings
 from dataclasses import dataclass, field
 from typing import Generator
 
 import numpy as np
 
-from engine import edit, gaps, kdiff
+from engine import gaps, kdiff, softmask
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers import pcr
-from engine.primers.primer3_design import (DesignSettings, Oligo, check_pair, primer_lists,
-                                           rejection_reason, template_text)
-from engine.sequences import Record, decode, encode, reverse_complement
+from engine.primers.primer3_design import (PRIMER3_MIN_TEMPLATE, DesignSettings, Oligo,
+                                           check_pair, primer_lists, rejection_reason,
+                                           template_text)
+from engine.sequences import Record, SequenceWarning, decode, encode, reverse_complement
 from engine.slices import Meter, compile_once, numba_threads, run_info
 
 __all__ = ["PairSettings", "PairsResult", "PrimerPair", "PrimerSite", "Rejection", "Specificity",
@@ -46,6 +48,8 @@ class PairSettings:
     design: DesignSettings = DesignSettings()
     pcr: pcr.PcrSettings = pcr.PcrSettings()
     explain: bool = False
+    #: drop primers whose 3'-most 5 bases touch a soft-masked base (engine.softmask)
+    avoid_masked: bool = False
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,9 @@ def make_job(target, background, k: int, settings: PairSettings | None = None, *
     background = tuple(gaps.as_background(background, gap_min))
     if not target:
         raise ValueError("no target records")
+    if settings.avoid_masked:
+        for rec in target:
+            softmask.known_mask(rec)  # refused before the run, not after it
     both = []
     for i, rec in enumerate(target):
         both += [Record(f"f{i}", rec.codes), Record(f"r{i}", reverse_complement(rec.codes))]
@@ -319,12 +326,20 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
             meter.complete = False
             return result()
         yield meter.progress(n, len(target), message=f"Primer3: pairs in {rec.id}")
+        if len(rec) < PRIMER3_MIN_TEMPLATE:  # (Primer3's C code would abort the process)
+            warnings.warn(SequenceWarning(
+                f"target record {rec.id!r} has {len(rec)} nt, fewer than the "
+                f"{PRIMER3_MIN_TEMPLATE} Primer3 needs: skipped"), stacklevel=2)
+            continue
         text = rec.text
         template = template_text(text)
         gap_stretches = gaps.gap_runs(rec.codes)
 
         def clear(oligo) -> bool:  # no designed primer holds an assembly gap base
-            return not gaps.touches_gap(gap_stretches, *([x] for x in oligo.span))[0]
+            if gaps.touches_gap(gap_stretches, *([x] for x in oligo.span))[0]:
+                return False
+            return not (settings.avoid_masked and softmask.three_prime_masked(
+                rec, *([x] for x in oligo.span), reverse=not oligo.left)[0])
 
         def design_one():
             lefts, rights, explain = primer_lists(template, design, rec.id)
@@ -368,14 +383,15 @@ def _with_pcr(chosen, background, settings: pcr.PcrSettings, job: Job, cancel, m
     search = pcr.search_job(records, background, settings.max_edits, backend=job.backend,
                             threads=job.threads, scheduler=job.params.get("scheduler"),
                             gap_min=job.params.get("gap_min", gaps.GAP_MIN))
-    found = yield from pcr.relabel(edit.iter_solve(search, cancel), "in-silico PCR")
-    pcr.absorb(meter, found.info)
+    before = meter.elapsed
+    hits = yield from pcr.search_hits(search, cancel, meter, "in-silico PCR")
+    searched = meter.elapsed - before
     yield from compile_once(pcr.Refiner())
     t0 = meter.elapsed
-    sites = meter.timed(lambda: pcr.find_sites(records, background, found.hits, settings))
+    sites = meter.timed(lambda: pcr.find_sites(records, background, hits, settings))
     out = []
     for p, pair_names in zip(chosen, names):
         products = pcr.pair_sites(sites, background, settings, primers=set(pair_names))
         out.append(dataclasses.replace(p, products=tuple(products)))
-    phases["pcr"] = found.info.seconds + meter.elapsed - t0
+    phases["pcr"] = searched + meter.elapsed - t0
     return out

@@ -5,7 +5,9 @@
   3'-end ΔG of each primer's 3' end on the other (Primer3's end stability). A pair
   is a *3'-end dimer* when either 3' end binds the other at or below
   ``end_dimer_dg``: an extendable dimer, the usual cause of primer-dimer artefacts.
-  Primers with ambiguity codes have no thermodynamic values (None).
+  Primers with ambiguity codes have no thermodynamic values (None), nor has the
+  heterodimer of two primers both over 60 nt (Primer3's limit): those primers are
+  listed in ``too_long`` ("too long for Primer3 thermodynamics") and the run goes on.
 - **Cross-products** (with a background): the in-silico PCR of the whole set
   (:mod:`engine.primers.pcr`); products between primers of different pairs are what
   make multiplex panels fail.
@@ -13,16 +15,18 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Generator
 
 import numpy as np
 
-from engine import edit, gaps
+from engine import gaps
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers import pcr
-from engine.primers.annotate import Conditions
+from engine.primers.annotate import THERMO_MAX_LENGTH, TOO_LONG, Conditions
 from engine.primers.primer_sets import check_primers
+from engine.sequences import SequenceWarning
 from engine.slices import Meter, compile_once, numba_threads, run_info
 
 __all__ = ["PanelResult", "PanelSettings", "iter_solve", "make_job", "solve"]
@@ -48,6 +52,8 @@ class PanelResult:
     end_dimer: np.ndarray     # bool, symmetric: either 3' end at or below end_dimer_dg
     products: tuple[pcr.Product, ...] = ()   # with a background: every product of the set
     has_background: bool = False
+    #: primers over Primer3's thermodynamic limit (their heterodimers with each other: NaN)
+    too_long: tuple[str, ...] = ()
 
     def products_between(self, a: str, b: str) -> list[pcr.Product]:
         return [p for p in self.products if {p.forward, p.reverse} == {a, b}]
@@ -92,6 +98,14 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     n = len(primers)
     seqs = [p.text for p in primers]
     plain = [set(s) <= set("ACGT") for s in seqs]
+    long_ = [len(s) > THERMO_MAX_LENGTH for s in seqs]
+    too_long = tuple(p.id for p, is_long in zip(primers, long_) if is_long)
+    if too_long:
+        shown = ", ".join(too_long[:3]) + (f" and {len(too_long) - 3} more" if len(too_long) > 3
+                                           else "")
+        warnings.warn(SequenceWarning(
+            f"{shown}: {TOO_LONG} (over {THERMO_MAX_LENGTH} nt): no dimer values between "
+            f"two such primers (each with itself included)"), stacklevel=2)
     salts = settings.conditions.salts()
     temp = settings.conditions.temp_c
     dg = np.full((n, n), np.nan)
@@ -105,7 +119,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
 
         def row(i=i):
             for j in range(i, n):
-                if not (plain[i] and plain[j]):
+                # (Primer3 aligns two oligos only when one has at most 60 nt)
+                if not (plain[i] and plain[j]) or (long_[i] and long_[j]):
                     continue
                 het = primer3.calc_heterodimer(seqs[i], seqs[j], temp_c=temp, **salts)
                 dg[i, j] = dg[j, i] = het.dg / 1000.0
@@ -121,10 +136,10 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     search = job.params["search"]
     if search is not None and meter.complete:
         background = job.inputs["background"]
-        found = yield from pcr.relabel(edit.iter_solve(search, cancel), "cross-products")
-        pcr.absorb(meter, found.info)
+        hits = yield from pcr.search_hits(search, cancel, meter, "cross-products")
         yield from compile_once(pcr.Refiner())
-        sites = meter.timed(lambda: pcr.find_sites(primers, background, found.hits, settings.pcr))
+        sites = meter.timed(lambda: pcr.find_sites(primers, background, hits, settings.pcr))
         products = tuple(meter.timed(lambda: pcr.pair_sites(sites, background, settings.pcr)))
     return PanelResult(run_info(job, meter), settings, tuple((p.id, p.text) for p in primers),
-                       dg, tm, end, flagged, products, search is not None)
+                       dg, tm, end, flagged, products, search is not None,
+                       too_long)

@@ -56,6 +56,11 @@ __all__ = ["PcrProducts", "PcrResult", "PcrSettings", "PcrSites", "Product", "Si
            "iter_solve", "make_job", "pair_sites", "solve"]
 
 
+#: The longest product (1 Gb: longer than any chromosome). Coordinates are packed below
+#: 2^40 (pair_sites); an unbounded size overflowed there and silently gave no products.
+MAX_PRODUCT = 1_000_000_000
+
+
 @dataclass(frozen=True)
 class PcrSettings:
     """What counts as a site and as a product (see the module docstring)."""
@@ -74,6 +79,8 @@ class PcrSettings:
         check_int("three_prime_window", self.three_prime_window, 1)
         check_int("min_product", self.min_product, 1)
         check_int("max_product", self.max_product, 1)
+        if self.max_product > MAX_PRODUCT:
+            raise ValueError(f"max_product must be at most {MAX_PRODUCT:,}, got {self.max_product}")
         if self.max_product < self.min_product:
             raise ValueError(f"max_product ({self.max_product}) is smaller than min_product "
                              f"({self.min_product})")
@@ -197,10 +204,9 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     if job.backend == "dask":  # search and refinement per chunk on a cluster's workers
         sites = yield from _cluster_sites(job, meter, cancel)
     else:
-        found = yield from relabel(edit.iter_solve(job.params["search"], cancel), "primer sites")
-        absorb(meter, found.info)
+        hits = yield from search_hits(job.params["search"], cancel, meter, "primer sites")
         yield from compile_once(Refiner())
-        sites = meter.timed(lambda: find_sites(primers, background, found.hits, settings))
+        sites = meter.timed(lambda: find_sites(primers, background, hits, settings))
     products = meter.timed(lambda: pair_sites(sites, background, settings))
     return PcrResult(run_info(job, meter), settings, tuple((p.id, p.text) for p in primers),
                      sites, products)
@@ -215,6 +221,56 @@ def _cluster_sites(job: Job, meter: Meter, cancel: CancelToken):
     runner = ClusterSites(job, cancel.flag)
     yield from relabel(run_on_cluster(runner, meter, cancel), "primer sites")
     return meter.timed(runner.sites)
+
+
+#: Search groups (primer x record x strand) one edit search plans at once. The search
+#: keeps a task row and several columns per group (about 200 bytes): 40 primers against
+#: 100,000 tiny records made 8 M groups and 2 GB, so many records are searched a batch of
+#: records at a time.
+SEARCH_GROUPS = 1 << 20
+
+
+@dataclass(frozen=True)
+class SearchHits:
+    """The columns of edit search hits that :func:`find_sites` reads, merged over batches."""
+
+    pattern: np.ndarray
+    record: np.ndarray
+    strand: np.ndarray
+    distance: np.ndarray
+    end: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.pattern)
+
+
+def search_hits(search: Job, cancel: CancelToken, meter: Meter, message: str):
+    """The hits of a :func:`search_job` (its sub-job's time and counts added to ``meter``);
+    over many records, a batch of records at a time (:data:`SEARCH_GROUPS`), so memory
+    stays bounded whatever the number of records x primers."""
+    patterns, texts = search.inputs["pattern"], search.inputs["text"]
+    per_record = max(1, len(patterns) * 2)  # (both strands)
+    batch = max(1, SEARCH_GROUPS // per_record)
+    if len(texts) <= batch or search.backend == "dask":
+        found = yield from relabel(edit.iter_solve(search, cancel), message)
+        absorb(meter, found.info)
+        return found.hits
+    records = [Record(str(i), p.codes) for i, p in enumerate(patterns)]
+    parts = []
+    for at in range(0, len(texts), batch):
+        part = search_job(records, texts[at:at + batch], search.params["k"],
+                          variant=search.variant, backend=search.backend,
+                          parallel=search.parallel, flags=search.flags, threads=search.threads,
+                          gap_min=search.params.get("gap_min", gaps.GAP_MIN))
+        last = min(at + batch, len(texts))
+        found = yield from relabel(edit.iter_solve(part, cancel),
+                                   f"{message} (records {at + 1:,}-{last:,} of {len(texts):,})")
+        absorb(meter, found.info)
+        h = found.hits
+        parts.append((h.pattern, h.record.astype(np.int64) + at, h.strand, h.distance, h.end))
+        if cancel.cancelled:
+            break
+    return SearchHits(*(np.concatenate(column) for column in zip(*parts)))
 
 
 def absorb(meter: Meter, info: RunInfo) -> None:

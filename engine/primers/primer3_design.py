@@ -16,6 +16,13 @@ from engine.primers.annotate import Conditions
 
 #: Primer3 refuses primers longer than this (its Tm formulas stop there).
 PRIMER3_MAX_LENGTH = 35
+#: Primer3's C code asserts a template of at least 3 nt (it aborts the process otherwise).
+PRIMER3_MIN_TEMPLATE = 3
+#: The most pairs per record: the GUI's limit too. Each pair is one Primer3 check, and a
+#: 10,000 took minutes per record without giving a biologist anything to read.
+MAX_NUM_RETURN = 1000
+#: Product sizes up to this (Primer3 reads them as C ints).
+MAX_PRODUCT_SIZE = 1_000_000_000
 
 _RANGE_RE = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s*$")
 
@@ -39,6 +46,9 @@ def parse_product_ranges(text) -> tuple[tuple[int, int], ...]:
             raise ValueError(f"product size range {part!r} is empty (sizes start at 1)")
         if lo > hi:
             raise ValueError(f"product size range {part!r} is inverted ({lo} > {hi})")
+        if hi > MAX_PRODUCT_SIZE:
+            raise ValueError(f"product size range {part!r}: sizes may be at most "
+                             f"{MAX_PRODUCT_SIZE:,}")
         out.append((lo, hi))
     return tuple(out)
 
@@ -92,8 +102,8 @@ class DesignSettings:
             raise ValueError(f"GC needs 0 <= min ({self.gc_min:g}) <= max ({self.gc_max:g}) <= 100")
         if self.max_tm_diff < 0:
             raise ValueError(f"max Tm difference must be >= 0, got {self.max_tm_diff:g}")
-        if self.num_return < 1:
-            raise ValueError(f"num_return must be >= 1, got {self.num_return}")
+        if not 1 <= self.num_return <= MAX_NUM_RETURN:
+            raise ValueError(f"num_return must be 1 to {MAX_NUM_RETURN}, got {self.num_return}")
         if self.max_poly_x < 1 or self.gc_clamp < 0:
             raise ValueError("max_poly_x must be >= 1 and gc_clamp >= 0")
 
@@ -143,10 +153,19 @@ class Oligo:
 
 
 def _design(seq_args: dict, global_args: dict) -> dict:
+    import contextlib
+    import io
+
     import primer3
 
+    if len(seq_args.get("SEQUENCE_TEMPLATE", "")) < PRIMER3_MIN_TEMPLATE:
+        raise ValueError(f"{seq_args.get('SEQUENCE_ID', 'target')}: Primer3 needs a template of "
+                         f"at least {PRIMER3_MIN_TEMPLATE} nt")
+    # primer3-py prints its whole input (the template included) to standard output when
+    # Primer3 rejects a setting; the exception says what was wrong.
     try:
-        return primer3.bindings.design_primers(seq_args, global_args)
+        with contextlib.redirect_stdout(io.StringIO()):
+            return primer3.bindings.design_primers(seq_args, global_args)
     except OSError as exc:  # Primer3 reports bad settings this way
         raise ValueError(f"Primer3: {exc}") from None
 

@@ -55,6 +55,31 @@ def parse_literals(text: str) -> list[Record]:
     return out
 
 
+#: Cells a spreadsheet would read as a formula (OWASP: CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _formula_like(text: str) -> bool:
+    """A spreadsheet would run it, or it is such a cell already quoted (so that quoting
+    stays reversible: ``'=`` typed by a user is written ``''=``)."""
+    return text.startswith(_FORMULA_START) or (text.startswith("'") and _formula_like(text[1:]))
+
+
+def spreadsheet_cell(value):
+    """A text cell as a spreadsheet-bound CSV writes it: with a leading ``'`` when a
+    spreadsheet would take it for a formula. Numbers are left alone."""
+    if isinstance(value, str) and _formula_like(value):
+        return "'" + value
+    return value
+
+
+def unquoted_cell(text: str) -> str:
+    """What :func:`spreadsheet_cell` wrote, read back: its ``'`` removed."""
+    if text.startswith("'") and _formula_like(text[1:]):
+        return text[1:]
+    return text
+
+
 def parse_table(text: str, source: str = "<table>", delimiter: str | None = None) -> list[Record]:
     """A CSV/TSV of name and sequence. A header row (name/id/primer and sequence/seq) is
     optional; without one the first two columns are name and sequence."""
@@ -62,7 +87,11 @@ def parse_table(text: str, source: str = "<table>", delimiter: str | None = None
         first = text.lstrip().split("\n", 1)[0]
         delimiter = "\t" if "\t" in first else ","
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-    rows = [(reader.line_num, r) for r in reader if any(cell.strip() for cell in r)]
+    try:
+        rows = [(reader.line_num, [unquoted_cell(c) for c in r]) for r in reader
+                if any(cell.strip() for cell in r)]
+    except csv.Error as exc:  # a field over csv.field_size_limit, a NUL byte...
+        raise SequenceError(f"{source}: line {reader.line_num}: {exc}") from None
     if not rows:
         raise SequenceError(f"{source}: no primers found (empty table?)")
     header = [c.strip().lower() for c in rows[0][1]]

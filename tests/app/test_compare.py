@@ -31,3 +31,44 @@ def test_compare_leaves_out_the_backends_that_do_not_take_the_job():
     global_ = {s.backend for s in combinations(fam, {"mode": "global", "pairing": "all"})}
     assert "serial" in global_ and "dask" not in global_
     assert registry.backend_status("dask")[0] is ("dask" in search)
+
+
+def test_compare_probes_first_skips_the_slow_runs_and_its_estimates_hold(qtbot, window, monkeypatch):
+    """Issue 32: each run is probed before the comparison commits; pathological runs are
+    offered to be skipped; the probes' estimates are what the runs then take."""
+    import random
+
+    from app import run_controller
+
+    window.params.set_family("nw")
+    rng = random.Random(5)
+    a = Record("a", encode("".join(rng.choice("ACGT") for _ in range(12_000))))
+    b = Record("b", encode("".join(rng.choice("ACGT") for _ in range(12_000))))
+    window.input_panels["a"].set_records([a], "test")
+    window.input_panels["b"].set_records([b], "test")
+    # Any run slower than the fastest of its variant counts as pathological here (on nw none
+    # really is).
+    monkeypatch.setattr(run_controller, "SLOW_FACTOR", 1.0)
+    monkeypatch.setattr(run_controller, "SLOW_RUN_S", 0.0)
+    asked = []
+    window.choose_sink = lambda title, text, options: asked.append((text, options)) or "skip"
+    with qtbot.waitSignal(window.compare_finished, timeout=600_000) as blocker:
+        assert window.controller.compare()
+        qtbot.waitUntil(lambda: window.controller._compare_phase == "probing", timeout=5000)
+        assert not window.pages[-1].view.is_empty()  # the tab says what runs, not "Nothing to show"
+    rows = blocker.args[0]
+    assert asked, "no question about the slow runs"
+    text, options = asked[0]
+    assert set(options) == {"skip", "all"} and "Pathologically slow" in text
+    skipped = [r for r in window.compare_view.rows if r.skipped is not None]
+    ran = {r.label for r in rows}
+    assert skipped and not ran & {r.label for r in skipped}
+    assert all(r.label in text for r in skipped)
+    assert ran and all(r.complete for r in rows)
+    estimates = dict(zip((s.variant + "/" + s.backend + (f"/{s.parallel}" if s.parallel else "")
+                          for s in window.controller._compare_selections),
+                         window.controller._compare_plan))
+    for row in rows:  # truthful: the run took about what its probe said
+        estimate = next(v for k, v in estimates.items() if row.label.startswith(k))
+        assert estimate / 3 <= row.seconds <= estimate * 3, (row.label, estimate, row.seconds)
+    assert "Skipped" in window.compare_view.caption.text()

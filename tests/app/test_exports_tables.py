@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from types import SimpleNamespace
 
 from PySide6.QtCore import QItemSelectionModel, Qt
@@ -61,9 +62,15 @@ def test_exports_follow_the_umask_and_the_table(qtbot, window, tmp_path):
             assert _mode(path) == 0o640, path
     assert open(all_rows).read() == window.adapter.csv_text(result)
     assert asked and set(asked[0]) == {"shown", "all"}
-    table = list(csv.reader(open(shown_rows)))
-    assert table[0][:5] == ["target", "start", "end", "length", "sequence"]
-    assert "Tm" in table[0] and "GC %" in table[0]  # the annotation columns come along
+    text = open(shown_rows, encoding="utf-8").read()
+    assert text.isascii()  # the command line's names: no byte-order mark needed
+    table = list(csv.reader(io.StringIO(text)))
+    cli = next(csv.reader(io.StringIO(window.adapter.csv_text(result))))
+    assert table[0][:5] == cli
+    from engine.primers import Annotation
+    assert table[0][5:] == list(Annotation.COLUMNS)  # the annotation columns, named as --annotate
+    for row in table[1:]:  # two decimals, as the command line writes them (not 16 digits)
+        assert all(re.fullmatch(r"-?\d+\.\d\d", v) for v in (row[5], row[6]) if v), row
     assert len(table) == shown + 1
     assert all(int(row[3]) <= 16 for row in table[1:])
 
@@ -97,7 +104,10 @@ def test_offtarget_table_exports(qtbot, window, tmp_path, monkeypatch):
     target = tmp_path / "sites.csv"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
     view.export_button.click()
-    table = list(csv.reader(open(target)))
+    raw = target.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")  # "3′ edits": Excel needs the byte-order mark
+    table = list(csv.reader(open(target, encoding="utf-8-sig")))
+    assert "3′ edits" in table[0]
     assert table[0][:3] == ["record", "start", "end"] and len(table) == len(view.sites) + 1
     first = view.sites[0]
     assert table[1][1:3] == [str(first.start), str(first.end)]

@@ -60,3 +60,12 @@ def test_tab_order_follows_the_layout(qtbot, window):
         < at(panels[1].open_button) < at(panels[1].region_to) < at(k_box) \
         < at(window.params.variant_combo) < at(window.params.backend_combo) \
         < at(window.tabs.tabBar()) < at(window.results.length_min) < at(window.results.view)
+
+
+def test_toolbar_and_boxes_name_the_inputs_alike(window):
+    """Issue 32: the toolbar said "Open sequence a" over a box titled "Sequence A"."""
+    window.params.set_family("nw")
+    titles = [spec.title for spec in window.params.spec.inputs]
+    assert titles[0].endswith(" A")
+    assert window.open_action.text().replace("&", "") == f"Open {titles[0][0].lower()}{titles[0][1:]}…"
+    assert window.paste_action.text().replace("&", "").endswith(titles[0][1:] + "…")

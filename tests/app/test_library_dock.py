@@ -176,6 +176,18 @@ def test_the_dock_leaves_the_window_at_1280_pixels(qtbot, window):
     assert window.width() <= 1280 and window.minimumSizeHint().width() <= 1280
 
 
+def test_the_dock_opens_clear_of_the_input_boxes(qtbot, window):
+    """Issue 32: the dock must not cover the inputs it is used beside."""
+    window.resize(1100, 720)  # narrower than the dock's 760 px would clear on its own
+    window.params.set_family("kdiff")
+    qtbot.wait(50)
+    window.library_dock.show()
+    qtbot.wait(50)
+    left_edge = window.library_dock.frameGeometry().left()
+    inputs_right = window.left.mapToGlobal(window.left.rect().topRight()).x()
+    assert left_edge > inputs_right
+
+
 def test_window_and_cli_share_the_default_library(tmp_path, monkeypatch):
     """Primers kept in the window are the ones `primerscope library list` shows: without a
     file chosen in the settings, both use engine.primers.library.default_path()."""

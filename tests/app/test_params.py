@@ -152,6 +152,30 @@ def test_text_parameter_is_a_line_edit_that_persists_and_reaches_make_job(qtbot,
     assert panel.state()["params"]["scheduler"] == ""
 
 
+def test_biology_first_engine_settings_under_a_closed_advanced(qtbot, settings):
+    """Issue 32: k and strands first; variant, backend, CUDA, Dask and flags folded away."""
+    panel = ParamsPanel(settings)
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.set_family("kdiff")
+    assert not panel.advanced.is_expanded()
+    shown = {name for name, w in panel._param_widgets.items() if w.isVisibleTo(panel)}
+    assert {"k", "strands"} <= shown
+    assert not shown & {"threads_per_block", "prefetch_factor", "scheduler"}
+    assert not panel.variant_combo.isVisibleTo(panel) and not panel.flags_box.isVisibleTo(panel)
+    layout = panel.layout()
+    assert layout.indexOf(panel.params_box) < layout.indexOf(panel.advanced)
+    panel.set_selection(variant="conventional", backend="serial")
+    assert panel.summary.isVisibleTo(panel)
+    assert panel.summary.text().startswith("Engine: conventional/serial")
+    panel.advanced.set_expanded(True)
+    assert panel.variant_combo.isVisibleTo(panel) and panel._param_widgets["scheduler"].isVisibleTo(panel)
+    assert not panel.summary.isVisibleTo(panel)
+    again = ParamsPanel(settings)  # the section's state persists
+    qtbot.addWidget(again)
+    assert again.advanced.is_expanded()
+
+
 def test_saved_values_are_taken_by_the_registry_rule(qtbot, settings):
     """A saved (or workspace) value the registry's ParamSpec.check refuses (the rule of
     make_job and the command line) falls back to the default; one it takes is kept."""

@@ -78,8 +78,8 @@ def test_annotation_columns_equal_primer3(qtbot, window):
     result, tools = run_slice(qtbot, window)
     model = window.results.model
     first = len(model.columns)
-    assert [c.title for c in model.columns] == ["target", "start", "end", "length", "sequence"]
-    assert [c.title for c in model.computed][:2] == ["GC %", "Tm"]
+    assert [c.title for c in model.columns] == ["target", "start", "end", "length (bp)", "sequence"]
+    assert [c.title for c in model.computed][:2] == ["GC %", "Tm (°C)"]  # headers with units
     salts = {"mv_conc": 35.0, "dv_conc": 2.5, "dntp_conc": 0.8, "dna_conc": 250.0}
     with qtbot.waitSignal(tools.annotated, timeout=60_000):
         tools.set_values(conditions=salts)

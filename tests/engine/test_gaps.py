@@ -323,3 +323,33 @@ def test_kdiff_on_dask_with_gaps_across_chunk_edges(dask_cluster, monkeypatch):
 
 
 BASE = np.array([1, 2, 4, 8], dtype=np.uint8)
+
+
+def test_a_genome_store_background_is_masked_as_it_is_read(tmp_path, streamed):
+    """A store's records are read a range at a time; their gaps too (never unpacked whole)."""
+    from engine import store
+
+    rng = np.random.default_rng(5)
+    parts = []
+    for n in (300, 120, 500):
+        parts += [BASE[rng.integers(0, 4, n)], np.full(int(rng.integers(10, 200)), 15, np.uint8)]
+    background = [Record("b", np.concatenate(parts))]
+    fasta = _fasta(tmp_path / "b.fa", background)
+    store.build(fasta, tmp_path / "b.psg")
+    stored = load(str(tmp_path / "b.psg"))
+    (masked,) = gaps.as_background(stored)
+    assert masked.codes.tolist() == gaps.mask_gaps(background[0].codes).tolist()
+    assert masked.chunk(290, 320).tolist() == masked.codes[290:320].tolist()
+    target = [Record("t", planted(rng, background[0].codes, 50))]
+    streamed(64)
+    got = kdiff.solve(target, stored, 2, backend="multicore")
+    assert kdiff_rows(got) == kdiff_expected(target, background, 2, 10)
+    assert got.background_summary.gaps == 3
+
+
+def test_the_closest_match_of_a_candidate_is_never_in_a_gap():
+    background = [Record("b", encode("GGCATTACGA" + "N" * 60 + "ACGTTGCATGGCTTAGCA"))]
+    near = kdiff.closest_match("ACGTTGCAAGGCTTAGCA", background, strands="forward")
+    assert (near.start, near.end, near.distance) == (71, 88, 1)
+    old = kdiff.closest_match("ACGTTGCAAGGCTTAGCA", background, strands="forward", gap_min=100)
+    assert old.distance == 0 and old.end <= 70  # the old rule: the gap matched it

@@ -268,7 +268,7 @@ def test_cli_json_contract_and_inputs(scene, tmp_path):
     (["ACGTACGT,,ACGTAC", "ACGT"], "is empty"),
     (["A" * 101, "ACGT"], "at most 100"),
     (["ACGTACGTAC", "ACGT", "--min-product", "500", "--max-product", "100"], "empty product range"),
-    (["ACGTACGTAC", "ACGT", "--max-product", "0"], "--max-product must be >= 1"),
+    (["ACGTACGTAC", "ACGT", "--max-product", "0"], "--max-product: must be >= 1"),
     (["ACGT", "ACGTACGT", "--max-edits", "4"], "smaller than the shortest primer"),
 ])
 def test_bad_input_exits_2_with_one_line(args, message):

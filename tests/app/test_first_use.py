@@ -1,0 +1,105 @@
+"""First-use compile waits (issue 32): said as "compiling (once)", reported apart from the
+search time, and compiled ahead by ``python -m app.warmup``."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+
+from engine.jobs import Progress
+
+from app import run_controller
+from app.warmup import COMPILING, CompileClock, plan, warm
+from tests.app.conftest import load_demo, run
+
+
+def test_the_compile_clock_counts_only_the_compiling_phase():
+    clock = CompileClock()
+    clock.see(Progress(0, 10, 0, 0, 0.0, phase="compiling"))
+    time.sleep(0.2)
+    clock.see(Progress(1, 10, 0, 0, 0.1))
+    time.sleep(0.1)
+    clock.see(Progress(2, 10, 0, 0, 0.2))
+    assert 0.19 <= clock.total() < 0.29
+    assert clock.note().startswith("+ 0.2") and clock.note().endswith(COMPILING)
+    assert CompileClock().note() == ""
+
+
+def test_a_compiling_run_says_so_and_reports_compile_time_apart(qtbot, window, monkeypatch):
+    real = run_controller.run_job
+    said = []
+
+    def compiling_first(adapter, inputs, choice, token):
+        gen = real(adapter, inputs, choice, token)
+        yield next(gen)  # JobStarted
+        yield Progress(0, 1, 0, 0, 0.0, phase="compiling")
+        time.sleep(0.6)  # stands for the compile
+        return (yield from gen)
+
+    monkeypatch.setattr(run_controller, "run_job", compiling_first)
+    window.params.set_family("kdiff")
+    load_demo(qtbot, window, "lambda-ecoli")
+    window.state_label.windowTitleChanged.connect(said.append)  # (kept alive with the label)
+    timer_texts = []
+    window.controller._draw_timer.timeout.connect(lambda: timer_texts.append(window.state_label.text()))
+    result = run(qtbot, window)
+    assert any(COMPILING in t and "bitparallel" in t for t in timer_texts), timer_texts[:5]
+    status = window.state_label.text()
+    match = re.search(r"in ([\d.]+) s \(.*, \+ ([\d.]+) s compiling \(once\)\)\.", status)
+    assert match, status
+    solve, compiling = float(match.group(1)), float(match.group(2))
+    assert compiling >= 0.55  # the compile, not in the search time
+    assert abs(solve - float(f"{result.info.seconds:.3g}")) < 1e-9
+
+
+def test_the_warmup_plan_runs_the_pages_jobs_without_error(window):
+    window.params.set_family("kdiff")
+    state = window.params.state()
+    tasks = plan("kdiff", state)
+    assert [t["task"] for t in tasks] == ["run", "offtarget", "pairs"]
+    assert tasks[0]["variant"] == state["variant"] and tasks[0]["backend"] == state["backend"]
+    assert plan("kdiff", dict(state, backend="dask")) == []  # no cluster started on a guess
+    for family in ("kmismatch", "nw"):
+        window.params.set_family(family)
+        out = warm(plan(family, window.params.state()))
+        assert out and all(line["error"] == "" for line in out), out
+    out = warm(tasks)
+    assert [line["task"] for line in out] == ["run", "offtarget", "pairs"]
+    assert all(not o["error"] for o in out), out
+    assert out[2]["found"] > 0  # pairs found, so the in-silico PCR's kernels ran too
+
+
+def test_python_m_app_warmup_prints_a_line_per_task_and_refuses_bad_input():
+    tasks = [{"task": "offtarget", "backend": "serial", "threads": None}]
+    done = subprocess.run([sys.executable, "-m", "app.warmup", json.dumps(tasks)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(lines) == 1 and lines[0]["task"] == "offtarget" and lines[0]["error"] == ""
+    bad = subprocess.run([sys.executable, "-m", "app.warmup", "{not json"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_the_window_warms_once_per_selection(qtbot, window, monkeypatch):
+    from app import warmup
+
+    window.params.set_family("nw")
+    state = window.params.state()
+    runner = warmup.Warmup(window)
+    assert runner.start("nw", state)
+    assert not runner.start("nw", state)  # running
+    assert runner.wait(300_000)
+    assert [line["task"] for line in runner.log] == ["run"] and not runner.log[0]["error"], runner.log
+    assert not runner.start("nw", state)  # done already
+    # The window starts it after a delay, and again for a selection chosen meanwhile.
+    started = []
+    monkeypatch.setattr(warmup, "WARMUP_DELAY_MS", 0)
+    monkeypatch.setattr(warmup.Warmup, "start",
+                        lambda self, family, state: started.append((family, state["variant"])) and False)
+    window.start_warmup()
+    qtbot.waitUntil(lambda: bool(started), timeout=5000)
+    assert started[0] == ("nw", state["variant"])

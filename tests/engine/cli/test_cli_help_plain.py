@@ -1,0 +1,31 @@
+"""``--help`` speaks to users (issue 32): no reStructuredText and no module names."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from engine.cli import TOOLS, build_parser, plain
+from engine import registry
+
+LEAKS = re.compile(r"``|:(?:func|mod|class|meth|data):`|\bengine\.[a-z_]+|\bapp\.[a-z_]+")
+COMMANDS = [n for n in registry.family_names() if registry.has_module(f"engine.{n}", "cli")] \
+    + list(TOOLS) + ["index"]
+
+
+def test_plain_drops_markup_and_module_names():
+    assert plain("``primerscope pairs T B``. Writers: engine.primers.export_pairs.") == \
+        "primerscope pairs T B."
+    assert plain("the store (engine.store) and :func:`engine.kdiff.iter_solve`") == \
+        "the store and iter_solve"
+    assert plain("0 picks the default (engine.config.NW_CUDA_THREADS_PER_BLOCK)") == \
+        "0 picks the default"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_has_no_markup_or_module_names(command):
+    parser = build_parser(command)
+    sub = next(a for a in parser._actions if hasattr(a, "choices") and isinstance(a.choices, dict))
+    text = sub.choices[command].format_help()
+    assert not LEAKS.search(text), LEAKS.search(text).group(0)
