@@ -178,3 +178,23 @@ def test_landscape_is_columnar():
     assert land.start.tolist() == [1, 2]
     assert [c.sequence for c in land.candidates(1)] == ["AC"]
     assert [c.sequence for c in land.candidates(2)] == ["ACG", "CGT"]
+
+
+def test_avoid_masked_drops_each_ks_masked_candidates(lambda_record, ecoli_record, tmp_path):
+    """A soft-masked stretch in the target: at every k, what a run at that k keeps."""
+    from engine.sequences import decode
+
+    text = decode(lambda_record.slice(20_000, 20_400).codes)
+    text = text[:150] + text[150:260].lower() + text[260:]
+    (tmp_path / "t.fa").write_text(">t\n" + text + "\n")
+    target = load(tmp_path / "t.fa")
+    assert target[0].soft_mask is not None
+    background = [ecoli_record.slice(0, 40_000)]
+    land = kdiff.landscape(target, background, 4, backend="serial", avoid_masked=True)
+    dropped = 0
+    for k in land.k:
+        alone = kdiff.solve(target, background, k, backend="serial", avoid_masked=True)
+        plain = kdiff.solve(target, background, k, backend="serial")
+        assert _rows(land.candidates(k)) == _rows(alone.candidates), k
+        dropped += len(plain.candidates) - len(alone.candidates)
+    assert dropped > 0
