@@ -176,6 +176,10 @@ class Exports(QObject):
         """Write the results as CSV: ``rows`` 'all' (the CLI's file) or 'shown' (the table as
         filtered and sorted, every shown column); None asks when the two differ."""
         host = self.host
+        view = host.current_view()
+        if view is not None and getattr(view, "exportable", lambda: False)():  # the Pairs tab
+            return self.save_text(view.results_csv(), "Export results as CSV",
+                                  f"{view.title.lower()}.csv", "CSV files (*.csv);;All files (*)", path)
         result = host.controller.result
         if result is None:
             return None

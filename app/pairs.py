@@ -9,6 +9,7 @@ writes what ``primerscope pairs`` writes.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Generator, Sequence
 
@@ -18,7 +19,7 @@ from engine.sequences import Record
 
 from app.families import Column
 from app.primer3_guard import steps
-from app.primers import short_id
+from app.primers import friendly, short_id
 
 #: The pair table, in the order of ``engine.primers.export_pairs.COLUMNS`` (the CSV's).
 PAIR_COLUMNS = (
@@ -70,17 +71,6 @@ PRODUCT_COLUMNS = (
 )
 
 
-#: Primer3's listing of a record's primers holds the GIL for the whole call (primer3-py runs
-#: ``choose_primers`` without releasing it): about a second for 2 kb on one core, growing a
-#: little faster than the length. Above this many seconds the view asks first.
-LONG_PAUSE_S = 10.0
-
-
-def primer3_pause(length: int) -> float:
-    """Seconds the window would not respond while Primer3 lists a record of ``length`` bp."""
-    return 1.0 * (max(length, 0) / 2000) ** 1.27
-
-
 @dataclass(frozen=True)
 class PairsStarted:
     """First item of a pair design: the job as the engine validated it."""
@@ -104,17 +94,49 @@ def design_run(target: Sequence[Record], background: Sequence[Record], k: int, s
     return (yield from steps(pairs.iter_solve(job, cancel)))
 
 
-def settings_from(values: dict):
-    """:class:`engine.primers.pairs.PairSettings` from the view's fields (ValueError naming
-    the first bad one, as the engine says it)."""
-    from engine.primers import pairs, pcr
-    from engine.primers.primer3_design import DesignSettings, parse_product_ranges
+def settings_from(values: dict, conditions=None, bounds=None):
+    """:class:`engine.primers.pairs.PairSettings` from the view's fields, the reaction
+    conditions and the primer filters' bounds (an :class:`engine.primers.Filters`, a bound
+    switched off is None; None: Primer3's defaults), as ``primerscope pairs`` builds them
+    from its options. ValueError naming the first bad field in the window's words."""
+    from engine.primers import Conditions, pairs, pcr
+    from engine.primers.cli_options import design_keywords
+    from engine.primers.primer3_design import DesignSettings, Regions, parse_product_ranges
 
-    design = DesignSettings(product_ranges=parse_product_ranges(values["product_ranges"]),
-                            tm_min=values["tm_min"], tm_opt=values["tm_opt"], tm_max=values["tm_max"],
-                            max_tm_diff=values["max_tm_diff"], num_return=values["num_return"])
+    given = {}
+    if bounds is not None:
+        given = {f.name: getattr(bounds, f.name) for f in dataclasses.fields(bounds)}
+    given.update(tm_opt=values["tm_opt"], max_tm_diff=values["max_tm_diff"],
+                 min_three_prime_distance=values["min_three_prime_distance"])
+    try:
+        keywords = design_keywords(given, conditions or Conditions())
+        # Primer3's optimal length (20) inside the bounds: the window shows no field for it.
+        keywords["len_opt"] = min(max(keywords["len_opt"], keywords["len_min"]), keywords["len_max"])
+        design = DesignSettings(product_ranges=parse_product_ranges(values["product_ranges"]),
+                                num_return=values["num_return"], **keywords)
+        regions = Regions(tuple(map(tuple, values.get("amplify", ()))),
+                          tuple(map(tuple, values.get("exclude", ()))),
+                          tuple(values["include"]) if values.get("include") else None)
+    except ValueError as err:
+        raise ValueError(friendly(str(err))) from None
     return pairs.PairSettings(design, pcr.PcrSettings(max_edits=values["max_edits"]),
+                              regions=regions,
                               avoid_masked=bool(values.get("avoid_masked", False)))
+
+
+def settings_summary(design) -> str:
+    """What Primer3 is told, in a line (the Pairs view shows it under its fields)."""
+    c = design.conditions
+
+    def bound(value, off, text):
+        return "off" if value == off else text
+
+    return (f"Primer3: length {design.len_min}–{design.len_max} nt, Tm {design.tm_min:g}–"
+            f"{design.tm_max:g} °C (opt. {design.tm_opt:g}), GC {design.gc_min:g}–{design.gc_max:g} %, "
+            f"poly-X ≤ {design.max_poly_x}, GC clamp {design.gc_clamp}, hairpin/dimer Tm ≤ "
+            + bound(design.max_hairpin_tm, 1000.0, f"{design.max_hairpin_tm:g} °C")
+            + f"; Na⁺ {c.mv_conc:g} mM, Mg²⁺ {c.dv_conc:g} mM, dNTP {c.dntp_conc:g} mM, "
+              f"oligo {c.dna_conc:g} nM")
 
 
 def pair_rows(result) -> list[tuple]:
@@ -156,30 +178,104 @@ def records_label(records: Sequence[Record], most: int = 3) -> str:
 
 
 def primer_names(pair) -> tuple[str, str]:
-    """Names of a pair's primers: the target and the 5′ end's position, F or R
+    """Names of a pair's primers, as ``pcr``/``panel`` name them when reading a pairs CSV
     (``NC_001416.1_20101F``, ``NC_001416.1_20400R``): stable across designs."""
-    target = short_id(pair.target_id)
-    return f"{target}_{pair.left.start}F", f"{target}_{pair.right.end}R"
+    from engine.primers.primer_sets import pair_primer_names
+
+    return pair_primer_names(short_id(pair.target_id), pair.left.start, pair.right.end)
 
 
 def library_entries(pairs, k: int | None, background: str = "") -> list[LibraryEntry]:
-    """Both primers of each pair as library entries (forward, then reverse)."""
-    out = []
+    """The primers of these pairs as library entries, each sequence once (a primer shared by
+    several pairs is one oligo to order: its notes name every pair), named as
+    :func:`panel_primers` names them; forward, then reverse, in pair order."""
+    names = dict((seq, name) for name, seq in panel_primers(pairs))
+    found: dict[str, tuple] = {}
     for p in pairs:
-        names = primer_names(p)
-        for name, site, orientation in ((names[0], p.left, "forward"), (names[1], p.right, "reverse")):
-            out.append(LibraryEntry(name, site.sequence, orientation, p.target_id, site.start,
-                                    site.end, k, background, round(site.tm, 2),
-                                    round(site.gc_percent, 2),
-                                    notes=f"pair {p.rank} ({p.product_size} bp)"))
+        for site, orientation in ((p.left, "forward"), (p.right, "reverse")):
+            _, used = found.setdefault(site.sequence, (
+                (p, site, orientation), []))
+            used.append(f"pair {p.rank} ({p.product_size} bp)")
+    out = []
+    for seq, ((p, site, orientation), used) in found.items():
+        out.append(LibraryEntry(names[seq], seq, orientation, p.target_id, site.start, site.end,
+                                k, background, round(site.tm, 2), round(site.gc_percent, 2),
+                                notes=", ".join(used)))
     return out
 
 
 def panel_primers(pairs) -> list[tuple[str, str]]:
-    """(name, sequence) of every primer of these pairs, each once, for a panel check."""
-    out: dict[str, str] = {}
-    for p in pairs:
-        names = primer_names(p)
-        out.setdefault(names[0], p.left.sequence)
-        out.setdefault(names[1], p.right.sequence)
-    return list(out.items())
+    """(name, sequence) of every primer of these pairs, each sequence once, for a panel check
+    (as ``panel`` reads them from a pairs CSV)."""
+    from engine.primers.primer_sets import pair_primers
+
+    return pair_primers((short_id(p.target_id), p.left.start, p.left.sequence, p.right.end,
+                         p.right.sequence) for p in pairs)
+
+
+#: The check report's tables (``primerscope check``'s findings, engine.primers.export_check).
+CHECK_SUMMARY_COLUMNS = (
+    Column("primer", "str", "", "Primer name"),
+    Column("sequence", "str", "", "5′→3′"),
+    Column("sites", "int", "", "Places in the background it can prime from (within the PCR "
+                               "edits, no edit in its 3′ window)"),
+    Column("products", "int", "", "In-silico PCR products it takes part in"),
+    Column("3′ dimers", "int", "", "Primers (itself included) whose 3′-end dimer with it is at or "
+                                  "below −5 kcal/mol"),
+    Column("strongest dimer with", "str", "", "The primer it forms its most stable dimer with"),
+    Column("dimer ΔG (kcal/mol)", "float", "", "ΔG of that dimer at 37 °C"),
+)
+CHECK_SITE_COLUMNS = (
+    Column("primer", "str", "", "Primer name"),
+    Column("record", "str", "", "Background record"),
+    Column("strand", "str", "", "+: the primer reads along the forward strand"),
+    Column("start", "int", "start", "First base of the site (1-based, forward strand)"),
+    Column("end", "int", "end", "Last base of the site"),
+    Column("edits", "int", "", "Edits between the primer and the site"),
+    Column("3′ edits", "int", "", "Edits in the primer's 3′ window"),
+)
+CHECK_DIMER_COLUMNS = (
+    Column("primer A", "str", "", "First primer"),
+    Column("primer B", "str", "", "Second primer (the same one: its self-dimer)"),
+    Column("dimer ΔG (kcal/mol)", "float", "", "Heterodimer ΔG at 37 °C (0: no structure)"),
+    Column("dimer Tm (°C)", "float", "", "Heterodimer Tm (0: no structure)"),
+    Column("3′ ΔG A on B", "float", "", "ΔG of A's 3′ end on B (kcal/mol)"),
+    Column("3′ ΔG B on A", "float", "", "ΔG of B's 3′ end on A (kcal/mol)"),
+    Column("3′-end dimer", "str", "", "yes: either 3′ end binds at or below −5 kcal/mol"),
+    Column("products", "int", "", "In-silico PCR products of the two"),
+)
+
+
+def check_run(primers, background, settings, backend, threads, cancel: CancelToken,
+              scheduler: str | None = None) -> Generator:
+    """The primer check of the Pairs view (``primerscope check``'s job: the panel check with
+    a background) on the worker thread; returns its PanelResult."""
+    from engine.primers import panel
+
+    job = panel.make_job(primers, background, settings, backend=backend, threads=threads,
+                         scheduler=scheduler)
+    return (yield from steps(panel.iter_solve(job, cancel)))
+
+
+def check_tables(result) -> dict:
+    """Rows of each table of the check report, from the command line's writers."""
+    from engine.primers import export_check, export_panel
+
+    summary = [tuple(row[f] for f in export_check.SUMMARY_FIELDS) for row in export_check.summary(result)]
+    sites = [tuple(s[f] for f in ("primer", "record", "strand", "start", "end", "edits", "edits_3prime"))
+             for s in export_check.site_dicts(result)]
+    dimers = [(d["primer_a"], d["primer_b"], d["dimer_dg"], d["dimer_tm"], d["end_dg_ab"],
+               d["end_dg_ba"], "yes" if d["end_dimer"] else "", d["products"])
+              for d in export_panel.pair_rows(result)]
+    return {"summary": summary, "sites": sites, "products": product_rows(result.products),
+            "dimers": dimers}
+
+
+def check_csv_text(result) -> str:
+    import io
+
+    from engine.primers import export_check
+
+    buf = io.StringIO(newline="")
+    export_check.write_csv(result, buf)
+    return buf.getvalue()

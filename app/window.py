@@ -106,6 +106,7 @@ class MainWindow(QMainWindow):
         self._build_status()
         self._build_library()
         self._build_actions()
+        self.tabs.currentChanged.connect(lambda _: self._update_actions())  # Pairs: its own export
         self._setup_family()
         self._restore_geometry()
         self._update_actions()
@@ -363,6 +364,8 @@ class MainWindow(QMainWindow):
             if hasattr(view, "export_requested"):  # a view's own table (off-target sites)
                 view.export_requested.connect(lambda model, v=view: self.exports.export_table(
                     model, f"{self.params.family}-{v.title.lower().replace(' ', '-')}.csv"))
+            if hasattr(view, "exportable"):  # Export results follows its results
+                view.designed.connect(lambda _: self._update_actions())
             if hasattr(view, "save_requested"):  # a view's own files (pairs, panel)
                 view.save_requested.connect(
                     lambda text, title, name, pattern: self.exports.save_text(text, title, name, pattern))
@@ -701,7 +704,9 @@ class MainWindow(QMainWindow):
         self.compare_action.setEnabled(ready)
         self.cancel_action.setEnabled(not idle and not self.controller.cancelling
                                       or idle and self.loads.cancellable)
-        self.export_action.setEnabled(has_result)
+        view = self.current_view()  # a view with results of its own (Pairs) exports those
+        own = view is not None and getattr(view, "exportable", lambda: False)()
+        self.export_action.setEnabled(has_result or own)
         self.export_align_action.setEnabled(has_result)
         self.params.setEnabled(idle)
         for action in list(self.demo_actions.values()) + [self.open_action, self.open2_action,

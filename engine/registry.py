@@ -93,6 +93,9 @@ class ParamSpec:
     #: None (not given) means something to the family (edit's k in global mode: no cap), so
     #: the command line leaves it unset unless given; the GUI still starts from ``default``.
     optional: bool = False
+    #: what None means, shown by the GUI as the value below the minimum (gap_min: "store's,
+    #: else 10"); empty: the GUI has no unset value and starts from ``default``.
+    auto: str = ""
 
     def applies(self, variant: str, backend: str) -> bool:
         """Whether it means something for this variant on this backend."""

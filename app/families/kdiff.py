@@ -205,11 +205,19 @@ class KdiffAdapter(FamilyAdapter):
 
         landscape = LandscapeView(show_k, export_tracks, profile.prepare, want_every_k,
                                   self.every_k, lambda: self.shown_k)
+        tools = PrimerTools(self, host.results, host.settings)
+
+        def library_selection():  # Check primers: the library's selected primers
+            return [(e.name, e.sequence) for e in host.library_dock.selected_entries()]
+
+        def primer_settings():  # pair design: the conditions and, when on, the filters' bounds
+            return tools.conditions, tools.filters if tools.filter_box.isChecked() else None
+
         return [SplitView("Specificity", [profile, candidate], Qt.Orientation.Horizontal, (600, 500)),
-                KdiffSequenceView(), landscape,
-                OffTargetView(backend_choice), PairsView(pair_inputs, host.settings, host.ask, has_inputs),
-                PanelView(panel_background, backend_choice),
-                PrimerTools(self, host.results, host.settings)]
+                KdiffSequenceView(), landscape, OffTargetView(backend_choice),
+                PairsView(pair_inputs, host.settings, host.ask, has_inputs, primer_settings,
+                          library_selection),
+                PanelView(panel_background, backend_choice), tools]
 
     def demo_params(self, dataset):
         return {"k": 5, "strands": "both"} if dataset == "lambda-pairs" else {}

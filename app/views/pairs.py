@@ -6,8 +6,11 @@ and the selected pair's sites and amplicon. Right, the pair table (the CSV's row
 for the selected pair, its in-silico PCR products in the background.
 
 *Design pairs* runs :func:`app.pairs.design_run` (``engine.primers.pairs``) on the
-inputs, k, variant and backend of the kdiff run panel, on the view's own worker runner;
-*Cancel* keeps the pairs finished so far.
+inputs, k, variant and backend of the kdiff run panel, on the view's own worker runner
+(Primer3 itself in a child process, so the window never waits on it). Primer3 is told
+the reaction conditions and the primer filters' bounds shown with the view (Primer3's
+defaults while the filters are off), and the regions drawn on the track (*Regions*).
+*Cancel* keeps the pairs finished so far, or the previous design's when re-designing.
 """
 
 from __future__ import annotations
@@ -16,10 +19,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDoubleSpinBox,
-                               QHBoxLayout, QLabel, QLineEdit, QMenu, QProgressBar,
-                               QPushButton, QSpinBox, QSplitter, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDoubleSpinBox,
+                               QHBoxLayout, QLabel, QLineEdit, QMenu, QPlainTextEdit,
+                               QProgressBar, QPushButton, QSpinBox, QSplitter, QTabWidget,
+                               QToolButton, QVBoxLayout, QWidget)
 
 from engine.jobs import Progress
 
@@ -32,11 +35,33 @@ from app.views.plotting import BLUE, GREEN, GREY, ORANGE, PURPLE, RED, SequenceB
 
 SETTINGS_KEY = "pairs/design"
 #: The view's fields and their defaults (Primer3's, and the CLI's for the PCR).
-DEFAULTS = {"product_ranges": "100-300", "tm_min": 57.0, "tm_opt": 60.0, "tm_max": 63.0,
-            "max_tm_diff": 5.0, "num_return": 5, "max_edits": 3, "avoid_masked": False}
+DEFAULTS = {"product_ranges": "100-300", "tm_opt": 60.0, "max_tm_diff": 5.0, "num_return": 5,
+            "max_edits": 3, "min_three_prime_distance": 3, "avoid_masked": False}
+#: Primer3's regions drawn on the track: kind -> (label, colour, the view's values key).
+REGION_KINDS = {"amplify": ("amplify", (0, 158, 115), "amplify"),
+                "exclude": ("exclude", (213, 94, 0), "exclude"),
+                "include": ("include", (0, 114, 178), "include")}
 #: Pair table columns hidden at first (the CSV keeps them): the view stays narrow.
 HIDDEN = {"F end", "R start", "compl. any Tm", "compl. 3′ Tm", "product Tm", "closest record",
           "closest start", "closest end", "closest F", "closest R"}
+
+
+#: Dimer Tm columns: Primer3 reports 0 when it finds no structure, and a structure that melts
+#: at or below 0 °C does not form in a PCR: both read "none" (the CSV keeps the number).
+NO_STRUCTURE_COLUMNS = {"compl. any Tm", "compl. 3′ Tm", "dimer Tm (°C)"}
+
+
+class _DimerModel(ResultsModel):
+    """A ResultsModel that shows "none" for a dimer Tm without a dimer (see
+    :data:`NO_STRUCTURE_COLUMNS`); sorting and the rows keep the numbers."""
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.DisplayRole and index.isValid() \
+                and self.columns[index.column()].title in NO_STRUCTURE_COLUMNS:
+            value = self.row_values(index.row())[index.column()]
+            if isinstance(value, (int, float)) and value <= 0:
+                return "none"
+        return super().data(index, role)
 
 
 class _LengthAxis(pg.AxisItem):
@@ -81,11 +106,19 @@ class PairsView(ResultView):
     panel_requested = Signal(object, str)
     save_requested = Signal(str, str, str, str)
 
-    def __init__(self, job_inputs, settings=None, ask=None, has_inputs=None):
+    def __init__(self, job_inputs, settings=None, ask=None, has_inputs=None, primer_settings=None,
+                 library_selection=None):
         super().__init__()
         from app.worker import JobRunner
 
         self._job_inputs = job_inputs
+        # () -> (Conditions, Filters or None): the reaction conditions and the primer filters'
+        # bounds shown with this view (None: the filters are off, Primer3's defaults apply).
+        self._primer_settings = primer_settings or (lambda: (None, None))
+        self.region_items: list[tuple[str, pg.LinearRegionItem]] = []
+        # () -> [(name, sequence)]: the primers selected in the primer library (Check primers)
+        self._library_selection = library_selection or (lambda: [])
+        self.check_dialog: CheckDialog | None = None
         self._has_inputs = has_inputs or (lambda: True)
         self._settings = settings
         self._ask = ask or (lambda title, text: True)
@@ -114,6 +147,7 @@ class PairsView(ResultView):
         self.runner.finished.connect(self._on_finished)
         self.runner.failed.connect(self._on_failed)
         self.set_values(load_json(settings, SETTINGS_KEY, {}) if settings is not None else {})
+        self._show_regions()
         self._update_buttons()
 
     # -- building ----------------------------------------------------------------------------------
@@ -122,24 +156,49 @@ class PairsView(ResultView):
         self.ranges.setToolTip("Product size ranges in Primer3's syntax, tried in order: a later "
                                "range only fills what the earlier ones left (e.g. 100-300 301-600)")
         self.ranges.setMaximumWidth(130)
-        self.tm_min = _double(0, 120, 0.5, "Lowest primer Tm, °C (Primer3: 57)")
-        self.tm_opt = _double(0, 120, 0.5, "Optimal primer Tm, °C (Primer3: 60)")
-        self.tm_max = _double(0, 120, 0.5, "Highest primer Tm, °C (Primer3: 63)")
+        self.tm_opt = _double(0, 120, 0.5, "Optimal primer Tm, °C (Primer3: 60); the lowest and "
+                                           "highest are the primer filters' Tm bounds")
         self.tm_diff = _double(0, 100, 0.5, "Largest Tm difference between the two primers, °C "
                                             "(Primer3: 5)")
         self.num_return = _int(1, 1000, "Pairs per target record, best first (Primer3: 5)")
         self.max_edits = _int(0, 10, "In-silico PCR: a primer binds where it matches within this "
                                      "many edits (both strands; 3′ rule: no edit in its last 5 bases)")
+        self.distance = _int(-1, 1000, "Two returned pairs share no primer, and their primers' 3′ "
+                                       "ends lie at least this many bases apart (Primer3's "
+                                       "PRIMER_MIN_THREE_PRIME_DISTANCE); 'shared': pairs may "
+                                       "share primers")
+        self.distance.setSpecialValueText("shared")
         self.avoid_masked = QCheckBox("Avoid soft-masked 3′ ends")
         self.avoid_masked.setToolTip("Leave out primers whose 3′-most 5 bases touch a soft-masked "
                                      "(lower-case) base of the target, as primerscope pairs "
                                      "--avoid-masked; matching stays case-blind")
+        self.regions_button = QToolButton()
+        self.regions_button.setText("Regions")
+        self.regions_button.setToolTip("Primer3's regions, drawn on the target track: drag a "
+                                       "region's edges or body to place it")
+        self.regions_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        regions_menu = QMenu(self.regions_button)
+        regions_menu.addAction("Add a region to amplify (every product contains it)",
+                               lambda: self.add_region("amplify"))
+        regions_menu.addAction("Add a region no primer may overlap",
+                               lambda: self.add_region("exclude"))
+        regions_menu.addAction("Set the region primers and products must lie in",
+                               lambda: self.add_region("include"))
+        regions_menu.addSeparator()
+        regions_menu.addAction("Clear the regions", self.clear_regions)
+        self.regions_button.setMenu(regions_menu)
         row1 = QHBoxLayout()
-        for widget in (QLabel("Product sizes"), self.ranges, QLabel("Tm"), self.tm_min, self.tm_opt,
-                       self.tm_max, QLabel("°C  ΔTm ≤"), self.tm_diff, QLabel("Pairs"),
-                       self.num_return, QLabel("PCR edits ≤"), self.max_edits, self.avoid_masked):
+        for widget in (QLabel("Product sizes"), self.ranges, QLabel("Tm opt."), self.tm_opt,
+                       QLabel("°C  ΔTm ≤"), self.tm_diff, QLabel("Pairs"), self.num_return,
+                       QLabel("3′ apart ≥"), self.distance, QLabel("PCR edits ≤"), self.max_edits):
             row1.addWidget(widget)
         row1.addStretch(1)
+        self.used = QLabel()  # what Primer3 is told: the filters' bounds and the conditions
+        self.used.setObjectName("help")
+        self.used.setWordWrap(True)
+        self.regions_label = QLabel()
+        self.regions_label.setObjectName("help")
+        self.regions_label.setWordWrap(True)
 
         self.design_button = QPushButton("Design pairs")
         self.design_button.setToolTip("Design specific pairs for the target (the k, variant and "
@@ -176,11 +235,22 @@ class PairsView(ResultView):
         row2.addWidget(self.cancel_button)
         row2.addWidget(self.progress)
         row2.addWidget(self.status, 1)
-        for widget in (self.add_button, self.panel_button, self.export_button):
+        self.check_button = QPushButton("Check primers…")
+        self.check_button.setToolTip("Check primers you have (pasted, or from the library) against "
+                                     "the background: where each can prime, what they amplify, "
+                                     "their dimers (as primerscope check)")
+        self.check_button.clicked.connect(lambda: self.open_check())
+        for widget in (self.add_button, self.panel_button, self.export_button, self.check_button):
             row2.addWidget(widget)
         self.controls = QVBoxLayout()
         self.controls.setSpacing(2)
         self.controls.addLayout(row1)
+        self.controls.addWidget(self.used)
+        regions_row = QHBoxLayout()  # (its own row: the window fits 1280 px across)
+        regions_row.addWidget(self.regions_button)
+        regions_row.addWidget(self.regions_label, 1)
+        regions_row.addWidget(self.avoid_masked)
+        self.controls.addLayout(regions_row)
         self.controls.addLayout(row2)
         self.error = QLabel()
         self.error.setObjectName("error")
@@ -242,7 +312,7 @@ class PairsView(ResultView):
         self._caption_idle()
 
     def _build_tables(self) -> None:
-        self.model = ResultsModel(self)
+        self.model = _DimerModel(self)
         self.model.set_columns(pairs.PAIR_COLUMNS)
         self.proxy = ResultsFilter(self)
         self.table = table_view(self.model, self.proxy)
@@ -281,19 +351,89 @@ class PairsView(ResultView):
 
     # -- fields ------------------------------------------------------------------------------------
     def values(self) -> dict:
-        return {"product_ranges": self.ranges.text().strip(), "tm_min": self.tm_min.value(),
-                "tm_opt": self.tm_opt.value(), "tm_max": self.tm_max.value(),
+        """The view's fields and its regions (genome coordinates, 1-based inclusive)."""
+        regions = {"amplify": [], "exclude": [], "include": None}
+        for kind, start, end in self.regions():
+            if kind == "include":
+                regions["include"] = [start, end]
+            else:
+                regions[kind].append([start, end])
+        return {"product_ranges": self.ranges.text().strip(), "tm_opt": self.tm_opt.value(),
                 "max_tm_diff": self.tm_diff.value(), "num_return": self.num_return.value(),
-                "max_edits": self.max_edits.value(), "avoid_masked": self.avoid_masked.isChecked()}
+                "max_edits": self.max_edits.value(),
+                "min_three_prime_distance": self.distance.value(),
+                "avoid_masked": self.avoid_masked.isChecked(), **regions}
+
+    def design_settings(self):
+        """The PairSettings a design would use now (ValueError: why none); shows them."""
+        conditions, bounds = self._primer_settings()
+        settings = pairs.settings_from(self.values(), conditions, bounds)
+        self.used.setText(pairs.settings_summary(settings.design) + (
+            " (set in the primer filters and Conditions)" if bounds is not None else
+            " (Primer3's defaults: the primer filters are off; Conditions as set)"))
+        return settings
+
+    def showEvent(self, event) -> None:  # the filters may have changed on another tab
+        super().showEvent(event)
+        try:
+            self.design_settings()
+        except ValueError as err:
+            self.used.setText(str(err))
+
+    # -- regions on the track ----------------------------------------------------------------------
+    def add_region(self, kind: str, span: tuple[int, int] | None = None):
+        """A region item on the track (an included region replaces the one there): at ``span``
+        (genome coordinates), or over the middle fifth of what the track shows."""
+        if kind == "include":
+            for k, item in [r for r in self.region_items if r[0] == "include"]:
+                self.plot.removeItem(item)
+                self.region_items.remove((k, item))
+        if span is None:
+            (lo, hi), _ = self.plot.viewRange()
+            width = max(1.0, (hi - lo) / 5)
+            span = (round(lo + 2 * width), round(lo + 3 * width))
+        label, (r, g, b), _ = REGION_KINDS[kind]
+        item = pg.LinearRegionItem((span[0] - 0.5, span[1] + 0.5), orientation="vertical",
+                                   brush=pg.mkBrush(r, g, b, 45), pen=pg.mkPen(r, g, b, width=2),
+                                   hoverBrush=pg.mkBrush(r, g, b, 80))
+        item.setZValue(-15)
+        item.setToolTip(f"{label}: drag the edges or the body")
+        pg.InfLineLabel(item.lines[0], label, position=0.95, color=(r, g, b), anchors=[(0, 0), (0, 0)])
+        item.sigRegionChanged.connect(self._show_regions)
+        self.plot.addItem(item)
+        self.region_items.append((kind, item))
+        self._show_regions()
+        return item
+
+    def clear_regions(self) -> None:
+        for _, item in self.region_items:
+            self.plot.removeItem(item)
+        self.region_items = []
+        self._show_regions()
+
+    def regions(self) -> list[tuple[str, int, int]]:
+        """(kind, start, end) of each region on the track: whole bases, 1-based inclusive."""
+        out = []
+        for kind, item in self.region_items:
+            lo, hi = item.getRegion()
+            start, end = max(1, round(lo + 0.5)), round(hi - 0.5)
+            out.append((kind, start, max(start, end)))
+        return out
+
+    def _show_regions(self, *_) -> None:
+        parts = [f"{kind} {start:,}–{end:,}" for kind, start, end in self.regions()]
+        self.regions_label.setText("Regions: " + "; ".join(parts) if parts else
+                                   "No Primer3 regions (Regions ▸ add one, then drag it on the "
+                                   "target track).")
 
     def set_values(self, values: dict) -> None:
         v = dict(DEFAULTS)
         v.update({key: value for key, value in (values or {}).items() if key in DEFAULTS
                   and isinstance(value, type(DEFAULTS[key]))})
         self.ranges.setText(v["product_ranges"])
-        for box, key in ((self.tm_min, "tm_min"), (self.tm_opt, "tm_opt"), (self.tm_max, "tm_max"),
-                         (self.tm_diff, "max_tm_diff"), (self.num_return, "num_return"),
-                         (self.max_edits, "max_edits")):
+        for box, key in ((self.tm_opt, "tm_opt"), (self.tm_diff, "max_tm_diff"),
+                         (self.num_return, "num_return"), (self.max_edits, "max_edits"),
+                         (self.distance, "min_three_prime_distance")):
             box.setValue(v[key])
         self.avoid_masked.setChecked(v["avoid_masked"])
 
@@ -307,17 +447,14 @@ class PairsView(ResultView):
         except ValueError as err:
             self._show_error(str(err))
             return False
-        longest = max((len(r) for r in inputs["target"]), default=0)
-        pause = pairs.primer3_pause(longest)
-        if pause > pairs.LONG_PAUSE_S and not self._ask("A long pair design", (
-                f"Primer3 lists the primers of a record in one call that holds Python's "
-                f"interpreter: for {longest:,} bp the window will not respond for about "
-                f"{pause:.0f} s while it does (Cancel waits for it too). A region of a few kb "
-                f"(Only positions, under the target) designs in seconds.\n\nDesign anyway?")):
-            return False
         values = self.values()
         if self._settings is not None:
-            save_json(self._settings, SETTINGS_KEY, values)
+            save_json(self._settings, SETTINGS_KEY, {k: v for k, v in values.items() if k in DEFAULTS})
+        try:
+            settings = self.design_settings()
+        except ValueError as err:
+            self._show_error(str(err))
+            return False
         self._offsets = {r.id: r.offset for r in inputs["target"]}
         self._targets = {r.id: r for r in inputs["target"]}
         self._background = pairs.records_label(inputs["background"])
@@ -327,7 +464,6 @@ class PairsView(ResultView):
         self.progress.setFormat("")
 
         def work(token):
-            settings = pairs.settings_from(values)  # on the worker: the engine imports numba
             return (yield from pairs.design_run(inputs["target"], inputs["background"], inputs["k"],
                                                 settings, inputs["selection"], inputs["threads"],
                                                 token, inputs.get("scheduler")))
@@ -362,7 +498,12 @@ class PairsView(ResultView):
 
     def _on_finished(self, result) -> None:
         self.progress.setRange(0, 1000)
-        self.show_pairs(result)
+        if not result.info.complete and self.result is not None and self.result.info.complete:
+            n = len(self.result.pairs)  # a cancelled re-design: the previous design stays
+            self.status.setText(f"Cancelled after {result.info.seconds:.2g} s: the previous "
+                                f"design's {n} pair{'s' if n != 1 else ''} are kept.")
+        else:
+            self.show_pairs(result)
         self._update_buttons()
         self.designed.emit(result)
 
@@ -409,10 +550,10 @@ class PairsView(ResultView):
         if not info.complete:
             return f"Cancelled after {info.seconds:.2g} s: kept {n} pair{'s' if n != 1 else ''}."
         if n == 0:
-            why = "; ".join(f"{side}: {text}" for ex in result.primer3_explain.values()
-                            for side, text in ex.items() if text)
-            return (f"No specific pair in {info.seconds:.2g} s ({split}): widen the product sizes or "
-                    f"the Tm range, or lower k." + (f" Primer3 says {why}." if why else ""))
+            from engine.primers.export_pairs import why_none
+
+            why = why_none(result).replace("(--explain lists each position's reason)", "")
+            return f"{why[0].upper()}{why[1:].rstrip()} ({info.seconds:.2g} s: {split})."
         off = sum(1 for p in result.pairs if p.offtarget_products)
         return (f"{n} pair{'s' if n != 1 else ''} at k = {result.k} in {info.seconds:.2g} s ({split}); "
                 f"{off} with an off-target product.")
@@ -577,6 +718,14 @@ class PairsView(ResultView):
             self.save_requested.emit(pairs.csv_text(self.result), "Export pairs as CSV", "pairs.csv",
                                      "CSV files (*.csv);;All files (*)")
 
+    def exportable(self) -> bool:
+        """The window's *Export results as CSV* writes this view's pairs (see results_csv)."""
+        return self.result is not None and bool(self.result.pairs) and not self.runner.running
+
+    def results_csv(self) -> str:
+        """The pairs as ``primerscope pairs -o OUT.csv`` writes them."""
+        return pairs.csv_text(self.result)
+
     def copy_selection(self) -> None:
         chosen = self.chosen_pairs()
         lines = []
@@ -596,6 +745,21 @@ class PairsView(ResultView):
             menu.addAction(text, slot).setEnabled(count > 0)
         return menu
 
+    def open_check(self, text: str | None = None) -> "CheckDialog":
+        """The *Check primers* dialog (one per view), with ``text`` in its box when given;
+        the selected pairs' primers when nothing was typed yet."""
+        if self.check_dialog is None:
+            self.check_dialog = CheckDialog(self)
+            self.check_dialog.save_requested.connect(self.save_requested)
+        if text is None and not self.check_dialog.box.toPlainText().strip():
+            chosen = self.chosen_pairs()
+            text = "\n".join(f"{n} {s}" for n, s in pairs.panel_primers(chosen)) if chosen else None
+        if text is not None:
+            self.check_dialog.box.setPlainText(text)
+        self.check_dialog.show()
+        self.check_dialog.raise_()
+        return self.check_dialog
+
     # -- ResultView ----------------------------------------------------------------------------------
     def _show_error(self, message: str) -> None:
         self.error.setText(message)
@@ -609,8 +773,8 @@ class PairsView(ResultView):
         self.cancel_button.setEnabled(running and not self.runner.cancel_token.cancelled)
         for widget in (self.add_button, self.panel_button, self.export_button):
             widget.setEnabled(has and not running)
-        for widget in (self.ranges, self.tm_min, self.tm_opt, self.tm_max, self.tm_diff,
-                       self.num_return, self.max_edits):
+        for widget in (self.ranges, self.tm_opt, self.tm_diff, self.num_return, self.max_edits,
+                       self.distance, self.avoid_masked, self.regions_button):
             widget.setEnabled(not running)
 
     def has_data(self) -> bool:
@@ -621,7 +785,126 @@ class PairsView(ResultView):
         return self.result is None and not self.runner.running and not self._has_inputs()
 
     def runners(self) -> list:
-        return [self.runner]
+        return [self.runner] + ([self.check_dialog.runner] if self.check_dialog else [])
 
     def shutdown(self) -> None:
         self.runner.shutdown()
+        if self.check_dialog is not None:
+            self.check_dialog.runner.shutdown()
+
+
+class CheckDialog(QDialog):
+    """*Check primers*: primers typed, pasted or taken from the library, checked against the
+    Pairs view's background (``primerscope check``: the panel check with a background) on
+    the view's backend, the PCR edits and the reaction conditions it designs with. Tables:
+    per primer, its sites, the products, the dimers; *Export* writes the check's CSV."""
+
+    save_requested = Signal(str, str, str, str)
+
+    def __init__(self, view: PairsView):
+        super().__init__(view)
+        from app.worker import JobRunner
+
+        self.view = view
+        self.result = None
+        self.setWindowTitle("Check primers")
+        self.resize(900, 560)
+        self.box = QPlainTextEdit()
+        self.box.setPlaceholderText("One primer a line (NAME SEQUENCE, NAME=SEQUENCE or SEQUENCE), "
+                                    "FASTA, or a CSV/pairs CSV pasted whole")
+        self.box.setMaximumHeight(110)
+        self.library_button = QPushButton("From the library")
+        self.library_button.setToolTip("The primers selected in the primer library (View ▸ Primer "
+                                       "library)")
+        self.library_button.clicked.connect(self.from_library)
+        self.run_button = QPushButton("Check")
+        self.run_button.clicked.connect(lambda: self.run())
+        self.export_button = QPushButton("Export CSV…")
+        self.export_button.clicked.connect(self.export)
+        self.status = QLabel("Paste primers, then Check.")
+        self.status.setWordWrap(True)
+        self.tabs = QTabWidget()
+        self.models = {}
+        for key, title, columns in (("summary", "Primers", pairs.CHECK_SUMMARY_COLUMNS),
+                                    ("sites", "Sites", pairs.CHECK_SITE_COLUMNS),
+                                    ("products", "Products", pairs.PRODUCT_COLUMNS),
+                                    ("dimers", "Dimers", pairs.CHECK_DIMER_COLUMNS)):
+            model = _DimerModel(self)
+            model.set_columns(columns)
+            self.models[key] = model
+            self.tabs.addTab(table_view(model, ResultsFilter(self)), title)
+        buttons = QHBoxLayout()
+        for widget in (self.library_button, self.run_button, self.export_button):
+            buttons.addWidget(widget)
+        buttons.addWidget(self.status, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.box)
+        layout.addLayout(buttons)
+        layout.addWidget(self.tabs, 1)
+        self.runner = JobRunner(self)
+        self.runner.finished.connect(self._on_finished)
+        self.runner.failed.connect(self._on_failed)
+        self._update_buttons()
+
+    def from_library(self) -> bool:
+        chosen = self.view._library_selection()
+        if not chosen:
+            self.status.setText("Select primers in the primer library first (View ▸ Primer library).")
+            return False
+        self.box.setPlainText("\n".join(f"{n} {s}" for n, s in chosen))
+        return True
+
+    def run(self) -> bool:
+        """Check the box's primers; False (and why, in the status) if it could not start."""
+        from engine.primers import panel, pcr
+        from engine.primers.primer_sets import parse_text
+
+        from app.primers import edit_backend
+
+        if self.runner.running:
+            return False
+        try:
+            primers = parse_text(self.box.toPlainText())
+            inputs = self.view._job_inputs()
+            conditions, _ = self.view._primer_settings()
+            settings = panel.PanelSettings(conditions or panel.Conditions(), -5.0,
+                                           pcr.PcrSettings(max_edits=self.view.max_edits.value()))
+        except ValueError as err:
+            self.status.setText(str(err))
+            return False
+        selection = inputs["selection"]
+        backend, threads, _ = edit_backend(selection.backend, inputs["threads"])
+        scheduler = inputs.get("scheduler") if backend == "dask" else None
+        background = inputs["background"]
+        self.status.setText(f"Checking {len(primers)} primers against "
+                            f"{pairs.records_label(background)}…")
+        self.runner.start(lambda token: pairs.check_run(primers, background, settings, backend,
+                                                        threads, token, scheduler))
+        self._update_buttons()
+        return True
+
+    def _on_finished(self, result) -> None:
+        self.result = result
+        tables = pairs.check_tables(result)
+        for key, model in self.models.items():
+            rows = tables[key]
+            model.replace(rows, list)
+        n = len(result.primers)
+        self.status.setText(f"{n} primers: {len(tables['sites'])} sites, {len(result.products)} "
+                            f"products, {int(result.end_dimer.sum() + result.end_dimer.trace()) // 2} "
+                            f"3′-end dimers" + ("" if result.info.complete else " (cancelled)"))
+        self._update_buttons()
+
+    def _on_failed(self, message: str) -> None:
+        self.status.setText(message)
+        self._update_buttons()
+
+    def export(self) -> None:
+        if self.result is not None:
+            self.save_requested.emit(pairs.check_csv_text(self.result), "Export the check as CSV",
+                                     "check.csv", "CSV files (*.csv);;All files (*)")
+
+    def _update_buttons(self) -> None:
+        running = self.runner.running
+        self.run_button.setEnabled(not running)
+        self.export_button.setEnabled(self.result is not None and not running)

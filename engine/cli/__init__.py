@@ -62,7 +62,7 @@ class _Parser(argparse.ArgumentParser):
 #: Subcommands built on a family but not families themselves: name -> plug-in module.
 TOOLS = {"offtarget": "engine.primers.cli", "pcr": "engine.primers.cli_pcr",
          "pairs": "engine.primers.cli_pairs", "panel": "engine.primers.cli_panel",
-         "library": "engine.primers.cli_library"}
+         "check": "engine.primers.cli_check", "library": "engine.primers.cli_library"}
 
 
 #: Families whose command-line plug-in sits above them, in the primer layer (kdiff's output
@@ -87,15 +87,18 @@ def family_cli(name: str):
     return importlib.import_module(plugin_module(name))
 
 
-def add_common_options(parser: argparse.ArgumentParser, fam) -> None:
-    """The options every family shares (``fam``: its registry.FamilySpec)."""
+def add_common_options(parser: argparse.ArgumentParser, fam, default_variant: str | None = None) -> None:
+    """The options every family shares (``fam``: its registry.FamilySpec; ``default_variant``:
+    a tool's own words for the variant it picks, when not its family's)."""
     from engine import registry
 
     variants = [v.name for v in fam.variants]
     cuda = fam.default_variants.get("cuda")
+    cuda_only = [v.name for v in fam.variants if {b.name for b in v.backends} == {"cuda"}]
     parser.add_argument("--variant", choices=variants,
-                        help=f"default: {fam.fastest_variant}" + (f" (--backend cuda: {cuda})"
-                                                                  if cuda else ""))
+                        help=f"default: {default_variant or fam.fastest_variant}"
+                             + (f" (--backend cuda: {cuda})" if cuda else "")
+                             + (f"; {', '.join(cuda_only)}: --backend cuda only" if cuda_only else ""))
     parser.add_argument("--backend", choices=registry.BACKENDS,
                         help="default: the fastest available")
     forms = sorted({p for v in fam.variants for b in v.backends for p in b.parallel})
@@ -159,8 +162,9 @@ def add_gap_option(parser: argparse.ArgumentParser) -> None:
     add_param_options(parser, SimpleNamespace(params=(GAP_MIN_PARAM,)))
 
 
-def gap_min_of(args) -> int:
-    """``--gap-min`` checked (one line naming the option when out of range)."""
+def gap_min_of(args) -> int | None:
+    """``--gap-min`` checked (one line naming the option when out of range); None when not
+    given (the job then takes a genome store's own, engine.gaps.resolve_gap_min)."""
     from engine.gaps import GAP_MIN_PARAM
 
     return GAP_MIN_PARAM.check(args.gap_min)
@@ -262,7 +266,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                            description=plain(plugin.__doc__))
         plugin.add_arguments(p)
         if fam is not None:
-            add_common_options(p, fam)
+            add_common_options(p, fam, getattr(plugin, "DEFAULT_VARIANT", None))
             # A tool runs on its family's backends: it takes what they need (dask's address).
             add_param_options(p, fam, only=("scheduler",))
             _remember_inputs(p)
@@ -325,12 +329,11 @@ class ProgressBar:
 def run_family(args) -> int:
     """Check everything, run the job (interruptible, see engine.interrupts), then write."""
     from engine import registry
-    from engine.jobs import CancelToken, drive
+    from engine.jobs import CancelToken, check_threads, drive
     from engine.output import check_outputs, write_texts
 
     plugin = family_cli(args.command)
-    if args.threads is not None and args.threads < 1:
-        raise UsageError(f"--threads must be >= 1, got {args.threads}")
+    check_threads(args.threads)  # (the API's check: one message)
     if getattr(args, "scheduler_timeout", None) is not None:
         from engine import config
 

@@ -185,7 +185,7 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
              pairing: str = "all", report: str | None = None, align: bool | None = None,
              profile: bool | None = None, threads: int | None = None,
              threads_per_block: int | None = None, words_per_thread: int | None = None,
-             scheduler: str | None = None, gap_min: int = gaps.GAP_MIN) -> Job:
+             scheduler: str | None = None, gap_min: int | None = None) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Runs of at least ``gap_min`` N in the text records are assembly gaps (engine.gaps):
@@ -269,7 +269,11 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     # in place or streamed, a genome store's record never unpacked whole here).
     patterns = _columns("pattern", patterns)
     if not isinstance(texts, SeqColumns):  # assembly gaps match nothing (engine.gaps)
-        texts = gaps.as_background(_records("text", texts), gap_min)
+        texts = _records("text", texts)
+        gap_min = gaps.resolve_gap_min(texts, gap_min)  # (unset: a store text's own)
+        texts = gaps.as_background(texts, gap_min)
+    else:
+        gap_min = gaps.resolve_gap_min((), gap_min)
     texts = _columns("text", texts) if pairing == "zip" or isinstance(texts, SeqColumns) \
         else _records("text", texts)
     if pairing == "zip" and len(patterns) != len(texts):

@@ -70,11 +70,11 @@ PAD = 128
 #: Most columns one pipeline step may take (PAD / 32).
 MAX_COLUMNS = 4
 #: 4-bit lookup of each IUPAC code: its base's index (A 0, C 1, G 2, T 3), or 4 when the code
-#: has several bases (or none: the padding), whose match word is an OR read the slow way.
+#: has several bases or none (an assembly gap base, engine.gaps, and the padding), whose match
+#: word is an OR read the slow way (none: it matches nothing).
 LOOKUP = np.array([4, 0, 1, 4, 2, 4, 4, 4, 3, 4, 4, 4, 4, 4, 4, 4], dtype=np.uint8)
-#: LOOKUP as the packed text holds it: the padding (code 0) as 0.
+#: LOOKUP as the packed text holds it (the same: a gap base must not read as A).
 PACK_LOOKUP = LOOKUP.copy()
-PACK_LOOKUP[0] = 0
 #: Running profile minimum before any column (above every distance).
 HIGH = 1 << 40
 
@@ -322,6 +322,8 @@ def task_kernel(words: int, mode: int, profile: bool, registers: int = 255):
                     for b in range(4):
                         if code & (1 << b):
                             eq |= peq[at + uint64(b)]
+                    if code == 0 and not GLOBAL:  # a gap base: only the dummy rows match it
+                        eq = ~initial_pv(i, dummy)
                     pv[i], mv[i], hp, hm = myers_step(pv[i], mv[i], eq, hp, hm)
             buf >>= _FOUR
             score = int32(score + int32(hp) - int32(hm))
@@ -452,6 +454,8 @@ def cooperative_kernel(words: int, columns: int, mode: int, profile: bool, strip
                             for b in range(4):
                                 if code & (1 << b):
                                     e |= table[base + uint64(b) * BS + uint64(i) * WS]
+                            if code == 0 and not GLOBAL:  # a gap base: the dummy rows match
+                                e = ~initial_pv(word0 + i, dummy)
                             eq[i] = e
                     buf >>= _FOUR
                     hp = uint64((got >> (2 * u)) & 1)

@@ -55,7 +55,7 @@ class KdiffResult:
 def make_job(target, background, k: int, *, variant=None, backend=None, parallel=None, flags=None,
              strands: str = "both", threads: int | None = None, count_comparisons: bool = False,
              threads_per_block: int | None = None, prefetch_factor: int | None = None,
-             scheduler: str | None = None, gap_min: int = gaps.GAP_MIN,
+             scheduler: str | None = None, gap_min: int | None = None,
              avoid_masked: bool = False, all_k: bool = False) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
@@ -85,6 +85,7 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     if not background:
         raise ValueError("no background records")
     sel = registry.resolve(SPEC, variant, backend, parallel, flags)
+    gap_min = gaps.resolve_gap_min(background, gap_min)  # (unset: a store background's own)
     target = tuple(gaps.as_background(target, gap_min))
     background = tuple(gaps.as_background(background, gap_min))
     if avoid_masked:

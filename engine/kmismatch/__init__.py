@@ -61,7 +61,7 @@ class KmismatchResult:
 
 def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str = "both",
              threads: int | None = None, threads_per_block: int | None = None,
-             scheduler: str | None = None, gap_min: int = gaps.GAP_MIN) -> Job:
+             scheduler: str | None = None, gap_min: int | None = None) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Parameters
@@ -116,6 +116,7 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
     if variant is None and backend is None and registry.backend_status("cuda")[0]:
         backend = "cuda"  # with a GPU, kmismatch runs there (the registry's cuda default)
     sel = registry.resolve(SPEC, variant, backend, None, frozenset())
+    gap_min = gaps.resolve_gap_min(text, gap_min)  # (unset: a store text's own)
     text = tuple(gaps.as_background(text, gap_min))
     params = {"k": int(k), "strands": strands, "gap_min": gap_min}
     registry.check_backend_only(SPEC, sel.backend, threads_per_block=threads_per_block,

@@ -126,7 +126,10 @@ _DESIGN_OPTIONS = {
     "max_tm_diff": (float, 5.0, 1000.0), "gc_min": (float, 20.0, 0.0), "gc_max": (float, 80.0, 100.0),
     "max_poly_x": (int, 5, 100), "min_gc_clamp": (int, 0, 0), "max_hairpin_tm": (float, 47.0, 1000.0),
     "max_homodimer_tm": (float, 47.0, 1000.0), "max_end_stability": (float, 100.0, 1000.0),
+    "min_three_prime_distance": (int, 3, -1),
 }
+#: Option names that differ from the setting's.
+_DESIGN_FLAGS = {"min_three_prime_distance": "--min-3prime-distance"}
 
 
 def add_design_options(parser) -> None:
@@ -136,23 +139,38 @@ def add_design_options(parser) -> None:
         "The same names as kdiff's --filter bounds; 'off' switches a bound off. "
         "--max-homodimer-tm bounds Primer3's self-complementarity (any and 3' end).")
     ranges = {**_FILTER_OPTIONS, "len_opt": (int, 1, 10_000), "tm_opt": (float, -50.0, 150.0),
-              "max_tm_diff": (float, 0.0, 200.0)}
+              "max_tm_diff": (float, 0.0, 200.0), "min_three_prime_distance": (int, 0, 10_000)}
     for name, (kind, default, off) in _DESIGN_OPTIONS.items():
         _, lowest, highest = ranges[name]
-        g.add_argument("--" + name.replace("_", "-"), default=default, metavar="X",
+        extra = ""
+        if name == "min_three_prime_distance":
+            extra = ("; two returned pairs share no primer and their primers' 3' ends are at "
+                     "least X bases apart (Primer3's PRIMER_MIN_THREE_PRIME_DISTANCE); 'off': "
+                     "pairs may share primers")
+        g.add_argument(_DESIGN_FLAGS.get(name, "--" + name.replace("_", "-")), dest=name,
+                       default=default, metavar="X",
                        type=_number(kind, lowest, highest, off=off is not None),
-                       help=f"default {default}; {lowest:g} to {highest:g}")
+                       help=f"default {default}; {lowest:g} to {highest:g}{extra}")
     add_condition_options(parser)
 
 
 def design_values(args) -> dict:
     """DesignSettings keyword arguments from the options above ('off' -> the widest value)."""
+    return design_keywords(vars(args), conditions_from(args))
+
+
+def design_keywords(values, conditions: Conditions) -> dict:
+    """DesignSettings keyword arguments from bounds by option name (the command line's, and
+    the window's primer filters): 'off' or None switches a bound off (its widest value),
+    a name not given keeps Primer3's default."""
     out = {}
-    for name, (_, _, off) in _DESIGN_OPTIONS.items():
-        value = getattr(args, name)
-        out[name] = off if value == "off" else value
+    for name, (_, default, off) in _DESIGN_OPTIONS.items():
+        value = values.get(name, default)
+        if value is None or value == "off":
+            value = default if off is None else off
+        out[name] = value
     homodimer = out.pop("max_homodimer_tm")
     out["gc_clamp"] = out.pop("min_gc_clamp")
     out["max_self_any_tm"] = out["max_self_end_tm"] = homodimer
-    out["conditions"] = conditions_from(args)
+    out["conditions"] = conditions
     return out

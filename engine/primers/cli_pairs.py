@@ -1,6 +1,7 @@
 """Pair design: specific primer pairs, chosen and ranked by Primer3, each with its in-silico PCR.
 
 ``primerscope pairs TARGET BACKGROUND -k K [--product-size 100-300 ...] [--num-return N]
+[--amplify START-END ...] [--exclude-region START-END ...] [--include-region START-END]
 [--explain]``. Only primers at least k edits from every background substring (both
 strands) are offered to Primer3. Writers: engine.primers.export_pairs.
 """
@@ -8,6 +9,7 @@ strands) are offered to Primer3. Writers: engine.primers.export_pairs.
 from __future__ import annotations
 
 import os
+import warnings
 
 from engine.cli import add_gap_option, add_region_options, gap_min_of, load_input
 from engine.primers import export_pairs as export  # the writers (engine.cli's plug-in contract)
@@ -15,7 +17,9 @@ from engine.primers import pairs
 from engine.primers.cli_options import add_design_options, add_mask_option, design_values, integer
 from engine.primers.cli_pcr import add_pcr_options, settings_from
 from engine.primers.pairs import iter_solve  # noqa: F401  (the plug-in's job generator)
-from engine.primers.primer3_design import MAX_NUM_RETURN, DesignSettings, parse_product_ranges
+from engine.primers.primer3_design import (MAX_NUM_RETURN, DesignSettings, Regions,
+                                           parse_product_ranges)
+from engine.sequences import SequenceWarning, parse_region
 
 FAMILY = "kdiff"  # the family whose variants and backends scan for specificity
 
@@ -39,6 +43,16 @@ def add_arguments(parser) -> None:
                              "(JSON: 'rejected'; CSV: --rejected FILE, default OUT.rejected.csv)")
     parser.add_argument("--rejected", metavar="FILE", help="where --explain writes its CSV")
     parser.add_argument("--bed", metavar="FILE", help="also write the pairs as BED12")
+    g = parser.add_argument_group(
+        "Primer3's regions", "In the target record's own numbering (1-based, inclusive; a "
+        "--target-region keeps it); each applies to the target records that hold it.")
+    g.add_argument("--amplify", action="append", default=[], metavar="START-END",
+                   help="every product contains this stretch (Primer3's SEQUENCE_TARGET); "
+                        "repeatable: the products contain every one")
+    g.add_argument("--exclude-region", action="append", default=[], metavar="START-END",
+                   help="no primer overlaps it (SEQUENCE_EXCLUDED_REGION); repeatable")
+    g.add_argument("--include-region", metavar="START-END",
+                   help="primers and products lie inside it (SEQUENCE_INCLUDED_REGION)")
     add_gap_option(parser)
     add_mask_option(parser)
     add_design_options(parser)
@@ -65,16 +79,53 @@ def make_job(args):
     check_outputs((args.output, args.bed, _rejected_path(args)), (args.target, args.background))
     design = DesignSettings(product_ranges=parse_product_ranges(args.product_size),
                             num_return=args.num_return, **design_values(args))
-    settings = pairs.PairSettings(design, settings_from(args), args.explain, args.avoid_masked)
+    settings = pairs.PairSettings(design, settings_from(args), args.explain, regions_from(args),
+                                  args.avoid_masked)
     from engine.cli import selected_flags
 
-    return pairs.make_job(load_input(args, "target"), load_input(args, "background"), args.k, settings,
+    target = load_input(args, "target")
+    _say_clipped(args, target)
+    return pairs.make_job(target, load_input(args, "background"), args.k, settings,
                           variant=args.variant, backend=args.backend, parallel=args.parallel,
                           flags=selected_flags(args), threads=args.threads,
                           scheduler=args.scheduler, gap_min=gap_min_of(args))
 
 
+def _region(text: str, option: str) -> tuple[int, int]:
+    try:
+        region = parse_region(text)
+    except ValueError as err:
+        raise ValueError(f"{option}: {err}") from None
+    if region.record is not None:
+        raise ValueError(f"{option} takes START-END in the target record's own numbering, got "
+                         f"{text!r}")
+    return region.start, region.end
+
+
+def regions_from(args) -> Regions:
+    """Primer3's regions from --amplify, --exclude-region and --include-region."""
+    return Regions(tuple(_region(t, "--amplify") for t in args.amplify),
+                   tuple(_region(t, "--exclude-region") for t in args.exclude_region),
+                   _region(args.include_region, "--include-region") if args.include_region
+                   else None)
+
+
+def _say_clipped(args, target) -> None:
+    """One line when --target-region runs past a record's end (the record is cut there)."""
+    if not args.target_region:
+        return
+    end = parse_region(args.target_region).end
+    for rec in target:
+        last = rec.offset + len(rec)
+        if end > last:
+            warnings.warn(SequenceWarning(
+                f"--target-region {args.target_region} ends after {rec.id} (its last base is "
+                f"{last:,}): used {rec.offset + 1:,}-{last:,}"), stacklevel=2)
+
+
 def extra_outputs(result, args) -> dict:
+    if result.info.complete and not result.pairs:  # the CSV is a header alone: say why
+        warnings.warn(SequenceWarning(export.why_none(result)), stacklevel=2)
     out = {}
     if args.bed:
         out[args.bed] = export.bed_text(result)

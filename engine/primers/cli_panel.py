@@ -16,6 +16,8 @@ from engine.primers.primer_sets import load_primers
 from engine.sequences import load
 
 FAMILY = "edit"  # the family whose variants and backends search the sites
+#: What the site search picks without --variant (engine.primers.pcr.search_job), for --help.
+DEFAULT_VARIANT = "myers for primers of up to 64 nt, else myers-blocked"
 
 
 def add_arguments(parser) -> None:

@@ -87,6 +87,26 @@ def to_json(result) -> dict:
     return out
 
 
+def why_none(result) -> str:
+    """Why a finished design holds no pair, in one line (``pairs`` says it on standard error,
+    the Pairs view under its buttons): how many 5' ends have a specific primer short enough,
+    and Primer3's own counts of what it refused."""
+    design = result.settings.design
+    ends = []
+    for spec in result.specificity:
+        fwd = int(((spec.left > 0) & (spec.left <= design.len_max)).sum())
+        rev = int(((spec.right > 0) & (spec.right <= design.len_max)).sum())
+        ends.append(f"{spec.target_id} has {fwd:,} forward and {rev:,} reverse 5' ends with a "
+                    f"primer of at most {design.len_max} nt that is {result.k} edits from the "
+                    f"background")
+    said = [f"{side} {text}" for explain in result.primer3_explain.values()
+            for side, text in explain.items() if text]
+    return ("no pair found: " + "; ".join(ends)
+            + (f"; Primer3's primer counts: {'; '.join(said)}" if said else "")
+            + ". Widen the product sizes, the length, Tm or GC bounds or the regions, or lower "
+              "k (--explain lists each position's reason)")
+
+
 def bed_text(result) -> str:
     """BED12: per pair, the amplicon (thick part: between the primers) with the primers as
     blocks; name ``<target>_pair<rank>``, score 0-1000 from the penalty (lower is better)."""

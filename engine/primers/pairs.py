@@ -31,9 +31,9 @@ from typing import Generator
 import numpy as np
 
 from engine import gaps, kdiff, softmask
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive, now
 from engine.primers import pcr
-from engine.primers.primer3_design import (PRIMER3_MIN_TEMPLATE, DesignSettings, Oligo,
+from engine.primers.primer3_design import (PRIMER3_MIN_TEMPLATE, DesignSettings, Oligo, Regions,
                                            check_pair, primer_lists, rejection_reason,
                                            template_text)
 from engine.sequences import Record, SequenceWarning, decode, encode, reverse_complement
@@ -48,6 +48,7 @@ class PairSettings:
     design: DesignSettings = DesignSettings()
     pcr: pcr.PcrSettings = pcr.PcrSettings()
     explain: bool = False
+    regions: Regions = Regions()
     #: drop primers whose 3'-most 5 bases touch a soft-masked base (engine.softmask)
     avoid_masked: bool = False
 
@@ -143,7 +144,7 @@ class PairsResult:
 
 def make_job(target, background, k: int, settings: PairSettings | None = None, *, variant=None,
              backend=None, parallel=None, flags=None, threads=None, scheduler=None,
-             gap_min: int = gaps.GAP_MIN) -> Job:
+             gap_min: int | None = None) -> Job:
     """Check everything and return the job (``Job.family`` ``"pairs"``).
 
     ``variant``/``backend``/``parallel``/``flags`` are kdiff's (the specificity scan);
@@ -154,11 +155,13 @@ def make_job(target, background, k: int, settings: PairSettings | None = None, *
     """
     settings = settings or PairSettings()
     k = check_int("k", k, 1)
-    gap_min = check_int("gap_min", gap_min, 1)
+    background = tuple(background)
+    gap_min = gaps.resolve_gap_min(background, gap_min)  # (unset: a store background's own)
     target = tuple(gaps.as_background(target, gap_min))
     background = tuple(gaps.as_background(background, gap_min))
     if not target:
         raise ValueError("no target records")
+    settings.regions.check(target)
     if settings.avoid_masked:
         for rec in target:
             softmask.known_mask(rec)  # refused before the run, not after it
@@ -200,14 +203,36 @@ def _site(o: Oligo, offset: int = 0) -> PrimerSite:
     return PrimerSite(o.sequence, offset + lo + 1, offset + hi, o.tm, o.gc_percent, o.penalty)
 
 
+def _conflicts(a, b, distance: int) -> bool:
+    """Two primers of one orientation too close for two returned pairs (Primer3's
+    PRIMER_MIN_THREE_PRIME_DISTANCE: the same primer, or 3' ends under ``distance`` apart)."""
+    if distance < 0:
+        return False
+    return (a.pos, a.length) == (b.pos, b.length) or abs(a.three_prime - b.three_prime) < distance
+
+
+def _diverse(accepted: list, distance: int) -> list:
+    """Greedy, best first, as Primer3 returns pairs: each pair that conflicts with none kept
+    before it (see :func:`_conflicts`)."""
+    kept = []
+    for a in sorted(accepted, key=lambda a: a[:3]):
+        if not any(_conflicts(a[4], b[4], distance) or _conflicts(a[5], b[5], distance)
+                   for b in kept):
+            kept.append(a)
+    return kept
+
+
 def best_pairs(template: str, lefts, rights, design: DesignSettings,
-               cancel: CancelToken) -> list[tuple]:
+               cancel: CancelToken, regions: dict | None = None) -> list[tuple]:
     """The ``design.num_return`` best pairs of these primers, ranges in order (see the
-    module docstring): ``(check, left, right, range)`` tuples, best first."""
+    module docstring), pairs distinct by ``design.min_three_prime_distance`` over all
+    ranges: ``(check, left, right, range)`` tuples, best first. ``regions``: Primer3's
+    sequence arguments (:meth:`Regions.sequence_args`), for its pair checks."""
     lefts, rights = list(lefts), list(rights)  # in Primer3's order (best first), its tie-break
     out: list[tuple] = []
     if not lefts or not rights:
         return out
+    distance = design.min_three_prime_distance
     r_pos = np.array([o.pos for o in rights], dtype=np.int64)
     r_pen = np.array([o.penalty for o in rights], dtype=np.float64)
     by_pos = np.argsort(r_pos, kind="stable")
@@ -228,10 +253,12 @@ def best_pairs(template: str, lefts, rights, design: DesignSettings,
                 heap.append((left.penalty + float(r_pen[by_pos[a:b]].min()), i, 0))
         heapq.heapify(heap)
         accepted: list[tuple] = []
+        kept: list[tuple] = []
+        settled = [(0.0, 0, 0, None, o[1], o[2]) for o in out]  # earlier ranges' pairs
         worst = float("inf")
         while heap and not cancel.cancelled:
             key, i, t = heapq.heappop(heap)
-            if len(accepted) >= need and key > worst + 1e-9:
+            if len(kept) >= need and key > worst + 1e-9:
                 break
             if i not in windows:  # this left's partners, best penalty first
                 a, b = bounds[i]
@@ -243,24 +270,32 @@ def best_pairs(template: str, lefts, rights, design: DesignSettings,
                 heapq.heappush(heap, (left.penalty + float(r_pen[w[t + 1]]), i, t + 1))
             if abs(left.tm - right.tm) > design.max_tm_diff:
                 continue  # Primer3's own rule on its own Tms: no need to ask it
-            verdict = check_pair(template, left, right, product_range, design)
+            # A kept pair at or below this key stays kept (no later pair ranks before it),
+            # so a pair that conflicts with one can never be returned: no need to check it.
+            if any((k[0] <= key or k[3] is None) and (_conflicts(left, k[4], distance)
+                                                      or _conflicts(right, k[5], distance))
+                   for k in settled + kept):
+                continue
+            verdict = check_pair(template, left, right, product_range, design, regions)
             if not verdict.ok:
                 continue
             # Equal penalties: left in list order, right in reverse list order (as Primer3's
             # own pair search returns them).
             accepted.append((verdict.penalty, i, -int(w[t]), verdict, left, right))
-            if len(accepted) >= need:
-                worst = sorted(a[0] for a in accepted)[need - 1]
-        accepted.sort(key=lambda a: a[:3])
-        out += [(a[3], a[4], a[5], product_range) for a in accepted[:need]]
+            kept = _diverse(settled + accepted, distance)[len(settled):]
+            if len(kept) >= need:
+                worst = kept[need - 1][0]
+        out += [(a[3], a[4], a[5], product_range) for a in kept[:need]]
     return out
 
 
 def _rejections(target_id: str, text: str, template: str, spec: Specificity, lefts, rights,
                 design: DesignSettings, k: int, cancel: CancelToken,
-                offset: int = 0) -> list[Rejection]:
+                offset: int = 0, regions: dict | None = None,
+                hull: tuple[int, int] | None = None) -> list[Rejection]:
     """Per orientation and 5' end: why no accepted specific primer starts there (sites in
-    the record's numbering: ``offset`` is its ``Record.offset``)."""
+    the record's numbering: ``offset`` is its ``Record.offset``; ``regions``, ``hull``:
+    Primer3's sequence arguments and the span every product must contain)."""
     L = len(text)
     ok_left = {(o.pos, o.length) for o in lefts}
     ok_right = {(o.pos, o.length) for o in rights}
@@ -293,9 +328,103 @@ def _rejections(target_id: str, text: str, template: str, spec: Specificity, lef
             if any((p, n) in accepted for n in lengths):
                 continue
             start, end, seq = oligo(lengths[0])
-            out.append(Rejection(target_id, orient, start, end, seq,
-                                 rejection_reason(template, seq, orient == "left", p, design)))
+            if hull and (end - offset > hull[0] if orient == "left" else start - offset <= hull[1]):
+                why = (f"{'right' if orient == 'left' else 'left'} of the amplify region "
+                       f"{offset + hull[0] + 1}-{offset + hull[1]}: no product would contain it")
+            else:
+                why = rejection_reason(template, seq, orient == "left", p, design, regions)
+            out.append(Rejection(target_id, orient, start, end, seq, why))
     return out
+
+
+def design_record(record: Record, spec: Specificity, settings: PairSettings, k: int,
+                  cancel: CancelToken | None = None):
+    """Primer3's part for one target record: its best specific pairs (:func:`best_pairs`),
+    the rejections (with ``settings.explain``) and Primer3's explain strings. Runs in a
+    child process (:func:`_in_child`): Primer3 holds Python's lock for whole seconds. No
+    designed primer holds an assembly gap base, nor (``settings.avoid_masked``) a
+    soft-masked base among its 3'-most five (the record's ``soft_mask``)."""
+    record_id, text, offset = record.id, record.text, record.offset
+    cancel = cancel or CancelToken()
+    design = settings.design
+    template = template_text(text)
+    regions = settings.regions.sequence_args(offset, len(text))
+    hull = settings.regions.amplify_hull(offset, len(text))
+    lefts, rights, explain = primer_lists(template, design, record_id, regions)
+    lefts = [o for o in lefts if spec.left_specific(o.pos, o.length)]
+    rights = [o for o in rights if spec.right_specific(o.pos, o.length)]
+    gap_stretches = gaps.gap_runs(record.codes)
+
+    def clear(side, reverse):
+        starts, ends = [o.span[0] for o in side], [o.span[1] for o in side]
+        bad = gaps.touches_gap(gap_stretches, starts, ends)
+        if settings.avoid_masked:
+            bad |= softmask.three_prime_masked(record, starts, ends, reverse=reverse)
+        return [o for o, b in zip(side, bad) if not b]
+
+    lefts, rights = clear(lefts, False), clear(rights, True)
+    if hull:  # Primer3 keeps primers on either side of its target: only flanking ones pair
+        lefts = [o for o in lefts if o.span[1] <= hull[0]]
+        rights = [o for o in rights if o.span[0] >= hull[1]]
+    best = best_pairs(template, lefts, rights, design, cancel, regions)
+    why = (_rejections(record_id, text, template, spec, lefts, rights, design, k, cancel,
+                       offset, regions, hull) if settings.explain else [])
+    return best, why, explain
+
+
+#: Seconds between the progress reports while a child process works (the caller's cancel
+#: is read as often).
+CHILD_POLL_S = 0.05
+
+
+def _child_main(conn, fn, args) -> None:
+    import signal
+
+    # Ctrl-C reaches the whole process group: the parent cancels and ends this child, which
+    # must not answer with a KeyboardInterrupt of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        conn.send(("ok", fn(*args)))
+    except BaseException as exc:  # noqa: BLE001  (the parent raises it)
+        conn.send(("error", exc))
+    finally:
+        conn.close()
+
+
+def _in_child(fn, args, cancel: CancelToken, progress) -> Generator[Progress, None, object]:
+    """``fn(*args)`` in a child process (spawned: the caller may have threads); yields
+    ``progress()`` every :data:`CHILD_POLL_S` s meanwhile, so a window's event loop and a
+    cancel are never held up by Primer3. Returns its value, None after a cancel (the child
+    is ended); raises what it raised."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    receive, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_child_main, args=(send, fn, args), daemon=True,
+                        name="primerscope-primer3")
+    child.start()
+    send.close()
+    try:
+        while not receive.poll(CHILD_POLL_S):
+            if cancel.cancelled:
+                return None
+            if not child.is_alive() and not receive.poll(0):
+                raise RuntimeError(f"Primer3's process ended without an answer (exit code "
+                                   f"{child.exitcode})")
+            yield progress()
+        try:
+            status, value = receive.recv()
+        except EOFError:
+            raise RuntimeError(f"Primer3's process ended without an answer (exit code "
+                               f"{child.exitcode})") from None
+        if status == "error":
+            raise value
+        return value
+    finally:
+        receive.close()
+        if child.is_alive():
+            child.terminate()
+        child.join()
 
 
 def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progress, None, PairsResult]:
@@ -304,7 +433,6 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     if the cancel came during kdiff), ``info.complete`` False."""
     cancel = cancel or CancelToken()
     settings: PairSettings = job.params["settings"]
-    design = settings.design
     target, background = job.inputs["target"], job.inputs["background"]
     meter = Meter(job, threads=numba_threads(job))
     phases = {"kdiff": 0.0, "primer3": 0.0, "pcr": 0.0}
@@ -325,34 +453,25 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         if cancel.cancelled:
             meter.complete = False
             return result()
-        yield meter.progress(n, len(target), message=f"Primer3: pairs in {rec.id}")
+        message = f"Primer3: pairs in {rec.id}"
+        yield meter.progress(n, len(target), message=message)
         if len(rec) < PRIMER3_MIN_TEMPLATE:  # (Primer3's C code would abort the process)
             warnings.warn(SequenceWarning(
                 f"target record {rec.id!r} has {len(rec)} nt, fewer than the "
                 f"{PRIMER3_MIN_TEMPLATE} Primer3 needs: skipped"), stacklevel=2)
             continue
-        text = rec.text
-        template = template_text(text)
-        gap_stretches = gaps.gap_runs(rec.codes)
-
-        def clear(oligo) -> bool:  # no designed primer holds an assembly gap base
-            if gaps.touches_gap(gap_stretches, *([x] for x in oligo.span))[0]:
-                return False
-            return not (settings.avoid_masked and softmask.three_prime_masked(
-                rec, *([x] for x in oligo.span), reverse=not oligo.left)[0])
-
-        def design_one():
-            lefts, rights, explain = primer_lists(template, design, rec.id)
-            lefts = [o for o in lefts if spec.left_specific(o.pos, o.length) and clear(o)]
-            rights = [o for o in rights if spec.right_specific(o.pos, o.length) and clear(o)]
-            best = best_pairs(template, lefts, rights, design, cancel)
-            why = (_rejections(rec.id, text, template, spec, lefts, rights, design,
-                               job.params["k"], cancel, rec.offset) if settings.explain else [])
-            return best, why, explain
-
-        t0 = meter.elapsed
-        best, why, explain = meter.timed(design_one)
-        phases["primer3"] += meter.elapsed - t0
+        t0 = now()
+        mask = softmask.known_mask(rec) if settings.avoid_masked else None
+        plain = Record(rec.id, np.asarray(rec.codes), "", rec.source, rec.offset, mask)
+        done = yield from _in_child(
+            design_record, (plain, spec, settings, job.params["k"]),
+            cancel, lambda: meter.progress(n, len(target), message=message))
+        meter.elapsed += now() - t0
+        phases["primer3"] += now() - t0
+        if done is None:  # cancelled
+            meter.complete = False
+            return result()
+        best, why, explain = done
         explains[rec.id] = explain
         rejected.extend(why)
         for rank, (verdict, left, right, _) in enumerate(best, start=1):

@@ -22,7 +22,7 @@ from typing import Generator
 import numpy as np
 
 from engine import gaps
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
+from engine.jobs import CancelToken, Job, Progress, RunInfo, drive
 from engine.primers import pcr
 from engine.primers.annotate import THERMO_MAX_LENGTH, TOO_LONG, Conditions
 from engine.primers.primer_sets import check_primers
@@ -54,6 +54,8 @@ class PanelResult:
     has_background: bool = False
     #: primers over Primer3's thermodynamic limit (their heterodimers with each other: NaN)
     too_long: tuple[str, ...] = ()
+    #: with a background: every site a primer can prime from (pcr.PcrSites; ``check`` lists them)
+    sites: object = None
 
     def products_between(self, a: str, b: str) -> list[pcr.Product]:
         return [p for p in self.products if {p.forward, p.reverse} == {a, b}]
@@ -61,14 +63,15 @@ class PanelResult:
 
 def make_job(primers, background=(), settings: PanelSettings | None = None, *, variant=None,
              backend=None, parallel=None, threads=None, scheduler=None,
-             gap_min: int = gaps.GAP_MIN) -> Job:
+             gap_min: int | None = None) -> Job:
     """The panel check's job; with a background, its cross-product search (``variant`` ...
     ``scheduler``: the edit family's, as for :func:`engine.primers.pcr.search_job`; runs of
     at least ``gap_min`` N in the background are assembly gaps, engine.gaps)."""
     settings = settings or PanelSettings()
     primers = check_primers(primers)
-    gap_min = check_int("gap_min", gap_min, 1)
-    background = tuple(gaps.as_background(background or (), gap_min))
+    background = tuple(background or ())
+    gap_min = gaps.resolve_gap_min(background, gap_min)  # (unset: a store background's own)
+    background = tuple(gaps.as_background(background, gap_min))
     search = None
     if background:
         search = pcr.search_job(primers, background, settings.pcr.max_edits, variant=variant,
@@ -132,7 +135,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         yield meter.progress(i + 1, n, message="heterodimers")
     flagged = np.nan_to_num(end, nan=np.inf) <= settings.end_dimer_dg
     flagged = flagged | flagged.T
-    products = ()
+    products, sites = (), None
     search = job.params["search"]
     if search is not None and meter.complete:
         background = job.inputs["background"]
@@ -142,4 +145,4 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         products = tuple(meter.timed(lambda: pcr.pair_sites(sites, background, settings.pcr)))
     return PanelResult(run_info(job, meter), settings, tuple((p.id, p.text) for p in primers),
                        dg, tm, end, flagged, products, search is not None,
-                       too_long)
+                       too_long, sites)

@@ -100,7 +100,7 @@ class PcrResult:
 
 def search_job(primers, background, max_edits: int, *, variant=None, backend=None,
                parallel=None, flags=None, threads=None, scheduler=None,
-               gap_min: int = gaps.GAP_MIN) -> Job:
+               gap_min: int | None = None) -> Job:
     """The edit-family job that finds every end within ``max_edits`` (both strands).
 
     Primers are renamed to their indices; the background's records are passed as they are
@@ -131,7 +131,7 @@ def search_job(primers, background, max_edits: int, *, variant=None, backend=Non
 
 def make_job(primers, background, settings: PcrSettings | None = None, *, variant=None,
              backend=None, parallel=None, flags=None, threads=None, scheduler=None,
-             gap_min: int = gaps.GAP_MIN) -> Job:
+             gap_min: int | None = None) -> Job:
     """Check everything and return the job (``Job.family`` ``"pcr"``; ``iter_solve`` runs it).
 
     Parameters
@@ -150,7 +150,8 @@ def make_job(primers, background, settings: PcrSettings | None = None, *, varian
     """
     settings = settings or PcrSettings()
     primers = check_primers(primers)
-    gap_min = check_int("gap_min", gap_min, 1)
+    background = tuple(background)
+    gap_min = gaps.resolve_gap_min(background, gap_min)  # (unset: a store background's own)
     background = tuple(gaps.as_background(background, gap_min))
     search = search_job(primers, background, settings.max_edits, variant=variant, backend=backend,
                         parallel=parallel, flags=flags, threads=threads, scheduler=scheduler,

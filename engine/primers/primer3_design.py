@@ -77,6 +77,10 @@ class DesignSettings:
     max_self_end_tm: float = 47.0     # PRIMER_MAX_SELF_END_TH
     max_end_stability: float = 100.0  # kcal/mol, PRIMER_MAX_END_STABILITY
     num_return: int = 5
+    #: Primer3's PRIMER_MIN_THREE_PRIME_DISTANCE: two returned pairs never share a left (or a
+    #: right) primer, nor two whose 3' ends lie fewer than this many bases apart; -1: pairs
+    #: may share primers. 3 keeps the returned pairs distinct.
+    min_three_prime_distance: int = 3
     conditions: Conditions = Conditions()
 
     def __post_init__(self):
@@ -104,6 +108,9 @@ class DesignSettings:
             raise ValueError(f"max Tm difference must be >= 0, got {self.max_tm_diff:g}")
         if not 1 <= self.num_return <= MAX_NUM_RETURN:
             raise ValueError(f"num_return must be 1 to {MAX_NUM_RETURN}, got {self.num_return}")
+        if self.min_three_prime_distance < -1:
+            raise ValueError(f"min_three_prime_distance must be >= -1, got "
+                             f"{self.min_three_prime_distance}")
         if self.max_poly_x < 1 or self.gc_clamp < 0:
             raise ValueError("max_poly_x must be >= 1 and gc_clamp >= 0")
 
@@ -126,8 +133,102 @@ class DesignSettings:
             "PRIMER_DNTP_CONC": c.dntp_conc, "PRIMER_DNA_CONC": c.dna_conc,
             "PRIMER_PRODUCT_SIZE_RANGE": [list(r) for r in self.product_ranges],
             "PRIMER_NUM_RETURN": self.num_return,
+            "PRIMER_MIN_THREE_PRIME_DISTANCE": self.min_three_prime_distance,
         }
         args.update(extra)
+        return args
+
+
+def _span(region, what: str) -> tuple[int, int]:
+    """A (start, end) pair of ints, 1-based inclusive, start <= end."""
+    try:
+        start, end = region
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be START-END, got {region!r}") from None
+    if isinstance(start, bool) or isinstance(end, bool) or not (isinstance(start, int)
+                                                                and isinstance(end, int)):
+        raise ValueError(f"{what} must be START-END in whole numbers, got {region!r}")
+    if start < 1 or start > end:
+        raise ValueError(f"{what} {start}-{end} is empty or inverted (positions start at 1)")
+    return start, end
+
+
+@dataclass(frozen=True)
+class Regions:
+    """Primer3's sequence regions, in the target records' own numbering (1-based, inclusive:
+    a record cut to a region keeps its numbering, see ``Record.offset``).
+
+    - ``amplify`` (SEQUENCE_TARGET): every product contains every one of them. Primer3's
+      own rule is weaker (a pair flanks *one* of its targets), so Primer3 is given their
+      hull, the one stretch from the first start to the last end.
+    - ``exclude`` (SEQUENCE_EXCLUDED_REGION): no primer overlaps any of them.
+    - ``include`` (SEQUENCE_INCLUDED_REGION): primers and products lie inside it.
+
+    A region applies to the target records that hold it (an excluded region: that
+    overlap it); one that lies in no target record is refused (:meth:`check`).
+    """
+
+    amplify: tuple[tuple[int, int], ...] = ()
+    exclude: tuple[tuple[int, int], ...] = ()
+    include: tuple[int, int] | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "amplify", tuple(_span(r, "amplify region") for r in self.amplify))
+        object.__setattr__(self, "exclude", tuple(_span(r, "excluded region") for r in self.exclude))
+        if self.include is not None:
+            object.__setattr__(self, "include", _span(self.include, "included region"))
+
+    def __bool__(self) -> bool:
+        return bool(self.amplify or self.exclude or self.include)
+
+    def check(self, records) -> None:
+        """ValueError for a region that lies in no record, or amplify regions outside the
+        included region of their record."""
+        spans = [(r.offset + 1, r.offset + len(r), r.id) for r in records]
+
+        def holder(start, end):
+            return next((s for s in spans if s[0] <= start and end <= s[1]), None)
+
+        for what, regions in (("amplify", self.amplify),
+                              ("included", (self.include,) if self.include else ())):
+            for start, end in regions:
+                if holder(start, end) is None:
+                    where = ", ".join(f"{rid} {lo}-{hi}" for lo, hi, rid in spans[:3])
+                    raise ValueError(f"{what} region {start}-{end} lies in no target record "
+                                     f"({where}): regions are in the records' own numbering")
+        for start, end in self.exclude:
+            if not any(lo <= end and start <= hi for lo, hi, _ in spans):
+                raise ValueError(f"excluded region {start}-{end} overlaps no target record")
+        if self.include and self.amplify:
+            lo, hi = self.include
+            for start, end in self.amplify:
+                if holder(start, end) == holder(lo, hi) and not (lo <= start and end <= hi):
+                    raise ValueError(f"amplify region {start}-{end} is not inside the included "
+                                     f"region {lo}-{hi}: no product could contain it")
+
+    def amplify_hull(self, offset: int, length: int) -> tuple[int, int] | None:
+        """The 0-based half-open template span every product must contain on a record of
+        this offset and length (None: no amplify region there)."""
+        lo, hi = offset + 1, offset + length
+        inside = [(a, b) for a, b in self.amplify if lo <= a and b <= hi]
+        if not inside:
+            return None
+        return min(a for a, _ in inside) - lo, max(b for _, b in inside) - lo + 1
+
+    def sequence_args(self, offset: int, length: int) -> dict:
+        """Primer3's SEQUENCE_* arguments (0-based start, length) for a record whose first
+        base is position ``offset + 1``."""
+        lo, hi = offset + 1, offset + length
+        args = {}
+        hull = self.amplify_hull(offset, length)
+        if hull:
+            args["SEQUENCE_TARGET"] = [[hull[0], hull[1] - hull[0]]]
+        excluded = [(max(a, lo), min(b, hi)) for a, b in self.exclude if a <= hi and lo <= b]
+        if excluded:
+            args["SEQUENCE_EXCLUDED_REGION"] = [[a - lo, b - a + 1] for a, b in excluded]
+        if self.include and lo <= self.include[0] and self.include[1] <= hi:
+            a, b = self.include
+            args["SEQUENCE_INCLUDED_REGION"] = [a - lo, b - a + 1]
         return args
 
 
@@ -143,6 +244,11 @@ class Oligo:
     tm: float
     gc_percent: float
     left: bool = True
+
+    @property
+    def three_prime(self) -> int:
+        """The template position of the 3' end."""
+        return self.pos + self.length - 1 if self.left else self.pos - self.length + 1
 
     @property
     def span(self) -> tuple[int, int]:
@@ -175,11 +281,12 @@ def template_text(text: str) -> str:
     return re.sub(r"[^ACGT]", "N", text)
 
 
-def primer_lists(template: str, settings: DesignSettings, name: str = "target"):
+def primer_lists(template: str, settings: DesignSettings, name: str = "target",
+                 regions: dict | None = None):
     """Every left and every right primer Primer3 accepts on ``template``, best penalty first,
-    and Primer3's explain strings."""
+    and Primer3's explain strings. ``regions``: :meth:`Regions.sequence_args`."""
     limit = len(template) * (settings.len_max - settings.len_min + 1) + 1
-    out = _design({"SEQUENCE_ID": name, "SEQUENCE_TEMPLATE": template},
+    out = _design({"SEQUENCE_ID": name, "SEQUENCE_TEMPLATE": template, **(regions or {})},
                   settings.global_args(PRIMER_TASK="pick_primer_list", PRIMER_NUM_RETURN=limit))
     lists = []
     for side, left in (("LEFT", True), ("RIGHT", False)):
@@ -205,8 +312,8 @@ class PairCheck:
 
 
 def check_pair(template: str, left: Oligo, right: Oligo, product_range: tuple[int, int],
-               settings: DesignSettings) -> PairCheck:
-    out = _design({"SEQUENCE_ID": "pair", "SEQUENCE_TEMPLATE": template,
+               settings: DesignSettings, regions: dict | None = None) -> PairCheck:
+    out = _design({"SEQUENCE_ID": "pair", "SEQUENCE_TEMPLATE": template, **(regions or {}),
                    "SEQUENCE_PRIMER": left.sequence, "SEQUENCE_PRIMER_REVCOMP": right.sequence,
                    "SEQUENCE_FORCE_LEFT_START": left.pos, "SEQUENCE_FORCE_RIGHT_START": right.pos},
                   settings.global_args(PRIMER_TASK="check_primers", PRIMER_NUM_RETURN=1,
@@ -222,11 +329,12 @@ _EXPLAIN_ITEM = re.compile(r"\s*([^,]+?)\s+(\d+)\s*$")
 
 
 def rejection_reason(template: str, sequence: str, left: bool, pos: int,
-                     settings: DesignSettings) -> str:
+                     settings: DesignSettings, regions: dict | None = None) -> str:
     """Primer3's reason for refusing one primer (its explain categories), e.g. ``low tm``."""
     key = "SEQUENCE_PRIMER" if left else "SEQUENCE_PRIMER_REVCOMP"
     force = "SEQUENCE_FORCE_LEFT_START" if left else "SEQUENCE_FORCE_RIGHT_START"
-    out = _design({"SEQUENCE_ID": "one", "SEQUENCE_TEMPLATE": template, key: sequence, force: pos},
+    out = _design({"SEQUENCE_ID": "one", "SEQUENCE_TEMPLATE": template, key: sequence, force: pos,
+                   **(regions or {})},
                   settings.global_args(PRIMER_TASK="check_primers", PRIMER_NUM_RETURN=1,
                                        PRIMER_PICK_LEFT_PRIMER=int(left),
                                        PRIMER_PICK_RIGHT_PRIMER=int(not left)))

@@ -4,10 +4,13 @@ Demo menu opens the lambda vs E. coli pairs."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
 import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 from PySide6.QtCore import Qt, QTimer
 
 from engine.primers import export_pairs, pairs
@@ -17,6 +20,7 @@ from engine.sequences import Record, encode
 from app import demo
 from app import pairs as app_pairs
 from tests.app.conftest import load_demo
+from tests.strategies import examples
 
 K = 3
 
@@ -54,7 +58,7 @@ def engine_pairs(window, view):
     inputs, choice = window.inputs(), window.params.choice()
     sel = choice.selection
     return pairs.solve(inputs["target"], inputs["background"], choice.params["k"],
-                       app_pairs.settings_from(view.values()), variant=sel.variant,
+                       view.design_settings(), variant=sel.variant,
                        backend=sel.backend, parallel=sel.parallel, flags=sel.flags,
                        threads=choice.threads)
 
@@ -139,7 +143,7 @@ def test_cancel_keeps_the_window_responsive(qtbot, window):
     timer.setInterval(20)
     timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
     timer.start()
-    assert view.run()  # long: the window asks first (the dialogs fixture says Yes)
+    assert view.run()
     qtbot.waitUntil(lambda: view.progress.value() > 0 and view.status.text().startswith("Specificity"),
                     timeout=300_000)
     scanning = len(ticks)
@@ -210,7 +214,8 @@ def test_demo_menu_opens_the_lambda_pairs(qtbot, window):
     assert window.current_view() is view and view.runner.running
     target, background = window.inputs()["target"], window.inputs()["background"]
     assert (target[0].offset + 1, target[0].offset + len(target[0])) == demo.PAIRS_TARGET
-    assert (background[0].offset + 1, background[0].offset + len(background[0])) == demo.PAIRS_BACKGROUND
+    assert demo.PAIRS_BACKGROUND is None  # the whole genome, as its specificity needs
+    assert background[0].offset == 0 and len(background[0]) == len(demo.records("ecoli")[0])
     with qtbot.waitSignal(view.designed, timeout=600_000) as blocker:
         pass
     result = blocker.args[0]
@@ -226,7 +231,214 @@ def test_bad_settings_and_missing_inputs_are_explained(qtbot, window):
     window.input_panels["target"].set_region((20_001, 20_300))
     window.input_panels["background"].set_region((1, 20_000))
     view.set_values({"product_ranges": "300-100"})
-    with qtbot.waitSignal(view.runner.failed, timeout=120_000) as blocker:
-        assert view.run()
-    assert "inverted" in blocker.args[0] and "inverted" in view.error.text()
+    assert not view.run()  # refused before anything starts, in the window's words
+    assert "inverted" in view.error.text() and not view.runner.running
     assert view.design_button.isEnabled() and view.result is None
+
+
+def _primer_tools(window):
+    return next(v for v in window.family_views if v.title == "Primers")
+
+
+def test_conditions_and_filter_bounds_reach_primer3(qtbot, window):
+    """Non-default reaction conditions and primer filters: every primer of every pair is one
+    that primer3-py's own listing accepts on the same template and settings, with its Tm;
+    the bounds hold; and the Tm is not what the default conditions give."""
+    import primer3
+
+    view = slice_case(qtbot, window, {"product_ranges": "120-300", "num_return": 4,
+                                      "tm_opt": 61.0, "max_tm_diff": 3.0})
+    tools = _primer_tools(window)
+    tools.filter_box.setChecked(True)
+    for name, value in (("len_min", 19), ("len_max", 24), ("tm_min", 58.5), ("tm_max", 64.0),
+                        ("gc_min", 40.0), ("gc_max", 65.0), ("max_poly_x", 4)):
+        tools.bounds[name][1].setValue(value)
+    for name, value in (("mv_conc", 100.0), ("dv_conc", 3.0), ("dntp_conc", 0.8), ("dna_conc", 250.0)):
+        tools.condition_spins[name].setValue(value)
+    result = design(qtbot, view)
+    assert result.info.complete and result.pairs
+    assert "Na⁺ 100 mM, Mg²⁺ 3 mM" in view.used.text() and "length 19–24" in view.used.text()
+    target = window.inputs()["target"][0]
+    listing = primer3.bindings.design_primers(
+        {"SEQUENCE_ID": "t", "SEQUENCE_TEMPLATE": target.text},
+        {"PRIMER_TASK": "pick_primer_list", "PRIMER_NUM_RETURN": 100_000,
+         "PRIMER_MIN_SIZE": 19, "PRIMER_OPT_SIZE": 20, "PRIMER_MAX_SIZE": 24,
+         "PRIMER_MIN_TM": 58.5, "PRIMER_OPT_TM": 61.0, "PRIMER_MAX_TM": 64.0,
+         "PRIMER_MIN_GC": 40.0, "PRIMER_MAX_GC": 65.0, "PRIMER_MAX_POLY_X": 4,
+         # the filter bar's hairpin, dimer and 3′ stability bounds are switched off
+         "PRIMER_MAX_HAIRPIN_TH": 1000.0, "PRIMER_MAX_SELF_ANY_TH": 1000.0,
+         "PRIMER_MAX_SELF_END_TH": 1000.0, "PRIMER_MAX_END_STABILITY": 1000.0,
+         "PRIMER_SALT_MONOVALENT": 100.0, "PRIMER_SALT_DIVALENT": 3.0,
+         "PRIMER_DNTP_CONC": 0.8, "PRIMER_DNA_CONC": 250.0,
+         "PRIMER_PRODUCT_SIZE_RANGE": [[120, 300]]})
+    accepted = {}
+    for side in ("LEFT", "RIGHT"):
+        for i in range(listing[f"PRIMER_{side}_NUM_RETURNED"]):
+            accepted[listing[f"PRIMER_{side}_{i}_SEQUENCE"]] = listing[f"PRIMER_{side}_{i}_TM"]
+    for p in result.pairs:
+        assert abs(p.left.tm - p.right.tm) <= 3.0 and 120 <= p.product_size <= 300
+        for site in (p.left, p.right):
+            assert site.sequence in accepted, site
+            assert site.tm == pytest.approx(accepted[site.sequence], abs=1e-9)
+            assert 19 <= site.length <= 24 and 40 <= site.gc_percent <= 65
+            assert 58.5 <= site.tm <= 64.0
+            default_tm = primer3.calc_tm(site.sequence)  # Primer3's default conditions
+            assert abs(site.tm - default_tm) > 0.5
+
+
+def _cli_pairs(*args):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "engine.cli", "pairs", *args, "--json",
+                           "--no-progress"], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["pairs"]
+
+
+@settings(max_examples=examples(2), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(amplify=st.integers(20_250, 20_450), width=st.integers(0, 30),
+       exclude=st.integers(20_001, 20_650))
+def test_regions_dragged_on_the_track_equal_the_cli(qtbot, window, demo_dir, amplify, width,
+                                                    exclude):
+    view = slice_case(qtbot, window, {"product_ranges": "100-300", "num_return": 3})
+    view.clear_regions()
+    view.add_region("amplify").setRegion((amplify - 0.5, amplify + width + 0.5))  # as a drag ends
+    view.add_region("exclude").setRegion((exclude - 0.3, exclude + 20.4))  # between bases: rounded
+    assert view.regions() == [("amplify", amplify, amplify + width), ("exclude", exclude, exclude + 20)]
+    assert f"amplify {amplify:,}–{amplify + width:,}" in view.regions_label.text()
+    result = design(qtbot, view)
+    for p in result.pairs:
+        assert p.left.end < amplify and amplify + width < p.right.start
+        assert all(not (s.start <= exclude + 20 and exclude <= s.end) for s in (p.left, p.right))
+    got = _cli_pairs(str(demo_dir / "lambda_NC_001416.fa"), str(demo_dir / "ecoli536_NC_008253.fna.gz"),
+                     "--target-region", "20001-20700", "--background-region", "1-100000",
+                     "-k", str(K), "--product-size", "100-300", "--num-return", "3",
+                     "--amplify", f"{amplify}-{amplify + width}",
+                     "--exclude-region", f"{exclude}-{exclude + 20}")
+    assert [(g["left"]["sequence"], g["right"]["sequence"], g["left"]["tm"]) for g in got] == \
+        [(p.left.sequence, p.right.sequence, p.left.tm) for p in result.pairs]
+
+
+def test_cancelled_redesign_keeps_the_previous_pairs(qtbot, window):
+    view = slice_case(qtbot, window)
+    first = design(qtbot, view)
+    rows = view.model.rows()
+    assert first.pairs
+    with qtbot.waitSignal(view.designed, timeout=120_000) as blocker:
+        assert view.run()
+        qtbot.waitUntil(lambda: view.status.text().startswith(("Specificity", "Primer3")),
+                        timeout=120_000)
+        view.cancel()
+    assert not blocker.args[0].info.complete
+    assert view.result is first and view.model.rows() == rows
+    assert "previous design's 3 pairs are kept" in view.status.text()
+
+
+@pytest.mark.alone
+def test_design_leaves_the_event_loop_free(qtbot, window):
+    """The longest stall of the window's event loop during a whole pair design (kdiff,
+    Primer3 on 2 kb, the in-silico PCR) stays under 100 ms."""
+    view = slice_case(qtbot, window, {"product_ranges": "100-300", "num_return": 5})
+    window.input_panels["target"].set_region((20_001, 22_000))
+    design(qtbot, view)  # compiled and warm: what is measured is the design itself
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.setInterval(5)
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start()
+    result = design(qtbot, view)
+    timer.stop()
+    assert result.info.complete and result.pairs
+    stalls = np.diff(ticks)
+    assert len(ticks) > 20 and stalls.max() < 0.100, f"longest stall {stalls.max() * 1000:.0f} ms"
+
+
+def test_check_primers_dialog_equals_the_cli(qtbot, window, tmp_path, demo_dir):
+    """Pasted primers (and the library's selected ones) checked against the loaded background:
+    the tables hold ``primerscope check``'s findings on the same input."""
+    import subprocess
+    import sys
+
+    from engine.primers import export_check
+
+    view = slice_case(qtbot, window)
+    window.input_panels["background"].set_records(list(demo.records("lambda")), "test")
+    window.input_panels["background"].set_region((20_001, 40_000))  # the primers' own sites
+    text = "F1 GGCGTTTCAGACGTGCTGTT\nR1=CCTGACCGACAAGAAGCTGA\nATGACGTTCGAGCCGAAAGT"
+    dialog = view.open_check(text)
+    with qtbot.waitSignal(dialog.runner.finished, timeout=300_000):
+        assert dialog.run(), dialog.status.text()
+    done = subprocess.run([sys.executable, "-m", "engine.cli", "check",
+                           "F1=GGCGTTTCAGACGTGCTGTT,R1=CCTGACCGACAAGAAGCTGA,primer3=ATGACGTTCGAGCCGAAAGT",
+                           str(demo_dir / "lambda_NC_001416.fa"), "--background-region", "20001-40000",
+                           "--json", "--no-progress"], capture_output=True, text=True, timeout=600)
+    want = json.loads(done.stdout)
+    assert dialog.models["sites"].rows() == [tuple(s[f] for f in ("primer", "record", "strand", "start",
+                                                                   "end", "edits", "edits_3prime"))
+                                             for s in want["sites"]]
+    assert len(dialog.models["sites"].rows()) >= 1
+    assert [r[0] for r in dialog.models["summary"].rows()] == ["F1", "R1", "primer3"]
+    assert [r[:3] for r in dialog.models["dimers"].rows()] == \
+        [(d["primer_a"], d["primer_b"], d["dimer_dg"]) for d in want["dimers"]]
+    assert dialog.models["products"].rowCount() == len(want["products"])
+    assert export_check.COLUMNS == tuple(pairs_csv_header(dialog))
+    # from the library: its selected primers fill the box
+    window.library_dock.open_library(str(tmp_path / "lib.sqlite"))
+    from engine.primers.library import LibraryEntry
+
+    with qtbot.waitSignal(window.library_dock.added, timeout=60_000):
+        window.library_dock.add_entries([LibraryEntry("L1", "ACGTTGCATGCATGCAAGTC")], "test")
+    window.library_dock.table.selectAll()
+    assert dialog.from_library() and dialog.box.toPlainText() == "L1 ACGTTGCATGCATGCAAGTC"
+
+
+def pairs_csv_header(dialog):
+    return app_pairs.check_csv_text(dialog.result).splitlines()[0].split(",")
+
+
+def test_export_results_writes_the_pairs_on_the_pairs_tab(qtbot, window, tmp_path):
+    view = slice_case(qtbot, window)
+    window.show_view(view)
+    assert not window.export_action.isEnabled()  # nothing designed, no run
+    result = design(qtbot, view)
+    assert window.export_action.isEnabled()
+    path = window.exports.export_csv(str(tmp_path / "out.csv"))
+    assert path and (tmp_path / "out.csv").read_text() == app_pairs.csv_text(result)
+
+
+def test_dimer_tm_without_a_dimer_reads_none(qtbot, window):
+    """Primer3's 0 (no structure) and a dimer melting below 0 °C show "none"; the rows (the
+    CSV's) keep the numbers."""
+    view = slice_case(qtbot, window)
+    view.check_dialog = None
+    dialog = view.open_check("A AAAAAAAAAAAAAAAAAAAA\nB GGCGTTTCAGACGTGCTGTT")
+    window.input_panels["background"].set_region((1, 20_000))
+    with qtbot.waitSignal(dialog.runner.finished, timeout=300_000):
+        assert dialog.run(), dialog.status.text()
+    model = dialog.models["dimers"]
+    col = [c.title for c in model.columns].index("dimer Tm (°C)")
+    shown = [model.data(model.index(r, col)) for r in range(model.rowCount())]
+    values = [model.rows()[r][col] for r in range(model.rowCount())]
+    assert len(values) == 3 and any(v is not None and v <= 0 for v in values)
+    for text, value in zip(shown, values):
+        assert text == ("none" if value is not None and value <= 0 else f"{value:.4g}")
+
+
+def test_a_primer_shared_by_pairs_is_one_library_entry(qtbot, window):
+    """With pairs allowed to share primers, adding them stores each oligo once (its notes
+    name every pair); the default 3′ distance returns pairs that share none."""
+    view = slice_case(qtbot, window, {"product_ranges": "150-300", "num_return": 5,
+                                      "min_three_prime_distance": -1})
+    shared = design(qtbot, view)
+    sequences = [s.sequence for p in shared.pairs for s in (p.left, p.right)]
+    assert len(set(sequences)) < len(sequences)  # this design shares a primer
+    entries = app_pairs.library_entries(shared.pairs, K)
+    assert sorted(e.sequence for e in entries) == sorted(set(sequences))
+    assert len({e.name for e in entries}) == len(entries)
+    for e in entries:
+        assert e.notes.count("pair ") == sequences.count(e.sequence)
+    view.set_values({"product_ranges": "150-300", "num_return": 5, "min_three_prime_distance": 3})
+    distinct = design(qtbot, view)
+    again = [s.sequence for p in distinct.pairs for s in (p.left, p.right)]
+    assert len(set(again)) == len(again) == 10

@@ -151,7 +151,10 @@ def test_pairs_avoid_masked(lambda_text):
             fh.write(f">t\n{text}\n")
         target = load(fa)
     background = load(lambda_text[30_000:33_000])
-    design = DesignSettings(product_ranges=((100, 250),), num_return=12)
+    # Pairs may share primers here: with a 3' distance, a masked pair's removal may let a
+    # pair it blocked take a clean pair's place, which this property does not cover.
+    design = DesignSettings(product_ranges=((100, 250),), num_return=12,
+                            min_three_prime_distance=-1)
 
     def run(avoid):
         settings = pairs.PairSettings(design, avoid_masked=avoid)

@@ -36,7 +36,7 @@ def design_case(lambda_record, ecoli_record):
 
     target = lambda_record.slice(20_000, 20_700)
     text = target.text
-    design = DesignSettings(product_ranges=(RANGE,), num_return=5)
+    design = DesignSettings(product_ranges=(RANGE,), num_return=5, min_three_prime_distance=-1)
     raw = primer3.bindings.design_primers({"SEQUENCE_ID": "t", "SEQUENCE_TEMPLATE": text},
                                           design.global_args(PRIMER_NUM_RETURN=3))
     rng = np.random.default_rng(5)
@@ -154,7 +154,8 @@ def test_ranges_in_order_and_pcr_per_pair(lambda_record):
     copy = "".join({"A": "C", "C": "G", "G": "T", "T": "A"}[c] if i % 13 == 6 else c
                    for i, c in enumerate(target.text))
     bg_text = lambda_record.text[10_000:12_000] + copy + lambda_record.text[40_000:41_000]
-    design = DesignSettings(product_ranges=parse_product_ranges("540-560 100-300"), num_return=4)
+    design = DesignSettings(product_ranges=parse_product_ranges("540-560 100-300"), num_return=4,
+                            min_three_prime_distance=-1)
     settings = pairs.PairSettings(design, pcr.PcrSettings(max_3prime_edits=5))
     res = pairs.solve([target], [Record("bg", encode(bg_text))], 1, settings, backend="serial")
     sizes = [p.product_size for p in res.pairs]
@@ -182,7 +183,7 @@ def test_cli_json_csv_bed_and_explain(design_case, tmp_path):
     bg = tmp_path / "bg.fa"
     bg.write_text(f">bg\n{background[0].text}\n")
     done = _cli("pairs", str(t), str(bg), "-k", str(K), "--product-size", "150-250", "--json",
-                "--explain", "--backend", "multicore")
+                "--explain", "--backend", "multicore", "--min-3prime-distance", "off")
     assert done.returncode == 0, done.stderr
     payload = json.loads(done.stdout)
     assert payload["family"] == "pairs" and payload["k"] == K
@@ -194,7 +195,7 @@ def test_cli_json_csv_bed_and_explain(design_case, tmp_path):
     assert payload["rejected"] and set(payload["phase_seconds"]) == {"kdiff", "primer3", "pcr"}
     out, bed = tmp_path / "pairs.csv", tmp_path / "pairs.bed"
     done = _cli("pairs", str(t), str(bg), "-k", str(K), "--product-size", "150-250", "-o", str(out),
-                "--bed", str(bed), "--explain", "--backend", "serial")
+                "--bed", str(bed), "--explain", "--backend", "serial", "--min-3prime-distance", "off")
     assert done.returncode == 0, done.stderr
     rows = out.read_text().splitlines()
     assert rows[0].startswith("target,rank,penalty,product_size,left_sequence") and len(rows) == 6
