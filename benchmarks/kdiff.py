@@ -5,6 +5,8 @@ W2: alpha = lambda[0:43606], beta = E. coli[0:241494], k = 100, forward (the see
 W3: alpha = lambda[0:300],   beta = E. coli[0:300000], k = 5,   forward
 P5: alpha = lambda[20000:25000], beta = all of E. coli 536, k = 5, both strands (issue 10's
     2-core job: bitparallel's simd lanes against the blocked kernel in the same run)
+P8: P5's inputs at k = 8: ``--all-k 8`` (every k in one scan) against one run at k = 8
+    (issue 33; goal: at most 1.3x). The 1 Mb --all-k 5 run is benchmarks/landscape.py.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ WORKLOADS = {  # (target start, target end, background length or None for all, k
     "W2": (0, 43_606, 241_494, 100, "forward"),
     "W3": (0, 300, 300_000, 5, "forward"),
     "P5": (20_000, 25_000, None, 5, "both"),
+    "P8": (20_000, 25_000, None, 8, "both"),
 }
 
 RATIOS = (
@@ -40,6 +43,9 @@ RATIOS = (
           "bitparallel simd vs blocked, serial"),
     Ratio("P5", "bitparallel/multicore/coarse+simd", "bitparallel/multicore/coarse", 8.0,
           "bitparallel simd vs blocked, 2 cores (goal: <= 30 s)"),
+    # speed-up >= 1/1.3: --all-k 8 costs at most 1.3x the one run at k = 8
+    Ratio("P8", "bitparallel/multicore/coarse+simd all-k", "bitparallel/multicore/coarse+simd",
+          round(1 / 1.3, 3), "--all-k 8 vs -k 8, 2 cores (goal: cost <= 1.3x)"),
 ) + cuda_bench.RATIOS
 
 
@@ -49,17 +55,18 @@ def _inputs(workload):
     return [data.lambda_phage().slice(a, b)], [ecoli.slice(0, n or len(ecoli))], k
 
 
-def _kdiff_case(workload, variant, backend, parallel=None, flags=(), threads=None, counting=False):
+def _kdiff_case(workload, variant, backend, parallel=None, flags=(), threads=None, counting=False,
+                all_k=False):
     def run():
         target, background, k = _inputs(workload)
         strands = WORKLOADS[workload][4]
         job = kdiff.make_job(target, background, k, variant=variant, backend=backend,
                              parallel=parallel, flags=frozenset(flags), strands=strands,
-                             threads=threads, count_comparisons=counting)
+                             threads=threads, count_comparisons=counting, all_k=all_k)
         # Warm-up compiles (or loads) the kernels; solve time excludes it, as --json does.
         kdiff.solve(target[:1], [background[0].slice(0, 200)], k, variant=variant,
                     backend=backend, parallel=parallel, flags=frozenset(flags), strands=strands,
-                    threads=threads, count_comparisons=counting)
+                    threads=threads, count_comparisons=counting, all_k=all_k)
         result = drive(kdiff.iter_solve(job))
         info = result.info
         lengths = [c.length for c in result.candidates]
@@ -76,7 +83,7 @@ def _kdiff_case(workload, variant, backend, parallel=None, flags=(), threads=Non
         return metrics
 
     name = f"{variant}/{backend}" + (f"/{parallel}" if parallel else "")
-    name += "".join("+" + f for f in sorted(flags))
+    name += "".join("+" + f for f in sorted(flags)) + (" all-k" if all_k else "")
     return Case("kdiff", workload, name, run, describe=f"k-difference primers, {workload}")
 
 
@@ -139,4 +146,7 @@ def cases(opts) -> list[Case]:
         _kdiff_case("W3", "bitparallel", "serial", flags=("simd",)),
         _kdiff_case("P5", "bitparallel", "multicore", "coarse", flags=("simd",), threads=threads),
         _kdiff_case("P5", "bitparallel", "multicore", "coarse", threads=threads),
+        _kdiff_case("P8", "bitparallel", "multicore", "coarse", flags=("simd",), threads=threads),
+        _kdiff_case("P8", "bitparallel", "multicore", "coarse", flags=("simd",), threads=threads,
+                    all_k=True),
     ]

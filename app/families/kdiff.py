@@ -19,20 +19,45 @@ class KdiffAdapter(FamilyAdapter):
         Column("sequence", "str"),
     )
 
+    #: the k slider's k (an all-k run's landscape shown at a smaller k); None: the run's k
+    shown_k: int | None = None
+    #: the Landscape tab's "every k" box: the next run computes every k up to k (it costs
+    #: more than one k: docs/benchmarks.md, issue 33)
+    every_k: bool = False
+
     def make_job(self, inputs, choice):
         from engine import kdiff
 
         sel = choice.selection
+        self.shown_k = None
         # Comparisons are counted, as `primerscope kdiff` does, for the throughput graph.
+        options = dict(variant=sel.variant, backend=sel.backend, parallel=sel.parallel,
+                       flags=sel.flags, strands=choice.params["strands"], threads=choice.threads,
+                       count_comparisons=True, **choice.backend_options())
+        if self.every_k:
+            try:  # every k up to k in the one scan, for the k slider (issue #33), where it runs
+                return kdiff.make_job(inputs["target"], inputs["background"], choice.params["k"],
+                                      all_k=True, **options)
+            except ValueError:  # (a backend or form of one k; a bad input fails again below)
+                pass
         return kdiff.make_job(inputs["target"], inputs["background"], choice.params["k"],
-                              variant=sel.variant, backend=sel.backend, parallel=sel.parallel,
-                              flags=sel.flags, strands=choice.params["strands"],
-                              threads=choice.threads, count_comparisons=True,
-                              **choice.backend_options())
+                              **options)
+
+    def shown(self, result):
+        """``result`` at the k slider's k: its landscape's candidates at that k (no rerun)."""
+        from dataclasses import replace
+
+        land = getattr(result, "landscape", None)
+        k = self.shown_k
+        if land is None or k is None or k == result.k or not 1 <= k <= len(land.k):
+            return result
+        return replace(result, k=k, candidates=land.candidates(k))
 
     def items(self, result_or_partial):
         if result_or_partial is None:
             return ()
+        if hasattr(result_or_partial, "landscape"):
+            result_or_partial = self.shown(result_or_partial)
         return getattr(result_or_partial, "candidates", result_or_partial)
 
     def row(self, c) -> tuple:
@@ -52,9 +77,12 @@ class KdiffAdapter(FamilyAdapter):
         return export_kdiff
 
     def csv_text(self, result) -> str:
+        from dataclasses import replace
+
         from engine.primers import export_kdiff as export  # the command line's writer
 
-        return export.csv_text(result)
+        # the candidates at the slider's k, as `primerscope kdiff -k K` writes them
+        return export.csv_text(replace(self.shown(result), landscape=None))
 
     def empty_reason(self, result, job) -> str:
         if job is None:
@@ -81,7 +109,7 @@ class KdiffAdapter(FamilyAdapter):
 
     def best_item(self, result):
         """The shortest (most specific) candidate, the first one if several."""
-        cands = result.candidates
+        cands = self.shown(result).candidates
         if not len(cands):
             return None
         if hasattr(cands, "length") and not callable(cands.length):  # columns: no object each
@@ -89,6 +117,7 @@ class KdiffAdapter(FamilyAdapter):
         return min(cands, key=lambda c: c.length)
 
     def summary(self, result) -> str:
+        result = self.shown(result)
         n = len(result.candidates)
         settled = sum(result.settled.values())
         text = f"{n:,} candidates" if result.info.complete else \
@@ -104,7 +133,7 @@ class KdiffAdapter(FamilyAdapter):
         from PySide6.QtCore import Qt
 
         from app.views import SplitView
-        from app.views.kdiff import CandidateView, SpecificityView
+        from app.views.kdiff import CandidateView, LandscapeView, SpecificityView
         from app.views.offtarget import OffTargetView
         from app.views.pairs import PairsView
         from app.views.panel import PanelView
@@ -137,6 +166,45 @@ class KdiffAdapter(FamilyAdapter):
             records = host.inputs().get("background") or []
             return (records, records_label(records)) if records else None
 
+        def show_k(k: int) -> None:
+            """The k slider: the table, the profile and the exports at k, from the landscape."""
+            result = host.controller.result
+            if getattr(result, "landscape", None) is None:
+                return
+            self.shown_k = k
+            shown = self.shown(result)
+            host.results.model.replace(self.items(shown), self.rows)
+            profile.show_candidates(shown.candidates)
+            host.results.set_summary(self.summary(shown))
+
+        def export_tracks(prefix: str | None = None) -> list[str]:
+            """One bedGraph per k (and bigWig with pyBigWig), as `kdiff --all-k --bedgraph`."""
+            from engine.kdiff.landscape_table import have_pybigwig
+            from engine.output import write_texts
+
+            result = host.controller.result
+            land = getattr(result, "landscape", None)
+            if land is None:
+                return []
+            if prefix is None:
+                path = host.exports.ask_path("Export tracks (one per k)", "kdiff.bedGraph",
+                                             "bedGraph files (*.bedGraph);;All files (*)")
+                if not path:
+                    return []
+                prefix = path[:-len(".bedGraph")] if path.endswith(".bedGraph") else path
+            files = land.bedgraph_files(prefix)
+            write_texts(files)
+            written = list(files)
+            if have_pybigwig():
+                written += land.write_bigwigs(prefix)
+            host.state_label.setText(f"Wrote {len(written)} tracks: {prefix}.k1 … k{len(land.k)}.")
+            return written
+
+        def want_every_k(on: bool) -> None:
+            self.every_k = on
+
+        landscape = LandscapeView(show_k, export_tracks, profile.prepare, want_every_k,
+                                  self.every_k, lambda: self.shown_k)
         tools = PrimerTools(self, host.results, host.settings)
 
         def library_selection():  # Check primers: the library's selected primers
@@ -146,7 +214,7 @@ class KdiffAdapter(FamilyAdapter):
             return tools.conditions, tools.filters if tools.filter_box.isChecked() else None
 
         return [SplitView("Specificity", [profile, candidate], Qt.Orientation.Horizontal, (600, 500)),
-                KdiffSequenceView(), OffTargetView(backend_choice),
+                KdiffSequenceView(), landscape, OffTargetView(backend_choice),
                 PairsView(pair_inputs, host.settings, host.ask, has_inputs, primer_settings,
                           library_selection),
                 PanelView(panel_background, backend_choice), tools]

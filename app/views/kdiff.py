@@ -12,7 +12,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontDatabase
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlainTextEdit,
+                               QPushButton, QSlider, QVBoxLayout)
 
 from app.primers import short_id
 from app.views import ResultView
@@ -96,11 +97,13 @@ class SpecificityView(ResultView):
         self._seen = 0
         self._highlight: list | None = None
         self._selected = None
+        self._prepared: dict = {}  # id(CandidateTable) -> (table, profiles): the k slider's
         self._set_record_choices([])
 
     # -- data ---------------------------------------------------------------------------------
     def reset(self, job) -> None:
         self._profiles = {}
+        self._prepared = {}
         self._seen = 0
         self._selected = None
         self._job_targets = tuple(job.inputs["target"]) if job is not None else ()
@@ -197,15 +200,17 @@ class SpecificityView(ResultView):
             self.marks.setData([], [])
             self.mark_line.setData([], [])
             return
-        if self._highlight is None:
-            shortest = int(profile.y[:len(profile.items)].min())
-            chosen = [c for c in profile.items if c.length == shortest]
+        if self._highlight is None:  # from the profile's columns: no object per candidate
+            lengths = profile.y[:len(profile.items)]
+            shortest = int(lengths.min())
+            chosen = np.flatnonzero(lengths == shortest)
+            x, y = profile.x[chosen].astype(float), lengths[chosen].astype(float)
             why = f"the shortest candidates ({shortest} bp)"
         else:
             chosen = [c for c in self._highlight if c.target_id == record]
             why = "candidates the table's filters let through"
-        x = np.array([c.start for c in chosen], dtype=float)
-        y = np.array([c.length for c in chosen], dtype=float)
+            x = np.array([c.start for c in chosen], dtype=float)
+            y = np.array([c.length for c in chosen], dtype=float)
         if len(chosen) <= SCATTER_LIMIT:
             self.marks.setData(x, y)
             self.mark_line.setData([], [])
@@ -236,6 +241,32 @@ class SpecificityView(ResultView):
         self.selected_line.setPos(item.start)
         self.selected_line.setVisible(True)
         self.selected_dot.setData([item.start], [item.length])
+
+    def show_candidates(self, table) -> None:
+        """Every candidate at once from a CandidateTable's columns (the k slider): the
+        profile arrays are its columns, the items the table itself (rows made when read)."""
+        self._profiles = self.prepare(table)
+        self._seen = len(table)
+        self._redraw_all()
+
+    def prepare(self, table) -> dict:
+        """The per-record profiles of a CandidateTable, made once and kept (the k slider's
+        tables are made after the run: moving it only draws)."""
+        kept = self._prepared.get(id(table))
+        if kept is not None and kept[0] is table:
+            return kept[1]
+        profiles = {}
+        for i, rid in enumerate(table.target_ids):
+            # (one record: the table itself, no copy)
+            part = table if len(table.target_ids) == 1 else table.take(
+                np.flatnonzero(table.target == i))
+            profile = profiles.setdefault(rid, _Profile())
+            profile.x, profile.y, profile.items = part.start.astype(float), \
+                part.length.astype(float), part
+        if len(self._prepared) > 64:
+            self._prepared.clear()
+        self._prepared[id(table)] = (table, profiles)
+        return profiles
 
     def _on_click(self, event) -> None:
         if event.button() != Qt.MouseButton.LeftButton:
@@ -387,6 +418,164 @@ class CandidateView(ResultView):
 
     def shutdown(self) -> None:
         self.runner.shutdown()
+
+
+#: Columns of the landscape heatmap at most (starts are binned, each bin its shortest length).
+HEATMAP_BINS = 2000
+
+
+def heatmap_bins(lengths: np.ndarray, bins: int = HEATMAP_BINS) -> np.ndarray:
+    """(bins x k) of a record's (starts x k) lengths: each bin's shortest candidate (the most
+    specific start in it), NaN where no start of the bin has one at that k."""
+    n = lengths.shape[0]
+    edges = np.linspace(0, n, min(bins, n) + 1).astype(np.int64)[:-1]
+    big = np.iinfo(np.int32).max
+    shortest = np.minimum.reduceat(np.where(lengths > 0, lengths, big), edges, axis=0)
+    return np.where(shortest == big, np.nan, shortest.astype(float))
+
+
+class LandscapeView(ResultView):
+    """The uniqueness landscape of an all-k run (issue #33): a k slider that shows the
+    table, the profile and the exports at another k from the one scan's answer, and a
+    heatmap of the candidate length over starts x k. ``show_k(k)`` redraws the family's
+    table and profile; ``export_tracks(prefix=None)`` writes one track per k."""
+
+    title = "Landscape"
+
+    def __init__(self, show_k, export_tracks, prepare=None, want_every_k=None, every_k=False,
+                 shown_k=None):
+        super().__init__()
+        self._show_k, self._export_tracks, self._prepare = show_k, export_tracks, prepare
+        self._shown_k = shown_k  # the k the family shows now (None: the run's)
+        self.every_k = QCheckBox("Every k up to k in the next run")
+        self.every_k.setToolTip("One scan at k also gives every smaller k (the slider below); "
+                                "it costs more than one k. CPU backends, background in memory.")
+        self.every_k.setChecked(every_k)
+        if want_every_k is not None:
+            self.every_k.toggled.connect(want_every_k)
+        self._land = None
+        self.redraw_ms: float | None = None  # the last slider move's redraw time
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setMinimum(1)
+        self.slider.setEnabled(False)
+        self.slider.setToolTip("Show the candidates at this k (from the one run: no recompute)")
+        self.slider.valueChanged.connect(self._on_k)
+        self.k_label = QLabel()
+        self.record_combo = QComboBox()
+        self.record_combo.currentIndexChanged.connect(lambda _: self._draw_heatmap())
+        self.export_button = QPushButton("Export tracks…")
+        self.export_button.setToolTip("One bedGraph per k (and bigWig with pyBigWig installed)")
+        self.export_button.clicked.connect(lambda: self._export_tracks())
+        self.export_button.setEnabled(False)
+        top = QHBoxLayout()
+        top.addWidget(self.every_k)
+        top.addWidget(QLabel("k:"))
+        top.addWidget(self.slider, 1)
+        top.addWidget(self.k_label)
+        top.addWidget(self.record_combo)
+        top.addWidget(self.export_button)
+        self.widget = pg.PlotWidget()
+        self.plot = self.widget.getPlotItem()
+        self.plot.setMenuEnabled(False)
+        self.plot.setLabel("bottom", "start position in the target (1-based)")
+        self.plot.setLabel("left", "k (edits)")
+        self.image = pg.ImageItem()
+        self.image.setColorMap(pg.colormap.get("viridis"))
+        self.plot.addItem(self.image)
+        self.bar = pg.ColorBarItem(colorMap=pg.colormap.get("viridis"), label="candidate length (bp)",
+                                   interactive=False)
+        self.bar.setImageItem(self.image, insert_in=self.plot)
+        self.k_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(RED, width=1.5))
+        self.plot.addItem(self.k_line)
+        self.caption = QLabel("Tick 'Every k up to k' and run kdiff on a CPU backend: every k up "
+                              "to k comes from the one scan, and the slider shows any of them at "
+                              "once.")
+        self.caption.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.widget, 1)
+        layout.addWidget(self.caption)
+
+    def reset(self, job) -> None:
+        self._land = None
+        self.slider.setEnabled(False)
+        self.export_button.setEnabled(False)
+        self.image.clear()
+        self.k_label.setText("")
+
+    def show_result(self, result) -> None:
+        land = getattr(result, "landscape", None)
+        self._land = land
+        self.slider.setEnabled(land is not None)
+        self.export_button.setEnabled(land is not None)
+        if land is None:
+            self.caption.setText(f"This run computed k = {result.k} only (tick 'Every k up to k'; "
+                                 "the CUDA and Dask backends, the fine forms and streamed "
+                                 "backgrounds know one k).")
+            return
+        self.record_combo.blockSignals(True)
+        self.record_combo.clear()
+        for rid in land.target_ids:
+            self.record_combo.addItem(rid)
+        self.record_combo.setVisible(len(land.target_ids) > 1)
+        self.record_combo.blockSignals(False)
+        k = (self._shown_k() if self._shown_k is not None else None) or result.k
+        self.slider.blockSignals(True)
+        self.slider.setMaximum(len(land.k))
+        self.slider.setValue(k)
+        self.slider.blockSignals(False)
+        self._label(k)
+        self._draw_heatmap()
+        for each in land.k:  # each k's candidates made now, after the run, not at a slider move
+            table = land.candidates(each)
+            if self._prepare is not None:
+                self._prepare(table)
+        if k != result.k:  # (shown again, e.g. back from another family: the profile too)
+            self._show_k(k)
+        self.caption.setText(f"Candidate length per start and k (1..{len(land.k)}), from one "
+                             "scan: short (dark) is specific, white has no candidate. Move the "
+                             "slider to show another k in the table, the profile and the exports.")
+
+    def set_k(self, k: int) -> None:
+        self.slider.setValue(k)
+
+    def _label(self, k: int) -> None:
+        n = int(np.count_nonzero(self._land.length_at(k)))
+        ms = "" if self.redraw_ms is None else f", redrawn in {self.redraw_ms:.0f} ms"
+        self.k_label.setText(f"k = {k} ({n:,} candidates{ms})")
+        self.k_line.setPos(k)
+
+    def _on_k(self, k: int) -> None:
+        import time
+
+        t0 = time.perf_counter()
+        self._show_k(k)
+        self.redraw_ms = 1000 * (time.perf_counter() - t0)
+        self._label(k)
+
+    def _draw_heatmap(self) -> None:
+        land = self._land
+        if land is None:
+            return
+        t = max(0, self.record_combo.currentIndex())
+        rows = np.flatnonzero(land.target == t)
+        if rows.size == 0:
+            self.image.clear()
+            return
+        grid = heatmap_bins(land.lengths[rows])
+        first = float(land.start[rows[0]])
+        self.image.setImage(grid, autoLevels=False)
+        finite = grid[np.isfinite(grid)]
+        if finite.size:
+            self.bar.setLevels((float(finite.min()), float(finite.max())))
+        self.image.setRect(first - 0.5, 0.5, float(rows.size), float(len(land.k)))
+
+    def export_tracks(self, prefix: str | None = None) -> list[str]:
+        return self._export_tracks(prefix)
+
+    def has_data(self) -> bool:
+        return self._land is not None
 
 
 def alignment_lines(candidate_label: str, match, candidate_start: int) -> str:

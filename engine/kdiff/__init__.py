@@ -27,7 +27,7 @@ from engine.kdiff.spec import SPEC
 from engine.slices import Meter, numba_threads, run_info
 
 __all__ = ["Candidate", "CandidateTable", "ClosestMatch", "KdiffResult", "SPEC", "closest_match",
-           "iter_closest_match", "iter_solve", "make_job", "solve"]
+           "iter_closest_match", "iter_solve", "landscape", "make_job", "solve"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,9 @@ class KdiffResult:
     settled: dict = field(default_factory=dict)
     #: the background's assembly gaps and ambiguity codes (:class:`engine.gaps.GapSummary`).
     background_summary: gaps.GapSummary | None = None
+    #: ``all_k`` jobs: the candidate length of every start at every k in 1..k
+    #: (:class:`engine.kdiff.landscape_table.Landscape`; ``candidates`` are those at k).
+    landscape: object = None
 
     def to_pandas(self):
         """The candidates as a pandas DataFrame (the CSV's columns; needs the ``pandas`` extra)."""
@@ -53,7 +56,7 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
              strands: str = "both", threads: int | None = None, count_comparisons: bool = False,
              threads_per_block: int | None = None, prefetch_factor: int | None = None,
              scheduler: str | None = None, gap_min: int | None = None,
-             avoid_masked: bool = False) -> Job:
+             avoid_masked: bool = False, all_k: bool = False) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Runs of at least ``gap_min`` N in the target and the background are assembly gaps
@@ -65,6 +68,9 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     backend only; they become ``Job.params`` keys of the same names (defaults:
     ``engine.config.KDIFF_CUDA_*``). ``scheduler`` applies to the dask backend only: a
     scheduler's address (``tcp://HOST:PORT``; None or empty: a local cluster).
+
+    ``all_k``: every k in 1..k at once (the result's ``landscape``), in the one scan at k.
+    The CPU kernels with the background in memory do it; the others refuse by name.
     """
     # The registry's rule for every parameter, as on the command line and in the GUI.
     checked = registry.check_params(SPEC, k=k, strands=strands, gap_min=gap_min,
@@ -89,6 +95,9 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
             known_mask(rec)  # refused before the run, not after it
     params = {"k": int(k), "strands": strands, "gap_min": gap_min,
               "avoid_masked": bool(avoid_masked)}
+    if all_k:
+        _check_all_k(sel, background, strands)
+        params["all_k"] = True
     params.update(cuda_params(sel.variant, sel.backend, sel.flags, threads_per_block, prefetch_factor))
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
     if registry.on_cluster(sel.backend):
@@ -98,6 +107,29 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     return Job(family="kdiff", inputs={"target": target, "background": background},
                variant=sel.variant, backend=sel.backend, parallel=sel.parallel, flags=sel.flags,
                params=params, threads=threads, count_comparisons=count_comparisons)
+
+
+def _check_all_k(sel, background, strands: str) -> None:
+    """``all_k`` runs on the CPU kernels' serial and coarse forms, the background whole in
+    memory: the CUDA kernels, the fine forms and the chunked plumbing (streamed, Dask)
+    know one k only."""
+    from engine.streaming import Background
+
+    if not registry.on_cpu(sel.backend):
+        raise ValueError(f"kdiff --all-k does not run on the {sel.backend} backend "
+                         "(use serial or multicore)")
+    if sel.parallel in ("fine", "coarse+fine"):
+        raise ValueError(f"kdiff --all-k does not run with --parallel {sel.parallel} "
+                         "(use coarse)")
+    if not Background(background, strands).fits():
+        raise ValueError("kdiff --all-k needs the background in memory; this one is streamed "
+                         "in chunks (too large)")
+
+
+def landscape(target, background, k: int, **options):
+    """Every k in 1..k at once: the :class:`~engine.kdiff.landscape_table.Landscape` (columns;
+    ``to_pandas()``) of an ``all_k`` run (see :func:`make_job` for the options)."""
+    return solve(target, background, k, all_k=True, **options).landscape
 
 
 def solve(target, background, k: int, **options) -> KdiffResult:
@@ -123,9 +155,12 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     scan = yield from executor.run(ScanProblem(job), meter, cancel)
     summary = gaps.summarize(job.inputs["background"], job.params.get("gap_min", gaps.GAP_MIN))
     candidates = scan.candidates()
+    landscape = scan.landscape() if hasattr(scan, "landscape") else None
     if job.params.get("avoid_masked"):
         from engine.softmask import drop_masked_candidates
 
         candidates = drop_masked_candidates(candidates, job.inputs["target"])
+        if landscape is not None:  # at every k, as a run at that k would drop them
+            landscape = landscape.drop_masked(job.inputs["target"])
     return KdiffResult(run_info(job, meter), job.params["k"], job.params["strands"],
-                       candidates, scan.profiles, scan.settled, summary)
+                       candidates, scan.profiles, scan.settled, summary, landscape)

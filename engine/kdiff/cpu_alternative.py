@@ -31,9 +31,11 @@ def _l_span(alpha, start, mp, beta, lo, n, K, e, d_lo, d_hi, prev, cur, record, 
     every call, which would cost more than the cell itself. Returns (best, comparisons),
     best being the largest row that counts for c (column K, or a full match). With
     ``record`` each cell's candidate also goes to ``scratch`` (the shared-result form).
+    The third value is the column's highest row, c at e edits (``kdiff --all-k``).
     """
     base = K + 1
     best = _NEG
+    top = _NEG
     cmps = 0
     for d in range(d_lo, d_hi):
         if e == 0:
@@ -61,22 +63,30 @@ def _l_span(alpha, start, mp, beta, lo, n, K, e, d_lo, d_hi, prev, cur, record, 
         else:
             row = _NEG
         cur[base + d] = row
+        if row > top:
+            top = row
         counts = e == K or row == mp
         if counts and row > best:
             best = row
         if record:
             scratch[base + d] = row if counts else _NEG
-    return best, cmps
+    return best, cmps, top
 
 
 @njit(nogil=True, cache=True)
-def longest_prefix(alpha, start, m_end, beta, offsets, K, opt2, cols, counters, abort, counting):
+def longest_prefix(alpha, start, m_end, beta, offsets, K, opt2, cols, lv, counters, abort,
+                   counting):
     """c(r) from column K of L, one matrix per background record. -1 when aborted.
 
-    ``cols`` is the (2, width) scratch: two columns of L.
+    ``cols`` is the (2, width) scratch: two columns of L. ``lv`` (L long) takes the lower
+    levels of ``kdiff --all-k``: column e of L holds c at e edits, so the largest k gives
+    every smaller one; opt2 then stops at a full match at the smallest k.
     """
     mp = m_end - start
     c = min(K, mp)
+    levels = lv.shape[0]
+    for t in range(levels):
+        lv[t] = min(t, mp)
     cells = 0
     cmps = 0
     for rec in range(offsets.shape[0] - 1):
@@ -90,17 +100,21 @@ def longest_prefix(alpha, start, m_end, beta, offsets, K, opt2, cols, counters, 
         for e in range(K + 1):
             if abort[0] != 0:
                 return -1
-            best, cm = _l_span(alpha, start, mp, beta, lo, n, K, e, -e, n + 1, prev, cur,
-                               False, prev)
+            best, cm, top = _l_span(alpha, start, mp, beta, lo, n, K, e, -e, n + 1, prev, cur,
+                                    False, prev)
             if counting:
                 cmps += cm
             if best > c:
                 c = best
+            if e < levels and top > lv[e]:
+                lv[e] = top
             cells += n + 1 + e
-            if opt2 and c == mp:
+            if opt2 and (c == mp if levels == 0 else top == mp):
+                for t in range(e + 1, levels):  # L only grows with e: the rest match too
+                    lv[t] = mp
                 break
             prev, cur = cur, prev
-        if opt2 and c == mp:
+        if opt2 and (c == mp if levels == 0 else lv[0] == mp):
             break
     counters[0] += cells
     counters[1] += cmps
@@ -150,7 +164,7 @@ def fine_batch(alpha, m_end, starts, beta, offsets, K, opt2, opt3, out_c, counte
                     if live[q]:
                         d_lo = flat - q * span - e
                         d_hi = seg_end - q * span - e
-                        best, cm = _l_span(alpha, starts[q], mps[q], beta, lo, n, K, e, d_lo, d_hi,
+                        best, cm, _ = _l_span(alpha, starts[q], mps[q], beta, lo, n, K, e, d_lo, d_hi,
                                            prev[q], cur[q], not opt3, scratch[q])
                         if opt3 and best > slots[th, q]:
                             slots[th, q] = best  # opt3: this thread's own result slot

@@ -10,6 +10,12 @@ column, and only its first row can be newly active. c(r) is the largest
 active row over all columns; Ukkonen's lact(j) <= lact(j-1)+1 means one probe
 of row c+1 per column finds it.
 
+``lv`` (lanes x L) asks for the lower levels too (``kdiff --all-k``): column t is c for
+t edits (k = t+1), found by the same one probe per column, of row lv+1 against t. The
+row minima only grow down a column's active cells, whose values the blocks hold exactly
+(inactive ones stay > K > t), so one pass at the largest k answers every smaller one;
+the lane then lives until its suffix occurs within 0 edits. L = 0 is the plain scan.
+
 The carry between blocks makes one matrix a chain of dependent word
 operations, so the kernel advances ``LANES`` consecutive starts r together in
 one pass over the background: their chains are independent and the CPU
@@ -72,12 +78,31 @@ def build_peq_block(alpha, start, m_end, block, peq):
                 peq[block, s] |= bit
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _row_score(pv, mv, bottom, row):
+    """D at ``row`` of a block: its bottom score less the vertical deltas below the row."""
+    bit = (row - 1) & 63
+    if bit == 63:
+        return bottom
+    sh = np.uint64(bit + 1)
+    return bottom - popcount64(pv >> sh) + popcount64(mv >> sh)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def full_at(out_c, lv, i, mp):
+    """Whether start i's whole suffix (``mp`` long) occurs: at the largest k, or with
+    levels (``lv``) at the smallest, k = 1 (the scan goes on until then)."""
+    return (lv[i, 0] if lv.shape[1] > 0 else out_c[i]) == mp
+
+
 @njit(nogil=True, cache=True)
-def longest_prefixes(alpha, m_end, r_lo, lanes, beta, offsets, K, out_c, counters, abort, counting):
+def longest_prefixes(alpha, m_end, r_lo, lanes, beta, offsets, K, out_c, lv, counters, abort,
+                     counting):
     """c(r) for r in [r_lo, r_lo+lanes), all advanced in one pass over beta.
 
-    Writes ``out_c[0:lanes]``; returns False when aborted.
+    Writes ``out_c[0:lanes]`` (and ``lv[0:lanes]``); returns False when aborted.
     """
+    levels = lv.shape[1]
     nb = (m_end - r_lo + 63) // 64 + 1
     peq = np.empty((lanes, nb, 16), dtype=np.uint64)
     pv = np.empty((lanes, nb), dtype=np.uint64)
@@ -95,7 +120,9 @@ def longest_prefixes(alpha, m_end, r_lo, lanes, beta, offsets, K, out_c, counter
         mps[l] = mp
         nblocks[l] = (mp + 63) // 64
         out_c[l] = min(K, mp)
-        live[l] = mp > K
+        for t in range(levels):
+            lv[l, t] = min(t, mp)
+        live[l] = (lv[l, 0] if levels > 0 else out_c[l]) < mp
     for rec in range(offsets.shape[0] - 1):
         lo = offsets[rec]
         hi = offsets[rec + 1]
@@ -156,17 +183,21 @@ def longest_prefixes(alpha, m_end, r_lo, lanes, beta, offsets, K, out_c, counter
                 # Probe row c+1 (Ukkonen: lact(j) <= lact(j-1) + 1 <= c + 1).
                 row = out_c[l] + 1
                 b = (row - 1) >> 6
-                if b <= yl:
-                    bit = (row - 1) & 63
-                    d = score[l, b]
-                    if bit != 63:
-                        sh = np.uint64(bit + 1)
-                        d = d - popcount64(pv[l, b] >> sh) + popcount64(mv[l, b] >> sh)
-                    if d <= K:
+                if b <= yl and row <= mps[l]:
+                    if _row_score(pv[l, b], mv[l, b], score[l, b], row) <= K:
                         out_c[l] = row
-                        if row == mps[l]:
+                        if row == mps[l] and levels == 0:
                             live[l] = False
                             remaining -= 1
+                for t in range(levels):  # the lower levels, each its own probe
+                    row = lv[l, t] + 1
+                    b = (row - 1) >> 6
+                    if b <= yl and row <= mps[l]:
+                        if _row_score(pv[l, b], mv[l, b], score[l, b], row) <= t:
+                            lv[l, t] = row
+                            if t == 0 and row == mps[l]:
+                                live[l] = False
+                                remaining -= 1
             if remaining == 0:
                 break
     counters[0] += 64 * steps
@@ -176,7 +207,7 @@ def longest_prefixes(alpha, m_end, r_lo, lanes, beta, offsets, K, out_c, counter
 
 
 @njit(nogil=True, cache=True)
-def serial(alpha, m_end, r_lo, r_hi, beta, offsets, K, out_c, counters, abort, lanes, counting):
+def serial(alpha, m_end, r_lo, r_hi, beta, offsets, K, out_c, lv, counters, abort, lanes, counting):
     """c(r) for r in [r_lo, r_hi), ``lanes`` starts per pass.
 
     Stops after the first r whose whole suffix matches; returns the number
@@ -186,17 +217,17 @@ def serial(alpha, m_end, r_lo, r_hi, beta, offsets, K, out_c, counters, abort, l
     while r < r_hi:
         width = min(lanes, r_hi - r)
         if not longest_prefixes(alpha, m_end, r, width, beta, offsets, K,
-                                out_c[r - r_lo:], counters, abort, counting):
+                                out_c[r - r_lo:], lv[r - r_lo:], counters, abort, counting):
             return r - r_lo
         for l in range(width):
-            if out_c[r - r_lo + l] == m_end - r - l:
+            if full_at(out_c, lv, r - r_lo + l, m_end - r - l):
                 return r - r_lo + l + 1
         r += width
     return r_hi - r_lo
 
 
 @njit(nogil=True, cache=True)
-def _coarse_group(alpha, m_end, r_lo, g, lanes, count, beta, offsets, K, out_c, per_group,
+def _coarse_group(alpha, m_end, r_lo, g, lanes, count, beta, offsets, K, out_c, lv, per_group,
                   aborted, stop, abort, counting):
     """One group of the coarse form (its own slots; see ``coarse``)."""
     first = g * lanes
@@ -206,19 +237,20 @@ def _coarse_group(alpha, m_end, r_lo, g, lanes, count, beta, offsets, K, out_c, 
             out_c[first + l] = -2
         return
     ok = longest_prefixes(alpha, m_end, r_lo + first, width, beta, offsets, K,
-                          out_c[first:first + width], per_group[g], abort, counting)
+                          out_c[first:first + width], lv[first:first + width], per_group[g],
+                          abort, counting)
     if not ok:
         aborted[g] = True
         return
     for l in range(width):
         r = r_lo + first + l
-        if out_c[first + l] == m_end - r and r < stop[0]:
+        if full_at(out_c, lv, first + l, m_end - r) and r < stop[0]:
             stop[0] = r
             break
 
 
 @njit(nogil=True, cache=True, parallel=True)
-def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, out_c, counters, abort, lanes, nthreads,
+def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, out_c, lv, counters, abort, lanes, nthreads,
            counting):
     """Groups of ``lanes`` starts spread over threads, dealt out round-robin.
 
@@ -235,7 +267,7 @@ def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, out_c, counters, abort, l
     aborted = np.zeros(groups, dtype=np.bool_)
     for th in prange(nthreads):
         for g in range(th, groups, nthreads):
-            _coarse_group(alpha, m_end, r_lo, g, lanes, count, beta, offsets, K, out_c,
+            _coarse_group(alpha, m_end, r_lo, g, lanes, count, beta, offsets, K, out_c, lv,
                           per_group, aborted, stop, abort, counting)
     for g in range(groups):
         counters[0] += per_group[g, 0]

@@ -37,11 +37,19 @@ def edit_cell(diag, up, left, a, b):
 
 
 @njit(nogil=True, cache=True)
-def longest_prefix(alpha, start, m_end, beta, offsets, K, opt1, scratch, counters, abort, counting):
-    """c(r) by row sweeps, one matrix per background record. -1 when aborted."""
+def longest_prefix(alpha, start, m_end, beta, offsets, K, opt1, scratch, lv, counters, abort,
+                   counting):
+    """c(r) by row sweeps, one matrix per background record. -1 when aborted.
+
+    ``lv`` (L long) takes the lower levels of ``kdiff --all-k``: c for t = 0..L-1 edits,
+    the last row whose minimum is <= t (row minima never decrease).
+    """
     row = scratch[0]
     mp = m_end - start
     c = min(K, mp)
+    levels = lv.shape[0]
+    for t in range(levels):
+        lv[t] = min(t, mp)
     cells = 0
     for rec in range(offsets.shape[0] - 1):
         lo = offsets[rec]
@@ -69,6 +77,9 @@ def longest_prefix(alpha, start, m_end, beta, offsets, K, opt1, scratch, counter
             if rowmin <= K:
                 if i > c:
                     c = i
+                for t in range(rowmin, levels):
+                    if i > lv[t]:
+                        lv[t] = i
             elif opt1:
                 break
     counters[0] += cells

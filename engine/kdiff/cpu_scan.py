@@ -7,6 +7,7 @@ ALTERNATIVE). The cores are called as module globals, not passed in or closed ov
 that numba caches these drivers (a dispatcher captured by a kernel changes numba's cache
 key from run to run). They are called right here, not through a shared dispatch function:
 that extra layer cost 12-15% of conventional's serial time (W1), through LLVM's inlining.
+``lv`` (starts x L) takes the lower levels of ``kdiff --all-k`` (L = 0: the plain scan).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from engine.kdiff import cpu_alternative, cpu_conventional
+from engine.kdiff.cpu_bitparallel import full_at
 from engine.kdiff.cpu_common import max_record, settled
 
 CONVENTIONAL = 0
@@ -22,7 +24,7 @@ ALTERNATIVE = 1
 
 
 @njit(nogil=True, cache=True)
-def serial(alpha, m_end, r_lo, r_hi, beta, offsets, K, early, out_c, counters, abort, counting,
+def serial(alpha, m_end, r_lo, r_hi, beta, offsets, K, early, out_c, lv, counters, abort, counting,
            which):
     """c(r) for r in [r_lo, r_hi); stops after the first r whose whole suffix occurs.
 
@@ -32,20 +34,20 @@ def serial(alpha, m_end, r_lo, r_hi, beta, offsets, K, early, out_c, counters, a
     for r in range(r_lo, r_hi):
         if which == CONVENTIONAL:
             c = cpu_conventional.longest_prefix(alpha, r, m_end, beta, offsets, K, early, scratch,
-                                                counters, abort, counting)
+                                                lv[r - r_lo], counters, abort, counting)
         else:
             c = cpu_alternative.longest_prefix(alpha, r, m_end, beta, offsets, K, early, scratch,
-                                               counters, abort, counting)
+                                               lv[r - r_lo], counters, abort, counting)
         if c < 0:
             return r - r_lo
         out_c[r - r_lo] = c
-        if c == m_end - r:
+        if full_at(out_c, lv, r - r_lo, m_end - r):
             return r - r_lo + 1
     return r_hi - r_lo
 
 
 @njit(nogil=True, cache=True, parallel=True)
-def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, early, out_c, counters, abort, counting,
+def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, early, out_c, lv, counters, abort, counting,
            which):
     """Many r at once (prange). Each r writes its own slots, so no locks.
 
@@ -64,12 +66,12 @@ def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, early, out_c, counters, a
         scratch = np.empty((2, width), dtype=np.int64)
         if which == CONVENTIONAL:
             c = cpu_conventional.longest_prefix(alpha, r, m_end, beta, offsets, K, early, scratch,
-                                                per_r[idx], abort, counting)
+                                                lv[idx], per_r[idx], abort, counting)
         else:
             c = cpu_alternative.longest_prefix(alpha, r, m_end, beta, offsets, K, early, scratch,
-                                               per_r[idx], abort, counting)
+                                               lv[idx], per_r[idx], abort, counting)
         out_c[idx] = c
-        if c == m_end - r and r < stop[0]:
+        if full_at(out_c, lv, idx, m_end - r) and r < stop[0]:
             stop[0] = r
     for idx in range(count):
         counters[0] += per_r[idx, 0]

@@ -68,6 +68,8 @@ class KernelCall:
             self.device = None
         self.kernels = None if self.device else _kernels(job.variant)
         self.counting = job.count_comparisons
+        #: the lower levels a call fills besides c (``kdiff --all-k``: c at 0..K-1 edits)
+        self.levels = self.K if job.params.get("all_k") else 0
 
     def use_background(self, beta: np.ndarray, offsets: np.ndarray) -> None:
         """Run the next calls against another background text (a streamed chunk's); a cuda
@@ -127,7 +129,7 @@ class KernelCall:
             self(tiny_alpha, 0, 4, np.zeros(8, dtype=np.int64), np.zeros(2, dtype=np.int64))
             if self.job.variant == "bitparallel":  # the blocked kernel serves simd's long tail
                 self.kernels.longest_prefixes(tiny_alpha, 8, 0, 1, beta, offsets, 1,
-                                              np.zeros(1, dtype=np.int64),
+                                              np.zeros(1, dtype=np.int64), _no_levels(1),
                                               np.zeros(2, dtype=np.int64), self.abort, self.counting)
             if self._simd_pass() is not None:  # both word widths, whatever the tiny input needs
                 from engine.kdiff.cpu_lanes import word_constants
@@ -135,35 +137,39 @@ class KernelCall:
                 for bits in (32, 64):
                     self._simd_pass()(tiny_alpha, 8, np.arange(2, dtype=np.int64), beta, offsets,
                                       1, word_constants(bits), 2, np.zeros(2, dtype=np.int64),
-                                      np.zeros(2, dtype=np.bool_), np.zeros(2, dtype=np.int64),
-                                      self.abort)
+                                      _no_levels(2), np.zeros(2, dtype=np.bool_),
+                                      np.zeros(2, dtype=np.int64), self.abort)
         finally:
             self.beta, self.offsets, self.K = saved
 
-    def __call__(self, alpha, r_lo, r_hi, out_c, counters) -> int:
-        """Fill ``out_c[:r_hi-r_lo]``; return the starts settled (the scan stops after the
-        first start whose whole suffix occurs; fewer when cancelled)."""
+    def __call__(self, alpha, r_lo, r_hi, out_c, counters, out_lv=None) -> int:
+        """Fill ``out_c[:r_hi-r_lo]`` (and, with levels, ``out_lv``: starts x levels); return
+        the starts settled (the scan stops after the first start whose whole suffix occurs,
+        at the smallest k with levels; fewer when cancelled)."""
+        if out_lv is None:
+            out_lv = _no_levels(r_hi - r_lo)
         if self.device is not None:
             return self.device(alpha, r_lo, r_hi, out_c, counters)
         job, m_end = self.job, alpha.shape[0]
         args_tail = (self.beta, self.offsets, self.K)
         if job.variant == "bitparallel" and "simd" in self.flags and self.K < 64:
             # (k > 64: every candidate outgrows the words; the blocked kernel does it all)
-            return self._simd(alpha, r_lo, r_hi, out_c, counters)
+            return self._simd(alpha, r_lo, r_hi, out_c, counters, out_lv)
         if job.variant == "bitparallel":
             lanes = config.KDIFF_BITPARALLEL_LANES
             if registry.serial(job.backend):
-                return self.kernels.serial(alpha, m_end, r_lo, r_hi, *args_tail, out_c, counters,
-                                           self.abort, lanes, self.counting)
-            return self.kernels.coarse(alpha, m_end, r_lo, r_hi, *args_tail, out_c, counters,
-                                       self.abort, lanes, numba.get_num_threads(), self.counting)
+                return self.kernels.serial(alpha, m_end, r_lo, r_hi, *args_tail, out_c, out_lv,
+                                           counters, self.abort, lanes, self.counting)
+            return self.kernels.coarse(alpha, m_end, r_lo, r_hi, *args_tail, out_c, out_lv,
+                                       counters, self.abort, lanes, numba.get_num_threads(),
+                                       self.counting)
         early = "opt1" in self.flags if job.variant == "conventional" else "opt2" in self.flags
         if registry.serial(job.backend) or job.parallel == "coarse":
-            return self._kernel()(alpha, m_end, r_lo, r_hi, *args_tail, early, out_c, counters,
-                                  self.abort, self.counting, self.kernels.which)
+            return self._kernel()(alpha, m_end, r_lo, r_hi, *args_tail, early, out_c, out_lv,
+                                  counters, self.abort, self.counting, self.kernels.which)
         return self._fine(alpha, r_lo, r_hi, out_c, counters, early)
 
-    def _simd(self, alpha, r_lo, r_hi, out_c, counters) -> int:
+    def _simd(self, alpha, r_lo, r_hi, out_c, counters, out_lv) -> int:
         """bitparallel with ``simd``: 32-bit lanes, then 64-bit lanes for the starts whose
         candidate outgrew 32 rows, then the blocked kernel for those past 64 (a candidate is
         at least k long, so the narrow words are skipped when k rules them out)."""
@@ -172,6 +178,7 @@ class KernelCall:
         m_end = alpha.shape[0]
         rs = np.arange(r_lo, r_hi, dtype=np.int64)
         out = out_c[:r_hi - r_lo]
+        lv = out_lv[:r_hi - r_lo]
         todo = np.arange(rs.shape[0])
         cells0 = counters[0]
         lanes_pass = self._simd_pass()
@@ -180,21 +187,23 @@ class KernelCall:
                 continue
             sub_rs = np.ascontiguousarray(rs[todo])
             sub_out = np.empty(todo.shape[0], dtype=np.int64)
+            sub_lv = np.empty((todo.shape[0], lv.shape[1]), dtype=np.int64)
             grown = np.zeros(todo.shape[0], dtype=np.bool_)
             if not lanes_pass(alpha, m_end, sub_rs, self.beta, self.offsets, self.K,
                               cpu_lanes.word_constants(bits), config.KDIFF_SIMD_LANES[bits],
-                              sub_out, grown, counters, self.abort):
+                              sub_out, sub_lv, grown, counters, self.abort):
                 return 0
             out[todo] = sub_out
+            lv[todo] = sub_lv
             todo = todo[grown]
         if self.job.count_comparisons:
             counters[1] += counters[0] - cells0  # one symbol comparison per cell, as blocked
-        if todo.shape[0] and not self._blocked_each(alpha, r_lo + todo, out, todo, counters):
+        if todo.shape[0] and not self._blocked_each(alpha, r_lo + todo, out, lv, todo, counters):
             return 0
-        full = np.flatnonzero(out == m_end - rs)
+        full = np.flatnonzero((lv[:, 0] if lv.shape[1] else out) == m_end - rs)
         return int(full[0]) + 1 if full.shape[0] else rs.shape[0]
 
-    def _blocked_each(self, alpha, starts, out, where, counters) -> bool:
+    def _blocked_each(self, alpha, starts, out, lv, where, counters) -> bool:
         """The blocked kernel on scattered starts (simd's long candidates), one start a
         call; on multicore the calls share the threads (the kernel releases the GIL)."""
         blocked, m_end = self.kernels.longest_prefixes, alpha.shape[0]
@@ -203,7 +212,7 @@ class KernelCall:
         def one(q: int) -> bool:
             i = where[q]
             return blocked(alpha, m_end, int(starts[q]), 1, self.beta, self.offsets, self.K,
-                           out[i:i + 1], rows[q], self.abort, self.counting)
+                           out[i:i + 1], lv[i:i + 1], rows[q], self.abort, self.counting)
 
         workers = numba.get_num_threads() if registry.threaded(self.job.backend) else 1
         if workers > 1 and starts.shape[0] > 1:
@@ -242,6 +251,11 @@ class KernelCall:
                     return r - r_lo + q + 1
             r += width
         return r_hi - r_lo
+
+
+def _no_levels(count: int) -> np.ndarray:
+    """The empty levels array of a plain (single k) call."""
+    return np.empty((count, 0), dtype=np.int64)
 
 
 def chunk_task(call: KernelCall, alpha, r_lo: int, r_hi: int, beta, offsets, counters):
@@ -284,8 +298,14 @@ class ScanRunner:
     def __init__(self, job: Job, call: KernelCall):
         self.call = call
         self.K = job.params["k"] - 1
+        #: ``kdiff --all-k``: the lower levels (c at 0..K-1 edits) of every start, whose
+        #: scan goes on until a whole suffix occurs exactly (k = 1)
+        self.all_k = bool(job.params.get("all_k"))
+        self.levels = self.K if self.all_k else 0
+        self._floor = 0 if self.all_k else self.K  # suffixes this short always occur
         self.targets: tuple[Record, ...] = job.inputs["target"]
-        self.total = sum(max(0, len(t) - self.K) for t in self.targets)
+        self.total = sum(max(0, len(t) - self._floor) for t in self.targets)
+        self._lengths: list[np.ndarray] = []  # per record (levels): starts x k, 0 = none
         self.first_slice = call.min_slice()
         self.done = 0
         self.counters = np.zeros(2, dtype=np.int64)
@@ -307,8 +327,11 @@ class ScanRunner:
         target = self.targets[self._index]
         self._alpha = np.ascontiguousarray(target.codes)
         self._gaps = gap_runs(self._alpha)
-        self._r_end = max(0, self._alpha.shape[0] - self.K)
+        self._r_end = max(0, self._alpha.shape[0] - self._floor)
         self._cs = np.full(self._r_end, -1, dtype=np.int64)
+        if self.all_k:
+            self._lengths.append(np.zeros((self._r_end, self.levels + 1), dtype=np.int32))
+            self._stopped = np.zeros(self.levels + 1, dtype=bool)
         self._r = 0
         self.profiles[target.id] = self._cs[:0]
         self.settled[target.id] = 0
@@ -326,21 +349,36 @@ class ScanRunner:
         r_hi = min(self._r_end, r + max(1, budget))
         out = np.full(r_hi - r, -1, dtype=np.int64)
         cells0, comps0 = int(self.counters[0]), int(self.counters[1])
-        settled = self.call(alpha, r, r_hi, out, self.counters)
+        if self.all_k:
+            lv = np.full((r_hi - r, self.levels), -1, dtype=np.int64)
+            settled = self.call(alpha, r, r_hi, out, self.counters, lv)
+        else:
+            settled = self.call(alpha, r, r_hi, out, self.counters)
         aborted = settled < r_hi - r
         # The first start whose whole suffix occurs ends the record: no candidate there.
         starts = np.arange(r, r + settled, dtype=np.int64)
-        whole = np.flatnonzero(out[:settled] >= m - starts)
+        whole = np.flatnonzero((lv[:settled, 0] if self.levels else out[:settled]) >= m - starts)
         stopped = whole.size > 0
         kept = int(whole[0]) if stopped else settled
         if stopped:
             aborted, settled = False, kept + 1
         self._cs[r:r + settled] = out[:settled]
-        # No candidate holds an assembly gap base (the target's gaps are masked, engine.gaps).
-        starts, lengths = starts[:kept], out[:kept] + 1
-        clear = ~touches_gap(self._gaps, starts, starts + lengths)
-        self.found.append(target=np.full(int(clear.sum()), self._index, dtype=np.int32),
-                          start0=starts[clear], length=lengths[clear])
+        if self.all_k:
+            starts = starts[:settled]
+            table = self._lengths[-1]
+            for t in range(self.levels):
+                table[r:r + settled, t] = self._level_lengths(t, starts, lv[:settled, t], m)
+            top = table[r:r + settled, self.levels]
+            top[:] = self._level_lengths(self.levels, starts, out[:settled], m)
+            clear = top > 0
+            starts, lengths = starts[clear], top[clear].astype(np.int64)
+        else:
+            # No candidate holds an assembly gap base (the target's gaps are masked, engine.gaps).
+            starts, lengths = starts[:kept], out[:kept] + 1
+            clear = ~touches_gap(self._gaps, starts, starts + lengths)
+            starts, lengths = starts[clear], lengths[clear]
+        self.found.append(target=np.full(starts.shape[0], self._index, dtype=np.int32),
+                          start0=starts, length=lengths)
         self._r = r + settled
         self.done += settled
         self.profiles[target.id] = self._cs[:self._r]
@@ -351,6 +389,38 @@ class ScanRunner:
         if stopped or self._r >= self._r_end:
             self._open_next()
         return step
+
+    def _level_lengths(self, t: int, starts: np.ndarray, c: np.ndarray, m: int) -> np.ndarray:
+        """Candidate lengths at t edits (k = t+1) of consecutive starts, 0 where none: at and
+        after the first start whose whole suffix occurs within t (as that k's own scan stops
+        there), and where the candidate holds an assembly gap base."""
+        full = c >= m - starts
+        none = np.logical_or.accumulate(full) | self._stopped[t]
+        self._stopped[t] |= bool(full.any())
+        lengths = c + 1
+        none |= touches_gap(self._gaps, starts, starts + lengths)
+        return np.where(none, 0, lengths)
+
+    def landscape(self):
+        """The lengths at every k of every start so far (``kdiff --all-k``; None otherwise):
+        a record whose scan is done has a row for each start, the one in progress for those
+        settled."""
+        if not self.all_k:
+            return None
+        from engine.kdiff.landscape_table import Landscape
+
+        targets, starts, lengths = [], [], []
+        for i, table in enumerate(self._lengths):
+            done = table.shape[0] if i < self._index else self._r
+            targets.append(np.full(done, i, dtype=np.int32))
+            starts.append(np.arange(done, dtype=np.int64))
+            lengths.append(table[:done])
+        k = self.levels + 1
+        return Landscape(np.concatenate(targets) if targets else np.zeros(0, np.int32),
+                         np.concatenate(starts) if starts else np.zeros(0, np.int64),
+                         np.concatenate(lengths) if lengths else np.zeros((0, k), np.int32),
+                         target_ids=self._ids, texts=tuple(t.codes for t in self.targets),
+                         shifts=tuple(t.offset for t in self.targets))
 
     def candidates(self) -> CandidateTable:
         """The candidates so far (a view: later slices only append)."""

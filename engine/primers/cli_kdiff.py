@@ -1,5 +1,8 @@
 """``primerscope kdiff TARGET BACKGROUND -k K`` (CSV: target_id,start,end,length,sequence).
 
+``--all-k K`` instead: every k in 1..K in one scan, a row per start (CSV: target_id, start,
+len_k1 .. len_kK), with ``--bedgraph PREFIX`` / ``--bigwig PREFIX`` tracks (one per k).
+
 Options from engine.primers add annotation columns after the standard ones, filter
 candidates, or merge overlapping candidates into regions (CSV and BED). The writers are
 :mod:`engine.primers.export_kdiff`. The plug-in lives here, a layer above the kdiff family,
@@ -12,7 +15,8 @@ import sys
 import warnings
 
 from engine import kdiff
-from engine.cli import add_param_options, add_region_options, load_input, param_values, selected_flags
+from engine.cli import (UsageError, add_param_options, add_region_options, load_input, param_values,
+                        selected_flags)
 from engine.primers import export_kdiff as export
 from engine.sequences import SequenceWarning
 from engine.primers.cli_options import (add_filter_options, add_mask_option, conditions_from,
@@ -24,6 +28,16 @@ def add_arguments(parser) -> None:
     parser.add_argument("target", help="FASTA/GenBank/EMBL file (.gz ok) or a literal sequence")
     parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal sequence")
     add_param_options(parser, kdiff.SPEC)
+    for action in parser._actions:  # -k or --all-k: make_job checks that one is given
+        if action.dest == "k":
+            action.required = False
+    parser.add_argument("--all-k", type=int, metavar="K",
+                        help="every k in 1..K in one scan: the candidate length per start and k "
+                             "(instead of -k)")
+    parser.add_argument("--bedgraph", metavar="PREFIX",
+                        help="with --all-k: write PREFIX.k1.bedGraph ... (candidate length per start)")
+    parser.add_argument("--bigwig", metavar="PREFIX",
+                        help="with --all-k: write PREFIX.k1.bigWig ... (needs pyBigWig)")
     parser.add_argument("--merge", action="store_true",
                         help="output regions of overlapping candidates instead of candidates")
     parser.add_argument("--bed", metavar="FILE", help="also write the merged regions as BED")
@@ -31,14 +45,53 @@ def add_arguments(parser) -> None:
     add_mask_option(parser)
 
 
+def _check_all_k(args) -> None:
+    """-k or --all-k (one of them); the tracks come with --all-k, the one-k options without."""
+    if args.all_k is None:
+        if args.k is None:
+            raise UsageError("kdiff needs -k K (or --all-k K)")
+        for option, given in (("--bedgraph", args.bedgraph), ("--bigwig", args.bigwig)):
+            if given:
+                raise UsageError(f"{option} needs --all-k K")
+        return
+    if args.k is not None:
+        raise UsageError("give -k K or --all-k K, not both")
+    if args.all_k < 1:
+        raise UsageError(f"--all-k must be >= 1, got {args.all_k}")
+    one_k = [name for name, given in (("--merge", args.merge), ("--bed", args.bed),
+                                      ("--annotate", args.annotate),
+                                      ("--filter", filters_from(args) is not None)) if given]
+    if one_k:
+        raise UsageError(f"{one_k[0]} works on the candidates of one k; --all-k writes lengths")
+    if args.bigwig:
+        from engine.kdiff.landscape_table import have_pybigwig
+
+        if not have_pybigwig():
+            raise UsageError("--bigwig needs pyBigWig (pip install 'primerscope[bigwig]')")
+    args.k = args.all_k
+
+
 def make_job(args):
+    _check_all_k(args)
     params = param_values(args, kdiff.SPEC)
     export_options(args)  # check the primer options before the (possibly long) run
+    if args.all_k is not None:
+        from engine.output import check_outputs
+
+        check_outputs(list(track_paths(args)), [args.target, args.background])
     target = load_input(args, "target")
     background = load_input(args, "background")
     return kdiff.make_job(target, background, variant=args.variant, backend=args.backend,
                           parallel=args.parallel, flags=selected_flags(args), threads=args.threads,
-                          count_comparisons=True, avoid_masked=args.avoid_masked, **params)
+                          count_comparisons=True, avoid_masked=args.avoid_masked,
+                          all_k=args.all_k is not None, **params)
+
+
+def track_paths(args):
+    """The track files --bedgraph and --bigwig name (one per k)."""
+    for prefix, ext in ((args.bedgraph, "bedGraph"), (args.bigwig, "bigWig")):
+        if prefix:
+            yield from (f"{prefix}.k{k}.{ext}" for k in range(1, args.all_k + 1))
 
 
 def report_background(summary) -> None:
@@ -62,8 +115,22 @@ def extra_outputs(result, args) -> dict:
     """``--bed FILE``: the regions of the candidates the filters keep. (Also where the
     background's summary line goes to stderr: after the run, before the files are written.)"""
     report_background(result.background_summary)
+    if result.landscape is not None:
+        return track_outputs(result.landscape, args)
     if not args.bed:
         return {}
     options = export_options(args)
     del options["merge"]
     return {args.bed: export.result_bed_text(result, **options)}
+
+
+def track_outputs(land, args) -> dict:
+    """--bedgraph's texts, for the CLI to write with the main output; --bigwig's files are
+    written here (pyBigWig writes them itself), each to a temporary renamed into place."""
+    import os
+
+    if args.bigwig:
+        tmp = f"{args.bigwig}.primerscope-tmp"
+        for k, path in zip(land.k, land.write_bigwigs(tmp)):
+            os.replace(path, f"{args.bigwig}.k{k}.bigWig")
+    return land.bedgraph_files(args.bedgraph) if args.bedgraph else {}

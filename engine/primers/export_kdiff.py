@@ -66,10 +66,22 @@ def write_bed(regions, fh, *, track_name: str = BED_TRACK) -> None:
         fh.write(f"{r.target_id}\t{r.start - 1}\t{r.end}\t{r.best.sequence}\t{min(r.count, 1000)}\t+\n")
 
 
+def write_landscape_csv(land, fh) -> None:
+    """``kdiff --all-k K``: a row per start, ``target_id,start,len_k1..len_kK`` (1-based
+    starts; an empty cell where that start has no candidate at that k)."""
+    w = csv.writer(fh, lineterminator="\n")
+    w.writerow(("target_id", "start") + tuple(f"len_k{k}" for k in land.k))
+    rows = land.rows()
+    w.writerows([("" if x is None else x) for x in row] for row in rows)
+
+
 def write_csv(result, fh, *, annotate: bool = False, conditions: Conditions | None = None,
               filters: Filters | None = None, merge: bool = False) -> None:
     """What ``primerscope kdiff ... -o OUT.csv`` writes: the candidates (or with ``merge``
-    their regions) that ``filters`` keep."""
+    their regions) that ``filters`` keep; an ``all_k`` result's landscape."""
+    if getattr(result, "landscape", None) is not None:
+        write_landscape_csv(result.landscape, fh)
+        return
     cands, notes = select_candidates(result.candidates, annotate=annotate, conditions=conditions,
                                      filters=filters)
     if merge:
@@ -81,6 +93,10 @@ def write_csv(result, fh, *, annotate: bool = False, conditions: Conditions | No
 def to_json(result, *, annotate: bool = False, conditions: Conditions | None = None,
             filters: Filters | None = None, merge: bool = False) -> dict:
     """The answer of ``primerscope kdiff ... --json`` (the CLI adds the run metadata)."""
+    land = getattr(result, "landscape", None)
+    if land is not None:
+        return {"k": result.k, "strands": result.strands,
+                "landscape": {"k": land.k, "rows": land.rows()}}
     cands, notes = select_candidates(result.candidates, annotate=annotate, conditions=conditions,
                                      filters=filters)
     if isinstance(cands, ColumnTable):  # from the columns: no object per candidate

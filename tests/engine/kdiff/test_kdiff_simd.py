@@ -24,28 +24,34 @@ from engine.sequences import Record, reverse_complement
 from tests.strategies import codes, mutate, random_codes
 
 
-def _lanes(alpha, texts, K, bits, lanes, kernel=lanes_serial):
+def _lanes(alpha, texts, K, bits, lanes, kernel=lanes_serial, levels=0):
     beta = np.concatenate(texts) if texts else np.zeros(0, np.uint8)
     offsets = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
     rs = np.arange(len(alpha), dtype=np.int64)
     out = np.zeros(len(alpha), np.int64)
+    lv = np.full((len(alpha), levels), -1, np.int64)
     grown = np.zeros(len(alpha), np.bool_)
     counters = np.zeros(2, np.int64)
-    assert kernel(alpha, len(alpha), rs, beta, offsets, K, word_constants(bits), lanes, out, grown,
-                  counters, np.zeros(1, np.uint8))
-    return out, grown
+    assert kernel(alpha, len(alpha), rs, beta, offsets, K, word_constants(bits), lanes, out, lv,
+                  grown, counters, np.zeros(1, np.uint8))
+    return out, grown, lv
 
 
 def _check_lanes(alpha, texts, K, lanes):
     for bits in (32, 64):
         for kernel in (lanes_serial, lanes_parallel):
-            out, grown = _lanes(alpha, texts, K, bits, lanes, kernel)
-            for r in range(len(alpha)):
-                want = longest_prefix_within(alpha[r:], texts, K + 1)
-                if grown[r]:  # handed on: the true candidate outgrew the word
-                    assert want >= bits and out[r] == bits, (bits, r, want)
-                else:
+            # plain, then with every lower level (kdiff --all-k): the top is the same
+            for levels in (0, K):
+                out, grown, lv = _lanes(alpha, texts, K, bits, lanes, kernel, levels)
+                for r in range(len(alpha)):
+                    want = longest_prefix_within(alpha[r:], texts, K + 1)
+                    if grown[r]:  # handed on: the true candidate outgrew the word
+                        assert want >= bits and out[r] == bits, (bits, r, want)
+                        continue
                     assert out[r] == want, (bits, r, K, want, out[r])
+                    for t in range(levels):
+                        assert lv[r, t] == longest_prefix_within(alpha[r:], texts, t + 1), \
+                            (bits, r, K, t)
 
 
 @given(alpha=codes(1, 90), texts=st.lists(codes(0, 70), min_size=1, max_size=3),

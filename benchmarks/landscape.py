@@ -1,0 +1,84 @@
+"""kdiff --all-k (issue #33) at scale: M1, a 1 Mb human-like target region
+(benchmarks.data.synthetic_region) against all of E. coli 536, both strands, --all-k 5,
+the default variant (bitparallel simd), 2 threads: the time. (The --all-k 8 vs -k 8 ratio
+is the P8 workload of ``python -m benchmarks kdiff``.)
+
+Run: ``python -m benchmarks.landscape [LENGTH]`` (one JSON line; LENGTH defaults to 1 Mb).
+``python -m benchmarks.landscape ratio [TARGET BACKGROUND K]``: --all-k K against -k K on
+lambda[20000:20000+TARGET] vs E. coli[0:BACKGROUND], both strands, 2 threads, simd and the
+blocked kernel, three alternating repeats (a quick form of the P8 ratio on a busy machine).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import numba
+
+from benchmarks import data
+from engine import kdiff
+
+
+def _run(target, background, k, all_k, threads=2):
+    options = dict(variant="bitparallel", backend="multicore", parallel="coarse",
+                   flags=frozenset({"simd"}), threads=threads, all_k=all_k)
+    kdiff.solve(target, [background.slice(0, 2000)], k, **options)  # compile / load first
+    t0 = time.perf_counter()
+    result = kdiff.solve(target, [background], k, **options)
+    return result, time.perf_counter() - t0
+
+
+def vector_width() -> str:
+    """The widest vector unit LLVM targets here (what numba compiles the lanes for)."""
+    features = numba.config.CPU_FEATURES or ""
+    try:
+        import llvmlite.binding as llvm
+
+        features = llvm.get_host_cpu_features().flatten()
+    except Exception:  # (older llvmlite: the name alone)
+        pass
+    if "+avx512f" in features:
+        return "AVX-512 (512-bit)"
+    if "+avx2" in features:
+        return "AVX2 (256-bit)"
+    return "SSE (128-bit)"
+
+
+def m1(length: int = 1_000_000) -> dict:
+    target = [data.synthetic_region(length)]
+    background = data.ecoli()
+    every, seconds = _run(target, background, 5, True)
+    land = every.landscape
+    return {"workload": "M1", "all_k5_s": round(seconds, 1), "starts": len(land),
+            "candidates": {k: int((land.length_at(k) > 0).sum()) for k in land.k},
+            "solve_s": round(every.info.seconds, 1), "vector": vector_width()}
+
+
+def ratio(target_len: int = 300, background_len: int = 300_000, k: int = 8) -> dict:
+    target = [data.lambda_phage().slice(20_000, 20_000 + target_len)]
+    background = [data.ecoli().slice(0, background_len)]
+    out = {"workload": f"lambda {target_len} vs E. coli {background_len}, k={k}",
+           "vector": vector_width()}
+    for flags in (frozenset({"simd"}), frozenset()):
+        options = dict(variant="bitparallel", backend="multicore", parallel="coarse",
+                       flags=flags, threads=2)
+        for all_k in (False, True):
+            kdiff.solve(target, [background[0].slice(0, 300)], k, all_k=all_k, **options)
+        seconds = {False: [], True: []}
+        for _ in range(3):
+            for all_k in (False, True):
+                res = kdiff.solve(target, background, k, all_k=all_k, **options)
+                seconds[all_k].append(round(res.info.seconds, 3))
+        name = "simd" if flags else "blocked"
+        out[name] = {"single_s": seconds[False], "all_k_s": seconds[True],
+                     "ratio": round(min(seconds[True]) / min(seconds[False]), 2)}
+    return out
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["ratio"]:
+        print(json.dumps(ratio(*map(int, sys.argv[2:]))), flush=True)
+    else:
+        print(json.dumps(m1(int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000)), flush=True)

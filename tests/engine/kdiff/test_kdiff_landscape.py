@@ -1,0 +1,200 @@
+"""``kdiff --all-k K`` (issue #33): at every k <= K the landscape's candidates are what the
+oracle (and a separate kdiff run at that k) gives, on every CPU variant and form that
+takes it; the others refuse by name; the bedGraph tracks read back to the same lengths."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import kdiff
+from engine.kdiff.landscape_table import Landscape, have_pybigwig
+from engine.sequences import Record, load
+from tests.engine.gap_cases import gapped, kdiff_expected, planted
+from tests.engine.kdiff.combos import all_combos, label
+from tests.strategies import examples
+
+#: the forms --all-k runs on: every CPU variant's serial and coarse forms, all flags
+ALL_K = [c for c in all_combos() if c[2] in (None, "coarse")]
+HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
+
+
+def _rows(cands):
+    return sorted((c.target_id, c.start, c.end) for c in cands)
+
+
+def _landscape(target, background, K, combo, **options):
+    v, b, p, f = combo
+    res = kdiff.solve(target, background, K, variant=v, backend=b, parallel=p, flags=f,
+                      all_k=True, **options)
+    assert res.info.complete
+    return res
+
+
+def test_the_forms_that_take_it():
+    names = {label(c) for c in ALL_K}
+    assert {"bitparallel/serial+simd", "bitparallel/multicore/coarse+simd",
+            "conventional/serial+opt1", "alternative/multicore/coarse+opt2"} <= names
+
+
+@given(data=st.data(), K=st.integers(1, 6), gap_min=st.integers(5, 10),
+       strands=st.sampled_from(["both", "forward"]), combo=st.sampled_from(ALL_K))
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=HEALTH)
+def test_every_k_equals_the_oracle(data, K, gap_min, strands, combo):
+    """IUPAC codes, short N runs, assembly gaps in both inputs, one or two records each."""
+    background = data.draw(gapped(gap_min, piece_len=(0, 50)))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    targets = [planted(rng, background, data.draw(st.integers(1, 40)))
+               for _ in range(data.draw(st.integers(1, 2)))]
+    if data.draw(st.booleans()):  # a gap in the first target too
+        at = int(rng.integers(0, targets[0].size + 1))
+        targets[0] = np.concatenate([targets[0][:at], np.full(gap_min, 15, np.uint8),
+                                     targets[0][at:]])
+    t = [Record(f"t{i}", codes) for i, codes in enumerate(targets)]
+    b = [Record("b", background)]
+    if data.draw(st.booleans()):  # a second background record
+        b.append(Record("b2", data.draw(gapped(gap_min, pieces=(1, 2), piece_len=(1, 30)))))
+    res = _landscape(t, b, K, combo, strands=strands, gap_min=gap_min)
+    land = res.landscape
+    assert land.k == list(range(1, K + 1))
+    assert len(land) == sum(len(x) for x in targets)  # a row for every start
+    for k in land.k:
+        assert _rows(land.candidates(k)) == kdiff_expected(t, b, k, gap_min, strands), \
+            f"{label(combo)} at k={k} of {K}"
+    assert _rows(res.candidates) == _rows(land.candidates(K))
+
+
+@pytest.mark.parametrize("combo", [c for c in ALL_K if c[0] == "bitparallel"], ids=label)
+def test_real_data_equals_separate_runs(lambda_record, ecoli_record, combo):
+    """lambda against 60 kb of E. coli 536, both strands: each k as its own run."""
+    target = [lambda_record.slice(20_000, 20_600)]
+    background = [ecoli_record.slice(0, 60_000)]
+    K = 5
+    land = _landscape(target, background, K, combo).landscape
+    v, b, p, f = combo
+    for k in range(1, K + 1):
+        alone = kdiff.solve(target, background, k, variant=v, backend=b, parallel=p, flags=f)
+        assert _rows(land.candidates(k)) == _rows(alone.candidates), f"k={k}"
+        assert len(alone.candidates) > 0
+    # lengths grow with k where a start has a candidate at both
+    lens = land.lengths
+    both = (lens[:, :-1] > 0) & (lens[:, 1:] > 0)
+    assert np.all(lens[:, 1:][both] >= lens[:, :-1][both])
+
+
+@pytest.mark.parametrize("combo", [c for c in ALL_K if c[0] != "bitparallel"], ids=label)
+def test_real_data_row_and_diagonal_variants(msx2_records, combo):
+    target = [msx2_records[0].slice(100, 160)]
+    background = [msx2_records[3].slice(80, 300), msx2_records[6].slice(0, 120)]
+    land = _landscape(target, background, 4, combo).landscape
+    for k in range(1, 5):
+        alone = kdiff.solve(target, background, k, backend="serial")
+        assert _rows(land.candidates(k)) == _rows(alone.candidates), f"k={k}"
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"backend": "dask"}, "kdiff --all-k does not run on the dask backend"),
+    ({"backend": "multicore", "variant": "conventional", "parallel": "fine"},
+     "kdiff --all-k does not run with --parallel fine"),
+])
+def test_refusals_name_what_cannot(options, message):
+    with pytest.raises(ValueError, match=message.replace("-", r"\-")):
+        kdiff.make_job(load("ACGT"), load("ACGA"), 2, all_k=True, **options)
+
+
+def test_refuses_a_streamed_background(monkeypatch):
+    from engine import config
+
+    monkeypatch.setattr(config, "STREAM_MEMORY_BASES", 0)
+    with pytest.raises(ValueError, match="needs the background in memory"):
+        kdiff.make_job(load("ACGT"), load("ACGA"), 2, all_k=True, backend="serial")
+
+
+def test_to_pandas_and_rows():
+    land = kdiff.landscape(load("ACTG"), load("AGCAAG"), 2, strands="forward", backend="serial")
+    # k=1: AC, CT and T are absent from AGCAAG, G occurs; k=2: the seed example's ACT, CTG
+    assert land.rows() == [["literal", 1, 2, 3], ["literal", 2, 2, 3], ["literal", 3, 1, None],
+                           ["literal", 4, None, None]]
+    frame = land.to_pandas()
+    assert list(frame.columns) == ["target_id", "start", "len_k1", "len_k2"]
+    assert frame["len_k2"].isna().tolist() == [False, False, True, True]
+    assert frame["len_k2"].dtype.name == "Int32"
+
+
+def _read_bedgraph(text):
+    lines = text.splitlines()
+    assert lines[0].startswith("track type=bedGraph ")
+    return [(c, int(a), int(b), int(v)) for c, a, b, v in (ln.split("\t") for ln in lines[1:])]
+
+
+def test_bedgraph_round_trip(lambda_record, ecoli_record, tmp_path):
+    """Two records, one loaded as a region (genome coordinates: its offset added)."""
+    t2 = lambda_record.region(30_000, 30_300)
+    target = [Record("zeta", lambda_record.slice(20_000, 20_400).codes), t2]
+    land = kdiff.landscape(target, [ecoli_record.slice(0, 50_000)], 4, backend="serial")
+    for k in land.k:
+        rows = _read_bedgraph(land.bedgraph_text(k))
+        assert rows
+        # sorted by name then start, half-open, non-overlapping
+        assert rows == sorted(rows, key=lambda r: (r[0], r[1]))
+        for (c1, a1, b1, _), (c2, a2, _, _) in zip(rows, rows[1:]):
+            assert a1 < b1 and (c1 != c2 or b1 <= a2)
+        # every base of an interval is one start with that length; the rest have none
+        back = {}
+        for c, a, b, v in rows:
+            for p in range(a, b):
+                back[(c, p)] = v
+        want = {}
+        lens = land.length_at(k)
+        for i, (t, s0) in enumerate(zip(land.target.tolist(), land.start0.tolist())):
+            if lens[i]:
+                want[(land.target_ids[t], s0 + target[t].offset)] = int(lens[i])
+        assert back == want
+    files = land.bedgraph_files(str(tmp_path / "x"))
+    assert sorted(files) == [str(tmp_path / f"x.k{k}.bedGraph") for k in (1, 2, 3, 4)]
+    assert t2.offset > 0 and any(r[0] == t2.id and r[1] >= t2.offset
+                                 for r in _read_bedgraph(files[str(tmp_path / "x.k4.bedGraph")]))
+
+
+@pytest.mark.skipif(not have_pybigwig(), reason="pyBigWig is not installed (optional extra)")
+def test_bigwig_reads_back_equal(lambda_record, ecoli_record, tmp_path):
+    import pyBigWig
+
+    land = kdiff.landscape([lambda_record.slice(20_000, 20_300)], [ecoli_record.slice(0, 30_000)],
+                           3, backend="serial")
+    paths = land.write_bigwigs(str(tmp_path / "x"))
+    for k, path in zip(land.k, paths):
+        bw = pyBigWig.open(path)
+        got = [(c, a, b, int(v)) for c in bw.chroms() for a, b, v in (bw.intervals(c) or [])]
+        bw.close()
+        assert got == _read_bedgraph(land.bedgraph_text(k))
+
+
+def test_landscape_is_columnar():
+    land = Landscape(np.array([0, 0]), np.array([0, 1]), np.array([[2, 3], [0, 3]]),
+                     target_ids=("a",), texts=(np.array([1, 2, 4, 8], np.uint8),))
+    assert land.start.tolist() == [1, 2]
+    assert [c.sequence for c in land.candidates(1)] == ["AC"]
+    assert [c.sequence for c in land.candidates(2)] == ["ACG", "CGT"]
+
+
+def test_avoid_masked_drops_each_ks_masked_candidates(lambda_record, ecoli_record, tmp_path):
+    """A soft-masked stretch in the target: at every k, what a run at that k keeps."""
+    from engine.sequences import decode
+
+    text = decode(lambda_record.slice(20_000, 20_400).codes)
+    text = text[:150] + text[150:260].lower() + text[260:]
+    (tmp_path / "t.fa").write_text(">t\n" + text + "\n")
+    target = load(tmp_path / "t.fa")
+    assert target[0].soft_mask is not None
+    background = [ecoli_record.slice(0, 40_000)]
+    land = kdiff.landscape(target, background, 4, backend="serial", avoid_masked=True)
+    dropped = 0
+    for k in land.k:
+        alone = kdiff.solve(target, background, k, backend="serial", avoid_masked=True)
+        plain = kdiff.solve(target, background, k, backend="serial")
+        assert _rows(land.candidates(k)) == _rows(alone.candidates), k
+        dropped += len(plain.candidates) - len(alone.candidates)
+    assert dropped > 0
