@@ -91,7 +91,7 @@ def _int(lo: int, hi: int, tip: str) -> QSpinBox:
 
 class PairsView(ResultView):
     """Signals ``designed(result)`` when a design ends, ``library_add_requested(entries,
-    source)``, ``panel_requested(primers, source)`` and ``save_requested(text, title, name,
+    source, links)`` (links: the pairs, by their primers' sequences), ``panel_requested(primers, source)`` and ``save_requested(text, title, name,
     pattern)`` (the window's exports write the file).
 
     ``job_inputs()`` returns the target, background, k, selection and threads of the kdiff
@@ -102,7 +102,7 @@ class PairsView(ResultView):
     empty_hint = ("Load a target and a background (File or Demo menu, e.g. Demo ▸ Primer pairs: "
                   "lambda vs E. coli 536) to design specific primer pairs here.")
     designed = Signal(object)
-    library_add_requested = Signal(object, str)
+    library_add_requested = Signal(object, str, object)
     panel_requested = Signal(object, str)
     save_requested = Signal(str, str, str, str)
 
@@ -697,7 +697,7 @@ class PairsView(ResultView):
         if not chosen:
             return False
         entries = pairs.library_entries(chosen, self.result.k, self._background)
-        self.library_add_requested.emit(entries, "the Pairs view")
+        self.library_add_requested.emit(entries, "the Pairs view", pairs.library_links(chosen))
         return True
 
     def check_panel(self) -> bool:
