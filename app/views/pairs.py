@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDou
 from engine.jobs import Progress
 
 from app import pairs
-from app.primers import short_id
+from app.primers import no_structure, short_id
 from app.settings import load_json, save_json
 from app.table import ResultsFilter, ResultsModel, table_view
 from app.views import ResultView
@@ -58,8 +58,7 @@ class _DimerModel(ResultsModel):
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if role == Qt.ItemDataRole.DisplayRole and index.isValid() \
                 and self.columns[index.column()].title in NO_STRUCTURE_COLUMNS:
-            value = self.row_values(index.row())[index.column()]
-            if isinstance(value, (int, float)) and value <= 0:
+            if no_structure(self.row_values(index.row())[index.column()]):
                 return "none"
         return super().data(index, role)
 
