@@ -21,7 +21,8 @@ from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDoubleSpinBox,
                                QHBoxLayout, QLabel, QLineEdit, QMenu, QPlainTextEdit,
-                               QProgressBar, QPushButton, QSpinBox, QSplitter, QTabWidget,
+                               QProgressBar, QPushButton, QSpinBox, QSplitter, QStackedWidget,
+                               QTabWidget,
                                QToolButton, QVBoxLayout, QWidget)
 
 from engine.jobs import Progress
@@ -305,10 +306,26 @@ class PairsView(ResultView):
         self.track = QWidget()
         layout = QVBoxLayout(self.track)
         layout.setContentsMargins(0, 0, 0, 0)
+        # Before a design the plot would show empty placeholder axes (0.2-0.8): a note instead,
+        # until there is a track or a region to place on it.
+        self.track_empty = QLabel("No design yet. Design pairs to see the target's track here; "
+                                  "Regions ▸ adds Primer3's regions on it.")
+        self.track_empty.setObjectName("empty")
+        self.track_empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.track_empty.setWordWrap(True)
+        self.track_stack = QStackedWidget()
+        self.track_stack.addWidget(self.track_empty)
+        self.track_stack.addWidget(self.widget)
         layout.addWidget(self.record_combo)
-        layout.addWidget(self.widget, 1)
+        layout.addWidget(self.track_stack, 1)
         layout.addWidget(self.caption)
         self._caption_idle()
+        self._show_track()
+
+    def _show_track(self) -> None:
+        """The plot once there is something on it (a design's track, or a region), else the note."""
+        drawn = self._spec() is not None or bool(self.region_items)
+        self.track_stack.setCurrentWidget(self.widget if drawn else self.track_empty)
 
     def _build_tables(self) -> None:
         self.model = _DimerModel(self)
@@ -402,6 +419,7 @@ class PairsView(ResultView):
         self.plot.addItem(item)
         self.region_items.append((kind, item))
         self._show_regions()
+        self._show_track()
         return item
 
     def clear_regions(self) -> None:
@@ -409,6 +427,7 @@ class PairsView(ResultView):
             self.plot.removeItem(item)
         self.region_items = []
         self._show_regions()
+        self._show_track()
 
     def regions(self) -> list[tuple[str, int, int]]:
         """(kind, start, end) of each region on the track: whole bases, 1-based inclusive."""
@@ -582,7 +601,9 @@ class PairsView(ResultView):
             self.band.show(None, 0)
             self._draw_selected()
             self._caption_idle()
+            self._show_track()
             return
+        self._show_track()
         offset = self._offsets.get(spec.target_id, 0)
         x = offset + 1 + np.arange(len(spec.left), dtype=float)
         fwd = np.where(spec.left > 0, spec.left, np.nan).astype(float)

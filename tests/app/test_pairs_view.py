@@ -187,7 +187,10 @@ def test_the_design_runs_on_the_worker_thread(qtbot, window, monkeypatch):
 
 def test_pairs_go_to_the_library(qtbot, window, tmp_path):
     view = slice_case(qtbot, window)
+    # Before a design: a note where the track will be, not placeholder axes.
+    assert view.track_stack.currentWidget() is view.track_empty
     result = design(qtbot, view)
+    assert view.track_stack.currentWidget() is view.widget
     dock = window.library_dock
     view.table.selectAll()
     with qtbot.waitSignal(dock.added, timeout=60_000) as blocker:
@@ -437,6 +440,7 @@ def test_a_primer_shared_by_pairs_is_one_library_entry(qtbot, window):
     assert sorted(e.sequence for e in entries) == sorted(set(sequences))
     assert len({e.name for e in entries}) == len(entries)
     dock = window.library_dock
+    view.table.selectAll()
     with qtbot.waitSignal(dock.added, timeout=120_000):
         assert view.add_to_library()
     held = dock.library.entries()
