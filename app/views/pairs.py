@@ -20,6 +20,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDoubleSpinBox,
+                               QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QMenu, QPlainTextEdit,
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QStackedWidget,
                                QTabWidget,
@@ -187,10 +188,21 @@ class PairsView(ResultView):
         regions_menu.addSeparator()
         regions_menu.addAction("Clear the regions", self.clear_regions)
         self.regions_button.setMenu(regions_menu)
+        # The biology of a pair (product size, Tm) sits in the first panel beside k and strands
+        # (ParamsPanel.set_biology): the window moves this widget there; alone it is row 1's.
+        self.biology = QWidget()
+        biology = QFormLayout(self.biology)
+        biology.setContentsMargins(0, 0, 0, 0)
+        tm_row = QHBoxLayout()
+        for widget in (self.tm_opt, QLabel("°C  ΔTm ≤"), self.tm_diff, QLabel("°C")):
+            tm_row.addWidget(widget)
+        tm_row.addStretch(1)
+        biology.addRow("Product sizes (bp)", self.ranges)
+        biology.addRow("Primer Tm opt.", tm_row)
         row1 = QHBoxLayout()
-        for widget in (QLabel("Product sizes"), self.ranges, QLabel("Tm opt."), self.tm_opt,
-                       QLabel("°C  ΔTm ≤"), self.tm_diff, QLabel("Pairs"), self.num_return,
-                       QLabel("3′ apart ≥"), self.distance, QLabel("PCR edits ≤"), self.max_edits):
+        row1.addWidget(self.biology)
+        for widget in (QLabel("Pairs"), self.num_return, QLabel("3′ apart ≥"), self.distance,
+                       QLabel("PCR edits ≤"), self.max_edits):
             row1.addWidget(widget)
         row1.addStretch(1)
         self.used = QLabel()  # what Primer3 is told: the filters' bounds and the conditions
