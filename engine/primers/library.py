@@ -229,9 +229,9 @@ class Library:
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = FULL")
             with self.transaction(change=False) as db:
-                if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-                    _migrate_v1(db)  # (inside the set-up's transaction: all or nothing)
-                for statement in _SCHEMA.split(";"):  # (executescript would COMMIT)
+                # Version 1 -> 2 is the schema's new index and pairs table, made here inside
+                # the set-up's one transaction: all or nothing. (executescript would COMMIT.)
+                for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         db.execute(statement)
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -498,15 +498,6 @@ def _normalised(sequence: str) -> str:
 def _has_table(db, name: str) -> bool:
     return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
                       (name,)).fetchone() is not None
-
-
-def _migrate_v1(db) -> None:
-    """Version 1 -> 2, inside the caller's transaction (the set-up's): every primer row stays
-    as it is; the schema that follows adds the sequence index and the pairs table."""
-    if _has_table(db, "primers"):
-        columns = [r[1] for r in db.execute("PRAGMA table_info(primers)")]
-        if columns != ["id", *COLUMNS]:  # (_recognise refused it already; kept as a guard)
-            raise ValueError("not a primer library: its primers table has other columns")
 
 
 def _check_path(path: Path, readonly: bool) -> bool:
