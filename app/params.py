@@ -421,15 +421,20 @@ class ParamsPanel(QWidget):
             return widget
         if p.kind == "int":
             widget = ClampingSpinBox()
-            widget.setRange(int(p.minimum if p.minimum is not None else -10**9),
-                            int(p.maximum if p.maximum is not None else 10**9))
+            low = int(p.minimum if p.minimum is not None else -10**9)
+            if p.auto:  # one below the range reads as the parameter's unset value (None)
+                low -= 1
+                widget.setSpecialValueText(p.auto)
+            widget.setRange(low, int(p.maximum if p.maximum is not None else 10**9))
         else:
             widget = QDoubleSpinBox()
             widget.setDecimals(3)
             widget.setRange(p.minimum if p.minimum is not None else -1e9,
                             p.maximum if p.maximum is not None else 1e9)
         widget.setKeyboardTracking(False)
-        widget.valueChanged.connect(lambda v, n=p.name: self._set(f"param:{n}", v))
+        widget.valueChanged.connect(
+            lambda v, n=p.name, w=widget, auto=bool(p.auto):
+            self._set(f"param:{n}", None if auto and v == w.minimum() else v))
         return widget
 
     def _show_params(self) -> None:
@@ -441,8 +446,8 @@ class ParamsPanel(QWidget):
                 widget.setCurrentIndex(widget.findData(value))
             elif isinstance(widget, QLineEdit):
                 widget.setText(value)
-            else:
-                widget.setValue(value)
+            else:  # (None: a parameter's unset value, shown as its special text)
+                widget.setValue(widget.minimum() if value is None else value)
             widget.blockSignals(False)
 
     def _show_selection(self) -> None:

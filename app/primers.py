@@ -245,9 +245,10 @@ def sequence_bands(record, gap_min: int | None = None) -> tuple[np.ndarray, np.n
     """The soft-masked stretches and the assembly gaps of a record, each as an (n, 2) array
     of 1-based first and last positions in its numbering (``offset`` included): the band the
     kdiff profile and the pairs track draw under their curves. Gaps: those a job masked, or
-    the runs of at least ``gap_min`` N (engine.gaps' default) of a record as loaded. A record
-    from a store that kept no mask table shows its gaps only."""
-    from engine.gaps import GAP_MIN, as_background, gap_runs
+    the runs of at least ``gap_min`` N (unset: a store record's own, else engine.gaps'
+    default) of a record as loaded. A record from a store that kept no mask table shows its
+    gaps only."""
+    from engine.gaps import as_background, gap_runs
 
     def spans(intervals):
         if intervals is None or not len(intervals[0]):
@@ -256,7 +257,7 @@ def sequence_bands(record, gap_min: int | None = None) -> tuple[np.ndarray, np.n
         return np.stack((lo + record.offset + 1, hi + record.offset), axis=1)
 
     masked = record.soft_mask if record.soft_mask_known else None
-    gapped = as_background([record], gap_min or GAP_MIN)[0]  # (as it is when a job masked it)
+    gapped = as_background([record], gap_min)[0]  # (as it is when a job masked it)
     return spans(masked), spans(gap_runs(gapped.codes))
 
 

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 from engine import registry
+from engine.jobs import check_threads
 from engine.output import check_outputs, write_text
 
 
@@ -144,8 +145,7 @@ def run(args) -> int:
     for name in names:
         if name not in TOOLS and name not in SUITES:
             registry.family(name)  # raises ValueError for an unknown family (exit 2)
-    if args.threads is not None and args.threads < 1:
-        raise ValueError(f"--threads must be >= 1, got {args.threads}")
+    check_threads(args.threads)  # (the API's check: one message)
     if args.json_out:
         check_outputs([args.json_out])
     cases, ratios = [], []

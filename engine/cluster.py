@@ -10,9 +10,10 @@ A family runs a job on a Dask cluster as the task grid of :mod:`engine.streaming
   path (a shared file system) and keeps it open for later tasks (``engine.store``
   pickles stores that way);
 - a task's answer is a partial one (kdiff: c(r) maxima; searches: the hits a chunk
-  owns), merged by the family's driver as tasks complete, in whatever order. Progress
-  and cancel go through :func:`engine.slices.run_slices` as for any backend: the
-  family's runner waits at most ``config.SLICE_SECONDS`` for results in each step.
+  owns), merged by the family's problem as tasks complete, in whatever order
+  (engine/executors/dask.py). Progress and cancel go through
+  :func:`engine.slices.run_slices` as for any backend: the executor waits at most
+  ``config.SLICE_SECONDS`` for results in each step.
 
 **Where.** No address: a ``LocalCluster`` of single-threaded worker processes, one per
 core; with a CUDA GPU and ``dask_cuda`` installed, a ``LocalCUDACluster`` (one worker
@@ -42,16 +43,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from engine import config, scheduler_address
-
-INSTALL_HINT = "Dask is not installed (pip install 'primerscope[cluster]')"
+from engine import config, registry, scheduler_address
 
 
 def status() -> tuple[bool, str]:
-    """(available, reason) for the registry; imports nothing."""
-    if importlib.util.find_spec("distributed") is None:
-        return False, INSTALL_HINT
-    return True, ""
+    """(available, reason): whether Dask is installed (the registry's answer)."""
+    return registry.backend_status("dask")
 
 
 def check_scheduler(value) -> str | None:
@@ -69,7 +66,8 @@ def worker_selection(spec, variant: str, flags, gpu: bool) -> tuple[str, str, st
         variant = spec.default_variants[backend]
     bspec = spec.variant(variant).backend(backend)
     allowed = set(bspec.flags)
-    chosen = frozenset(flags) & allowed if backend == "multicore" else frozenset(bspec.default_flags)
+    chosen = (frozenset(flags) & allowed if registry.threaded(backend)
+              else frozenset(bspec.default_flags))
     return variant, backend, (bspec.parallel[0] if bspec.parallel else None), chosen
 
 
@@ -102,14 +100,12 @@ def _one_line(exc: BaseException) -> str:
 
 def _gpu_workers_locally() -> bool:
     """A CUDA GPU here and dask_cuda installed (then the local cluster is a LocalCUDACluster)."""
-    from engine import registry
-
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" or not registry.backend_status("cuda")[0]:
         return False
     return importlib.util.find_spec("dask_cuda") is not None
 
 
-def _worker_has_gpu() -> bool:
+def worker_has_gpu() -> bool:
     """On a worker: whether numba sees a real CUDA GPU."""
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
         return False
@@ -119,22 +115,6 @@ def _worker_has_gpu() -> bool:
         return bool(cuda.is_available())
     except Exception:  # noqa: BLE001 -- no driver, no toolkit: a CPU worker
         return False
-
-
-def run_on_cluster(runner, meter, cancel, total: int | None = None):
-    """A family's dask run: the cluster's start as the compile phase (``compile_once``, with
-    ``total`` units, default ``runner.total``), then its slices (``run_slices``, the meter
-    taking the cluster's threads); the runner (a local cluster with it) closed whatever
-    happens. The job generators of kdiff, kmismatch, edit and pcr ``yield from`` it."""
-    from engine.slices import compile_once, run_slices
-
-    try:
-        yield from compile_once(runner, runner.total if total is None else total,
-                                "starting the Dask cluster…")
-        meter.threads = runner.threads
-        yield from run_slices(runner, meter, cancel)
-    finally:
-        runner.close()
 
 
 def dask_setup(worker) -> None:
@@ -167,7 +147,7 @@ class Session:
             except (OSError, TimeoutError):
                 self.client.close()
                 raise ValueError(f"the Dask scheduler at {scheduler} has no workers") from None
-            self.gpu = all(self.client.run(_worker_has_gpu).values())
+            self.gpu = all(self.client.run(worker_has_gpu).values())
         else:
             self.gpu = _gpu_workers_locally()
             with dask.config.set({"distributed.scheduler.allowed-failures":
@@ -228,7 +208,7 @@ def per_thread(state, build: Callable[[], Any]):
 
 def task_threads(backend: str) -> None:
     """On a worker, before a kernel call: one numba thread per task (see the module doc)."""
-    if backend == "multicore":
+    if registry.threaded(backend):
         import numba
 
         numba.set_num_threads(1)
@@ -246,8 +226,9 @@ class TaskGrid:
     """
 
     def __init__(self, scheduler: str | None, make_shared: Callable[[bool], Any],
-                 task: Callable, warm: Callable):
+                 task: Callable, warm: Callable, connect: Callable[[], Any] | None = None):
         self.scheduler = scheduler
+        self.connect = connect or (lambda: Session(scheduler))
         self.make_shared = make_shared
         self.task, self.warm = task, warm
         self.session: Session | None = None
@@ -265,7 +246,7 @@ class TaskGrid:
 
     def open(self) -> None:
         """Start or reach the cluster, scatter the job's data, warm every worker."""
-        self.session = Session(self.scheduler)
+        self.session = self.connect()
         client = self.session.client
         self.shared = self.make_shared(self.session.gpu)
         self._shared_future = client.scatter(self.shared, broadcast=True, hash=False)
@@ -364,60 +345,3 @@ class TaskGrid:
             self._futures.clear()
             self._shared_future = None
             session.close()
-
-
-class ChunkTasks:
-    """A job run as one task per background chunk (an engine.slices.SliceRunner): kmismatch,
-    edit search and pcr's sites, whose partial answers (the hits or sites a chunk's pieces
-    own, engine.streaming) merge in any order.
-
-    A subclass gives ``_shared(gpu)`` (the job's data for the workers, with a ``token``),
-    ``_plan()`` (the chunks, :meth:`TaskGrid.chunks`, planned once the cluster is reached) and
-    ``_merge(chunk, answer) -> (cells, comparisons)``; ``task(shared, chunk)`` and
-    ``warm(shared)`` run on the workers. Progress counts the columns the merged chunks own,
-    times ``weight`` (edit: pattern instances).
-    """
-
-    first_slice = 1
-
-    def __init__(self, scheduler: str | None, task: Callable, warm: Callable,
-                 abort: np.ndarray, weight: int = 1):
-        self.grid = TaskGrid(scheduler, self._shared, task, warm)
-        self.abort, self.weight = abort, weight
-        self.done = 0
-        self._todo: list | None = None  # chunks not submitted yet, once planned
-
-    def compiled(self) -> bool:
-        return self.grid.ready()
-
-    def warm_up(self) -> None:
-        """Start (or reach) the cluster and warm its workers; plan the chunks."""
-        self.grid.open()
-        self._todo = list(reversed(self._plan()))
-
-    @property
-    def threads(self) -> int:
-        return self.grid.threads
-
-    def close(self) -> None:
-        self.grid.close()
-
-    @property
-    def finished(self) -> bool:
-        return self._todo is not None and not self._todo and not self.grid.in_flight
-
-    def step(self, budget: int):
-        from engine.slices import Step
-
-        while self._todo and self.grid.in_flight < self.grid.window:
-            chunk = self._todo.pop()
-            self.grid.submit(chunk, chunk)
-        units = cells = comparisons = 0
-        for chunk, answer in self.grid.collect(config.SLICE_SECONDS, self.abort):
-            c, q = self._merge(chunk, answer)
-            owned = self.weight * sum(p.end - p.own for p in chunk.pieces)
-            self.done += owned
-            units += owned
-            cells += c
-            comparisons += q
-        return Step(units, cells, comparisons, aborted=bool(self.abort[0]))

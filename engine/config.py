@@ -301,6 +301,11 @@ KMISMATCH_CUDA_ORDER_THREADS = 256
 #: with room for all of them).
 KMISMATCH_CUDA_MIN_HITS = 1 << 16
 
+#: kmismatch CUDA: the first guess of hits a window, as a multiple of what random DNA gives
+#: (tiles' hit regions are sized from it until a launch has counted them): a text that hits
+#: far more often (repeats) spills and runs its first launches again; raise it there.
+KMISMATCH_CUDA_HIT_GUESS = 1.0
+
 #: kmismatch CUDA: text positions x pattern slots in the first slice (later slices adapt):
 #: a few milliseconds of GPU work (T3x20, 98.8 Mb x 16 slots, is one slice).
 KMISMATCH_CUDA_FIRST_SLICE_CELLS = 1 << 32

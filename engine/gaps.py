@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.jobs import check_int
 from engine.registry import ParamSpec
 from engine.sequences import Record
 
@@ -23,10 +22,14 @@ from engine.sequences import Record
 GAP_MIN = 10
 
 #: ``--gap-min`` and the GUI's setting, one parameter of every family with a background or text.
+#: Unset (None) it is the genome store's own (``index --gap-min``), else GAP_MIN: a store's
+#: recorded value is a property of that genome, which a fixed default used to override.
 GAP_MIN_PARAM = ParamSpec(
-    "gap_min", "Gap (N run) from", "int", GAP_MIN,
+    "gap_min", "Gap (N run) from", "int", None,
     "a run of at least this many N in a background or text is an assembly gap that matches "
-    "nothing (shorter N runs match any base)", minimum=1, maximum=1_000_000_000, metavar="N")
+    f"nothing (shorter N runs match any base; default: a genome store's own, else {GAP_MIN})",
+    minimum=1, maximum=1_000_000_000, metavar="N", optional=True,
+    auto=f"store's, else {GAP_MIN}")
 
 #: A gap base: the empty base set, which matches nothing.
 GAP_CODE = 0
@@ -76,14 +79,29 @@ def mask_gaps(codes: np.ndarray, gap_min: int = GAP_MIN) -> np.ndarray:
     return out
 
 
-def as_background(records, gap_min: int = GAP_MIN) -> list[Record]:
+def resolve_gap_min(records, gap_min: int | None = None) -> int:
+    """``gap_min`` checked when given (by GAP_MIN_PARAM, the rule of the command line, the
+    GUI and the families' make_job: the primer layer's callers get the same message);
+    unset (None), the ``gap_min`` a genome store recorded when built (``index --gap-min``)
+    if ``records`` come from one, else :data:`GAP_MIN`."""
+    if gap_min is not None:
+        return GAP_MIN_PARAM.check(gap_min)
+    for record in records:
+        recorded = getattr(getattr(record, "store", None), "gap_min", None)
+        if recorded is not None:
+            return int(recorded)
+    return GAP_MIN
+
+
+def as_background(records, gap_min: int | None = None) -> list[Record]:
     """The records with their assembly gaps masked (:func:`mask_gaps`): same ids, offsets,
     descriptions and sources; a record without a gap is returned as it is.
 
     A record with a ``with_gap_min(gap_min)`` method (a genome store's record) gives its own
     masked view, which the store reads from its gap table instead of scanning the codes.
     """
-    gap_min = check_int("gap_min", gap_min, 1)
+    records = list(records)
+    gap_min = resolve_gap_min(records, gap_min)
     out = []
     for record in records:
         view = getattr(record, "with_gap_min", None)

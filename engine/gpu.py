@@ -281,6 +281,7 @@ class PinnedPool:
                 raw = spare.pop()
                 self.held -= size
         if raw is None:
+            tally_event("pinned")
             if SIMULATOR:
                 raw = np.empty(size, dtype=np.uint8)
             else:
@@ -296,6 +297,14 @@ class PinnedPool:
                 self.free.setdefault(raw.shape[0], []).append(raw)
                 self.held += raw.shape[0]
 
+    def clear(self) -> int:
+        """Drop every free block; returns the bytes they held."""
+        with self.lock:
+            held = self.held
+            self.free.clear()
+            self.held = 0
+        return held
+
 
 PINNED = PinnedPool()
 
@@ -304,14 +313,20 @@ class Tally:
     """What the GPU side did while a :func:`tally` was open, counted where it happens (the
     behaviour tests and benchmarks check, instead of the caches' insides): ``allocations``
     (new device arrays, not spares), ``packs`` (texts packed for an upload), ``streams``
-    (new CUDA streams, not kept ones), ``launches`` (kernel name -> count), and of a family's batches of launches (kmismatch): ``batches``,
-    ``reruns`` (a batch run again with the room its spilled tiles asked for) and
-    ``oversized`` (a batch whose hits could outgrow the memory for one: it is split)."""
+    (new CUDA streams, not kept ones), ``pinned`` (new page-locked host blocks, not pooled
+    ones), ``waits`` (the host waiting for the GPU: :meth:`Device.synchronize`),
+    ``downloads`` (copies from the GPU to the host), ``launches`` (kernel name -> count),
+    and of a family's batches of launches (kmismatch): ``batches``, ``reruns`` (a batch run
+    again with the room its spilled tiles asked for) and ``oversized`` (a batch whose hits
+    could outgrow the memory for one: it is split)."""
 
     def __init__(self) -> None:
         self.allocations = 0
         self.packs = 0
         self.streams = 0
+        self.pinned = 0
+        self.waits = 0
+        self.downloads = 0
         self.batches = 0
         self.reruns = 0
         self.oversized = 0
@@ -731,6 +746,7 @@ class Device:
         return self.upload(np.zeros(shape, dtype=dtype), what)
 
     def fetch(self, device_array) -> np.ndarray:
+        tally_event("downloads")
         with cuda_errors("running a kernel (copying its results back)"):
             nbytes = device_array.size * device_array.dtype.itemsize
             if nbytes < _PINNED.SMALL or not device_array.is_c_contiguous():
@@ -743,6 +759,7 @@ class Device:
 
     def synchronize(self, what: str = "running a kernel", stream=None) -> None:
         """Wait for the device (``stream``: for the work queued on that stream only)."""
+        tally_event("waits")
         with cuda_errors(what):
             if stream is None:
                 cuda.synchronize()

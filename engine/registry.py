@@ -93,6 +93,9 @@ class ParamSpec:
     #: None (not given) means something to the family (edit's k in global mode: no cap), so
     #: the command line leaves it unset unless given; the GUI still starts from ``default``.
     optional: bool = False
+    #: what None means, shown by the GUI as the value below the minimum (gap_min: "store's,
+    #: else 10"); empty: the GUI has no unset value and starts from ``default``.
+    auto: str = ""
 
     def applies(self, variant: str, backend: str) -> bool:
         """Whether it means something for this variant on this backend."""
@@ -277,6 +280,36 @@ def check_backend_takes(fam: FamilySpec, variant: str, backend: str, params: Map
                          f"{' or '.join(repr(v) for v in values)} only, got {params[name]!r}")
 
 
+# -- what a backend is: the one place a backend's name is compared -----------------------------
+
+def serial(backend: str) -> bool:
+    """CPU kernels, one thread."""
+    return backend == "serial"
+
+
+def threaded(backend: str) -> bool:
+    """CPU kernels on numba's thread pool (``threads`` applies)."""
+    return backend == "multicore"
+
+
+def on_cpu(backend: str) -> bool:
+    """This process's CPU kernels (serial or threaded)."""
+    return serial(backend) or threaded(backend)
+
+
+def on_gpu(backend: str) -> bool:
+    """This process's CUDA kernels (device memory budgets apply)."""
+    return backend == "cuda"
+
+
+def on_cluster(backend: str) -> bool:
+    """Tasks on a Dask cluster (engine.executors.dask; ``scheduler`` applies)."""
+    return backend == "dask"
+
+
+DASK_INSTALL_HINT = "Dask is not installed (pip install 'primerscope[cluster]')"
+
+
 @lru_cache(maxsize=None)
 def backend_status(name: str) -> tuple[bool, str]:
     """(available, reason). Never imports numba.cuda: the GUI asks this at start-up."""
@@ -293,10 +326,10 @@ def backend_status(name: str) -> tuple[bool, str]:
             if ctypes.util.find_library("cuda") is None:
                 return False, "no NVIDIA GPU driver (libcuda) found on this machine"
         return True, ""
-    if name == "dask":
-        from engine import cluster
-
-        return cluster.status()
+    if name == "dask":  # (engine.cluster imports the registry, not the other way)
+        if importlib.util.find_spec("distributed") is None:
+            return False, DASK_INSTALL_HINT
+        return True, ""
     return False, f"unknown backend {name!r}"
 
 

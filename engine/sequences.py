@@ -555,27 +555,45 @@ def is_store(path: str | os.PathLike) -> bool:
         return False
 
 
-def unique_ids(records: list[Record], source: str) -> list[Record]:
-    """The records with duplicate ids renamed ``id_2``, ``id_3``... (the first keeps its
-    id), and one :class:`SequenceWarning` saying so: output rows must be told apart."""
-    seen = {r.id for r in records}
-    if len(seen) == len(records):
-        return records
+def unique_names(ids: list[str]) -> tuple[list[str], list[str]]:
+    """``ids`` with duplicates renamed ``id_2``, ``id_3``... (the first keeps its id; a new
+    name never takes one that is already there), and the renames as ``"old -> new"``. One
+    rule for records loaded from a file and for a genome store's ids (engine.store), so
+    that a job names a record alike whichever it was given."""
+    seen = set(ids)
+    if len(seen) == len(ids):
+        return list(ids), []
     taken: set[str] = set()
     out, renamed = [], []
-    for r in records:
-        new, n = r.id, 1
-        while new in taken or (new != r.id and new in seen):
+    for rid in ids:
+        new, n = rid, 1
+        while new in taken or (new != rid and new in seen):
             n += 1
-            new = f"{r.id}_{n}"
+            new = f"{rid}_{n}"
         taken.add(new)
-        if new != r.id:
-            renamed.append(f"{r.id} -> {new}")
-            r = Record(new, r.codes, r.description, r.source, r.offset, r.soft_mask)
-        out.append(r)
+        if new != rid:
+            renamed.append(f"{rid} -> {new}")
+        out.append(new)
+    return out, renamed
+
+
+def warn_renamed(source: str, renamed: list[str], stacklevel: int = 3) -> None:
+    """One :class:`SequenceWarning` listing the first renames of :func:`unique_names`."""
     shown = ", ".join(renamed[:3]) + (f" and {len(renamed) - 3} more" if len(renamed) > 3 else "")
     warnings.warn(SequenceWarning(f"{source}: duplicate record ids made unique ({shown})"),
-                  stacklevel=3)
+                  stacklevel=stacklevel)
+
+
+def unique_ids(records: list[Record], source: str) -> list[Record]:
+    """The records with duplicate ids renamed (:func:`unique_names`), and one
+    :class:`SequenceWarning` saying so: output rows must be told apart."""
+    ids, renamed = unique_names([r.id for r in records])
+    if not renamed:
+        return records
+    out = [r if new == r.id else Record(new, r.codes, r.description, r.source, r.offset,
+                                        r.soft_mask)
+           for r, new in zip(records, ids)]
+    warn_renamed(source, renamed, stacklevel=4)
     return out
 
 

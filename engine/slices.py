@@ -23,6 +23,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Generator, Protocol
 
+from engine import registry
 from engine.jobs import CancelToken, Job, Progress, RunInfo, SliceClock, now
 
 
@@ -99,7 +100,7 @@ class Meter:
         self.complete = True
 
     def apply_threads(self) -> None:
-        if self.job.backend == "multicore" and self.threads:
+        if registry.threaded(self.job.backend) and self.threads:
             import numba
 
             numba.set_num_threads(self.threads)
@@ -165,11 +166,11 @@ def numba_threads(job: Job) -> int | None:
     than ``NUMBA_NUM_THREADS``); the result's metadata reports the capped count.
     Other backends: ``job.threads`` unchanged (None for serial).
     """
-    if job.backend in ("serial", "multicore"):
+    if registry.on_cpu(job.backend):
         from engine import numba_setup
 
         numba_setup.ready("cpu")  # (what the first kernel would do, without scipy)
-    if job.backend != "multicore":
+    if not registry.threaded(job.backend):
         return job.threads
     import numba
 

@@ -67,6 +67,7 @@ import os
 import struct
 import sys
 import time
+import warnings
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,8 +80,8 @@ from engine.gaps import GAP_CODE, GAP_MIN, N_CODE
 from engine.jobs import check_int
 from engine.output import open_output
 from engine.sequences import (COMPLEMENT_TABLE, IUPAC_CODES, STORE_MAGIC, STORE_SUFFIX, Record,
-                              SequenceError, _describe_bad, _description, clip_intervals,
-                              record_id, _sniff_format)
+                              SequenceError, SequenceWarning, _describe_bad, _description,
+                              clip_intervals, record_id, _sniff_format, unique_names, warn_renamed)
 
 MAGIC = STORE_MAGIC
 VERSION = 2
@@ -346,19 +347,71 @@ class GenomeStore:
             raise StoreError(f"{path}: truncated or damaged genome store ({size} bytes, the header "
                              f"says {self.file_bytes}); rebuild it with primerscope index")
         self.source_sha256, self.payload_sha256 = src.hex(), pay.hex()
+        self._check_layout(layout.size + _HEADER_CRC.size)
+
+    def _corrupt(self, what: str) -> StoreError:
+        return StoreError(f"{self.path}: corrupt genome store ({what}); rebuild it with "
+                          "primerscope index")
+
+    def _check_layout(self, header_end: int) -> None:
+        """The header's sections lie in order inside the file and the table can hold the
+        record columns: checksums only say a file is as it was written, and a crafted store
+        (checksums recomputed) must not make a read leave the map."""
+        if not self.flags & FLAG_PACKED:
+            raise self._corrupt(f"flags {self.flags}")
+        columns = 4 if self.version >= 2 else 2
+        sections = [("payload", self.payload_offset, self.payload_bytes),
+                    ("record table", self.table_offset, self.table_bytes)]
+        if self.version >= 2:
+            sections.append(("interval table", self.interval_offset, self.interval_bytes))
+            if not 1 <= self.gap_min <= 1_000_000_000:
+                raise self._corrupt(f"gap_min {self.gap_min}")
+        end = header_end
+        for name, offset, length in sections:
+            if offset < end or offset + length > self.file_bytes:
+                raise self._corrupt(f"{name} at {offset:,}+{length:,} outside its place")
+            end = offset + length
+        if 8 * columns * self.n_records > self.table_bytes:
+            raise self._corrupt(f"{self.n_records:,} records do not fit a table of "
+                                f"{self.table_bytes:,} bytes")
 
     def _read_table(self, table: bytes) -> None:
+        """The record columns and names, all checked before any is used: every record lies
+        inside the payload where the build puts it (one after the other, from 0, each on a
+        byte), the lengths add up to the header's bases, the ids are present and unique."""
         n = self.n_records
         columns = 4 if self.version >= 2 else 2
         arrays = np.frombuffer(table, dtype="<i8", count=columns * n).astype(np.int64)
         self.lengths, self.offsets = arrays[:n], arrays[n:2 * n]
-        meta = json.loads(table[8 * columns * n:].decode("utf-8"))
+        if n and (self.lengths.min() < 1 or self.lengths.max() > 2 * self.payload_bytes):
+            raise self._corrupt("record lengths")
+        record_bytes = (self.lengths + 1) // 2  # (each < 2**63 / 2 now: no overflow)
+        if float(record_bytes.sum(dtype=np.float64)) > self.payload_bytes + 1 or \
+                int(record_bytes.sum()) != self.payload_bytes or \
+                int(self.lengths.sum()) != self.bases:
+            raise self._corrupt("record lengths do not add up to the payload")
+        if not np.array_equal(self.offsets, np.cumsum(record_bytes) - record_bytes):
+            raise self._corrupt("record offsets")
+        try:
+            meta = json.loads(table[8 * columns * n:].decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            raise self._corrupt("record names are not JSON") from None
+        if not isinstance(meta, dict) or not isinstance(meta.get("source"), dict) or any(
+                not isinstance(meta.get(key), list) or len(meta[key]) != n or
+                not all(isinstance(v, str) for v in meta[key]) for key in ("ids", "descriptions")):
+            raise self._corrupt("record names")
         self.ids: list[str] = meta["ids"]
         self.descriptions: list[str] = meta["descriptions"]
         self.source: dict = meta["source"]
+        if not all(self.ids) or len(set(self.ids)) != n:
+            raise self._corrupt("empty or duplicate record ids")
         self._n_counts = self._mask_counts = None
         if self.version >= 2:
             self._n_counts, self._mask_counts = arrays[2 * n:3 * n], arrays[3 * n:]
+            counts = arrays[2 * n:]
+            if n and (counts.min() < 0 or counts.max() > self.interval_bytes // 16):
+                raise StoreError(f"{self.path}: corrupt genome store (interval table size); "
+                                 "rebuild it with primerscope index")
             total = int(self._n_counts.sum() + self._mask_counts.sum())
             if self.interval_bytes != 16 * total or \
                     self.interval_offset + self.interval_bytes > self.file_bytes:
@@ -387,8 +440,23 @@ class GenomeStore:
             parts = np.split(values, np.cumsum([n_total, n_total, m_total]))
             n_first = np.concatenate(([0], np.cumsum(self._n_counts)))
             m_first = np.concatenate(([0], np.cumsum(self._mask_counts)))
+            self._check_runs("N-run table", parts[0], parts[1], self._n_counts)
+            self._check_runs("soft-mask table", parts[2], parts[3], self._mask_counts)
             self._intervals = (parts, n_first, m_first)
         return self._intervals
+
+    def _check_runs(self, name: str, starts: np.ndarray, ends: np.ndarray,
+                    counts: np.ndarray) -> None:
+        """Each record's runs lie inside it, in order, not overlapping (what the kernels
+        that clear or skip them assume)."""
+        record = np.repeat(np.arange(self.n_records), counts)
+        bad = (starts < 0) | (ends <= starts) | (ends > self.lengths[record])
+        if starts.shape[0] > 1:
+            same = record[1:] == record[:-1]
+            bad[1:] |= same & (starts[1:] < ends[:-1])
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise self._corrupt(f"{name} row {row:,} of record '{self.ids[record[row]]}'")
 
     def n_runs(self, index: int) -> tuple[np.ndarray, np.ndarray]:
         """(starts, ends) of every run of N in record ``index`` (0-based, half-open, in
@@ -426,6 +494,33 @@ class GenomeStore:
             if mask is not None:
                 masked += int((mask[1] - mask[0]).sum())
         return gaps, gap_bases, masked
+
+    def source_change(self) -> str | None:
+        """How the source file differs from the one the store was built from (its size, its
+        modification time), or None: the same, or not at its recorded path (moved, another
+        machine). Cheap: one stat, no read (``index --check`` and every job ask)."""
+        path, size, mtime = (self.source.get(key) for key in ("path", "bytes", "mtime_ns"))
+        if not isinstance(path, str):
+            return None
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        if isinstance(size, int) and st.st_size != size:
+            what = f"{st.st_size:,} bytes, {size:,} when the store was built"
+        elif isinstance(mtime, int) and st.st_mtime_ns != mtime:
+            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(st.st_mtime))
+            what = f"modified {when}, after the store was built"
+        else:
+            return None
+        return (f"{self.path}: its source {path} has changed ({what}); rebuild the store with "
+                "primerscope index if the genome changed")
+
+    def warn_source_change(self) -> None:
+        """A :class:`~engine.sequences.SequenceWarning` if :meth:`source_change` finds one."""
+        change = self.source_change()
+        if change:
+            warnings.warn(SequenceWarning(change), stacklevel=3)
 
     def info(self) -> StoreInfo:
         return StoreInfo(self.path, self.n_records, self.bases, self.file_bytes,
@@ -628,6 +723,7 @@ def load_store(path: str | os.PathLike) -> list[StoreRecord]:
     store = GenomeStore(path)
     if store.n_records == 0:
         raise StoreError(f"{store.path}: the genome store has no records")
+    store.warn_source_change()
     return store.records()
 
 
@@ -644,7 +740,15 @@ def verify(path: str | os.PathLike, progress: Callable[[int, int], None] | None 
         raise StoreError(f"{store.path}: corrupt genome store (payload checksum mismatch); "
                          "rebuild it with primerscope index")
     if store.has_intervals:
-        store._tables()  # checks the interval section's CRC
+        store._tables()  # checks the interval section's CRC and rows
+        for index in range(store.n_records):  # the N table says where the codes are N
+            found = _packed_runs(store.payload, int(store.offsets[index]),
+                                 int(store.lengths[index]), N_CODE)
+            kept = store.n_runs(index)
+            if not (np.array_equal(found[0], kept[0]) and np.array_equal(found[1], kept[1])):
+                raise store._corrupt(f"N-run table disagrees with the bases of record "
+                                     f"'{store.ids[index]}'")
+    store.warn_source_change()
     return store.info()
 
 
@@ -722,11 +826,14 @@ class _Writer:
         the case of its text says (.2bit: py2bit gives an N block in upper case even where a
         mask block covers it). Touching blocks are merged, as runs of a text are."""
         rows = np.asarray(list(blocks), dtype=np.int64).reshape(-1, 2)
-        if rows.shape[0] > 1:
-            joined = rows[1:, 0] == rows[:-1, 1]  # a block that starts where one ends
+        rows = rows[rows[:, 1] > rows[:, 0]]
+        if rows.shape[0] > 1:  # in order, overlapping blocks as one (a file need not list
+            rows = rows[np.argsort(rows[:, 0], kind="stable")]  # them sorted)
+            reach = np.maximum.accumulate(rows[:, 1])
+            joined = rows[1:, 0] <= reach[:-1]  # a block that starts before the last ends
             keep_start = np.concatenate(([True], ~joined))
             keep_end = np.concatenate((~joined, [True]))
-            rows = np.stack((rows[keep_start, 0], rows[keep_end, 1]), axis=1)
+            rows = np.stack((rows[keep_start, 0], reach[keep_end]), axis=1)
         self._mask_blocks = rows
 
     def add_text(self, buf: np.ndarray, lo: int = 0, hi: int | None = None) -> None:
@@ -914,6 +1021,73 @@ def _twobit(path: Path, raw, writer: _Writer, on_block) -> None:
     writer.end()
 
 
+_TWOBIT_SIGNATURES = {b"\x43\x27\x41\x1a": "<", b"\x1a\x41\x27\x43": ">"}
+
+
+def check_twobit(path: Path) -> None:
+    """StoreError unless every section of the .2bit file ``path`` lies inside it: the header,
+    the index, and each record's N blocks, mask blocks and packed bases (blocks inside the
+    record). py2bit trusts these sizes: a file cut short gave T for the missing bases, and a
+    corrupt header made it read past its map (SIGBUS)."""
+    def bad(what: str) -> StoreError:
+        return StoreError(f"{path}: not a valid 2bit file ({what})")
+
+    try:
+        fh = open(path, "rb")
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read file ({exc.strerror or exc})") from None
+    with fh:
+        size = os.fstat(fh.fileno()).st_size
+
+        def take(at: int, n: int, what: str) -> bytes:
+            if at + n > size:
+                raise bad(f"{what} at byte {at:,} runs past the end of the file, {size:,} bytes: "
+                          "cut short?")
+            fh.seek(at)
+            return fh.read(n)
+
+        head = take(0, 16, "header")
+        order = _TWOBIT_SIGNATURES.get(head[:4])
+        if order is None:
+            raise bad("no 2bit signature")
+        version, count, _ = struct.unpack(order + "III", head[4:])
+        if version != 0:
+            raise bad(f"version {version}; only version 0 is read")
+        if 16 + 5 * count > size:
+            raise bad(f"an index of {count:,} records runs past the end of the file, {size:,} "
+                      "bytes: cut short?")
+        at, entries = 16, []
+        for _ in range(count):
+            (name_len,) = take(at, 1, "the index")
+            raw = take(at + 1, name_len, "the index")
+            if not raw or min(raw) < 33 or max(raw) > 126:  # py2bit cuts a name at a NUL
+                raise bad(f"record name {raw!r} in the index is not printable text")
+            name = raw.decode("ascii")
+            (offset,) = struct.unpack(order + "I", take(at + 1 + name_len, 4, "the index"))
+            entries.append((name, offset))
+            at += 5 + name_len
+        names = [name for name, _ in entries]
+        if len(set(names)) != len(names):
+            raise bad("a record name listed twice in the index")
+        for name, at in entries:
+            dna_size, n_blocks = struct.unpack(order + "II", take(at, 8, f"record '{name}'"))
+            at += 8
+            for kind, count_at in (("N", None), ("mask", True)):
+                if count_at:
+                    (n_blocks,) = struct.unpack(order + "I", take(at, 4, f"record '{name}'"))
+                    at += 4
+                blocks = np.frombuffer(take(at, 8 * n_blocks, f"record '{name}' {kind} blocks"),
+                                       dtype=order + "u4").astype(np.int64)
+                at += 8 * n_blocks
+                starts, sizes = blocks[:n_blocks], blocks[n_blocks:]
+                if n_blocks and (starts + sizes).max() > dna_size:
+                    raise bad(f"record '{name}': a {kind} block past its {dna_size:,} bases")
+            (reserved,) = struct.unpack(order + "I", take(at, 4, f"record '{name}'"))
+            if reserved:  # zero in every file; a block count that is off lands here
+                raise bad(f"record '{name}': reserved field {reserved} (a block count is off?)")
+            take(at + 4, (dna_size + 3) // 4, f"record '{name}' bases")
+
+
 class _Source:
     """The source file opened once: hashed as it is read, with its first bytes kept."""
 
@@ -926,7 +1100,8 @@ class _Source:
             raise StoreError(f"{path}: is a directory, not a sequence file") from None
         except OSError as exc:
             raise StoreError(f"{path}: cannot read file ({exc.strerror or exc})") from None
-        self.size = os.fstat(self.fh.fileno()).st_size
+        st = os.fstat(self.fh.fileno())
+        self.size, self.mtime_ns = st.st_size, st.st_mtime_ns
         self.reader = _HashingReader(self.fh)
         self.reader.peek_magic = self.fh.peek(2)[:2] if hasattr(self.fh, "peek") else b""
 
@@ -973,6 +1148,8 @@ def build(source: str | os.PathLike, output: str | os.PathLike,
     gap_min = check_int("gap_min", gap_min, 1)
     path = Path(os.fspath(source))
     fmt = source_format(path)
+    if fmt == "twobit":
+        check_twobit(path)  # before a byte is written: no temporary to leave
     src = _Source(path)
     done = src.reader
 
@@ -996,9 +1173,13 @@ def build(source: str | os.PathLike, output: str | os.PathLike,
             if not writer.ids:
                 raise StoreError(f"{path}: no {fmt} sequence records found (empty file?)")
             n = len(writer.ids)
-            meta = json.dumps({"ids": writer.ids, "descriptions": writer.descriptions,
+            ids, renamed = unique_names(writer.ids)  # as load() names the records of the file
+            if renamed:
+                warn_renamed(str(path), renamed)
+            meta = json.dumps({"ids": ids, "descriptions": writer.descriptions,
                                "source": {"name": path.name, "path": str(path.resolve()),
-                                          "bytes": src.size, "format": fmt,
+                                          "bytes": src.size, "mtime_ns": src.mtime_ns,
+                                          "format": fmt,
                                           "built": time.strftime("%Y-%m-%dT%H:%M:%S")}},
                               ensure_ascii=False).encode("utf-8")
             counts = [[len(t) for t in tables] for tables in (writer.n_runs, writer.mask_runs)]

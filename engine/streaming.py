@@ -43,7 +43,7 @@ that strand. A family picks its overlap from the longest footprint a hit can hav
 - searches with m-long patterns: windows (k mismatches) span m columns: overlap m-1;
   edit-distance hits span at most m + k columns: overlap m + k (m + m without k). A
   hit is reported by the piece that owns its end (kmismatch drops the others; edit's
-  tasks record owned ends only, engine/edit/streamed.py); a best hit per record is
+  tasks record owned ends only, engine/edit/problem.py); a best hit per record is
   the minimum over its pieces, a score profile bin too;
 - pcr: its sites come from the edit search and are refined where their end is owned
   (overlap: longest primer + max_edits, the refinement's reach). Products pair the
@@ -62,9 +62,9 @@ where its gaps are from its table, without a scan.
 **Tasks.** A job over a streamed background is a grid of tasks, (range of target
 starts or patterns) x (chunk), each computing a partial answer from one
 :class:`ChunkText`, and a merge that is associative and commutative (kdiff: the
-max of c(r) per r; searches: hits de-duplicated by owner). The CPU drivers run a
-slice's tasks in order inside one :class:`~engine.slices.SliceRunner` step; a
-cluster backend (Dask) plugs in as another SliceRunner that submits the same tasks,
+max of c(r) per r; searches: hits de-duplicated by owner). A family describes these
+tasks once (engine.executors.ChunkedProblem); the in-process executor runs them one
+after another, a slice at a time, and the Dask executor submits them to a cluster,
 with workers opening the store by its path (:attr:`Piece` names records by index,
 so a task is small to ship), and merges results as they arrive.
 """

@@ -162,8 +162,9 @@ def add_gap_option(parser: argparse.ArgumentParser) -> None:
     add_param_options(parser, SimpleNamespace(params=(GAP_MIN_PARAM,)))
 
 
-def gap_min_of(args) -> int:
-    """``--gap-min`` checked (one line naming the option when out of range)."""
+def gap_min_of(args) -> int | None:
+    """``--gap-min`` checked (one line naming the option when out of range); None when not
+    given (the job then takes a genome store's own, engine.gaps.resolve_gap_min)."""
     from engine.gaps import GAP_MIN_PARAM
 
     return GAP_MIN_PARAM.check(args.gap_min)
@@ -328,12 +329,11 @@ class ProgressBar:
 def run_family(args) -> int:
     """Check everything, run the job (interruptible, see engine.interrupts), then write."""
     from engine import registry
-    from engine.jobs import CancelToken, drive
+    from engine.jobs import CancelToken, check_threads, drive
     from engine.output import check_outputs, write_texts
 
     plugin = family_cli(args.command)
-    if args.threads is not None and args.threads < 1:
-        raise UsageError(f"--threads must be >= 1, got {args.threads}")
+    check_threads(args.threads)  # (the API's check: one message)
     if getattr(args, "scheduler_timeout", None) is not None:
         from engine import config
 
@@ -412,7 +412,7 @@ def _start_cuda_early(plugin, args) -> bool:
                                    getattr(args, "parallel", None), selected_flags(args))
         except ValueError:
             return False  # make_job says why, in its own words
-        if sel.backend != "cuda":
+        if not registry.on_gpu(sel.backend):
             return False
     from engine import cuda_start
 

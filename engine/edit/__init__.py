@@ -52,8 +52,8 @@ thread (their instruction chains overlap), serial included. In best mode the
 chunks of a record share the best found so far, so they can cut harder.
 A search whose text is larger than ``config.STREAM_MEMORY_BASES`` (on cuda,
 ``config.GPU_STREAM_BYTES``) reads it a chunk at a time (engine.streaming,
-engine/edit/streamed.py), with the same answers. The ``dask`` backend (search mode,
-``pairing="all"``) runs those chunks as tasks on a Dask cluster (engine/edit/cluster.py),
+engine/edit/problem.py), with the same answers. The ``dask`` backend (search mode,
+``pairing="all"``) runs those chunks as tasks on a Dask cluster (engine.executors),
 with the same answers too.
 
 Examples
@@ -68,14 +68,14 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Generator
 
 import numpy as np
 
 from engine import gaps, registry
 from engine.edit.cuda_options import cuda_params
-from engine.edit.hits import EditHits, Hit
+from engine.edit.hits import EditHits, Hit, PairDistance, ScoreProfile
 from engine.edit.spec import SPEC
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
 from engine.sequences import Record, SeqColumns
@@ -83,51 +83,6 @@ from engine.slices import Meter, compile_once, numba_threads, run_info, run_slic
 
 __all__ = ["EditHits", "EditResult", "Hit", "PairDistance", "SPEC", "ScoreProfile", "iter_solve", "make_job",
            "solve", "verify"]
-
-
-@dataclass(frozen=True)
-class PairDistance:
-    """Global edit distance of a pattern to a text record.
-
-    ``distance`` is None when it is above k; ``cigar`` is set when alignments
-    were asked for (``align=True``).
-    """
-
-    pattern_id: str
-    record_id: str
-    distance: int | None
-    cigar: str | None = None
-
-
-@dataclass(frozen=True)
-class ScoreProfile:
-    """The best distance along a text record for one pattern on one strand (search mode).
-
-    Attributes
-    ----------
-    pattern_id, record_id, strand
-        Which search this is (``strand`` ``-``: the reverse complement, at its
-        ends on the forward text).
-    bin_width : int
-        Ends per bin: bin i covers the 1-based ends ``1 + i * bin_width`` to
-        ``(i + 1) * bin_width`` (the last bin may be shorter).
-    length : int
-        Length of the record.
-    cap : int
-        k + 1, or m + 1 when no k was given (no distance reaches it then).
-    values : numpy.ndarray of int32
-        Per bin, the smallest C[m,j] over its ends j, capped at ``cap`` (so
-        ``cap`` means "more than k edits everywhere in this bin"); -1 for a bin
-        not scanned before a cancel. At most about 4096 bins.
-    """
-
-    pattern_id: str
-    record_id: str
-    strand: str
-    bin_width: int
-    length: int
-    cap: int
-    values: np.ndarray = field(compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -185,7 +140,7 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
              pairing: str = "all", report: str | None = None, align: bool | None = None,
              profile: bool | None = None, threads: int | None = None,
              threads_per_block: int | None = None, words_per_thread: int | None = None,
-             scheduler: str | None = None, gap_min: int = gaps.GAP_MIN) -> Job:
+             scheduler: str | None = None, gap_min: int | None = None) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Runs of at least ``gap_min`` N in the text records are assembly gaps (engine.gaps):
@@ -269,7 +224,11 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     # in place or streamed, a genome store's record never unpacked whole here).
     patterns = _columns("pattern", patterns)
     if not isinstance(texts, SeqColumns):  # assembly gaps match nothing (engine.gaps)
-        texts = gaps.as_background(_records("text", texts), gap_min)
+        texts = _records("text", texts)
+        gap_min = gaps.resolve_gap_min(texts, gap_min)  # (unset: a store text's own)
+        texts = gaps.as_background(texts, gap_min)
+    else:
+        gap_min = gaps.resolve_gap_min((), gap_min)
     texts = _columns("text", texts) if pairing == "zip" or isinstance(texts, SeqColumns) \
         else _records("text", texts)
     if pairing == "zip" and len(patterns) != len(texts):
@@ -286,9 +245,9 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
               "align": align, "profile": profile, "gap_min": gap_min}
     params.update(cuda_params(sel.variant, sel.backend, threads_per_block, words_per_thread))
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
-    # (dask: its tasks are the chunks of whole records, engine/edit/cluster.py: searches only)
+    # (dask: its tasks are the chunks of whole records, engine/edit/problem.py: searches only)
     registry.check_backend_takes(SPEC, sel.variant, sel.backend, params)
-    if sel.backend == "dask":
+    if registry.on_cluster(sel.backend):
         from engine.cluster import check_scheduler
 
         params["scheduler"] = check_scheduler(scheduler)
@@ -425,18 +384,20 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
 
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
-    # (a search over a text too large to hold whole streams it: engine/edit/streamed.py;
-    # on dask, the chunks are a cluster's tasks: engine/edit/cluster.py)
-    runner = make_runner(job, cancel.flag, meter.threads)
     p = job.params
-    if job.backend == "dask":
-        from engine.cluster import run_on_cluster
+    if p["mode"] == "search" and p["pairing"] == "all":
+        # A search over whole records is a chunked problem (engine/edit/problem.py): run
+        # whole or a chunk at a time here, or as a cluster's tasks (engine.executors).
+        from engine import executors
+        from engine.edit.problem import SearchProblem
 
-        yield from run_on_cluster(runner, meter, cancel)
+        executor = executors.for_backend(job.backend, p.get("scheduler"))
+        answer = yield from executor.run(SearchProblem(job), meter, cancel)
     else:
-        yield from compile_once(runner.lanes, runner.total)
-        yield from run_slices(runner, meter, cancel)
-    collector = runner.collector
+        answer = make_runner(job, cancel.flag, meter.threads)
+        yield from compile_once(answer.lanes, answer.total)
+        yield from run_slices(answer, meter, cancel)
+    collector = answer.collector
     hits = collector.sorted_hits()
     distances = collector.sorted_distances()
     if job.params["mode"] == "search":

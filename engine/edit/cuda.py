@@ -30,7 +30,7 @@ from engine import config, gpu
 from engine.edit import cpu_align
 from engine.edit import cpu_common as cc
 from engine.edit import cuda_myers as ck
-from engine.edit.driver import UNSEEN, Plan, align_items
+from engine.edit.plan import UNSEEN, Plan, align_items
 from engine.gpu import CudaFailure, cuda_errors, register_cap
 from engine.sequences import SeqColumns
 

@@ -7,6 +7,7 @@ whole warps.
 
 from __future__ import annotations
 
+from engine import registry
 from engine.edit.spec import SPEC
 from engine.registry import check_backend_only
 
@@ -18,7 +19,7 @@ def cuda_params(variant: str, backend: str, threads_per_block=None, words_per_th
     Their ranges are the registry's, checked already (make_job: registry.check_params)."""
     check_backend_only(SPEC, backend, threads_per_block=threads_per_block,
                        words_per_thread=words_per_thread)
-    if backend != "cuda":
+    if not registry.on_gpu(backend):
         return {}
     params = {}
     if words_per_thread is not None:

@@ -7,7 +7,7 @@ distance, start) and their CIGARs as one byte buffer with (lo, hi) bounds per hi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -149,3 +149,48 @@ class EditHits(ColumnTable):
                 "end": self.end, "strand": pd.Categorical.from_codes(self.strand, list(STRANDS)),
                 "distance": self.distance, "cigar": np.array(cigars, dtype=object),
                 "matched": np.array(matched, dtype=object)}
+
+
+@dataclass(frozen=True)
+class PairDistance:
+    """Global edit distance of a pattern to a text record.
+
+    ``distance`` is None when it is above k; ``cigar`` is set when alignments
+    were asked for (``align=True``).
+    """
+
+    pattern_id: str
+    record_id: str
+    distance: int | None
+    cigar: str | None = None
+
+
+@dataclass(frozen=True)
+class ScoreProfile:
+    """The best distance along a text record for one pattern on one strand (search mode).
+
+    Attributes
+    ----------
+    pattern_id, record_id, strand
+        Which search this is (``strand`` ``-``: the reverse complement, at its
+        ends on the forward text).
+    bin_width : int
+        Ends per bin: bin i covers the 1-based ends ``1 + i * bin_width`` to
+        ``(i + 1) * bin_width`` (the last bin may be shorter).
+    length : int
+        Length of the record.
+    cap : int
+        k + 1, or m + 1 when no k was given (no distance reaches it then).
+    values : numpy.ndarray of int32
+        Per bin, the smallest C[m,j] over its ends j, capped at ``cap`` (so
+        ``cap`` means "more than k edits everywhere in this bin"); -1 for a bin
+        not scanned before a cancel. At most about 4096 bins.
+    """
+
+    pattern_id: str
+    record_id: str
+    strand: str
+    bin_width: int
+    length: int
+    cap: int
+    values: np.ndarray = field(compare=False, repr=False)

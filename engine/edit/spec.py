@@ -4,7 +4,7 @@ from engine import config
 from engine.gaps import GAP_MIN_PARAM
 from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
 
-# dask: one task per text chunk on a Dask cluster (engine/edit/cluster.py), so searches of
+# dask: one task per text chunk on a Dask cluster (engine/edit/problem.py), so searches of
 # whole records only; GPU workers run the cuda default variant (task), CPU workers this
 # variant's multicore kernels.
 _DASK_TAKES = {"mode": ("search",), "pairing": ("all",)}

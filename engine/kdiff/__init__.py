@@ -24,7 +24,7 @@ from engine.kdiff.candidates import Candidate, CandidateTable
 from engine.kdiff.closest import ClosestMatch, closest_match, iter_closest_match
 from engine.kdiff.cuda_options import cuda_params
 from engine.kdiff.spec import SPEC
-from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
+from engine.slices import Meter, numba_threads, run_info
 
 __all__ = ["Candidate", "CandidateTable", "ClosestMatch", "KdiffResult", "SPEC", "closest_match",
            "iter_closest_match", "iter_solve", "make_job", "solve"]
@@ -52,7 +52,7 @@ class KdiffResult:
 def make_job(target, background, k: int, *, variant=None, backend=None, parallel=None, flags=None,
              strands: str = "both", threads: int | None = None, count_comparisons: bool = False,
              threads_per_block: int | None = None, prefetch_factor: int | None = None,
-             scheduler: str | None = None, gap_min: int = gaps.GAP_MIN,
+             scheduler: str | None = None, gap_min: int | None = None,
              avoid_masked: bool = False) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
@@ -79,6 +79,7 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     if not background:
         raise ValueError("no background records")
     sel = registry.resolve(SPEC, variant, backend, parallel, flags)
+    gap_min = gaps.resolve_gap_min(background, gap_min)  # (unset: a store background's own)
     target = tuple(gaps.as_background(target, gap_min))
     background = tuple(gaps.as_background(background, gap_min))
     if avoid_masked:
@@ -90,7 +91,7 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
               "avoid_masked": bool(avoid_masked)}
     params.update(cuda_params(sel.variant, sel.backend, sel.flags, threads_per_block, prefetch_factor))
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
-    if sel.backend == "dask":
+    if registry.on_cluster(sel.backend):
         from engine.cluster import check_scheduler
 
         params["scheduler"] = check_scheduler(scheduler)
@@ -110,23 +111,16 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     After ``cancel.cancel()`` the generator returns at the next check with
     ``info.complete = False`` and every candidate settled so far.
     """
-    from engine.kdiff.driver import ScanRunner, make_call
+    from engine.kdiff.problem import ScanProblem
 
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
-    if job.backend == "dask":  # tasks on a Dask cluster (engine.cluster)
-        from engine.kdiff.cluster import ClusterScanRunner
+    # The whole background at once, a chunk at a time when it is too large, or a cluster's
+    # tasks (engine.executors).
+    from engine import executors
 
-        from engine.cluster import run_on_cluster
-
-        runner = ClusterScanRunner(job, cancel.flag)
-        scan = runner.scan
-        yield from run_on_cluster(runner, meter, cancel)
-    else:
-        call = make_call(job, cancel.flag)
-        runner = scan = ScanRunner(job, call)
-        yield from compile_once(call, runner.total)
-        yield from run_slices(runner, meter, cancel)
+    executor = executors.for_backend(job.backend, job.params.get("scheduler"))
+    scan = yield from executor.run(ScanProblem(job), meter, cancel)
     summary = gaps.summarize(job.inputs["background"], job.params.get("gap_min", gaps.GAP_MIN))
     candidates = scan.candidates()
     if job.params.get("avoid_masked"):

@@ -21,7 +21,7 @@ from typing import Generator
 
 import numpy as np
 
-from engine.gaps import GAP_MIN, as_background
+from engine.gaps import as_background
 from engine.jobs import drive
 from engine.kdiff.spec import SPEC
 from engine.sequences import Record, decode, encode, reverse_complement_record
@@ -142,7 +142,7 @@ def traceback(D: np.ndarray, pattern: np.ndarray, window: np.ndarray, end_col: i
 
 
 def iter_closest_match(candidate, background, k: int | None = None, *, strands: str = "both",
-                       cancel=None, gap_min: int = GAP_MIN
+                       cancel=None, gap_min: int | None = None
                        ) -> Generator[float, None, ClosestMatch | None]:
     """Yield the fraction of the background scanned; return the candidate's :class:`ClosestMatch`.
 
@@ -186,7 +186,7 @@ def iter_closest_match(candidate, background, k: int | None = None, *, strands: 
 
 
 def closest_match(candidate, background, k: int | None = None, *,
-                  strands: str = "both", gap_min: int = GAP_MIN) -> ClosestMatch | None:
+                  strands: str = "both", gap_min: int | None = None) -> ClosestMatch | None:
     """:func:`iter_closest_match` run to the end."""
     return drive(iter_closest_match(candidate, background, k, strands=strands, gap_min=gap_min))
 

@@ -9,6 +9,7 @@ need which (opt1 on CUDA acts per tile, so it needs opt4...) is in the registry 
 
 from __future__ import annotations
 
+from engine import registry
 from engine.kdiff.spec import SPEC
 from engine.registry import check_backend_only
 
@@ -19,7 +20,7 @@ def cuda_params(variant: str, backend: str, flags, threads_per_block=None,
     is given for another backend. The values are checked already (registry.check_params)."""
     check_backend_only(SPEC, backend, threads_per_block=threads_per_block,
                        prefetch_factor=prefetch_factor)
-    if backend != "cuda":
+    if not registry.on_gpu(backend):
         return {}
     given = {"threads_per_block": threads_per_block, "prefetch_factor": prefetch_factor}
     return {name: value for name, value in given.items() if value is not None}

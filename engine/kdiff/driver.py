@@ -4,10 +4,10 @@
 of :func:`engine.slices.run_slices`); :class:`KernelCall` runs one slice of one
 record on the job's variant and backend (CUDA jobs through ``engine.kdiff.cuda``,
 imported only for them). A job whose background is too large to hold whole
-(:mod:`engine.streaming`: in memory, or on the GPU for cuda jobs) runs each slice as
-tasks, one per background chunk (:func:`chunk_task`), merged by :func:`merge_chunk`
-(:class:`StreamedCall`); a cuda job uploads each chunk in turn into one device buffer.
-The dask backend runs the same tasks on a cluster (engine/kdiff/cluster.py).
+(:mod:`engine.streaming`: in memory, or on the GPU for cuda jobs), or that runs on
+Dask, is an ordered chunked problem (engine/kdiff/problem.py): tasks of one range of
+starts against one background chunk (:func:`chunk_task`), merged by :func:`merge_chunk`;
+a cuda job uploads each chunk in turn into one device buffer.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from engine import registry
 from engine import config
-from engine.jobs import Job
 from engine.columns import ColumnBuffer
 from engine.gaps import gap_runs, touches_gap
+from engine.jobs import Job
 from engine.kdiff.candidates import CandidateTable
 from engine.sequences import Record, concat_with_offsets, reverse_complement_record
 from engine.slices import Step
@@ -51,20 +52,6 @@ def background_text(job: Job) -> tuple[np.ndarray, np.ndarray]:
     return concat_with_offsets(backgrounds)
 
 
-def make_call(job: Job, abort: np.ndarray):
-    """The slice call of a job: the whole background in memory (or on the GPU), or streamed
-    in chunks (a background over ``config.STREAM_MEMORY_BASES``, on cuda over
-    ``config.GPU_STREAM_BYTES``)."""
-    from engine.streaming import Background
-
-    background = Background(job.inputs["background"], job.params["strands"],
-                            gpu=job.backend == "cuda")
-    if background.fits():
-        beta, offsets = background_text(job)
-        return KernelCall(job, beta, offsets, abort)
-    return StreamedCall(job, background, abort)
-
-
 class KernelCall:
     """c(r) for a slice [r_lo, r_hi) of one target record on the job's variant/backend."""
 
@@ -73,7 +60,7 @@ class KernelCall:
         self.beta, self.offsets, self.abort = beta, offsets, abort
         self.K = job.params["k"] - 1
         self.flags = job.flags
-        if job.backend == "cuda":
+        if registry.on_gpu(job.backend):
             from engine.kdiff.cuda import CudaSliceRunner
 
             self.device = CudaSliceRunner(job, beta, offsets, abort)
@@ -95,9 +82,9 @@ class KernelCall:
             return self.device.min_slice()
         if self._simd_pass() is not None and self.K < 64:
             # A group of lanes per thread (a group passes over the whole background).
-            threads = numba.get_num_threads() if self.job.backend == "multicore" else 1
+            threads = numba.get_num_threads() if registry.threaded(self.job.backend) else 1
             return threads * config.KDIFF_SIMD_LANES[32 if self.K < 32 else 64]
-        if self.job.backend != "multicore":
+        if not registry.threaded(self.job.backend):
             return 1
         per_task = config.KDIFF_BITPARALLEL_LANES if self.job.variant == "bitparallel" else 1
         return 2 * numba.get_num_threads() * per_task if self.job.parallel == "coarse" else 1
@@ -113,7 +100,7 @@ class KernelCall:
 
     def _kernel(self):
         """The one CPU kernel this job calls (besides simd's lanes)."""
-        if self.job.backend == "serial":
+        if registry.serial(self.job.backend):
             return self.kernels.serial
         if self.job.variant == "bitparallel" or self.job.parallel == "coarse":
             return self.kernels.coarse
@@ -125,7 +112,7 @@ class KernelCall:
             return None
         from engine.kdiff import cpu_lanes
 
-        return cpu_lanes.lanes_parallel if self.job.backend == "multicore" else cpu_lanes.lanes_serial
+        return cpu_lanes.lanes_parallel if registry.threaded(self.job.backend) else cpu_lanes.lanes_serial
 
     def warm_up(self) -> None:
         """Compile (or load from cache) every kernel the job uses, on a tiny input."""
@@ -165,13 +152,13 @@ class KernelCall:
             return self._simd(alpha, r_lo, r_hi, out_c, counters)
         if job.variant == "bitparallel":
             lanes = config.KDIFF_BITPARALLEL_LANES
-            if job.backend == "serial":
+            if registry.serial(job.backend):
                 return self.kernels.serial(alpha, m_end, r_lo, r_hi, *args_tail, out_c, counters,
                                            self.abort, lanes, self.counting)
             return self.kernels.coarse(alpha, m_end, r_lo, r_hi, *args_tail, out_c, counters,
                                        self.abort, lanes, numba.get_num_threads(), self.counting)
         early = "opt1" in self.flags if job.variant == "conventional" else "opt2" in self.flags
-        if job.backend == "serial" or job.parallel == "coarse":
+        if registry.serial(job.backend) or job.parallel == "coarse":
             return self._kernel()(alpha, m_end, r_lo, r_hi, *args_tail, early, out_c, counters,
                                   self.abort, self.counting, self.kernels.which)
         return self._fine(alpha, r_lo, r_hi, out_c, counters, early)
@@ -218,7 +205,7 @@ class KernelCall:
             return blocked(alpha, m_end, int(starts[q]), 1, self.beta, self.offsets, self.K,
                            out[i:i + 1], rows[q], self.abort, self.counting)
 
-        workers = numba.get_num_threads() if self.job.backend == "multicore" else 1
+        workers = numba.get_num_threads() if registry.threaded(self.job.backend) else 1
         if workers > 1 and starts.shape[0] > 1:
             from concurrent.futures import ThreadPoolExecutor
 
@@ -284,43 +271,6 @@ def merge_chunk(best: np.ndarray, settled: int, part: np.ndarray, got: int, m: i
     settled = min(settled, got)
     np.maximum(best[:settled], part[:settled], out=best[:settled])
     return settled
-
-
-class StreamedCall:
-    """:class:`KernelCall`'s interface over a background read a chunk at a time."""
-
-    def __init__(self, job: Job, background, abort: np.ndarray):
-        self.job, self.background = job, background
-        self.K = job.params["k"] - 1
-        self.inner = KernelCall(job, np.zeros(1, dtype=np.uint8), np.array([0, 1], dtype=np.int64),
-                                abort)
-
-    def min_slice(self) -> int:
-        return self.inner.min_slice()
-
-    def compiled(self) -> bool:
-        return self.inner.compiled()
-
-    def warm_up(self) -> None:
-        self.inner.warm_up()
-
-    def __call__(self, alpha, r_lo, r_hi, out_c, counters) -> int:
-        m = alpha.shape[0]
-        # The longest footprint of any candidate of this record (m - r_lo + K would do for
-        # this slice; one overlap per record keeps one chunk plan for all its slices).
-        overlap = m + self.K
-        best = np.full(r_hi - r_lo, -1, dtype=np.int64)
-        settled = r_hi - r_lo
-        for chunk in self.background.chunks(overlap):
-            text = self.background.text(chunk)
-            part, got = chunk_task(self.inner, alpha, r_lo, r_lo + settled, text.codes,
-                                   text.offsets, counters)
-            self.background.release(chunk)
-            settled = merge_chunk(best, settled, part, got, m, r_lo)
-            if settled < 0:
-                return 0
-        out_c[:settled] = best[:settled]
-        return settled
 
 
 class ScanRunner:

@@ -31,7 +31,7 @@ from engine.kmismatch.cuda_options import check_cuda_limits, check_threads_per_b
 from engine.kmismatch.hits import Hit, HitDensity, HitTable
 from engine.kmismatch.spec import SPEC
 from engine.sequences import Record
-from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
+from engine.slices import Meter, numba_threads, run_info
 
 __all__ = ["Hit", "HitDensity", "HitTable", "KmismatchResult", "SPEC", "iter_solve", "make_job",
            "solve"]
@@ -61,7 +61,7 @@ class KmismatchResult:
 
 def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str = "both",
              threads: int | None = None, threads_per_block: int | None = None,
-             scheduler: str | None = None, gap_min: int = gaps.GAP_MIN) -> Job:
+             scheduler: str | None = None, gap_min: int | None = None) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Parameters
@@ -116,17 +116,18 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
     if variant is None and backend is None and registry.backend_status("cuda")[0]:
         backend = "cuda"  # with a GPU, kmismatch runs there (the registry's cuda default)
     sel = registry.resolve(SPEC, variant, backend, None, frozenset())
+    gap_min = gaps.resolve_gap_min(text, gap_min)  # (unset: a store text's own)
     text = tuple(gaps.as_background(text, gap_min))
     params = {"k": int(k), "strands": strands, "gap_min": gap_min}
     registry.check_backend_only(SPEC, sel.backend, threads_per_block=threads_per_block,
                                 scheduler=scheduler or None)
-    if sel.backend == "dask":
+    if registry.on_cluster(sel.backend):
         from engine.cluster import check_scheduler
 
         params["scheduler"] = check_scheduler(scheduler)
     if threads_per_block is not None:
         params["threads_per_block"] = check_threads_per_block(sel.variant, threads_per_block)
-    if sel.backend == "cuda":
+    if registry.on_gpu(sel.backend):
         check_cuda_limits(patterns, strands)
     return Job(family="kmismatch", inputs={"text": text, "patterns": patterns},
                variant=sel.variant, backend=sel.backend, parallel=None, flags=frozenset(),
@@ -165,30 +166,17 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
     ``cancel.cancel()`` the generator returns at the next check with
     ``info.complete = False`` and the hits of the slices finished before it.
     """
-    from engine.kmismatch.driver import Kernels, ScanRunner, StreamedScanRunner
-    from engine.streaming import Background
+    from engine.kmismatch.driver import ScanProblem
 
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
     patterns: tuple[Record, ...] = job.inputs["patterns"]
-    total = sum(len(r) for r in job.inputs["text"])
-    if job.backend == "dask":  # tasks on a Dask cluster (engine.cluster)
-        from engine.cluster import run_on_cluster
-        from engine.kmismatch.cluster import ClusterScanRunner
+    # The whole text at once, a chunk at a time when over config.STREAM_MEMORY_BASES (cuda:
+    # config.GPU_STREAM_BYTES), or a cluster's tasks (engine.executors).
+    from engine import executors
 
-        runner = ClusterScanRunner(job, cancel.flag)
-        yield from run_on_cluster(runner, meter, cancel, total)
-    else:
-        kernels = Kernels(job)
-        yield from compile_once(kernels, total)
-        # A text over config.STREAM_MEMORY_BASES (cuda: config.GPU_STREAM_BYTES) is read a
-        # chunk at a time.
-        text = Background(job.inputs["text"], "forward", gpu=job.backend == "cuda")
-        streamed = not text.fits()
-        # The set-up (the text uploaded to the GPU, the tables built) counts as solve time.
-        runner = meter.timed(lambda: StreamedScanRunner(job, kernels, cancel.flag, text)
-                             if streamed else ScanRunner(job, kernels, cancel.flag))
-        yield from run_slices(runner, meter, cancel)
+    executor = executors.for_backend(job.backend, job.params.get("scheduler"))
+    runner = yield from executor.run(ScanProblem(job), meter, cancel)
     hits, density = meter.timed(lambda: (runner.hits(), runner.density()))
     kept = meter.timed(lambda: _without_gap_hits(hits, runner.counts, job.inputs["text"]))
     if kept is not hits:  # (counted again: the density too)

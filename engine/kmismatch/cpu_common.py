@@ -94,3 +94,40 @@ def _add_edges(bins, edges):
         bins[edges[0]] += edges[1]
     if edges[3]:
         bins[edges[2]] += edges[3]
+
+
+class Counts:
+    """Hits per pattern, and per bin of each record's hit-density profile (at most
+    ``max_bins`` bins a record, of a power-of-two width, so binning is a shift)."""
+
+    def __init__(self, lengths, n_patterns: int, max_bins: int):
+        lengths = np.asarray(lengths, dtype=np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(lengths)])
+        self.shifts = np.array([int(-(-n // max_bins) - 1).bit_length() for n in lengths.tolist()],
+                               dtype=np.int64)
+        self.bin_starts = np.concatenate([[0], np.cumsum(((lengths - 1) >> self.shifts) + 1)])
+        self.pattern_hits = np.zeros(n_patterns, dtype=np.int64)
+        self.bins = np.zeros(int(self.bin_starts[-1]), dtype=np.int64)
+
+    def arrays(self):
+        return self.offsets, self.shifts, self.bin_starts, self.pattern_hits, self.bins
+
+    def add(self, out, lo: int, hi: int) -> None:
+        """Count hits lo..hi-1 of ``out`` (a HitBuffer)."""
+        pos, code, _ = out.columns
+        tally(pos, code, lo, hi, *self.arrays())
+
+    def recount(self, out) -> None:
+        """Count ``out`` again from nothing (after a scan was dropped half-way)."""
+        self.pattern_hits[:] = 0
+        self.bins[:] = 0
+        self.add(out, 0, len(out))
+
+    def density(self, records) -> tuple:
+        """One :class:`HitDensity` per record (in ``records`` order, as counted)."""
+        from engine.kmismatch.hits import HitDensity
+
+        edges = self.bin_starts.tolist()
+        return tuple(HitDensity(rec.id, len(rec), 1 << shift, self.bins[a:z])
+                     for rec, shift, a, z in zip(records, self.shifts.tolist(), edges[:-1],
+                                                 edges[1:]))

@@ -165,7 +165,7 @@ class Group:
     #: Tiles start at multiples of this from lo rounded down to one (shared-mem: 4, so that it
     #: stages whole text words; the windows before lo are masked out).
     align: int = 1
-    #: Hits a window, as seen so far (the first guess: expected_per_window).
+    #: Hits a window, as seen so far (the first guess: expected_per_window x HIT_GUESS).
     per_window: float = 1.0
     #: Room for the hits of tiles that outgrow their regions (grown as launches need).
     spill: int = 0
@@ -369,8 +369,9 @@ class CudaSearch:
             shared = pair_tile_shared_bytes(tpb, m, piece)
             tile = 4 * tpb
             extra = (piece,)
+        guess = expected_per_window(m, min(k, m), tables.slots) * config.KMISMATCH_CUDA_HIT_GUESS
         return Group(m, tables.slots, tables, slot_code, table, valid, kernel, tpb, tile, shared,
-                     extra, texts, align, expected_per_window(m, min(k, m), tables.slots))
+                     extra, texts, align, guess)
 
     # -- memory -----------------------------------------------------------------------------
     def _array(self, name: str, n: int, dtype, what: str):
@@ -636,6 +637,7 @@ class CudaSearch:
                         self._wait_text(plan[r].hi + g.m - 1)
                         self._launch(g, plan[r], found, tile_base, tile_hits, counters,
                                      columns, rows[gi])
+            gpu.tally_event("downloads")
             with cuda_errors("running a kernel (copying its results back)"):
                 status.copy_to_host(back, stream=self.stream)
             self._sync()
@@ -707,6 +709,7 @@ class CudaSearch:
             with cuda_errors("copying the hit counts back"):
                 if self._tallies_host is None:
                     self._tallies_host = gpu.pinned_empty(self.tallies.shape[0], np.int64)
+                gpu.tally_event("downloads")
                 self.tallies.copy_to_host(self._tallies_host, stream=self.stream)
         self._sync()  # the last batch's copies
         return added
@@ -741,6 +744,7 @@ class CudaSearch:
         def copy():
             with cuda_errors("copying the hits back"):
                 for device, host in zip((self.pos, self.code, self.mis), out.columns):
+                    gpu.tally_event("downloads")
                     device[:n].copy_to_host(host[at:at + n], stream=s)
 
         self._queue("copy back", copy)
@@ -753,6 +757,7 @@ class CudaSearch:
         scan) the GPU's."""
         host = self._tallies_host
         if host is None:
+            gpu.tally_event("downloads")
             with cuda_errors("copying the hit counts back"):
                 host = self.tallies.copy_to_host(stream=self.stream)
             self._sync()
@@ -789,7 +794,7 @@ def warm_up(variant: str, groups, k: int, threads_per_block: int | None,
     """Compile (or load from the disk cache) the kernels of these length groups and the
     passes after them, on a tiny text that holds every slot's pattern (so that every pass
     has hits to work on)."""
-    from engine.kmismatch.driver import Counts
+    from engine.kmismatch.cpu_common import Counts
     from engine.kmismatch.hits import HitBuffer
 
     text = np.concatenate([np.asarray(pats, dtype=np.uint8).ravel() for _, pats, _ in groups]

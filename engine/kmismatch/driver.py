@@ -5,7 +5,8 @@ units of :func:`engine.slices.run_slices`), one length group of patterns after t
 other within a slice; :class:`Kernels` compiles (or loads) what the job's variant
 and backend need. CPU variants run a range scanner over many text chunks
 (:func:`scan`); cuda jobs go through ``engine.kmismatch.cuda``, imported only for
-them; dask jobs through engine/kmismatch/cluster.py.
+them. :class:`ScanProblem` is the job as a chunked problem (engine.executors): whole,
+streamed or on Dask.
 
 **CPU chunks.** Every chunk writes its hits into its own region of the result
 columns (no races, no atomics: stumpy's per-thread buffers, the study's opt3
@@ -19,16 +20,20 @@ from __future__ import annotations
 import dataclasses
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import numba
 import numpy as np
 
+from engine import registry
 from engine import config
+from engine.executors import ChunkedProblem
 from engine.jobs import Job
 from engine.kmismatch import cpu_naive, cpu_pmasm, cpu_shiftadd
-from engine.kmismatch.cpu_common import pack, tally
+from engine.kmismatch.cpu_common import Counts, pack, tally
 from engine.kmismatch.hits import HitBuffer, HitDensity, HitTable
+from engine.kmismatch.spec import SPEC
 from engine.sequences import COMPLEMENT_TABLE, Record, concat_with_offsets
 from engine.slices import Step
 
@@ -132,7 +137,7 @@ def build_model(variant: str, slot_patterns: np.ndarray, k: int,
 
 def _kernel(variant: str, backend: str):
     module = _MODULES[variant]
-    return module.scan_chunks_serial if backend == "serial" else module.scan_chunks_multicore
+    return module.scan_chunks_serial if registry.serial(backend) else module.scan_chunks_multicore
 
 
 _POOL = threading.local()
@@ -179,7 +184,7 @@ def scan(model: Model, text: np.ndarray, los, his, backend: str, abort: np.ndarr
         bases = np.zeros(active.size, dtype=np.int64)
         np.cumsum(c_cap[:-1], out=bases[1:])
         room = int(c_cap.sum())
-        if backend == "serial":
+        if registry.serial(backend):
             bases += out.room(room)
             target = out.columns
         else:
@@ -200,7 +205,7 @@ def scan(model: Model, text: np.ndarray, los, his, backend: str, abort: np.ndarr
         short = reached < c_hi
         kept = int(np.argmax(short)) + 1 if short.any() else active.size
         n = int(found[:kept].sum())
-        if backend == "serial":
+        if registry.serial(backend):
             at = len(out)
             out.keep(zip(bases[:kept].tolist(), found[:kept].tolist()))
             counts.add(out, at, at + n)
@@ -214,41 +219,6 @@ def scan(model: Model, text: np.ndarray, los, his, backend: str, abort: np.ndarr
     return len(out) - start
 
 
-class Counts:
-    """Hits per pattern, and per bin of each record's hit-density profile (at most
-    ``max_bins`` bins a record, of a power-of-two width, so binning is a shift)."""
-
-    def __init__(self, lengths, n_patterns: int, max_bins: int):
-        lengths = np.asarray(lengths, dtype=np.int64)
-        self.offsets = np.concatenate([[0], np.cumsum(lengths)])
-        self.shifts = np.array([int(-(-n // max_bins) - 1).bit_length() for n in lengths.tolist()],
-                               dtype=np.int64)
-        self.bin_starts = np.concatenate([[0], np.cumsum(((lengths - 1) >> self.shifts) + 1)])
-        self.pattern_hits = np.zeros(n_patterns, dtype=np.int64)
-        self.bins = np.zeros(int(self.bin_starts[-1]), dtype=np.int64)
-
-    def arrays(self):
-        return self.offsets, self.shifts, self.bin_starts, self.pattern_hits, self.bins
-
-    def add(self, out, lo: int, hi: int) -> None:
-        """Count hits lo..hi-1 of ``out`` (a HitBuffer)."""
-        pos, code, _ = out.columns
-        tally(pos, code, lo, hi, *self.arrays())
-
-    def recount(self, out) -> None:
-        """Count ``out`` again from nothing (after a scan was dropped half-way)."""
-        self.pattern_hits[:] = 0
-        self.bins[:] = 0
-        self.add(out, 0, len(out))
-
-    def density(self, records) -> tuple[HitDensity, ...]:
-        """One :class:`HitDensity` per record (in ``records`` order, as counted)."""
-        edges = self.bin_starts.tolist()
-        return tuple(HitDensity(rec.id, len(rec), 1 << shift, self.bins[a:z])
-                     for rec, shift, a, z in zip(records, self.shifts.tolist(), edges[:-1],
-                                                 edges[1:]))
-
-
 # -- compiling ---------------------------------------------------------------------------------
 
 class Kernels:
@@ -257,7 +227,7 @@ class Kernels:
 
     def __init__(self, job: Job):
         self.job = job
-        self.on_gpu = job.backend == "cuda"
+        self.on_gpu = registry.on_gpu(job.backend)
         self.slot_groups = slot_groups(job.inputs["patterns"], job.params["strands"])
 
     def compiled(self) -> bool:
@@ -268,7 +238,7 @@ class Kernels:
             return kcuda.compiled(job.variant, self.slot_groups, job.params["k"],
                                   job.params.get("threads_per_block"),
                                   len(job.inputs["patterns"]))
-        helpers = [tally] + ([pack] if job.backend == "multicore" else [])
+        helpers = [tally] + ([pack] if registry.threaded(job.backend) else [])
         return all(bool(f.signatures) for f in [_kernel(job.variant, job.backend)] + helpers)
 
     def warm_up(self) -> None:
@@ -347,7 +317,7 @@ class ScanRunner:
                 model = build_model(job.variant, slot_patterns, k, slot_code)
                 self.groups.append(_Group(m, model, min(model.slots, 8) / 8))
         self.pieces = 1  # chunks a slice is cut into
-        if job.backend == "multicore":
+        if registry.threaded(job.backend):
             self.pieces = config.KMISMATCH_CHUNKS_PER_THREAD * numba.get_num_threads()
         self.found = HitBuffer(pattern_ids=tuple(p.id for p in patterns),
                                pattern_lengths=tuple(len(p) for p in patterns),
@@ -448,35 +418,120 @@ def owned_hits(pos, code, mis, inner_offsets, pieces, offsets, pattern_lengths):
     return (p_base[piece] + column)[keep], code[keep], mis[keep]
 
 
-class OwnedHits:
-    """The hits of a text read in chunks (:class:`StreamedScanRunner`, :class:`ClusterScanRunner`),
-    each added as its chunk is scanned; at the end put in the in-memory order (window, then
-    slot) and counted, so the result is the same as one in-memory scan's."""
+class ChunkScan:
+    """One chunk's scan (an engine.executors.ChunkRun): a :class:`ScanRunner` over the
+    chunk's pieces; :meth:`take` hands back the hits it found since the last call that
+    its pieces own, in the whole text's coordinates (:func:`owned_hits`)."""
+
+    def __init__(self, problem: "ScanProblem", chunk, text, abort: np.ndarray):
+        from engine.streaming import piece_records
+
+        self.problem, self.pieces = problem, chunk.pieces
+        job = dataclasses.replace(problem.job, inputs={
+            "text": tuple(piece_records(problem.records, text)),
+            "patterns": problem.job.inputs["patterns"]})
+        # (a chunk's pieces are views of one reused buffer: nothing to keep packed)
+        self.runner = ScanRunner(job, problem.kernels, abort, cache_text=False)
+        self.first_slice = self.runner.first_slice
+        self._seen = 0
+
+    @property
+    def total(self) -> int:
+        return self.runner.total
+
+    @property
+    def done(self) -> int:
+        return self.runner.done
+
+    @property
+    def finished(self) -> bool:
+        return self.runner.finished
+
+    def step(self, budget: int) -> Step:
+        return self.runner.step(budget)
+
+    def take(self) -> tuple:
+        inner = self.runner
+        n = len(inner.found)
+        pos, code, mis = (col[self._seen:n] for col in inner.found.columns)
+        self._seen = n
+        return owned_hits(pos, code, mis, inner.offsets, self.pieces, self.problem.offsets,
+                          self.problem.pattern_lengths)
+
+
+class ScanProblem(ChunkedProblem):
+    """kmismatch as a chunked problem (engine.executors): one task per text chunk, all
+    patterns. Chunks overlap by the longest pattern - 1, so every window lies whole in the
+    piece that owns its last column, and that piece alone keeps the hit. Hits are merged
+    in any order; at the end they are put in the in-memory order (window, then slot) and
+    counted, so the result is one in-memory scan's. Progress counts text positions."""
+
+    spec = SPEC
+    setup_is_solve_time = True  # (the text packed, or uploaded to the GPU)
 
     def __init__(self, job: Job):
         from engine.streaming import FlatText
 
-        records: tuple[Record, ...] = job.inputs["text"]
-        patterns: tuple[Record, ...] = job.inputs["patterns"]
-        self.job = job
-        self.records = records
+        super().__init__(job)
+        patterns = job.inputs["patterns"]
         self.pattern_lengths = np.array([len(p) for p in patterns], dtype=np.int64)
-        flat = FlatText(records)
-        self.offsets = flat.offsets
-        self.found = HitBuffer(pattern_ids=tuple(p.id for p in patterns),
-                               pattern_lengths=tuple(self.pattern_lengths.tolist()),
-                               record_ids=tuple(r.id for r in records), text=flat,
-                               offsets=self.offsets)
-        self.counts = Counts([len(r) for r in records], len(patterns),
-                             config.KMISMATCH_DENSITY_BINS)
-        self.total = int(self.offsets[-1])
-        self.done = 0
+        self.overlap = int(self.pattern_lengths.max()) - 1
+        self.flat = FlatText(self.records)
+        self.offsets = self.flat.offsets
+        self.done = 0  # text positions of the tasks merged whole
         self._sorted = True
 
-    def _add(self, pos, code, mis) -> None:
+    @property
+    def records(self) -> tuple:
+        return self.job.inputs["text"]
+
+    @cached_property
+    def kernels(self) -> Kernels:
+        return Kernels(self.job)
+
+    @cached_property
+    def found(self) -> HitBuffer:
+        patterns = self.job.inputs["patterns"]
+        return HitBuffer(pattern_ids=tuple(p.id for p in patterns),
+                         pattern_lengths=tuple(self.pattern_lengths.tolist()),
+                         record_ids=tuple(r.id for r in self.records), text=self.flat,
+                         offsets=self.offsets)
+
+    @cached_property
+    def counts(self) -> Counts:
+        return Counts([len(r) for r in self.records], len(self.pattern_lengths),
+                      config.KMISMATCH_DENSITY_BINS)
+
+    def whole(self, abort: np.ndarray, threads: int | None) -> ScanRunner:
+        return ScanRunner(self.job, self.kernels, abort)
+
+    def open(self, task, text, abort: np.ndarray, threads: int | None) -> ChunkScan:
+        return ChunkScan(self, task.chunk, text, abort)
+
+    def merge(self, task, answer) -> None:
+        pos, code, mis = answer
         if len(pos):
             self.found.append(pos, code, mis)
             self._sorted = False
+
+    def task_done(self, task) -> None:
+        self.done += task.owned
+
+    def worker_job(self, gpu: bool) -> Job:
+        worker = super().worker_job(gpu)
+        if gpu:  # the GPU kernels' limits, said before any task (make_job's)
+            from engine.kmismatch.cuda_options import check_cuda_limits
+
+            check_cuda_limits(self.job.inputs["patterns"], self.job.params["strands"])
+        return worker
+
+    def compiled(self) -> bool:
+        return self.kernels.compiled()
+
+    def warm_up(self) -> None:
+        """Kernels.warm_up: a tiny text holding every slot's pattern, so that each of
+        the GPU's passes has hits to compile on."""
+        self.kernels.warm_up()
 
     def _finish(self) -> None:
         if self._sorted:
@@ -499,73 +554,3 @@ class OwnedHits:
     def density(self) -> tuple[HitDensity, ...]:
         self._finish()
         return self.counts.density(self.records)
-
-
-class StreamedScanRunner(OwnedHits):
-    """:class:`ScanRunner` over a text too large to hold whole (engine.streaming).
-
-    The text is read a chunk at a time and each chunk scanned by an in-memory
-    ScanRunner over its pieces (on cuda, a chunk's text is uploaded when it is opened).
-    Pieces overlap by the longest pattern - 1, so every window lies whole in the piece
-    that owns its last column; that piece alone keeps the hit, mapped to the whole text's
-    coordinates (:func:`owned_hits`).
-    """
-
-    def __init__(self, job: Job, kernels: Kernels, abort: np.ndarray, background):
-        super().__init__(job)
-        self.kernels, self.abort, self.background = kernels, abort, background
-        self.chunks = background.chunks(int(self.pattern_lengths.max()) - 1)
-        self._owned_before = 0
-        self._index = -1
-        self._inner = None
-        self._open_next()
-        self.first_slice = self._inner.first_slice if self._inner is not None else 1
-
-    @property
-    def finished(self) -> bool:
-        return self._index >= len(self.chunks)
-
-    def _open_next(self) -> None:
-        from engine.streaming import piece_records
-
-        if self._inner is not None:
-            chunk = self.chunks[self._index]
-            self.background.release(chunk)
-            self._owned_before += sum(p.end - p.own for p in chunk.pieces)
-            self.done = self._owned_before
-            self._inner = None
-        self._index += 1
-        if self.finished:
-            return
-        chunk = self.chunks[self._index]
-        text = self.background.text(chunk)
-        pieces = piece_records(self.records, text)
-        inner_job = dataclasses.replace(self.job, inputs={"text": tuple(pieces),
-                                                          "patterns": self.job.inputs["patterns"]})
-        # (a chunk's pieces are views of one reused buffer: nothing to keep packed)
-        self._inner = ScanRunner(inner_job, self.kernels, self.abort, cache_text=False)
-        self._seen = 0
-        self._owned = sum(p.end - p.own for p in chunk.pieces)
-
-    def step(self, budget: int) -> Step:
-        inner = self._inner
-        step = inner.step(budget)
-        self._take_new_hits()
-        if step.aborted:
-            return step
-        self.done = self._owned_before + self._owned * inner.done // max(1, inner.total)
-        finished, inner = inner.finished, None  # (a cuda chunk's memory goes before the next's)
-        if finished:
-            self._open_next()
-        return step
-
-    def _take_new_hits(self) -> None:
-        """The inner runner's new hits, mapped to the whole text, owned ones only."""
-        inner = self._inner
-        n = len(inner.found)
-        if n == self._seen:
-            return
-        pos, code, mis = (col[self._seen:n] for col in inner.found.columns)
-        self._seen = n
-        self._add(*owned_hits(pos, code, mis, inner.offsets, self.chunks[self._index].pieces,
-                              self.offsets, self.pattern_lengths))

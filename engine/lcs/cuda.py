@@ -23,7 +23,7 @@ import numpy as np
 
 from engine import config, gpu
 from engine.gpu import CudaFailure, cuda_errors, quiet_simulator
-from engine.lcs import driver
+from engine.lcs.passes import Pass, cpu_module
 from engine.lcs.cpu_common import BITS, SNAPSHOT, Sampling, split_evenly
 from engine.lcs.cuda_band import PAD, band_kernel, lane_layout, match_words_kernel
 from engine.lcs.cuda_diagonal import diagonal_kernel
@@ -237,7 +237,7 @@ class CudaPasses:
             raise ValueError(f"config.LCS_CUDA_TILE_COLUMNS[{job.variant!r}] must be >= 1, "
                              f"got {self.tile}")
         self.dev = gpu.Device(self.tpb, abort)
-        self.leaf_kernels = driver.cpu_module(job.variant)
+        self.leaf_kernels = cpu_module(job.variant)
         self.key = (self.variant, self.form, lane_layout(self.tpb), self.tile, self.snapshots,
                     self.task)
 
@@ -248,7 +248,7 @@ class CudaPasses:
     def new_pass(self, a: np.ndarray, b: np.ndarray, mode: int, sampling: Sampling | None = None):
         """A pass of ``a`` x ``b`` in ``mode``; traceback-bit (leaf) passes run on the CPU."""
         if mode == BITS:
-            return driver.Pass(self.leaf_kernels, a, b, "serial", BITS)
+            return Pass(self.leaf_kernels, a, b, "serial", BITS)
         if self.variant == "wavefront" and self.form == "diagonal":
             return DiagonalPass(self.dev, a, b, mode, sampling, self.tpb)
         return BandPass(self.dev, a, b, self.variant == "bitparallel", mode, sampling, self.tpb,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine import registry
 from engine.lcs.spec import SPEC
 from engine.registry import check_backend_only
 
@@ -15,7 +16,7 @@ def cuda_params(variant: str, backend: str, parallel: str | None, threads_per_bl
     of more than 32 threads must hold whole warps; fewer than 32 make one narrower band.
     """
     check_backend_only(SPEC, backend, threads_per_block=threads_per_block)
-    if backend != "cuda":
+    if not registry.on_gpu(backend):
         return {}
     if threads_per_block is None:
         return {}

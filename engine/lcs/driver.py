@@ -17,99 +17,20 @@ imported only for cuda jobs) and compiles them.
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 from typing import Iterator
 
 import numpy as np
 
+from engine import registry
 from engine import config
 from engine.jobs import Job
-from engine.lcs.cpu_common import BITS, PLAIN, SNAPSHOT, Sampling, no_sampling, traceback
+from engine.lcs.cpu_common import BITS, PLAIN, SNAPSHOT, Sampling, traceback
 from engine.sequences import DECODE_TABLE
 from engine.slices import Step
 
-_MODULES = {"rows": "engine.lcs.cpu_rows", "wavefront": "engine.lcs.cpu_wavefront",
-            "bitparallel": "engine.lcs.cpu_bitparallel"}
-
-#: Cells of a phase's first slice (later slices adapt to ``config.SLICE_SECONDS``).
-FIRST_SLICE_CELLS = 1 << 20
-
-
-def cpu_module(variant: str) -> ModuleType:
-    """The CPU kernel module of a variant (imports numba)."""
-    return importlib.import_module(_MODULES[variant])
-
-
-def _chunk_columns(n: int) -> int:
-    if config.LCS_TILE_COLUMNS:
-        return int(config.LCS_TILE_COLUMNS)
-    import numba
-
-    return max(1, -(-n // numba.get_num_threads()))
-
-
-def _band_rows(mod: ModuleType, m: int, backend: str) -> int:
-    """Rows per band of tiles: one strip on serial; on multicore about m / LCS_TILE_BANDS,
-    in whole strips (bitparallel strips are fixed by its register block)."""
-    strip = getattr(mod, "STRIP_ROWS", None) or config.LCS_STRIP_ROWS[mod.VARIANT]
-    if backend == "serial":
-        return strip
-    want = -(-m // config.LCS_TILE_BANDS)
-    return max(1, -(-want // strip)) * strip
-
-
-class Pass:
-    """One pass of a variant over ``a`` (rows) and ``b`` (columns), run in slices.
-
-    Serial grids are strips (bands of one strip) spanning all columns; multicore grids
-    are about ``config.LCS_TILE_BANDS`` bands by ``config.LCS_TILE_COLUMNS``
-    columns per chunk, or one chunk per thread.
-    """
-
-    def __init__(self, mod: ModuleType, a: np.ndarray, b: np.ndarray, backend: str, mode: int,
-                 sampling: Sampling | None = None):
-        a = np.ascontiguousarray(a, dtype=np.uint8)
-        b = np.ascontiguousarray(b, dtype=np.uint8)
-        chunk = b.shape[0] if backend == "serial" else _chunk_columns(b.shape[0])
-        self.mod = mod
-        self.grid = mod.prepare(a, b, _band_rows(mod, a.shape[0], backend), chunk, mode,
-                                sampling or no_sampling())
-        self.sweep = mod.sweep_serial if backend == "serial" else mod.sweep_multicore
-        self.cumulative = np.zeros(self.grid.nbands + self.grid.nchunks, dtype=np.int64)
-        np.cumsum(self.grid.cells_per_diagonal(), out=self.cumulative[1:])
-        self.diagonal = 0
-
-    @property
-    def total(self) -> int:
-        return int(self.cumulative[-1])
-
-    @property
-    def done(self) -> int:
-        return int(self.cumulative[self.diagonal])
-
-    @property
-    def finished(self) -> bool:
-        return self.diagonal == self.cumulative.shape[0] - 1
-
-    def run(self, budget_cells: int, abort: np.ndarray) -> int:
-        """Run whole tile anti-diagonals worth about ``budget_cells``; return the cells done."""
-        start = self.diagonal
-        last = self.cumulative.shape[0] - 1
-        goal = int(np.searchsorted(self.cumulative, self.cumulative[start] + budget_cells,
-                                   side="right")) - 1
-        stop = min(last, max(start + 1, goal))
-        g = self.grid
-        reached = int(self.sweep(g.mode, start, stop, g.nbands, g.nchunks, g.state, abort))
-        self.diagonal = reached
-        return int(self.cumulative[reached] - self.cumulative[start])
-
-    def last_row(self) -> np.ndarray:
-        """L[m, 0..n] (int64) once finished."""
-        return self.mod.last_row(self.grid)
-
-    def bits(self) -> np.ndarray:
-        return self.mod.bits(self.grid)
+from engine.lcs.passes import (FIRST_SLICE_CELLS, Pass, _chunk_columns,  # noqa: F401
+                                 cpu_module)
 
 
 def fits_traceback(m: int, n: int, max_words: int) -> bool:
@@ -206,7 +127,7 @@ def lcs_text(a: np.ndarray, b: np.ndarray, pairs0: np.ndarray) -> str:
 
 
 def _cpu_compiled(mod: ModuleType, backend: str) -> bool:
-    sweep = mod.sweep_serial if backend == "serial" else mod.sweep_multicore
+    sweep = mod.sweep_serial if registry.serial(backend) else mod.sweep_multicore
     return bool(sweep.signatures) and bool(traceback.signatures)
 
 
@@ -234,7 +155,7 @@ class Kernels:
         #: a full score pass runs for the length alone, or to sample the GUI's heatmap
         self.score_pass = self.task == "length" or job.snapshots
         self.score_mode = SNAPSHOT if job.snapshots else PLAIN
-        if job.backend == "cuda":
+        if registry.on_gpu(job.backend):
             from engine.lcs.cuda import CudaPasses
 
             self.gpu = CudaPasses(job, abort)

@@ -7,6 +7,7 @@ multi-block) of each variant, and for the multi-block diagonal the ``tiled`` fla
 
 from __future__ import annotations
 
+from engine import registry
 from engine.nw.scoring import Scores, value_range
 from engine.nw.spec import SPEC
 from engine.registry import check_backend_only
@@ -42,7 +43,7 @@ def cuda_params(variant: str, backend: str, parallel: str | None, flags, m: int,
     # 0 stands for "automatic", as None does.
     check_backend_only(SPEC, backend, threads_per_block=threads_per_block or None,
                        blocks=blocks or None)
-    if backend != "cuda":
+    if not registry.on_gpu(backend):
         return {}
     # In the registry's ranges already (make_job: registry.check_params); 0 picks one.
     tpb, count = threads_per_block or 0, blocks or 0

@@ -16,6 +16,7 @@ from typing import Iterator
 
 import numpy as np
 
+from engine import registry
 from engine import config
 from engine.nw.scoring import Scores, cast_scores, snapshot_scale, value_type
 from engine.slices import Step
@@ -36,7 +37,7 @@ class Kernels:
         import numba
 
         self._threads = numba.get_num_threads  # of the calling thread: set per slice
-        if backend == "serial":
+        if registry.serial(backend):
             if variant == "rows":
                 from engine.nw.cpu_rows import rows_tile as tile
             elif variant == "diagonal":
@@ -72,10 +73,10 @@ class Kernels:
         """Compute one tile; False when the cancel flag stopped it."""
         args = (a, b, top, left, bottom, right, *scores, rec_rows, rec_cols, snap, row0, col0, abort)
         if self.variant == "prefix":
-            if self.backend == "serial":
+            if registry.serial(self.backend):
                 return self._tile(*args, config.NW_PREFIX_LANES)
             return self._tile(*args, config.NW_PREFIX_LANES, self._threads())
-        if self.backend == "serial":
+        if registry.serial(self.backend):
             return self._tile(*args)
         th, tw = tile_shape(a.shape[0], b.shape[0], self._threads())
         return self._tile(self._kind, *args, th, tw)
@@ -84,7 +85,7 @@ class Kernels:
 def make_kernels(job) -> "Kernels":
     """The job's kernels: CPU ones here, CUDA ones from engine.nw.cuda (imported only for
     cuda jobs, so CPU paths never load numba.cuda)."""
-    if job.backend == "cuda":
+    if registry.on_gpu(job.backend):
         from engine.nw.cuda import CudaKernels
 
         return CudaKernels(job.variant, job.parallel, job.flags,

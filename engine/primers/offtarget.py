@@ -14,7 +14,7 @@ import csv
 import re
 from dataclasses import dataclass
 
-from engine import edit, gaps
+from engine import edit
 from engine.jobs import Job, drive
 from engine.sequences import Record
 
@@ -46,7 +46,7 @@ class OffTargetSite:
 
 
 def make_job(primer: Record, background, max_edits: int, *, variant=None, backend=None,
-             threads=None, scheduler=None, gap_min: int = gaps.GAP_MIN) -> Job:
+             threads=None, scheduler=None, gap_min: int | None = None) -> Job:
     """The edit-family search job behind an off-target report (both strands, with alignments;
     ``scheduler``: the dask backend's, engine.cluster; runs of at least ``gap_min`` N in the
     background are assembly gaps, engine.gaps)."""

@@ -37,7 +37,7 @@ from engine.primers.primer3_design import (PRIMER3_MIN_TEMPLATE, DesignSettings,
                                            check_pair, primer_lists, rejection_reason,
                                            template_text)
 from engine.sequences import Record, SequenceWarning, decode, encode, reverse_complement
-from engine.slices import Meter, compile_once, numba_threads, run_info
+from engine.slices import Meter, numba_threads, run_info
 
 __all__ = ["PairSettings", "PairsResult", "PrimerPair", "PrimerSite", "Rejection", "Specificity",
            "iter_solve", "make_job", "solve"]
@@ -144,7 +144,7 @@ class PairsResult:
 
 def make_job(target, background, k: int, settings: PairSettings | None = None, *, variant=None,
              backend=None, parallel=None, flags=None, threads=None, scheduler=None,
-             gap_min: int = gaps.GAP_MIN) -> Job:
+             gap_min: int | None = None) -> Job:
     """Check everything and return the job (``Job.family`` ``"pairs"``).
 
     ``variant``/``backend``/``parallel``/``flags`` are kdiff's (the specificity scan);
@@ -155,7 +155,8 @@ def make_job(target, background, k: int, settings: PairSettings | None = None, *
     """
     settings = settings or PairSettings()
     k = check_int("k", k, 1)
-    gap_min = check_int("gap_min", gap_min, 1)
+    background = tuple(background)
+    gap_min = gaps.resolve_gap_min(background, gap_min)  # (unset: a store background's own)
     target = tuple(gaps.as_background(target, gap_min))
     background = tuple(gaps.as_background(background, gap_min))
     if not target:
@@ -501,15 +502,12 @@ def _with_pcr(chosen, background, settings: pcr.PcrSettings, job: Job, cancel, m
     search = pcr.search_job(records, background, settings.max_edits, backend=job.backend,
                             threads=job.threads, scheduler=job.params.get("scheduler"),
                             gap_min=job.params.get("gap_min", gaps.GAP_MIN))
-    before = meter.elapsed
-    hits = yield from pcr.search_hits(search, cancel, meter, "in-silico PCR")
-    searched = meter.elapsed - before
-    yield from compile_once(pcr.Refiner())
     t0 = meter.elapsed
-    sites = meter.timed(lambda: pcr.find_sites(records, background, hits, settings))
+    sites = yield from pcr.iter_sites(pcr.sites_job(records, background, settings, search), meter,
+                                      cancel, "in-silico PCR")
     out = []
     for p, pair_names in zip(chosen, names):
         products = pcr.pair_sites(sites, background, settings, primers=set(pair_names))
         out.append(dataclasses.replace(p, products=tuple(products)))
-    phases["pcr"] = searched + meter.elapsed - t0
+    phases["pcr"] = meter.elapsed - t0
     return out

@@ -22,12 +22,12 @@ from typing import Generator
 import numpy as np
 
 from engine import gaps
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
+from engine.jobs import CancelToken, Job, Progress, RunInfo, drive
 from engine.primers import pcr
 from engine.primers.annotate import THERMO_MAX_LENGTH, TOO_LONG, Conditions
 from engine.primers.primer_sets import check_primers
 from engine.sequences import SequenceWarning
-from engine.slices import Meter, compile_once, numba_threads, run_info
+from engine.slices import Meter, numba_threads, run_info
 
 __all__ = ["PanelResult", "PanelSettings", "iter_solve", "make_job", "solve"]
 
@@ -63,14 +63,15 @@ class PanelResult:
 
 def make_job(primers, background=(), settings: PanelSettings | None = None, *, variant=None,
              backend=None, parallel=None, threads=None, scheduler=None,
-             gap_min: int = gaps.GAP_MIN) -> Job:
+             gap_min: int | None = None) -> Job:
     """The panel check's job; with a background, its cross-product search (``variant`` ...
     ``scheduler``: the edit family's, as for :func:`engine.primers.pcr.search_job`; runs of
     at least ``gap_min`` N in the background are assembly gaps, engine.gaps)."""
     settings = settings or PanelSettings()
     primers = check_primers(primers)
-    gap_min = check_int("gap_min", gap_min, 1)
-    background = tuple(gaps.as_background(background or (), gap_min))
+    background = tuple(background or ())
+    gap_min = gaps.resolve_gap_min(background, gap_min)  # (unset: a store background's own)
+    background = tuple(gaps.as_background(background, gap_min))
     search = None
     if background:
         search = pcr.search_job(primers, background, settings.pcr.max_edits, variant=variant,
@@ -138,9 +139,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     search = job.params["search"]
     if search is not None and meter.complete:
         background = job.inputs["background"]
-        hits = yield from pcr.search_hits(search, cancel, meter, "cross-products")
-        yield from compile_once(pcr.Refiner())
-        sites = meter.timed(lambda: pcr.find_sites(primers, background, hits, settings.pcr))
+        sites = yield from pcr.iter_sites(pcr.sites_job(primers, background, settings.pcr, search),
+                                          meter, cancel, "cross-products")
         products = tuple(meter.timed(lambda: pcr.pair_sites(sites, background, settings.pcr)))
     return PanelResult(run_info(job, meter), settings, tuple((p.id, p.text) for p in primers),
                        dg, tm, end, flagged, products, search is not None,

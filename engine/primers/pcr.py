@@ -32,27 +32,30 @@ Semantics (the README's, tested against a brute-force finder):
   its length is within [``min_product``, ``max_product``]. Products never cross
   records.
 
-On the ``dask`` backend each background chunk is a task that searches and refines its
-own hits on a worker (engine/primers/cluster.py); sites and products are then made
-over whole records, as here.
+Sites are a chunked problem (:class:`SitesProblem`): each background chunk is
+searched and its own hits refined, in this process or as a Dask task, inside the job's
+slices (progress and cancel); sites and products are then made over whole records.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Generator
 
 import numpy as np
 
-from engine import edit, gaps
+from engine import edit, gaps, registry
+from engine.edit.spec import SPEC as EDIT_SPEC
+from engine.executors import ChunkedProblem, Task
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers.pcr_columns import PcrProducts, PcrSites, Product, Site
 from engine.primers.primer_sets import check_primers
 from engine.sequences import Record, reverse_complement
-from engine.slices import Meter, compile_once, numba_threads, run_info
+from engine.slices import Meter, numba_threads, run_info
 
-__all__ = ["PcrProducts", "PcrResult", "PcrSettings", "PcrSites", "Product", "Site", "find_sites",
+__all__ = ["PcrProducts", "PcrResult", "PcrSettings", "PcrSites", "Product", "Site", "iter_sites",
            "iter_solve", "make_job", "pair_sites", "solve"]
 
 
@@ -100,13 +103,13 @@ class PcrResult:
 
 def search_job(primers, background, max_edits: int, *, variant=None, backend=None,
                parallel=None, flags=None, threads=None, scheduler=None,
-               gap_min: int = gaps.GAP_MIN) -> Job:
+               gap_min: int | None = None) -> Job:
     """The edit-family job that finds every end within ``max_edits`` (both strands).
 
     Primers are renamed to their indices; the background's records are passed as they are
     (a genome store's stay mapped; the hits' record column is their index, so names may
     repeat). A background too large to hold whole is streamed by the search
-    (engine/edit/streamed.py). Without a variant: ``myers`` for primers of up to 64 nt (with its ``simd`` flag, by
+    (engine.executors). Without a variant: ``myers`` for primers of up to 64 nt (with its ``simd`` flag, by
     default: all primers and strands read the background once), else ``myers-blocked``;
     ``task`` on cuda. ``scheduler``: the dask backend's (engine.cluster).
     """
@@ -119,7 +122,7 @@ def search_job(primers, background, max_edits: int, *, variant=None, backend=Non
         raise ValueError(f"max_edits ({max_edits}) must be smaller than the shortest primer "
                          f"({shortest} nt): every position would be a site")
     if variant is None:
-        if backend == "cuda":
+        if registry.on_gpu(backend):
             variant = "task"
         else:
             variant = "myers" if max(len(p) for p in primers) <= 64 else "myers-blocked"
@@ -131,7 +134,7 @@ def search_job(primers, background, max_edits: int, *, variant=None, backend=Non
 
 def make_job(primers, background, settings: PcrSettings | None = None, *, variant=None,
              backend=None, parallel=None, flags=None, threads=None, scheduler=None,
-             gap_min: int = gaps.GAP_MIN) -> Job:
+             gap_min: int | None = None) -> Job:
     """Check everything and return the job (``Job.family`` ``"pcr"``; ``iter_solve`` runs it).
 
     Parameters
@@ -144,18 +147,24 @@ def make_job(primers, background, settings: PcrSettings | None = None, *, varian
         The edit family's, for the site search (flags None: the variant's defaults).
     scheduler : str, optional
         dask only: a scheduler's address (None: a local cluster). The site search and the
-        refinement run chunk by chunk on the cluster (engine/primers/cluster.py).
+        refinement run chunk by chunk on the cluster (:class:`SitesProblem`).
     gap_min : int
         Runs of at least this many N in the background are assembly gaps (engine.gaps).
     """
     settings = settings or PcrSettings()
     primers = check_primers(primers)
-    gap_min = check_int("gap_min", gap_min, 1)
+    background = tuple(background)
+    gap_min = gaps.resolve_gap_min(background, gap_min)  # (unset: a store background's own)
     background = tuple(gaps.as_background(background, gap_min))
     search = search_job(primers, background, settings.max_edits, variant=variant, backend=backend,
                         parallel=parallel, flags=flags, threads=threads, scheduler=scheduler,
                         gap_min=gap_min)
-    return Job(family="pcr", inputs={"primers": primers, "background": background},
+    return sites_job(primers, background, settings, search)
+
+
+def sites_job(primers, background, settings: PcrSettings, search: Job) -> Job:
+    """The pcr job of a primer set whose site search (:func:`search_job`) is made."""
+    return Job(family="pcr", inputs={"primers": tuple(primers), "background": tuple(background)},
                variant=search.variant, backend=search.backend, parallel=search.parallel,
                flags=search.flags, params={"settings": settings, "search": search},
                threads=search.threads)
@@ -163,20 +172,6 @@ def make_job(primers, background, settings: PcrSettings | None = None, *, varian
 
 def solve(primers, background, settings: PcrSettings | None = None, **options) -> PcrResult:
     return drive(iter_solve(make_job(primers, background, settings, **options)))
-
-
-class Refiner:
-    """The refinement kernel as engine.slices.compile_once wants it."""
-
-    def compiled(self) -> bool:
-        from engine.primers import pcr_kernels
-
-        return pcr_kernels.compiled()
-
-    def warm_up(self) -> None:
-        from engine.primers import pcr_kernels
-
-        pcr_kernels.warm_up()
 
 
 def relabel(gen, message: str):
@@ -194,33 +189,17 @@ def relabel(gen, message: str):
 
 
 def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progress, None, PcrResult]:
-    """Yield Progress (the site search's, then the refinement's compile if needed); return a
-    :class:`PcrResult`. After a cancel: the sites and products of the hits found so far,
+    """Yield Progress (the sites' search and refinement, a compile first if needed); return
+    a :class:`PcrResult`. After a cancel: the sites and products of the hits refined so far,
     ``info.complete`` False."""
     cancel = cancel or CancelToken()
     settings: PcrSettings = job.params["settings"]
     primers, background = job.inputs["primers"], job.inputs["background"]
     meter = Meter(job, threads=numba_threads(job))
-    if job.backend == "dask":  # search and refinement per chunk on a cluster's workers
-        sites = yield from _cluster_sites(job, meter, cancel)
-    else:
-        hits = yield from search_hits(job.params["search"], cancel, meter, "primer sites")
-        yield from compile_once(Refiner())
-        sites = meter.timed(lambda: find_sites(primers, background, hits, settings))
+    sites = yield from iter_sites(job, meter, cancel, "primer sites")
     products = meter.timed(lambda: pair_sites(sites, background, settings))
     return PcrResult(run_info(job, meter), settings, tuple((p.id, p.text) for p in primers),
                      sites, products)
-
-
-def _cluster_sites(job: Job, meter: Meter, cancel: CancelToken):
-    """The sites of a dask job: each chunk's hits refined where they were found (the piece
-    that owns their end, engine/primers/cluster.py), merged into sites over whole records."""
-    from engine.cluster import run_on_cluster
-    from engine.primers.cluster import ClusterSites
-
-    runner = ClusterSites(job, cancel.flag)
-    yield from relabel(run_on_cluster(runner, meter, cancel), "primer sites")
-    return meter.timed(runner.sites)
 
 
 #: Search groups (primer x record x strand) one edit search plans at once. The search
@@ -230,47 +209,39 @@ def _cluster_sites(job: Job, meter: Meter, cancel: CancelToken):
 SEARCH_GROUPS = 1 << 20
 
 
-@dataclass(frozen=True)
-class SearchHits:
-    """The columns of edit search hits that :func:`find_sites` reads, merged over batches."""
+def iter_sites(job: Job, meter: Meter, cancel: CancelToken, message: str):
+    """Yield Progress (labelled ``message``); return the sites of a :func:`sites_job`:
+    each background chunk searched and its hits refined where their end is owned
+    (:class:`SitesProblem`), on the search's backend (engine.executors). Over many
+    records, a batch of records at a time (:data:`SEARCH_GROUPS`), so memory stays
+    bounded whatever the number of records x primers."""
+    from engine import executors
 
-    pattern: np.ndarray
-    record: np.ndarray
-    strand: np.ndarray
-    distance: np.ndarray
-    end: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.pattern)
-
-
-def search_hits(search: Job, cancel: CancelToken, meter: Meter, message: str):
-    """The hits of a :func:`search_job` (its sub-job's time and counts added to ``meter``);
-    over many records, a batch of records at a time (:data:`SEARCH_GROUPS`), so memory
-    stays bounded whatever the number of records x primers."""
-    patterns, texts = search.inputs["pattern"], search.inputs["text"]
-    per_record = max(1, len(patterns) * 2)  # (both strands)
-    batch = max(1, SEARCH_GROUPS // per_record)
-    if len(texts) <= batch or search.backend == "dask":
-        found = yield from relabel(edit.iter_solve(search, cancel), message)
-        absorb(meter, found.info)
-        return found.hits
-    records = [Record(str(i), p.codes) for i, p in enumerate(patterns)]
+    search: Job = job.params["search"]
+    primers, background = job.inputs["primers"], job.inputs["background"]
+    settings: PcrSettings = job.params["settings"]
+    executor = executors.for_backend(search.backend, search.params.get("scheduler"))
+    batch = max(1, SEARCH_GROUPS // max(1, len(primers) * 2))  # (both strands)
+    if len(background) <= batch or registry.on_cluster(search.backend):
+        answer = yield from relabel(executor.run(SitesProblem(job), meter, cancel), message)
+        return meter.timed(answer.sites)
     parts = []
-    for at in range(0, len(texts), batch):
-        part = search_job(records, texts[at:at + batch], search.params["k"],
-                          variant=search.variant, backend=search.backend,
-                          parallel=search.parallel, flags=search.flags, threads=search.threads,
-                          gap_min=search.params.get("gap_min", gaps.GAP_MIN))
-        last = min(at + batch, len(texts))
-        found = yield from relabel(edit.iter_solve(part, cancel),
-                                   f"{message} (records {at + 1:,}-{last:,} of {len(texts):,})")
-        absorb(meter, found.info)
-        h = found.hits
-        parts.append((h.pattern, h.record.astype(np.int64) + at, h.strand, h.distance, h.end))
+    for at in range(0, len(background), batch):
+        records = background[at:at + batch]
+        part = sites_job(primers, records, settings, search_job(
+            primers, records, search.params["k"], variant=search.variant,
+            backend=search.backend, parallel=search.parallel, flags=search.flags,
+            threads=search.threads, gap_min=search.params.get("gap_min", gaps.GAP_MIN)))
+        last = at + len(records)
+        label = f"{message} (records {at + 1:,}-{last:,} of {len(background):,})"
+        answer = yield from relabel(executor.run(SitesProblem(part), meter, cancel), label)
+        refined = answer.refined()
+        if refined is not None:
+            parts.append(refined[:1] + (refined[1] + at,) + refined[2:])
         if cancel.cancelled:
             break
-    return SearchHits(*(np.concatenate(column) for column in zip(*parts)))
+    refined = tuple(np.concatenate(cols) for cols in zip(*parts)) if parts else None
+    return meter.timed(lambda: site_table(primers, background, settings, refined))
 
 
 def absorb(meter: Meter, info: RunInfo) -> None:
@@ -279,25 +250,6 @@ def absorb(meter: Meter, info: RunInfo) -> None:
     meter.cells += info.cells
     meter.comparisons += info.comparisons
     meter.complete = meter.complete and info.complete
-
-
-def find_sites(primers, background, hits, settings: PcrSettings) -> PcrSites:
-    """Sites (see the module docstring) from the edit search hits (engine.edit.EditHits) of
-    :func:`search_job`, as columns: sorted by record, start, strand, primer."""
-    primers, background = tuple(primers), tuple(background)
-    if not len(hits):
-        return site_table(primers, background, settings, None)
-    pat = hits.pattern.astype(np.int64)
-    rec = hits.record.astype(np.int64)
-    minus = hits.strand.astype(np.int64)
-    dist = hits.distance.astype(np.int64)
-    # Columns (0-based, within each record) from here on; a site's positions are
-    # column + 1 + offset (a region keeps its record's numbering).
-    end = hits.end - 1 - record_shifts(background)[rec]
-    refined = _refine(primers, background, settings, pat, rec, minus, end)
-    return site_table(primers, background, settings,
-                      passing(settings, [len(p) for p in primers], pat, rec, minus, dist, end,
-                              *refined))
 
 
 def record_shifts(background) -> np.ndarray:
@@ -406,44 +358,6 @@ class Refinement:
                     pat, minus, end)
 
 
-def _refine(primers, background, settings: PcrSettings, pat, rec, minus, end):
-    """The :class:`Refinement` columns of every hit (:class:`Refinement`), the background
-    held whole, or read a chunk at a time when it is larger than config.STREAM_MEMORY_BASES:
-    a hit is refined in the piece that owns its end."""
-    from engine.streaming import Background
-
-    refine = Refinement(primers, settings)
-    bg = Background(background, "forward")
-    if bg.fits():
-        text = np.concatenate([r.codes for r in background]).astype(np.uint8) \
-            if len(background) > 1 else np.ascontiguousarray(background[0].codes, dtype=np.uint8)
-        t_offs = np.zeros(len(background) + 1, dtype=np.int64)
-        np.cumsum(bg.lengths, out=t_offs[1:])
-        out = refine(text, t_offs[rec], t_offs[rec], pat, minus, end)
-        return tuple(out.T)
-    out = np.zeros((rec.shape[0], 5), dtype=np.int64)
-    # The hits' ends laid end to end over the records, sorted: a piece's are a range of them.
-    base = np.zeros(len(background) + 1, dtype=np.int64)
-    np.cumsum(bg.lengths, out=base[1:])
-    flat = base[rec] + end
-    order = np.argsort(flat, kind="stable")
-    flat = flat[order]
-    for chunk in bg.chunks(max(len(p) for p in primers) + settings.max_edits):
-        piece_rec = np.array([p.record for p in chunk.pieces], dtype=np.int64)
-        p_own, p_end = (np.array([getattr(p, f) for p in chunk.pieces], dtype=np.int64)
-                        for f in ("own", "end"))
-        first = np.searchsorted(flat, base[piece_rec] + p_own, side="left")
-        last = np.searchsorted(flat, base[piece_rec] + p_end, side="left")
-        if not np.any(last > first):
-            continue
-        text = bg.text(chunk)
-        piece = np.repeat(np.arange(len(chunk.pieces)), last - first)
-        rows = order[np.concatenate([np.arange(a, b) for a, b in zip(first, last)])]
-        out[rows] = refine.in_pieces(text, piece, pat[rows], minus[rows], end[rows])
-        bg.release(chunk)
-    return tuple(out.T)
-
-
 def pair_sites(sites, background, settings: PcrSettings, primers=None) -> PcrProducts:
     """Every product of facing sites (see the module docstring), by record, start, end,
     then the primers' names, as columns.
@@ -499,3 +413,121 @@ def spans_gap(background, rec, start, end) -> np.ndarray:
         out[rows] = gaps.touches_gap(gaps.record_runs(record, gaps.GAP_CODE),
                                      start[rows] - 1 - record.offset, end[rows] - record.offset)
     return out
+
+
+# -- sites as a chunked problem ---------------------------------------------------------------
+#
+# One task per background chunk, the whole primer set: the edit search of the chunk
+# (engine.edit.problem: every end within ``max_edits`` that a piece owns), and the
+# refinement of those hits in that piece, whose overlap (longest primer + max_edits)
+# holds every alignment the refinement looks at (:class:`~engine.primers.pcr.Refinement`).
+# A task's answer is the hits that pass (:func:`~engine.primers.pcr.passing`), taken after
+# every slice, so a cancel keeps them. Merged in any order; candidates become
+# sites over whole records (:func:`~engine.primers.pcr.site_table`) once, at the end. In
+# this process and on Dask alike, the refinement runs inside the slices: progress and
+# cancel reach it however large the background.
+
+class ChunkSites:
+    """One chunk's search (engine.edit.problem.ChunkSearch) and the refinement of its hits
+    (an engine.executors.ChunkRun)."""
+
+    def __init__(self, search, problem: "SitesProblem"):
+        self.search, self.problem = search, problem
+        self.first_slice = search.first_slice
+
+    @property
+    def total(self) -> int:
+        return self.search.total
+
+    @property
+    def done(self) -> int:
+        return self.search.done
+
+    @property
+    def finished(self) -> bool:
+        return self.search.finished
+
+    def step(self, budget: int):
+        return self.search.step(budget)
+
+    def take(self) -> tuple:
+        """The passing refined hits found since the last call (the chunk's text still read)."""
+        problem = self.problem
+        rows, piece, _ = self.search.new_hits()
+        pat, rec = rows["pattern"].astype(np.int64), rows["record"].astype(np.int64)
+        minus, dist = rows["strand"].astype(np.int64), rows["distance"].astype(np.int64)
+        end = rows["end"] - 1 - problem.shifts[rec]
+        refined = problem.refine.in_pieces(self.search.text, piece, pat, minus, end).T
+        return passing(problem.settings, np.diff(problem.refine.p_offs), pat, rec, minus, dist,
+                       end, *refined)
+
+
+class SitesProblem(ChunkedProblem):
+    """A pcr job's sites (``job.params``: ``settings`` and the edit ``search`` job);
+    :meth:`sites` once run (after a cancel: those of the hits merged)."""
+
+    spec = EDIT_SPEC
+
+    def __init__(self, job: Job):
+        from engine.edit.problem import SearchProblem  # (numba: when a job runs)
+
+        super().__init__(job)
+        self.settings = job.params["settings"]
+        self.search = SearchProblem(job.params["search"])
+        self.overlap = self.search.overlap
+        self._parts: list[tuple] = []
+
+    @property
+    def records(self) -> tuple:
+        return self.job.inputs["background"]
+
+    @cached_property
+    def refine(self) -> Refinement:
+        return Refinement(self.job.inputs["primers"], self.settings)
+
+    @cached_property
+    def shifts(self) -> np.ndarray:
+        return record_shifts(self.records)
+
+    def total_units(self) -> int:
+        return self.search.total_units()
+
+    def weight(self, task: Task) -> int:
+        return self.search.weight(task)
+
+    def open(self, task: Task, text, abort: np.ndarray, threads: int | None) -> ChunkSites:
+        return ChunkSites(self.search.open(task, text, abort, threads), self)
+
+    def merge(self, task: Task, answer) -> None:
+        if len(answer[0]):
+            self._parts.append(answer)
+
+    def worker_job(self, gpu: bool) -> Job:
+        """The search as the workers run it (GPU workers: the cuda default variant)."""
+        search = self.search.worker_job(gpu)
+        return dataclasses.replace(self.job, backend=search.backend, variant=search.variant,
+                                   parallel=search.parallel, flags=search.flags,
+                                   threads=search.threads,
+                                   params={**self.job.params, "search": search})
+
+    def compiled(self) -> bool:
+        from engine.primers import pcr_kernels
+
+        return self.search.compiled() and pcr_kernels.compiled()
+
+    def warm_up(self) -> None:
+        """The generic tiny-chunk run, then the refinement kernels it may not reach (both
+        alignment kinds, and site_table's overlap test)."""
+        from engine.primers import pcr_kernels
+
+        super().warm_up()
+        pcr_kernels.warm_up()
+
+    def refined(self) -> tuple | None:
+        """The passing refined hits merged (:func:`passing`'s columns), or None."""
+        return tuple(np.concatenate(cols) for cols in zip(*self._parts)) if self._parts else None
+
+    def sites(self):
+        """The sites of the hits merged (:func:`site_table`)."""
+        return site_table(self.job.inputs["primers"], self.records, self.settings,
+                          self.refined())

@@ -188,3 +188,18 @@ def test_saved_values_are_taken_by_the_registry_rule(qtbot, settings):
     panel.restore_state("kdiff", {"params": {"k": "7", "strands": "sideways"}})
     assert panel.state()["params"]["k"] == 7
     assert panel.state()["params"]["strands"] == registry.family("kdiff").param("strands").default
+
+
+def test_gap_min_unset_shows_the_stores_value(qtbot, settings):
+    """Unset, gap_min is a store background's own (else 10): the spin box shows that below its
+    minimum and passes None; a number set is passed as given."""
+    panel = ParamsPanel(settings)
+    qtbot.addWidget(panel)
+    panel.set_family("kmismatch")
+    spin = panel._param_widgets["gap_min"]
+    assert panel.state()["params"]["gap_min"] is None
+    assert spin.value() == spin.minimum() and spin.text() == "store's, else 10"
+    spin.setValue(25)
+    assert panel.state()["params"]["gap_min"] == 25
+    spin.setValue(spin.minimum())
+    assert panel.state()["params"]["gap_min"] is None and spin.minimum() == 0

@@ -555,23 +555,33 @@ def test_panel_cross_products_run_on_the_cluster_at_scheduler(dask_cluster, sess
 
 
 def test_gpu_workers_take_the_chunks_of_a_cuda_job(monkeypatch):
-    """GPU workers' tasks get the chunks one cuda process streams (GPU_STREAM_BYTES of text),
-    not a CPU worker's smaller ones: each task is then a launch that fills the GPU."""
+    """GPU workers' tasks get chunks as large as one cuda process streams (GPU_STREAM_BYTES
+    of text, leads included), not a CPU worker's smaller ones: each task is then a launch
+    that fills the GPU. Either way the chunks' pieces own every column once."""
     from engine import edit
-    from engine.edit import cluster as edit_cluster
-    from engine.edit.streamed import search_overlap
-    from engine.streaming import Background
+    from engine.edit.problem import SearchProblem
 
     monkeypatch.setattr(config, "GPU_STREAM_BYTES", 4000)
     monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 500)
     monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
-    grid = cluster.TaskGrid(None, lambda gpu: None, None, None)
-    monkeypatch.setattr(cluster.TaskGrid, "gpu", property(lambda self: True))
     rng = np.random.default_rng(5)
-    records = [Record(f"r{i}", _random(rng, n)) for i, n in enumerate((9000, 2500))]
+    lengths = (9000, 2500)
+    records = [Record(f"r{i}", _random(rng, n)) for i, n in enumerate(lengths)]
     job = edit.make_job([Record("p", _random(rng, 20))], records, mode="search", k=2)
-    gpu_chunks = edit_cluster.search_chunks(job, grid)
-    assert gpu_chunks == Background(records, "forward", gpu=True).chunks(search_overlap(job))
+    problem = SearchProblem(job)
+
+    def chunks(gpu: bool):
+        grid = cluster.TaskGrid(None, lambda gpu: None, None, None)
+        monkeypatch.setattr(cluster.TaskGrid, "gpu", property(lambda self: gpu))
+        plan = grid.chunks(problem.records, problem.strands, problem.overlap)
+        for index, n in enumerate(lengths):  # owned ranges tile each record
+            owned = sorted((p.own, p.end) for c in plan for p in c.pieces if p.record == index)
+            assert owned[0][0] == 0 and owned[-1][1] == n
+            assert all(a[1] == b[0] for a, b in zip(owned, owned[1:]))
+        return plan
+
+    gpu_chunks = chunks(True)
+    assert all(c.bases <= 4000 for c in gpu_chunks)
     assert max(c.bases for c in gpu_chunks) > 2000  # GPU-sized, not STREAM_CHUNK_BASES
-    monkeypatch.setattr(cluster.TaskGrid, "gpu", property(lambda self: False))
-    assert max(c.bases for c in edit_cluster.search_chunks(job, grid)) <= 1000
+    cpu_chunks = chunks(False)
+    assert max(c.bases for c in cpu_chunks) <= 500 + problem.overlap

@@ -12,7 +12,8 @@ import pytest
 
 from engine import edit, kdiff, kmismatch, lcs, nw, registry
 from engine.cli import main
-from engine.sequences import load
+from engine.gaps import GAP_MIN_PARAM
+from engine.sequences import Record, load
 
 # Per family: the command line without the parameter under test, and make_job with valid
 # inputs; both on the serial backend (the values are checked before any backend's rules).
@@ -90,3 +91,52 @@ def test_closest_match_takes_the_family_rule_too():
         kdiff.closest_match("ACGT", load("ACGTACGT"), k=20_000)
     with pytest.raises(ValueError, match="^strands must be one of both, forward"):
         kdiff.closest_match("ACGT", load("ACGTACGT"), strands="reverse")
+
+
+@pytest.mark.parametrize("family", sorted(CALLS))
+def test_threads_reads_the_same_on_the_command_line_and_in_the_api(family, capsys):
+    """threads is no registry parameter (every family has it): one check serves both."""
+    positional, required, api = CALLS[family]
+    with pytest.raises(ValueError) as refused:
+        api(backend="multicore", threads=0)
+    assert str(refused.value) == "threads must be >= 1, got 0"
+    argv = [family, *positional, *sum(required.values(), []), "--threads", "0",
+            "--backend", "multicore", "--no-progress"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == f"primerscope: error: {refused.value}"
+
+
+def _gap_min_callers():
+    """make_job of every family and primer command with a background or text, given gap_min."""
+    from engine.primers import offtarget, pairs, panel, pcr
+
+    primers = [Record(name, load(s)[0].codes) for name, s in (("f", "ACGTACGTAA"),
+                                                               ("r", "TTGCATGCAA"))]
+    bg = load("ACGTACGTAATTTTTTTTTTGCATGCAA")
+    return {
+        "kdiff": lambda g: CALLS["kdiff"][2](backend="serial", gap_min=g),
+        "kmismatch": lambda g: CALLS["kmismatch"][2](backend="serial", gap_min=g),
+        "edit": lambda g: CALLS["edit"][2](backend="serial", gap_min=g),
+        "pcr": lambda g: pcr.make_job(primers, bg, backend="serial", gap_min=g),
+        "panel": lambda g: panel.make_job(primers, bg, backend="serial", gap_min=g),
+        "panel, no background": lambda g: panel.make_job(primers, gap_min=g),  # (no edit job)
+        "pairs": lambda g: pairs.make_job(bg, bg, 12, backend="serial", gap_min=g),
+        "off-target": lambda g: offtarget.make_job(primers[0], bg, 1, backend="serial",
+                                                   gap_min=g),
+    }
+
+
+@pytest.mark.parametrize("value", [int(GAP_MIN_PARAM.minimum) - 1, int(GAP_MIN_PARAM.maximum) + 1,
+                                   2.5])
+def test_gap_min_is_the_registrys_parameter_in_the_primer_layer_too(value):
+    """pcr, panel, pairs and off-target take gap_min by the registry's rule (GAP_MIN_PARAM),
+    as the families do: the same message for the same bad value, also where no family job
+    checks it after them (a panel without a background took 10^9 + 1)."""
+    messages = set()
+    for call in _gap_min_callers().values():
+        with pytest.raises(ValueError) as refused:
+            call(value)
+        messages.add(str(refused.value))
+    expected = (f"gap_min must be an integer, got {value!r}" if not isinstance(value, int)
+                else _expected(GAP_MIN_PARAM, value))
+    assert messages == {expected}

@@ -232,3 +232,34 @@ def test_cli_index_gap_min(tmp_path, capsys):
     assert load(out)[0].with_gap_min().gap_runs()[0].tolist() == [4, 20]
     assert cli_main(["index", str(path), "-o", str(tmp_path / "h.psg"), "--gap-min", "0"]) == 2
     assert "gap_min must be >= 1" in capsys.readouterr().err
+
+
+def test_unset_gap_min_is_the_stores_own(tmp_path):
+    """Issue #28: a store's gap_min is a property of its genome. An unset gap_min (API,
+    command line) takes it for a store background and 10 otherwise; an explicit value wins.
+    The 15-N run below is a gap at 10 (the site across it is lost) but not at 20 (N is any
+    base: the site is found with 0 edits)."""
+    from engine import kmismatch
+    from tests.reliability.helpers import run
+
+    flank = "GATTACAGGCT"
+    path = tmp_path / "g.fa"
+    path.write_text(">chr\n" + "CCCC" * 5 + flank + "N" * 15 + flank + "CCCC" * 5 + "\n")
+    at20 = tmp_path / "g20.psg"
+    store.build(path, at20, gap_min=20)
+    primer = flank + "A" * 15 + flank
+
+    def count(text, gap_min=None):
+        job = kmismatch.make_job(text, load(primer), 0, strands="forward", gap_min=gap_min,
+                                 backend="serial")
+        return job.params["gap_min"], gaps.resolve_gap_min(text, gap_min)
+
+    assert count(load(at20)) == (20, 20)
+    assert count(load(str(path))) == (10, 10)
+    assert count(load(at20), 10) == (10, 10)
+    assert gaps.as_background(load(at20))[0].gap_min == 20
+    assert gaps.as_background(load(at20), 12)[0].gap_min == 12
+    found = [run("offtarget", primer, background, "--max-edits", "0", "--no-progress", *extra)
+             for background, extra in ((at20, ()), (path, ()), (at20, ("--gap-min", "10")))]
+    assert [f.returncode for f in found] == [0, 0, 0], [f.stderr for f in found]
+    assert [len(f.stdout.strip().splitlines()) - 1 for f in found] == [1, 0, 0]

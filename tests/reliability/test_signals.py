@@ -38,28 +38,37 @@ PHASES = {"imports": ("_multiarray_umath",), "numba": ("libllvmlite",),
           "computing": ("omppool", "tbbpool", "workqueue")}
 
 
-def _wait_for_phase(proc, phase: str, timeout: float = 120) -> None:
-    """Return once ``proc`` has reached ``phase`` (a handshake on the process's own state,
-    not a guess of how long it takes on a busy machine)."""
+def _wait_until(proc, what: str, reached, timeout: float = 120) -> None:
+    """Return once ``reached()`` (a handshake on the process's own state, not a guess of how
+    long it takes on a busy machine); fail if ``proc`` ends first."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            pytest.fail(f"ended ({proc.returncode}) before the {phase} phase")
-        with open(f"/proc/{proc.pid}/maps") as maps:
-            if any(name in maps.read() for name in PHASES[phase]):
-                return
+            pytest.fail(f"ended ({proc.returncode}) before {what}")
+        if reached():
+            return
         time.sleep(0.002)
-    pytest.fail(f"no {phase} phase within {timeout} s")
+    pytest.fail(f"no {what} within {timeout} s")
+
+
+def _wait_for_phase(proc, phase: str, timeout: float = 120) -> None:
+    """Return once ``proc`` has reached ``phase`` (:data:`PHASES`)."""
+    def mapped() -> bool:
+        with open(f"/proc/{proc.pid}/maps") as maps:
+            return any(name in maps.read() for name in PHASES[phase])
+
+    _wait_until(proc, f"the {phase} phase", mapped, timeout)
 
 
 def _interrupt(args, when, sig, cwd, extra_env=None):
-    """Send ``sig`` to a run once it reaches phase ``when`` (or after ``when`` seconds)."""
+    """Send ``sig`` to a run once it reaches phase ``when`` (a name of :data:`PHASES`, or a
+    function that waits for the process given)."""
     proc = subprocess.Popen(command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=cwd, env=env(**(extra_env or {})))
     if isinstance(when, str):
         _wait_for_phase(proc, when)
     else:
-        time.sleep(when)
+        when(proc)
     sent = time.perf_counter()
     proc.send_signal(sig)
     try:
@@ -120,15 +129,26 @@ def test_signal_during_the_final_write_leaves_nothing(tmp_path):
 
 
 def test_a_run_after_an_interrupted_compile_works(tmp_path):
-    """Interrupted while numba compiled (fresh cache), the next run neither fails with
-    "no compiled object yet" nor leaves anything broken."""
-    cache = {"NUMBA_CACHE_DIR": tmp_path / "numba"}
+    """Interrupted while numba compiled (fresh cache: signalled once its first kernel is in
+    the cache, with more to come), the next run neither fails with "no compiled object
+    yet" nor leaves anything broken."""
+    folder = tmp_path / "numba"
+    cache = {"NUMBA_CACHE_DIR": folder}
     args = ["kdiff", "ACGTACGTTTGA", "ACGTTTGGA", "-k", "2", "--variant", "conventional"]
-    rc, err, _ = _interrupt(args, 1.0, signal.SIGINT, ROOT, cache)
+
+    def kernels() -> set:
+        return {p.name for p in folder.rglob("*.nbi")}
+
+    def compiling(proc) -> None:
+        _wait_until(proc, "a compiled kernel in the cache", kernels)
+
+    rc, err, _ = _interrupt(args, compiling, signal.SIGINT, ROOT, cache)
     assert (rc, err) == (130, MESSAGE + "\n")
+    interrupted = kernels()
     again = run(*args, extra_env=cache)
     assert again.returncode == 0 and again.stderr == "", again.stderr
     assert again.stdout.startswith("target_id")
+    assert interrupted < kernels()  # the signal landed with kernels still to compile
 
 
 def test_a_settled_run_ignores_signals_through_the_interpreters_exit():

@@ -141,45 +141,36 @@ def test_windows_never_span_two_records(method):
 
 
 @pytest.mark.parametrize("method", ["shared-mem", "pair-tile"])
-def test_several_windows_a_thread_across_records_and_ranges(method):
+def test_several_windows_a_thread_across_records_and_ranges(method, monkeypatch):
     """shared-mem takes 8 windows a thread, pair-tile 4 (tiles of 64 and 32 windows at 8
     threads a block): records of 63, 64, 65, 1, 13 and 130 symbols end inside tiles and
-    inside threads' windows, the text length is no multiple of the windows a thread, and
-    launches over window ranges that start at any offset (shared-mem realigns its chunk)
-    give exactly the hits of those windows."""
+    inside threads' windows, and the text length is no multiple of the windows a thread.
+    A text going up in pieces of 24 symbols is searched a piece at a time, in launches over
+    the windows that start 1 - m (mod 8) into a piece: at offsets 3, 1, 6 and 4 from a
+    tile's or a thread's first window (shared-mem realigns its chunk to a word), they give
+    exactly the hits of those windows."""
+    from engine import gpu
+
     rng = np.random.default_rng(21)
     pats = records([random_codes(rng, 6, 0.1), random_codes(rng, 9)], "p")
     lens = (63, 64, 65, 1, 13, 130)
     text = records([planted_text(rng, n, [p.codes for p in pats], copies=2) for n in lens], "t")
     for k in (1, 3):
         check(method, text, pats, k)
-    flat = np.concatenate([t.codes for t in text])
-    offsets = np.concatenate([[0], np.cumsum(lens)])
-    search = kcuda.CudaSearch(method, flat, offsets, slot_groups(pats, "both"), 2)
-    for g in search.groups:
-        end = len(flat) - g.m + 1
-        rows = []
-        for lo, hi in ((0, end), (1, 200), (3, 97), (6, 7), (130, end), (end - 5, end)):
-            n = search.run(g, lo, hi)
-            got = list(zip(*(search.dev.fetch(c[:n]).tolist() for c in (search.pos, search.code,
-                                                                        search.mis))))
-            if lo == 0:
-                rows = got
-                assert any(p < 64 for p, _, _ in got) and any(p >= 207 for p, _, _ in got)
-            assert got == [r for r in rows if lo <= r[0] < hi], (g.m, lo, hi)
+    monkeypatch.setattr(config, "GPU_UPLOAD_BYTES", 12)
+    for m in (6, 8, 11, 13):  # the longest pattern sets where a piece's windows start
+        pats = records([random_codes(rng, 5, 0.1), random_codes(rng, m, 0.1)], "p")
+        gpu.DEVICE_TEXTS.clear()  # (a text left on the GPU would go up in one piece)
+        with gpu.tally() as counts:
+            res = check(method, text, pats, 2)
+        assert counts.batches >= gpu.packed_bytes(sum(lens)) // 12 - 1  # a piece's each
+        assert len(res.hits) > 10
 
 
 def _expect_almost_no_hits(monkeypatch):
     """The searches size their hit room for almost no hits (a first guess far too low)."""
     monkeypatch.setattr(config, "KMISMATCH_CUDA_MIN_HITS", 1)
-    original_group = kcuda.CudaSearch._group
-
-    def pessimist(self, *args):
-        g = original_group(self, *args)
-        g.per_window = 1e-6
-        return g
-
-    monkeypatch.setattr(kcuda.CudaSearch, "_group", pessimist)
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_HIT_GUESS", 1e-6)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -509,54 +500,56 @@ def test_solving_the_same_records_again_reuses_the_packed_text():
 def test_collector_callbacks_inside_the_pools_locks_do_not_hang():
     """A dead text's weakref callback and a search's ``__del__`` run wherever the garbage
     collector does, also inside PACKED_TEXTS' or SPARES' own locked code on the same thread:
-    neither may block there (a plain lock hung the kmismatch GPU tests at random)."""
+    neither may block there (a plain lock hung the kmismatch GPU tests at random), and the
+    dead text's entry is gone at the next call."""
     import threading
 
     from engine import gpu
 
+    gpu.PACKED_TEXTS.clear()
+    owner = Record("t", np.ones(9, np.uint8))
+    assert gpu.PACKED_TEXTS.keep((owner,), np.zeros(8, np.uint8))
+    assert gpu.PACKED_TEXTS.get((owner,)) is not None
     done = threading.Event()
+    spare = np.zeros(8, dtype=np.uint8)
 
     def body():
+        nonlocal owner
         with gpu.PACKED_TEXTS.lock:
-            gpu.PACKED_TEXTS._drop((1, 2), object())  # as a callback fired in a locked section
+            owner = None  # its weakref callback fires here, inside the locked section
         with gpu.SPARES.lock:
-            gpu.SPARES.give("test", np.zeros(8, dtype=np.uint8))  # as __del__ inside take
+            gpu.SPARES.give("test", spare)  # as a search's __del__ inside take
         done.set()
 
     threading.Thread(target=body, daemon=True).start()
     assert done.wait(10), "a pool's lock blocked its own thread"
-    assert len(gpu.PACKED_TEXTS) >= 0  # (the noted entry purged under the lock)
+    assert len(gpu.PACKED_TEXTS) == 0  # the dead owner's text went at the next call
+    assert gpu.SPARES.take("test", 8) is spare
     gpu.SPARES.clear()
 
 
 def test_hit_columns_are_pooled_page_locked_memory():
-    """The result's columns are views of page-locked blocks from engine.gpu.PINNED; a block
-    goes back to the pool when the last result using it is gone, and the next solve takes it
-    again."""
+    """The result's columns are page-locked blocks from engine.gpu.PINNED: while a result
+    lives its blocks are its own (the next solve takes new ones); a block goes back to the
+    pool when the last result using it is gone, and the next solve takes it again."""
     from engine import gpu
 
     rng = np.random.default_rng(12)
     pats = records([random_codes(rng, 5)], "p")
     text = records([planted_text(rng, 120, [pats[0].codes])], "t")
+    check("shared-mem", text, pats, 2)  # (compiled)
+    gpu.PINNED.clear()  # (free blocks of earlier tests would serve the columns)
     res = check("shared-mem", text, pats, 2)
-    blocks = {id(c.base.base if c.base.base is not None else c.base)
-              for c in (res.hits.pos, res.hits.code, res.hits.mismatches)}
-
-    def block_of(column):
-        base = column
-        while isinstance(base, np.ndarray):
-            base = base.base
-        return base
-
-    held = [block_of(c) for c in (res.hits.pos, res.hits.code, res.hits.mismatches)]
-    assert all(isinstance(b, gpu._PinnedBlock) for b in held), blocks
-    raws = {id(b._raw) for b in held}
-    free_before = sum(len(v) for v in gpu.PINNED.free.values())
-    del res, held
-    assert sum(len(v) for v in gpu.PINNED.free.values()) >= free_before + len(raws)
-    res = check("shared-mem", text, pats, 2)
-    again = {id(block_of(c)._raw) for c in (res.hits.pos, res.hits.code, res.hits.mismatches)}
-    assert again & raws
+    columns = [c.copy() for c in (res.hits.pos, res.hits.code, res.hits.mismatches)]
+    with gpu.tally() as counts:
+        again = check("shared-mem", text, pats, 2)
+    assert counts.pinned >= 3  # res holds its blocks: one a column at least
+    del res, again  # (their blocks go back)
+    with gpu.tally() as counts:
+        res = check("shared-mem", text, pats, 2)
+    assert counts.pinned == 0
+    for a, b in zip(columns, (res.hits.pos, res.hits.code, res.hits.mismatches)):
+        assert np.array_equal(a, b)
 
 
 def test_a_job_leaves_its_device_memory_for_the_next():
@@ -754,9 +747,9 @@ def test_searches_take_their_streams_from_the_pool():
 
 
 def test_the_counts_come_back_with_the_last_scans_hits():
-    """The constants go up queued on the compute stream from page-locked staging that the
-    search holds; the counts come back with a scan's hits, so that reading them afterwards
-    copies and waits for nothing; before any scan they are read from the GPU (zeros)."""
+    """The constants go up queued on the compute stream (setting a search up waits for
+    nothing); the counts come back with a scan's hits, so that reading them afterwards copies
+    and waits for nothing; before any scan they are read from the GPU (zeros)."""
     from engine import gpu
     from engine.kmismatch.driver import Counts
     from engine.kmismatch.hits import HitBuffer
@@ -765,21 +758,21 @@ def test_the_counts_come_back_with_the_last_scans_hits():
     n = 200
     codes = np.resize(load("ACGT")[0].codes, n)
     counts = Counts([n], 1, config.KMISMATCH_DENSITY_BINS)
-    search = kcuda.CudaSearch("thread", codes, np.array([0, n]), slot_groups(pats, "both"), 0,
-                              counts=counts, n_patterns=1)
-    assert isinstance(search._staging.base, gpu._PinnedBlock)
-    search.fetch_counts(counts)
+    with gpu.tally() as setup:
+        search = kcuda.CudaSearch("thread", codes, np.array([0, n]),
+                                  slot_groups(pats, "both"), 0, counts=counts, n_patterns=1)
+    assert setup.waits == 0 and setup.downloads == 0
+    with gpu.tally() as before:
+        search.fetch_counts(counts)
+    assert (before.downloads, before.waits) == (1, 1)
     assert not counts.pattern_hits.any() and not counts.bins.any()
     out = HitBuffer(dtypes=search.dtypes)
     found = search.scan(0, n, out)
-    waits = []
-    search._sync = lambda: waits.append(1)
-    search.tallies = None  # (a copy from the GPU would fail)
-    search.fetch_counts(counts)
-    assert waits == []
+    with gpu.tally() as after:
+        search.fetch_counts(counts)
+    assert after.downloads == 0 and after.waits == 0
     cpu = kmismatch.solve([Record("t", codes)], pats, 0, backend="serial")
     assert found == len(cpu.hits) > 50
     assert np.array_equal(counts.pattern_hits, cpu.pattern_hits)
     assert np.array_equal(counts.bins, cpu.density[0].counts)
-    del search._sync
     search.close()

@@ -1,7 +1,8 @@
-"""edit search over a text too large to hold whole, a chunk at a time (engine.streaming).
+"""edit search as a chunked problem (engine.executors): :class:`SearchProblem`.
 
-A search (``pairing="all"``) whose text is over ``config.STREAM_MEMORY_BASES`` (cuda:
-``config.GPU_STREAM_BYTES``) is run chunk by chunk. A chunk's pieces are the text records
+A search (``pairing="all"``) runs on any executor: in this process its whole text at once
+when it fits (``config.STREAM_MEMORY_BASES``; cuda: ``config.GPU_STREAM_BYTES``), else
+chunk by chunk; on Dask one task per chunk. A chunk's pieces are the text records
 of an in-memory scan (engine.edit.driver's runners, any variant and backend) whose plan
 knows where each piece lies in its record (:class:`~engine.edit.driver.Pieces`):
 
@@ -18,22 +19,23 @@ The merge (:class:`ChunkMerge`, in any order of chunks): ``report="hits"`` hits 
 appended as found; a best hit of (pattern, strand, record) is the smallest (distance,
 end) over the record's pieces, final once every chunk holding a piece of the record is
 merged; a profile bin is the minimum over pieces. The result (hits, profiles) equals the
-in-memory path's. :class:`StreamedRunner` searches the chunks one after another here;
-the dask backend (engine/edit/cluster.py) runs a :class:`ChunkSearch` per chunk as a task.
+in-memory path's, whichever executor ran the chunks.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from functools import cached_property
 
 import numpy as np
 
 from engine.columns import ColumnBuffer
 from engine.edit.driver import UNSEEN, Collector, Pieces, Plan, make_runner
 from engine.edit.hits import HIT_DTYPES
+from engine.edit.spec import SPEC
+from engine.executors import ChunkedProblem, Task
 from engine.jobs import Job
 from engine.sequences import Record
-from engine.slices import Step
 from engine.streaming import FlatText
 
 
@@ -54,18 +56,18 @@ def whole_plan(job: Job, records) -> Plan:
 
 
 class ChunkSearch:
-    """One chunk's search: the in-memory runner (any variant and backend) over its pieces,
-    and what it found in the whole records' terms. ``text`` (the chunk's codes) is valid
-    until ``background`` reads the next chunk."""
+    """One chunk's search (an engine.executors.ChunkRun): the in-memory runner (any variant
+    and backend) over its pieces, and what it found in the whole records' terms. ``text``
+    (the chunk's engine.streaming.ChunkText) is valid until the next chunk is read."""
 
-    def __init__(self, job: Job, plan: Plan, background, chunk, abort: np.ndarray,
-                 threads: int | None):
+    def __init__(self, job: Job, plan: Plan, records, lengths: np.ndarray, text,
+                 abort: np.ndarray, threads: int | None):
         self.plan = plan
-        self.text = text = background.text(chunk)
-        records, offs = background.records, text.offsets
+        self.text = text
+        offs = text.offsets
         pieces = Pieces(text.codes, offs, np.array([p.start for p in text.pieces], dtype=np.int64),
                         np.array([p.own for p in text.pieces], dtype=np.int64),
-                        background.lengths[[p.record for p in text.pieces]])
+                        lengths[[p.record for p in text.pieces]])
         texts = tuple(Record(records[p.record].id, text.codes[offs[i]:offs[i + 1]],
                              offset=records[p.record].offset + p.start)
                       for i, p in enumerate(text.pieces))
@@ -77,6 +79,29 @@ class ChunkSearch:
         S, R = len(plan.strands), len(records)
         self._group = (inner.g_pattern * R + self._record[inner.g_rec]) * S + inner.g_strand
         self._rows = self._cigar_bytes = 0
+        self.first_slice = self.runner.first_slice
+
+    # -- the SliceRunner protocol: the inner runner's ------------------------------------------
+    @property
+    def total(self) -> int:
+        return self.runner.total
+
+    @property
+    def done(self) -> int:
+        return self.runner.done
+
+    @property
+    def finished(self) -> bool:
+        return self.runner.finished
+
+    def step(self, budget: int):
+        return self.runner.step(budget)
+
+    def take(self):
+        """(hit rows, CIGAR bytes, profile bins, their values) found so far (the profile
+        is the chunk's whole so far: a minimum, merged any number of times)."""
+        rows, _, cigar = self.new_hits()
+        return rows, cigar, *self.profile()
 
     def new_hits(self) -> tuple[dict, np.ndarray, np.ndarray]:
         """(rows, pieces, CIGAR bytes) of the hits found since the last call: rows with their
@@ -115,10 +140,10 @@ class ChunkMerge:
     profiles come, in any order of chunks (the ``collector`` and ``prof`` that
     engine.edit.iter_solve reads of a ScanRunner)."""
 
-    def __init__(self, job: Job, records):
+    def __init__(self, job: Job, records, plan: Plan | None = None):
         self.job = job
         self.records = tuple(records)
-        self.plan = whole_plan(job, self.records)
+        self.plan = plan if plan is not None else whole_plan(job, self.records)
         self.collector = Collector(self.plan, self, job.params["align"])
         self.best = self.plan.report == "best"
         self._prof = np.full(int(self.plan.prof_offs[-1]), UNSEEN, dtype=np.int64)
@@ -181,69 +206,78 @@ class ChunkMerge:
         return {"partial": self.collector.hit_table()}
 
 
-class StreamedRunner(ChunkMerge):
-    """The search's scan over a streamed text, a chunk after another (an
-    engine.slices.SliceRunner, with the ``lanes`` that engine.edit.iter_solve compiles).
+class SearchProblem(ChunkedProblem):
+    """An edit search over whole text records (``pairing="all"``) as a chunked problem:
+    one task per chunk (all patterns and strands), merged by :class:`ChunkMerge`. Units
+    are text columns x pattern instances."""
 
-    Units are text columns x pattern instances (one chunk's worth each: its bases)."""
+    spec = SPEC
 
-    def __init__(self, job: Job, abort: np.ndarray, threads: int | None, background):
-        super().__init__(job, background.records)
-        self.abort, self.threads, self.background = abort, threads, background
-        self.chunks = background.chunks(search_overlap(job))
-        self.expect(self.chunks)
-        instances = len(self.plan.p_offs) - 1
-        self._units = [instances * chunk.bases for chunk in self.chunks]
-        self.total = sum(self._units)
-        self.done = 0
-        self._index = -1
-        self._inner: ChunkSearch | None = None
-        self._open_next()
-        self.lanes = self._inner.runner.lanes  # what compile_once asks (any chunk's: the same)
-        self.first_slice = self._inner.runner.first_slice
+    def __init__(self, job: Job):
+        super().__init__(job)
+        self.overlap = search_overlap(job)
+        self.instances = len(job.inputs["pattern"]) * (2 if job.params["strands"] == "both"
+                                                        else 1)
 
     @property
-    def finished(self) -> bool:
-        return self._index >= len(self.chunks)
+    def records(self) -> tuple:
+        return self.job.inputs["text"]
 
-    def _open_next(self) -> None:
-        if self._inner is not None:
-            self._close()
-        self._index += 1
-        if self.finished:
-            return
-        self._inner = ChunkSearch(self.job, self.plan, self.background, self.chunks[self._index],
-                                  self.abort, self.threads)
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        return np.array([len(r) for r in self.records], dtype=np.int64)
 
-    def _close(self) -> None:
-        """Fold the finished chunk's profile in, settle the bests of the records it ended."""
-        self.add_profile(*self._inner.profile())
-        chunk = self.chunks[self._index]
-        self.background.release(chunk)
-        self._inner = None
-        self.chunk_done(chunk)
+    @cached_property
+    def plan(self) -> Plan:
+        """The whole records' plan (what a chunk's groups and profile bins map into)."""
+        return whole_plan(self.job, self.records)
 
-    def step(self, budget: int) -> Step:
-        inner = self._inner.runner
-        step = inner.step(budget)
-        rows, _, cigar = self._inner.new_hits()
-        self.add_hits(rows, cigar)
-        if step.aborted:
-            return step
-        units = self._units[self._index]
-        self.done = (sum(self._units[:self._index])
-                     + units * min(inner.done, inner.total) // max(1, inner.total))
-        finished, inner = inner.finished, None
-        if finished:
-            self._open_next()
-        return step
+    @cached_property
+    def merged(self) -> ChunkMerge:
+        """The client's answer (its ``collector`` is what edit.iter_solve reads)."""
+        return ChunkMerge(self.job, self.records, self.plan)
 
     @property
-    def prof(self) -> np.ndarray:
-        """The record profiles, the open chunk's included."""
-        if self._inner is not None:
-            self.add_profile(*self._inner.profile())
-        return self._prof
+    def collector(self) -> Collector:
+        return self.merged.collector
+
+    def total_units(self) -> int:
+        return self.instances * int(self.lengths.sum())
+
+    def weight(self, task: Task) -> int:
+        return self.instances * task.owned
+
+    def tasks(self, chunks) -> list[Task]:
+        self.merged.expect(chunks)
+        return super().tasks(chunks)
+
+    def open(self, task: Task, text, abort: np.ndarray, threads: int | None) -> ChunkSearch:
+        return ChunkSearch(self.job, self.plan, self.records, self.lengths, text, abort, threads)
+
+    def whole(self, abort: np.ndarray, threads: int | None):
+        return make_runner(self.job, abort, threads)
+
+    def merge(self, task: Task, answer) -> None:
+        rows, cigar, where, values = answer
+        self.merged.add_hits(rows, cigar)
+        self.merged.add_profile(where, values)
+
+    def task_done(self, task: Task) -> None:
+        self.merged.chunk_done(task.chunk)
+
+    def report(self) -> dict:
+        return self.merged.report()
+
+    def compiled(self) -> bool:
+        return self._tiny_lanes().compiled()
+
+    def _tiny_lanes(self):
+        """The lanes of the job's search over a tiny text: the kernels it compiles are the
+        job's (the same patterns, variant, backend and flags)."""
+        tiny = Record("w", np.array([1, 2, 4, 8, 15], dtype=np.uint8))
+        job = dataclasses.replace(self.job, inputs={"pattern": self.job.inputs["pattern"],
+                                                    "text": (tiny,)})
+        return make_runner(job, np.zeros(1, dtype=np.uint8), 1).lanes
 
 
 def _inner_groups(plan, rows) -> np.ndarray:

@@ -1,0 +1,180 @@
+"""The Dask executor: a problem's tasks on a cluster (engine.cluster's sessions and grid).
+
+The job as the workers run it (:meth:`ChunkedProblem.worker_job`) and the problem's type
+are scattered once; each worker rebuilds the problem from them once per job and process
+(engine.cluster.worker_state), warms it (the generic tiny-chunk run), and runs tasks to
+their end: ``(answer, cells, comparisons)`` per task. The client keeps a window of tasks
+in flight, merges answers as they complete (in any order; an ordered problem settles in
+task order and drops the tasks it no longer wants), inside run_slices' slices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import numpy as np
+
+from engine import cluster, config
+from engine.executors.protocol import ChunkedProblem, Task
+from engine.slices import Step, compile_once, run_slices
+
+
+@dataclass(frozen=True)
+class Shared:
+    """What every worker gets once: the problem's type and the job it is made from."""
+
+    token: str
+    problem: type
+    job: Any
+
+
+class _WorkerState:
+    """A job's problem on one worker process, and per thread a chunk reader."""
+
+    def __init__(self, shared: Shared):
+        self.job = shared.job
+        self.problem: ChunkedProblem = shared.problem(shared.job)
+        self.abort = np.zeros(1, dtype=np.uint8)
+
+    def background(self):
+        from engine.streaming import Background
+
+        return Background(self.problem.records, self.problem.strands)
+
+
+def _state(shared: Shared) -> _WorkerState:
+    return cluster.worker_state(shared, _WorkerState)
+
+
+def warm(shared: Shared) -> None:
+    """A job's first call on each worker: its kernels compiled or loaded."""
+    state = _state(shared)
+    cluster.task_threads(state.job.backend)
+    if not state.problem.compiled():
+        state.problem.warm_up()
+
+
+def run_task(shared: Shared, task: Task):
+    """One task run to its end on a worker: (answer, cells, comparisons)."""
+    state = _state(shared)
+    cluster.task_threads(state.job.backend)
+    background = cluster.per_thread(state, state.background)
+    run = state.problem.open(task, background.text(task.chunk), state.abort, 1)
+    cells = comparisons = 0
+    while not run.finished:
+        step = run.step(max(1, run.total))
+        cells += step.cells
+        comparisons += step.comparisons
+    answer = run.take()
+    background.release(task.chunk)
+    return answer, cells, comparisons
+
+
+class Dask:
+    """Runs problems on a Dask cluster: a local one (LocalCluster, or LocalCUDACluster with
+    a GPU and dask_cuda) or the one at ``scheduler``."""
+
+    def __init__(self, scheduler: str | None = None):
+        self.scheduler = scheduler
+
+    def connect(self):
+        """The session the tasks run in (closed when the job ends)."""
+        return cluster.Session(self.scheduler)
+
+    def runner(self, problem: ChunkedProblem, abort: np.ndarray) -> "DaskTasks":
+        return DaskTasks(problem, self, abort)
+
+    def run(self, problem: ChunkedProblem, meter, cancel):
+        """Start or reach the cluster (the compile phase), run the tasks; return the problem
+        with its merged answers, the session closed whatever happens."""
+        runner = self.runner(problem, cancel.flag)
+        try:
+            yield from compile_once(runner, runner.total,
+                                    "starting the Dask cluster…")
+            meter.threads = runner.threads
+            yield from run_slices(runner, meter, cancel)
+        finally:
+            runner.close()
+        return problem
+
+
+class DaskTasks:
+    """A problem's tasks on a cluster (a SliceRunner): submitted in order, at most the
+    grid's window in flight; each slice waits up to config.SLICE_SECONDS for answers."""
+
+    first_slice = 1
+
+    def __init__(self, problem: ChunkedProblem, executor: Dask, abort: np.ndarray):
+        self.problem, self.abort = problem, abort
+        self.grid = cluster.TaskGrid(executor.scheduler, self._shared, run_task, warm,
+                                     connect=executor.connect)
+        self.total = problem.total_units()
+        self.done = 0
+        self._todo: Iterator[Task] | None = None
+        self._next: Task | None = None
+        self._pending: dict = {}  # task -> merged? (ordered problems settle in this order)
+        self._stopped = False
+
+    # -- the compile phase: the cluster reached, its workers warm, the tasks planned --------
+    def compiled(self) -> bool:
+        return self.grid.ready()
+
+    def warm_up(self) -> None:
+        self.grid.open()
+        self.problem.task_seconds = config.CLUSTER_TASK_SECONDS
+        chunks = self.grid.chunks(self.problem.records, self.problem.strands,
+                                  self.problem.overlap)
+        self._todo = iter(self.problem.tasks(chunks))
+        self._next = next(self._todo, None)
+
+    def _shared(self, gpu: bool) -> Shared:
+        return Shared(self.grid.token(), type(self.problem), self.problem.worker_job(gpu))
+
+    @property
+    def threads(self) -> int:
+        return self.grid.threads
+
+    def close(self) -> None:
+        self.grid.close()
+
+    # -- the SliceRunner protocol -------------------------------------------------------------
+    @property
+    def finished(self) -> bool:
+        return self._stopped or (self._todo is not None and self._next is None
+                                 and not self.grid.in_flight)
+
+    def report(self) -> dict:
+        return self.problem.report()
+
+    def _fill(self) -> None:
+        while self._next is not None and self.grid.in_flight < self.grid.window:
+            task, self._next = self._next, next(self._todo, None)
+            if not self.problem.wanted(task):
+                continue
+            self.grid.submit(task, task)
+
+    def step(self, budget: int) -> Step:
+        problem = self.problem
+        self._fill()
+        units = cells = comparisons = 0
+        for task, (answer, c, q) in self.grid.collect(config.SLICE_SECONDS, self.abort):
+            problem.merge(task, answer)
+            problem.task_done(task)
+            owned = problem.weight(task)
+            self.done = min(self.total, self.done + owned)
+            units += owned
+            cells += c
+            comparisons += q
+        if self.abort[0]:
+            return Step(units, cells, comparisons, aborted=True)
+        if not problem.settle():
+            self._stopped = True
+            self.done = self.total
+        elif problem.ordered:
+            self.grid.drop(lambda task: not problem.wanted(task))
+        known = problem.units_done()
+        if known is not None:
+            self.done = known
+        self._fill()
+        return Step(units, cells, comparisons)

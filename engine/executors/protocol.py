@@ -1,0 +1,168 @@
+"""The chunked-problem protocol (see engine.executors): :class:`ChunkedProblem`, its
+:class:`Task` and :class:`ChunkRun`, and the generic tiny-chunk warm-up. Below the
+executors and the families' problems, which all import it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from engine import config
+from engine.streaming import Background, Chunk, Piece
+
+#: Bases of the tiny chunk the warm-up runs on (beyond the overlap).
+WARM_BASES = 64
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task: ``chunk`` of the background and, where the family cuts its work further,
+    a ``key`` (kdiff: target record and range of starts). Small to ship."""
+
+    chunk: Chunk
+    key: tuple = ()
+
+    @property
+    def owned(self) -> int:
+        """Background columns the chunk's pieces own (what progress counts)."""
+        return sum(p.end - p.own for p in self.chunk.pieces)
+
+
+class ChunkRun(Protocol):
+    """A task running on one chunk's text (an engine.slices.SliceRunner), and
+    :meth:`take`: the partial answer found since the last call (picklable; taken while
+    the chunk's text is still read)."""
+
+    total: int
+    done: int
+    first_slice: int
+    finished: bool
+
+    def step(self, budget: int): ...
+
+    def take(self) -> Any: ...
+
+
+class ChunkedProblem:
+    """A family's problem over a background (see the module docstring). A subclass sets
+    :attr:`family`, :attr:`overlap` and :attr:`strands` and gives :meth:`open`,
+    :meth:`merge`, :meth:`compiled` and, when it has one, :meth:`whole`; the client's merge
+    state is built lazily, so a worker that only runs tasks never builds it.
+
+    Made from a job alone (``type(problem)(job)``): that is how workers rebuild it from
+    :meth:`worker_job`."""
+
+    #: the family's FamilySpec (the variant and flags a Dask worker runs come from it)
+    spec = None
+    #: merges must come in task order (kdiff: a record's scan stops at the first start
+    #: whose suffix occurs whole, so later tasks may be dropped)
+    ordered: bool = False
+    strands: str = "forward"
+    overlap: int = 0
+    #: whether making the run (a text packed or uploaded, tables built) counts as solve time
+    #: (kmismatch: yes; kdiff and edit count their kernels' time only)
+    setup_is_solve_time: bool = False
+    #: about how long one task should take (an ordered problem sizes its tasks by it): a
+    #: slice in this process; the Dask executor sets config.CLUSTER_TASK_SECONDS
+    task_seconds: float = config.SLICE_SECONDS
+
+    def __init__(self, job):
+        self.job = job
+
+    # -- described once, known to every process ----------------------------------------------
+    @property
+    def records(self) -> tuple:
+        """The background records (a genome store's travel to workers as its path)."""
+        raise NotImplementedError
+
+    def tasks(self, chunks) -> list[Task]:
+        """The tasks over a chunk plan, in the order to run them: one per chunk."""
+        return [Task(chunk) for chunk in chunks]
+
+    def warm_task(self, chunk: Chunk) -> Task:
+        """The task :meth:`warm_up` runs on a tiny chunk (the first of :meth:`tasks`'
+        kind, without the client's bookkeeping)."""
+        return Task(chunk)
+
+    def wanted(self, task: Task) -> bool:
+        """Whether a task not run yet is still needed (ordered problems may stop early)."""
+        return True
+
+    def total_units(self) -> int:
+        """Progress units of the whole problem: the background's columns (every column is
+        owned by one piece of any chunk plan)."""
+        return sum(len(r) for r in self.records)
+
+    def units_done(self) -> int | None:
+        """Progress units done when the problem knows better than the sum of its finished
+        tasks' weights (kdiff: starts committed and skipped), else None."""
+        return None
+
+    def weight(self, task: Task) -> int:
+        """Progress units of a task: the columns it owns (edit: times pattern instances)."""
+        return task.owned
+
+    def open(self, task: Task, text, abort: np.ndarray, threads: int | None) -> ChunkRun:
+        """The task on ``text`` (its chunk's engine.streaming.ChunkText) with the job's
+        kernels."""
+        raise NotImplementedError
+
+    def whole(self, abort: np.ndarray, threads: int | None):
+        """The in-memory run over the whole background when it fits (a SliceRunner the
+        family reads its result from), or None to run chunks whatever the size."""
+        return None
+
+    # -- the client's side ----------------------------------------------------------------------
+    def merge(self, task: Task, answer) -> None:
+        """Fold a task's partial answer in (several per task in one process)."""
+        raise NotImplementedError
+
+    def task_done(self, task: Task) -> None:
+        """Every answer of ``task`` is merged."""
+
+    def settle(self) -> bool:
+        """After merges (ordered problems): commit what can be; False once nothing more is
+        needed (an early stop)."""
+        return True
+
+    def report(self) -> dict:
+        """Extra Progress fields after a slice (the partial answer)."""
+        return {}
+
+    def worker_job(self, gpu: bool):
+        """The job as a Dask worker runs it (engine.cluster.worker_job: the job's variant on
+        the workers' backend, one numba thread a task)."""
+        from engine import cluster
+
+        return cluster.worker_job(self.spec, self.job, gpu)
+
+    # -- kernels --------------------------------------------------------------------------------
+    def compiled(self) -> bool:
+        """Whether the job's kernels are compiled or loaded in this process."""
+        return False
+
+    def warm_up(self) -> None:
+        """Compile or load the kernels: the first task run on a tiny chunk of the
+        background (its answer dropped)."""
+        chunk = tiny_chunk(self.records, self.overlap)
+        if chunk is None:
+            return
+        background = Background(self.records, self.strands)
+        task = self.warm_task(chunk)
+        run = self.open(task, background.text(task.chunk), np.zeros(1, dtype=np.uint8), 1)
+        while not run.finished:
+            run.step(max(1, run.total))
+        run.take()
+        background.release(task.chunk)
+
+
+def tiny_chunk(records, overlap: int) -> Chunk | None:
+    """The first overlap + WARM_BASES columns of the longest record, owned whole (None when
+    every record is empty)."""
+    lengths = [len(r) for r in records]
+    if not lengths or max(lengths) == 0:
+        return None
+    index = int(np.argmax(lengths))
+    return Chunk((Piece(index, 0, min(lengths[index], int(overlap) + WARM_BASES), 0),))
