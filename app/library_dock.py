@@ -216,38 +216,48 @@ class LibraryDock(QDockWidget):
         super().showEvent(event)
 
     # -- adding ---------------------------------------------------------------------------------------
-    def add_entries(self, entries, source: str = "") -> bool:
-        """Add these entries (Tm/GC filled in on the worker thread, names made unique): the
-        dock shows itself, and ``added`` says when the rows are in the file."""
-        entries = list(entries)
+    def add_entries(self, entries, source: str = "", links=()) -> bool:
+        """Add these entries (Tm/GC filled in on the worker thread, names made unique; a
+        sequence the library holds is that oligo, not a new row) and link ``links``
+        ((forward sequence, reverse sequence, product size) of pairs): the dock shows itself,
+        and ``added`` says when the rows are in the file."""
+        entries, links = list(entries), list(links)
         if not entries or not self.ensure_open():
             return False
         self.show()
         self.raise_()
         if self.runner.running:
-            self._queue.append((entries, source))
+            self._queue.append((entries, source, links))
             return True
-        self._task = ("add", source)
+        self._task = ("add", source, links)
         self.status.setText(f"Adding {len(entries)} primer{'s' if len(entries) != 1 else ''}…")
         self.runner.start(lambda token: library.with_thermo(entries))
         self._update_buttons()
         return True
 
-    def _store(self, entries, source: str) -> None:
+    def _store(self, entries, source: str, links) -> None:
         try:
-            taken = [e.name for e in self.library.entries()]
-            added = self.library.add_many(library.unique_names(entries, taken))
+            added, linked = self.library.store(entries, links, rename=library.unique_names)
         except (ValueError, OSError, sqlite3.Error) as err:
             self._show_error(f"Cannot add to the library: {err}")
             return
         self.model.reload()
+        new = {e.sequence for e in added}
+        held = {e.sequence: e.name for e in self.model.entries()}
+        kept = list(dict.fromkeys(held[e.sequence] for e in (e.checked() for e in entries)
+                                  if e.sequence in held and e.sequence not in new))
         names = [e.name for e in added]
-        self._select(names)
+        self._select(names + kept)
         self.error.setVisible(False)
         where = f" from {source}" if source else ""
-        self.status.setText(f"Added {len(names)} primer{'s' if len(names) != 1 else ''}{where}: "
-                            f"{', '.join(names[:4])}{'…' if len(names) > 4 else ''}.")
-        self.added.emit(names)
+        said = [f"Added {len(names)} primer{'s' if len(names) != 1 else ''}{where}"
+                + (f": {', '.join(names[:4])}{'…' if len(names) > 4 else ''}" if names else "")]
+        if kept:
+            said.append(f"already held: {', '.join(kept[:4])}{'…' if len(kept) > 4 else ''}")
+        if linked:
+            said.append(f"{linked} pair{'s' if linked != 1 else ''} linked")
+        self.status.setText("; ".join(said) + ".")
+        self.added.emit(names + kept)
 
     def _select(self, names) -> None:
         wanted = set(names)
@@ -337,7 +347,11 @@ class LibraryDock(QDockWidget):
         if not chosen:
             self._show_error("The library is empty: add primers from a results table first.")
             return False
-        primers = [(e.name, e.sequence) for e in chosen]
+        # Each oligo once: a sequence held under two names would count its dimers twice.
+        primers: dict[str, tuple[str, str]] = {}
+        for e in chosen:
+            primers.setdefault(e.sequence, (e.name, e.sequence))
+        primers = list(primers.values())
         source = "the primer library" + (" (the selected ones)" if self.selected_entries() else "")
         self.panel_requested.emit(primers, source)
         return True
@@ -361,7 +375,7 @@ class LibraryDock(QDockWidget):
     def _on_finished(self, value) -> None:
         task, self._task = self._task, None
         if task[0] == "add":
-            self._store(value, task[1])
+            self._store(value, task[1], task[2])
         elif task[0] == "export":
             if self.host.exports.write(task[1], value, "file"):
                 self.status.setText(f"Wrote {task[1]}.")
@@ -376,8 +390,7 @@ class LibraryDock(QDockWidget):
     def _next(self) -> None:
         self._update_buttons()
         if self._queue and not self.runner.running:
-            entries, source = self._queue.pop(0)
-            self.add_entries(entries, source)
+            self.add_entries(*self._queue.pop(0))
 
     def runners(self) -> list:
         return [self.runner]

@@ -187,21 +187,22 @@ def primer_names(pair) -> tuple[str, str]:
 
 def library_entries(pairs, k: int | None, background: str = "") -> list[LibraryEntry]:
     """The primers of these pairs as library entries, each sequence once (a primer shared by
-    several pairs is one oligo to order: its notes name every pair), named as
+    several pairs is one oligo; :func:`library_links` says which pairs use it), named as
     :func:`panel_primers` names them; forward, then reverse, in pair order."""
     names = dict((seq, name) for name, seq in panel_primers(pairs))
     found: dict[str, tuple] = {}
     for p in pairs:
         for site, orientation in ((p.left, "forward"), (p.right, "reverse")):
-            _, used = found.setdefault(site.sequence, (
-                (p, site, orientation), []))
-            used.append(f"pair {p.rank} ({p.product_size} bp)")
-    out = []
-    for seq, ((p, site, orientation), used) in found.items():
-        out.append(LibraryEntry(names[seq], seq, orientation, p.target_id, site.start, site.end,
-                                k, background, round(site.tm, 2), round(site.gc_percent, 2),
-                                notes=", ".join(used)))
-    return out
+            found.setdefault(site.sequence, (p, site, orientation))
+    return [LibraryEntry(names[seq], seq, orientation, p.target_id, site.start, site.end, k,
+                         background, round(site.tm, 2), round(site.gc_percent, 2))
+            for seq, (p, site, orientation) in found.items()]
+
+
+def library_links(pairs) -> list[tuple[str, str, int]]:
+    """(forward sequence, reverse sequence, product size) of each pair: the library's pair
+    links (engine.primers.library.Library.store)."""
+    return [(p.left.sequence, p.right.sequence, p.product_size) for p in pairs]
 
 
 def panel_primers(pairs) -> list[tuple[str, str]]:

@@ -148,6 +148,11 @@ class ParamsPanel(QWidget):
         layout.addWidget(self.family_combo)
         layout.addWidget(self.family_help)
         layout.addWidget(self.params_box)
+        # A view's own biology (the Pairs tab's product sizes and Tm): set_biology.
+        self.biology_box = QGroupBox("Primer pairs")
+        self.biology_layout = QVBoxLayout(self.biology_box)
+        self.biology_box.setVisible(False)
+        layout.addWidget(self.biology_box)
         layout.addWidget(self.advanced)
         layout.addWidget(self.summary)
 
@@ -355,6 +360,19 @@ class ParamsPanel(QWidget):
         self.family_combo.blockSignals(True)
         self.family_combo.setCurrentIndex(self.family_combo.findData(self.family))
         self.family_combo.blockSignals(False)
+
+    def set_biology(self, widget: QWidget | None) -> None:
+        """Show a view's biology settings (the Pairs tab's product sizes and Tm) under the
+        family's parameters, before Advanced; None: hand back the one shown (its view is
+        going: detached, not deleted, as the view still holds it)."""
+        while self.biology_layout.count():
+            old = self.biology_layout.takeAt(0).widget()
+            if old is not None:
+                old.setParent(None)
+        if widget is not None:
+            self.biology_layout.addWidget(widget)
+            widget.show()
+        self.biology_box.setVisible(widget is not None)
 
     def _build_family(self) -> None:
         fam = self.spec

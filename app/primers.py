@@ -42,8 +42,10 @@ ANNOTATION_COLUMNS = (
     Column("GC %", "float", "", "GC content (%)"),
     Column("Tm (°C)", "float", "", "Melting temperature (°C), Primer3's nearest-neighbour model at the "
                               "reaction conditions set above"),
-    Column("hairpin ΔG (kcal/mol)", "float", "", "Most stable hairpin, ΔG in kcal/mol at 37 °C (0: none)"),
-    Column("hairpin Tm (°C)", "float", "", "Melting temperature of that hairpin (°C; 0: none)"),
+    Column("hairpin ΔG (kcal/mol)", "float", "", "Most stable hairpin, ΔG in kcal/mol at 37 °C "
+                                                "(none: no hairpin forms above 0 °C)"),
+    Column("hairpin Tm (°C)", "float", "", "Melting temperature of that hairpin (°C; none: no "
+                                          "hairpin)"),
     Column("dimer ΔG (kcal/mol)", "float", "", "Most stable self-dimer (homodimer), ΔG in kcal/mol at 37 °C"),
     Column("dimer Tm (°C)", "float", "", "Melting temperature of that self-dimer (°C)"),
     Column("3′ ΔG (kcal/mol)", "float", "", "3′ end stability: ΔG (kcal/mol) of the last 5 bases on their "
@@ -181,6 +183,28 @@ def annotate_all(sequences: Iterable[str], conditions: Conditions,
         notes.update(zip(chunk, annotate_many(chunk, conditions)))
         yield len(notes) / len(unique)
     return notes
+
+
+#: Primer3 reports a structure it did not find as 0 (ΔG and Tm), and one that melts at or below
+#: 0 °C does not form in a PCR: either reads "none" in a table (CSV exports keep the number).
+#: Each structure's ΔG column -> its Tm column, in :data:`ANNOTATION_COLUMNS`.
+STRUCTURE_TM = {"hairpin ΔG (kcal/mol)": "hairpin Tm (°C)", "hairpin Tm (°C)": "hairpin Tm (°C)",
+                "dimer ΔG (kcal/mol)": "dimer Tm (°C)", "dimer Tm (°C)": "dimer Tm (°C)"}
+
+
+def no_structure(tm) -> bool:
+    """Whether a structure's Tm means Primer3 found none that forms (see STRUCTURE_TM)."""
+    return isinstance(tm, (int, float)) and not isinstance(tm, bool) and tm <= 0
+
+
+def annotation_text(column: int, values: tuple) -> str | None:
+    """The shown text of annotation column ``column`` of a row's ``values``: "none" for a
+    structure Primer3 did not find, else None (the number, as usual)."""
+    title = ANNOTATION_COLUMNS[column].title
+    if title not in STRUCTURE_TM:
+        return None
+    tm = values[[c.title for c in ANNOTATION_COLUMNS].index(STRUCTURE_TM[title])]
+    return "none" if no_structure(tm) else None
 
 
 def annotation_values(note: Annotation | None) -> tuple:

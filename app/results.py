@@ -34,10 +34,13 @@ class ComputedColumnsModel(ResultsModel):
         super().__init__(parent)
         self.computed: tuple = ()
         self._values: Callable | None = None
+        self._text: Callable | None = None
 
-    def set_computed(self, columns, values: Callable | None) -> None:
+    def set_computed(self, columns, values: Callable | None, text: Callable | None = None) -> None:
+        """``text(j, row_values)``: the shown text of computed column j where it is not the
+        number (None: the number)."""
         self.beginResetModel()
-        self.computed, self._values = tuple(columns), values
+        self.computed, self._values, self._text = tuple(columns), values, text
         self.endResetModel()
 
     def computed_changed(self) -> None:
@@ -63,11 +66,16 @@ class ComputedColumnsModel(ResultsModel):
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or index.column() < len(self.columns):
             return super().data(index, role)
-        column = self.computed[index.column() - len(self.columns)]
-        value = self._values(self.item(index.row()))[index.column() - len(self.columns)]
+        j = index.column() - len(self.columns)
+        column = self.computed[j]
+        row = self._values(self.item(index.row()))
+        value = row[j]
         if role == Qt.ItemDataRole.DisplayRole:
             if value is None:
                 return ""
+            shown = self._text(j, row) if self._text is not None else None
+            if shown is not None:
+                return shown
             return f"{value:.4g}" if column.kind == "float" else str(value)
         if role == SORT_ROLE:
             return value

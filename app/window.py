@@ -350,6 +350,7 @@ class MainWindow(QMainWindow):
         self.tabs.clear()
         self.pages = []
         self.results.set_tools(None)
+        self.params.set_biology(None)
         self.family_views = list(self.adapter.create_views(self))
         self.throughput = ThroughputView(fam.metric)
         self.compare_view = CompareView()
@@ -373,6 +374,8 @@ class MainWindow(QMainWindow):
                 view.library_add_requested.connect(self.library_dock.add_entries)
             if hasattr(view, "panel_requested"):
                 view.panel_requested.connect(self.check_panel)
+            if hasattr(view, "biology"):  # product size and Tm beside k and strands
+                self.params.set_biology(view.biology)
         self.results.set_library_what(self.adapter.library_what)
         self.results.set_columns(self.adapter.table_columns(self.params.state()["params"]))
         self.controller.restore()

@@ -20,14 +20,16 @@ import pyqtgraph as pg
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDoubleSpinBox,
+                               QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QMenu, QPlainTextEdit,
-                               QProgressBar, QPushButton, QSpinBox, QSplitter, QTabWidget,
+                               QProgressBar, QPushButton, QSpinBox, QSplitter, QStackedWidget,
+                               QTabWidget,
                                QToolButton, QVBoxLayout, QWidget)
 
 from engine.jobs import Progress
 
 from app import pairs
-from app.primers import short_id
+from app.primers import no_structure, short_id
 from app.settings import load_json, save_json
 from app.table import ResultsFilter, ResultsModel, table_view
 from app.views import ResultView
@@ -58,8 +60,7 @@ class _DimerModel(ResultsModel):
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if role == Qt.ItemDataRole.DisplayRole and index.isValid() \
                 and self.columns[index.column()].title in NO_STRUCTURE_COLUMNS:
-            value = self.row_values(index.row())[index.column()]
-            if isinstance(value, (int, float)) and value <= 0:
+            if no_structure(self.row_values(index.row())[index.column()]):
                 return "none"
         return super().data(index, role)
 
@@ -91,7 +92,7 @@ def _int(lo: int, hi: int, tip: str) -> QSpinBox:
 
 class PairsView(ResultView):
     """Signals ``designed(result)`` when a design ends, ``library_add_requested(entries,
-    source)``, ``panel_requested(primers, source)`` and ``save_requested(text, title, name,
+    source, links)`` (links: the pairs, by their primers' sequences), ``panel_requested(primers, source)`` and ``save_requested(text, title, name,
     pattern)`` (the window's exports write the file).
 
     ``job_inputs()`` returns the target, background, k, selection and threads of the kdiff
@@ -102,7 +103,7 @@ class PairsView(ResultView):
     empty_hint = ("Load a target and a background (File or Demo menu, e.g. Demo ▸ Primer pairs: "
                   "lambda vs E. coli 536) to design specific primer pairs here.")
     designed = Signal(object)
-    library_add_requested = Signal(object, str)
+    library_add_requested = Signal(object, str, object)
     panel_requested = Signal(object, str)
     save_requested = Signal(str, str, str, str)
 
@@ -187,10 +188,21 @@ class PairsView(ResultView):
         regions_menu.addSeparator()
         regions_menu.addAction("Clear the regions", self.clear_regions)
         self.regions_button.setMenu(regions_menu)
+        # The biology of a pair (product size, Tm) sits in the first panel beside k and strands
+        # (ParamsPanel.set_biology): the window moves this widget there; alone it is row 1's.
+        self.biology = QWidget()
+        biology = QFormLayout(self.biology)
+        biology.setContentsMargins(0, 0, 0, 0)
+        tm_row = QHBoxLayout()
+        for widget in (self.tm_opt, QLabel("°C  ΔTm ≤"), self.tm_diff, QLabel("°C")):
+            tm_row.addWidget(widget)
+        tm_row.addStretch(1)
+        biology.addRow("Product sizes (bp)", self.ranges)
+        biology.addRow("Primer Tm opt.", tm_row)
         row1 = QHBoxLayout()
-        for widget in (QLabel("Product sizes"), self.ranges, QLabel("Tm opt."), self.tm_opt,
-                       QLabel("°C  ΔTm ≤"), self.tm_diff, QLabel("Pairs"), self.num_return,
-                       QLabel("3′ apart ≥"), self.distance, QLabel("PCR edits ≤"), self.max_edits):
+        row1.addWidget(self.biology)
+        for widget in (QLabel("Pairs"), self.num_return, QLabel("3′ apart ≥"), self.distance,
+                       QLabel("PCR edits ≤"), self.max_edits):
             row1.addWidget(widget)
         row1.addStretch(1)
         self.used = QLabel()  # what Primer3 is told: the filters' bounds and the conditions
@@ -306,10 +318,26 @@ class PairsView(ResultView):
         self.track = QWidget()
         layout = QVBoxLayout(self.track)
         layout.setContentsMargins(0, 0, 0, 0)
+        # Before a design the plot would show empty placeholder axes (0.2-0.8): a note instead,
+        # until there is a track or a region to place on it.
+        self.track_empty = QLabel("No design yet. Design pairs to see the target's track here; "
+                                  "Regions ▸ adds Primer3's regions on it.")
+        self.track_empty.setObjectName("empty")
+        self.track_empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.track_empty.setWordWrap(True)
+        self.track_stack = QStackedWidget()
+        self.track_stack.addWidget(self.track_empty)
+        self.track_stack.addWidget(self.widget)
         layout.addWidget(self.record_combo)
-        layout.addWidget(self.widget, 1)
+        layout.addWidget(self.track_stack, 1)
         layout.addWidget(self.caption)
         self._caption_idle()
+        self._show_track()
+
+    def _show_track(self) -> None:
+        """The plot once there is something on it (a design's track, or a region), else the note."""
+        drawn = self._spec() is not None or bool(self.region_items)
+        self.track_stack.setCurrentWidget(self.widget if drawn else self.track_empty)
 
     def _build_tables(self) -> None:
         self.model = _DimerModel(self)
@@ -403,6 +431,7 @@ class PairsView(ResultView):
         self.plot.addItem(item)
         self.region_items.append((kind, item))
         self._show_regions()
+        self._show_track()
         return item
 
     def clear_regions(self) -> None:
@@ -410,6 +439,7 @@ class PairsView(ResultView):
             self.plot.removeItem(item)
         self.region_items = []
         self._show_regions()
+        self._show_track()
 
     def regions(self) -> list[tuple[str, int, int]]:
         """(kind, start, end) of each region on the track: whole bases, 1-based inclusive."""
@@ -583,7 +613,9 @@ class PairsView(ResultView):
             self.band.show(None, 0)
             self._draw_selected()
             self._caption_idle()
+            self._show_track()
             return
+        self._show_track()
         offset = self._offsets.get(spec.target_id, 0)
         x = offset + 1 + np.arange(len(spec.left), dtype=float)
         fwd = np.where(spec.left > 0, spec.left, np.nan).astype(float)
@@ -697,7 +729,7 @@ class PairsView(ResultView):
         if not chosen:
             return False
         entries = pairs.library_entries(chosen, self.result.k, self._background)
-        self.library_add_requested.emit(entries, "the Pairs view")
+        self.library_add_requested.emit(entries, "the Pairs view", pairs.library_links(chosen))
         return True
 
     def check_panel(self) -> bool:

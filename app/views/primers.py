@@ -103,7 +103,8 @@ class PrimerTools(ResultView):
             self._fill_filters(primers.default_filter_values(), primers.default_filter_enabled())
             self.filters = primers.make_filters(*self._filter_values())
         self._show_enabled()
-        results.model.set_computed(primers.ANNOTATION_COLUMNS, self._row_values)
+        results.model.set_computed(primers.ANNOTATION_COLUMNS, self._row_values,
+                                   primers.annotation_text)
         self._show_status("Annotated when a run ends")
 
     # -- construction --------------------------------------------------------------------------

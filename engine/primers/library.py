@@ -6,9 +6,17 @@ so two writers queue instead of failing half-way), on a WAL journal with a busy
 timeout: two windows or processes writing at once both keep their rows, and a
 process killed in the middle of a write leaves the file as of the last commit.
 
-Each entry records the name (unique), sequence (5'->3'), orientation, the target it
+Each entry (an oligo) records the name (unique), sequence (5'->3'), orientation, the target it
 was designed on and its coordinates there, the k and background it was checked
-against, Tm and GC, notes and the date it was added.
+against, Tm and GC, notes and the date it was added. A ``pairs`` table links two oligos
+into a designed pair (:meth:`Library.store`), so a reverse primer shared by four pairs is one
+row: ordered once, checked in a panel once.
+
+**Schema versions.** Version 1 had the oligo table only (the window stored a shared primer
+once per add, under a new name each time). Opening such a file for writing migrates it in the
+set-up's one transaction: its rows stay, the sequence index and pairs table are added.
+``library add`` and ``import`` still take a name the user chose for a sequence already held
+(a deliberate second name); :meth:`Library.store`, which the window's adds use, does not.
 
 **Names** are compared after Unicode NFKC normalisation and must then be printable
 ASCII (letters, digits, punctuation, spaces): full-width and other compatibility forms
@@ -52,7 +60,7 @@ from engine.sequences import SequenceError, SequenceWarning, decode, encode, rev
 __all__ = ["COLUMNS", "Library", "LibraryEntry", "default_path"]
 
 ORIENTATIONS = ("forward", "reverse", "")
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: SQLite's application id of a primer library ("PSLB"): marks the file as ours.
 APPLICATION_ID = 0x50534C42
 #: The largest coordinate and k a library stores (SQLite's integers are 64-bit; a number
@@ -74,8 +82,19 @@ CREATE TABLE IF NOT EXISTS primers (
     gc_percent   REAL,
     notes        TEXT NOT NULL DEFAULT '',
     created      TEXT NOT NULL
-)
+);
+CREATE INDEX IF NOT EXISTS primers_sequence ON primers (sequence);
+CREATE TABLE IF NOT EXISTS pairs (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    forward      INTEGER NOT NULL REFERENCES primers (id),
+    reverse      INTEGER NOT NULL REFERENCES primers (id),
+    product_size INTEGER,
+    created      TEXT NOT NULL,
+    UNIQUE (forward, reverse)
+);
 """
+#: The tables a library file may hold (any other marks another application's database).
+_TABLES = {"primers", "pairs", "sqlite_sequence"}
 
 
 def default_path() -> Path:
@@ -205,12 +224,16 @@ class Library:
             if self._recognise() and readonly:
                 return
             if readonly:  # (an in-memory stand-in for a library not made yet)
-                self._db.execute(_SCHEMA)
+                self._db.executescript(_SCHEMA)
                 return
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = FULL")
             with self.transaction(change=False) as db:
-                db.execute(_SCHEMA)
+                # Version 1 -> 2 is the schema's new index and pairs table, made here inside
+                # the set-up's one transaction: all or nothing. (executescript would COMMIT.)
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         except sqlite3.DatabaseError as exc:
@@ -228,8 +251,8 @@ class Library:
         app = db.execute("PRAGMA application_id").fetchone()[0]
         tables = {r[0] for r in db.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if app not in (0, APPLICATION_ID) or tables - {"primers", "sqlite_sequence"}:
-            other = sorted(tables - {"primers", "sqlite_sequence"})
+        if app not in (0, APPLICATION_ID) or tables - _TABLES:
+            other = sorted(tables - _TABLES)
             what = (f"tables {', '.join(map(repr, other[:3]))}" if other
                     else f"application id {app:#x}")
             raise ValueError(f"{self.path}: not a primer library but another application's "
@@ -282,6 +305,13 @@ class Library:
 
     def _insert(self, checked: list[LibraryEntry], progress=None) -> list[LibraryEntry]:
         """:meth:`add_many` of entries already checked (LibraryEntry.checked)."""
+        with self.transaction() as db:
+            self._insert_in(db, checked, progress)
+        return checked
+
+    def _insert_in(self, db, checked: list[LibraryEntry], progress=None) -> None:
+        """Insert checked entries inside the caller's transaction; ValueError for a name
+        given twice or already held."""
         seen: set[str] = set()
         for e in checked:  # (a set: the list scan this was made 40k rows take 79 s)
             if e.name in seen:
@@ -289,16 +319,45 @@ class Library:
             seen.add(e.name)
         cols = COLUMNS
         sql = f"INSERT INTO primers ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
+        for at in range(0, len(checked), PROGRESS_ROWS):
+            part = checked[at:at + PROGRESS_ROWS]
+            taken = _taken(db, [e.name for e in part])
+            if taken:
+                raise ValueError(f"the library already has a primer named {taken!r}")
+            db.executemany(sql, [tuple(getattr(e, c) for c in cols) for e in part])
+            if progress is not None:
+                progress(at + len(part), len(checked))
+
+    def store(self, entries, pairs=(), rename=None) -> tuple[list[LibraryEntry], int]:
+        """Keep these oligos and link these pairs, in one transaction: an entry whose sequence
+        the library (or an earlier entry) already has is that oligo, not a new row. ``pairs``:
+        (forward sequence, reverse sequence, product size); a link already held is kept once.
+        ``rename(entries, taken_names)``: new names for new entries whose names are taken
+        (else a taken name is a ValueError). Returns (the entries added, pairs linked)."""
+        checked = [e.checked() for e in entries]
+        links = [(_normalised(f), _normalised(r), size) for f, r, size in pairs]
         with self.transaction() as db:
-            for at in range(0, len(checked), PROGRESS_ROWS):
-                part = checked[at:at + PROGRESS_ROWS]
-                taken = _taken(db, [e.name for e in part])
-                if taken:
-                    raise ValueError(f"the library already has a primer named {taken!r}")
-                db.executemany(sql, [tuple(getattr(e, c) for c in cols) for e in part])
-                if progress is not None:
-                    progress(at + len(part), len(checked))
-        return checked
+            held = _held(db, [e.sequence for e in checked])
+            new: dict[str, LibraryEntry] = {}
+            for e in checked:
+                if e.sequence not in held:
+                    new.setdefault(e.sequence, e)
+            fresh = list(new.values())
+            if rename is not None:
+                fresh = rename(fresh, [r[0] for r in db.execute("SELECT name FROM primers")])
+            self._insert_in(db, fresh)
+            ids = dict(db.execute("SELECT sequence, id FROM primers WHERE sequence IN "
+                                  f"({', '.join('?' * len(seqs))})", seqs).fetchall()
+                       if (seqs := sorted({s for f, r, _ in links for s in (f, r)})) else [])
+            linked = 0
+            now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            for f, r, size in links:
+                if f not in ids or r not in ids:
+                    raise ValueError("a pair's primer is not among the primers given")
+                linked += db.execute("INSERT OR IGNORE INTO pairs (forward, reverse, product_size, "
+                                     "created) VALUES (?, ?, ?, ?)",
+                                     (ids[f], ids[r], size, now)).rowcount
+        return fresh, linked
 
     def remove(self, names) -> int:
         """Remove these primers (all or nothing; a name given twice counts once); ValueError
@@ -308,7 +367,12 @@ class Library:
             for n in names:
                 if not db.execute("SELECT 1 FROM primers WHERE name = ?", (n,)).fetchone():
                     raise ValueError(f"the library has no primer named {n!r}")
-            db.executemany("DELETE FROM primers WHERE name = ?", [(n,) for n in names])
+            gone = [(n,) for n in names]
+            if _has_table(db, "pairs"):  # (a pair without one of its primers is no pair)
+                db.executemany("DELETE FROM pairs WHERE forward = (SELECT id FROM primers WHERE "
+                               "name = ?1) OR reverse = (SELECT id FROM primers WHERE name = ?1)",
+                               gone)
+            db.executemany("DELETE FROM primers WHERE name = ?", gone)
         return len(names)
 
     def set_notes(self, name: str, notes: str) -> None:
@@ -327,6 +391,16 @@ class Library:
         row = self._db.execute(f"SELECT {', '.join(COLUMNS)} FROM primers WHERE name = ?",
                                (name,)).fetchone()
         return LibraryEntry(*row) if row else None
+
+    def pairs(self) -> list[tuple[str, str, int | None]]:
+        """(forward name, reverse name, product size) of every linked pair, in the order
+        they were linked."""
+        if not _has_table(self._db, "pairs"):  # (a version-1 file opened read-only)
+            return []
+        return self._db.execute(
+            "SELECT f.name, r.name, pairs.product_size FROM pairs JOIN primers f ON "
+            "f.id = pairs.forward JOIN primers r ON r.id = pairs.reverse ORDER BY pairs.id"
+        ).fetchall()
 
     def __len__(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM primers").fetchone()[0]
@@ -348,12 +422,16 @@ class Library:
         return buf.getvalue()
 
     def order_sheet_text(self, *, scale: str = "25nm", purification: str = "STD") -> str:
-        """Name,Sequence,Scale,Purification: the columns of oligo vendors' bulk-order forms."""
+        """Name,Sequence,Scale,Purification: the columns of oligo vendors' bulk-order forms;
+        each sequence once, under its first name."""
         buf = io.StringIO(newline="")
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(("Name", "Sequence", "Scale", "Purification"))
-        for e in self.entries():
-            w.writerow(tuple(map(spreadsheet_cell, (e.name, e.sequence, scale, purification))))
+        ordered = set()
+        for e in self.entries():  # (one oligo, one order: a sequence held under two names)
+            if e.sequence not in ordered:
+                ordered.add(e.sequence)
+                w.writerow(tuple(map(spreadsheet_cell, (e.name, e.sequence, scale, purification))))
         return buf.getvalue()
 
     def genbank_text(self, targets) -> str:
@@ -400,6 +478,26 @@ def _taken(db, names: list[str]) -> str | None:
         found.update(r[0] for r in db.execute(
             f"SELECT name FROM primers WHERE name IN ({', '.join('?' * len(part))})", part))
     return next((n for n in names if n in found), None)
+
+
+def _held(db, sequences: list[str]) -> dict[str, str]:
+    """sequence -> name of those of ``sequences`` the library already holds."""
+    found: dict[str, str] = {}
+    for at in range(0, len(sequences), 500):  # (SQLite's bound on host parameters)
+        part = sequences[at:at + 500]
+        found.update(db.execute(f"SELECT sequence, name FROM primers WHERE sequence IN "
+                                f"({', '.join('?' * len(part))})", part).fetchall())
+    return found
+
+
+def _normalised(sequence: str) -> str:
+    """A sequence as LibraryEntry.checked stores it (upper case, U as T)."""
+    return decode(encode(sequence.strip(), source="library"))
+
+
+def _has_table(db, name: str) -> bool:
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                      (name,)).fetchone() is not None
 
 
 def _check_path(path: Path, readonly: bool) -> bool:

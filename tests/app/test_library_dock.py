@@ -68,10 +68,11 @@ def test_a_results_row_goes_into_the_sqlite_file(qtbot, window, tmp_path):
     assert entry.tm == round(note.tm, 2) and entry.gc_percent == round(note.gc_percent, 2)
     assert entry.background.startswith("NC_008253.1:1-30000") and entry.created
     assert dock.isVisible() and dock.model.rowCount() == 1
-    # The same row again: a new name, nothing lost.
+    # The same row again: the same oligo, not a second row (issue 32: one oligo, one order).
     with qtbot.waitSignal(dock.added, timeout=120_000) as blocker:
         action.trigger()
-    assert blocker.args[0] == [f"{name}-2"] and len(stored(tmp_path)) == 2
+    assert blocker.args[0] == [name] and len(stored(tmp_path)) == 1
+    assert "already held" in dock.status.text()
 
 
 def test_notes_are_saved(qtbot, window, tmp_path):

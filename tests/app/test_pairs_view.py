@@ -187,7 +187,10 @@ def test_the_design_runs_on_the_worker_thread(qtbot, window, monkeypatch):
 
 def test_pairs_go_to_the_library(qtbot, window, tmp_path):
     view = slice_case(qtbot, window)
+    # Before a design: a note where the track will be, not placeholder axes.
+    assert view.track_stack.currentWidget() is view.track_empty
     result = design(qtbot, view)
+    assert view.track_stack.currentWidget() is view.widget
     dock = window.library_dock
     view.table.selectAll()
     with qtbot.waitSignal(dock.added, timeout=60_000) as blocker:
@@ -426,8 +429,8 @@ def test_dimer_tm_without_a_dimer_reads_none(qtbot, window):
 
 
 def test_a_primer_shared_by_pairs_is_one_library_entry(qtbot, window):
-    """With pairs allowed to share primers, adding them stores each oligo once (its notes
-    name every pair); the default 3′ distance returns pairs that share none."""
+    """With pairs allowed to share primers, adding them stores each oligo once, linked to
+    every pair; the default 3′ distance returns pairs that share none."""
     view = slice_case(qtbot, window, {"product_ranges": "150-300", "num_return": 5,
                                       "min_three_prime_distance": -1})
     shared = design(qtbot, view)
@@ -436,8 +439,17 @@ def test_a_primer_shared_by_pairs_is_one_library_entry(qtbot, window):
     entries = app_pairs.library_entries(shared.pairs, K)
     assert sorted(e.sequence for e in entries) == sorted(set(sequences))
     assert len({e.name for e in entries}) == len(entries)
-    for e in entries:
-        assert e.notes.count("pair ") == sequences.count(e.sequence)
+    dock = window.library_dock
+    view.table.selectAll()
+    with qtbot.waitSignal(dock.added, timeout=120_000):
+        assert view.add_to_library()
+    held = dock.library.entries()
+    assert sorted(e.sequence for e in held) == sorted(set(sequences))
+    names = {e.sequence: e.name for e in held}
+    assert dock.library.pairs() == [(names[p.left.sequence], names[p.right.sequence],
+                                     p.product_size) for p in shared.pairs]
+    order = dock.library.order_sheet_text().splitlines()[1:]
+    assert len(order) == len(set(sequences))
     view.set_values({"product_ranges": "150-300", "num_return": 5, "min_three_prime_distance": 3})
     distinct = design(qtbot, view)
     again = [s.sequence for p in distinct.pairs for s in (p.left, p.right)]

@@ -84,7 +84,7 @@ def test_annotation_columns_equal_primer3(qtbot, window):
     with qtbot.waitSignal(tools.annotated, timeout=60_000):
         tools.set_values(conditions=salts)
     assert tools.conditions == Conditions(**salts)
-    moved = 0
+    moved = nones = 0
     for row in range(model.rowCount()):
         seq = model.item(row).sequence
         values = tuple(model.data(model.index(row, first + j), SORT_ROLE) for j in range(9))
@@ -93,7 +93,13 @@ def test_annotation_columns_equal_primer3(qtbot, window):
         shown = model.data(model.index(row, first + 1))
         assert shown == f"{expected[1]:.4g}"
         moved += values[1] != primer3.calc_tm(seq)  # the conditions reach Primer3
-    assert moved == model.rowCount()
+        # A structure Primer3 did not find (Tm at or below 0 °C) reads "none", ΔG and Tm.
+        for dg, tm in ((2, 3), (4, 5)):
+            want = ["none"] * 2 if expected[tm] <= 0 else [f"{expected[dg]:.4g}",
+                                                           f"{expected[tm]:.4g}"]
+            nones += want[0] == "none"
+            assert [model.data(model.index(row, first + j)) for j in (dg, tm)] == want, seq
+    assert moved == model.rowCount() and nones > 0
     assert model.rows()[0] == (result.candidates[0].target_id, result.candidates[0].start,
                                result.candidates[0].end, result.candidates[0].length,
                                result.candidates[0].sequence)  # the standard columns unchanged
