@@ -267,8 +267,8 @@ def test_columns_search_all_records_and_hits_mode():
     (lambda c: SeqColumns.from_offsets(c.astype(np.int64), [0, 8]), "codes must be a 1-D uint8"),
     (lambda c: SeqColumns.from_offsets(np.frombuffer(b"ACGTACGT", np.uint8), [0, 8]),
      "found 65 at index 0"),
-    (lambda c: SeqColumns.from_offsets(np.append(c[:7], 0).astype(np.uint8), [0, 8]),
-     "found 0 at index 7"),
+    (lambda c: SeqColumns.from_offsets(np.append(c[:7], 16).astype(np.uint8), [0, 8]),
+     "found 16 at index 7"),
     (lambda c: SeqColumns.from_ranges(np.append(c, [1, 70, 2]).astype(np.uint8), [2, 8], [4, 11]),
      "found 70 at index 9"),
 ])
@@ -282,10 +282,10 @@ def test_bad_columns_raise_one_line_value_errors(make, message):
 def test_columns_check_only_the_codes_their_sequences_read():
     """Codes before the first start and past the last end are never read: a batch of a few
     reads of a large buffer checks those reads only."""
-    codes_ = np.concatenate(([0, 65], encode("ACGTNACG"), [0])).astype(np.uint8)
+    codes_ = np.concatenate(([16, 65], encode("ACGTNACG"), [16])).astype(np.uint8)
     batch = SeqColumns.from_ranges(codes_, [2, 6], [6, 10])
     assert batch[1].text == "NACG"
-    with pytest.raises(ValueError, match="found 0 at index 10"):
+    with pytest.raises(ValueError, match="found 16 at index 10"):
         SeqColumns.from_ranges(codes_, [2], [11])
 
 

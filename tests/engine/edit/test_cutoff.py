@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from engine import edit
 from engine.edit import driver as edit_driver
+from engine.edit import plan as edit_plan
 from engine.edit import reference as ref
 from engine.jobs import CancelToken
 from engine.sequences import Record, reverse_complement
@@ -30,12 +31,12 @@ LONG_LENGTHS = (63, 64, 65, 127, 128, 129, 191, 257, 300)
 
 @contextlib.contextmanager
 def profile_bins(n):
-    saved = edit_driver.PROFILE_BINS
-    edit_driver.PROFILE_BINS = n
+    saved = edit_plan.PROFILE_BINS  # where Plan reads it (engine/edit/plan.py)
+    edit_plan.PROFILE_BINS = n
     try:
         yield
     finally:
-        edit_driver.PROFILE_BINS = saved
+        edit_plan.PROFILE_BINS = saved
 
 
 def planted(seed, m, n, copies, max_edits, iupac=0.0):
