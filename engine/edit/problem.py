@@ -34,6 +34,7 @@ from engine.edit.driver import UNSEEN, Collector, Pieces, Plan, make_runner
 from engine.edit.hits import HIT_DTYPES
 from engine.edit.spec import SPEC
 from engine.executors import ChunkedProblem, Task
+from engine.executors.protocol import InnerRunnerRun
 from engine.jobs import Job
 from engine.sequences import Record
 from engine.streaming import FlatText
@@ -55,7 +56,7 @@ def whole_plan(job: Job, records) -> Plan:
     return Plan(job, 1, pieces=Pieces(flat, flat.offsets, none, none, np.diff(flat.offsets)))
 
 
-class ChunkSearch:
+class ChunkSearch(InnerRunnerRun):
     """One chunk's search (an engine.executors.ChunkRun): the in-memory runner (any variant
     and backend) over its pieces, and what it found in the whole records' terms. ``text``
     (the chunk's engine.streaming.ChunkText) is valid until the next chunk is read."""
@@ -80,22 +81,6 @@ class ChunkSearch:
         self._group = (inner.g_pattern * R + self._record[inner.g_rec]) * S + inner.g_strand
         self._rows = self._cigar_bytes = 0
         self.first_slice = self.runner.first_slice
-
-    # -- the SliceRunner protocol: the inner runner's ------------------------------------------
-    @property
-    def total(self) -> int:
-        return self.runner.total
-
-    @property
-    def done(self) -> int:
-        return self.runner.done
-
-    @property
-    def finished(self) -> bool:
-        return self.runner.finished
-
-    def step(self, budget: int):
-        return self.runner.step(budget)
 
     def take(self):
         """(hit rows, CIGAR bytes, profile bins, their values) found so far (the profile

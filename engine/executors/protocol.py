@@ -45,6 +45,29 @@ class ChunkRun(Protocol):
     def take(self) -> Any: ...
 
 
+class InnerRunnerRun:
+    """A ChunkRun whose slices are those of the family's in-memory runner over the chunk
+    (``self.runner``, set by the subclass): progress, finishing and stepping are its; the
+    subclass gives :meth:`take` (and sets ``first_slice`` from the runner)."""
+
+    runner: Any
+
+    @property
+    def total(self) -> int:
+        return self.runner.total
+
+    @property
+    def done(self) -> int:
+        return self.runner.done
+
+    @property
+    def finished(self) -> bool:
+        return self.runner.finished
+
+    def step(self, budget: int):
+        return self.runner.step(budget)
+
+
 class ChunkedProblem:
     """A family's problem over a background (see the module docstring). A subclass sets
     :attr:`family`, :attr:`overlap` and :attr:`strands` and gives :meth:`open`,

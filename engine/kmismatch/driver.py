@@ -29,6 +29,7 @@ import numpy as np
 from engine import registry
 from engine import config
 from engine.executors import ChunkedProblem
+from engine.executors.protocol import InnerRunnerRun
 from engine.jobs import Job
 from engine.kmismatch import cpu_naive, cpu_pmasm, cpu_shiftadd
 from engine.kmismatch.cpu_common import Counts, pack, tally
@@ -418,7 +419,7 @@ def owned_hits(pos, code, mis, inner_offsets, pieces, offsets, pattern_lengths):
     return (p_base[piece] + column)[keep], code[keep], mis[keep]
 
 
-class ChunkScan:
+class ChunkScan(InnerRunnerRun):
     """One chunk's scan (an engine.executors.ChunkRun): a :class:`ScanRunner` over the
     chunk's pieces; :meth:`take` hands back the hits it found since the last call that
     its pieces own, in the whole text's coordinates (:func:`owned_hits`)."""
@@ -434,21 +435,6 @@ class ChunkScan:
         self.runner = ScanRunner(job, problem.kernels, abort, cache_text=False)
         self.first_slice = self.runner.first_slice
         self._seen = 0
-
-    @property
-    def total(self) -> int:
-        return self.runner.total
-
-    @property
-    def done(self) -> int:
-        return self.runner.done
-
-    @property
-    def finished(self) -> bool:
-        return self.runner.finished
-
-    def step(self, budget: int) -> Step:
-        return self.runner.step(budget)
 
     def take(self) -> tuple:
         inner = self.runner
