@@ -23,46 +23,13 @@ import numpy as np
 
 from engine import config, gpu
 from engine.gpu import CudaFailure, cuda_errors, quiet_simulator
-from engine.lcs.passes import Pass, cpu_module
+from engine.lcs.passes import DiagonalSlices, Pass, cpu_module
 from engine.lcs.cpu_common import BITS, SNAPSHOT, Sampling, split_evenly
 from engine.lcs.cuda_band import PAD, band_kernel, lane_layout, match_words_kernel
 from engine.lcs.cuda_diagonal import diagonal_kernel
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _WARMED: set = set()  # kernel sets compiled in this process (for the "compiling" phase)
-
-
-class _Slices:
-    """Cells per unit of launch (tile anti-diagonal or anti-diagonal), and how far a pass is."""
-
-    def __init__(self, cells: np.ndarray):
-        self.cumulative = np.zeros(cells.shape[0] + 1, dtype=np.int64)
-        np.cumsum(cells, out=self.cumulative[1:])
-        self.diagonal = 0
-
-    @property
-    def total(self) -> int:
-        return int(self.cumulative[-1])
-
-    @property
-    def done(self) -> int:
-        return int(self.cumulative[self.diagonal])
-
-    @property
-    def finished(self) -> bool:
-        return self.diagonal == self.cumulative.shape[0] - 1
-
-    def plan(self, budget_cells: int) -> tuple[int, int]:
-        """(first, stop): whole diagonals worth about ``budget_cells``, at least one."""
-        start = self.diagonal
-        goal = int(np.searchsorted(self.cumulative, self.cumulative[start] + budget_cells,
-                                   side="right")) - 1
-        return start, min(self.cumulative.shape[0] - 1, max(start + 1, goal))
-
-    def advance(self, stop: int) -> int:
-        cells = int(self.cumulative[stop] - self.cumulative[self.diagonal])
-        self.diagonal = stop
-        return cells
 
 
 class _Snapshot:
@@ -97,7 +64,7 @@ class _Snapshot:
             self.sampling.image[...] = self.dev.fetch(self.image)
 
 
-class BandPass(_Slices):
+class BandPass(DiagonalSlices):
     """One pass of the band pipeline (bitparallel, or the tiled wavefront) over ``a`` x ``b``."""
 
     def __init__(self, dev, a: np.ndarray, b: np.ndarray, bits: bool, mode: int,
@@ -180,7 +147,7 @@ def shared_bytes(bits: bool, lanes: int, per_block: int, tile: int) -> int:
     return 4 + 4 * per_block + 4 * per_block * tile + match + 4 * lanes
 
 
-class DiagonalPass(_Slices):
+class DiagonalPass(DiagonalSlices):
     """One pass of the seed study's kernel: a launch per anti-diagonal, a thread per cell."""
 
     def __init__(self, dev, a: np.ndarray, b: np.ndarray, mode: int, sampling: Sampling | None,

@@ -45,7 +45,41 @@ def _band_rows(mod: ModuleType, m: int, backend: str) -> int:
     return max(1, -(-want // strip)) * strip
 
 
-class Pass:
+class DiagonalSlices:
+    """Cells per unit of work (tile anti-diagonal or anti-diagonal), and how far a pass is: the
+    CPU passes and the CUDA passes (engine/lcs/cuda.py) share it."""
+
+    def __init__(self, cells: np.ndarray):
+        self.cumulative = np.zeros(cells.shape[0] + 1, dtype=np.int64)
+        np.cumsum(cells, out=self.cumulative[1:])
+        self.diagonal = 0
+
+    @property
+    def total(self) -> int:
+        return int(self.cumulative[-1])
+
+    @property
+    def done(self) -> int:
+        return int(self.cumulative[self.diagonal])
+
+    @property
+    def finished(self) -> bool:
+        return self.diagonal == self.cumulative.shape[0] - 1
+
+    def plan(self, budget_cells: int) -> tuple[int, int]:
+        """(first, stop): whole diagonals worth about ``budget_cells``, at least one."""
+        start = self.diagonal
+        goal = int(np.searchsorted(self.cumulative, self.cumulative[start] + budget_cells,
+                                   side="right")) - 1
+        return start, min(self.cumulative.shape[0] - 1, max(start + 1, goal))
+
+    def advance(self, stop: int) -> int:
+        cells = int(self.cumulative[stop] - self.cumulative[self.diagonal])
+        self.diagonal = stop
+        return cells
+
+
+class Pass(DiagonalSlices):
     """One pass of a variant over ``a`` (rows) and ``b`` (columns), run in slices.
 
     Serial grids are strips (bands of one strip) spanning all columns; multicore grids
@@ -62,33 +96,14 @@ class Pass:
         self.grid = mod.prepare(a, b, _band_rows(mod, a.shape[0], backend), chunk, mode,
                                 sampling or no_sampling())
         self.sweep = mod.sweep_serial if registry.serial(backend) else mod.sweep_multicore
-        self.cumulative = np.zeros(self.grid.nbands + self.grid.nchunks, dtype=np.int64)
-        np.cumsum(self.grid.cells_per_diagonal(), out=self.cumulative[1:])
-        self.diagonal = 0
-
-    @property
-    def total(self) -> int:
-        return int(self.cumulative[-1])
-
-    @property
-    def done(self) -> int:
-        return int(self.cumulative[self.diagonal])
-
-    @property
-    def finished(self) -> bool:
-        return self.diagonal == self.cumulative.shape[0] - 1
+        super().__init__(self.grid.cells_per_diagonal())
 
     def run(self, budget_cells: int, abort: np.ndarray) -> int:
         """Run whole tile anti-diagonals worth about ``budget_cells``; return the cells done."""
-        start = self.diagonal
-        last = self.cumulative.shape[0] - 1
-        goal = int(np.searchsorted(self.cumulative, self.cumulative[start] + budget_cells,
-                                   side="right")) - 1
-        stop = min(last, max(start + 1, goal))
+        start, stop = self.plan(budget_cells)
         g = self.grid
-        reached = int(self.sweep(g.mode, start, stop, g.nbands, g.nchunks, g.state, abort))
-        self.diagonal = reached
-        return int(self.cumulative[reached] - self.cumulative[start])
+        return self.advance(int(self.sweep(g.mode, start, stop, g.nbands, g.nchunks, g.state,
+                                           abort)))
 
     def last_row(self) -> np.ndarray:
         """L[m, 0..n] (int64) once finished."""
