@@ -104,6 +104,18 @@ def ecoli_record():
     return ecoli()
 
 
+def whole_and_streamed(monkeypatch, solve, key):
+    """``key`` of ``solve()`` with the background whole on the GPU, and streamed in 1 MiB
+    chunks (``config.GPU_STREAM_BYTES``): the pair a streaming test compares."""
+    from engine import config
+
+    whole = key(solve())
+    with monkeypatch.context() as mp:
+        mp.setattr(config, "GPU_STREAM_BYTES", 1 << 20)
+        streamed = key(solve())
+    return whole, streamed
+
+
 # -- failures the simulator cannot produce (no driver), for the one-line error checks ---------
 class DriverError(Exception):
     """Stands in for numba's CudaAPIError (the simulator has no driver)."""

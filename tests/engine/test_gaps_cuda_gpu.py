@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine import config, edit, kdiff, kmismatch
+from engine import edit, kdiff, kmismatch
 from engine.primers import pcr
 from engine.sequences import Record, reverse_complement
-from tests.cuda_support import GPU_ONLY
+from tests.cuda_support import GPU_ONLY, whole_and_streamed
 
 pytestmark = GPU_ONLY
 
@@ -39,14 +39,6 @@ def background(lambda_record, ecoli_record):
             Record("lam_gap", lam), Record("all_gap", np.full(500, N, dtype=np.uint8))]
 
 
-def _whole_and_streamed(monkeypatch, solve, key):
-    whole = key(solve())
-    with monkeypatch.context() as mp:
-        mp.setattr(config, "GPU_STREAM_BYTES", 1 << 20)
-        streamed = key(solve())
-    return whole, streamed
-
-
 @pytest.mark.parametrize("variant", ["bitparallel", "alternative"])
 def test_kdiff(monkeypatch, lambda_record, background, variant):
     target = [lambda_record.slice(10_000, 10_400)]
@@ -54,7 +46,7 @@ def test_kdiff(monkeypatch, lambda_record, background, variant):
     def key(r):
         return list(r.candidates)
 
-    whole, streamed = _whole_and_streamed(
+    whole, streamed = whole_and_streamed(
         monkeypatch, lambda: kdiff.solve(target, background, 5, variant=variant, backend="cuda"),
         key)
     assert streamed == whole
@@ -70,7 +62,7 @@ def test_kmismatch(monkeypatch, lambda_record, background, variant):
     def key(r):
         return list(r.hits.rows()), r.pattern_hits.tolist()
 
-    whole, streamed = _whole_and_streamed(
+    whole, streamed = whole_and_streamed(
         monkeypatch, lambda: kmismatch.solve(background, patterns, 3, variant=variant,
                                              backend="cuda"), key)
     assert streamed == whole
@@ -91,7 +83,7 @@ def test_edit_search(monkeypatch, lambda_record, background, variant):
         return edit.solve(patterns, background, mode="search", k=3, report="hits",
                           strands="both", backend=backend, **options)
 
-    whole, streamed = _whole_and_streamed(monkeypatch, lambda: solve("cuda", variant=variant), key)
+    whole, streamed = whole_and_streamed(monkeypatch, lambda: solve("cuda", variant=variant), key)
     assert streamed == whole
     assert whole == key(solve("multicore"))
     assert whole
@@ -106,7 +98,7 @@ def test_pcr_product_across_a_gap(monkeypatch, lambda_record, background):
     def key(r):
         return r.sites, r.products
 
-    whole, streamed = _whole_and_streamed(
+    whole, streamed = whole_and_streamed(
         monkeypatch, lambda: pcr.solve(primers, background, settings, backend="cuda"), key)
     assert streamed == whole
     assert whole == key(pcr.solve(primers, background, settings, backend="multicore"))

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine import config, edit, kdiff, kmismatch
+from engine import edit, kdiff, kmismatch
 from engine.primers import pcr
 from engine.sequences import Record, reverse_complement
-from tests.cuda_support import GPU_ONLY
+from tests.cuda_support import GPU_ONLY, whole_and_streamed
 
 pytestmark = GPU_ONLY
 
@@ -28,14 +28,6 @@ def background(lambda_record, ecoli_record):
             Record("tiny", lam[100:130].copy())]
 
 
-def _whole_and_streamed(monkeypatch, solve, key):
-    whole = key(solve())
-    with monkeypatch.context() as mp:
-        mp.setattr(config, "GPU_STREAM_BYTES", 1 << 20)
-        streamed = key(solve())
-    return whole, streamed
-
-
 @pytest.mark.parametrize("variant,flags", [("bitparallel", None), ("bitparallel", frozenset()),
                                            ("alternative", None)])
 def test_kdiff(monkeypatch, lambda_record, background, variant, flags):
@@ -44,7 +36,7 @@ def test_kdiff(monkeypatch, lambda_record, background, variant, flags):
     def key(r):
         return list(r.candidates), {k: v.tolist() for k, v in r.profiles.items()}
 
-    whole, streamed = _whole_and_streamed(
+    whole, streamed = whole_and_streamed(
         monkeypatch, lambda: kdiff.solve(target, background, 5, variant=variant, backend="cuda",
                                          flags=flags), key)
     assert streamed == whole
@@ -58,7 +50,7 @@ def test_kmismatch(monkeypatch, lambda_record, background, variant):
     def key(r):
         return list(r.hits.rows()), r.pattern_hits.tolist()
 
-    whole, streamed = _whole_and_streamed(
+    whole, streamed = whole_and_streamed(
         monkeypatch, lambda: kmismatch.solve(background, patterns, 3, variant=variant,
                                              backend="cuda"), key)
     assert streamed == whole
@@ -79,7 +71,7 @@ def test_edit_search(monkeypatch, lambda_record, background, variant, report):
         return edit.solve(patterns, background, mode="search", k=3, report=report,
                           strands="both", backend=backend, **options)
 
-    whole, streamed = _whole_and_streamed(monkeypatch, lambda: solve("cuda", variant=variant), key)
+    whole, streamed = whole_and_streamed(monkeypatch, lambda: solve("cuda", variant=variant), key)
     assert streamed == whole
     assert whole == key(solve("multicore"))
     assert whole[0]
@@ -94,7 +86,7 @@ def test_pcr(monkeypatch, lambda_record, background):
     def key(r):
         return r.sites, r.products
 
-    whole, streamed = _whole_and_streamed(
+    whole, streamed = whole_and_streamed(
         monkeypatch, lambda: pcr.solve(primers, background, settings, backend="cuda"), key)
     assert streamed == whole
     assert whole == key(pcr.solve(primers, background, settings, backend="multicore"))
