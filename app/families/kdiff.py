@@ -203,6 +203,9 @@ class KdiffAdapter(FamilyAdapter):
         def want_every_k(on: bool) -> None:
             self.every_k = on
 
+        # The adapter outlives a window: a new window's views start from their own unchecked box.
+        self.every_k, self.shown_k = False, None
+
         landscape = LandscapeView(show_k, export_tracks, profile.prepare, want_every_k,
                                   self.every_k, lambda: self.shown_k)
         tools = PrimerTools(self, host.results, host.settings)

@@ -560,6 +560,8 @@ class PrimerTools(ResultView):
         if not path:
             return None
         result, conditions = self._result, self.conditions
+        if getattr(result, "landscape", None) is not None:  # these candidates, not every k's table
+            result = dataclasses.replace(result, landscape=None)
         if self._hidden():  # as primerscope kdiff --avoid-masked writes them
             from engine.softmask import drop_masked_candidates
 

@@ -243,6 +243,20 @@ def test_merged_regions_and_exports_equal_the_cli(qtbot, window, tmp_path):
 
 
 @pytest.mark.alone  # a latency bound: run it with -n 0, not beside other workers
+def test_annotated_export_of_an_every_k_run_writes_the_candidates(qtbot, window, tmp_path):
+    """An every-k run's annotated export holds its candidates, not the landscape table."""
+    for view in window.family_views:
+        if hasattr(view, "every_k"):
+            view.every_k.setChecked(True)
+    result, tools = run_slice(qtbot, window)
+    assert result.landscape is not None
+    with qtbot.waitSignal(tools.exported, timeout=60_000):
+        tools.export_annotated(str(tmp_path / "a.csv"))
+    lines = (tmp_path / "a.csv").read_text().splitlines()
+    assert lines[0].startswith("target_id,start,end,length,sequence,gc_percent")
+    assert len(lines) == 1 + len(result.candidates)
+
+
 def test_annotating_thousands_of_candidates_leaves_the_window_responsive(qtbot, window):
     # Synthetic candidates, all different: only their sequences matter to the annotations.
     rng = random.Random(7)
