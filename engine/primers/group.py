@@ -261,6 +261,10 @@ def write_bed(result: GroupResult, fh) -> None:
 #      cover ``min_coverage`` of the inclusion genomes. Rounds repeat until the best
 #      ``num_return`` pairs are all verified.
 
+#: Primers verified together at least (one edit search reads a background once for all of
+#: them, 16 primer strands an AVX-512 instruction): fewer rounds when most primers fail.
+VERIFY_BATCH = 128
+
 #: A conserved base has an exact shared seed within this many bases in enough genomes: a
 #: primer with a mismatch in one strain still lies between the seeds on either side of it.
 SUPPORT_RADIUS = 24
@@ -594,6 +598,12 @@ def iter_solve(job, cancel=None):
                 verdict[keys[i]] = True
         return True
 
+    everything = {_key(c.record, c.offset, o): o for c in clusters for o in c.lefts + c.rights}
+    if 0 < len(everything) <= VERIFY_BATCH * 8:   # few enough for one search: no rounds needed
+        rounds += 1
+        ok = yield from verify(list(everything), everything)
+        if not ok:
+            return result(False)
     while True:
         rounds += 1
         if cancel.cancelled:
@@ -620,7 +630,8 @@ def iter_solve(job, cancel=None):
         unknown = 0
         new_bad = False
         for pen, ci, check, left, right, lk, rk in ranked:
-            if len(good) + unknown >= settings.num_return:
+            if len(good) >= settings.num_return or (
+                    len(good) + unknown >= settings.num_return and len(pending) >= VERIFY_BATCH):
                 break
             if (lk, rk) in bad_pairs or any(verdict.get(key, True) is not True for key in (lk, rk)):
                 continue
@@ -648,7 +659,7 @@ def iter_solve(job, cancel=None):
                 PrimerSite(right.sequence, rec.offset + rk[2] + 1, rec.offset + rk[3], right.tm,
                            right.gc_percent, right.penalty),
                 rec.id, float(pen), products))
-        accepted[:] = [p for p in good]
+        accepted[:] = good[:settings.num_return]
         if not pending:
             if not new_bad:
                 break
