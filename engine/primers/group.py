@@ -10,7 +10,24 @@ A **group pair** (issue #30) is a primer pair for which both hold:
   background, on both strands (kdiff's rule; assembly gaps per engine.gaps).
 
 Pairs are ranked by Primer3's pair penalty on the reference inclusion genome, under the
-settings of ``primerscope pairs``. The search itself lives in :mod:`engine.primers.group_search`.
+settings of ``primerscope pairs``.
+
+Every reported pair is verified exactly (pcr over every inclusion genome, the edit search
+at k-1 over every exclusion background). What is *not* exhaustive is which primers Primer3
+is asked about (the shortlist), so a valid pair can be missing when:
+
+- a primer lies where fewer than ``min_coverage`` of the inclusion genomes share an exact
+  16-mer with the reference within 24 bases (:data:`SUPPORT_RADIUS`): a stretch with a
+  difference every 16 bases in some strain is not a conserved window;
+- a primer holds an exact 16-mer of an exclusion genome (either strand): such a primer is
+  almost always within k-1 edits of it, but with k <= L - 16 it need not be; and a random
+  16-mer occurs by chance in a 5 Mb background with probability ~0.2 %;
+- with ``min_three_prime_distance`` on, a pair that fails coverage still keeps Primer3's
+  diversity rule from returning a pair whose primers' 3' ends lie within that distance of
+  its own (pairs are drawn by :func:`engine.primers.pairs.best_pairs`).
+
+The test suite's oracle (tests/engine/test_group.py) judges every Primer3 pair of a window
+by the definition with edlib and finds no better pair missing on its planted groups.
 """
 
 from __future__ import annotations
