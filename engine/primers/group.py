@@ -19,9 +19,10 @@ is asked about (the shortlist), so a valid pair can be missing when:
 - a primer lies where fewer than ``min_coverage`` of the inclusion genomes share an exact
   16-mer with the reference within 24 bases (:data:`SUPPORT_RADIUS`): a stretch with a
   difference every 16 bases in some strain is not a conserved window;
-- a primer holds an exact 16-mer of an exclusion genome (either strand): such a primer is
-  almost always within k-1 edits of it, but with k <= L - 16 it need not be; and a random
-  16-mer occurs by chance in a 5 Mb background with probability ~0.2 %;
+- a primer holds an exact 17-mer of an exclusion genome (two consecutive shared 16-mer
+  seeds, either strand): such a primer is almost always within k-1 edits of it, but with
+  k <= L - 17 it need not be (a random 17-mer occurs by chance in a 5 Mb background with
+  probability ~0.06 %: two seeds in a row make chance hits from 40 backgrounds rare);
 - with ``min_three_prime_distance`` on, a pair that fails coverage still keeps Primer3's
   diversity rule from returning a pair whose primers' 3' ends lie within that distance of
   its own (pairs are drawn by :func:`engine.primers.pairs.best_pairs`).
@@ -269,8 +270,8 @@ def write_bed(result: GroupResult, fh) -> None:
 #   1. seeds: the reference's 16-mers looked up in every inclusion and exclusion genome
 #      (engine.primers.group_seeds) -> the conservation track and the conserved windows;
 #   2. Primer3 proposes primers in the conserved windows (as ``primerscope pairs`` does);
-#      a primer holding an exact 16-mer of an exclusion genome is left out (it is almost
-#      surely within k-1 edits of it: the shortlist's one heuristic besides the windows);
+#      a primer holding an exact 17-mer of an exclusion genome is left out (it is almost
+#      surely within k-1 edits of it: see the module docstring's heuristics);
 #   3. pairs best penalty first (engine.primers.pairs.best_pairs); the primers of the best
 #      pairs are verified a batch at a time: inclusivity by in-silico PCR (engine.primers.pcr)
 #      over every inclusion genome, exclusivity by the edit search at k-1, both strands,
@@ -443,7 +444,7 @@ def iter_solve(job, cancel=None):
             row += gs.dilate(flags, SUPPORT_RADIUS)
     conservation.update({r.id: (c / n).astype(np.float32) for r, c in
                          zip(ref_records, table.per_record(count))})
-    excluded_seed = np.zeros(len(table.valid), dtype=bool)
+    excluded_seed = np.zeros(len(table.valid), dtype=bool)   # (a 17-mer starts there)
     seed_hits = {}
     for j, g in enumerate(exclude):
         if cancel.cancelled:
@@ -451,7 +452,9 @@ def iter_solve(job, cancel=None):
         yield progress(20 * (n + j) // (n + len(exclude)), f"exclusion seeds: {g.name}")
         found = table.lookup(gaps.as_background(g.records, gap_min))
         seed_hits[g.name] = int(found.sum())
-        excluded_seed |= found
+        pair = found[:-1] & found[1:]
+        pair[table.starts[1:-1] - 1] = False   # (no 17-mer from one record into the next)
+        excluded_seed[:-1] |= pair
     excluded_rows = table.per_record(excluded_seed)
     conserved = [np.asarray(s) >= need for s in support]
     windows = [(ri, a, b) for ri, row in enumerate(conserved) for a, b in gs.runs(row)
@@ -469,11 +472,11 @@ def iter_solve(job, cancel=None):
     pieces = []   # (record, start, end) of the texts Primer3 reads
     for ri, a, b in windows:
         hits = np.flatnonzero(excluded_rows[ri][a:b]) + a
-        # A primer holding no excluded seed lies between two excluded seed starts s1 < s2:
-        # in [s1 + 1, s2 + SEED - 1).
+        # A primer holding no excluded 17-mer lies between two excluded 17-mer starts
+        # s1 < s2: in [s1 + 1, s2 + 17 - 1).
         bounds = [a - 1] + hits.tolist() + [b]
         for s1, s2 in zip(bounds[:-1], bounds[1:]):
-            lo, hi = max(a, s1 + 1), min(b, s2 + gs.SEED - 1)
+            lo, hi = max(a, s1 + 1), min(b, s2 + gs.SEED)
             if hi - lo >= design.len_min:
                 pieces.append((ri, lo, hi))
     texts = [template_text(ref_records[ri].text[lo:hi]) for ri, lo, hi in pieces]
@@ -511,7 +514,7 @@ def iter_solve(job, cancel=None):
     stages["primer3"] = now() - t0
     meter.elapsed += stages["primer3"]
     diagnosis.append(f"Primer3: {n_left:,} left and {n_right:,} right primers in the conserved "
-                     f"windows, none holding an exclusion genome's 16-mer")
+                     f"windows, none holding an exclusion genome's 17-mer")
 
     # 3. verification rounds ---------------------------------------------------------------
     incl_records, genome_of = [], []
