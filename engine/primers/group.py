@@ -479,7 +479,8 @@ def iter_solve(job, cancel=None):
             lo, hi = max(a, s1 + 1), min(b, s2 + gs.SEED)
             if hi - lo >= design.len_min:
                 pieces.append((ri, lo, hi))
-    texts = [template_text(ref_records[ri].text[lo:hi]) for ri, lo, hi in pieces]
+    ref_texts = [r.text for r in ref_records]   # (decoded once: .text decodes the record)
+    texts = [template_text(ref_texts[ri][lo:hi]) for ri, lo, hi in pieces]
     lists = []
     if texts:
         yield progress(20, f"Primer3: primers in {len(texts):,} conserved windows")
@@ -503,7 +504,7 @@ def iter_solve(job, cancel=None):
                     lo = max(0, min(x.span[0] for x in group_))
                     hi = min(len(ref_records[ri]), max(x.span[1] for x in group_))
                     clusters.append(_Cluster(
-                        ri, lo, template_text(ref_records[ri].text[lo:hi]),
+                        ri, lo, template_text(ref_texts[ri][lo:hi]),
                         [dataclasses.replace(x, pos=x.pos - lo) for x in group_ if x.left],
                         [dataclasses.replace(x, pos=x.pos - lo) for x in group_ if not x.left]))
                 group_ = []
