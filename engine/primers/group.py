@@ -498,18 +498,20 @@ def iter_solve(job, cancel=None):
     for ri in range(len(ref_records)):
         mine = sorted((o for r, o in oligos.values() if r == ri), key=lambda o: o.span[0])
         group_: list = []
+        reach = -1   # the rightmost end of the cluster's oligos so far
         for o in mine + [None]:
-            if o is None or (group_ and o.span[0] - max(x.span[1] for x in group_) > hi_size):
+            if o is None or (group_ and o.span[0] - reach > hi_size):
                 if group_:
-                    lo = max(0, min(x.span[0] for x in group_))
-                    hi = min(len(ref_records[ri]), max(x.span[1] for x in group_))
+                    lo = max(0, group_[0].span[0])
+                    hi = min(len(ref_records[ri]), reach)
                     clusters.append(_Cluster(
                         ri, lo, template_text(ref_texts[ri][lo:hi]),
                         [dataclasses.replace(x, pos=x.pos - lo) for x in group_ if x.left],
                         [dataclasses.replace(x, pos=x.pos - lo) for x in group_ if not x.left]))
-                group_ = []
+                group_, reach = [], -1
             if o is not None:
                 group_.append(o)
+                reach = max(reach, o.span[1])
     n_left = sum(len(c.lefts) for c in clusters)
     n_right = sum(len(c.rights) for c in clusters)
     stages["primer3"] = now() - t0
@@ -539,6 +541,8 @@ def iter_solve(job, cancel=None):
     verdict: dict = {}      # primer key -> True, or why it failed
     sites_of: dict = {}     # primer key -> its inclusion sites (columns)
     bad_pairs: dict = {}    # (left key, right key) -> coverage
+    bad_in: dict = {}       # cluster -> its pairs below the coverage
+    cluster_pairs: dict = {}   # cluster -> (its state, its best pairs): Primer3's answer kept
     fail_excl = {g.name: 0 for g in exclude}
     fail_incl = {g: 0 for g in names}
     missing_products = {g: 0 for g in names}
@@ -635,12 +639,16 @@ def iter_solve(job, cancel=None):
         for ci, c in enumerate(clusters):
             lefts = [o for o in c.lefts if verdict.get(_key(c.record, c.offset, o), True) is True]
             rights = [o for o in c.rights if verdict.get(_key(c.record, c.offset, o), True) is True]
-            mine_bad = sum(1 for (lk, rk) in bad_pairs if lk[1] == c.record
-                           and c.offset <= lk[2] < c.offset + len(c.template))
-            d = dataclasses.replace(design, num_return=min(1000, settings.num_return + mine_bad))
-            for check, left, right, _ in best_pairs(c.template, lefts, rights, d, cancel):
-                ranked.append((check.penalty, ci, check, left, right,
-                               _key(c.record, c.offset, left), _key(c.record, c.offset, right)))
+            mine_bad = bad_in.get(ci, 0)
+            state = (len(lefts), len(rights), mine_bad)
+            if cluster_pairs.get(ci, (None,))[0] != state:   # (Primer3's checks: only anew
+                d = dataclasses.replace(                      # where a verdict changed them)
+                    design, num_return=min(1000, settings.num_return + mine_bad))
+                cluster_pairs[ci] = (state, [
+                    (check.penalty, ci, check, left, right, _key(c.record, c.offset, left),
+                     _key(c.record, c.offset, right))
+                    for check, left, right, _ in best_pairs(c.template, lefts, rights, d, cancel)])
+            ranked += cluster_pairs[ci][1]
         ranked.sort(key=lambda t: (t[0], t[5], t[6]))
         stages["pairs"] += now() - t1
         meter.elapsed += now() - t1
@@ -668,6 +676,7 @@ def iter_solve(job, cancel=None):
             covered = sum(p is not None for p in products)
             if covered < need:
                 bad_pairs[(lk, rk)] = covered
+                bad_in[ci] = bad_in.get(ci, 0) + 1
                 new_bad = True
                 for gi, p in enumerate(products):
                     if p is None:
