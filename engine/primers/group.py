@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import csv
 import os
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -352,6 +353,18 @@ def group(include, exclude, k: int, settings: GroupSettings | None = None, **opt
 
 
 solve = group
+
+
+class _CallableModule(type(os)):
+    """This module, callable: ``engine.primers.group(include, exclude, k)`` is the issue's
+    Python API, while ``engine.primers.group.GroupSettings`` and the rest stay reachable."""
+
+    def __call__(self, include, exclude, k: int, settings: GroupSettings | None = None,
+                 **options) -> GroupResult:
+        return group(include, exclude, k, settings, **options)
+
+
+sys.modules[__name__].__class__ = _CallableModule
 
 
 @dataclass

@@ -280,6 +280,7 @@ def test_cancel_keeps_the_pairs_verified_so_far():
 
 def test_engine_iter_solve_and_to_pandas():
     import engine
+    import engine.primers
 
     case = Case(3)
     job = G.make_job(case.include, case.exclude, 3, settings(num_return=2), backend="serial")
@@ -288,6 +289,9 @@ def test_engine_iter_solve_and_to_pandas():
     assert len(frame) == len(result.pairs) > 0
     assert list(frame["strain2_size"]) == [p.products[1].size for p in result.pairs]
     assert result.conservation[case.include[0].records[0].id].max() == pytest.approx(1.0)
+    again = engine.primers.group(case.include, case.exclude, 3, settings(num_return=2),
+                                 backend="serial")   # the callable module: the same answer
+    assert again.pairs == result.pairs
 
 
 def write_fasta(path, genome):
