@@ -37,7 +37,7 @@ def _case(backend, threads):
         sg = data.synthetic_group(12, 20, 20, int(_mb() * 1_000_000))
         made = time.perf_counter() - t0
         # Warm-up: compile (or load) the kernels on a tiny group.
-        tiny = data.synthetic_group(2, 1, 0, 3000, islands=1, island_length=400, seed=1)
+        tiny = data.synthetic_group(2, 1, 0, 600, islands=1, island_length=200, seed=1)
         group.group(tiny.include, tiny.exclude, K, backend=backend, threads=threads)
         load = os.getloadavg()[0]
         t0 = time.perf_counter()
