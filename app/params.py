@@ -372,16 +372,15 @@ class ParamsPanel(QWidget):
 
     def set_biology(self, widget: QWidget | None) -> None:
         """Show a view's biology settings (the Pairs tab's product sizes and Tm: a widget over
-        a QFormLayout) as the last rows of the family's parameters, labels aligned with theirs;
-        None: hand back the one shown (its view is going: detached, not deleted, as the view
-        still holds it)."""
+        a QFormLayout) as the last rows of the family's parameters, labels aligned with theirs
+        (the view shows and hides it with itself); None: hand back the one shown (its view is
+        going: detached, not deleted, as the view still holds it)."""
         if self.biology is not None:
             self.params_form.takeRow(self.biology)
             self.biology.setParent(None)
         self.biology = widget
         if widget is not None:
             self.params_form.addRow(widget)
-            widget.show()
         self._fit_params_box()
 
     def _fit_params_box(self) -> None:

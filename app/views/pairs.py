@@ -44,18 +44,18 @@ REGION_KINDS = {"amplify": ("amplify", (0, 158, 115), "amplify"),
                 "exclude": ("exclude", (213, 94, 0), "exclude"),
                 "include": ("include", (0, 114, 178), "include")}
 #: Pair table columns hidden at first (the CSV keeps them): the view stays narrow.
-HIDDEN = {"F end", "R start", "compl. any Tm", "compl. 3′ Tm", "product Tm", "closest record",
-          "closest start", "closest end", "closest F", "closest R"}
+HIDDEN = {"F end", "R start", "compl. any Tm (°C)", "compl. 3′ Tm (°C)", "product Tm (°C)",
+          "closest record", "closest start", "closest end", "closest F", "closest R"}
 #: The pair table's shown order (the CSV's stays): what a person reads first, the two primers
 #: with their Tm and the product size, fits 1280 px across without a sideways scroll; the
 #: rest follows and scrolls.
-FIRST_COLUMNS = ("target", "rank", "product", "forward", "F Tm", "reverse", "R Tm", "off-target",
-                 "penalty", "F start", "R end", "F GC %", "R GC %")
+FIRST_COLUMNS = ("target", "rank", "product (bp)", "forward", "F Tm (°C)", "reverse", "R Tm (°C)",
+                 "off-target", "penalty", "F start", "R end", "F GC %", "R GC %")
 
 
 #: Dimer Tm columns: Primer3 reports 0 when it finds no structure, and a structure that melts
 #: at or below 0 °C does not form in a PCR: both read "none" (the CSV keeps the number).
-NO_STRUCTURE_COLUMNS = {"compl. any Tm", "compl. 3′ Tm", "dimer Tm (°C)"}
+NO_STRUCTURE_COLUMNS = {"compl. any Tm (°C)", "compl. 3′ Tm (°C)", "dimer Tm (°C)"}
 
 
 class _DimerModel(ResultsModel):
@@ -206,6 +206,7 @@ class PairsView(ResultView):
         # The biology of a pair (product size, Tm) sits in the first panel beside k and strands
         # (ParamsPanel.set_biology): the window moves this widget there; alone it is row 1's.
         self.biology = QWidget()
+        self.biology.setVisible(False)  # until this view shows (hideEvent)
         biology = QFormLayout(self.biology)
         biology.setContentsMargins(0, 0, 0, 0)
         tm_row = QHBoxLayout()
@@ -409,17 +410,25 @@ class PairsView(ResultView):
         """The PairSettings a design would use now (ValueError: why none); shows them."""
         conditions, bounds = self._primer_settings()
         settings = pairs.settings_from(self.values(), conditions, bounds)
-        self.used.setText(pairs.settings_summary(settings.design) + (
+        # (Strands is the candidate search's: a pair's primers are specific on both strands.)
+        self.used.setText("Specificity on both strands; " + pairs.settings_summary(settings.design) + (
             " (set in the primer filters and Conditions)" if bounds is not None else
             " (Primer3's defaults: the primer filters are off; Conditions as set)"))
         return settings
 
     def showEvent(self, event) -> None:  # the filters may have changed on another tab
         super().showEvent(event)
+        self.biology.setVisible(True)
         try:
             self.design_settings()
         except ValueError as err:
             self.used.setText(str(err))
+
+    def hideEvent(self, event) -> None:
+        """The pairs' product sizes and Tm (in the first panel, see ParamsPanel.set_biology)
+        show only with this view: the other tabs do not use them."""
+        super().hideEvent(event)
+        self.biology.setVisible(False)
 
     # -- regions on the track ----------------------------------------------------------------------
     def add_region(self, kind: str, span: tuple[int, int] | None = None):
@@ -508,7 +517,8 @@ class PairsView(ResultView):
         def work(token):
             return (yield from pairs.design_run(inputs["target"], inputs["background"], inputs["k"],
                                                 settings, inputs["selection"], inputs["threads"],
-                                                token, inputs.get("scheduler")))
+                                                token, inputs.get("scheduler"),
+                                                inputs.get("gap_min")))
 
         self.runner.start(work)
         self._update_buttons()

@@ -62,7 +62,7 @@ def _check_no_clipping(window, name: str) -> None:
 
 
 #: What a person reads of a pair at once (issue 32): its primers, their Tm, the product size.
-PAIR_ESSENTIALS = ("product", "forward", "F Tm", "reverse", "R Tm")
+PAIR_ESSENTIALS = ("product (bp)", "forward", "F Tm (°C)", "reverse", "R Tm (°C)")
 
 
 def _pairs_fit(window) -> None:
@@ -127,9 +127,13 @@ def test_every_kdiff_tab_at_1280x720(qtbot, app_style, window, tmp_path):
     window.resize(*SIZE)
     names = _every_tab(qtbot, window, folder, "kdiff")
     assert len(names) == window.tabs.count() >= 7
-    window.show_view(window.view_titled("Pairs"))
+    pairs_view = window.view_titled("Pairs")
+    window.show_view(pairs_view)
     qtbot.wait(150)
     _pairs_fit(window)
+    # The pairs' product sizes and Tm show in the first panel with the Pairs tab only.
+    window.show_view(window.view_titled("Specificity"))
+    assert not pairs_view.ranges.isVisibleTo(window) and not pairs_view.tm_opt.isVisibleTo(window)
     # The Panel's twelve values: written only where each fits its cell.
     window.show_view(panel)
     qtbot.wait(100)
