@@ -143,6 +143,10 @@ def test_cli_contract_and_exports(tmp_path):
                 "-k", "5", "--notes", "hi").returncode == 0
     assert _cli("--library", db, "add", "--name", "R1", "--sequence",
                 "GGCATCGATCGGCTAGCTAG").returncode == 0
+    again = _cli("--library", db, "add", "--name", "myF", "--sequence", "acgttgcaaggcttagcatg")
+    assert again.returncode == 2 and again.stderr.strip().splitlines() == [
+        "primerscope: error: primer 'myF': the library already has its sequence, as 'F1' "
+        "(one name per sequence)"]
     listed = _cli("--library", db, "list", "--json")
     payload = json.loads(listed.stdout)
     assert [p["name"] for p in payload["primers"]] == ["F1", "R1"]
