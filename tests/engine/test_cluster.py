@@ -133,11 +133,11 @@ def test_kmismatch_dask_equals_in_memory_across_chunk_edges(dask_cluster, small_
     fasta.write_text("".join(f">r{i}\n{decode(c)}\n" for i, c in enumerate(texts)))
     store.build(fasta, tmp_path / "text.psg")
     for strands in ("both", "forward"):
-        want = kmismatch.solve(records, patterns, 3, backend="serial", strands=strands)
+        want = kmismatch.solve(patterns, records, 3, backend="serial", strands=strands)
         assert len(want.hits) > 10
         small_chunks(300)
         for text in (records, load(tmp_path / "text.psg")):
-            got = kmismatch.solve(text, patterns, 3, backend="dask", strands=strands,
+            got = kmismatch.solve(patterns, text, 3, backend="dask", strands=strands,
                                   scheduler=dask_cluster[0])
             assert got.info.backend == "dask" and got.info.complete
             assert list(got.hits) == list(want.hits)

@@ -27,7 +27,7 @@ def results():
     text = _records("t", texts)
     patterns = _records("p", [texts[0][100:110], texts[1][7:15], "ACGTAC", texts[0][500:512]])
     return {
-        "kmismatch": kmismatch.solve(text, patterns, 3, backend="serial").hits,
+        "kmismatch": kmismatch.solve(patterns, text, 3, backend="serial").hits,
         "edit": edit.solve(patterns, text, mode="search", k=2, strands="both",
                            backend="serial").hits,
         "kdiff": kdiff.solve(text[:2], text[2:], 3, backend="serial").candidates,
@@ -124,7 +124,7 @@ def test_to_pandas(results, family):
 def test_results_to_pandas():
     pytest.importorskip("pandas")
     text, patterns = load("ACGTTGCAACGTACGTTT"), load("ACGT")
-    res = kmismatch.solve(text, patterns, 1, backend="serial")
+    res = kmismatch.solve(patterns, text, 1, backend="serial")
     frame = res.to_pandas()
     assert len(frame) == len(res.hits) > 2
     assert frame["start"].tolist() == res.hits.start.tolist()
@@ -146,8 +146,8 @@ def test_regions_keep_the_loaded_records_coordinates():
     full = Record("chr", encode("".join(rng.choice(list("ACGT"), 3000))))
     part = full.region(1001, 2000)
     pats = [Record("p", full.codes[1500:1512].copy())]
-    whole = kmismatch.solve([full], pats, 2, backend="serial").hits
-    sub = kmismatch.solve([part], pats, 2, backend="serial").hits
+    whole = kmismatch.solve(pats, [full], 2, backend="serial").hits
+    sub = kmismatch.solve(pats, [part], 2, backend="serial").hits
     assert list(sub) == [h for h in whole if 1001 <= h.start and h.end <= 2000]
     whole = edit.solve(pats, [full], mode="search", k=2, strands="both", backend="serial").hits
     sub = edit.solve(pats, [part], mode="search", k=2, strands="both", backend="serial").hits
