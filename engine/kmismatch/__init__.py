@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Generator
 
@@ -35,7 +36,7 @@ from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads
 from engine.kmismatch.cuda_options import check_cuda_limits, check_threads_per_block
 from engine.kmismatch.hits import Hit, HitDensity, HitTable
 from engine.kmismatch.spec import SPEC
-from engine.sequences import Record
+from engine.sequences import Record, SequenceWarning
 from engine.slices import Meter, numba_threads, run_info
 
 __all__ = ["Hit", "HitDensity", "HitTable", "KmismatchResult", "SPEC", "iter_solve", "make_job",
@@ -106,10 +107,15 @@ def make_job(patterns, text, k: int, *, variant=None, backend=None, strands: str
     ------
     ValueError
         On k < 0 or not an integer, an unknown strands value, an empty text or
-        pattern set, every pattern longer than every text record (the arguments' old
-        order, text first, reads so), or a variant/backend combination that does not exist.
+        pattern set, or a variant/backend combination that does not exist.
     TypeError
         On an input of no accepted form.
+
+    Warns
+    -----
+    SequenceWarning
+        When every pattern is longer than every text record: nothing can match, which is
+        what the old argument order (text first) looks like.
     """
     # The registry's rule for every parameter, as on the command line and in the GUI.
     checked = registry.check_params(SPEC, k=k, strands=strands, gap_min=gap_min,
@@ -148,16 +154,16 @@ def make_job(patterns, text, k: int, *, variant=None, backend=None, strands: str
 
 
 def _check_order(patterns, text) -> None:
-    """Refuse a job in which no pattern fits in any text record: nothing could match, and
-    that is what the old argument order (text first, then patterns) looks like. An error,
-    not a guess: the two are never swapped silently."""
+    """Warn when no pattern fits in any text record: nothing can match, and that is what the
+    old argument order (text first, then patterns) looks like. A warning, not an error (a
+    short text is a valid, empty job) and never a swap: the answer is the one asked for."""
     shortest = min(len(p) for p in patterns)
     longest = max(len(r) for r in text)
     if shortest > longest:
-        raise ValueError(f"every pattern (the shortest: {shortest:,} nt) is longer than every "
-                         f"text record (the longest: {longest:,} nt), so nothing can match; "
-                         f"the patterns come first, then the text: "
-                         f"kmismatch.solve(patterns, text, k)")
+        warnings.warn(SequenceWarning(
+            f"every pattern (the shortest: {shortest:,} nt) is longer than every text record "
+            f"(the longest: {longest:,} nt), so nothing can match; the patterns come first, "
+            f"then the text: kmismatch.solve(patterns, text, k)"), stacklevel=3)
 
 
 def _without_gap_hits(hits, counts, text):
