@@ -567,7 +567,8 @@ def test_gpu_workers_take_the_chunks_of_a_cuda_job(monkeypatch):
     rng = np.random.default_rng(5)
     lengths = (9000, 2500)
     records = [Record(f"r{i}", _random(rng, n)) for i, n in enumerate(lengths)]
-    job = edit.make_job([Record("p", _random(rng, 20))], records, mode="search", k=2)
+    job = edit.make_job([Record("p", _random(rng, 20))], records, mode="search", k=2,
+                        strands="forward")
     problem = SearchProblem(job)
 
     def chunks(gpu: bool):

@@ -90,7 +90,7 @@ def test_the_csv_streams_from_the_columns(results, family, monkeypatch):
 
 def test_edit_hits_without_alignments_have_empty_cells():
     res = edit.solve(load("ACGT"), load("TTACGATT"), mode="search", k=1, align=False,
-                     backend="serial")
+                     strands="forward", backend="serial")
     assert [(h.start, h.end, h.cigar, h.matched) for h in res.hits] == [
         (None, 5, None, None), (None, 6, None, None), (None, 7, None, None)]
     from engine.edit import export
@@ -134,7 +134,7 @@ def test_results_to_pandas():
     assert frame[["start", "end", "sequence"]].values.tolist() == [[1, 3, "ACT"], [2, 4, "CTG"]]
     frame = edit.solve(load("TAGAC"), load("ATCGAG"), backend="serial").to_pandas()
     assert frame["distance"].tolist() == [3]
-    frame = edit.solve(load("ACGT"), load("TTACGATT"), mode="search", k=1,
+    frame = edit.solve(load("ACGT"), load("TTACGATT"), mode="search", k=1, strands="forward",
                        backend="serial").to_pandas()
     assert frame["cigar"].tolist() == ["3=1I", "3=1X", "3=1D1="]
 
