@@ -162,8 +162,8 @@ def _check_order(patterns, text) -> None:
     if shortest > longest:
         warnings.warn(SequenceWarning(
             f"every pattern (the shortest: {shortest:,} nt) is longer than every text record "
-            f"(the longest: {longest:,} nt), so nothing can match; the patterns come first, "
-            f"then the text: kmismatch.solve(patterns, text, k)"), stacklevel=3)
+            f"(the longest: {longest:,} nt), so nothing can match (in Python the patterns "
+            f"come first, then the text: kmismatch.solve(patterns, text, k))"), stacklevel=3)
 
 
 def _without_gap_hits(hits, counts, text):
