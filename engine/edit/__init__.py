@@ -86,7 +86,7 @@ from engine.edit.cuda_options import cuda_params
 from engine.edit.hits import EditHits, Hit, PairDistance, ScoreProfile
 from engine.edit.spec import SPEC
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads
-from engine.sequences import Record, SeqColumns
+from engine.sequences import SeqColumns
 from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
 
 __all__ = ["EditHits", "EditResult", "Hit", "PairDistance", "SPEC", "ScoreProfile", "distance",
@@ -300,14 +300,10 @@ def _columns(role: str, sequences) -> SeqColumns:
 
 
 def _records(role: str, records, check_lengths: bool = True) -> tuple:
-    """The records as a tuple, each an engine.sequences.Record (and none empty)."""
+    """The records (engine.api.records made them Records) as a tuple, none empty."""
     records = tuple(records)
     if not records:
         raise ValueError(f"no {role} records")
-    if not all(issubclass(t, Record) for t in set(map(type, records))):  # (no frame per record)
-        bad = next(rec for rec in records if not isinstance(rec, Record))
-        raise ValueError(f"{role} records must be engine.sequences.Record (or one "
-                         f"engine.sequences.SeqColumns), got {type(bad).__name__}")
     if check_lengths:
         # (len, not codes: a genome store's record would unpack itself whole)
         lengths = np.fromiter(map(len, records), dtype=np.int64, count=len(records))
