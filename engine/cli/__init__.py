@@ -236,6 +236,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     parser = _Parser(prog="primerscope",
                      description="Candidate primer regions and DNA dynamic programming, live.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     gui = sub.add_parser("gui", help="open the desktop application")
     gui.add_argument("--demo", action="store_true", help="load the demo data")
@@ -279,7 +280,19 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         sub.add_parser("index")
     # Listed here for --help; the launcher hands `bench` to the benchmarks package.
     sub.add_parser("bench", help="benchmarks (primerscope bench --help)", add_help=False)
+    sub.add_parser("install-desktop", add_help=False,
+                   help="add primerscope to the desktop's menu (--uninstall removes it)")
     return parser
+
+
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml's, as pip recorded it)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("primerscope")
+    except metadata.PackageNotFoundError:  # a checkout that was never installed
+        return "0+unknown"
 
 
 def _remember_inputs(parser: argparse.ArgumentParser) -> None:
@@ -546,6 +559,8 @@ def _dispatch(args) -> int:
     if args.command == "bench":
         raise UsageError("benchmarks run through the launcher: primerscope bench ... "
                          "(or python -m benchmarks)")
+    if args.command == "install-desktop":
+        raise UsageError("install-desktop runs through the launcher: primerscope install-desktop")
     if args.command == "index":
         from engine.cli import index
 
