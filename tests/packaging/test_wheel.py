@@ -164,12 +164,12 @@ def expected_kdiff(target: Path) -> list[tuple[str, int, int]]:
 
 
 def where_things_are(env: dict, cwd: Path) -> dict:
-    """Where the installed environment finds engine, app, the data files and benchmarks."""
-    script = ("import json, importlib.util, engine, app, app.demo, app.paths;"
+    """Where the installed environment finds engine, app and the data files; its site-packages."""
+    script = ("import json, sysconfig, engine, app, app.demo, app.paths;"
               "print(json.dumps({'engine': engine.__file__, 'app': app.__file__,"
               "'demo': str(app.demo.DEMO_DIR), 'icon': str(app.paths.ICON),"
               "'style': str(app.paths.RESOURCES / 'style.qss'),"
-              "'benchmarks': importlib.util.find_spec('benchmarks') is not None}))")
+              "'site': sysconfig.get_paths()['purelib']}))")
     return json.loads(run(["python", "-c", script], cwd=cwd, env=env).stdout)
 
 
@@ -183,7 +183,9 @@ def check_installed(venv: Path, home: Path) -> dict:
     for key in ("engine", "app", "demo", "icon", "style"):
         assert Path(found[key]).is_relative_to(venv), (key, found[key])
         assert Path(found[key]).exists(), (key, found[key])
-    assert not found["benchmarks"]
+    installed = {p.name for p in Path(found["site"]).iterdir()}
+    assert {"engine", "app", "resources"} <= installed
+    assert not {"benchmarks", "tests"} & installed
 
     version = run(["primerscope", "--version"], cwd=home, env=env).stdout.strip()
     assert version == f"primerscope {PYPROJECT['version']}"
