@@ -11,11 +11,10 @@ active row over all columns; Ukkonen's lact(j) <= lact(j-1)+1 means one probe
 of row c+1 per column finds it.
 
 ``lv`` (lanes x L) asks for the lower levels too (``kdiff --all-k``): column t is c for
-t edits (k = t+1), found by the same one probe, of row lv+1 against t. The row minima
-only grow down a column's active cells, whose values the blocks hold exactly (inactive
-ones stay > K > t), so one pass at the largest k answers every smaller one; the lane then
-lives until its suffix occurs within 0 edits. A level is probed only in the columns where
-it could hit (``_probe_levels``). L = 0 is the plain scan.
+t edits (k = t+1), found by the same one probe per column, of row lv+1 against t. The
+row minima only grow down a column's active cells, whose values the blocks hold exactly
+(inactive ones stay > K > t), so one pass at the largest k answers every smaller one;
+the lane then lives until its suffix occurs within 0 edits. L = 0 is the plain scan.
 
 The carry between blocks makes one matrix a chain of dependent word
 operations, so the kernel advances ``LANES`` consecutive starts r together in
@@ -96,37 +95,6 @@ def full_at(out_c, lv, i, mp):
     return (lv[i, 0] if lv.shape[1] > 0 else out_c[i]) == mp
 
 
-_NEVER = 1 << 62
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _probe_levels(l, j, yl, K, lv, due, pv, mv, score, mp):
-    """Probe lane l's lower levels due in column j (row lv+1 against t edits); return the
-    next column any of them is due.
-
-    D at a fixed row moves by at most one from column to column, so a level whose row holds
-    D = t+1+g cannot hit in the next g columns. Only active values (<= K) are exact in the
-    blocks; any other is taken as K+1, the least an inactive cell can hold."""
-    nxt = _NEVER
-    for t in range(lv.shape[1]):
-        if j >= due[l, t]:
-            row = lv[l, t] + 1
-            b = (row - 1) >> 6
-            if row > mp:
-                due[l, t] = _NEVER
-                continue
-            d = K + 1
-            if b <= yl:
-                d = min(d, _row_score(pv[l, b], mv[l, b], score[l, b], row))
-            if d <= t:
-                lv[l, t] = row
-                due[l, t] = j + 1
-            else:
-                due[l, t] = j + d - t
-        nxt = min(nxt, due[l, t])
-    return nxt
-
-
 @njit(nogil=True, cache=True)
 def longest_prefixes(alpha, m_end, r_lo, lanes, beta, offsets, K, out_c, lv, counters, abort,
                      counting):
@@ -145,8 +113,6 @@ def longest_prefixes(alpha, m_end, r_lo, lanes, beta, offsets, K, out_c, lv, cou
     nblocks = np.zeros(lanes, dtype=np.int64)
     mps = np.zeros(lanes, dtype=np.int64)
     live = np.zeros(lanes, dtype=np.bool_)
-    due = np.zeros((lanes, levels), dtype=np.int64)  # each level's next column to probe
-    lane_due = np.zeros(lanes, dtype=np.int64)       # the lane's earliest of them
     y0 = (K - 1) // 64 if K >= 1 else 0
     steps = 0
     for l in range(lanes):
@@ -223,11 +189,15 @@ def longest_prefixes(alpha, m_end, r_lo, lanes, beta, offsets, K, out_c, lv, cou
                         if row == mps[l] and levels == 0:
                             live[l] = False
                             remaining -= 1
-                if levels > 0 and j >= lane_due[l]:
-                    lane_due[l] = _probe_levels(l, j, yl, K, lv, due, pv, mv, score, mps[l])
-                    if lv[l, 0] == mps[l]:
-                        live[l] = False
-                        remaining -= 1
+                for t in range(levels):  # the lower levels, each its own probe
+                    row = lv[l, t] + 1
+                    b = (row - 1) >> 6
+                    if b <= yl and row <= mps[l]:
+                        if _row_score(pv[l, b], mv[l, b], score[l, b], row) <= t:
+                            lv[l, t] = row
+                            if t == 0 and row == mps[l]:
+                                live[l] = False
+                                remaining -= 1
             if remaining == 0:
                 break
     counters[0] += 64 * steps
