@@ -110,7 +110,7 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     params = {"k": int(k), "strands": strands, "gap_min": gap_min,
               "avoid_masked": bool(avoid_masked)}
     if all_k:
-        _check_all_k(sel, background, strands)
+        _check_all_k(sel)
         params["all_k"] = True
     params.update(cuda_params(sel.variant, sel.backend, sel.flags, threads_per_block, prefetch_factor))
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
@@ -123,7 +123,7 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
                params=params, threads=threads, count_comparisons=count_comparisons)
 
 
-def _check_all_k(sel, background, strands: str) -> None:
+def _check_all_k(sel) -> None:
     """``all_k`` runs on the CPU kernels' serial and coarse forms, the background whole,
     streamed in chunks or on Dask (its workers run the CPU kernels): the CUDA kernels and
     the fine forms know one k only."""
