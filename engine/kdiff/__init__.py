@@ -83,7 +83,8 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     scheduler's address (``tcp://HOST:PORT``; None or empty: a local cluster).
 
     ``all_k``: every k in 1..k at once (the result's ``landscape``), in the one scan at k.
-    The CPU kernels with the background in memory do it; the others refuse by name.
+    The CPU kernels do it (on Dask too, and with a streamed background); the CUDA kernels
+    and the fine forms refuse by name.
     """
     # The registry's rule for every parameter, as on the command line and in the GUI.
     checked = registry.check_params(SPEC, k=k, strands=strands, gap_min=gap_min,
@@ -109,7 +110,7 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     params = {"k": int(k), "strands": strands, "gap_min": gap_min,
               "avoid_masked": bool(avoid_masked)}
     if all_k:
-        _check_all_k(sel, background, strands)
+        _check_all_k(sel)
         params["all_k"] = True
     params.update(cuda_params(sel.variant, sel.backend, sel.flags, threads_per_block, prefetch_factor))
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
@@ -122,21 +123,16 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
                params=params, threads=threads, count_comparisons=count_comparisons)
 
 
-def _check_all_k(sel, background, strands: str) -> None:
-    """``all_k`` runs on the CPU kernels' serial and coarse forms, the background whole in
-    memory: the CUDA kernels, the fine forms and the chunked plumbing (streamed, Dask)
-    know one k only."""
-    from engine.streaming import Background
-
-    if not registry.on_cpu(sel.backend):
+def _check_all_k(sel) -> None:
+    """``all_k`` runs on the CPU kernels' serial and coarse forms, the background whole,
+    streamed in chunks or on Dask (its workers run the CPU kernels): the CUDA kernels and
+    the fine forms know one k only."""
+    if registry.on_gpu(sel.backend):
         raise ValueError(f"kdiff --all-k does not run on the {sel.backend} backend "
-                         "(use serial or multicore)")
+                         "(use serial, multicore or dask)")
     if sel.parallel in ("fine", "coarse+fine"):
         raise ValueError(f"kdiff --all-k does not run with --parallel {sel.parallel} "
                          "(use coarse)")
-    if not Background(background, strands).fits():
-        raise ValueError("kdiff --all-k needs the background in memory; this one is streamed "
-                         "in chunks (too large)")
 
 
 def landscape(target, background, k: int, **options):
