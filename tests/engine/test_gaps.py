@@ -296,19 +296,6 @@ def test_offtarget_sites_never_in_a_gap():
 
 # ---------------------------------------------------------------------------- Dask cluster
 
-@pytest.fixture(scope="module")
-def dask_cluster():
-    import logging
-
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
-    client = distributed.Client(cluster, set_as_default=False)
-    yield cluster.scheduler_address
-    client.close()
-    cluster.close()
-
-
 def test_kdiff_on_dask_with_gaps_across_chunk_edges(dask_cluster, monkeypatch):
     monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 50)
     monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
@@ -318,7 +305,7 @@ def test_kdiff_on_dask_with_gaps_across_chunk_edges(dask_cluster, monkeypatch):
         parts += [BASE[rng.integers(0, 4, n)], np.full(int(rng.integers(10, 30)), 15, np.uint8)]
     background = np.concatenate(parts)
     t, b = [Record("t", planted(rng, background, 60))], [Record("b", background)]
-    got = kdiff.solve(t, b, 2, backend="dask", scheduler=dask_cluster)
+    got = kdiff.solve(t, b, 2, backend="dask", scheduler=dask_cluster[0])
     assert kdiff_rows(got) == kdiff_expected(t, b, 2, 10)
 
 
