@@ -280,6 +280,36 @@ def test_edit_search_streamed_with_gaps_across_chunk_edges(streamed, data, chunk
     assert edit_rows(got) == edit_expected(patterns, t, 2, 10)
 
 
+@given(data=st.data(), chunk=st.integers(8, 40), profile=st.booleans())
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=HEALTH)
+def test_edit_streamed_tasks_never_end_before_they_begin(monkeypatch, streamed, data, chunk,
+                                                        profile):
+    """The piece after a skipped gap owns the gap's columns, which are not in its text: its
+    tasks must still scan forward from its text (a task of negative length sent the
+    cooperative CUDA kernel before the text: tests/engine/gaps_cuda_cases.py)."""
+    from engine.edit.cpu_common import T_HI, T_OWN_LO, T_SCAN_LO
+    from engine.edit.problem import SearchProblem
+    from engine.executors.protocol import Task
+    from engine.streaming import Background
+
+    streamed(chunk)
+    monkeypatch.setattr(config, "EDIT_MIN_CHUNK_COLUMNS", 4)  # tasks shorter than a gap
+    text = data.draw(gapped(10, pieces=(2, 4), piece_len=(5, 40)))
+    text = np.concatenate([np.full(data.draw(st.integers(0, 120)), 15, np.uint8), text])
+    job = edit.make_job([Record("p", encode("ACGTACGT"))], [Record("t", text)], mode="search",
+                        k=2, strands="both", backend="multicore", profile=profile)
+    problem = SearchProblem(job)
+    background = Background(problem.records, problem.strands)
+    for chunk_ in background.chunks(problem.overlap):
+        run = problem.open(Task(chunk_), background.text(chunk_), np.zeros(1, np.uint8), 2)
+        plan = run.runner.plan
+        tasks = plan.tasks
+        assert np.all(tasks[:, T_HI] > tasks[:, T_SCAN_LO])
+        assert np.all(tasks[:, T_OWN_LO] >= tasks[:, T_SCAN_LO])
+        assert np.all(tasks[:, T_OWN_LO] < tasks[:, T_HI])
+        assert np.all(tasks[:, T_SCAN_LO] >= plan.t_lo[plan.g_rec[plan.task_group]])
+
+
 def test_offtarget_sites_never_in_a_gap():
     """A 100-N gap used to be a 0-edit site of every primer of up to 100 nt."""
     primer = Record("p", encode("ACGTTGCAAGGCTTAGCA"))
