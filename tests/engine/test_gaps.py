@@ -268,16 +268,31 @@ def test_edit_search_equals_the_oracle_with_gaps_as_record_breaks(data, k, stran
     assert edit_rows(got) == edit_expected(patterns, t, k, 8, strands)
 
 
-@given(data=st.data(), chunk=st.integers(8, 40))
+@given(data=st.data(), chunk=st.integers(8, 40), bins=st.sampled_from([4096, 7, 3]))
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=HEALTH)
-def test_edit_search_streamed_with_gaps_across_chunk_edges(streamed, data, chunk):
-    streamed(chunk)
+def test_edit_search_streamed_with_gaps_across_chunk_edges(monkeypatch, streamed, data, chunk,
+                                                           bins):
+    """Hits as the oracle's; score profiles (bins of 1 column, or wider: ``bins`` per record)
+    as the in-memory scan's, bins inside the skipped middle of a long gap included."""
+    from engine.edit import plan
+
+    monkeypatch.setattr(plan, "PROFILE_BINS", bins)
     text = data.draw(gapped(10, pieces=(2, 5), piece_len=(5, 60)))
+    text = np.concatenate([text, np.full(data.draw(st.integers(0, 60)), 15, np.uint8)])
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     patterns = [Record(f"p{i}", planted(rng, text, 8)) for i in range(2)]
     t = [Record("t", text)]
-    got = edit.solve(patterns, t, mode="search", k=2, strands="both", backend="multicore")
+
+    def solve():
+        return edit.solve(patterns, t, mode="search", k=2, strands="both", backend="multicore",
+                          profile=True)
+
+    whole = solve()
+    streamed(chunk)
+    got = solve()
     assert edit_rows(got) == edit_expected(patterns, t, 2, 10)
+    assert [p.values.tolist() for p in got.profiles] == [p.values.tolist()
+                                                         for p in whole.profiles]
 
 
 @given(data=st.data(), chunk=st.integers(8, 40), profile=st.booleans())
