@@ -22,7 +22,7 @@ from engine import config, edit, gaps, kdiff, kmismatch
 from engine.jobs import drive
 from engine.primers import offtarget
 from engine.sequences import Record, SeqColumns, decode, encode, load
-from tests.engine.gap_cases import (edit_expected, edit_rows, gapped, kdiff_expected, kdiff_rows,
+from tests.engine.gap_cases import (BASES, edit_expected, edit_rows, gapped, kdiff_expected, kdiff_rows,
                                     kmismatch_expected, kmismatch_rows, planted)
 from tests.strategies import examples
 
@@ -323,6 +323,85 @@ def test_edit_streamed_tasks_never_end_before_they_begin(monkeypatch, streamed, 
         assert np.all(tasks[:, T_OWN_LO] >= tasks[:, T_SCAN_LO])
         assert np.all(tasks[:, T_OWN_LO] < tasks[:, T_HI])
         assert np.all(tasks[:, T_SCAN_LO] >= plan.t_lo[plan.g_rec[plan.task_group]])
+
+
+def _edge_case(seed: int):
+    """A 30 kb text of 150-base stretches between gaps of 10-30 N, and patterns whose window
+    runs 3 bases over the start of a gap (a 3-mismatch or 3-edit hit with the gap as bases)."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    while sum(map(len, parts)) < 30_000:
+        parts += [BASES[rng.integers(0, 4, 150)], np.full(int(rng.integers(10, 31)), 15, np.uint8)]
+    codes = np.concatenate(parts)
+    patterns = [Record(f"e{i}", np.concatenate([codes[at - 6:at], BASES[rng.integers(0, 4, 3)]]))
+                for i, at in enumerate((150, 1_500, 15_000))]
+    return codes, patterns
+
+
+def _partials_and_answer(job_iter, cancel_after=None):
+    """Every Progress.partial of a run (and the run's answer); ``cancel_after``: cancel once
+    that many partials came."""
+    from engine.jobs import CancelToken
+
+    cancel = CancelToken()
+    gen = job_iter(cancel)
+    partials = []
+    try:
+        while True:
+            progress = next(gen)
+            if progress.partial is not None:
+                partials.append(progress.partial)
+                if cancel_after is not None and len(partials) >= cancel_after:
+                    cancel.cancel()
+    except StopIteration as stop:
+        return partials, stop.value
+
+
+def _on_gap(masked: np.ndarray, rows) -> list:
+    """The rows (start, end: 1-based, inclusive) whose window holds a gap base."""
+    return [r for r in rows if (masked[r[0] - 1:r[1]] == gaps.GAP_CODE).any()]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("cancel_after", [None, 2], ids=["run", "cancel"])
+def test_kmismatch_partials_follow_the_gap_rule(monkeypatch, streamed, stream, cancel_after):
+    """Progress.partial during a run, and after a cancel, holds no hit on a gap: the final
+    result's rule (a window of 3 gap bases is a 3-mismatch hit without it)."""
+    monkeypatch.setattr(config, "KMISMATCH_FIRST_SLICE_CELLS", {"pmasm": 1 << 12})
+    if stream:
+        streamed(3_000)
+    codes, patterns = _edge_case(31)
+    t = [Record("t", codes)]
+    masked = gaps.mask_gaps(codes)
+    job = kmismatch.make_job(t, patterns, 3, variant="pmasm", backend="serial")
+    partials, result = _partials_and_answer(lambda c: kmismatch.iter_solve(job, c), cancel_after)
+    assert len(partials) >= 2
+    for partial in partials:
+        assert not _on_gap(masked, [(h.start, h.end) for h in partial])
+    assert list(partials[-1].rows()) == list(result.hits.rows())
+    if cancel_after is None:
+        assert kmismatch_rows(result) == kmismatch_expected(t, patterns, 3, 10)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("cancel_after", [None, 2], ids=["run", "cancel"])
+def test_edit_partials_follow_the_gap_rule(monkeypatch, streamed, stream, cancel_after):
+    """As kmismatch: no partial hit ends on a gap, during a run or after a cancel."""
+    monkeypatch.setattr(config, "EDIT_FIRST_SLICE_COLUMNS", 1_000)
+    monkeypatch.setattr(config, "EDIT_MIN_CHUNK_COLUMNS", 500)
+    if stream:
+        streamed(3_000)
+    codes, patterns = _edge_case(32)
+    t = [Record("t", codes)]
+    masked = gaps.mask_gaps(codes)
+    job = edit.make_job(patterns, t, mode="search", k=3, strands="both", backend="serial")
+    partials, result = _partials_and_answer(lambda c: edit.iter_solve(job, c), cancel_after)
+    assert len(partials) >= 2
+    for partial in partials:
+        assert not [e for e in partial.end.tolist() if masked[e - 1] == gaps.GAP_CODE]
+    assert len(partials[-1]) == len(result.hits)
+    if cancel_after is None:
+        assert edit_rows(result) == edit_expected(patterns, t, 3, 10)
 
 
 def test_offtarget_sites_never_in_a_gap():
