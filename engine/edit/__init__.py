@@ -79,7 +79,8 @@ from engine.edit.hits import EditHits, Hit, PairDistance, ScoreProfile
 from engine.edit.spec import SPEC
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
 from engine.sequences import Record, SeqColumns
-from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
+from engine.slices import (Meter, compile_once, numba_threads, run_info, run_slices, tiny_job,
+                           warm_key)
 
 __all__ = ["EditHits", "EditResult", "Hit", "PairDistance", "SPEC", "ScoreProfile", "iter_solve", "make_job",
            "solve", "verify"]
@@ -395,7 +396,9 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         answer = yield from executor.run(SearchProblem(job), meter, cancel)
     else:
         answer = make_runner(job, cancel.flag, meter.threads)
-        yield from compile_once(answer.lanes, answer.total)
+        # (the warm-up: the job over the first columns of its texts)
+        yield from compile_once(warm_key(job), lambda: drive(iter_solve(tiny_job(job, "text"))),
+                                answer.total)
         yield from run_slices(answer, meter, cancel)
     collector = answer.collector
     hits = collector.sorted_hits()
@@ -406,3 +409,4 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         best = min((d.distance for d in distances if d.distance is not None), default=None)
     return EditResult(run_info(job, meter), p["mode"], p["k"], p["strands"], p["pairing"],
                       p["report"], hits, distances, best, collector.profiles())
+

@@ -19,7 +19,7 @@ backend (:func:`for_backend` resolves a backend to its executor):
 
 Warm-up is generic: :meth:`ChunkedProblem.warm_up` runs the problem's first task on a
 tiny chunk of its own background, so the kernels compile (or load) on the very types
-the job will use; a family only says whether they are ready (:meth:`compiled`).
+the job will use, once per process and warm key (engine.slices.compile_once).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.executors.protocol import ChunkedProblem, Task
-from engine.slices import Step, compile_once, run_slices
+from engine.slices import Step, compile_once, run_slices, warm_key
 from engine.streaming import Background
 
 
@@ -34,7 +34,8 @@ class InProcess:
     def run(self, problem: ChunkedProblem, meter, cancel):
         """Compile if needed, run to the end, a cancel or an abort; return the answer: the
         whole run, or the problem with its merged answers."""
-        yield from compile_once(problem, problem.total_units())
+        key = warm_key(problem.job, *problem.warm_key())
+        yield from compile_once(key, problem.warm_up, problem.total_units())
 
         def make():
             return self.runner(problem, cancel.flag, meter.threads)

@@ -91,15 +91,6 @@ class KernelCall:
         per_task = config.KDIFF_BITPARALLEL_LANES if self.job.variant == "bitparallel" else 1
         return 2 * numba.get_num_threads() * per_task if self.job.parallel == "coarse" else 1
 
-    def compiled(self) -> bool:
-        if self.device is not None:
-            return self.device.compiled()
-        if self._simd_pass() is not None and len(self._simd_pass().signatures) < 2:
-            return False
-        if self._simd_pass() is not None and self.job.variant == "bitparallel":
-            return bool(self._kernel().signatures) and bool(self.kernels.longest_prefixes.signatures)
-        return bool(self._kernel().signatures)
-
     def _kernel(self):
         """The one CPU kernel this job calls (besides simd's lanes)."""
         if registry.serial(self.job.backend):
@@ -115,32 +106,6 @@ class KernelCall:
         from engine.kdiff import cpu_lanes
 
         return cpu_lanes.lanes_parallel if registry.threaded(self.job.backend) else cpu_lanes.lanes_serial
-
-    def warm_up(self) -> None:
-        """Compile (or load from cache) every kernel the job uses, on a tiny input."""
-        if self.device is not None:
-            self.device.warm_up()
-            return
-        tiny_alpha = np.array([1, 2, 4, 8, 1, 2, 4, 8], dtype=np.uint8)
-        beta, offsets = concat_with_offsets([Record("w", np.array([1, 2, 4, 8, 8], dtype=np.uint8))])
-        saved = self.beta, self.offsets, self.K
-        self.beta, self.offsets, self.K = beta, offsets, 1
-        try:
-            self(tiny_alpha, 0, 4, np.zeros(8, dtype=np.int64), np.zeros(2, dtype=np.int64))
-            if self.job.variant == "bitparallel":  # the blocked kernel serves simd's long tail
-                self.kernels.longest_prefixes(tiny_alpha, 8, 0, 1, beta, offsets, 1,
-                                              np.zeros(1, dtype=np.int64), _no_levels(1),
-                                              np.zeros(2, dtype=np.int64), self.abort, self.counting)
-            if self._simd_pass() is not None:  # both word widths, whatever the tiny input needs
-                from engine.kdiff.cpu_lanes import word_constants
-
-                for bits in (32, 64):
-                    self._simd_pass()(tiny_alpha, 8, np.arange(2, dtype=np.int64), beta, offsets,
-                                      1, word_constants(bits), 2, np.zeros(2, dtype=np.int64),
-                                      _no_levels(2), np.zeros(2, dtype=np.bool_),
-                                      np.zeros(2, dtype=np.int64), self.abort)
-        finally:
-            self.beta, self.offsets, self.K = saved
 
     def __call__(self, alpha, r_lo, r_hi, out_c, counters, out_lv=None) -> int:
         """Fill ``out_c[:r_hi-r_lo]`` (and, with levels, ``out_lv``: starts x levels); return

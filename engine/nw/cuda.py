@@ -68,10 +68,6 @@ class CudaKernels:
         rows = max(1, config.NW_CUDA_FIRST_SLICE_CELLS[self.form] // n)
         return max(rows, n) if self.form in ("per-launch", "diagonal-one-block") else rows
 
-    def warm_key(self, snapshots: bool) -> tuple:
-        """What decides which kernels a job compiles."""
-        return (self.form, self.cap, self.rows, self.cols, self.chunk, bool(snapshots))
-
     def tile(self, a, b, top, left, bottom, right, scores, rec_rows, rec_cols, snap,
              row0, col0, abort) -> bool:
         """One tile (the contract of engine/nw/cpu_common.py); False when cancelled."""

@@ -23,10 +23,6 @@ from engine.slices import Step
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 
-#: Compiled kernel sets in this process: (variant, backend, dtype, traceback) + warm_key.
-_WARM: set = set()
-
-
 class Kernels:
     """The tile kernel of one variant on one backend, behind the tile contract of
     :mod:`engine.nw.cpu_common`."""
@@ -63,10 +59,6 @@ class Kernels:
     def first_rows(self, m: int, n: int) -> int:
         """Rows of a sweep's first band."""
         return max(1, config.NW_FIRST_SLICE_CELLS // max(1, n))
-
-    def warm_key(self, snapshots: bool) -> tuple:
-        """What, besides variant, backend and dtype, decides the kernels a job compiles."""
-        return ()
 
     def tile(self, a, b, top, left, bottom, right, scores, rec_rows, rec_cols, snap,
              row0, col0, abort) -> bool:
@@ -327,33 +319,3 @@ def hirschberg(kernels, a, b, sc: Scores, vtype, abort, rows, top_row=None) -> I
         stack.append((mid, i1, split, j1))   # popped after the upper half: pieces stay in order
         stack.append((i0, mid, j0, split))
     return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.uint8)
-
-
-class Compile:
-    """The kernels of one job, compiled once per process (for engine.slices.compile_once)."""
-
-    def __init__(self, job, kernels, dtype):
-        self.kernels, self.dtype = kernels, dtype
-        self.traceback, self.snapshots = job.params["traceback"], job.snapshots
-        self.key = ((job.variant, job.backend, np.dtype(dtype).name, self.traceback)
-                    + kernels.warm_key(job.snapshots))
-
-    def compiled(self) -> bool:
-        return self.key in _WARM
-
-    def warm_up(self) -> None:
-        """Compile (or load from numba's cache) the kernels a job uses, on a tiny input."""
-        from engine.nw.cpu_traceback import full_traceback
-
-        sc, dtype = Scores(), self.dtype
-        a = np.array([1, 2, 4, 8, 15, 1], dtype=np.uint8)
-        b = np.array([1, 4, 8, 2, 3], dtype=np.uint8)
-        rec = Recorder(a.shape[0], b.shape[0], sc, dtype, 0, self.snapshots)
-        top = (np.arange(6) * -1).astype(dtype)
-        left = (np.arange(7) * -1).astype(dtype)
-        self.kernels.tile(a, b, top, left, np.empty(6, dtype), np.empty(7, dtype),
-                          cast_scores(sc, dtype), rec.rows, rec.cols, rec.raw, 0, 0,
-                          np.zeros(1, dtype=np.uint8))
-        if self.traceback:
-            full_traceback(a, b, 1, 0, -1, np.empty(11, dtype=np.uint8))
-        _WARM.add(self.key)

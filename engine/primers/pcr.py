@@ -510,19 +510,6 @@ class SitesProblem(ChunkedProblem):
                                    threads=search.threads,
                                    params={**self.job.params, "search": search})
 
-    def compiled(self) -> bool:
-        from engine.primers import pcr_kernels
-
-        return self.search.compiled() and pcr_kernels.compiled()
-
-    def warm_up(self) -> None:
-        """The generic tiny-chunk run, then the refinement kernels it may not reach (both
-        alignment kinds, and site_table's overlap test)."""
-        from engine.primers import pcr_kernels
-
-        super().warm_up()
-        pcr_kernels.warm_up()
-
     def refined(self) -> tuple | None:
         """The passing refined hits merged (:func:`passing`'s columns), or None."""
         return tuple(np.concatenate(cols) for cols in zip(*self._parts)) if self._parts else None
