@@ -389,11 +389,9 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     if p["mode"] == "search" and p["pairing"] == "all":
         # A search over whole records is a chunked problem (engine/edit/problem.py): run
         # whole or a chunk at a time here, or as a cluster's tasks (engine.executors).
-        from engine import executors
         from engine.edit.problem import SearchProblem
 
-        executor = executors.for_backend(job.backend, p.get("scheduler"))
-        answer = yield from executor.run(SearchProblem(job), meter, cancel)
+        answer = yield from registry.executor(job).run(SearchProblem(job), meter, cancel)
     else:
         answer = make_runner(job, cancel.flag, meter.threads)
         # (the warm-up: the job over the first columns of its texts)

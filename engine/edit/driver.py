@@ -86,19 +86,13 @@ def make_runner(job: Job, abort: np.ndarray, threads: int | None,
     """The job's scan in memory on its backend's kernels; ``threads``: numba threads of a
     multicore job; ``pieces``: the job's text records are a chunk's pieces
     (engine.edit.problem)."""
-    if registry.on_gpu(job.backend):
-        from engine.edit.cuda import (
-            CudaRunner,  # numba.cuda is imported for cuda jobs only
-        )
-
-        return ScanRunner(job, CudaRunner(job, abort, pieces), 1, abort)
+    if registry.on_gpu(job.backend):  # (engine.edit.cuda.CudaRunner: numba.cuda for cuda jobs only)
+        return ScanRunner(job, registry.kernels(job)(job, abort, pieces), 1, abort)
     if simd_applies(job):
         workers = threads if registry.threaded(job.backend) else 1
         lanes = SimdLanes(job, workers, abort, threads, pieces)
         return ScanRunner(job, lanes, workers * lanes.width, abort)
-    from engine.edit import cpu_lanes
-
-    per_thread = cpu_lanes.lanes_per_thread(job.variant)
+    per_thread = registry.kernels(job).lanes_per_thread(job.variant)
     nlanes = (threads if registry.threaded(job.backend) else 1) * per_thread
     return ScanRunner(job, CpuLanes(job, Plan(job, nlanes, pieces=pieces), nlanes, abort, threads),
                       nlanes, abort)
@@ -108,8 +102,7 @@ class CpuLanes:
     """The lanes' state, and calls to cpu_lanes and the path stage with the job's backend."""
 
     def __init__(self, job, plan: Plan, nlanes: int, abort: np.ndarray, threads: int | None):
-        from engine.edit import cpu_lanes
-
+        cpu_lanes = registry.kernels(job)  # (engine/edit/spec.py)
         self.job, self.plan, self.abort, self.threads = job, plan, abort, threads
         self.variant = cpu_lanes.VARIANTS.index(job.variant)
         n_int, n_uint = cpu_lanes.state_sizes(job.variant, plan.max_m)

@@ -75,7 +75,7 @@ class Dask:
     """Runs problems on a Dask cluster: a local one (LocalCluster, or LocalCUDACluster with
     a GPU and dask_cuda) or the one at ``scheduler``."""
 
-    def __init__(self, scheduler: str | None = None):
+    def __init__(self, backend: str = "dask", scheduler: str | None = None):
         self.scheduler = scheduler
 
     def connect(self):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine import registry
 from engine.executors.protocol import ChunkedProblem, Task
 from engine.slices import Step, compile_once, run_slices, warm_key
 from engine.streaming import Background
@@ -18,8 +19,8 @@ from engine.streaming import Background
 class InProcess:
     """Runs problems here; ``gpu``: a cuda job (its chunks fit the GPU's budget)."""
 
-    def __init__(self, gpu: bool = False):
-        self.gpu = gpu
+    def __init__(self, backend: str = "serial", scheduler: str | None = None):
+        self.gpu = registry.on_gpu(backend)
 
     def background(self, problem: ChunkedProblem) -> Background:
         return Background(problem.records, problem.strands, gpu=self.gpu)

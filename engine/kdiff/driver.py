@@ -25,20 +25,18 @@ from engine.sequences import Record, concat_with_offsets, reverse_complement_rec
 from engine.slices import Step
 
 
-def _kernels(variant: str):
-    """The variant's kernels: ``serial``, ``coarse`` and, but for bitparallel, ``fine_batch``
-    (conventional and alternative share their serial and coarse scans: cpu_scan.py, told
-    which core to call by ``which``)."""
+def _kernels(job: Job):
+    """The job's CPU kernels (engine/kdiff/spec.py): ``serial``, ``coarse`` and, but for
+    bitparallel, ``fine_batch`` (conventional and alternative share their serial and coarse
+    scans: cpu_scan.py, told which core to call by ``which``)."""
     from types import SimpleNamespace
 
-    if variant == "bitparallel":
-        from engine.kdiff import cpu_bitparallel
+    mod = registry.kernels(job)
+    if job.variant == "bitparallel":
+        return mod
+    from engine.kdiff import cpu_scan
 
-        return cpu_bitparallel
-    from engine.kdiff import cpu_alternative, cpu_conventional, cpu_scan
-
-    mod = cpu_conventional if variant == "conventional" else cpu_alternative
-    which = cpu_scan.CONVENTIONAL if variant == "conventional" else cpu_scan.ALTERNATIVE
+    which = cpu_scan.CONVENTIONAL if job.variant == "conventional" else cpu_scan.ALTERNATIVE
     return SimpleNamespace(serial=cpu_scan.serial, coarse=cpu_scan.coarse,
                            fine_batch=mod.fine_batch, which=which)
 
@@ -60,13 +58,10 @@ class KernelCall:
         self.beta, self.offsets, self.abort = beta, offsets, abort
         self.K = job.params["k"] - 1
         self.flags = job.flags
-        if registry.on_gpu(job.backend):
-            from engine.kdiff.cuda import CudaSliceRunner
-
-            self.device = CudaSliceRunner(job, beta, offsets, abort)
-        else:
-            self.device = None
-        self.kernels = None if self.device else _kernels(job.variant)
+        # engine.kdiff.cuda.CudaSliceRunner on the GPU
+        self.device = registry.kernels(job)(job, beta, offsets, abort) \
+            if registry.on_gpu(job.backend) else None
+        self.kernels = None if self.device else _kernels(job)
         self.counting = job.count_comparisons
         #: the lower levels a call fills besides c (``kdiff --all-k``: c at 0..K-1 edits)
         self.levels = self.K if job.params.get("all_k") else 0

@@ -30,15 +30,11 @@ from engine import config
 from engine.executors import ChunkedProblem
 from engine.executors.protocol import InnerRunnerRun
 from engine.jobs import Job
-from engine.kmismatch import cpu_naive, cpu_pmasm, cpu_shiftadd
 from engine.kmismatch.cpu_common import Counts, pack
 from engine.kmismatch.hits import HitBuffer, HitDensity, HitTable
 from engine.kmismatch.spec import SPEC
 from engine.sequences import COMPLEMENT_TABLE, Record, concat_with_offsets
 from engine.slices import Step
-
-_MODULES = {"naive": cpu_naive, "shift-add": cpu_shiftadd, "pmasm": cpu_pmasm}
-
 
 # -- pattern groups and text -----------------------------------------------------------------
 
@@ -127,16 +123,19 @@ def build_model(variant: str, slot_patterns: np.ndarray, k: int,
     ``slot_code[r]`` is written for a hit of slot r (default: r itself).
     """
     R, m = slot_patterns.shape
-    if variant not in _MODULES:
-        raise ValueError(f"unknown kmismatch variant {variant!r}")
-    arrays = _MODULES[variant].build_model(slot_patterns, k)
+    arrays = _module(variant).build_model(slot_patterns, k)
     if slot_code is None:
         slot_code = np.arange(R, dtype=np.int32)
     return Model(variant, *arrays, np.ascontiguousarray(slot_code, dtype=np.int32), m)
 
 
+def _module(variant: str):
+    """A CPU variant's kernel module (engine/kmismatch/spec.py), imported at first use."""
+    return registry.named_kernels("kmismatch", variant, "serial")
+
+
 def _kernel(variant: str, backend: str):
-    module = _MODULES[variant]
+    module = _module(variant)
     return module.scan_chunks_serial if registry.serial(backend) else module.scan_chunks_multicore
 
 
@@ -263,13 +262,10 @@ class ScanRunner:
         on_gpu = registry.on_gpu(job.backend)
         if on_gpu:
             from engine import gpu
-            from engine.kmismatch import cuda as kcuda
-
-            self.search = kcuda.CudaSearch(job.variant, self.text, self.offsets,
-                                           groups, k,
-                                           job.params.get("threads_per_block"), abort,
-                                           owners=records if cache_text else None,
-                                           counts=self.counts, n_patterns=len(patterns))
+            self.search = registry.kernels(job)(job.variant, self.text, self.offsets, groups, k,
+                                                job.params.get("threads_per_block"), abort,
+                                                owners=records if cache_text else None,
+                                                counts=self.counts, n_patterns=len(patterns))
             self.groups = [_Group(g.m, g) for g in self.search.groups]
             columns = {"dtypes": self.search.dtypes, "alloc": gpu.pinned_empty}
         else:

@@ -33,22 +33,10 @@ class Kernels:
         import numba
 
         self._threads = numba.get_num_threads  # of the calling thread: set per slice
-        if registry.serial(backend):
-            if variant == "rows":
-                from engine.nw.cpu_rows import rows_tile as tile
-            elif variant == "diagonal":
-                from engine.nw.cpu_diagonal import diagonal_tile as tile
-            else:
-                from engine.nw.cpu_prefix import prefix_tile as tile
-            self._tile = tile
-        elif variant == "prefix":
-            from engine.nw.cpu_prefix import prefix_tile_parallel
-
-            self._tile = prefix_tile_parallel
-        else:
+        self._tile = registry.named_kernels("nw", variant, backend)  # (engine/nw/spec.py)
+        if registry.threaded(backend) and variant != "prefix":
             from engine.nw import cpu_wavefront
 
-            self._tile = cpu_wavefront.wavefront
             self._kind = cpu_wavefront.ROWS if variant == "rows" else cpu_wavefront.DIAGONAL
 
     def value_type(self, m: int, n: int, sc: Scores):
@@ -75,13 +63,13 @@ class Kernels:
 
 
 def make_kernels(job) -> "Kernels":
-    """The job's kernels: CPU ones here, CUDA ones from engine.nw.cuda (imported only for
-    cuda jobs, so CPU paths never load numba.cuda)."""
+    """The job's kernels, as engine/nw/spec.py names them: a CPU tile kernel behind
+    :class:`Kernels`, or engine.nw.cuda's (imported only for cuda jobs, so CPU paths never
+    load numba.cuda)."""
     if registry.on_gpu(job.backend):
-        from engine.nw.cuda import CudaKernels
-
-        return CudaKernels(job.variant, job.parallel, job.flags,
-                           job.params.get("threads_per_block", 0), job.params.get("blocks", 0))
+        return registry.kernels(job)(job.variant, job.parallel, job.flags,
+                                     job.params.get("threads_per_block", 0),
+                                     job.params.get("blocks", 0))
     return Kernels(job.variant, job.backend)
 
 

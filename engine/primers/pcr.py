@@ -215,12 +215,10 @@ def iter_sites(job: Job, meter: Meter, cancel: CancelToken, message: str):
     (:class:`SitesProblem`), on the search's backend (engine.executors). Over many
     records, a batch of records at a time (:data:`SEARCH_GROUPS`), so memory stays
     bounded whatever the number of records x primers."""
-    from engine import executors
-
     search: Job = job.params["search"]
     primers, background = job.inputs["primers"], job.inputs["background"]
     settings: PcrSettings = job.params["settings"]
-    executor = executors.for_backend(search.backend, search.params.get("scheduler"))
+    executor = registry.executor(search)
     batch = max(1, SEARCH_GROUPS // max(1, len(primers) * 2))  # (both strands)
     if len(background) <= batch or registry.on_cluster(search.backend):
         answer = yield from relabel(executor.run(SitesProblem(job), meter, cancel), message)
