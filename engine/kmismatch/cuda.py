@@ -763,9 +763,3 @@ class CudaSearch:
         P = counts.pattern_hits.shape[0]
         counts.pattern_hits[:] = host[:P]
         counts.bins[:] = host[P:]
-
-
-def counter_words(m: int, slots: int, k: int) -> int:
-    """64-bit words of counters that ``slots`` patterns of length m take at k mismatches."""
-    b, _ = counter_layout(m, min(k, m))
-    return -(-slots // (64 // b))

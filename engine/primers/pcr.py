@@ -49,6 +49,7 @@ import numpy as np
 from engine import edit, gaps, registry
 from engine.edit.spec import SPEC as EDIT_SPEC
 from engine.executors import ChunkedProblem, Task
+from engine.executors.protocol import InnerRunnerRun
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
 from engine.primers.pcr_columns import PcrProducts, PcrSites, Product, Site
 from engine.primers.primer_sets import check_primers
@@ -425,28 +426,14 @@ def spans_gap(background, rec, start, end) -> np.ndarray:
 # this process and on Dask alike, the refinement runs inside the slices: progress and
 # cancel reach it however large the background.
 
-class ChunkSites:
-    """One chunk's search (engine.edit.problem.ChunkSearch) and the refinement of its hits
-    (an engine.executors.ChunkRun)."""
+class ChunkSites(InnerRunnerRun):
+    """One chunk's search (engine.edit.problem.ChunkSearch, whose slices it runs) and the
+    refinement of its hits (an engine.executors.ChunkRun)."""
 
     def __init__(self, search, problem: "SitesProblem"):
-        self.search, self.problem = search, problem
+        self.search = self.runner = search
+        self.problem = problem
         self.first_slice = search.first_slice
-
-    @property
-    def total(self) -> int:
-        return self.search.total
-
-    @property
-    def done(self) -> int:
-        return self.search.done
-
-    @property
-    def finished(self) -> bool:
-        return self.search.finished
-
-    def step(self, budget: int):
-        return self.search.step(budget)
 
     def take(self) -> tuple:
         """The passing refined hits found since the last call (the chunk's text still read)."""
