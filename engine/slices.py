@@ -12,7 +12,7 @@ The shape of a family's ``iter_solve``::
 
     runner = driver.make_runner(job, cancel)
     meter = Meter(job, threads=numba_threads(job))
-    yield from compile_once(runner, total)
+    yield from compile_once(warm_key(job), warm_up, total)  # the job on a tiny input, once
     yield from run_slices(runner, meter, cancel)
     return FamilyResult(run_info(job, meter), ...)
 """

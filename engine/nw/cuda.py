@@ -26,7 +26,7 @@ from engine.nw.scoring import Scores, value_type
 
 class CudaKernels:
     """One job's form on the GPU behind the tile contract (``value_type``, ``first_rows``,
-    ``warm_key``, ``tile``)."""
+    ``tile``)."""
 
     def __init__(self, variant: str, parallel: str | None, flags, threads_per_block: int = 0,
                  blocks: int = 0):
