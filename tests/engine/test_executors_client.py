@@ -52,9 +52,9 @@ def test_a_kmismatch_job_runs_on_the_callers_client(own_client, monkeypatch):
     monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 200)  # several tasks, edges between
     monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
     text, patterns = _case(5)
-    want = kmismatch.solve(text, patterns, 2, backend="serial")
+    want = kmismatch.solve(patterns, text, 2, backend="serial")
     with distributed.get_task_stream(own_client) as tasks:
-        got = on_client.solve(own_client, kmismatch.make_job(text, patterns, 2, backend="dask"))
+        got = on_client.solve(own_client, kmismatch.make_job(patterns, text, 2, backend="dask"))
     assert got.info.backend == "dask" and got.info.complete
     assert _ran_there(own_client, tasks) >= 3
     assert list(got.hits.tuples()) == list(want.hits.tuples())

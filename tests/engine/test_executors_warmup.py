@@ -39,14 +39,14 @@ def test_a_job_warms_up_once_on_a_tiny_chunk_of_its_background(monkeypatch):
         return original(self, task, chunk_text, abort, threads)
 
     monkeypatch.setattr(ScanProblem, "open", spy)
-    job = kmismatch.make_job([text], patterns, 1, variant="pmasm", backend="serial")
+    job = kmismatch.make_job(patterns, [text], 1, variant="pmasm", backend="serial")
     assert _phases(job)[0] == "compiling"
     # the warm-up opened one task, on the first overlap + WARM_BASES columns
     assert opened == [14 + protocol.WARM_BASES]
     assert "compiling" not in _phases(job)
     assert len(opened) == 1  # (the job itself ran whole: the background fits)
     # Another k is another warm key: warmed again, on a tiny chunk again.
-    assert _phases(kmismatch.make_job([text], patterns, 2, variant="pmasm",
+    assert _phases(kmismatch.make_job(patterns, [text], 2, variant="pmasm",
                                       backend="serial"))[0] == "compiling"
     assert opened == [14 + protocol.WARM_BASES] * 2
 

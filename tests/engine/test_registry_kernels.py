@@ -71,7 +71,7 @@ def test_kmismatch_runs_the_kernels_its_spec_names(variant, monkeypatch):
     from engine.sequences import Record, encode
 
     text = Record("t", encode("ACGTTGCAACGTAGGCTAACGTACGT"))
-    want = kmismatch.solve([text], [Record("p", encode("ACGT"))], 1, variant="pmasm",
+    want = kmismatch.solve([Record("p", encode("ACGT"))], [text], 1, variant="pmasm",
                            backend="serial")
     module = registry.named_kernels("kmismatch", variant, "serial")
     calls = []
@@ -82,7 +82,7 @@ def test_kmismatch_runs_the_kernels_its_spec_names(variant, monkeypatch):
         return original(*args)
 
     monkeypatch.setattr(module, "scan_chunks_serial", counted)
-    got = kmismatch.solve([text], [Record("p", encode("ACGT"))], 1, variant=variant,
+    got = kmismatch.solve([Record("p", encode("ACGT"))], [text], 1, variant=variant,
                           backend="serial")
     assert calls
     assert got.hits.pos.tolist() == want.hits.pos.tolist()
