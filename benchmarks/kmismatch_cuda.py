@@ -154,7 +154,6 @@ def _kernel(workload, variant, repeat=None, threads_per_block=None, registers=No
     text = _text(workload)
     patterns = patterns_from_lambda()
     groups = slot_groups(patterns, STRANDS)
-    kcuda.warm_up(variant, groups, K, threads_per_block)
     search = kcuda.CudaSearch(variant, text.codes, np.array([0, len(text)]), groups, K,
                               threads_per_block, timing=True)
     (g,) = search.groups

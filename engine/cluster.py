@@ -241,9 +241,6 @@ class TaskGrid:
         return uuid.uuid4().hex
 
     # -- opening (the job's "compile" phase) --------------------------------------------------
-    def ready(self) -> bool:
-        return self._shared_future is not None
-
     def open(self) -> None:
         """Start or reach the cluster, scatter the job's data, warm every worker."""
         self.session = self.connect()

@@ -33,7 +33,7 @@ from numba import config as numba_config
 from numba import cuda
 
 from engine.jobs import now
-from engine.slices import add_compile_time
+from engine.slices import add_compile_time, compile_time
 
 SIMULATOR = bool(numba_config.ENABLE_CUDASIM)
 #: A real CUDA context was made in this process (engine.interrupts.leave reads it).
@@ -780,12 +780,13 @@ class Device:
         first = id(kernel) not in _LAUNCHED
         overloads = getattr(kernel, "overloads", None)  # (the simulator's kernels have none)
         known = -1 if overloads is None else len(overloads)
-        t0 = now()
+        t0, c0 = now(), compile_time()
         with cuda_errors(f"launching {blocks} blocks of {tpb} threads"), quiet_simulator():
             kernel[blocks, tpb, stream, shared_bytes](*args)
         if first or (overloads is not None and len(overloads) != known):
             seconds = 0.0 if SIMULATOR else now() - t0
-            add_compile_time(seconds)
+            # (less what the compiler lock's timer counted already: engine.slices)
+            add_compile_time(max(0.0, seconds - (compile_time() - c0)))
             with _LOADED_LOCK:
                 _LAUNCHED.add(id(kernel))
                 LOADED.append((kernel_name(kernel), seconds))

@@ -8,13 +8,14 @@ so reading the registry is cheap at start-up.
 
 from __future__ import annotations
 
+import contextvars
 import importlib
 import importlib.util
 import math
 import numbers
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Mapping
 
 #: dask: a job's tasks on a Dask cluster (engine/cluster.py), CPU or GPU workers.
@@ -52,6 +53,10 @@ class BackendSpec:
     #: records). make_job refuses the others (check_backend_takes); the GUI's Compare
     #: backends leaves the backend out for them.
     takes: Mapping[str, tuple] = field(default_factory=dict)
+    #: where this backend of the variant keeps its kernels, "package.module" or
+    #: "package.module:name", imported when a job first needs them (:attr:`Binding.kernels`):
+    #: a spec stays plain data, and a run imports its own variant's kernels only.
+    kernels: str = ""
 
 
 @dataclass(frozen=True)
@@ -433,3 +438,73 @@ def family_api(name: str):
     if name in TOOL_APIS:
         return importlib.import_module(TOOL_APIS[name])
     return importlib.import_module(family(name).module)
+
+
+# -- a backend resolved: its executor and its kernels ------------------------------------------
+
+#: The executor of each backend ("module:class", made with the backend and the scheduler's
+#: address): engine.executors, imported when a job first runs there.
+EXECUTORS = {"serial": "engine.executors.inprocess:InProcess",
+             "multicore": "engine.executors.inprocess:InProcess",
+             "cuda": "engine.executors.inprocess:InProcess",
+             "dask": "engine.executors.dask:Dask"}
+
+#: An executor that replaces the backend's for the jobs run in this context (the caller's
+#: own Dask client: engine.executors.client).
+OVERRIDE: contextvars.ContextVar = contextvars.ContextVar("executor", default=None)
+
+
+def load(name: str):
+    """The object a "package.module[:name]" string names (imported now)."""
+    module, _, attr = name.partition(":")
+    loaded = importlib.import_module(module)
+    return getattr(loaded, attr) if attr else loaded
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A variant's backend resolved once per process: the executor that runs its jobs and
+    the kernels its spec names (each loaded at first use: a Dask client needs no kernels)."""
+
+    family: str
+    variant: str
+    backend: str
+    scheduler: str | None = None
+
+    @cached_property
+    def executor(self):
+        return load(EXECUTORS[self.backend])(self.backend, self.scheduler)
+
+    @cached_property
+    def kernels(self):
+        named = family(self.family).variant(self.variant).backend(self.backend)
+        if named is None or not named.kernels:
+            raise ValueError(f"{self.family} {self.variant}/{self.backend} names no kernels")
+        return load(named.kernels)
+
+
+@lru_cache(maxsize=None)
+def _binding(family_name: str, variant: str, backend: str, scheduler: str | None) -> Binding:
+    return Binding(family_name, variant, backend, scheduler)
+
+
+def bind(job) -> Binding:
+    """The binding of a job's family, variant and backend (and scheduler)."""
+    return _binding(job.family, job.variant, job.backend, job.params.get("scheduler") or None)
+
+
+def kernels(job):
+    """The kernels the job's family names for its variant and backend (spec.py)."""
+    return bind(job).kernels
+
+
+def named_kernels(family_name: str, variant: str, backend: str):
+    """The kernels a family names for this variant and backend (a cuda job's CPU leaves, a
+    model built for a variant)."""
+    return _binding(family_name, variant, backend, None).kernels
+
+
+def executor(job):
+    """What runs the job's chunked problems: the context's override, else its backend's
+    executor."""
+    return OVERRIDE.get() or bind(job).executor

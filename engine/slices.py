@@ -12,7 +12,7 @@ The shape of a family's ``iter_solve``::
 
     runner = driver.make_runner(job, cancel)
     meter = Meter(job, threads=numba_threads(job))
-    yield from compile_once(runner, total)
+    yield from compile_once(warm_key(job), warm_up, total)  # the job on a tiny input, once
     yield from run_slices(runner, meter, cancel)
     return FamilyResult(run_info(job, meter), ...)
 """
@@ -62,16 +62,6 @@ class SliceRunner(Protocol):
         ``snapshot_shape``, ``message``); ``{}`` if none."""
 
 
-class Compilable(Protocol):
-    def compiled(self) -> bool:
-        """Whether the job's kernels are ready: compiled (or loaded from the cache), or, for
-        kernels loaded at their first launch (CUDA), whether this process ran such a job."""
-
-    def warm_up(self) -> None:
-        """Compile (or load) those kernels, on a tiny input; or nothing but what their first
-        launches need (they then load inside the first slice, see :func:`add_compile_time`)."""
-
-
 _compile_clock = threading.local()
 
 
@@ -117,14 +107,85 @@ class Meter:
         return Progress(done, total, self.cells, self.comparisons, self.elapsed, **fields)
 
 
-def compile_once(kernels: Compilable, total: int = 0,
+#: Warm keys (:func:`warm_key`) whose kernels this process has warmed up.
+_WARMED: set = set()
+_warming = threading.local()
+
+
+def warm_key(job: Job, *extra) -> tuple:
+    """What decides the kernels a job compiles: its selection, its scalar parameters and
+    ``extra`` (what its inputs decide: pattern lengths...). Kept coarse on purpose: a
+    kernel it misses compiles at its first call, and counts as compile time there
+    (:func:`count_numba_compiles`)."""
+    params = tuple(sorted((k, v) for k, v in job.params.items()
+                          if isinstance(v, (bool, int, float, str, type(None)))))
+    return (job.family, job.variant, job.backend, job.parallel, tuple(sorted(job.flags)),
+            job.count_comparisons, job.snapshots, params) + extra
+
+
+def warm_once(key: tuple, warm_up: Callable[[], None]) -> None:
+    """Run ``warm_up`` (the job's problem on a tiny piece of its input) unless this process
+    did for ``key``; a job run inside a warm-up does not warm up again."""
+    if key in _WARMED or getattr(_warming, "on", False):
+        return
+    _warming.on = True
+    try:
+        warm_up()
+    finally:
+        _warming.on = False
+    _WARMED.add(key)
+
+
+def compile_once(key: tuple, warm_up: Callable[[], None], total: int = 0,
                  message: str = "compiling kernels…") -> Generator[Progress, None, None]:
-    """Announce compilation (one "compiling" Progress) and warm up, only when needed. The
-    message stays up until the first slice's Progress, which covers the kernels that load
-    at their first launch."""
-    if not kernels.compiled():
+    """The generic warm-up: announce compilation (one "compiling" Progress) and run
+    :func:`warm_once`, only when needed. The message stays up until the first slice's
+    Progress, which covers the kernels that load at their first call."""
+    if key not in _WARMED and not getattr(_warming, "on", False):
         yield Progress(0, total, 0, 0, 0.0, phase="compiling", message=message)
-        kernels.warm_up()
+        warm_once(key, warm_up)
+
+
+def tiny_job(job: Job, *roles: str, bases: int = 64) -> Job:
+    """``job`` with the records of ``roles`` cut to their first ``bases`` columns: the
+    problem on a tiny piece of its input, for a warm-up."""
+    import dataclasses
+
+    inputs = dict(job.inputs)
+    for role in roles:
+        inputs[role] = tuple(r.slice(0, min(len(r), bases)) for r in inputs[role])
+    return dataclasses.replace(job, inputs=inputs)
+
+
+_compile_timer = None
+
+
+def count_numba_compiles() -> None:
+    """From now on, the time numba holds its compiler lock (a kernel compiled, or loaded
+    from the disk cache, at its first call) counts as compile time of the thread, not
+    solve time: a warm-up's tiny input need not reach every kernel a job calls."""
+    global _compile_timer
+    if _compile_timer is not None:
+        return
+    from numba.core import event
+
+    held = threading.local()
+
+    class CompileTimer(event.Listener):
+        def on_start(self, ev):
+            held.depth = getattr(held, "depth", 0) + 1
+            if held.depth == 1:
+                held.t0 = now()
+
+        def on_end(self, ev):
+            depth = getattr(held, "depth", 0)
+            if depth:  # (a lock taken before the timer was registered has no start)
+                held.depth = depth - 1
+                if depth == 1:
+                    add_compile_time(now() - held.t0)
+
+    _compile_timer = CompileTimer()
+    event.register("numba:compiler_lock", _compile_timer)
 
 
 def run_slices(runner: SliceRunner, meter: Meter, cancel: CancelToken, *, done_before: int = 0,
@@ -137,6 +198,7 @@ def run_slices(runner: SliceRunner, meter: Meter, cancel: CancelToken, *, done_b
     cancel or abort it sets ``meter.complete = False`` and returns False.
     """
     clock = clock or SliceClock(first=runner.first_slice, maximum=max(1, runner.total))
+    count_numba_compiles()
     while not runner.finished:
         if cancel.cancelled:
             meter.complete = False

@@ -85,9 +85,10 @@ from engine import api, columns, gaps, registry
 from engine.edit.cuda_options import cuda_params
 from engine.edit.hits import EditHits, Hit, PairDistance, ScoreProfile
 from engine.edit.spec import SPEC
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
 from engine.sequences import SeqColumns
-from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
+from engine.slices import (Meter, compile_once, numba_threads, run_info, run_slices, tiny_job,
+                           warm_key)
 
 __all__ = ["EditHits", "EditResult", "Hit", "PairDistance", "SPEC", "ScoreProfile", "distance",
            "iter_solve", "make_job", "solve", "verify"]
@@ -430,14 +431,14 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     if p["mode"] == "search" and p["pairing"] == "all":
         # A search over whole records is a chunked problem (engine/edit/problem.py): run
         # whole or a chunk at a time here, or as a cluster's tasks (engine.executors).
-        from engine import executors
         from engine.edit.problem import SearchProblem
 
-        executor = executors.for_backend(job.backend, p.get("scheduler"))
-        answer = yield from executor.run(SearchProblem(job), meter, cancel)
+        answer = yield from registry.executor(job).run(SearchProblem(job), meter, cancel)
     else:
         answer = make_runner(job, cancel.flag, meter.threads)
-        yield from compile_once(answer.lanes, answer.total)
+        # (the warm-up: the job over the first columns of its texts)
+        yield from compile_once(warm_key(job), lambda: drive(iter_solve(tiny_job(job, "text"))),
+                                answer.total)
         yield from run_slices(answer, meter, cancel)
     collector = answer.collector
     hits = collector.sorted_hits()
@@ -448,3 +449,4 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         best = min((d.distance for d in distances if d.distance is not None), default=None)
     return EditResult(run_info(job, meter), p["mode"], p["k"], p["strands"], p["pairing"],
                       p["report"], hits, distances, best, collector.profiles())
+

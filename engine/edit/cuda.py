@@ -34,7 +34,6 @@ from engine.edit.plan import UNSEEN, Plan, align_items
 from engine.gpu import CudaFailure, cuda_errors, register_cap
 from engine.sequences import SeqColumns
 
-_COMPILED: set = set()  # kernels launched in this process (for the "compiling" phase)
 
 
 #: Under numba's CUDA simulator, where every GPU thread is a Python thread, a text longer
@@ -232,26 +231,6 @@ class GpuPairs:
     def _registers(self) -> int:
         return register_cap(self.tpb)
 
-    def kernel_keys(self, inst: np.ndarray) -> set:
-        """Kernels a batch of pairs on these patterns launches (cache keys)."""
-        common = (self.variant, self.mode, self.profile, self._registers())
-        used = np.zeros(len(self.lengths), dtype=bool)
-        used[inst] = True  # (a scatter: a batch's pairs outnumber its patterns)
-        nw = np.unique((self.lengths[used] + 63) // 64)
-        if self.variant == "cooperative":
-            stripes = _ceil_div(_ceil_div(nw, self.words), self.max_lanes)
-            return {common + (self.words, self.columns, bool(striped))
-                    for striped in np.unique(stripes > 1)}
-        tiers = _tiers()
-        return {common + (self._tier(int(w), tiers),) for w in np.unique(nw)}
-
-    @staticmethod
-    def _tier(nw: int, tiers) -> int:
-        for t in tiers:
-            if nw <= t:
-                return t
-        return 0
-
     def _kernel(self, key):
         variant, mode, profile, registers = key[:4]
         if variant == "cooperative":
@@ -424,7 +403,6 @@ class GpuPairs:
                 self._timed(kernel, -(-len(rows) // self.tpb), self.tpb, 0, self.text_d,
                             self.codes_d, table_d, jobs_d, rows_d, out_d, hits_d, count_d, prof_d,
                             spv, smv)
-                _COMPILED.add(key)
             return self._fetch(out_d)
 
         return launch
@@ -506,7 +484,6 @@ class GpuPairs:
                 self._timed(self.launched[key], -(-threads // self.tpb), self.tpb,
                             ck.cooperative_shared_bytes(W, self.tpb), self.text_d, self.codes_d,
                             table_d, jobs_d, part_d, out_d, hits_d, count_d, prof_d, carry_d)
-                _COMPILED.add(key)
             if order is None:
                 return self._fetch(out_d)
             out = np.empty((N, ck.NO), dtype=np.int64)
@@ -514,27 +491,6 @@ class GpuPairs:
             return out
 
         return launch
-
-    def warm_up(self, keys) -> None:
-        """Compile (or load) the given kernels by running each on a tiny batch."""
-        for key in keys:
-            if key in _COMPILED:
-                continue
-            if key[0] == "task":  # a pattern of the tier's words (past the last tier: one more)
-                words = key[4] if key[4] > 0 else _tiers()[-1] + 1
-            else:  # one word, or more than a stripe holds
-                words = self.words * self.max_lanes + 1 if key[6] else 1
-            m = 64 * words
-            pats = np.tile(np.array([1, 2, 4, 8], dtype=np.uint8), m // 4)
-            tiny = GpuPairs(self.dev, self.variant, np.array([1, 2, 4, 8, 15], dtype=np.uint8),
-                            pats, np.array([0, m], dtype=np.int64), key[1], key[2], self.words)
-            jobs = new_jobs(1)
-            jobs[ck.J_N] = 5
-            jobs[ck.J_M] = m
-            tiny.run(np.zeros(1, dtype=np.int64), jobs)
-            tiny.close()
-            _COMPILED.add(key)
-
 
 def new_jobs(count: int, pinned: bool = False) -> np.ndarray:
     """An empty job table for ``count`` pairs: cuda_myers.J_* fields x pairs (field-major,
@@ -658,21 +614,6 @@ class CudaRunner:
             self.prof_d.copy_to_device(np.full(max(1, bins), UNSEEN, dtype=np.int64))
         self._prof = None  # the profile, read once the job is done (its memory goes back)
         self.align_kernel = cpu_align.align_parallel
-        self.keys = self.pairs.kernel_keys(plan.fields[cc.T_PAT])
-
-    # -- what the ScanRunner asks (engine.edit.driver) ----------------------------------
-    def compiled(self) -> bool:
-        return self.keys <= _COMPILED and (not self.job.params["align"]
-                                           or bool(self.align_kernel.signatures))
-
-    def warm_up(self) -> None:
-        """Compile (or load) the job's kernels, and the path stage's when aligning."""
-        self.pairs.warm_up(self.keys)
-        if self.job.params["align"] and not self.align_kernel.signatures:
-            tiny = np.array([1, 2, 4, 8, 15], dtype=np.uint8)
-            plan = SimpleNamespace(pats=tiny, p_offs=np.array([0, 5], dtype=np.int64), text=tiny)
-            align_items(plan, self.align_kernel, np.zeros(1, dtype=np.uint8),
-                        np.array([[0, 5, 0, 0, -1]], dtype=np.int64))
 
     def first_slice(self) -> int:
         """Text columns of the first slice: enough to fill the GPU."""

@@ -41,7 +41,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 
 import numpy as np
 
@@ -59,9 +58,8 @@ from engine.edit.plan import (  # noqa: F401
     table_answers,
 )
 from engine.gaps import GAP_CODE
-from engine.jobs import CancelToken, Job, drive
-from engine.sequences import Record, SeqColumns
-from engine.slices import Meter, Step, run_slices
+from engine.jobs import Job
+from engine.slices import Step
 
 
 def _align_kernel(parallel: bool):
@@ -70,18 +68,6 @@ def _align_kernel(parallel: bool):
 
     return cpu_align.align_parallel if parallel else cpu_align.align_serial
 
-
-
-def tiny_search(job: Job, patterns, text: Record) -> Job:
-    """A search of ``patterns`` in ``text`` (k=1, forward, profile) on the job's variant,
-    backend, flags and alignment: what the lanes' warm-ups run to compile the job's kernels
-    (modes and variants are run-time arguments of the same kernels)."""
-    params = {"mode": "search", "k": 1, "strands": "forward", "pairing": "all",
-              "report": "hits", "align": job.params["align"], "profile": True}
-    params.update({name: job.params[name] for name in ("threads_per_block", "words_per_thread")
-                   if name in job.params})
-    return dataclasses.replace(job, inputs={"pattern": SeqColumns.from_records(patterns),
-                                            "text": (text,)}, params=params)
 
 
 def simd_applies(job: Job) -> bool:
@@ -100,19 +86,13 @@ def make_runner(job: Job, abort: np.ndarray, threads: int | None,
     """The job's scan in memory on its backend's kernels; ``threads``: numba threads of a
     multicore job; ``pieces``: the job's text records are a chunk's pieces
     (engine.edit.problem)."""
-    if registry.on_gpu(job.backend):
-        from engine.edit.cuda import (
-            CudaRunner,  # numba.cuda is imported for cuda jobs only
-        )
-
-        return ScanRunner(job, CudaRunner(job, abort, pieces), 1, abort)
+    if registry.on_gpu(job.backend):  # (engine.edit.cuda.CudaRunner: numba.cuda for cuda jobs only)
+        return ScanRunner(job, registry.kernels(job)(job, abort, pieces), 1, abort)
     if simd_applies(job):
         workers = threads if registry.threaded(job.backend) else 1
         lanes = SimdLanes(job, workers, abort, threads, pieces)
         return ScanRunner(job, lanes, workers * lanes.width, abort)
-    from engine.edit import cpu_lanes
-
-    per_thread = cpu_lanes.lanes_per_thread(job.variant)
+    per_thread = registry.kernels(job).lanes_per_thread(job.variant)
     nlanes = (threads if registry.threaded(job.backend) else 1) * per_thread
     return ScanRunner(job, CpuLanes(job, Plan(job, nlanes, pieces=pieces), nlanes, abort, threads),
                       nlanes, abort)
@@ -122,8 +102,7 @@ class CpuLanes:
     """The lanes' state, and calls to cpu_lanes and the path stage with the job's backend."""
 
     def __init__(self, job, plan: Plan, nlanes: int, abort: np.ndarray, threads: int | None):
-        from engine.edit import cpu_lanes
-
+        cpu_lanes = registry.kernels(job)  # (engine/edit/spec.py)
         self.job, self.plan, self.abort, self.threads = job, plan, abort, threads
         self.variant = cpu_lanes.VARIANTS.index(job.variant)
         n_int, n_uint = cpu_lanes.state_sizes(job.variant, plan.max_m)
@@ -141,22 +120,6 @@ class CpuLanes:
         parallel = registry.threaded(job.backend)
         self.scan = cpu_lanes.run_parallel if parallel else cpu_lanes.run_serial
         self.align_kernel = _align_kernel(parallel) if job.params["align"] else None
-
-    def compiled(self) -> bool:
-        return bool(self.scan.signatures) and (not self.job.params["align"]
-                                               or bool(self.align_kernel.signatures))
-
-    def warm_up(self) -> None:
-        """Compile (or load from the cache) the job's kernels on a tiny search job.
-
-        Modes and variants are run-time arguments of the same kernels, so one
-        search job compiles everything the real job calls.
-        """
-        tiny = Record("w", np.array([1, 2, 4, 8, 15], dtype=np.uint8))
-        warm = tiny_search(self.job, [tiny], tiny)
-        cancel = CancelToken()
-        drive(run_slices(make_runner(warm, cancel.flag, self.threads),
-                         Meter(warm, threads=self.threads), cancel))
 
     def scan_slice(self, budget: int) -> None:
         p = self.plan
@@ -282,23 +245,6 @@ class SimdLanes:
         return (self.plan.mode_id(), self.plan.text, self.peq, self.last, self.lane_m, self.widths,
                 self.m_sum, self.units, self.unit_tasks, self.plan.tasks, self.prof, self.word,
                 self.info, self.ws, self.ls, self.hits)
-
-    def compiled(self) -> bool:
-        import numba
-
-        word = numba.typeof(self.word)
-        return any(word in sig for sig in self.scan.signatures) and (
-            not self.job.params["align"] or bool(self.align_kernel.signatures))
-
-    def warm_up(self) -> None:
-        """Compile (or load) the kernels on a tiny search job of the same word width."""
-        m = 5 if self.word.dtype == np.uint32 else 33
-        pats = [Record(f"w{i}", np.resize(np.array([1, 2, 4, 8, 15], dtype=np.uint8), m))
-                for i in range(max(1, config.EDIT_SIMD_MIN_LANES))]
-        warm = tiny_search(self.job, pats, Record("t", np.array([1, 2, 4, 8, 15], dtype=np.uint8)))
-        cancel = CancelToken()
-        drive(run_slices(make_runner(warm, cancel.flag, self.threads),
-                         Meter(warm, threads=self.threads), cancel))
 
     def scan_slice(self, budget: int) -> None:
         self.scan(*self._args(), budget, self.abort)

@@ -280,18 +280,6 @@ class SearchProblem(ChunkedProblem):
     def report(self) -> dict:
         return self.merged.report()
 
-    def compiled(self) -> bool:
-        return self._tiny_lanes().compiled()
-
-    def _tiny_lanes(self):
-        """The lanes of the job's search over a tiny text: the kernels it compiles are the
-        job's (the same patterns, variant, backend and flags)."""
-        tiny = Record("w", np.array([1, 2, 4, 8, 15], dtype=np.uint8))
-        job = dataclasses.replace(self.job, inputs={"pattern": self.job.inputs["pattern"],
-                                                    "text": (tiny,)})
-        return make_runner(job, np.zeros(1, dtype=np.uint8), 1).lanes
-
-
 def _ranks(count: np.ndarray) -> np.ndarray:
     """0 .. count[i] - 1 for each i, end to end."""
     return np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)

@@ -8,18 +8,22 @@ from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamS
 # whole records only; GPU workers run the cuda default variant (task), CPU workers this
 # variant's multicore kernels.
 _DASK_TAKES = {"mode": ("search",), "pairing": ("all",)}
+# The CPU kernels of every variant (engine.registry.Binding.kernels: the variant is a
+# run-time argument of the lanes; simd's many-pattern scan is engine/edit/cpu_simd.py).
+_LANES = "engine.edit.cpu_lanes"
 _CPU = (
-    BackendSpec("serial"),
-    BackendSpec("multicore", parallel=("coarse",)),
+    BackendSpec("serial", kernels=_LANES),
+    BackendSpec("multicore", parallel=("coarse",), kernels=_LANES),
     BackendSpec("dask", takes=_DASK_TAKES),
 )
 _CPU_SIMD = (
-    BackendSpec("serial", flags=("simd",), default_flags=("simd",)),
-    BackendSpec("multicore", parallel=("coarse",), flags=("simd",), default_flags=("simd",)),
+    BackendSpec("serial", flags=("simd",), default_flags=("simd",), kernels=_LANES),
+    BackendSpec("multicore", parallel=("coarse",), flags=("simd",), default_flags=("simd",),
+                kernels=_LANES),
     BackendSpec("dask", flags=("simd",), default_flags=("simd",), takes=_DASK_TAKES),
 )
 # The GPU variants (engine/edit/cuda*.py), as in Chacon et al.; CUDA-only parameters below.
-_CUDA = (BackendSpec("cuda"),)
+_CUDA = (BackendSpec("cuda", kernels="engine.edit.cuda:CudaRunner"),)
 
 SPEC = FamilySpec(
     name="edit",

@@ -8,7 +8,7 @@ a SliceRunner whose :meth:`take` hands back the partial answer), how partial ans
 merge, and what the whole-text run is when the background fits in memory.
 
 An executor runs such a problem, and executors are the only code that branches on the
-backend (:func:`for_backend` resolves a backend to its executor):
+backend (engine.registry.EXECUTORS names each backend's):
 
 - :class:`~engine.executors.inprocess.InProcess`: the serial, multicore and cuda kernels in
   this process, the whole text at once or one chunk after another, through
@@ -19,39 +19,20 @@ backend (:func:`for_backend` resolves a backend to its executor):
 
 Warm-up is generic: :meth:`ChunkedProblem.warm_up` runs the problem's first task on a
 tiny chunk of its own background, so the kernels compile (or load) on the very types
-the job will use; a family only says whether they are ready (:meth:`compiled`).
+the job will use, once per process and warm key (engine.slices.compile_once).
 """
 
 from __future__ import annotations
 
-import contextvars
 from typing import Protocol
 
 from engine.executors.protocol import ChunkedProblem, ChunkRun, Task, tiny_chunk  # noqa: F401
 
+
 class Executor(Protocol):
     """Runs a problem: ``yield from executor.run(problem, meter, cancel)`` yields Progress
     and returns what the family reads its result from (the whole run, or the problem
-    with its merged answers)."""
+    with its merged answers). Made with ``(backend, scheduler)``; the registry resolves a
+    backend to its executor (engine.registry.EXECUTORS, :func:`engine.registry.executor`)."""
 
     def run(self, problem: ChunkedProblem, meter, cancel): ...
-
-
-#: An executor that replaces the backend's for the jobs run in this context (the caller's
-#: own Dask client, engine.executors.client).
-OVERRIDE: contextvars.ContextVar = contextvars.ContextVar("executor", default=None)
-
-
-def for_backend(backend: str, scheduler=None) -> Executor:
-    """The executor of ``backend`` (``scheduler``: the dask backend's address, None for a
-    local cluster); an override set for this context wins."""
-    chosen = OVERRIDE.get()
-    if chosen is not None:
-        return chosen
-    if backend == "dask":
-        from engine.executors.dask import Dask
-
-        return Dask(scheduler)
-    from engine.executors.inprocess import InProcess
-
-    return InProcess(gpu=backend == "cuda")

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Generator
 
 from engine import cluster
-from engine.executors import OVERRIDE
+from engine.registry import OVERRIDE
 from engine.executors.dask import Dask
 from engine.jobs import CancelToken, drive
 
@@ -46,7 +46,7 @@ class OnClient(Dask):
     """The Dask executor, connected to the caller's client."""
 
     def __init__(self, client):
-        super().__init__(None)
+        super().__init__()
         self.client = client
 
     def connect(self) -> Borrowed:

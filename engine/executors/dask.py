@@ -17,7 +17,8 @@ import numpy as np
 
 from engine import cluster, config
 from engine.executors.protocol import ChunkedProblem, Task
-from engine.slices import Step, compile_once, run_slices
+from engine.jobs import Progress
+from engine.slices import Step, run_slices, warm_key, warm_once
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,7 @@ def warm(shared: Shared) -> None:
     """A job's first call on each worker: its kernels compiled or loaded."""
     state = _state(shared)
     cluster.task_threads(state.job.backend)
-    if not state.problem.compiled():
-        state.problem.warm_up()
+    warm_once(warm_key(state.job, *state.problem.warm_key()), state.problem.warm_up)
 
 
 def run_task(shared: Shared, task: Task):
@@ -75,7 +75,7 @@ class Dask:
     """Runs problems on a Dask cluster: a local one (LocalCluster, or LocalCUDACluster with
     a GPU and dask_cuda) or the one at ``scheduler``."""
 
-    def __init__(self, scheduler: str | None = None):
+    def __init__(self, backend: str = "dask", scheduler: str | None = None):
         self.scheduler = scheduler
 
     def connect(self):
@@ -90,8 +90,9 @@ class Dask:
         with its merged answers, the session closed whatever happens."""
         runner = self.runner(problem, cancel.flag)
         try:
-            yield from compile_once(runner, runner.total,
-                                    "starting the Dask cluster…")
+            yield Progress(0, runner.total, 0, 0, 0.0, phase="compiling",
+                           message="starting the Dask cluster…")
+            runner.start()
             meter.threads = runner.threads
             yield from run_slices(runner, meter, cancel)
         finally:
@@ -116,11 +117,8 @@ class DaskTasks:
         self._pending: dict = {}  # task -> merged? (ordered problems settle in this order)
         self._stopped = False
 
-    # -- the compile phase: the cluster reached, its workers warm, the tasks planned --------
-    def compiled(self) -> bool:
-        return self.grid.ready()
-
-    def warm_up(self) -> None:
+    def start(self) -> None:
+        """The cluster reached, its workers warm, the tasks planned."""
         self.grid.open()
         self.problem.task_seconds = config.CLUSTER_TASK_SECONDS
         chunks = self.grid.chunks(self.problem.records, self.problem.strands,

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine import registry
 from engine.executors.protocol import ChunkedProblem, Task
-from engine.slices import Step, compile_once, run_slices
+from engine.slices import Step, compile_once, run_slices, warm_key
 from engine.streaming import Background
 
 
 class InProcess:
     """Runs problems here; ``gpu``: a cuda job (its chunks fit the GPU's budget)."""
 
-    def __init__(self, gpu: bool = False):
-        self.gpu = gpu
+    def __init__(self, backend: str = "serial", scheduler: str | None = None):
+        self.gpu = registry.on_gpu(backend)
 
     def background(self, problem: ChunkedProblem) -> Background:
         return Background(problem.records, problem.strands, gpu=self.gpu)
@@ -34,7 +35,8 @@ class InProcess:
     def run(self, problem: ChunkedProblem, meter, cancel):
         """Compile if needed, run to the end, a cancel or an abort; return the answer: the
         whole run, or the problem with its merged answers."""
-        yield from compile_once(problem, problem.total_units())
+        key = warm_key(problem.job, *problem.warm_key())
+        yield from compile_once(key, problem.warm_up, problem.total_units())
 
         def make():
             return self.runner(problem, cancel.flag, meter.threads)

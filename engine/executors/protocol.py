@@ -71,7 +71,7 @@ class InnerRunnerRun:
 class ChunkedProblem:
     """A family's problem over a background (see the module docstring). A subclass sets
     :attr:`family`, :attr:`overlap` and :attr:`strands` and gives :meth:`open`,
-    :meth:`merge`, :meth:`compiled` and, when it has one, :meth:`whole`; the client's merge
+    :meth:`merge` and, when it has one, :meth:`whole`; the client's merge
     state is built lazily, so a worker that only runs tasks never builds it.
 
     Made from a job alone (``type(problem)(job)``): that is how workers rebuild it from
@@ -161,14 +161,16 @@ class ChunkedProblem:
 
         return cluster.worker_job(self.spec, self.job, gpu)
 
-    # -- kernels --------------------------------------------------------------------------------
-    def compiled(self) -> bool:
-        """Whether the job's kernels are compiled or loaded in this process."""
-        return False
+    # -- kernels ----------------------------------------------------------------------------------
+    def warm_key(self) -> tuple:
+        """What, besides the job's selection and parameters, decides the kernels its tasks
+        compile (engine.slices.warm_key): e.g. the pattern lengths kernels specialise on."""
+        return ()
 
     def warm_up(self) -> None:
-        """Compile or load the kernels: the first task run on a tiny chunk of the
-        background (its answer dropped)."""
+        """The generic warm-up: the first task run on a tiny chunk of the background (its
+        answer dropped), so the kernels compile or load on the job's own types. Kernels it
+        does not reach load at their first call, as compile time (engine.slices)."""
         chunk = tiny_chunk(self.records, self.overlap)
         if chunk is None:
             return

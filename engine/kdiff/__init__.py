@@ -165,10 +165,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     meter = Meter(job, threads=numba_threads(job))
     # The whole background at once, a chunk at a time when it is too large, or a cluster's
     # tasks (engine.executors).
-    from engine import executors
-
-    executor = executors.for_backend(job.backend, job.params.get("scheduler"))
-    scan = yield from executor.run(ScanProblem(job), meter, cancel)
+    scan = yield from registry.executor(job).run(ScanProblem(job), meter, cancel)
     summary = gaps.summarize(job.inputs["background"], job.params.get("gap_min", gaps.GAP_MIN))
     candidates = scan.candidates()
     landscape = scan.landscape() if hasattr(scan, "landscape") else None

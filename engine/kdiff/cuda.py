@@ -23,9 +23,6 @@ import numpy as np
 from engine import config, gpu
 from engine.gpu import CudaFailure, cuda_errors, device_name, register_cap  # noqa: F401 (re-exported)
 
-_WARMED: set = set()  # job settings run in this process (for the "compiling" phase)
-
-
 class Device(gpu.Device):
     """The kdiff job's GPU: the background (and its record offsets) uploaded once per job
     (a streamed job's once per chunk, into one buffer), and the target record uploaded
@@ -101,10 +98,6 @@ class CudaSliceRunner:
                     f"{','.join(sorted(self.flags)) or 'none'} needs {need} bytes of shared memory per "
                     f"block, more than {self.dev.name} allows ({self.dev.max_shared}); use fewer "
                     "threads per block, a smaller prefetch factor, or drop opt4/opt5/opt6")
-        self.key = (job.variant, tuple(sorted(self.flags)), self.counting, register_cap(self.tpb),
-                    tuple(config.KDIFF_CUDA_BITPARALLEL_TIERS) if self.driver else (),
-                    (tuple(sorted(config.KDIFF_CUDA_LANES_PER_THREAD.items())),
-                     config.KDIFF_CUDA_LANES_THREADS_PER_BLOCK))
 
     def use_background(self, beta: np.ndarray, offsets: np.ndarray) -> None:
         """Scan another background text from now on (a streamed chunk: engine.kdiff.driver)."""
@@ -117,16 +110,6 @@ class CudaSliceRunner:
         if self.driver is not None:
             return self.driver.min_slice()
         return self.dev.resident_blocks(self.tpb)
-
-    def compiled(self) -> bool:
-        return self.key in _WARMED
-
-    def warm_up(self) -> None:
-        """Nothing to run ahead: each kernel loads (or compiles) at its first launch, so a
-        job loads only those it runs (engine.gpu; a bitparallel job often needs two or three
-        of the tiers and lanes stages); ``compiled`` turns true for the job's settings, so
-        that compile_once shows "compiling" once per settings and process."""
-        _WARMED.add(self.key)
 
     def __call__(self, alpha, r_lo, r_hi, out_c, counters) -> int:
         """Fill ``out_c[0:r_hi-r_lo]``; return how many starts are settled (the scan stops

@@ -25,20 +25,18 @@ from engine.sequences import Record, concat_with_offsets, reverse_complement_rec
 from engine.slices import Step
 
 
-def _kernels(variant: str):
-    """The variant's kernels: ``serial``, ``coarse`` and, but for bitparallel, ``fine_batch``
-    (conventional and alternative share their serial and coarse scans: cpu_scan.py, told
-    which core to call by ``which``)."""
+def _kernels(job: Job):
+    """The job's CPU kernels (engine/kdiff/spec.py): ``serial``, ``coarse`` and, but for
+    bitparallel, ``fine_batch`` (conventional and alternative share their serial and coarse
+    scans: cpu_scan.py, told which core to call by ``which``)."""
     from types import SimpleNamespace
 
-    if variant == "bitparallel":
-        from engine.kdiff import cpu_bitparallel
+    mod = registry.kernels(job)
+    if job.variant == "bitparallel":
+        return mod
+    from engine.kdiff import cpu_scan
 
-        return cpu_bitparallel
-    from engine.kdiff import cpu_alternative, cpu_conventional, cpu_scan
-
-    mod = cpu_conventional if variant == "conventional" else cpu_alternative
-    which = cpu_scan.CONVENTIONAL if variant == "conventional" else cpu_scan.ALTERNATIVE
+    which = cpu_scan.CONVENTIONAL if job.variant == "conventional" else cpu_scan.ALTERNATIVE
     return SimpleNamespace(serial=cpu_scan.serial, coarse=cpu_scan.coarse,
                            fine_batch=mod.fine_batch, which=which)
 
@@ -60,13 +58,10 @@ class KernelCall:
         self.beta, self.offsets, self.abort = beta, offsets, abort
         self.K = job.params["k"] - 1
         self.flags = job.flags
-        if registry.on_gpu(job.backend):
-            from engine.kdiff.cuda import CudaSliceRunner
-
-            self.device = CudaSliceRunner(job, beta, offsets, abort)
-        else:
-            self.device = None
-        self.kernels = None if self.device else _kernels(job.variant)
+        # engine.kdiff.cuda.CudaSliceRunner on the GPU
+        self.device = registry.kernels(job)(job, beta, offsets, abort) \
+            if registry.on_gpu(job.backend) else None
+        self.kernels = None if self.device else _kernels(job)
         self.counting = job.count_comparisons
         #: the lower levels a call fills besides c (``kdiff --all-k``: c at 0..K-1 edits)
         self.levels = self.K if job.params.get("all_k") else 0
@@ -91,15 +86,6 @@ class KernelCall:
         per_task = config.KDIFF_BITPARALLEL_LANES if self.job.variant == "bitparallel" else 1
         return 2 * numba.get_num_threads() * per_task if self.job.parallel == "coarse" else 1
 
-    def compiled(self) -> bool:
-        if self.device is not None:
-            return self.device.compiled()
-        if self._simd_pass() is not None and len(self._simd_pass().signatures) < 2:
-            return False
-        if self._simd_pass() is not None and self.job.variant == "bitparallel":
-            return bool(self._kernel().signatures) and bool(self.kernels.longest_prefixes.signatures)
-        return bool(self._kernel().signatures)
-
     def _kernel(self):
         """The one CPU kernel this job calls (besides simd's lanes)."""
         if registry.serial(self.job.backend):
@@ -115,32 +101,6 @@ class KernelCall:
         from engine.kdiff import cpu_lanes
 
         return cpu_lanes.lanes_parallel if registry.threaded(self.job.backend) else cpu_lanes.lanes_serial
-
-    def warm_up(self) -> None:
-        """Compile (or load from cache) every kernel the job uses, on a tiny input."""
-        if self.device is not None:
-            self.device.warm_up()
-            return
-        tiny_alpha = np.array([1, 2, 4, 8, 1, 2, 4, 8], dtype=np.uint8)
-        beta, offsets = concat_with_offsets([Record("w", np.array([1, 2, 4, 8, 8], dtype=np.uint8))])
-        saved = self.beta, self.offsets, self.K
-        self.beta, self.offsets, self.K = beta, offsets, 1
-        try:
-            self(tiny_alpha, 0, 4, np.zeros(8, dtype=np.int64), np.zeros(2, dtype=np.int64))
-            if self.job.variant == "bitparallel":  # the blocked kernel serves simd's long tail
-                self.kernels.longest_prefixes(tiny_alpha, 8, 0, 1, beta, offsets, 1,
-                                              np.zeros(1, dtype=np.int64), _no_levels(1),
-                                              np.zeros(2, dtype=np.int64), self.abort, self.counting)
-            if self._simd_pass() is not None:  # both word widths, whatever the tiny input needs
-                from engine.kdiff.cpu_lanes import word_constants
-
-                for bits in (32, 64):
-                    self._simd_pass()(tiny_alpha, 8, np.arange(2, dtype=np.int64), beta, offsets,
-                                      1, word_constants(bits), 2, np.zeros(2, dtype=np.int64),
-                                      _no_levels(2), np.zeros(2, dtype=np.bool_),
-                                      np.zeros(2, dtype=np.int64), self.abort)
-        finally:
-            self.beta, self.offsets, self.K = saved
 
     def __call__(self, alpha, r_lo, r_hi, out_c, counters, out_lv=None) -> int:
         """Fill ``out_c[:r_hi-r_lo]`` (and, with levels, ``out_lv``: starts x levels); return

@@ -157,14 +157,6 @@ class ScanProblem(ChunkedProblem):
         beta, offsets = background_text(self.job)
         return ScanRunner(self.job, KernelCall(self.job, beta, offsets, abort))
 
-    def compiled(self) -> bool:
-        return self._call().compiled()
-
-    def warm_up(self) -> None:
-        """KernelCall.warm_up: every kernel the job may call (simd's both word widths, the
-        blocked kernel of its long tail), which one tiny range would not all reach."""
-        self._call().warm_up()
-
     def worker_job(self, gpu: bool) -> Job:
         # kdiff --all-k: GPU workers run the CPU kernels too (the CUDA ones know one k)
         gpu = gpu and not self.job.params.get("all_k")

@@ -5,6 +5,12 @@ from engine.gaps import GAP_MIN_PARAM
 from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
 
 _FINE = ("fine", "coarse+fine")
+# Where each variant's kernels are (engine.registry.Binding.kernels): conventional and
+# alternative run their module's cores through cpu_scan's serial and coarse scans.
+_CONVENTIONAL = "engine.kdiff.cpu_conventional"
+_ALTERNATIVE = "engine.kdiff.cpu_alternative"
+_BITPARALLEL = "engine.kdiff.cpu_bitparallel"
+_CUDA = "engine.kdiff.cuda:CudaSliceRunner"
 # The seed study's CUDA flags. Some build on tiling: opt1 is checked on the cells saved
 # between tiles, and the conventional alpha prefetch and the alternative beta prefetch are
 # per tile, so without opt4 they would have nothing to act on.
@@ -89,37 +95,42 @@ SPEC = FamilySpec(
             "conventional", "conventional (D matrix)",
             "Row-by-row edit-distance matrix D; O(m^2 n) overall.",
             (
-                BackendSpec("serial", flags=("opt1",), default_flags=("opt1",)),
+                BackendSpec("serial", flags=("opt1",), default_flags=("opt1",),
+                            kernels=_CONVENTIONAL),
                 BackendSpec("multicore", parallel=("coarse",) + _FINE, flags=("opt1", "opt3"),
-                            default_flags=("opt1", "opt3"), flag_forms={"opt3": _FINE}),
+                            default_flags=("opt1", "opt3"), flag_forms={"opt3": _FINE},
+                            kernels=_CONVENTIONAL),
                 BackendSpec("cuda", flags=_CUDA_CONVENTIONAL, default_flags=_CUDA_CONVENTIONAL,
-                            flag_requires=_CUDA_CONVENTIONAL_REQUIRES),
+                            flag_requires=_CUDA_CONVENTIONAL_REQUIRES, kernels=_CUDA),
             ),
         ),
         VariantSpec(
             "alternative", "alternative (L diagonals)",
             "Landau-Vishkin diagonal matrix L; O(m^2 n k) worst case, fewer comparisons in practice.",
             (
-                BackendSpec("serial", flags=("opt2",), default_flags=("opt2",)),
+                BackendSpec("serial", flags=("opt2",), default_flags=("opt2",),
+                            kernels=_ALTERNATIVE),
                 BackendSpec("multicore", parallel=("coarse",) + _FINE, flags=("opt2", "opt3"),
-                            default_flags=("opt2", "opt3"), flag_forms={"opt3": _FINE}),
+                            default_flags=("opt2", "opt3"), flag_forms={"opt3": _FINE},
+                            kernels=_ALTERNATIVE),
                 BackendSpec("cuda", flags=_CUDA_ALTERNATIVE, default_flags=_CUDA_ALTERNATIVE,
-                            flag_requires=_CUDA_ALTERNATIVE_REQUIRES),
+                            flag_requires=_CUDA_ALTERNATIVE_REQUIRES, kernels=_CUDA),
             ),
         ),
         VariantSpec(
             "bitparallel", "bitparallel (Myers/Hyyrö)",
             "64 rows per word operation with Ukkonen's cut-off; blocks added only as needed.",
             (
-                BackendSpec("serial", flags=("simd",), default_flags=("simd",)),
+                BackendSpec("serial", flags=("simd",), default_flags=("simd",),
+                            kernels=_BITPARALLEL),
                 BackendSpec("multicore", parallel=("coarse",), flags=("simd",),
-                            default_flags=("simd",)),
+                            default_flags=("simd",), kernels=_BITPARALLEL),
                 # one thread per (r, background chunk): engine/kdiff/cuda_bitparallel.py
                 # default word32 + neighbours: W4 1.39 s on an H100, vs 1.67 s with word64 too
                 # and 2.57 s with word32 alone (docs/benchmarks.md)
                 BackendSpec("cuda", flags=("word32", "word64", "neighbours"),
                             default_flags=("word32", "neighbours"),
-                            flag_requires=_CUDA_BITPARALLEL_REQUIRES),
+                            flag_requires=_CUDA_BITPARALLEL_REQUIRES, kernels=_CUDA),
                 # tasks (starts x background chunks) on a Dask cluster (engine/cluster.py);
                 # simd acts on CPU workers; GPU workers run the cuda kernels with its default flags
                 BackendSpec("dask", flags=("simd",), default_flags=("simd",)),

@@ -197,10 +197,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
     patterns: tuple[Record, ...] = job.inputs["patterns"]
     # The whole text at once, a chunk at a time when over config.STREAM_MEMORY_BASES (cuda:
     # config.GPU_STREAM_BYTES), or a cluster's tasks (engine.executors).
-    from engine import executors
-
-    executor = executors.for_backend(job.backend, job.params.get("scheduler"))
-    runner = yield from executor.run(ScanProblem(job), meter, cancel)
+    runner = yield from registry.executor(job).run(ScanProblem(job), meter, cancel)
     # (hits over an assembly gap were dropped as found: the runners' rule, engine.gaps)
     hits, density = meter.timed(lambda: (runner.hits(), runner.density()))
     return KmismatchResult(run_info(job, meter), job.params["k"], job.params["strands"], hits,

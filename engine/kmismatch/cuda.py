@@ -67,7 +67,6 @@ _PASS_THREADS = 256
 #: Patterns up to which the counting pass adds up per-pattern counts in shared memory.
 _SHARED_PATTERNS = 4096
 
-_WARMED: set = set()  # kernel sets compiled (or loaded) in this process
 
 
 def counter_layout(m: int, k: int) -> tuple[int, int]:
@@ -764,50 +763,3 @@ class CudaSearch:
         P = counts.pattern_hits.shape[0]
         counts.pattern_hits[:] = host[:P]
         counts.bins[:] = host[P:]
-
-
-def counter_words(m: int, slots: int, k: int) -> int:
-    """64-bit words of counters that ``slots`` patterns of length m take at k mismatches."""
-    b, _ = counter_layout(m, min(k, m))
-    return -(-slots // (64 // b))
-
-
-def _keys(variant: str, groups, k: int, threads_per_block: int | None,
-          n_patterns: int | None):
-    tpb = default_threads(variant, threads_per_block)
-    if n_patterns is None:
-        n_patterns = 1 + max(int(np.max(codes)) for _, _, codes in groups) // 2
-    types = hit_dtypes(0, n_patterns, max(min(k, m) for m, _, _ in groups))
-    return ({kernel_key(variant, m, counter_words(m, len(codes), k), tpb)
-             for m, _, codes in groups}
-            | {("hits", *(np.dtype(t).name for t in types), len(groups) > 1)})
-
-
-def compiled(variant: str, groups, k: int, threads_per_block: int | None,
-             n_patterns: int | None = None) -> bool:
-    """Have the kernels of these length groups (as CudaSearch takes them) been compiled?"""
-    return _keys(variant, groups, k, threads_per_block, n_patterns) <= _WARMED
-
-
-def warm_up(variant: str, groups, k: int, threads_per_block: int | None,
-            n_patterns: int | None = None) -> None:
-    """Compile (or load from the disk cache) the kernels of these length groups and the
-    passes after them, on a tiny text that holds every slot's pattern (so that every pass
-    has hits to work on)."""
-    from engine.kmismatch.cpu_common import Counts
-    from engine.kmismatch.hits import HitBuffer
-
-    text = np.concatenate([np.asarray(pats, dtype=np.uint8).ravel() for _, pats, _ in groups]
-                          + [np.resize(np.array([1, 2, 4, 8], dtype=np.uint8), 64)])
-    n = text.shape[0]
-    if n_patterns is None:
-        n_patterns = 1 + max(int(np.max(codes)) for _, _, codes in groups) // 2
-    counts = Counts([n], n_patterns, 16)
-    search = CudaSearch(variant, text, np.array([0, n]), groups, k, threads_per_block,
-                        counts=counts, n_patterns=n_patterns)
-    try:
-        search.scan(0, n, HitBuffer(dtypes=search.dtypes))
-        search.fetch_counts(counts)
-    finally:
-        search.close()
-    _WARMED.update(_keys(variant, groups, k, threads_per_block, n_patterns))

@@ -2,8 +2,7 @@
 
 :class:`ScanRunner` walks the text positions of every record laid end to end (the
 units of :func:`engine.slices.run_slices`), one length group of patterns after the
-other within a slice; :class:`Kernels` compiles (or loads) what the job's variant
-and backend need. CPU variants run a range scanner over many text chunks
+other within a slice. CPU variants run a range scanner over many text chunks
 (:func:`scan`); cuda jobs go through ``engine.kmismatch.cuda``, imported only for
 them. :class:`ScanProblem` is the job as a chunked problem (engine.executors): whole,
 streamed or on Dask.
@@ -31,15 +30,11 @@ from engine.gaps import text_gaps, touches_gap
 from engine.executors import ChunkedProblem
 from engine.executors.protocol import InnerRunnerRun
 from engine.jobs import Job
-from engine.kmismatch import cpu_naive, cpu_pmasm, cpu_shiftadd
-from engine.kmismatch.cpu_common import Counts, pack, tally
+from engine.kmismatch.cpu_common import Counts, pack
 from engine.kmismatch.hits import HitBuffer, HitDensity, HitTable
 from engine.kmismatch.spec import SPEC
 from engine.sequences import COMPLEMENT_TABLE, Record, concat_with_offsets
 from engine.slices import Step
-
-_MODULES = {"naive": cpu_naive, "shift-add": cpu_shiftadd, "pmasm": cpu_pmasm}
-
 
 # -- pattern groups and text -----------------------------------------------------------------
 
@@ -128,16 +123,19 @@ def build_model(variant: str, slot_patterns: np.ndarray, k: int,
     ``slot_code[r]`` is written for a hit of slot r (default: r itself).
     """
     R, m = slot_patterns.shape
-    if variant not in _MODULES:
-        raise ValueError(f"unknown kmismatch variant {variant!r}")
-    arrays = _MODULES[variant].build_model(slot_patterns, k)
+    arrays = _module(variant).build_model(slot_patterns, k)
     if slot_code is None:
         slot_code = np.arange(R, dtype=np.int32)
     return Model(variant, *arrays, np.ascontiguousarray(slot_code, dtype=np.int32), m)
 
 
+def _module(variant: str):
+    """A CPU variant's kernel module (engine/kmismatch/spec.py), imported at first use."""
+    return registry.named_kernels("kmismatch", variant, "serial")
+
+
 def _kernel(variant: str, backend: str):
-    module = _MODULES[variant]
+    module = _module(variant)
     return module.scan_chunks_serial if registry.serial(backend) else module.scan_chunks_multicore
 
 
@@ -220,46 +218,6 @@ def scan(model: Model, text: np.ndarray, los, his, backend: str, abort: np.ndarr
     return len(out) - start
 
 
-# -- compiling ---------------------------------------------------------------------------------
-
-class Kernels:
-    """The kernels a job needs: :meth:`compiled` says whether they are, :meth:`warm_up`
-    compiles (or loads) them on a tiny input (for :func:`engine.slices.compile_once`)."""
-
-    def __init__(self, job: Job):
-        self.job = job
-        self.on_gpu = registry.on_gpu(job.backend)
-        self.slot_groups = slot_groups(job.inputs["patterns"], job.params["strands"])
-
-    def compiled(self) -> bool:
-        job = self.job
-        if self.on_gpu:  # CPU jobs never import numba.cuda
-            from engine.kmismatch import cuda as kcuda
-
-            return kcuda.compiled(job.variant, self.slot_groups, job.params["k"],
-                                  job.params.get("threads_per_block"),
-                                  len(job.inputs["patterns"]))
-        helpers = [tally] + ([pack] if registry.threaded(job.backend) else [])
-        return all(bool(f.signatures) for f in [_kernel(job.variant, job.backend)] + helpers)
-
-    def warm_up(self) -> None:
-        job = self.job
-        if self.on_gpu:
-            from engine.kmismatch import cuda as kcuda
-
-            kcuda.warm_up(job.variant, self.slot_groups, job.params["k"],
-                          job.params.get("threads_per_block"), len(job.inputs["patterns"]))
-            return
-        text = np.tile(np.array([1, 2, 4, 8], dtype=np.uint8), 16)
-        model = build_model(job.variant, np.array([[1, 2, 4]], dtype=np.uint8), 1)
-        out = HitBuffer(pattern_ids=("p",), pattern_lengths=(3,), record_ids=("t",), text=text,
-                        offsets=np.array([0, 64]))
-        counts = Counts([64], 1, 16)
-        scan(model, text, np.array([0]), np.array([62]), job.backend, np.zeros(1, np.uint8), out,
-             0.5, counts)
-        counts.recount(out)
-
-
 # -- the scan ----------------------------------------------------------------------------------
 
 @dataclass
@@ -289,7 +247,7 @@ class ScanRunner:
     for its records, so that solving them again uploads it at once.
     """
 
-    def __init__(self, job: Job, kernels: Kernels, abort: np.ndarray, cache_text: bool = True):
+    def __init__(self, job: Job, groups: list, abort: np.ndarray, cache_text: bool = True):
         records: tuple[Record, ...] = job.inputs["text"]
         patterns: tuple[Record, ...] = job.inputs["patterns"]
         k = job.params["k"]
@@ -301,20 +259,18 @@ class ScanRunner:
                              config.KMISMATCH_DENSITY_BINS)
         self.search = None
         columns: dict = {}
-        if kernels.on_gpu:
+        on_gpu = registry.on_gpu(job.backend)
+        if on_gpu:
             from engine import gpu
-            from engine.kmismatch import cuda as kcuda
-
-            self.search = kcuda.CudaSearch(job.variant, self.text, self.offsets,
-                                           kernels.slot_groups, k,
-                                           job.params.get("threads_per_block"), abort,
-                                           owners=records if cache_text else None,
-                                           counts=self.counts, n_patterns=len(patterns))
+            self.search = registry.kernels(job)(job.variant, self.text, self.offsets, groups, k,
+                                                job.params.get("threads_per_block"), abort,
+                                                owners=records if cache_text else None,
+                                                counts=self.counts, n_patterns=len(patterns))
             self.groups = [_Group(g.m, g) for g in self.search.groups]
             columns = {"dtypes": self.search.dtypes, "alloc": gpu.pinned_empty}
         else:
             self.groups = []
-            for m, slot_patterns, slot_code in kernels.slot_groups:
+            for m, slot_patterns, slot_code in groups:
                 model = build_model(job.variant, slot_patterns, k, slot_code)
                 self.groups.append(_Group(m, model, min(model.slots, 8) / 8))
         self.pieces = 1  # chunks a slice is cut into
@@ -330,7 +286,7 @@ class ScanRunner:
         self.total = sum(len(r) for r in records)
         self.done = 0
         slots = sum(g.slots for g in self.groups)
-        first_cells = (config.KMISMATCH_CUDA_FIRST_SLICE_CELLS if kernels.on_gpu
+        first_cells = (config.KMISMATCH_CUDA_FIRST_SLICE_CELLS if on_gpu
                        else config.KMISMATCH_FIRST_SLICE_CELLS.get(job.variant, 1 << 24))
         self.first_slice = max(4096, first_cells // slots)
 
@@ -461,7 +417,7 @@ class ChunkScan(InnerRunnerRun):
             "text": tuple(piece_records(problem.records, text)),
             "patterns": problem.job.inputs["patterns"]})
         # (a chunk's pieces are views of one reused buffer: nothing to keep packed)
-        self.runner = ScanRunner(job, problem.kernels, abort, cache_text=False)
+        self.runner = ScanRunner(job, problem.groups, abort, cache_text=False)
         self.first_slice = self.runner.first_slice
         self._seen = 0
 
@@ -501,8 +457,9 @@ class ScanProblem(ChunkedProblem):
         return self.job.inputs["text"]
 
     @cached_property
-    def kernels(self) -> Kernels:
-        return Kernels(self.job)
+    def groups(self) -> list:
+        """The patterns' length groups (:func:`slot_groups`)."""
+        return slot_groups(self.job.inputs["patterns"], self.job.params["strands"])
 
     @cached_property
     def found(self) -> HitBuffer:
@@ -518,7 +475,7 @@ class ScanProblem(ChunkedProblem):
                       config.KMISMATCH_DENSITY_BINS)
 
     def whole(self, abort: np.ndarray, threads: int | None) -> ScanRunner:
-        return ScanRunner(self.job, self.kernels, abort)
+        return ScanRunner(self.job, self.groups, abort)
 
     def open(self, task, text, abort: np.ndarray, threads: int | None) -> ChunkScan:
         return ChunkScan(self, task.chunk, text, abort)
@@ -540,13 +497,9 @@ class ScanProblem(ChunkedProblem):
             check_cuda_limits(self.job.inputs["patterns"], self.job.params["strands"])
         return worker
 
-    def compiled(self) -> bool:
-        return self.kernels.compiled()
-
-    def warm_up(self) -> None:
-        """Kernels.warm_up: a tiny text holding every slot's pattern, so that each of
-        the GPU's passes has hits to compile on."""
-        self.kernels.warm_up()
+    def warm_key(self) -> tuple:
+        """The pattern lengths: the cuda kernels specialise on them."""
+        return tuple(sorted(set(self.pattern_lengths.tolist())))
 
     def _finish(self) -> None:
         if self._sorted:

@@ -4,11 +4,19 @@ from engine import config
 from engine.gaps import GAP_MIN_PARAM
 from engine.registry import BackendSpec, FamilySpec, InputSpec, ParamSpec, VariantSpec
 
-# dask: one task per text chunk on a Dask cluster (engine/cluster.py); GPU workers run the
-# cuda default variant (pair-tile), CPU workers this variant's multicore kernels.
-_CPU = (BackendSpec("serial"), BackendSpec("multicore"), BackendSpec("dask"))
+
+
+def _cpu(kernels: str) -> tuple:
+    """A CPU variant's backends: serial and multicore on its kernel module (its
+    ``build_model`` and ``scan_chunks_serial``/``_multicore``); dask: one task per text
+    chunk on a Dask cluster, GPU workers running the cuda default variant (pair-tile), CPU
+    workers this variant's multicore kernels."""
+    return (BackendSpec("serial", kernels=kernels), BackendSpec("multicore", kernels=kernels),
+            BackendSpec("dask"))
+
+
 # The seed study's three CUDA methods and our pair-tile kernel (engine/kmismatch/cuda*.py).
-_CUDA = (BackendSpec("cuda"),)
+_CUDA = (BackendSpec("cuda", kernels="engine.kmismatch.cuda:CudaSearch"),)
 
 SPEC = FamilySpec(
     name="kmismatch",
@@ -41,13 +49,16 @@ SPEC = FamilySpec(
     flags=(),
     variants=(
         VariantSpec("naive", "naive", "Compares every window with every pattern, symbol by symbol, "
-                    "stopping at the (k+1)-th mismatch; O(n m r).", _CPU),
+                    "stopping at the (k+1)-th mismatch; O(n m r).",
+                    _cpu("engine.kmismatch.cpu_naive")),
         VariantSpec("shift-add", "shift-add (Baeza-Yates-Gonnet)",
                     "Per pattern, m b-bit mismatch counters packed in words, advanced with one "
-                    "shift and one add per text symbol; O(n r m b / 64).", _CPU),
+                    "shift and one add per text symbol; O(n r m b / 64).",
+                    _cpu("engine.kmismatch.cpu_shiftadd")),
         VariantSpec("pmasm", "PMASM (look-up memory)",
                     "Per level and text symbol, a look-up memory of fb-vectors holding one b-bit "
-                    "counter per pattern, so that one add updates all patterns at once.", _CPU),
+                    "counter per pattern, so that one add updates all patterns at once.",
+                    _cpu("engine.kmismatch.cpu_pmasm")),
         VariantSpec("thread", "thread (PMASM, CUDA)",
                     "The study's thread PMASM: one GPU thread per text window, whose bit_vector adds "
                     "the window's m fb-vectors from the look-up memory in global memory.", _CUDA),

@@ -27,10 +27,11 @@ import numpy as np
 
 from engine import api, config, registry
 from engine.columns import Tabular
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
 from engine.lcs.cuda_options import cuda_params
 from engine.lcs.spec import SPEC
-from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
+from engine.slices import (Meter, compile_once, numba_threads, run_info, run_slices, tiny_job,
+                           warm_key)
 
 __all__ = ["LcsResult", "SPEC", "iter_solve", "length", "make_job", "solve"]
 
@@ -187,7 +188,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
         """Cells the recovery still has to run (an estimate until it is under way)."""
         return recovery.total if recovery is not None else 0
 
-    yield from compile_once(kernels, (m * n if kernels.score_pass else 0) + later())
+    yield from compile_once(warm_key(job), lambda: drive(iter_solve(tiny_job(job, "a", "b"))),
+                            (m * n if kernels.score_pass else 0) + later())
 
     sampling = make_sampling(m, n, config.SNAPSHOT_MAX_SIDE) if job.snapshots else None
     found: int | None = None

@@ -29,7 +29,6 @@ from engine.lcs.cuda_band import PAD, band_kernel, lane_layout, match_words_kern
 from engine.lcs.cuda_diagonal import diagonal_kernel
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
-_WARMED: set = set()  # kernel sets compiled in this process (for the "compiling" phase)
 
 
 class _Snapshot:
@@ -205,8 +204,6 @@ class CudaPasses:
                              f"got {self.tile}")
         self.dev = gpu.Device(self.tpb, abort)
         self.leaf_kernels = cpu_module(job.variant)
-        self.key = (self.variant, self.form, lane_layout(self.tpb), self.tile, self.snapshots,
-                    self.task)
 
     @property
     def max_words(self) -> int:
@@ -220,22 +217,6 @@ class CudaPasses:
             return DiagonalPass(self.dev, a, b, mode, sampling, self.tpb)
         return BandPass(self.dev, a, b, self.variant == "bitparallel", mode, sampling, self.tpb,
                         self.tile)
-
-    def compiled(self) -> bool:
-        return self.key in _WARMED
-
-    def warm_up(self, modes) -> None:
-        """Compile (or load) the GPU kernels of ``modes`` on a tiny input."""
-        from engine.lcs.cpu_common import make_sampling
-
-        tiny = np.array([1, 2, 4, 8, 15, 1, 2], dtype=np.uint8)
-        for mode in modes:
-            sampling = make_sampling(7, 7, 4) if mode == SNAPSHOT else None
-            p = self.new_pass(tiny, tiny[::-1], mode, sampling)
-            while not p.finished:
-                p.run(1 << 30, np.zeros(1, dtype=np.uint8))
-            p.last_row()
-        _WARMED.add(self.key)
 
 
 __all__ = ["BandPass", "CudaFailure", "CudaPasses", "DiagonalPass", "shared_bytes"]

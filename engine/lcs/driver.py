@@ -17,7 +17,6 @@ imported only for cuda jobs) and compiles them.
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Iterator
 
 import numpy as np
@@ -126,22 +125,8 @@ def lcs_text(a: np.ndarray, b: np.ndarray, pairs0: np.ndarray) -> str:
     return DECODE_TABLE[common].tobytes().decode("ascii")
 
 
-def _cpu_compiled(mod: ModuleType, backend: str) -> bool:
-    sweep = mod.sweep_serial if registry.serial(backend) else mod.sweep_multicore
-    return bool(sweep.signatures) and bool(traceback.signatures)
-
-
-def _cpu_warm_up(mod: ModuleType, backend: str) -> None:
-    """Compile (or load from the cache) a variant's kernels and the traceback, on a tiny input."""
-    tiny = np.array([1, 2, 4, 8, 15, 1, 2], dtype=np.uint8)
-    p = Pass(mod, tiny, tiny[::-1], backend, BITS)
-    while not p.finished:
-        p.run(1 << 30, np.zeros(1, dtype=np.uint8))
-    traceback(p.bits(), tiny.shape[0], tiny.shape[0], np.empty((7, 2), dtype=np.int64))
-
-
 class Kernels:
-    """A job's passes and their compilation (``compiled``/``warm_up`` for compile_once).
+    """A job's passes.
 
     CPU jobs run every pass on the variant's kernels; cuda jobs run the score passes
     (and the recovery's last-row passes) on the GPU and the recovery's traceback-bit
@@ -151,14 +136,12 @@ class Kernels:
     def __init__(self, job: Job, abort: np.ndarray):
         self.backend = job.backend
         self.task = job.params["task"]
-        self.mod = cpu_module(job.variant)
+        self.mod = cpu_module(job.variant)  # (a cuda job's recovery leaves run on it)
         #: a full score pass runs for the length alone, or to sample the GUI's heatmap
         self.score_pass = self.task == "length" or job.snapshots
         self.score_mode = SNAPSHOT if job.snapshots else PLAIN
         if registry.on_gpu(job.backend):
-            from engine.lcs.cuda import CudaPasses
-
-            self.gpu = CudaPasses(job, abort)
+            self.gpu = registry.kernels(job)(job, abort)  # engine.lcs.cuda.CudaPasses
         else:
             self.gpu = None
 
@@ -171,21 +154,6 @@ class Kernels:
         if self.gpu is not None:
             return Recovery(a, b, self.gpu.new_pass, self.gpu.max_words)
         return Recovery(a, b, self.new_pass)
-
-    def compiled(self) -> bool:
-        if self.gpu is None:
-            return _cpu_compiled(self.mod, self.backend)
-        return self.gpu.compiled() and (self.task != "lcs" or _cpu_compiled(self.mod, "serial"))
-
-    def warm_up(self) -> None:
-        if self.gpu is None:
-            _cpu_warm_up(self.mod, self.backend)
-            return
-        self.gpu.warm_up(([self.score_mode] if self.score_pass else [])
-                         + ([PLAIN] if self.task == "lcs" else []))
-        if self.task == "lcs":
-            _cpu_warm_up(self.mod, "serial")
-
 
 class ScoreRunner:
     """The score pass over the whole matrix, whole tile anti-diagonals per slice (units: cells)."""

@@ -6,7 +6,6 @@ that neither imports the other for them.
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 
 import numpy as np
@@ -15,16 +14,13 @@ from engine import registry
 from engine import config
 from engine.lcs.cpu_common import Sampling, no_sampling
 
-_MODULES = {"rows": "engine.lcs.cpu_rows", "wavefront": "engine.lcs.cpu_wavefront",
-            "bitparallel": "engine.lcs.cpu_bitparallel"}
-
 #: Cells of a phase's first slice (later slices adapt to ``config.SLICE_SECONDS``).
 FIRST_SLICE_CELLS = 1 << 20
 
 
 def cpu_module(variant: str) -> ModuleType:
-    """The CPU kernel module of a variant (imports numba)."""
-    return importlib.import_module(_MODULES[variant])
+    """The CPU kernel module of a variant (engine/lcs/spec.py; imports numba)."""
+    return registry.named_kernels("lcs", variant, "serial")
 
 
 def _chunk_columns(n: int) -> int:

@@ -3,7 +3,14 @@
 from engine import config
 from engine.registry import BackendSpec, FamilySpec, InputSpec, ParamSpec, VariantSpec
 
-_CPU = (BackendSpec("serial"), BackendSpec("multicore"))
+
+
+def _cpu(kernels: str) -> tuple:
+    """serial and multicore on one kernel module (engine.registry.Binding.kernels)."""
+    return BackendSpec("serial", kernels=kernels), BackendSpec("multicore", kernels=kernels)
+
+
+_CUDA = "engine.lcs.cuda:CudaPasses"
 
 SPEC = FamilySpec(
     name="lcs",
@@ -29,18 +36,20 @@ SPEC = FamilySpec(
     variants=(
         VariantSpec("rows", "rows (row-wise DP)",
                     "The DP matrix swept row by row; multicore runs tiles of rows in a wavefront.",
-                    _CPU),
+                    _cpu("engine.lcs.cpu_rows")),
         VariantSpec("wavefront", "wavefront (anti-diagonals)",
                     "Cells of one anti-diagonal at once (SIMD); multicore runs the tiles of each "
                     "tile anti-diagonal in parallel; CUDA keeps the anti-diagonals inside warp-wide "
                     "bands (tiled) or launches one kernel per anti-diagonal (diagonal, the seed "
                     "study's form).",
                     # engine/lcs/cuda_band.py (tiled) and engine/lcs/cuda_diagonal.py (diagonal)
-                    _CPU + (BackendSpec("cuda", parallel=("tiled", "diagonal")),)),
+                    _cpu("engine.lcs.cpu_wavefront")
+                    + (BackendSpec("cuda", parallel=("tiled", "diagonal"), kernels=_CUDA),)),
         VariantSpec("bitparallel", "bitparallel (Allison-Dix/Hyyrö)",
                     "64 cells per word operation; multicore runs a wavefront of tiles that pass "
                     "their carry bits on; CUDA pipelines the words of a band across a warp's lanes.",
-                    _CPU + (BackendSpec("cuda"),)),  # engine/lcs/cuda_band.py
+                    _cpu("engine.lcs.cpu_bitparallel")
+                    + (BackendSpec("cuda", kernels=_CUDA),)),  # engine/lcs/cuda_band.py
     ),
     default_variants={"serial": "bitparallel", "multicore": "bitparallel", "cuda": "bitparallel"},
     module="engine.lcs",

@@ -30,13 +30,14 @@ import numpy as np
 
 from engine import api, config, registry
 from engine.columns import Tabular
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
 from engine.nw.alignment import Alignment
 from engine.nw.cuda_options import cuda_params
 from engine.nw.scoring import Scores
 from engine.nw.spec import SPEC
 from engine.sequences import Record
-from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
+from engine.slices import (Meter, compile_once, numba_threads, run_info, run_slices, tiny_job,
+                           warm_key)
 
 __all__ = ["Alignment", "NwResult", "SPEC", "Scores", "iter_solve", "make_job", "score", "solve"]
 
@@ -173,8 +174,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     last snapshot.
     """
     from engine.nw.alignment import build
-    from engine.nw.driver import (Compile, Recorder, ScoreRunner, Sweep, TracebackRunner,
-                                  make_kernels)
+    from engine.nw.driver import Recorder, ScoreRunner, Sweep, TracebackRunner, make_kernels
 
     cancel = cancel or CancelToken()
     ra, rb = job.inputs["a"][0], job.inputs["b"][0]
@@ -190,7 +190,9 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
     dtype, offset = vtype
     # Hirschberg's passes after the score pass: at most 1.5 m n (halves at every level).
     later = int(1.5 * m * n) if traceback else 0
-    yield from compile_once(Compile(job, kernels, dtype), m * n + later)
+    # (the tiny job's scores fit int16: a larger job's type loads in its first slice)
+    yield from compile_once(warm_key(job),
+                            lambda: drive(iter_solve(tiny_job(job, "a", "b"))), m * n + later)
 
     recorder = Recorder(m, n, sc, dtype, offset, job.snapshots)
     big = traceback and (m + 1) * (n + 1) > config.NW_FULL_MATRIX_CELLS

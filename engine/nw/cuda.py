@@ -26,7 +26,7 @@ from engine.nw.scoring import Scores, value_type
 
 class CudaKernels:
     """One job's form on the GPU behind the tile contract (``value_type``, ``first_rows``,
-    ``warm_key``, ``tile``)."""
+    ``tile``)."""
 
     def __init__(self, variant: str, parallel: str | None, flags, threads_per_block: int = 0,
                  blocks: int = 0):
@@ -67,10 +67,6 @@ class CudaKernels:
         n = max(1, n)
         rows = max(1, config.NW_CUDA_FIRST_SLICE_CELLS[self.form] // n)
         return max(rows, n) if self.form in ("per-launch", "diagonal-one-block") else rows
-
-    def warm_key(self, snapshots: bool) -> tuple:
-        """What decides which kernels a job compiles."""
-        return (self.form, self.cap, self.rows, self.cols, self.chunk, bool(snapshots))
 
     def tile(self, a, b, top, left, bottom, right, scores, rec_rows, rec_cols, snap,
              row0, col0, abort) -> bool:

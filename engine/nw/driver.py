@@ -23,10 +23,6 @@ from engine.slices import Step
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 
-#: Compiled kernel sets in this process: (variant, backend, dtype, traceback) + warm_key.
-_WARM: set = set()
-
-
 class Kernels:
     """The tile kernel of one variant on one backend, behind the tile contract of
     :mod:`engine.nw.cpu_common`."""
@@ -37,22 +33,10 @@ class Kernels:
         import numba
 
         self._threads = numba.get_num_threads  # of the calling thread: set per slice
-        if registry.serial(backend):
-            if variant == "rows":
-                from engine.nw.cpu_rows import rows_tile as tile
-            elif variant == "diagonal":
-                from engine.nw.cpu_diagonal import diagonal_tile as tile
-            else:
-                from engine.nw.cpu_prefix import prefix_tile as tile
-            self._tile = tile
-        elif variant == "prefix":
-            from engine.nw.cpu_prefix import prefix_tile_parallel
-
-            self._tile = prefix_tile_parallel
-        else:
+        self._tile = registry.named_kernels("nw", variant, backend)  # (engine/nw/spec.py)
+        if registry.threaded(backend) and variant != "prefix":
             from engine.nw import cpu_wavefront
 
-            self._tile = cpu_wavefront.wavefront
             self._kind = cpu_wavefront.ROWS if variant == "rows" else cpu_wavefront.DIAGONAL
 
     def value_type(self, m: int, n: int, sc: Scores):
@@ -63,10 +47,6 @@ class Kernels:
     def first_rows(self, m: int, n: int) -> int:
         """Rows of a sweep's first band."""
         return max(1, config.NW_FIRST_SLICE_CELLS // max(1, n))
-
-    def warm_key(self, snapshots: bool) -> tuple:
-        """What, besides variant, backend and dtype, decides the kernels a job compiles."""
-        return ()
 
     def tile(self, a, b, top, left, bottom, right, scores, rec_rows, rec_cols, snap,
              row0, col0, abort) -> bool:
@@ -83,13 +63,13 @@ class Kernels:
 
 
 def make_kernels(job) -> "Kernels":
-    """The job's kernels: CPU ones here, CUDA ones from engine.nw.cuda (imported only for
-    cuda jobs, so CPU paths never load numba.cuda)."""
+    """The job's kernels, as engine/nw/spec.py names them: a CPU tile kernel behind
+    :class:`Kernels`, or engine.nw.cuda's (imported only for cuda jobs, so CPU paths never
+    load numba.cuda)."""
     if registry.on_gpu(job.backend):
-        from engine.nw.cuda import CudaKernels
-
-        return CudaKernels(job.variant, job.parallel, job.flags,
-                           job.params.get("threads_per_block", 0), job.params.get("blocks", 0))
+        return registry.kernels(job)(job.variant, job.parallel, job.flags,
+                                     job.params.get("threads_per_block", 0),
+                                     job.params.get("blocks", 0))
     return Kernels(job.variant, job.backend)
 
 
@@ -327,33 +307,3 @@ def hirschberg(kernels, a, b, sc: Scores, vtype, abort, rows, top_row=None) -> I
         stack.append((mid, i1, split, j1))   # popped after the upper half: pieces stay in order
         stack.append((i0, mid, j0, split))
     return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.uint8)
-
-
-class Compile:
-    """The kernels of one job, compiled once per process (for engine.slices.compile_once)."""
-
-    def __init__(self, job, kernels, dtype):
-        self.kernels, self.dtype = kernels, dtype
-        self.traceback, self.snapshots = job.params["traceback"], job.snapshots
-        self.key = ((job.variant, job.backend, np.dtype(dtype).name, self.traceback)
-                    + kernels.warm_key(job.snapshots))
-
-    def compiled(self) -> bool:
-        return self.key in _WARM
-
-    def warm_up(self) -> None:
-        """Compile (or load from numba's cache) the kernels a job uses, on a tiny input."""
-        from engine.nw.cpu_traceback import full_traceback
-
-        sc, dtype = Scores(), self.dtype
-        a = np.array([1, 2, 4, 8, 15, 1], dtype=np.uint8)
-        b = np.array([1, 4, 8, 2, 3], dtype=np.uint8)
-        rec = Recorder(a.shape[0], b.shape[0], sc, dtype, 0, self.snapshots)
-        top = (np.arange(6) * -1).astype(dtype)
-        left = (np.arange(7) * -1).astype(dtype)
-        self.kernels.tile(a, b, top, left, np.empty(6, dtype), np.empty(7, dtype),
-                          cast_scores(sc, dtype), rec.rows, rec.cols, rec.raw, 0, 0,
-                          np.zeros(1, dtype=np.uint8))
-        if self.traceback:
-            full_traceback(a, b, 1, 0, -1, np.empty(11, dtype=np.uint8))
-        _WARM.add(self.key)

@@ -2,7 +2,10 @@
 
 from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
 
-_CPU = (BackendSpec("serial"), BackendSpec("multicore"))
+# Each backend's tile kernel (engine.registry.Binding.kernels); rows and diagonal share the
+# multicore wavefront, told which by the job's variant.
+_WAVEFRONT = BackendSpec("multicore", kernels="engine.nw.cpu_wavefront:wavefront")
+_CUDA = "engine.nw.cuda:CudaKernels"
 # The study's two CUDA forms of both variants (Dicker et al.): the whole matrix in one block,
 # or spread over many blocks; "multi-block" first, so it is the default.
 _FORMS = ("multi-block", "one-block")
@@ -47,19 +50,23 @@ SPEC = FamilySpec(
     variants=(
         VariantSpec("rows", "rows (row-wise)",
                     "The textbook row sweep. Multicore: tiles of rows, tile anti-diagonals in "
-                    "parallel.", _CPU),
+                    "parallel.",
+                    (BackendSpec("serial", kernels="engine.nw.cpu_rows:rows_tile"), _WAVEFRONT)),
         VariantSpec("diagonal", "diagonal (anti-diagonals)",
                     "Cells of one anti-diagonal are independent (SIMD inside a tile). Multicore: "
                     "the tiles of a tile anti-diagonal in parallel. CUDA: one block, or many "
                     "(one launch per anti-diagonal, or tiled).",
-                    _CPU + (BackendSpec("cuda", parallel=_FORMS, flags=("tiled",),
-                                        default_flags=("tiled",),
-                                        flag_forms={"tiled": ("multi-block",)}),)),
+                    (BackendSpec("serial", kernels="engine.nw.cpu_diagonal:diagonal_tile"),
+                     _WAVEFRONT,
+                     BackendSpec("cuda", parallel=_FORMS, flags=("tiled",), default_flags=("tiled",),
+                                 flag_forms={"tiled": ("multi-block",)}, kernels=_CUDA))),
         VariantSpec("prefix", "prefix (Aluru prefix-max scan)",
                     "Each row from the previous one with a prefix-max scan (Aluru et al. 2003). "
                     "Multicore: a parallel scan over column blocks of every row. CUDA: one block "
                     "scans each row, or blocks own column segments and pass carries along.",
-                    _CPU + (BackendSpec("cuda", parallel=_FORMS),)),
+                    (BackendSpec("serial", kernels="engine.nw.cpu_prefix:prefix_tile"),
+                     BackendSpec("multicore", kernels="engine.nw.cpu_prefix:prefix_tile_parallel"),
+                     BackendSpec("cuda", parallel=_FORMS, kernels=_CUDA))),
     ),
     # cuda: the tiled multi-block diagonal wins from n = 256 (docs/benchmarks.md).
     default_variants={"serial": "diagonal", "multicore": "diagonal", "cuda": "diagonal"},

@@ -49,6 +49,7 @@ import numpy as np
 from engine import api, edit, gaps, registry
 from engine.edit.spec import SPEC as EDIT_SPEC
 from engine.executors import ChunkedProblem, Task
+from engine.executors.protocol import InnerRunnerRun
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int
 from engine.primers.pcr_columns import PcrProducts, PcrSites, Product, Site
 from engine.primers.primer_sets import check_primers
@@ -236,12 +237,10 @@ def iter_sites(job: Job, meter: Meter, cancel: CancelToken, message: str):
     (:class:`SitesProblem`), on the search's backend (engine.executors). Over many
     records, a batch of records at a time (:data:`SEARCH_GROUPS`), so memory stays
     bounded whatever the number of records x primers."""
-    from engine import executors
-
     search: Job = job.params["search"]
     primers, background = job.inputs["primers"], job.inputs["background"]
     settings: PcrSettings = job.params["settings"]
-    executor = executors.for_backend(search.backend, search.params.get("scheduler"))
+    executor = registry.executor(search)
     batch = max(1, SEARCH_GROUPS // max(1, len(primers) * 2))  # (both strands)
     if len(background) <= batch or registry.on_cluster(search.backend):
         answer = yield from relabel(executor.run(SitesProblem(job), meter, cancel), message)
@@ -448,28 +447,14 @@ def spans_gap(background, rec, start, end) -> np.ndarray:
 # this process and on Dask alike, the refinement runs inside the slices: progress and
 # cancel reach it however large the background.
 
-class ChunkSites:
-    """One chunk's search (engine.edit.problem.ChunkSearch) and the refinement of its hits
-    (an engine.executors.ChunkRun)."""
+class ChunkSites(InnerRunnerRun):
+    """One chunk's search (engine.edit.problem.ChunkSearch, whose slices it runs) and the
+    refinement of its hits (an engine.executors.ChunkRun)."""
 
     def __init__(self, search, problem: "SitesProblem"):
-        self.search, self.problem = search, problem
+        self.search = self.runner = search
+        self.problem = problem
         self.first_slice = search.first_slice
-
-    @property
-    def total(self) -> int:
-        return self.search.total
-
-    @property
-    def done(self) -> int:
-        return self.search.done
-
-    @property
-    def finished(self) -> bool:
-        return self.search.finished
-
-    def step(self, budget: int):
-        return self.search.step(budget)
 
     def take(self) -> tuple:
         """The passing refined hits found since the last call (the chunk's text still read)."""
@@ -530,19 +515,6 @@ class SitesProblem(ChunkedProblem):
                                    parallel=search.parallel, flags=search.flags,
                                    threads=search.threads,
                                    params={**self.job.params, "search": search})
-
-    def compiled(self) -> bool:
-        from engine.primers import pcr_kernels
-
-        return self.search.compiled() and pcr_kernels.compiled()
-
-    def warm_up(self) -> None:
-        """The generic tiny-chunk run, then the refinement kernels it may not reach (both
-        alignment kinds, and site_table's overlap test)."""
-        from engine.primers import pcr_kernels
-
-        super().warm_up()
-        pcr_kernels.warm_up()
 
     def refined(self) -> tuple | None:
         """The passing refined hits merged (:func:`passing`'s columns), or None."""

@@ -150,19 +150,3 @@ def dominated(key, start, end, edits, gapped, reach):
             if out[i]:
                 break
     return out
-
-
-def warm_up() -> None:
-    """Compile (or load from the cache) on a tiny input."""
-    pats = np.array([1, 2, 4, 8], dtype=np.uint8)
-    offs = np.array([0, 4], dtype=np.int64)
-    text = np.array([1, 2, 4, 8, 1], dtype=np.uint8)
-    one = np.zeros(1, dtype=np.int64)
-    out = np.zeros((1, 5), dtype=np.int64)
-    for indels in (True, False):
-        refine_sites(pats, offs, pats, text, one, one, one, one + 3, 1, 2, indels, out)
-    dominated(one, one, one, one, np.ones(1, dtype=np.bool_), 4)
-
-
-def compiled() -> bool:
-    return bool(refine_sites.signatures) and bool(dominated.signatures)

@@ -92,7 +92,7 @@ def split(upload=False):
         drop_device_text()
     from engine.jobs import CancelToken
     from engine.kmismatch import cuda as kcuda
-    from engine.kmismatch.driver import Kernels, ScanRunner
+    from engine.kmismatch.driver import ScanRunner, slot_groups
     from engine.slices import Meter, run_slices
 
     searches = []
@@ -106,10 +106,9 @@ def split(upload=False):
     try:
         t0 = time.perf_counter()
         job = kmismatch.make_job(patterns, text, bench.K, **cuda_opts)
-        kernels = Kernels(job)
-        assert kernels.compiled()
         cancel = CancelToken()
-        runner = ScanRunner(job, kernels, cancel.flag)
+        runner = ScanRunner(job, slot_groups(job.inputs["patterns"], job.params["strands"]),
+                            cancel.flag)
         t1 = time.perf_counter()
         for _ in run_slices(runner, Meter(job), cancel):
             pass

@@ -369,30 +369,33 @@ def same_as_the_cpu(res, text, patterns, k, strands="both"):
         assert a.counts.tolist() == b.counts.tolist()
 
 
+def warmed(method, patterns, k, strands="both"):
+    """Run the job's warm-up (the generic one: its problem on a tiny chunk) on a short text
+    first, so that a gpu.tally() of the real run counts that run's work alone."""
+    kmismatch.solve(patterns, records([np.array([1, 2, 4, 8, 1, 2], np.uint8)], "w"), k,
+                    variant=method, backend="cuda", strands=strands)
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_many_hits_across_upload_pieces_and_records(method, monkeypatch):
     """Pieces of 8 packed bytes (16 symbols): a slice is searched a piece at a time, each
     batch waiting for its own piece, its hits copied back while the next is searched;
     hundreds of hits (k = 3 of 5 and 7, IUPAC, both strands, two lengths merged on the GPU,
     records of 1 to 180 symbols, small density bins)."""
+    from engine import gpu
+
     monkeypatch.setattr(config, "GPU_UPLOAD_BYTES", 8)
     monkeypatch.setattr(config, "KMISMATCH_DENSITY_BINS", 8)
     rng = np.random.default_rng(30 + len(method))
     pats = records([random_codes(rng, m, 0.1) for m in (5, 7, 5)], "p")
     text = records([planted_text(rng, n, [p.codes for p in pats], copies=3, iupac_rate=0.15)
                     for n in (180, 1, 37, 64)], "t")
-    batches = []
-    original = kcuda.CudaSearch.run_batch
-
-    def spy(self, work):
-        n = original(self, work)
-        if self.n_text == 282:  # (not the warm-up's)
-            batches.append(n)
-        return n
-
-    monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
-    res = check(method, text, pats, 3)
-    assert len(res.hits) > 300 and len(batches) >= 282 // 16 and sum(batches) == len(res.hits)
+    warmed(method, pats, 3)
+    with gpu.tally() as counts:
+        res = check(method, text, pats, 3)
+    # one batch a piece of the 282 symbols, each with its hits copied back
+    assert len(res.hits) > 300 and counts.batches >= 282 // 16
+    assert counts.downloads >= counts.batches and counts.reruns == 0
     assert (res.hits.pos.dtype, res.hits.code.dtype, res.hits.mismatches.dtype) == (
         np.int32, np.int8, np.int8)
     same_as_the_cpu(res, text, pats, 3)
@@ -421,36 +424,26 @@ def test_no_hits_at_all(method):
 
 
 @pytest.mark.parametrize("method", ["thread", "shared-mem"])
-def test_spill_overflow_in_a_batch_of_many_launches(method, monkeypatch):
-    """A batch of several launches a group, two groups: regions for almost no hits and a
-    spill area of one hit, so that a launch overflows, those after it in its group write
-    nothing, and the batch runs again with the room asked for; the hits equal one launch's
-    over the whole text (nothing lost or repeated, groups merged in order)."""
+def test_spill_overflow_in_a_batch_of_two_groups(method, monkeypatch):
+    """Regions for almost no hits and a spill area of one hit (the first guess of hits a
+    window near zero), two length groups in each batch: a launch overflows, and the batch
+    runs again with the room asked for; the hits equal the CPU's (nothing lost or
+    repeated, groups merged in order)."""
+    from engine import gpu
+
     monkeypatch.setattr(config, "KMISMATCH_CUDA_MIN_HITS", 1)
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_HIT_GUESS", 1e-9)
     rng = np.random.default_rng(8)
     pats = records([random_codes(rng, 4), random_codes(rng, 6, 0.2)], "p")
     codes = random_codes(rng, 150, 0.1)
-    offsets = np.array([0, 60, 150])
-    groups = slot_groups(pats, "both")
-    want = []
-    plain = kcuda.CudaSearch(method, codes, offsets, groups, 2)
-    for g in plain.groups:
-        n = plain.run(g, 0, 150 - g.m + 1)
-        want += zip(*(plain.dev.fetch(c[:n]).tolist() for c in (plain.pos, plain.code,
-                                                                 plain.mis)))
-    want.sort()
-    search = kcuda.CudaSearch(method, codes, offsets, groups, 2)
-    for g in search.groups:
-        g.per_window = 1e-6
-    cuts = (0, 17, 40, 41, 90, 130)
-    work = [(g, [(a, z) for a, z in zip(cuts, cuts[1:] + (150 - g.m + 1,))])
-            for g in search.groups]
-    n = search.run_batch(work)
-    search.dev.synchronize("", search.stream)
-    got = list(zip(*(search.dev.fetch(c[:n]).tolist() for c in (search.pos, search.code,
-                                                                 search.mis))))
-    assert search.reruns >= 1 and search.launches > 2 * len(cuts)
-    assert got == want and len(got) > 20
+    text = records([codes[:60], codes[60:]], "t")
+    warmed(method, pats, 2)
+    with gpu.tally() as counts:
+        res = check(method, text, pats, 2)
+    assert counts.reruns >= 1 and counts.batches >= 1
+    assert sum(counts.launches.values()) > counts.batches  # (two groups a batch, and passes)
+    assert len(res.hits) > 20
+    same_as_the_cpu(res, text, pats, 2)
 
 
 def test_the_text_is_unpacked_on_the_gpu_as_it_was():

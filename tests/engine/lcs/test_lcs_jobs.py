@@ -69,9 +69,9 @@ def test_progress_reports_cells_and_snapshots(msx2_records):
 
 
 def test_compiling_phase_comes_first(monkeypatch):
-    from engine.lcs import driver
+    from engine import slices
 
-    monkeypatch.setattr(driver, "_cpu_compiled", lambda mod, backend: False)
+    monkeypatch.setattr(slices, "_WARMED", set())
     phases = [p.phase for p in _progresses(lcs.make_job("ACGTACGT", "TTACG", backend="serial"))]
     assert phases[0] == "compiling" and "running" in phases
 

@@ -120,10 +120,10 @@ def test_a_cancel_flag_stops_a_kernel_inside_its_slice():
             assert sweep.band(300) is None and sweep.r == 0, (variant, backend)
 
 
-def test_the_first_run_reports_a_compile_phase():
-    from engine.nw import driver
+def test_the_first_run_reports_a_compile_phase(monkeypatch):
+    from engine import slices
 
-    driver._WARM.clear()
+    monkeypatch.setattr(slices, "_WARMED", set())
     job = nw.make_job(load("ACGTACGT"), load("ACGTTACG"), backend="serial", traceback=False)
     phases = []
     res = drive(nw.iter_solve(job), lambda p: phases.append(p.phase))
