@@ -487,15 +487,26 @@ class LandscapeView(ResultView):
         self.bar.setImageItem(self.image, insert_in=self.plot)
         self.k_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(RED, width=1.5))
         self.plot.addItem(self.k_line)
-        self.caption = QLabel("Tick 'Every k up to k' and run kdiff on a CPU backend: every k up "
-                              "to k comes from the one scan, and the slider shows any of them at "
-                              "once.")
+        self.caption = QLabel(BEFORE_A_RUN)
         self.caption.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
         layout.addWidget(self.widget, 1)
         layout.addWidget(self.caption)
+        layout.addStretch(0)
+        self._show_plot(False)
+
+    def _show_plot(self, shown: bool) -> None:
+        """The heatmap and its slider only with a landscape: bare axes would look like a
+        result; without one the caption says how to get one."""
+        self.widget.setVisible(shown)
+        self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | (
+            Qt.AlignmentFlag.AlignVCenter if shown else Qt.AlignmentFlag.AlignTop))
+        self.layout().setStretch(3, 0 if shown else 1)
+
+    def shows_note(self) -> bool:
+        return False  # the "Every k" box must stay in reach: it is how a landscape is asked for
 
     def reset(self, job) -> None:
         self._land = None
@@ -503,16 +514,17 @@ class LandscapeView(ResultView):
         self.export_button.setEnabled(False)
         self.image.clear()
         self.k_label.setText("")
+        self._show_plot(False)
+        self.caption.setText("kdiff is running…")
 
     def show_result(self, result) -> None:
         land = getattr(result, "landscape", None)
         self._land = land
         self.slider.setEnabled(land is not None)
         self.export_button.setEnabled(land is not None)
+        self._show_plot(land is not None)
         if land is None:
-            self.caption.setText(f"This run computed k = {result.k} only (tick 'Every k up to k'; "
-                                 "the CUDA and Dask backends, the fine forms and streamed "
-                                 "backgrounds know one k).")
+            self.caption.setText(one_k_caption(result.k))
             return
         self.record_combo.blockSignals(True)
         self.record_combo.clear()
@@ -576,6 +588,24 @@ class LandscapeView(ResultView):
 
     def has_data(self) -> bool:
         return self._land is not None
+
+
+#: The Landscape tab before any run.
+BEFORE_A_RUN = ("Tick 'Every k up to k in the next run' and run kdiff (Ctrl+R) on a CPU backend: "
+                "every k from 1 to k comes from the one scan, and a slider here shows the table, "
+                "the profile and the exports at any of them at once, under a heatmap of "
+                "candidate length per start and k.")
+
+
+def one_k_caption(k: int) -> str:
+    """What the Landscape tab says after a run that computed one k: how to get the landscape
+    and what it costs (docs/benchmarks.md, issue 33: 2.4-2.6x one k's time)."""
+    return (f"This run computed k = {k} only, so there is no landscape to show. To see every k "
+            f"from 1 to {k} (a slider and a heatmap), tick 'Every k up to k in the next run' "
+            "above and run again (Ctrl+R). That run takes about 2.5 times as long as one k "
+            "(measured 2.4-2.6x), and needs a CPU backend (serial or multicore, coarse) with "
+            "the background in memory: the CUDA and Dask backends, the fine forms and streamed "
+            "backgrounds compute one k.")
 
 
 def alignment_lines(candidate_label: str, match, candidate_start: int) -> str:
