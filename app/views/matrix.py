@@ -21,6 +21,10 @@ from app.views.plotting import RED
 CELL_TEXT_LIMIT = 900
 #: Axes up to this many cells get one tick per cell, labelled with the sequence letter.
 LETTER_TICK_LIMIT = 80
+#: Widest a row's name on the axis (pixels); the hover read-out has it in full.
+NAME_PIXELS = 180
+#: Narrowest a column's shortened name (pixels): about five characters and the ellipsis.
+MIN_NAME_PIXELS = 48
 
 
 def _font(pixels: int) -> QFont:
@@ -102,6 +106,7 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         self.plot.invertY(True)
         self.plot.setLabel("left", row_label)
         self.plot.setLabel("bottom", col_label)
+        self._titles = (row_label, col_label)
         self.plot.setMenuEnabled(False)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
@@ -122,12 +127,13 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         self._read = None  # stored value -> what the hover read-out says
         self._letters = ("", "")  # the sequences along the rows and columns, if short
         self._shown_letters = None
+        self._names: tuple[list, list] | None = None  # the rows' and columns' names, if named
         self._show_scales(False)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         # Letters are drawn only while a cell is tall (wide) enough for one: else they smear
         # into each other and the axis shows numbers instead.
-        self.plot.vb.sigResized.connect(lambda *_: self._show_letter_ticks())
-        self.plot.vb.sigRangeChanged.connect(lambda *_: self._show_letter_ticks())
+        self.plot.vb.sigResized.connect(lambda *_: self._refresh_ticks())
+        self.plot.vb.sigRangeChanged.connect(lambda *_: self._refresh_ticks())
 
     def set_decoder(self, read, to_score=None) -> None:
         """Snapshots store scaled values: ``read(value) -> str`` for the hover read-out and
@@ -149,6 +155,7 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         self._fit_pending = True
         self._letters = ("", "")
         self._shown_letters = None
+        self._names = None
         self.plot.getAxis("left").setTicks(None)
         self.plot.getAxis("bottom").setTicks(None)
         self._show_scales(False)
@@ -215,6 +222,37 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         self._shown_letters = None
         self._show_letter_ticks()
 
+    def set_names(self, row_names, col_names) -> None:
+        """Name the rows and columns (a small matrix of named things): the axes show the names
+        that fit, every n-th one and shortened in the middle where they would overlap, and
+        the hover read-out names the cell's row and column in full."""
+        self._names = (list(row_names), list(col_names))
+        self._refresh_ticks()
+
+    def _refresh_ticks(self) -> None:
+        if self._names is None:
+            self._show_letter_ticks()
+            return
+        metrics = QFontMetrics(self.plot.getAxis("left").style.get("tickFont") or QFont())
+        per_row, per_col = self.cell_pixels()
+        r0, c0 = self._origin
+        rows, cols = self._names
+        # Rows: every step-th name, a line of text apart; at most NAME_PIXELS wide.
+        step = max(1, int(np.ceil(metrics.height() * 1.1 / max(per_row, 1e-9))))
+        self.plot.getAxis("left").setTicks([[
+            (r0 + i, metrics.elidedText(str(rows[i]), Qt.TextElideMode.ElideMiddle, NAME_PIXELS))
+            for i in range(0, len(rows), step)]])
+        # Columns: whole names where they fit; else the fewest skipped that leave each name
+        # MIN_NAME_PIXELS, shortened in the middle (where record names differ) to its room.
+        gap = metrics.horizontalAdvance("  ")
+        widest = max((metrics.horizontalAdvance(str(c)) for c in cols), default=0)
+        step = 1 if per_col >= widest + gap else max(
+            1, int(np.ceil((MIN_NAME_PIXELS + gap) / max(per_col, 1e-9))))
+        room = max(1, int(per_col * step - gap))
+        self.plot.getAxis("bottom").setTicks([[
+            (c0 + j, metrics.elidedText(str(cols[j]), Qt.TextElideMode.ElideMiddle, room))
+            for j in range(0, len(cols), step)]])
+
     def letters_shown(self) -> tuple[bool, bool]:
         """Whether the rows' and the columns' letters are on the axes now (tests)."""
         return tuple(bool(on) for on in (self._shown_letters or (False, False)))
@@ -275,7 +313,11 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
             return
         i, j, value, (bh, bw) = cell
         shown = self._read(value) if self._read is not None else f"{value:,}"
-        text = f"i = {i:,}   j = {j:,}   value = {shown}"
+        if self._names is not None:
+            (row_title, col_title), (rows, cols) = self._titles, self._names
+            text = f"{row_title}: {rows[i]}   {col_title}: {cols[j]}   value = {shown}"
+        else:
+            text = f"i = {i:,}   j = {j:,}   value = {shown}"
         if bh > 1 or bw > 1:
             text += f"   (one pixel = {bh:.0f} x {bw:.0f} cells)"
         self.hovered.emit(text)
