@@ -82,8 +82,9 @@ class NwAdapter(FamilyAdapter):
         a, b = job.inputs["a"][0], job.inputs["b"][0]
         p = job.params
         offset, step = snapshot_scale(len(a), len(b), Scores(p["match"], p["mismatch"], p["gap"]))
-        note = "Grey: not computed yet." + (f" Scores are shown in steps of {step}." if step > 1 else "")
-        return MatrixScale(None, lambda v: offset + (v - 1) * step, "score H[i, j]", note, empty=0)
+        note = f"Scores are shown in steps of {step}." if step > 1 else ""
+        return MatrixScale(None, lambda v: offset + (v - 1) * step, "score H[i, j]", note, empty=0,
+                           empty_note="Grey: not computed yet.")
 
     @staticmethod
     def path(result):

@@ -384,11 +384,11 @@ class LiveMatrixView(ResultView):
         self._filled = True
         h, w = snapshot.shape
         rows, cols = shape
+        note = self.scale.caption(snapshot)
         if (h, w) != tuple(shape):
-            self.caption.setText(f"{rows:,} x {cols:,} cells shown as {h:,} x {w:,} tiles. "
-                                 f"{self.scale.note}")
+            self.caption.setText(f"{rows:,} x {cols:,} cells shown as {h:,} x {w:,} tiles. {note}")
         else:
-            self.caption.setText(f"{rows:,} x {cols:,} cells. {self.scale.note}")
+            self.caption.setText(f"{rows:,} x {cols:,} cells. {note}")
 
     def show_progress(self, progress) -> None:
         self._show(progress.snapshot, progress.snapshot_shape)
@@ -407,11 +407,19 @@ class LiveMatrixView(ResultView):
 class MatrixScale:
     """How a family's snapshot values read: colour levels, stored value -> score, labels.
 
-    ``empty`` is the stored value of a cell not computed yet (None if there is none).
+    ``empty`` is the stored value of a cell not computed yet (None if there is none);
+    ``empty_note`` says how such cells look, shown only while the matrix has one.
     """
 
-    def __init__(self, levels, to_score=lambda v: v, label="score", note="", empty=None):
+    def __init__(self, levels, to_score=lambda v: v, label="score", note="", empty=None,
+                 empty_note=""):
         self.levels, self.to_score, self.label, self.note, self.empty = levels, to_score, label, note, empty
+        self.empty_note = empty_note
+
+    def caption(self, snapshot) -> str:
+        """The note under the matrix for this snapshot: the grey cells named while there are any."""
+        grey = self.empty is not None and self.empty_note and bool((snapshot == self.empty).any())
+        return " ".join(t for t in (self.empty_note if grey else "", self.note) if t)
 
     def read(self, value) -> str:
         if self.empty is not None and value == self.empty:

@@ -29,3 +29,24 @@ def test_small_matrix_writes_its_values(qtbot):
     qtbot.addWidget(plot)
     plot.set_matrix(np.array([[0, 1], [1, 2]], dtype=np.int32), row_letters="-A", col_letters="-C")
     assert plot.values._data is not None and plot.values.boundingRect().width() == 2
+
+
+def test_nw_names_grey_cells_only_while_there_are_some(qtbot):
+    """'Grey: not computed yet.' under the DP matrix while the run fills it, not after."""
+    from types import SimpleNamespace
+
+    from app.families.nw import NwAdapter
+    from app.views.matrix import LiveMatrixView
+    from engine.sequences import Record, encode
+
+    a, b = (Record(name, encode(text), "", "test") for name, text in (("a", "ACGTAC"), ("b", "ACGAC")))
+    job = SimpleNamespace(inputs={"a": [a], "b": [b]}, params={"match": 1, "mismatch": -1, "gap": -1})
+    view = LiveMatrixView(NwAdapter.scale, lambda result: None)
+    qtbot.addWidget(view)
+    view.reset(job)
+    partial = np.zeros((7, 6), np.int32)
+    partial[:3] = 5
+    view.show_progress(SimpleNamespace(snapshot=partial, snapshot_shape=(7, 6)))
+    assert "Grey: not computed yet." in view.caption.text()
+    view.show_result(SimpleNamespace(snapshot=np.full((7, 6), 5, np.int32), snapshot_shape=(7, 6)))
+    assert view.caption.text().startswith("7 x 6 cells.") and "Grey" not in view.caption.text()
