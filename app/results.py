@@ -141,9 +141,13 @@ class ResultsPanel(QWidget):
         self.pos_from = _any_spin("Show rows that start at or after this position (1-based)")
         self.pos_to = _any_spin("Show rows that end at or before this position (1-based)")
         self.text = QLineEdit()
-        self.text.setPlaceholderText("record or sequence contains…")
+        # A hint short enough to show whole in kdiff's full filter row at 1280 px; the
+        # tooltip says what it matches.
+        self.text.setPlaceholderText("filter rows…")
+        self.text.setToolTip("Show only rows whose record or sequence contains this text")
         self.text.setClearButtonEnabled(True)
-        self.text.setMinimumWidth(140)
+        hint = self.text.fontMetrics().horizontalAdvance(self.text.placeholderText())
+        self.text.setMinimumWidth(max(140, hint + 36))
         clear = QPushButton("Clear filters")
         clear.clicked.connect(self.clear_filters)
         self.count = QLabel()

@@ -299,7 +299,7 @@ class CandidateView(ResultView):
 
     def __init__(self):
         super().__init__()
-        self.panel = MatrixPanel("i: candidate prefix length", "j: background window",
+        self.panel = MatrixPanel("i: prefix (bp)", "j: background window",
                                  "edit distance D")
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)

@@ -104,9 +104,9 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         super().__init__()
         self.plot = self.addPlot(row=0, col=0)
         self.plot.invertY(True)
-        self.plot.setLabel("left", row_label)
-        self.plot.setLabel("bottom", col_label)
         self._titles = (row_label, col_label)
+        self._axis_titles = {"left": row_label, "bottom": col_label}
+        self.set_axis_labels(row_label, col_label)
         self.plot.setMenuEnabled(False)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
@@ -229,7 +229,32 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         self._names = (list(row_names), list(col_names))
         self._refresh_ticks()
 
+    def set_axis_labels(self, row_label: str, col_label: str) -> None:
+        """Name the axes; a name longer than its axis is shortened (in full in its tooltip)."""
+        self._axis_titles = {"left": row_label, "bottom": col_label}
+        self._shown_titles: dict[str, str] = {}
+        self._fit_axis_labels()
+
+    def _fit_axis_labels(self) -> None:
+        rect = self.plot.vb.boundingRect()
+        for name, room in (("left", rect.height()), ("bottom", rect.width())):
+            axis, full = self.plot.getAxis(name), self._axis_titles[name]
+            if room <= 1:  # not laid out yet: the whole name, fitted at the first resize
+                shown = full
+            else:
+                metrics = QFontMetrics(axis.label.font())
+                shown = metrics.elidedText(full, Qt.TextElideMode.ElideRight, int(room) - 4)
+            if self._shown_titles.get(name) != shown:
+                self._shown_titles[name] = shown
+                axis.setLabel(shown)
+                axis.setToolTip(full if shown != full else "")
+
+    def axis_label_shown(self, name: str) -> str:
+        """The text on the axis now ("left" or "bottom"): the name, or as much as fits."""
+        return self._shown_titles.get(name, "")
+
     def _refresh_ticks(self) -> None:
+        self._fit_axis_labels()
         if self._names is None:
             self._show_letter_ticks()
             return
@@ -372,8 +397,7 @@ class LiveMatrixView(ResultView):
         self.scale = self._scale_of(job) if job is not None else None
         if job is not None:
             a, b = job.inputs["a"][0], job.inputs["b"][0]
-            self.panel.matrix.plot.setLabel("left", f"i: {a.id} ({len(a):,} bp)")
-            self.panel.matrix.plot.setLabel("bottom", f"j: {b.id} ({len(b):,} bp)")
+            self.panel.matrix.set_axis_labels(f"i: {a.id} ({len(a):,} bp)", f"j: {b.id} ({len(b):,} bp)")
             self.panel.matrix.set_decoder(self.scale.read, self.scale.to_score)
             self.panel.matrix.colorbar.setLabel("left", self.scale.label)
 

@@ -95,3 +95,16 @@ def test_the_parameters_stay_in_view_under_the_record_lists(qtbot, window, famil
         rows = tree.topLevelItemCount()
         if rows > 3:
             assert tree.verticalScrollBar().maximum() > 0
+
+
+def test_the_filter_box_shows_its_whole_placeholder(qtbot, window):
+    """kdiff's table has the widest filter row: at 1280x720 its text box was cut to
+    'record or sequence …'."""
+    window.params.set_family("kdiff")
+    window.resize(1280, 720)
+    window.show()
+    qtbot.wait(50)
+    box = window.results.text
+    hint = box.fontMetrics().horizontalAdvance(box.placeholderText())
+    assert box.isVisible() and box.width() >= hint + 30, (box.width(), hint)
+    assert window.width() == 1280 and window.minimumSizeHint().width() <= 1280

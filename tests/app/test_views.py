@@ -50,3 +50,25 @@ def test_nw_names_grey_cells_only_while_there_are_some(qtbot):
     assert "Grey: not computed yet." in view.caption.text()
     view.show_result(SimpleNamespace(snapshot=np.full((7, 6), 5, np.int32), snapshot_shape=(7, 6)))
     assert view.caption.text().startswith("7 x 6 cells.") and "Grey" not in view.caption.text()
+
+
+def test_an_axis_name_longer_than_its_axis_is_shortened_with_a_tooltip(qtbot):
+    """The Specificity tab's candidate matrix at 1280x720 is ~110 px tall: its row name was cut
+    off mid-word ("candidate prefix ler"); now it fits, or ends in '…' with the name in a tooltip."""
+    from PySide6.QtGui import QFontMetrics
+
+    plot = MatrixPlot("i: candidate prefix length of the long name", "j: background window")
+    qtbot.addWidget(plot)
+    plot.resize(420, 150)
+    plot.show()
+    plot.set_matrix(np.arange(20, dtype=np.int32).reshape(4, 5))
+    qtbot.wait(50)
+    left = plot.plot.getAxis("left")
+    shown = plot.axis_label_shown("left")
+    room = plot.plot.vb.boundingRect().height()
+    assert shown.endswith("…") and QFontMetrics(left.label.font()).horizontalAdvance(shown) <= room
+    assert left.toolTip() == "i: candidate prefix length of the long name"
+    assert plot.axis_label_shown("bottom") == "j: background window" and not plot.plot.getAxis("bottom").toolTip()
+    plot.resize(420, 600)
+    qtbot.wait(50)
+    assert plot.axis_label_shown("left") == "i: candidate prefix length of the long name"
