@@ -58,7 +58,7 @@ def column_header(columns: Sequence[Column], section: int, role):
     """A horizontal header cell: the column's title, and its tip."""
     if 0 <= section < len(columns):
         if role == Qt.ItemDataRole.DisplayRole:
-            return columns[section].title
+            return columns[section].header or columns[section].title
         if role == Qt.ItemDataRole.ToolTipRole:
             return columns[section].tip or None
     return None

@@ -13,8 +13,10 @@ class NwAdapter(FamilyAdapter):
     wants_snapshots = True
     columns = (
         Column("column", "int", "", "Alignment column (1-based)"),
-        Column("a_pos", "int", "start", "Position in A (empty at a gap)"),
-        Column("b_pos", "int", "", "Position in B (empty at a gap)"),
+        Column("a_pos", "int", "start", "Position in sequence A (1-based; empty at a gap in A); "
+               "a_pos in the CSV", header="pos. in A (1-based)"),
+        Column("b_pos", "int", "", "Position in sequence B (1-based; empty at a gap in B); "
+               "b_pos in the CSV", header="pos. in B (1-based)"),
         Column("a", "str"),
         Column("b", "str"),
         Column("op", "str", "", "= match, X mismatch, D gap in B, I gap in A"),
