@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QFrame, QHBoxLay
                                QLabel, QLineEdit, QMenu, QPushButton, QScrollArea, QSizePolicy,
                                QSpinBox, QTableView, QVBoxLayout, QWidget)
 
-from app.table import SORT_ROLE, ResultsFilter, ResultsModel, as_numbers
+from app.table import SORT_ROLE, ElidedTipDelegate, ResultsFilter, ResultsModel, as_numbers
 
 
 class ComputedColumnsModel(ResultsModel):
@@ -179,6 +179,7 @@ class ResultsPanel(QWidget):
 
         self.view = QTableView()
         self.view.setModel(self.proxy)
+        self.view.setItemDelegate(ElidedTipDelegate(self.view))  # an elided cell's text as a tip
         self.view.setSortingEnabled(True)
         self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # engine order until a header is clicked
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
