@@ -87,7 +87,7 @@ def test_kmismatch_cuda_with_gaps_equals_the_oracle(method):
     rng = np.random.default_rng(10)
     patterns = [Record(f"p{i}", planted(rng, text, m)) for i, m in enumerate((5, 7, 6))]
     t = [Record("t", text)]
-    got = kmismatch.solve(t, patterns, 2, variant=method, backend="cuda")
+    got = kmismatch.solve(patterns, t, 2, variant=method, backend="cuda")
     assert kmismatch_rows(got) == kmismatch_expected(t, patterns, 2, 10)
 
 

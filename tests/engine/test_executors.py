@@ -159,7 +159,7 @@ def test_kmismatch_equals_its_oracle(run):
     records, patterns, planted = _kmismatch_case()
     _assert_edges_cut(planted, [len(r) for r in records], 19)
     want = numpy_hits([r.codes for r in records], [p.codes for p in patterns], 2)
-    got = run(lambda **o: kmismatch.make_job(records, patterns, 2, strands="both", **o),
+    got = run(lambda **o: kmismatch.make_job(patterns, records, 2, strands="both", **o),
               kmismatch.iter_solve)
     assert sorted(engine_rows(got)) == want
     assert {row[3] for row in want} == {0, 1} and len(want) > 10

@@ -232,7 +232,7 @@ def test_kmismatch_equals_the_oracle_with_gaps_as_record_breaks(data, k, strands
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     patterns = [Record(f"p{i}", planted(rng, text, int(rng.integers(4, 8)))) for i in range(3)]
     t = [Record("t", text)]
-    got = kmismatch.solve(t, patterns, k, variant=variant, backend=backend, strands=strands,
+    got = kmismatch.solve(patterns, t, k, variant=variant, backend=backend, strands=strands,
                           gap_min=8)
     assert kmismatch_rows(got) == kmismatch_expected(t, patterns, k, 8, strands)
     assert got.pattern_hits.tolist() == [sum(r[0] == p.id for r in kmismatch_rows(got))
@@ -247,7 +247,7 @@ def test_kmismatch_streamed_with_gaps_across_chunk_edges(streamed, data, chunk):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     patterns = [Record(f"p{i}", planted(rng, text, 6)) for i in range(2)]
     t = [Record("t", text)]
-    got = kmismatch.solve(t, patterns, 2, backend="multicore")
+    got = kmismatch.solve(patterns, t, 2, backend="multicore")
     assert kmismatch_rows(got) == kmismatch_expected(t, patterns, 2, 10)
 
 

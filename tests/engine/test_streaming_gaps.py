@@ -149,11 +149,11 @@ def test_kmismatch_streams_past_gaps_like_memory(fasta_and_store, seed, gap_leng
         at = int(gap_starts[0])
         patterns.append(Record("e", np.concatenate([codes[max(0, at - 9):at],
                                                     BASES[rng.integers(0, 4, 5)]])))
-    want = kmismatch.solve(gaps.as_background(from_fasta), patterns, k, backend="serial")
+    want = kmismatch.solve(patterns, gaps.as_background(from_fasta), k, backend="serial")
     with pytest.MonkeyPatch.context() as mp:
         _streaming(mp, chunk)
         for background in (gaps.as_background(from_store), gaps.as_background(from_fasta)):
-            got = kmismatch.solve(background, patterns, k, backend="serial")
+            got = kmismatch.solve(patterns, background, k, backend="serial")
             assert list(got.hits.rows()) == list(want.hits.rows())
             assert got.scanned == want.scanned
 

@@ -1,0 +1,726 @@
+"""Group-specific primers: pairs that amplify every strain of a group and nothing outside it.
+
+A **group pair** (issue #30) is a primer pair for which both hold:
+
+- **Inclusivity.** In at least ``min_coverage`` of the inclusion genomes the pair gives an
+  in-silico PCR product (:mod:`engine.primers.pcr`) in the product size range: the primers
+  face each other on one record (a product never spans two contigs), each binds with at most
+  ``include_edits`` (J) edits and with its 3'-most ``include_3prime_exact`` bases exact.
+- **Exclusivity.** Each primer is at least k edits from every substring of every exclusion
+  background, on both strands (kdiff's rule; assembly gaps per engine.gaps).
+
+Pairs are ranked by Primer3's pair penalty on the reference inclusion genome, under the
+settings of ``primerscope pairs``.
+
+Every reported pair is verified exactly (pcr over every inclusion genome, the edit search
+at k-1 over every exclusion background). What is *not* exhaustive is which primers Primer3
+is asked about (the shortlist), so a valid pair can be missing when:
+
+- a primer lies where fewer than ``min_coverage`` of the inclusion genomes share an exact
+  16-mer with the reference within 24 bases (:data:`SUPPORT_RADIUS`): a stretch with a
+  difference every 16 bases in some strain is not a conserved window;
+- a primer holds an exact 17-mer of an exclusion genome (two consecutive shared 16-mer
+  seeds, either strand): such a primer is almost always within k-1 edits of it, but with
+  k <= L - 17 it need not be (a random 17-mer occurs by chance in a 5 Mb background with
+  probability ~0.06 %: two seeds in a row make chance hits from 40 backgrounds rare);
+- with ``min_three_prime_distance`` on, a pair that fails coverage still keeps Primer3's
+  diversity rule from returning a pair whose primers' 3' ends lie within that distance of
+  its own (pairs are drawn by :func:`engine.primers.pairs.best_pairs`).
+
+The test suite's oracle (tests/engine/test_group.py) judges every Primer3 pair of a window
+by the definition with edlib and finds no better pair missing on its planted groups.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.jobs import RunInfo
+from engine.primers.pairs import PairSettings, PrimerSite
+from engine.sequences import Record, SequenceError, load
+
+__all__ = ["Genome", "GroupPair", "GroupProduct", "GroupResult", "GroupSettings", "load_genome",
+           "write_bed", "write_csv"]
+
+#: File suffixes dropped from a genome's file name to make its name (``strain1.fa.gz`` ->
+#: ``strain1``).
+_SUFFIXES = (".gz", ".fa", ".fasta", ".fna", ".fas", ".ffn", ".gb", ".gbk", ".genbank",
+             ".embl", ".2bit", ".psg")
+
+
+@dataclass(frozen=True)
+class Genome:
+    """One genome of a group: a complete genome or a draft of many contigs (records)."""
+
+    name: str
+    records: tuple[Record, ...] = field(repr=False)
+    path: str | None = None
+
+    def __post_init__(self):
+        if not self.name:
+            raise ValueError("a genome needs a name")
+        if not self.records:
+            raise SequenceError(f"genome {self.name!r} has no records")
+
+    @property
+    def length(self) -> int:
+        return sum(len(r) for r in self.records)
+
+
+def genome_name(path) -> str:
+    """A genome's name from its file: the base name without sequence suffixes."""
+    name = os.path.basename(os.fspath(path))
+    lowered = name.lower()
+    changed = True
+    while changed:
+        changed = False
+        for suffix in _SUFFIXES:
+            if lowered.endswith(suffix) and len(lowered) > len(suffix):
+                name, lowered = name[:-len(suffix)], lowered[:-len(suffix)]
+                changed = True
+    return name
+
+
+def load_genome(path, name: str | None = None) -> Genome:
+    """A genome from a FASTA(.gz)/GenBank/EMBL/.2bit file or a ``.psg`` store (a store's
+    records stay mapped). ``name``: the file's stem when not given. SequenceError when the
+    file is missing or not a sequence file (a literal sequence is not a genome)."""
+    source = os.fspath(path)
+    if not os.path.exists(source):
+        raise SequenceError(f"{source}: no such file")
+    return Genome(name or genome_name(source), tuple(load(source)), source)
+
+
+@dataclass(frozen=True)
+class GroupSettings:
+    """What a group pair must satisfy besides the exclusion margin k (see the module)."""
+
+    include_edits: int = 1
+    include_3prime_exact: int = 3
+    min_coverage: float = 1.0
+    product_size: tuple[int, int] = (100, 300)
+    num_return: int = 10
+    reference: str | None = None
+    #: Primer3's conditions and design settings, as ``primerscope pairs`` (its product
+    #: ranges and num_return are replaced by ``product_size`` and ``num_return``).
+    pairs: PairSettings = PairSettings()
+
+    def __post_init__(self):
+        from engine.jobs import check_int
+
+        check_int("include_edits", self.include_edits, 0)
+        check_int("include_3prime_exact", self.include_3prime_exact, 0)
+        check_int("num_return", self.num_return, 1)
+        cov = self.min_coverage
+        if isinstance(cov, bool) or not isinstance(cov, (int, float)) or not 0 < cov <= 1:
+            raise ValueError(f"min_coverage must be a fraction in (0, 1], got {cov!r}")
+        lo, hi = self.product_size
+        if not (isinstance(lo, int) and isinstance(hi, int)) or lo < 1 or lo > hi:
+            raise ValueError(f"product_size must be (A, B) with 1 <= A <= B, got {(lo, hi)!r}")
+
+
+@dataclass(frozen=True)
+class GroupProduct:
+    """A pair's product in one inclusion genome: 1-based inclusive, forward strand of
+    ``record``; the edits of each primer's binding site."""
+
+    genome: str
+    record: str
+    start: int
+    end: int
+    size: int
+    left_edits: int
+    right_edits: int
+
+
+@dataclass(frozen=True)
+class GroupPair:
+    left: PrimerSite
+    right: PrimerSite
+    record: str
+    penalty: float
+    products: tuple[GroupProduct | None, ...]
+
+    @property
+    def coverage(self) -> float:
+        return sum(p is not None for p in self.products) / len(self.products) if self.products else 0.0
+
+    @property
+    def product_size(self) -> int:
+        """The product's size on the reference."""
+        return self.right.end - self.left.start + 1
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    info: RunInfo
+    k: int
+    settings: GroupSettings
+    genomes: tuple[str, ...]
+    exclusions: tuple[str, ...]
+    reference: str
+    pairs: tuple[GroupPair, ...]
+    conservation: dict = field(repr=False)
+    diagnosis: tuple[str, ...]
+    stage_seconds: dict
+    complete: bool
+
+    def to_pandas(self, coords: str = "one-based"):
+        """One row per pair: rank, penalty, coverage, the primers (reference coordinates),
+        then ``<genome>_record/_start/_end/_size`` per inclusion genome (missing: empty).
+        ``coords="bed"``: the amplicon first as ``chrom, start, end`` and every start
+        0-based (engine.columns.with_coords, as every result's ``to_pandas``)."""
+        import pandas as pd
+
+        from engine.columns import with_coords
+
+        pairs = self.pairs
+        data = {"rank": list(range(1, len(pairs) + 1)), "record": [p.record for p in pairs],
+                "penalty": [p.penalty for p in pairs], "coverage": [p.coverage for p in pairs],
+                "product_size": [p.product_size for p in pairs]}
+        for side in ("left", "right"):
+            for f in ("sequence", "start", "end", "tm"):
+                data[f"{side}_{f}"] = [getattr(getattr(p, side), f) for p in pairs]
+        others = [("left_start", "left_end"), ("right_start", "right_end")]
+        for gi, name in enumerate(self.genomes):
+            prods = [p.products[gi] for p in pairs]
+            for f in ("record", "start", "end", "size"):
+                data[f"{name}_{f}"] = [None if q is None else getattr(q, f) for q in prods]
+            others.append((f"{name}_start", f"{name}_end"))
+        out = with_coords(data, coords, ("record", "left_start", "right_end"), others,
+                          "a group result")
+        return pd.DataFrame({k: pd.array(v, dtype="Int64") if k.endswith(
+            ("_start", "_end", "_size")) or k in ("start", "end") else v
+            for k, v in out.items()})
+
+    def to_json(self) -> dict:
+        """SPEC.md's group answer: ``pairs`` (reference coordinates), each with ``coverage``
+        and ``products`` (one per inclusion genome, or null); and the run's context."""
+        s = self.settings
+        return {
+            "k": self.k, "reference": self.reference, "genomes": list(self.genomes),
+            "exclusions": list(self.exclusions),
+            "settings": {"include_edits": s.include_edits,
+                         "include_3prime_exact": s.include_3prime_exact,
+                         "min_coverage": s.min_coverage, "product_size": list(s.product_size),
+                         "num_return": s.num_return},
+            "pairs": [pair_dict(p, rank) for rank, p in enumerate(self.pairs, start=1)],
+            "diagnosis": list(self.diagnosis), "stage_seconds": dict(self.stage_seconds),
+            "complete": self.complete,
+        }
+
+
+def _side(site: PrimerSite) -> dict:
+    return {"sequence": site.sequence, "start": site.start, "end": site.end, "tm": site.tm,
+            "gc_percent": site.gc_percent, "penalty": site.penalty}
+
+
+def pair_dict(p: GroupPair, rank: int) -> dict:
+    return {"rank": rank, "record": p.record, "penalty": p.penalty,
+            "product_size": p.product_size, "coverage": p.coverage,
+            "left": _side(p.left), "right": _side(p.right),
+            "products": [None if q is None else {
+                "genome": q.genome, "record": q.record, "start": q.start, "end": q.end,
+                "size": q.size, "left_edits": q.left_edits, "right_edits": q.right_edits}
+                for q in p.products]}
+
+
+def to_json(result: GroupResult) -> dict:
+    """The command line's answer (engine.cli adds the run's metadata)."""
+    return result.to_json()
+
+
+CSV_COLUMNS = ("rank", "record", "penalty", "coverage", "product_size", "left_sequence",
+               "left_start", "left_end", "left_tm", "right_sequence", "right_start", "right_end",
+               "right_tm", "products")
+
+
+def write_csv(result: GroupResult, fh) -> None:
+    """One row per pair; ``products`` lists ``genome:record:start-end`` per inclusion genome
+    (``genome:-`` where there is none), separated by ``;``."""
+    w = csv.writer(fh, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for rank, p in enumerate(result.pairs, start=1):
+        products = ";".join(f"{g}:-" if q is None else f"{g}:{q.record}:{q.start}-{q.end}"
+                            for g, q in zip(result.genomes, p.products))
+        w.writerow((rank, p.record, f"{p.penalty:.4f}", f"{p.coverage:.4f}", p.product_size,
+                    p.left.sequence, p.left.start, p.left.end, f"{p.left.tm:.2f}",
+                    p.right.sequence, p.right.start, p.right.end, f"{p.right.tm:.2f}", products))
+
+
+def write_bed(result: GroupResult, fh) -> None:
+    """BED12 in the reference's coordinates: one amplicon per pair, its primers as blocks."""
+    for rank, p in enumerate(result.pairs, start=1):
+        start, end = p.left.start - 1, p.right.end
+        sizes = f"{p.left.length},{p.right.length}"
+        starts = f"0,{p.right.start - 1 - start}"
+        score = int(round(1000 * p.coverage))
+        fh.write(f"{p.record}\t{start}\t{end}\tgroup_pair_{rank}\t{score}\t+\t{start}\t{end}\t"
+                 f"0\t2\t{sizes}\t{starts}\n")
+
+
+# -- the search ------------------------------------------------------------------------------
+#
+# Speed by design, exact by verification:
+#   1. seeds: the reference's 16-mers looked up in every inclusion and exclusion genome
+#      (engine.primers.group_seeds) -> the conservation track and the conserved windows;
+#   2. Primer3 proposes primers in the conserved windows (as ``primerscope pairs`` does);
+#      a primer holding an exact 17-mer of an exclusion genome is left out (it is almost
+#      surely within k-1 edits of it: see the module docstring's heuristics);
+#   3. pairs best penalty first (engine.primers.pairs.best_pairs); the primers of the best
+#      pairs are verified a batch at a time: inclusivity by in-silico PCR (engine.primers.pcr)
+#      over every inclusion genome, exclusivity by the edit search at k-1, both strands,
+#      over every exclusion background; a pair counts once its primers pass and its products
+#      cover ``min_coverage`` of the inclusion genomes. Rounds repeat until the best
+#      ``num_return`` pairs are all verified.
+
+#: Primers verified together at least (one edit search reads a background once for all of
+#: them, 16 primer strands an AVX-512 instruction): fewer rounds when most primers fail.
+VERIFY_BATCH = 128
+
+#: A conserved base has an exact shared seed within this many bases in enough genomes: a
+#: primer with a mismatch in one strain still lies between the seeds on either side of it.
+SUPPORT_RADIUS = 24
+
+
+def _genomes(items, role: str) -> tuple[Genome, ...]:
+    out = []
+    for item in items:
+        out.append(item if isinstance(item, Genome) else load_genome(item))
+    names = [g.name for g in out]
+    for name in names:
+        if names.count(name) > 1:
+            raise ValueError(f"{role} genome name {name!r} appears twice (names must be unique)")
+    return tuple(out)
+
+
+def make_job(include, exclude, k: int, settings: GroupSettings | None = None, *, backend=None,
+             threads=None, scheduler=None, gap_min: int | None = None):
+    """Check everything and return the job (``Job.family`` ``"group"``).
+
+    ``include``/``exclude``: Genomes or paths (:func:`load_genome`). ``backend``: the
+    edit family's (the in-silico PCR and the exclusivity search run there);
+    ``scheduler``: the dask backend's address. Runs of at least ``gap_min`` N are
+    assembly gaps (engine.gaps): they match nothing.
+    """
+    from engine import gaps, registry
+    from engine.jobs import Job, check_int, check_threads
+
+    settings = settings or GroupSettings()
+    k = check_int("k", k, 1)
+    include, exclude = _genomes(include, "inclusion"), _genomes(exclude, "exclusion")
+    if len(include) < 2:
+        raise ValueError(f"group needs at least two inclusion genomes, got {len(include)}")
+    if not exclude:
+        raise ValueError("group needs at least one exclusion genome")
+    clash = {g.name for g in include} & {g.name for g in exclude}
+    if clash:
+        raise ValueError(f"genome {sorted(clash)[0]!r} is both an inclusion and an exclusion genome")
+    names = [g.name for g in include]
+    if settings.reference is not None and settings.reference not in names:
+        raise ValueError(f"--reference {settings.reference!r} is not an inclusion genome "
+                         f"(choose from {', '.join(names)})")
+    design = settings.pairs.design
+    if k - 1 >= design.len_min:
+        raise ValueError(f"k ({k}) must be at most the shortest primer length ({design.len_min})")
+    if settings.include_edits >= design.len_min:
+        raise ValueError(f"include_edits ({settings.include_edits}) must be smaller than the "
+                         f"shortest primer length ({design.len_min})")
+    if settings.include_3prime_exact > design.len_min:
+        raise ValueError(f"include_3prime_exact ({settings.include_3prime_exact}) must be at most "
+                         f"the shortest primer length ({design.len_min})")
+    threads = check_threads(threads)
+    edit_spec = registry.family("edit")
+    chosen = registry.resolve(edit_spec, None, backend, None, None)
+    every = [r for g in include + exclude for r in g.records]
+    gap_min = gaps.resolve_gap_min(every, gap_min)
+    return Job(family="group", inputs={"include": include, "exclude": exclude},
+               variant=chosen.variant, backend=chosen.backend, threads=threads,
+               params={"k": k, "settings": settings, "scheduler": scheduler, "gap_min": gap_min})
+
+
+def group(include, exclude, k: int, settings: GroupSettings | None = None, **options) -> GroupResult:
+    """Group-specific pairs (see the module docstring); options as :func:`make_job`."""
+    from engine.jobs import drive
+
+    return drive(iter_solve(make_job(include, exclude, k, settings, **options)))
+
+
+solve = group
+
+
+class _CallableModule(type(os)):
+    """This module, callable: ``engine.primers.group(include, exclude, k)`` is the issue's
+    Python API, while ``engine.primers.group.GroupSettings`` and the rest stay reachable."""
+
+    def __call__(self, include, exclude, k: int, settings: GroupSettings | None = None,
+                 **options) -> GroupResult:
+        return group(include, exclude, k, settings, **options)
+
+
+sys.modules[__name__].__class__ = _CallableModule
+
+
+@dataclass
+class _Cluster:
+    """Primer3's candidates near each other on one reference record: their template (a
+    stretch of the record) and the oligos in its coordinates."""
+
+    record: int
+    offset: int          # the template's first base in the record (0-based)
+    template: str
+    lefts: list
+    rights: list
+
+
+def _key(record: int, offset: int, o) -> tuple:
+    lo, hi = o.span
+    return ("L" if o.left else "R", record, offset + lo, offset + hi)
+
+
+def _propose(texts: list[str], design) -> list[tuple[list, list]]:
+    """Primer3's primer lists on each text (run in a child process: Primer3 holds Python's
+    lock for whole seconds)."""
+    from engine.primers.primer3_design import primer_lists
+
+    return [primer_lists(t, design)[:2] for t in texts]
+
+
+def iter_solve(job, cancel=None):
+    """Yield Progress through the stages (seeds, Primer3, verification rounds); return a
+    :class:`GroupResult`. Progress.partial: the pairs verified so far. After a cancel:
+    those pairs, ``complete`` False."""
+    import dataclasses
+    import math
+
+    from engine import edit, gaps
+    from engine.jobs import CancelToken, now
+    from engine.primers import group_seeds as gs
+    from engine.primers import pcr
+    from engine.primers.pairs import _in_child, best_pairs
+    from engine.primers.pcr_columns import SITE_DTYPES, PcrSites
+    from engine.primers.primer3_design import template_text
+    from engine.sequences import encode
+    from engine.slices import Meter, numba_threads, run_info
+
+    cancel = cancel or CancelToken()
+    settings: GroupSettings = job.params["settings"]
+    k, gap_min = job.params["k"], job.params["gap_min"]
+    include, exclude = job.inputs["include"], job.inputs["exclude"]
+    names = tuple(g.name for g in include)
+    n = len(include)
+    need = max(1, math.ceil(settings.min_coverage * n - 1e-9))
+    ref_index = names.index(settings.reference) if settings.reference else 0
+    ref = include[ref_index]
+    meter = Meter(job, threads=numba_threads(job))
+    stages = {"seeds": 0.0, "primer3": 0.0, "inclusivity": 0.0, "exclusivity": 0.0,
+              "pairs": 0.0}
+    diagnosis: list[str] = []
+    accepted: list[GroupPair] = []
+    conservation: dict = {}
+    ref_records = tuple(gaps.as_background(ref.records, gap_min))
+    design = dataclasses.replace(settings.pairs.design, product_ranges=(settings.product_size,),
+                                 num_return=settings.num_return)
+    lo_size, hi_size = settings.product_size
+    total = 100
+
+    def result(complete: bool) -> GroupResult:
+        meter.complete = complete
+        info = run_info(job, meter)
+        return GroupResult(info, k, settings, names, tuple(g.name for g in exclude), ref.name,
+                           tuple(accepted), conservation, tuple(diagnosis), dict(stages), complete)
+
+    def progress(done, message):
+        return meter.progress(done, total, message=message, partial=result(False))
+
+    # 1. seeds ---------------------------------------------------------------------------
+    t0 = now()
+    table = gs.SeedTable(ref_records)
+    count = table.valid.astype(np.int32)          # the reference shares its own seeds
+    support = [gs.dilate(f, SUPPORT_RADIUS).astype(np.int32)
+               for f in table.per_record(table.valid)]
+    for i, g in enumerate(include):
+        if i == ref_index:
+            continue
+        if cancel.cancelled:
+            return result(False)
+        yield progress(20 * i // (n + len(exclude)), f"seeds: {g.name}")
+        found = table.lookup(gaps.as_background(g.records, gap_min))
+        count += found
+        for row, flags in zip(support, table.per_record(found)):
+            row += gs.dilate(flags, SUPPORT_RADIUS)
+    conservation.update({r.id: (c / n).astype(np.float32) for r, c in
+                         zip(ref_records, table.per_record(count))})
+    excluded_seed = np.zeros(len(table.valid), dtype=bool)   # (a 17-mer starts there)
+    seed_hits = {}
+    for j, g in enumerate(exclude):
+        if cancel.cancelled:
+            return result(False)
+        yield progress(20 * (n + j) // (n + len(exclude)), f"exclusion seeds: {g.name}")
+        found = table.lookup(gaps.as_background(g.records, gap_min))
+        seed_hits[g.name] = int(found.sum())
+        pair = found[:-1] & found[1:]
+        pair[table.starts[1:-1] - 1] = False   # (no 17-mer from one record into the next)
+        excluded_seed[:-1] |= pair
+    excluded_rows = table.per_record(excluded_seed)
+    conserved = [np.asarray(s) >= need for s in support]
+    windows = [(ri, a, b) for ri, row in enumerate(conserved) for a, b in gs.runs(row)
+               if b - a >= design.len_min]
+    stages["seeds"] = now() - t0
+    meter.elapsed += stages["seeds"]
+    diagnosis.append(f"conserved windows: {len(windows)} ({sum(b - a for _, a, b in windows):,} "
+                     f"bases of {ref.name}) with exact 16-mer seeds in at least {need} of {n} "
+                     f"inclusion genomes")
+    diagnosis.append("reference seeds found in an exclusion genome: " + (", ".join(
+        f"{name} {c:,}" for name, c in seed_hits.items() if c) or "none"))
+
+    # 2. Primer3 in the windows, cut where a primer would hold an exclusion genome's seed --
+    t0 = now()
+    pieces = []   # (record, start, end) of the texts Primer3 reads
+    for ri, a, b in windows:
+        hits = np.flatnonzero(excluded_rows[ri][a:b]) + a
+        # A primer holding no excluded 17-mer lies between two excluded 17-mer starts
+        # s1 < s2: in [s1 + 1, s2 + 17 - 1).
+        bounds = [a - 1] + hits.tolist() + [b]
+        for s1, s2 in zip(bounds[:-1], bounds[1:]):
+            lo, hi = max(a, s1 + 1), min(b, s2 + gs.SEED)
+            if hi - lo >= design.len_min:
+                pieces.append((ri, lo, hi))
+    ref_texts = [r.text for r in ref_records]   # (decoded once: .text decodes the record)
+    texts = [template_text(ref_texts[ri][lo:hi]) for ri, lo, hi in pieces]
+    lists = []
+    if texts:
+        yield progress(20, f"Primer3: primers in {len(texts):,} conserved windows")
+        lists = yield from _in_child(_propose, (texts, design), cancel,
+                                     lambda: progress(20, "Primer3: primers in the windows"))
+        if lists is None:
+            return result(False)
+    oligos = {}   # key -> (record, oligo in record coordinates)
+    for (ri, lo, hi), (lefts, rights) in zip(pieces, lists):
+        for o in list(lefts) + list(rights):
+            moved = dataclasses.replace(o, pos=o.pos + lo)
+            oligos.setdefault(_key(ri, 0, moved), (ri, moved))
+    # Clusters: oligos of one record closer than the longest product share a template.
+    clusters: list[_Cluster] = []
+    for ri in range(len(ref_records)):
+        mine = sorted((o for r, o in oligos.values() if r == ri), key=lambda o: o.span[0])
+        group_: list = []
+        reach = -1   # the rightmost end of the cluster's oligos so far
+        for o in mine + [None]:
+            if o is None or (group_ and o.span[0] - reach > hi_size):
+                if group_:
+                    lo = max(0, group_[0].span[0])
+                    hi = min(len(ref_records[ri]), reach)
+                    clusters.append(_Cluster(
+                        ri, lo, template_text(ref_texts[ri][lo:hi]),
+                        [dataclasses.replace(x, pos=x.pos - lo) for x in group_ if x.left],
+                        [dataclasses.replace(x, pos=x.pos - lo) for x in group_ if not x.left]))
+                group_, reach = [], -1
+            if o is not None:
+                group_.append(o)
+                reach = max(reach, o.span[1])
+    n_left = sum(len(c.lefts) for c in clusters)
+    n_right = sum(len(c.rights) for c in clusters)
+    stages["primer3"] = now() - t0
+    meter.elapsed += stages["primer3"]
+    diagnosis.append(f"Primer3: {n_left:,} left and {n_right:,} right primers in the conserved "
+                     f"windows, none holding an exclusion genome's 17-mer")
+
+    # 3. verification rounds ---------------------------------------------------------------
+    incl_records, genome_of = [], []
+    for gi, g in enumerate(include):
+        for r in gaps.as_background(g.records, gap_min):
+            incl_records.append(r)
+            genome_of.append(gi)
+    incl_records = tuple(incl_records)
+    genome_of = np.asarray(genome_of, dtype=np.int64)
+    excl_records, excl_genome = [], []
+    for gi, g in enumerate(exclude):
+        for r in gaps.as_background(g.records, gap_min):
+            excl_records.append(r)
+            excl_genome.append(gi)
+    excl_records = tuple(excl_records)
+    three = settings.include_3prime_exact
+    pset = pcr.PcrSettings(max_edits=settings.include_edits,
+                           max_3prime_edits=0 if three else 1,
+                           three_prime_window=max(1, three), min_product=lo_size,
+                           max_product=hi_size)
+    verdict: dict = {}      # primer key -> True, or why it failed
+    sites_of: dict = {}     # primer key -> its inclusion sites (columns)
+    bad_pairs: dict = {}    # (left key, right key) -> coverage
+    bad_in: dict = {}       # cluster -> its pairs below the coverage
+    cluster_pairs: dict = {}   # cluster -> (its state, its best pairs): Primer3's answer kept
+    fail_excl = {g.name: 0 for g in exclude}
+    fail_incl = {g: 0 for g in names}
+    missing_products = {g: 0 for g in names}
+    rounds = 0
+
+    def products_of(lk, rk) -> tuple:
+        """Per inclusion genome, the pair's best product (fewest edits, then leftmost): the
+        two primers facing each other on one record, in the size range, across no gap."""
+        cols = {c: np.concatenate([sites_of[lk][c], sites_of[rk][c]]) for c in SITE_DTYPES}
+        cols["primer"] = np.repeat(np.array([0, 1], dtype=np.int64),
+                                   [len(sites_of[lk]["primer"]), len(sites_of[rk]["primer"])])
+        sites = PcrSites(cols, primer_ids=("left", "right"),
+                         record_ids=[r.id for r in incl_records])
+        prods = pcr.pair_sites(sites, incl_records, pset)
+        # one primer alone (left with left) or across an assembly gap: not this pair's product
+        use = np.flatnonzero((prods.forward != prods.reverse) & ~prods.spans_gap)
+        best: list = [None] * n
+        for i in use.tolist():
+            ri = int(prods.record[i])
+            gi = int(genome_of[ri])
+            fe, re_ = int(prods.forward_edits[i]), int(prods.reverse_edits[i])
+            le, rgt = (fe, re_) if int(prods.forward[i]) == 0 else (re_, fe)
+            start, end = int(prods.start[i]), int(prods.end[i])
+            old = best[gi]
+            if old is None or (le + rgt, start) < (old.left_edits + old.right_edits, old.start):
+                best[gi] = GroupProduct(names[gi], incl_records[ri].id, start, end,
+                                        end - start + 1, le, rgt)
+        return tuple(best)
+
+    def verify(keys, lookup):
+        """Inclusivity, then exclusivity of the survivors, for these primers."""
+        prims = [Record(str(i), encode(lookup[key].sequence)) for i, key in enumerate(keys)]
+        t1 = now()
+        search = pcr.search_job(prims, incl_records, settings.include_edits, backend=job.backend,
+                                threads=job.threads, scheduler=job.params["scheduler"],
+                                gap_min=gap_min)
+        sites = yield from pcr.iter_sites(pcr.sites_job(prims, incl_records, pset, search),
+                                          meter, cancel, f"inclusivity: {len(keys)} primers "
+                                          f"in {n} genomes (round {rounds})")
+        stages["inclusivity"] += now() - t1
+        if cancel.cancelled:
+            return False
+        survivors = []
+        for i, key in enumerate(keys):
+            rows = np.flatnonzero(sites.primer == i)
+            sites_of[key] = {c: np.asarray(getattr(sites, c))[rows] for c in SITE_DTYPES}
+            present = np.unique(genome_of[sites_of[key]["record"]])
+            if len(present) < need:
+                verdict[key] = f"binds in {len(present)} of {n} inclusion genomes"
+                for gi in set(range(n)) - set(present.tolist()):
+                    fail_incl[names[gi]] += 1
+            else:
+                survivors.append(i)
+        if not survivors:
+            return True
+        t1 = now()
+        ejob = edit.make_job([prims[i] for i in survivors], excl_records, mode="search", k=k - 1,
+                             strands="both", report="hits", align=False, profile=False,
+                             backend=job.backend, threads=job.threads,
+                             scheduler=job.params["scheduler"], gap_min=gap_min)
+        found = yield from pcr.relabel(edit.iter_solve(ejob, cancel),
+                                       f"exclusivity: {len(survivors)} primers at {k - 1} edits "
+                                       f"in {len(exclude)} backgrounds (round {rounds})")
+        pcr.absorb(meter, found.info)
+        stages["exclusivity"] += now() - t1
+        if not found.info.complete:
+            return False
+        hit_pattern = np.asarray(found.hits.pattern, dtype=np.int64)
+        hit_record = np.asarray(found.hits.record, dtype=np.int64)
+        for j, i in enumerate(survivors):
+            where = hit_record[hit_pattern == j]
+            if len(where):
+                first = exclude[excl_genome[int(where.min())]].name
+                verdict[keys[i]] = f"within {k - 1} edits of {first}"
+                for gi in np.unique(np.asarray(excl_genome)[where]).tolist():
+                    fail_excl[exclude[gi].name] += 1
+            else:
+                verdict[keys[i]] = True
+        return True
+
+    everything = {_key(c.record, c.offset, o): o for c in clusters for o in c.lefts + c.rights}
+    if 0 < len(everything) <= VERIFY_BATCH * 8:   # few enough for one search: no rounds needed
+        rounds += 1
+        ok = yield from verify(list(everything), everything)
+        if not ok:
+            return result(False)
+    while True:
+        rounds += 1
+        if cancel.cancelled:
+            return result(False)
+        yield progress(40, f"pairs, round {rounds}")
+        t1 = now()
+        ranked = []   # (penalty, cluster, check, left, right, left key, right key)
+        for ci, c in enumerate(clusters):
+            lefts = [o for o in c.lefts if verdict.get(_key(c.record, c.offset, o), True) is True]
+            rights = [o for o in c.rights if verdict.get(_key(c.record, c.offset, o), True) is True]
+            mine_bad = bad_in.get(ci, 0)
+            state = (len(lefts), len(rights), mine_bad)
+            if cluster_pairs.get(ci, (None,))[0] != state:   # (Primer3's checks: only anew
+                d = dataclasses.replace(                      # where a verdict changed them)
+                    design, num_return=min(1000, settings.num_return + mine_bad))
+                cluster_pairs[ci] = (state, [
+                    (check.penalty, ci, check, left, right, _key(c.record, c.offset, left),
+                     _key(c.record, c.offset, right))
+                    for check, left, right, _ in best_pairs(c.template, lefts, rights, d, cancel)])
+            ranked += cluster_pairs[ci][1]
+        ranked.sort(key=lambda t: (t[0], t[5], t[6]))
+        stages["pairs"] += now() - t1
+        meter.elapsed += now() - t1
+        # Walk the pairs best first: a pair is known good, known bad, or unknown (a primer
+        # not verified yet). Once the good and the unknown reach num_return, nothing ranked
+        # after them can be returned unless an unknown one fails: verify those, and repeat.
+        pending, lookup, good = [], {}, []
+        unknown = 0
+        new_bad = False
+        for pen, ci, check, left, right, lk, rk in ranked:
+            if len(good) >= settings.num_return or (
+                    len(good) + unknown >= settings.num_return and len(pending) >= VERIFY_BATCH):
+                break
+            if (lk, rk) in bad_pairs or any(verdict.get(key, True) is not True for key in (lk, rk)):
+                continue
+            todo = [(key, o) for key, o in ((lk, left), (rk, right)) if key not in verdict]
+            if todo:
+                unknown += 1
+                for key, o in todo:
+                    if key not in lookup:
+                        lookup[key] = o
+                        pending.append(key)
+                continue
+            products = products_of(lk, rk)
+            covered = sum(p is not None for p in products)
+            if covered < need:
+                bad_pairs[(lk, rk)] = covered
+                bad_in[ci] = bad_in.get(ci, 0) + 1
+                new_bad = True
+                for gi, p in enumerate(products):
+                    if p is None:
+                        missing_products[names[gi]] += 1
+                continue
+            rec = ref_records[clusters[ci].record]
+            good.append(GroupPair(
+                PrimerSite(left.sequence, rec.offset + lk[2] + 1, rec.offset + lk[3], left.tm,
+                           left.gc_percent, left.penalty),
+                PrimerSite(right.sequence, rec.offset + rk[2] + 1, rec.offset + rk[3], right.tm,
+                           right.gc_percent, right.penalty),
+                rec.id, float(pen), products))
+        accepted[:] = good[:settings.num_return]
+        if not pending:
+            if not new_bad:
+                break
+            continue
+        # The pairs ranked before the ones still unverified stay (the partial result).
+        ok = yield from verify(pending, lookup)
+        if not ok:
+            return result(False)
+
+    excl_line = ", ".join(f"{name} {c:,}" for name, c in fail_excl.items() if c)
+    incl_line = ", ".join(f"{name} {c:,}" for name, c in fail_incl.items() if c)
+    miss_line = ", ".join(f"{name} {c:,}" for name, c in missing_products.items() if c)
+    checked = len(verdict)
+    diagnosis.append(f"verified {checked:,} primers in {rounds} rounds: "
+                     f"{sum(1 for v in verdict.values() if v is not True and 'binds' in v):,} bind "
+                     f"in fewer than {need} inclusion genomes (missing in: {incl_line or 'none'}); "
+                     f"{sum(1 for v in verdict.values() if v is not True and 'within' in v):,} "
+                     f"within {k - 1} edits of an exclusion genome ({excl_line or 'none'})")
+    diagnosis.append(f"pairs below min coverage {need}/{n}: {len(bad_pairs):,} (no product in: "
+                     f"{miss_line or 'none'})")
+    diagnosis.append(f"group pairs: {len(accepted)}")
+    return result(True)
