@@ -449,7 +449,8 @@ class LandscapeView(ResultView):
         self._shown_k = shown_k  # the k the family shows now (None: the run's)
         self.every_k = QCheckBox("Every k up to k in the next run")
         self.every_k.setToolTip("One scan at k also gives every smaller k (the slider below); "
-                                "it costs more than one k. CPU backends, background in memory.")
+                                "it takes about 2.5 times as long as one k. Serial, multicore or Dask, "
+                                "coarse form (not CUDA).")
         self.every_k.setChecked(every_k)
         if want_every_k is not None:
             self.every_k.toggled.connect(want_every_k)
@@ -469,7 +470,8 @@ class LandscapeView(ResultView):
         self.export_button.setEnabled(False)
         top = QHBoxLayout()
         top.addWidget(self.every_k)
-        top.addWidget(QLabel("k:"))
+        self.k_title = QLabel("k:")
+        top.addWidget(self.k_title)
         top.addWidget(self.slider, 1)
         top.addWidget(self.k_label)
         top.addWidget(self.record_combo)
@@ -500,7 +502,10 @@ class LandscapeView(ResultView):
     def _show_plot(self, shown: bool) -> None:
         """The heatmap and its slider only with a landscape: bare axes would look like a
         result; without one the caption says how to get one."""
-        self.widget.setVisible(shown)
+        for widget in (self.widget, self.k_title, self.slider, self.k_label, self.export_button):
+            widget.setVisible(shown)
+        if not shown:
+            self.record_combo.setVisible(False)
         self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | (
             Qt.AlignmentFlag.AlignVCenter if shown else Qt.AlignmentFlag.AlignTop))
         self.layout().setStretch(3, 0 if shown else 1)
@@ -591,7 +596,7 @@ class LandscapeView(ResultView):
 
 
 #: The Landscape tab before any run.
-BEFORE_A_RUN = ("Tick 'Every k up to k in the next run' and run kdiff (Ctrl+R) on a CPU backend: "
+BEFORE_A_RUN = ("Tick 'Every k up to k in the next run' and run kdiff (Ctrl+R; not on CUDA): "
                 "every k from 1 to k comes from the one scan, and a slider here shows the table, "
                 "the profile and the exports at any of them at once, under a heatmap of "
                 "candidate length per start and k.")
@@ -603,9 +608,8 @@ def one_k_caption(k: int) -> str:
     return (f"This run computed k = {k} only, so there is no landscape to show. To see every k "
             f"from 1 to {k} (a slider and a heatmap), tick 'Every k up to k in the next run' "
             "above and run again (Ctrl+R). That run takes about 2.5 times as long as one k "
-            "(measured 2.4-2.6x), and needs a CPU backend (serial or multicore, coarse) with "
-            "the background in memory: the CUDA and Dask backends, the fine forms and streamed "
-            "backgrounds compute one k.")
+            "(measured 2.4-2.6x). It runs on the serial, multicore and Dask backends with the "
+            "coarse form; the CUDA kernels and the fine forms compute one k.")
 
 
 def alignment_lines(candidate_label: str, match, candidate_start: int) -> str:
