@@ -166,21 +166,6 @@ def _check_order(patterns, text) -> None:
             f"come first, then the text: kmismatch.solve(patterns, text, k))"), stacklevel=3)
 
 
-def _without_gap_hits(hits, counts, text):
-    """The hits whose window holds no assembly gap base (engine.gaps): with the gap as a
-    record break they would not exist. ``counts`` (per pattern and bin) is made again when
-    some are dropped."""
-    gaps_ = gaps.text_gaps(text)
-    if gaps_[0].size == 0 or not len(hits):
-        return hits
-    keep = ~gaps.touches_gap(gaps_, hits.pos, hits.pos + hits.pattern_lengths[hits.pattern])
-    if keep.all():
-        return hits
-    hits = hits.take(np.flatnonzero(keep))
-    counts.recount(hits)
-    return hits
-
-
 def solve(patterns, text, k: int, *, progress: bool = False, backend=None,
           **options) -> KmismatchResult:
     """Every window of ``text`` within **at most** ``k`` mismatches of a pattern.
@@ -216,10 +201,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
 
     executor = executors.for_backend(job.backend, job.params.get("scheduler"))
     runner = yield from executor.run(ScanProblem(job), meter, cancel)
+    # (hits over an assembly gap were dropped as found: the runners' rule, engine.gaps)
     hits, density = meter.timed(lambda: (runner.hits(), runner.density()))
-    kept = meter.timed(lambda: _without_gap_hits(hits, runner.counts, job.inputs["text"]))
-    if kept is not hits:  # (counted again: the density too)
-        hits, density = kept, runner.density()
     return KmismatchResult(run_info(job, meter), job.params["k"], job.params["strands"], hits,
                            tuple(p.id for p in patterns), tuple(len(p) for p in patterns),
                            runner.counts.pattern_hits, density, runner.done)

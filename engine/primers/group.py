@@ -501,7 +501,7 @@ def iter_solve(job, cancel=None):
         if lists is None:
             return result(False)
     oligos = {}   # key -> (record, oligo in record coordinates)
-    for (ri, lo, hi), (lefts, rights) in zip(pieces, lists):
+    for (ri, lo, _hi), (lefts, rights) in zip(pieces, lists):
         for o in list(lefts) + list(rights):
             moved = dataclasses.replace(o, pos=o.pos + lo)
             oligos.setdefault(_key(ri, 0, moved), (ri, moved))
@@ -670,7 +670,7 @@ def iter_solve(job, cancel=None):
         pending, lookup, good = [], {}, []
         unknown = 0
         new_bad = False
-        for pen, ci, check, left, right, lk, rk in ranked:
+        for pen, ci, _check, left, right, lk, rk in ranked:
             if len(good) >= settings.num_return or (
                     len(good) + unknown >= settings.num_return and len(pending) >= VERIFY_BATCH):
                 break

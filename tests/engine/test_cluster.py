@@ -33,19 +33,6 @@ def _random(rng, n):
     return BASES[rng.integers(0, 4, n)]
 
 
-@pytest.fixture(scope="module")
-def dask_cluster():
-    """(address, client) of a LocalCluster with 2 worker processes of one thread each."""
-    import logging
-
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
-    client = distributed.Client(cluster, set_as_default=False)
-    yield cluster.scheduler_address, client
-    client.close()
-    cluster.close()
-
-
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Chunks of about ``bases`` (overlap ratio 1): many chunk edges in a small background."""

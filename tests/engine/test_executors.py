@@ -76,19 +76,6 @@ def _assert_edges_cut(planted, lengths, overlap: int) -> None:
         "no planted match crosses a chunk edge"
 
 
-@pytest.fixture(scope="module")
-def dask_cluster():
-    """(address, client) of a LocalCluster with 2 worker processes of one thread each."""
-    import logging
-
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
-    client = distributed.Client(cluster, set_as_default=False)
-    yield cluster.scheduler_address, client
-    client.close()
-    cluster.close()
-
-
 @pytest.fixture(params=KINDS)
 def run(request, monkeypatch):
     """run(make_job, iter_solve) -> result, on the executor of the parameter."""

@@ -191,7 +191,7 @@ def check_against_oracle(case, k, s, result):
         assert p.coverage >= s.min_coverage - 1e-9
     worst = max((p.penalty for p in result.pairs), default=np.inf)
     full = len(result.pairs) == s.num_return
-    for bound, le, ri, cover in valid:   # no better valid pair is missing
+    for bound, le, ri, _cover in valid:   # no better valid pair is missing
         if full and bound > worst:
             break
         check = check_pair(template, le, ri, s.product_size, s.pairs.design)

@@ -135,24 +135,13 @@ def test_streamed_real_data_equals_separate_runs(lambda_record, ecoli_record, mo
 distributed = pytest.importorskip("distributed")
 
 
-@pytest.fixture(scope="module")
-def dask_cluster():
-    """The address of a LocalCluster of 2 single-threaded worker processes."""
-    import logging
-
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
-    yield cluster.scheduler_address
-    cluster.close()
-
-
 @given(case=_case(), K=st.integers(1, 5), strands=st.sampled_from(["both", "forward"]))
 @settings(max_examples=examples(4), deadline=None, suppress_health_check=HEALTH)
 def test_dask_every_k_equals_the_oracle(dask_cluster, monkeypatch, case, K, strands):
     monkeypatch.setattr(config, "STREAM_CHUNK_BASES", CHUNK)  # (the client plans the chunks)
     monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
     target, background, gap_min = case
-    res = kdiff.solve(target, background, K, backend="dask", scheduler=dask_cluster,
+    res = kdiff.solve(target, background, K, backend="dask", scheduler=dask_cluster[0],
                       strands=strands, gap_min=gap_min, all_k=True)
     assert res.info.complete and res.info.backend == "dask"
     _check_every_k(res, target, background, K, gap_min, strands)
@@ -162,13 +151,13 @@ def test_dask_word_edges_and_real_data(dask_cluster, monkeypatch, lambda_record,
     monkeypatch.setattr(config, "STREAM_CHUNK_BASES", CHUNK)
     monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
     for (target, background), K in ((_word_edge_case(), 1), (_short_case(), 7)):
-        res = kdiff.solve(target, background, K, backend="dask", scheduler=dask_cluster,
+        res = kdiff.solve(target, background, K, backend="dask", scheduler=dask_cluster[0],
                           all_k=True)
         _check_every_k(res, target, background, K, 10, "both")
     target = [lambda_record.slice(20_000, 20_120)]
     background = [ecoli_record.slice(0, 3_000)]
     monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 1000)
-    land = kdiff.solve(target, background, 3, backend="dask", scheduler=dask_cluster,
+    land = kdiff.solve(target, background, 3, backend="dask", scheduler=dask_cluster[0],
                        all_k=True).landscape
     for k in range(1, 4):
         alone = kdiff.solve(target, background, k, backend="serial")
