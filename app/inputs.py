@@ -27,6 +27,10 @@ FILE_FILTER = ("Sequence files (*.fa *.fasta *.fna *.ffn *.fas *.fsa *.mfa *.seq
                "*.genbank *.embl *.emb *.gz *.psg);;All files (*)")
 
 
+#: Rows a record list shows before it scrolls (1280x720 keeps the parameters in view).
+LIST_ROWS = 3
+
+
 @dataclass(frozen=True)
 class InputState:
     """Records of one role, which are used, and the region (1-based, inclusive) to use.
@@ -303,10 +307,15 @@ class InputPanel(QGroupBox):
             item.setToolTip(2, record.description)
             self.tree.addTopLevelItem(item)
         self.tree.blockSignals(False)
-        # As tall as its records (up to six rows): one record should not leave a blank box.
-        row = self.tree.sizeHintForRow(0) if state.records else 20
-        shown = min(max(len(state.records), 1), 6)
-        self.tree.setFixedHeight(self.tree.header().sizeHint().height() + shown * max(row, 18) + 6)
+        # As tall as its records, up to LIST_ROWS (then it scrolls): one record should not
+        # leave a blank box, and eight should not push the parameters below a laptop's fold.
+        row = (self.tree.sizeHintForRow(0) if state.records else 0) or \
+            self.tree.fontMetrics().height() + 2
+        shown = min(max(len(state.records), 1), LIST_ROWS)
+        self.tree.setFixedHeight(self.tree.header().sizeHint().height() + shown * row
+                                 + 2 * self.tree.frameWidth())
+        if state.use:  # the first used record in view, not scrolled away below
+            self.tree.scrollToItem(self.tree.topLevelItem(min(state.use)))
         longest = max((len(r) for r in state.records), default=1)
         for box in (self.region_box, self.region_from, self.region_to):
             box.blockSignals(True)

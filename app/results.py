@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QFrame, QHBoxLay
                                QLabel, QLineEdit, QMenu, QPushButton, QScrollArea, QSizePolicy,
                                QSpinBox, QTableView, QVBoxLayout, QWidget)
 
-from app.table import SORT_ROLE, ResultsFilter, ResultsModel, as_numbers
+from app.table import SORT_ROLE, ElidedTipDelegate, ResultsFilter, ResultsModel, as_numbers
 
 
 class ComputedColumnsModel(ResultsModel):
@@ -141,9 +141,13 @@ class ResultsPanel(QWidget):
         self.pos_from = _any_spin("Show rows that start at or after this position (1-based)")
         self.pos_to = _any_spin("Show rows that end at or before this position (1-based)")
         self.text = QLineEdit()
-        self.text.setPlaceholderText("record or sequence contains…")
+        # A hint short enough to show whole in kdiff's full filter row at 1280 px; the
+        # tooltip says what it matches.
+        self.text.setPlaceholderText("filter rows…")
+        self.text.setToolTip("Show only rows whose record or sequence contains this text")
         self.text.setClearButtonEnabled(True)
-        self.text.setMinimumWidth(140)
+        hint = self.text.fontMetrics().horizontalAdvance(self.text.placeholderText())
+        self.text.setMinimumWidth(max(140, hint + 36))
         clear = QPushButton("Clear filters")
         clear.clicked.connect(self.clear_filters)
         self.count = QLabel()
@@ -175,6 +179,7 @@ class ResultsPanel(QWidget):
 
         self.view = QTableView()
         self.view.setModel(self.proxy)
+        self.view.setItemDelegate(ElidedTipDelegate(self.view))  # an elided cell's text as a tip
         self.view.setSortingEnabled(True)
         self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # engine order until a header is clicked
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

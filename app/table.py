@@ -18,7 +18,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 from PySide6.QtCore import QAbstractProxyModel, QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QStyledItemDelegate, QTableView,
+                               QToolTip)
 
 from app.families import Column
 from engine.columns import ColumnTable
@@ -58,7 +59,7 @@ def column_header(columns: Sequence[Column], section: int, role):
     """A horizontal header cell: the column's title, and its tip."""
     if 0 <= section < len(columns):
         if role == Qt.ItemDataRole.DisplayRole:
-            return columns[section].title
+            return columns[section].header or columns[section].title
         if role == Qt.ItemDataRole.ToolTipRole:
             return columns[section].tip or None
     return None
@@ -480,6 +481,25 @@ class ResultsFilter(QAbstractProxyModel):
         return self.sourceModel().headerData(section, orientation, role)
 
 
+class ElidedTipDelegate(QStyledItemDelegate):
+    """Cells whose text is shortened with '…' to fit their column show it whole as a tooltip
+    (a 28-30 nt primer in a narrow column; the model's own tip starts at 30 characters)."""
+
+    def helpEvent(self, event, view, option, index):
+        if index.isValid():
+            text = index.data(Qt.ItemDataRole.DisplayRole)
+            if isinstance(text, str) and text and elided(view, index, text):
+                QToolTip.showText(event.globalPos(), text, view, view.visualRect(index))
+                return True
+        return super().helpEvent(event, view, option, index)
+
+
+def elided(view: QAbstractItemView, index, text: str) -> bool:
+    """Whether ``text`` is too wide for its cell in ``view`` (the delegate then elides it)."""
+    margin = 2 * (view.style().pixelMetric(view.style().PixelMetric.PM_FocusFrameHMargin) + 1)
+    return view.fontMetrics().horizontalAdvance(text) > view.visualRect(index).width() - margin
+
+
 def table_view(model: ResultsModel, proxy: ResultsFilter) -> QTableView:
     """A sortable, row-selecting table over ``model`` through ``proxy`` (a view's own table)."""
     table = QTableView()
@@ -496,6 +516,7 @@ def table_view(model: ResultsModel, proxy: ResultsFilter) -> QTableView:
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setTextElideMode(Qt.TextElideMode.ElideRight)
     table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long sequence keeps both ends
+    table.setItemDelegate(ElidedTipDelegate(table))
     table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
     # Columns as narrow as their content each time the rows are replaced: a narrow tab then
     # shows most columns, and scrolls sideways to the rest (none is pushed out of reach).

@@ -29,12 +29,15 @@ from engine.sequences import Record
 
 @dataclass(frozen=True)
 class Column:
-    """A results-table column. ``role`` ties it to the filters: 'length', 'start', 'end'."""
+    """A results-table column. ``role`` ties it to the filters: 'length', 'start', 'end'.
+    ``title`` is the CSV export's name (SPEC.md's); ``header``, if given, what the table's
+    header says instead (words for people where the name is a field name)."""
 
     title: str
     kind: str = "str"  # "int" | "float" | "str"
     role: str = ""
     tip: str = ""
+    header: str = ""
 
 
 @dataclass(frozen=True)

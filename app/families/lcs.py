@@ -14,8 +14,10 @@ class LcsAdapter(FamilyAdapter):
     default_demo = "msx2"
     wants_snapshots = True
     columns = (
-        Column("a_pos", "int", "start", "Position in A (1-based)"),
-        Column("b_pos", "int", "", "Position in B (1-based)"),
+        Column("a_pos", "int", "start", "Position in sequence A (1-based); a_pos in the CSV",
+               header="pos. in A (1-based)"),
+        Column("b_pos", "int", "", "Position in sequence B (1-based); b_pos in the CSV",
+               header="pos. in B (1-based)"),
         Column("symbol", "str", "", "The shared base (intersection of the two base sets)"),
     )
 

@@ -13,8 +13,10 @@ class NwAdapter(FamilyAdapter):
     wants_snapshots = True
     columns = (
         Column("column", "int", "", "Alignment column (1-based)"),
-        Column("a_pos", "int", "start", "Position in A (empty at a gap)"),
-        Column("b_pos", "int", "", "Position in B (empty at a gap)"),
+        Column("a_pos", "int", "start", "Position in sequence A (1-based; empty at a gap in A); "
+               "a_pos in the CSV", header="pos. in A (1-based)"),
+        Column("b_pos", "int", "", "Position in sequence B (1-based; empty at a gap in B); "
+               "b_pos in the CSV", header="pos. in B (1-based)"),
         Column("a", "str"),
         Column("b", "str"),
         Column("op", "str", "", "= match, X mismatch, D gap in B, I gap in A"),
@@ -82,8 +84,9 @@ class NwAdapter(FamilyAdapter):
         a, b = job.inputs["a"][0], job.inputs["b"][0]
         p = job.params
         offset, step = snapshot_scale(len(a), len(b), Scores(p["match"], p["mismatch"], p["gap"]))
-        note = "Grey: not computed yet." + (f" Scores are shown in steps of {step}." if step > 1 else "")
-        return MatrixScale(None, lambda v: offset + (v - 1) * step, "score H[i, j]", note, empty=0)
+        note = f"Scores are shown in steps of {step}." if step > 1 else ""
+        return MatrixScale(None, lambda v: offset + (v - 1) * step, "score H[i, j]", note, empty=0,
+                           empty_note="Grey: not computed yet.")
 
     @staticmethod
     def path(result):

@@ -9,7 +9,8 @@ all families alike:
 - ``select(item)`` when a table row is selected, ``highlight(items)`` with the
   rows the table's filters let through;
 - ``has_data()`` (all it will show is there: --screenshot waits for it) and ``is_empty()``
-  (nothing to show: the tab shows a note instead of bare axes);
+  (nothing to show: the tab shows a note instead of bare axes, unless ``shows_note()`` says
+  the view's own controls must stay in reach);
 - ``runners()``: the view's own worker runners (work that follows a run), which the window
   counts before quitting;
 - ``shutdown()`` when the window closes.
@@ -54,6 +55,11 @@ class ResultView(QWidget):
 
     def is_empty(self) -> bool:
         return not self.has_data()
+
+    def shows_note(self) -> bool:
+        """The tab shows the empty note instead of the view (a view whose own controls must
+        stay reachable while it is empty says False)."""
+        return self.is_empty()
 
     def runners(self) -> list:
         return []
@@ -139,4 +145,4 @@ class TabPage(QStackedWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        self.setCurrentWidget(self.note if self.view.is_empty() else self.view)
+        self.setCurrentWidget(self.note if self.view.shows_note() else self.view)

@@ -299,10 +299,7 @@ class PairsView(ResultView):
         values, pattern_ids, record_ids, missing = table
         shown = np.where(values < 0, missing, values)
         self.panel.matrix.set_matrix(shown.astype(np.int32), levels=(0, max(1, int(shown.max()))))
-        self.panel.matrix.plot.getAxis("left").setTicks([[(i, p) for i, p in enumerate(pattern_ids)]]
-                                                        if len(pattern_ids) <= 40 else None)
-        self.panel.matrix.plot.getAxis("bottom").setTicks([[(j, r) for j, r in enumerate(record_ids)]]
-                                                          if len(record_ids) <= 12 else None)
+        self.panel.matrix.set_names(pattern_ids, record_ids)
         self.panel.matrix.set_decoder(lambda v: "none within k" if v == missing else f"{v:,}")
         self._filled = True
         self.caption.setText(f"Best {self.score_label} of each pattern (rows) in each text record "

@@ -299,7 +299,7 @@ class CandidateView(ResultView):
 
     def __init__(self):
         super().__init__()
-        self.panel = MatrixPanel("i: candidate prefix length", "j: background window",
+        self.panel = MatrixPanel("i: prefix (bp)", "j: background window",
                                  "edit distance D")
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
@@ -449,7 +449,8 @@ class LandscapeView(ResultView):
         self._shown_k = shown_k  # the k the family shows now (None: the run's)
         self.every_k = QCheckBox("Every k up to k in the next run")
         self.every_k.setToolTip("One scan at k also gives every smaller k (the slider below); "
-                                "it costs more than one k. CPU backends, background in memory.")
+                                "it takes about 2.5 times as long as one k. Serial, multicore or Dask, "
+                                "coarse form (not CUDA).")
         self.every_k.setChecked(every_k)
         if want_every_k is not None:
             self.every_k.toggled.connect(want_every_k)
@@ -469,7 +470,8 @@ class LandscapeView(ResultView):
         self.export_button.setEnabled(False)
         top = QHBoxLayout()
         top.addWidget(self.every_k)
-        top.addWidget(QLabel("k:"))
+        self.k_title = QLabel("k:")
+        top.addWidget(self.k_title)
         top.addWidget(self.slider, 1)
         top.addWidget(self.k_label)
         top.addWidget(self.record_combo)
@@ -487,15 +489,29 @@ class LandscapeView(ResultView):
         self.bar.setImageItem(self.image, insert_in=self.plot)
         self.k_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(RED, width=1.5))
         self.plot.addItem(self.k_line)
-        self.caption = QLabel("Tick 'Every k up to k' and run kdiff on a CPU backend: every k up "
-                              "to k comes from the one scan, and the slider shows any of them at "
-                              "once.")
+        self.caption = QLabel(BEFORE_A_RUN)
         self.caption.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
         layout.addWidget(self.widget, 1)
         layout.addWidget(self.caption)
+        layout.addStretch(0)
+        self._show_plot(False)
+
+    def _show_plot(self, shown: bool) -> None:
+        """The heatmap and its slider only with a landscape: bare axes would look like a
+        result; without one the caption says how to get one."""
+        for widget in (self.widget, self.k_title, self.slider, self.k_label, self.export_button):
+            widget.setVisible(shown)
+        if not shown:
+            self.record_combo.setVisible(False)
+        self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | (
+            Qt.AlignmentFlag.AlignVCenter if shown else Qt.AlignmentFlag.AlignTop))
+        self.layout().setStretch(3, 0 if shown else 1)
+
+    def shows_note(self) -> bool:
+        return False  # the "Every k" box must stay in reach: it is how a landscape is asked for
 
     def reset(self, job) -> None:
         self._land = None
@@ -503,16 +519,17 @@ class LandscapeView(ResultView):
         self.export_button.setEnabled(False)
         self.image.clear()
         self.k_label.setText("")
+        self._show_plot(False)
+        self.caption.setText("kdiff is running…")
 
     def show_result(self, result) -> None:
         land = getattr(result, "landscape", None)
         self._land = land
         self.slider.setEnabled(land is not None)
         self.export_button.setEnabled(land is not None)
+        self._show_plot(land is not None)
         if land is None:
-            self.caption.setText(f"This run computed k = {result.k} only (tick 'Every k up to k'; "
-                                 "the CUDA and Dask backends, the fine forms and streamed "
-                                 "backgrounds know one k).")
+            self.caption.setText(one_k_caption(result.k))
             return
         self.record_combo.blockSignals(True)
         self.record_combo.clear()
@@ -576,6 +593,23 @@ class LandscapeView(ResultView):
 
     def has_data(self) -> bool:
         return self._land is not None
+
+
+#: The Landscape tab before any run.
+BEFORE_A_RUN = ("Tick 'Every k up to k in the next run' and run kdiff (Ctrl+R; not on CUDA): "
+                "every k from 1 to k comes from the one scan, and a slider here shows the table, "
+                "the profile and the exports at any of them at once, under a heatmap of "
+                "candidate length per start and k.")
+
+
+def one_k_caption(k: int) -> str:
+    """What the Landscape tab says after a run that computed one k: how to get the landscape
+    and what it costs (docs/benchmarks.md, issue 33: 2.4-2.6x one k's time)."""
+    return (f"This run computed k = {k} only, so there is no landscape to show. To see every k "
+            f"from 1 to {k} (a slider and a heatmap), tick 'Every k up to k in the next run' "
+            "above and run again (Ctrl+R). That run takes about 2.5 times as long as one k "
+            "(measured 2.4-2.6x). It runs on the serial, multicore and Dask backends with the "
+            "coarse form; the CUDA kernels and the fine forms compute one k.")
 
 
 def alignment_lines(candidate_label: str, match, candidate_start: int) -> str:

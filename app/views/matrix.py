@@ -21,6 +21,10 @@ from app.views.plotting import RED
 CELL_TEXT_LIMIT = 900
 #: Axes up to this many cells get one tick per cell, labelled with the sequence letter.
 LETTER_TICK_LIMIT = 80
+#: Widest a row's name on the axis (pixels); the hover read-out has it in full.
+NAME_PIXELS = 180
+#: Narrowest a column's shortened name (pixels): about five characters and the ellipsis.
+MIN_NAME_PIXELS = 48
 
 
 def _font(pixels: int) -> QFont:
@@ -100,8 +104,9 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         super().__init__()
         self.plot = self.addPlot(row=0, col=0)
         self.plot.invertY(True)
-        self.plot.setLabel("left", row_label)
-        self.plot.setLabel("bottom", col_label)
+        self._titles = (row_label, col_label)
+        self._axis_titles = {"left": row_label, "bottom": col_label}
+        self.set_axis_labels(row_label, col_label)
         self.plot.setMenuEnabled(False)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
@@ -122,12 +127,13 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         self._read = None  # stored value -> what the hover read-out says
         self._letters = ("", "")  # the sequences along the rows and columns, if short
         self._shown_letters = None
+        self._names: tuple[list, list] | None = None  # the rows' and columns' names, if named
         self._show_scales(False)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         # Letters are drawn only while a cell is tall (wide) enough for one: else they smear
         # into each other and the axis shows numbers instead.
-        self.plot.vb.sigResized.connect(lambda *_: self._show_letter_ticks())
-        self.plot.vb.sigRangeChanged.connect(lambda *_: self._show_letter_ticks())
+        self.plot.vb.sigResized.connect(lambda *_: self._refresh_ticks())
+        self.plot.vb.sigRangeChanged.connect(lambda *_: self._refresh_ticks())
 
     def set_decoder(self, read, to_score=None) -> None:
         """Snapshots store scaled values: ``read(value) -> str`` for the hover read-out and
@@ -149,6 +155,7 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         self._fit_pending = True
         self._letters = ("", "")
         self._shown_letters = None
+        self._names = None
         self.plot.getAxis("left").setTicks(None)
         self.plot.getAxis("bottom").setTicks(None)
         self._show_scales(False)
@@ -215,6 +222,62 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
         self._shown_letters = None
         self._show_letter_ticks()
 
+    def set_names(self, row_names, col_names) -> None:
+        """Name the rows and columns (a small matrix of named things): the axes show the names
+        that fit, every n-th one and shortened in the middle where they would overlap, and
+        the hover read-out names the cell's row and column in full."""
+        self._names = (list(row_names), list(col_names))
+        self._refresh_ticks()
+
+    def set_axis_labels(self, row_label: str, col_label: str) -> None:
+        """Name the axes; a name longer than its axis is shortened (in full in its tooltip)."""
+        self._axis_titles = {"left": row_label, "bottom": col_label}
+        self._shown_titles: dict[str, str] = {}
+        self._fit_axis_labels()
+
+    def _fit_axis_labels(self) -> None:
+        rect = self.plot.vb.boundingRect()
+        for name, room in (("left", rect.height()), ("bottom", rect.width())):
+            axis, full = self.plot.getAxis(name), self._axis_titles[name]
+            if room <= 1:  # not laid out yet: the whole name, fitted at the first resize
+                shown = full
+            else:
+                metrics = QFontMetrics(axis.label.font())
+                shown = metrics.elidedText(full, Qt.TextElideMode.ElideRight, int(room) - 4)
+            if self._shown_titles.get(name) != shown:
+                self._shown_titles[name] = shown
+                axis.setLabel(shown)
+                axis.setToolTip(full if shown != full else "")
+
+    def axis_label_shown(self, name: str) -> str:
+        """The text on the axis now ("left" or "bottom"): the name, or as much as fits."""
+        return self._shown_titles.get(name, "")
+
+    def _refresh_ticks(self) -> None:
+        self._fit_axis_labels()
+        if self._names is None:
+            self._show_letter_ticks()
+            return
+        metrics = QFontMetrics(self.plot.getAxis("left").style.get("tickFont") or QFont())
+        per_row, per_col = self.cell_pixels()
+        r0, c0 = self._origin
+        rows, cols = self._names
+        # Rows: every step-th name, a line of text apart; at most NAME_PIXELS wide.
+        step = max(1, int(np.ceil(metrics.height() * 1.1 / max(per_row, 1e-9))))
+        self.plot.getAxis("left").setTicks([[
+            (r0 + i, metrics.elidedText(str(rows[i]), Qt.TextElideMode.ElideMiddle, NAME_PIXELS))
+            for i in range(0, len(rows), step)]])
+        # Columns: whole names where they fit; else the fewest skipped that leave each name
+        # MIN_NAME_PIXELS, shortened in the middle (where record names differ) to its room.
+        gap = metrics.horizontalAdvance("  ")
+        widest = max((metrics.horizontalAdvance(str(c)) for c in cols), default=0)
+        step = 1 if per_col >= widest + gap else max(
+            1, int(np.ceil((MIN_NAME_PIXELS + gap) / max(per_col, 1e-9))))
+        room = max(1, int(per_col * step - gap))
+        self.plot.getAxis("bottom").setTicks([[
+            (c0 + j, metrics.elidedText(str(cols[j]), Qt.TextElideMode.ElideMiddle, room))
+            for j in range(0, len(cols), step)]])
+
     def letters_shown(self) -> tuple[bool, bool]:
         """Whether the rows' and the columns' letters are on the axes now (tests)."""
         return tuple(bool(on) for on in (self._shown_letters or (False, False)))
@@ -275,7 +338,11 @@ class MatrixPlot(pg.GraphicsLayoutWidget):
             return
         i, j, value, (bh, bw) = cell
         shown = self._read(value) if self._read is not None else f"{value:,}"
-        text = f"i = {i:,}   j = {j:,}   value = {shown}"
+        if self._names is not None:
+            (row_title, col_title), (rows, cols) = self._titles, self._names
+            text = f"{row_title}: {rows[i]}   {col_title}: {cols[j]}   value = {shown}"
+        else:
+            text = f"i = {i:,}   j = {j:,}   value = {shown}"
         if bh > 1 or bw > 1:
             text += f"   (one pixel = {bh:.0f} x {bw:.0f} cells)"
         self.hovered.emit(text)
@@ -330,8 +397,7 @@ class LiveMatrixView(ResultView):
         self.scale = self._scale_of(job) if job is not None else None
         if job is not None:
             a, b = job.inputs["a"][0], job.inputs["b"][0]
-            self.panel.matrix.plot.setLabel("left", f"i: {a.id} ({len(a):,} bp)")
-            self.panel.matrix.plot.setLabel("bottom", f"j: {b.id} ({len(b):,} bp)")
+            self.panel.matrix.set_axis_labels(f"i: {a.id} ({len(a):,} bp)", f"j: {b.id} ({len(b):,} bp)")
             self.panel.matrix.set_decoder(self.scale.read, self.scale.to_score)
             self.panel.matrix.colorbar.setLabel("left", self.scale.label)
 
@@ -342,11 +408,11 @@ class LiveMatrixView(ResultView):
         self._filled = True
         h, w = snapshot.shape
         rows, cols = shape
+        note = self.scale.caption(snapshot)
         if (h, w) != tuple(shape):
-            self.caption.setText(f"{rows:,} x {cols:,} cells shown as {h:,} x {w:,} tiles. "
-                                 f"{self.scale.note}")
+            self.caption.setText(f"{rows:,} x {cols:,} cells shown as {h:,} x {w:,} tiles. {note}")
         else:
-            self.caption.setText(f"{rows:,} x {cols:,} cells. {self.scale.note}")
+            self.caption.setText(f"{rows:,} x {cols:,} cells. {note}")
 
     def show_progress(self, progress) -> None:
         self._show(progress.snapshot, progress.snapshot_shape)
@@ -365,11 +431,19 @@ class LiveMatrixView(ResultView):
 class MatrixScale:
     """How a family's snapshot values read: colour levels, stored value -> score, labels.
 
-    ``empty`` is the stored value of a cell not computed yet (None if there is none).
+    ``empty`` is the stored value of a cell not computed yet (None if there is none);
+    ``empty_note`` says how such cells look, shown only while the matrix has one.
     """
 
-    def __init__(self, levels, to_score=lambda v: v, label="score", note="", empty=None):
+    def __init__(self, levels, to_score=lambda v: v, label="score", note="", empty=None,
+                 empty_note=""):
         self.levels, self.to_score, self.label, self.note, self.empty = levels, to_score, label, note, empty
+        self.empty_note = empty_note
+
+    def caption(self, snapshot) -> str:
+        """The note under the matrix for this snapshot: the grey cells named while there are any."""
+        grey = self.empty is not None and self.empty_note and bool((snapshot == self.empty).any())
+        return " ".join(t for t in (self.empty_note if grey else "", self.note) if t)
 
     def read(self, value) -> str:
         if self.empty is not None and value == self.empty:

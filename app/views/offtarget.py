@@ -16,7 +16,7 @@ from engine.jobs import Progress
 
 from app import primers
 from app.families import Column
-from app.table import ResultsFilter, ResultsModel
+from app.table import ElidedTipDelegate, ResultsFilter, ResultsModel
 from app.views import ResultView
 from app.warmup import COMPILING, CompileClock
 from app.worker import JobRunner
@@ -91,6 +91,7 @@ class OffTargetView(ResultView):
         self.proxy.setSourceModel(self.model)
         self.table = QTableView()
         self.table.setModel(self.proxy)
+        self.table.setItemDelegate(ElidedTipDelegate(self.table))  # an elided cell's text as a tip
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

@@ -94,3 +94,34 @@ def test_heatmap_bins_take_each_bins_shortest():
     grid = heatmap_bins(lengths, bins=2)
     assert grid[0].tolist() == [2.0, 5.0]
     assert np.isnan(grid[1]).all()
+
+
+def test_the_every_k_box_stays_in_reach_and_a_one_k_run_says_how_to_get_a_landscape(qtbot):
+    """The tab shows the view, not the empty note, so its 'Every k' box can be ticked; after a
+    one-k run it says to tick it and re-run and what that costs; after an every-k run, the
+    heatmap and the slider."""
+    from types import SimpleNamespace
+
+    from app.views import TabPage
+
+    view = LandscapeView(lambda k: None, lambda prefix=None: [])
+    page = TabPage(view)
+    qtbot.addWidget(page)
+    page.resize(1000, 500)
+    page.show()
+    page.refresh()
+    assert page.currentWidget() is view and view.every_k.isVisible()
+    view.reset(None)
+    view.show_result(SimpleNamespace(landscape=None, k=3))
+    page.refresh()
+    assert page.currentWidget() is view and view.every_k.isVisible()
+    caption = view.caption.text()
+    assert "k = 3 only" in caption and "Every k" in caption and "run again" in caption
+    assert "2.5 times" in caption and not view.widget.isVisible() and not view.slider.isVisible()
+    lengths = np.array([[12, 14, 0], [11, 13, 15], [0, 12, 14]], np.int32)
+    land = Landscape(np.zeros(3, np.int32), np.arange(3), lengths, target_ids=("chr",),
+                     texts=(np.ones(3 + 64, np.uint8),))
+    view.show_result(SimpleNamespace(landscape=land, k=3))
+    page.refresh()
+    assert view.widget.isVisible() and view.slider.isEnabled() and view.slider.value() == 3
+    assert view.image.image.shape == (3, 3)

@@ -69,3 +69,42 @@ def test_toolbar_and_boxes_name_the_inputs_alike(window):
     assert titles[0].endswith(" A")
     assert window.open_action.text().replace("&", "") == f"Open {titles[0][0].lower()}{titles[0][1:]}…"
     assert window.paste_action.text().replace("&", "").endswith(titles[0][1:] + "…")
+
+
+#: The parameters each family's user sets first: in view at 1280x720 without scrolling.
+FIRST_PARAMS = {"kmismatch": ["k"], "lcs": ["task"], "edit": ["mode", "k"],
+                "nw": ["match", "mismatch", "gap"]}
+
+
+@pytest.mark.parametrize("family", sorted(FIRST_PARAMS))
+def test_the_parameters_stay_in_view_under_the_record_lists(qtbot, window, family):
+    """A demo of 8 records (and 12 patterns) scrolls in its list, not the parameters away."""
+    window.params.set_family(family)
+    load_demo(qtbot, window, adapter(family).default_demo)
+    window.resize(1280, 720)
+    window.show()
+    qtbot.wait(50)
+    viewport = window.left.viewport()
+    assert window.left.verticalScrollBar().value() == 0
+    for name in FIRST_PARAMS[family]:
+        widget = window.params._param_widgets[name]
+        bottom = widget.mapTo(viewport, widget.rect().bottomLeft()).y()
+        assert widget.isVisible() and bottom <= viewport.height(), (name, bottom, viewport.height())
+    for panel in window.input_panels.values():  # the lists scroll what they cannot show
+        tree = panel.tree
+        rows = tree.topLevelItemCount()
+        if rows > 3:
+            assert tree.verticalScrollBar().maximum() > 0
+
+
+def test_the_filter_box_shows_its_whole_placeholder(qtbot, window):
+    """kdiff's table has the widest filter row: at 1280x720 its text box was cut to
+    'record or sequence …'."""
+    window.params.set_family("kdiff")
+    window.resize(1280, 720)
+    window.show()
+    qtbot.wait(50)
+    box = window.results.text
+    hint = box.fontMetrics().horizontalAdvance(box.placeholderText())
+    assert box.isVisible() and box.width() >= hint + 30, (box.width(), hint)
+    assert window.width() == 1280 and window.minimumSizeHint().width() <= 1280
