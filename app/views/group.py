@@ -17,11 +17,12 @@ import os
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFileDialog,
                                QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QListWidget, QListWidgetItem, QMenu, QProgressBar, QPushButton,
-                               QSpinBox, QSplitter, QTableView, QToolButton, QVBoxLayout,
+                               QSpinBox, QSplitter, QStyle, QStyledItemDelegate,
+                               QStyleOptionViewItem, QTableView, QToolButton, QVBoxLayout,
                                QWidget)
 
 from engine.jobs import Progress
@@ -96,6 +97,7 @@ class GenomeList(QWidget):
         self._ask_files = ask_files
         self.title = QLabel(f"<b>{title}</b>")
         self.title.setToolTip(tip)
+        self.title.setWordWrap(True)  # (the page fits beside the left panel on other tabs)
         self.list = _DropList()
         self.list.setToolTip(tip + " Drop files here, or Add….")
         self.list.dropped.connect(self.add_paths)
@@ -238,6 +240,22 @@ class CoverageModel(QAbstractTableModel):
         return None
 
 
+class _FramedSelection(QStyledItemDelegate):
+    """Cells keep their colour when selected (it is the product size): the chosen pair's
+    column is framed instead of painted over."""
+
+    def paint(self, painter, option, index) -> None:
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        plain = QStyleOptionViewItem(option)
+        plain.state &= ~QStyle.StateFlag.State_Selected
+        super().paint(painter, plain, index)
+        if selected:
+            painter.save()
+            painter.setPen(QPen(QColor(RED), 2))
+            painter.drawRect(option.rect.adjusted(1, 1, -1, -1))
+            painter.restore()
+
+
 class GroupView(ResultView):
     """Signals ``designed(result)`` when a run ends, ``library_add_requested(entries, source,
     links)`` and ``save_requested(text, title, name, pattern)`` (the window writes the file).
@@ -325,14 +343,17 @@ class GroupView(ResultView):
         self.reference = QComboBox()
         self.reference.setToolTip("The inclusion genome pairs are designed and ranked on (Primer3's "
                                   "penalty) and whose coordinates the pairs and the BED use")
-        self.reference.setMinimumContentsLength(14)
+        self.reference.setMinimumContentsLength(12)
         self.reference.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         params = QGridLayout()
         params.setHorizontalSpacing(6)
         params.setVerticalSpacing(2)
-        cells = (("k (exclusion edits)", self.k), ("J (inclusion edits)", self.include_edits),
-                 ("3′ exact bases", self.three_prime), ("Min. coverage", self.min_coverage),
-                 ("Product size (bp)", self.product_size), ("Pairs", self.num_return))
+        cells = (("k (exclusion)", self.k), ("J (inclusion)", self.include_edits),
+                 ("3′ exact", self.three_prime), ("Coverage ≥", self.min_coverage),
+                 ("Product (bp)", self.product_size), ("Pairs", self.num_return))
+        for box in (self.k, self.include_edits, self.three_prime, self.min_coverage,
+                    self.num_return):
+            box.setMaximumWidth(70)
         for i, (text, widget) in enumerate(cells):
             label = QLabel(text)
             label.setToolTip(widget.toolTip())
@@ -402,6 +423,7 @@ class GroupView(ResultView):
         self.coverage = CoverageModel(self)
         self.matrix = QTableView()
         self.matrix.setModel(self.coverage)
+        self.matrix.setItemDelegate(_FramedSelection(self.matrix))
         self.matrix.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectColumns)
         self.matrix.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.matrix.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
