@@ -18,10 +18,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPen
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFileDialog,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFileDialog, QFrame,
                                QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QListWidget, QListWidgetItem, QMenu, QProgressBar, QPushButton,
-                               QSpinBox, QSplitter, QStyle, QStyledItemDelegate,
+                               QScrollArea, QSpinBox, QSplitter, QStyle, QStyledItemDelegate,
                                QStyleOptionViewItem, QTableView, QToolButton, QVBoxLayout,
                                QWidget)
 
@@ -240,6 +240,15 @@ class CoverageModel(QAbstractTableModel):
         return None
 
 
+class _FillLayout(QVBoxLayout):
+    """The page's layout inside its scroll area: it fills the room it is given and scrolls
+    only below its minimum (word-wrapped labels would make the scroll area size it by their
+    height for its width, from the tables' and the plot's preferred heights: a scroll bar)."""
+
+    def hasHeightForWidth(self) -> bool:
+        return False
+
+
 class _FramedSelection(QStyledItemDelegate):
     """Cells keep their colour when selected (it is the product size): the chosen pair's
     column is framed instead of painted over."""
@@ -293,13 +302,24 @@ class GroupView(ResultView):
         body.setChildrenCollapsible(False)
         body.setSizes([300, 200])
         self.body = body
-        layout = QVBoxLayout(self)
+        content = QWidget()
+        layout = _FillLayout(content)
         layout.setContentsMargins(4, 4, 4, 0)
         layout.setSpacing(3)
         layout.addLayout(self.inputs_row)
         layout.addLayout(self.run_row)
         layout.addWidget(self.error)
         layout.addWidget(body, 1)
+        # The tabs share one stack, as large as its largest page: in a scroll area this page
+        # never makes the other tabs (and the table under them) larger than they need.
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        self.scroll = scroll
         self.runner = JobRunner(self)
         self.runner.progress.connect(self._on_progress)
         self.runner.finished.connect(self._on_finished)
