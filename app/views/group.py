@@ -289,6 +289,7 @@ class GroupView(ResultView):
         self.result = None
         self.job = None
         self._shown_pairs = -1
+        self._curve_key = None
         self._selected = None
         self._build_inputs()
         self._build_controls()
@@ -725,11 +726,13 @@ class GroupView(ResultView):
         record = self.current_record()
         result = self.result
         values = None if result is None or record is None else result.conservation.get(record)
-        if values is not None and len(values):
-            x = np.arange(1, len(values) + 1, dtype=float)
-            self.curve.setData(x, np.asarray(values, dtype=float))
-        else:
-            self.curve.setData([], [])
+        key = (record, id(values))
+        if key != self._curve_key:  # (a genome's track is millions of points: drawn once)
+            self._curve_key = key
+            if values is not None and len(values):
+                self.curve.setData(np.arange(1, len(values) + 1, dtype=np.float32), values)
+            else:
+                self.curve.setData([], [])
         mine = [p for p in result.pairs if p.record == record] if result is not None else []
         self.others.setData([{"pos": ((p.left.start + p.right.end) / 2, 1.15), "data": p}
                              for p in mine])

@@ -318,3 +318,67 @@ def test_the_group_page_fits_1280x720(qtbot, window, tmp_path):
     # every column of the matrix in view at once (four genomes, three pairs)
     assert view.matrix.horizontalScrollBar().maximum() == 0
     assert view.matrix.verticalScrollBar().maximum() == 0
+
+
+def small_group(folder: Path) -> tuple[list[str], list[str]]:
+    """Three strains of a 2.4 kb genome (one with SNPs, one a draft in two contigs) and an
+    unrelated background, as FASTA files."""
+    rng = np.random.default_rng(30)
+    base = "".join(rng.choice(list("ACGT"), 2_400))
+    snps = list(base)
+    for pos in (150, 900, 1_700, 2_200):
+        snps[pos] = "A" if snps[pos] != "A" else "C"
+    files = {"strainA": f">A1\n{base}\n", "strainB": f">B1\n{''.join(snps)}\n",
+             "strainC": f">C1\n{base[:1_200]}\n>C2\n{base[1_200:]}\n",
+             "other": f">O1\n{''.join(rng.choice(list('ACGT'), 6_000))}\n"}
+    paths = {}
+    for name, text in files.items():
+        paths[name] = str(folder / f"{name}.fa")
+        Path(paths[name]).write_text(text)
+    return [paths["strainA"], paths["strainB"], paths["strainC"]], [paths["other"]]
+
+
+def run_page(qtbot, page, timeout=600_000):
+    failures = []
+    page.runner.failed.connect(failures.append)
+    with qtbot.waitSignal(page.designed, timeout=timeout, raising=False) as blocker:
+        assert page.run(), page.error.text()
+    assert not failures, failures
+    assert blocker.signal_triggered, "the group run did not end in time"
+    return blocker.args[0]
+
+
+def primers_of(result) -> list[tuple[str, str]]:
+    return [(p.left.sequence, p.right.sequence) for p in result.pairs]
+
+
+def test_the_page_runs_the_engines_job_and_cancel_keeps_the_verified_pairs(qtbot, page, tmp_path):
+    include, exclude = small_group(tmp_path)
+    page.include.add_paths(include)
+    page.exclude.add_paths(exclude)
+    page.set_values({"k": 2, "num_return": 4, "product_size": "100-400", "min_coverage": 1.0})
+    result = run_page(qtbot, page)
+    settings = group.settings_from(page.values(), page._pair_settings())
+    expected = engine_group.group(include, exclude, 2, settings)
+    assert result.complete and result.pairs
+    assert primers_of(result) == primers_of(expected)
+    assert page.model.rows() == group.pair_rows(expected)
+    assert page.coverage.columnCount() == len(expected.pairs) and page.coverage.rowCount() == 3
+    assert page.status.text() == group.summary(result)
+    assert page.export_button.isEnabled()
+    # Cancel as soon as a pair is verified: the page keeps those (a subset of the whole answer)
+    seen = []
+
+    def cancel_on_pairs(item):
+        partial = getattr(item, "partial", None)
+        if partial is not None and partial.pairs and not seen:
+            seen.append(len(partial.pairs))
+            page.cancel()
+
+    page.runner.progress.connect(cancel_on_pairs)
+    cancelled = run_page(qtbot, page)
+    if seen:  # the engine reported pairs before its end: the cancel kept them
+        assert not cancelled.complete
+        assert cancelled.pairs and set(primers_of(cancelled)) <= set(primers_of(expected))
+        assert page.model.rowCount() == len(cancelled.pairs)
+        assert page.status.text().startswith("Cancelled")
