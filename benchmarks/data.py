@@ -289,3 +289,79 @@ def synthetic_region(length: int, *, seed: int = 17, at: int = 1_000_000) -> Rec
     codes, _ = synthetic_block(seed, 0, 0, max(at + length, 2 * length), n_runs=False)
     region = codes[at:at + length]
     return Record(f"synthetic_region_{length}", region.copy(), "human-like region", "<synthetic>")
+
+
+# -- synthetic groups (issue 30: group-specific primers) ---------------------------------------
+#
+# A species ancestor of "genes" (blocks); strains of it at 0.5-3 % pairwise divergence (SNPs
+# and 1-3 base indels), each having lost a few genes, gained one of its own, with an inverted
+# and a moved segment, as a draft of a few contigs; group-specific islands that every strain
+# carries and no relative does; relatives at 10-20 % from the ancestor (without the islands);
+# and unrelated random genomes. Made with numpy from a seed: the same seed, the same genomes.
+
+GROUP_GENE = 1_000
+
+
+@dataclass(frozen=True)
+class SyntheticGroup:
+    include: tuple     # engine.primers.group.Genome: the strains
+    exclude: tuple     # relatives, then unrelated genomes
+    islands: tuple     # the group-specific islands as inserted (codes), one per island
+
+
+def _rearranged(rng, seq: np.ndarray) -> np.ndarray:
+    """One segment inverted and one moved elsewhere (5-10 % of the genome each)."""
+    from engine.sequences import reverse_complement
+
+    n = len(seq)
+    size = max(1, int(n * rng.uniform(0.05, 0.10)))
+    at = int(rng.integers(0, max(1, n - size)))
+    seq = np.concatenate((seq[:at], reverse_complement(seq[at:at + size]), seq[at + size:]))
+    at = int(rng.integers(0, max(1, n - size)))
+    piece, rest = seq[at:at + size], np.concatenate((seq[:at], seq[at + size:]))
+    to = int(rng.integers(0, len(rest) + 1))
+    return np.concatenate((rest[:to], piece, rest[to:]))
+
+
+def synthetic_group(strains: int = 12, relatives: int = 20, unrelated: int = 20,
+                    length: int = 5_000_000, *, islands: int = 4, island_length: int = 2_000,
+                    contigs: int = 3, seed: int = 30) -> SyntheticGroup:
+    """A group of ``strains`` and an exclusion set of ``relatives`` + ``unrelated`` genomes
+    of about ``length`` bases each (see above). Strain i's genome is ``strain{i}``, a draft
+    of ``contigs`` records (cut at random places)."""
+    from engine.primers.group import Genome
+
+    rng = np.random.default_rng(seed)
+    ancestor = _random_bases(rng, length, 0.5)
+    island_seqs = tuple(_random_bases(rng, island_length, 0.5) for _ in range(islands))
+    n_genes = max(1, length // GROUP_GENE)
+    spots = np.sort(rng.choice(n_genes, size=min(islands, n_genes), replace=False)) * GROUP_GENE
+    with_islands = []
+    last = 0
+    for spot, island in zip(spots.tolist(), island_seqs):
+        with_islands += [ancestor[last:spot], island]
+        last = spot
+    with_islands.append(ancestor[last:])
+    species = np.concatenate(with_islands)
+    include = []
+    for i in range(strains):
+        s = _mutate(rng, species, rng.uniform(0.0025, 0.015))
+        genes = len(s) // GROUP_GENE
+        lost = set(rng.choice(genes, size=min(2, genes), replace=False).tolist())
+        kept = [s[g * GROUP_GENE:(g + 1) * GROUP_GENE] for g in range(genes) if g not in lost]
+        kept.append(s[genes * GROUP_GENE:])
+        gain = int(rng.integers(0, len(kept) + 1))
+        kept.insert(gain, _random_bases(rng, GROUP_GENE, 0.5))
+        s = _rearranged(rng, np.concatenate(kept))
+        cuts = np.sort(rng.choice(np.arange(1, len(s)), size=max(0, contigs - 1), replace=False))
+        parts = np.split(s, cuts)
+        records = tuple(Record(f"strain{i + 1}_contig{j + 1}", p) for j, p in enumerate(parts))
+        include.append(Genome(f"strain{i + 1}", records))
+    exclude = []
+    for i in range(relatives):
+        r = _rearranged(rng, _mutate(rng, ancestor, rng.uniform(0.10, 0.20)))
+        exclude.append(Genome(f"relative{i + 1}", (Record(f"relative{i + 1}", r),)))
+    for i in range(unrelated):
+        exclude.append(Genome(f"unrelated{i + 1}",
+                              (Record(f"unrelated{i + 1}", _random_bases(rng, length, 0.5)),)))
+    return SyntheticGroup(tuple(include), tuple(exclude), island_seqs)

@@ -422,6 +422,14 @@ def valid_flags(fam: FamilySpec, variant: str, backend: str, parallel: str | Non
                  if f not in bspec.flag_forms or parallel in bspec.flag_forms[f])
 
 
+#: Tools whose jobs ``engine.iter_solve`` runs besides the families': name -> module with
+#: ``iter_solve(job, cancel)`` (group: issue 30's workflow over the edit family and pcr).
+TOOL_APIS = {"group": "engine.primers.group"}
+
+
 def family_api(name: str):
-    """The family package (imports numba; call when a job is about to run)."""
+    """The family package, or a tool's module (:data:`TOOL_APIS`); imports numba: call
+    when a job is about to run."""
+    if name in TOOL_APIS:
+        return importlib.import_module(TOOL_APIS[name])
     return importlib.import_module(family(name).module)

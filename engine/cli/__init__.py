@@ -62,7 +62,8 @@ class _Parser(argparse.ArgumentParser):
 #: Subcommands built on a family but not families themselves: name -> plug-in module.
 TOOLS = {"offtarget": "engine.primers.cli", "pcr": "engine.primers.cli_pcr",
          "pairs": "engine.primers.cli_pairs", "panel": "engine.primers.cli_panel",
-         "check": "engine.primers.cli_check", "library": "engine.primers.cli_library"}
+         "check": "engine.primers.cli_check", "library": "engine.primers.cli_library",
+         "group": "engine.primers.cli_group"}
 
 
 #: Families whose command-line plug-in sits above them, in the primer layer (kdiff's output

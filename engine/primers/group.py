@@ -212,6 +212,11 @@ def pair_dict(p: GroupPair, rank: int) -> dict:
                 for q in p.products]}
 
 
+def to_json(result: GroupResult) -> dict:
+    """The command line's answer (engine.cli adds the run's metadata)."""
+    return result.to_json()
+
+
 CSV_COLUMNS = ("rank", "record", "penalty", "coverage", "product_size", "left_sequence",
                "left_start", "left_end", "left_tm", "right_sequence", "right_start", "right_end",
                "right_tm", "products")
@@ -239,3 +244,430 @@ def write_bed(result: GroupResult, fh) -> None:
         score = int(round(1000 * p.coverage))
         fh.write(f"{p.record}\t{start}\t{end}\tgroup_pair_{rank}\t{score}\t+\t{start}\t{end}\t"
                  f"0\t2\t{sizes}\t{starts}\n")
+
+
+# -- the search ------------------------------------------------------------------------------
+#
+# Speed by design, exact by verification:
+#   1. seeds: the reference's 16-mers looked up in every inclusion and exclusion genome
+#      (engine.primers.group_seeds) -> the conservation track and the conserved windows;
+#   2. Primer3 proposes primers in the conserved windows (as ``primerscope pairs`` does);
+#      a primer holding an exact 16-mer of an exclusion genome is left out (it is almost
+#      surely within k-1 edits of it: the shortlist's one heuristic besides the windows);
+#   3. pairs best penalty first (engine.primers.pairs.best_pairs); the primers of the best
+#      pairs are verified a batch at a time: inclusivity by in-silico PCR (engine.primers.pcr)
+#      over every inclusion genome, exclusivity by the edit search at k-1, both strands,
+#      over every exclusion background; a pair counts once its primers pass and its products
+#      cover ``min_coverage`` of the inclusion genomes. Rounds repeat until the best
+#      ``num_return`` pairs are all verified.
+
+#: A conserved base has an exact shared seed within this many bases in enough genomes: a
+#: primer with a mismatch in one strain still lies between the seeds on either side of it.
+SUPPORT_RADIUS = 24
+
+
+def _genomes(items, role: str) -> tuple[Genome, ...]:
+    out = []
+    for item in items:
+        out.append(item if isinstance(item, Genome) else load_genome(item))
+    names = [g.name for g in out]
+    for name in names:
+        if names.count(name) > 1:
+            raise ValueError(f"{role} genome name {name!r} appears twice (names must be unique)")
+    return tuple(out)
+
+
+def make_job(include, exclude, k: int, settings: GroupSettings | None = None, *, backend=None,
+             threads=None, scheduler=None, gap_min: int | None = None):
+    """Check everything and return the job (``Job.family`` ``"group"``).
+
+    ``include``/``exclude``: Genomes or paths (:func:`load_genome`). ``backend``: the
+    edit family's (the in-silico PCR and the exclusivity search run there);
+    ``scheduler``: the dask backend's address. Runs of at least ``gap_min`` N are
+    assembly gaps (engine.gaps): they match nothing.
+    """
+    from engine import gaps, registry
+    from engine.jobs import Job, check_int, check_threads
+
+    settings = settings or GroupSettings()
+    k = check_int("k", k, 1)
+    include, exclude = _genomes(include, "inclusion"), _genomes(exclude, "exclusion")
+    if len(include) < 2:
+        raise ValueError(f"group needs at least two inclusion genomes, got {len(include)}")
+    if not exclude:
+        raise ValueError("group needs at least one exclusion genome")
+    clash = {g.name for g in include} & {g.name for g in exclude}
+    if clash:
+        raise ValueError(f"genome {sorted(clash)[0]!r} is both an inclusion and an exclusion genome")
+    names = [g.name for g in include]
+    if settings.reference is not None and settings.reference not in names:
+        raise ValueError(f"--reference {settings.reference!r} is not an inclusion genome "
+                         f"(choose from {', '.join(names)})")
+    design = settings.pairs.design
+    if k - 1 >= design.len_min:
+        raise ValueError(f"k ({k}) must be at most the shortest primer length ({design.len_min})")
+    if settings.include_edits >= design.len_min:
+        raise ValueError(f"include_edits ({settings.include_edits}) must be smaller than the "
+                         f"shortest primer length ({design.len_min})")
+    if settings.include_3prime_exact > design.len_min:
+        raise ValueError(f"include_3prime_exact ({settings.include_3prime_exact}) must be at most "
+                         f"the shortest primer length ({design.len_min})")
+    threads = check_threads(threads)
+    edit_spec = registry.family("edit")
+    chosen = registry.resolve(edit_spec, None, backend, None, None)
+    every = [r for g in include + exclude for r in g.records]
+    gap_min = gaps.resolve_gap_min(every, gap_min)
+    return Job(family="group", inputs={"include": include, "exclude": exclude},
+               variant=chosen.variant, backend=chosen.backend, threads=threads,
+               params={"k": k, "settings": settings, "scheduler": scheduler, "gap_min": gap_min})
+
+
+def group(include, exclude, k: int, settings: GroupSettings | None = None, **options) -> GroupResult:
+    """Group-specific pairs (see the module docstring); options as :func:`make_job`."""
+    from engine.jobs import drive
+
+    return drive(iter_solve(make_job(include, exclude, k, settings, **options)))
+
+
+solve = group
+
+
+@dataclass
+class _Cluster:
+    """Primer3's candidates near each other on one reference record: their template (a
+    stretch of the record) and the oligos in its coordinates."""
+
+    record: int
+    offset: int          # the template's first base in the record (0-based)
+    template: str
+    lefts: list
+    rights: list
+
+
+def _key(record: int, offset: int, o) -> tuple:
+    lo, hi = o.span
+    return ("L" if o.left else "R", record, offset + lo, offset + hi)
+
+
+def _propose(texts: list[str], design) -> list[tuple[list, list]]:
+    """Primer3's primer lists on each text (run in a child process: Primer3 holds Python's
+    lock for whole seconds)."""
+    from engine.primers.primer3_design import primer_lists
+
+    return [primer_lists(t, design)[:2] for t in texts]
+
+
+def iter_solve(job, cancel=None):
+    """Yield Progress through the stages (seeds, Primer3, verification rounds); return a
+    :class:`GroupResult`. Progress.partial: the pairs verified so far. After a cancel:
+    those pairs, ``complete`` False."""
+    import dataclasses
+    import math
+
+    from engine import edit, gaps
+    from engine.jobs import CancelToken, now
+    from engine.primers import group_seeds as gs
+    from engine.primers import pcr
+    from engine.primers.pairs import _in_child, best_pairs
+    from engine.primers.pcr_columns import SITE_DTYPES, PcrSites
+    from engine.primers.primer3_design import template_text
+    from engine.sequences import encode
+    from engine.slices import Meter, numba_threads, run_info
+
+    cancel = cancel or CancelToken()
+    settings: GroupSettings = job.params["settings"]
+    k, gap_min = job.params["k"], job.params["gap_min"]
+    include, exclude = job.inputs["include"], job.inputs["exclude"]
+    names = tuple(g.name for g in include)
+    n = len(include)
+    need = max(1, math.ceil(settings.min_coverage * n - 1e-9))
+    ref_index = names.index(settings.reference) if settings.reference else 0
+    ref = include[ref_index]
+    meter = Meter(job, threads=numba_threads(job))
+    stages = {"seeds": 0.0, "primer3": 0.0, "inclusivity": 0.0, "exclusivity": 0.0,
+              "pairs": 0.0}
+    diagnosis: list[str] = []
+    accepted: list[GroupPair] = []
+    conservation: dict = {}
+    ref_records = tuple(gaps.as_background(ref.records, gap_min))
+    design = dataclasses.replace(settings.pairs.design, product_ranges=(settings.product_size,),
+                                 num_return=settings.num_return)
+    lo_size, hi_size = settings.product_size
+    total = 100
+
+    def result(complete: bool) -> GroupResult:
+        meter.complete = complete
+        info = run_info(job, meter)
+        return GroupResult(info, k, settings, names, tuple(g.name for g in exclude), ref.name,
+                           tuple(accepted), conservation, tuple(diagnosis), dict(stages), complete)
+
+    def progress(done, message):
+        return meter.progress(done, total, message=message, partial=result(False))
+
+    # 1. seeds ---------------------------------------------------------------------------
+    t0 = now()
+    table = gs.SeedTable(ref_records)
+    count = table.valid.astype(np.int32)          # the reference shares its own seeds
+    support = [gs.dilate(f, SUPPORT_RADIUS).astype(np.int32)
+               for f in table.per_record(table.valid)]
+    for i, g in enumerate(include):
+        if i == ref_index:
+            continue
+        if cancel.cancelled:
+            return result(False)
+        yield progress(20 * i // (n + len(exclude)), f"seeds: {g.name}")
+        found = table.lookup(gaps.as_background(g.records, gap_min))
+        count += found
+        for row, flags in zip(support, table.per_record(found)):
+            row += gs.dilate(flags, SUPPORT_RADIUS)
+    conservation.update({r.id: (c / n).astype(np.float32) for r, c in
+                         zip(ref_records, table.per_record(count))})
+    excluded_seed = np.zeros(len(table.valid), dtype=bool)
+    seed_hits = {}
+    for j, g in enumerate(exclude):
+        if cancel.cancelled:
+            return result(False)
+        yield progress(20 * (n + j) // (n + len(exclude)), f"exclusion seeds: {g.name}")
+        found = table.lookup(gaps.as_background(g.records, gap_min))
+        seed_hits[g.name] = int(found.sum())
+        excluded_seed |= found
+    excluded_rows = table.per_record(excluded_seed)
+    conserved = [np.asarray(s) >= need for s in support]
+    windows = [(ri, a, b) for ri, row in enumerate(conserved) for a, b in gs.runs(row)
+               if b - a >= design.len_min]
+    stages["seeds"] = now() - t0
+    meter.elapsed += stages["seeds"]
+    diagnosis.append(f"conserved windows: {len(windows)} ({sum(b - a for _, a, b in windows):,} "
+                     f"bases of {ref.name}) with exact 16-mer seeds in at least {need} of {n} "
+                     f"inclusion genomes")
+    diagnosis.append("reference seeds found in an exclusion genome: " + (", ".join(
+        f"{name} {c:,}" for name, c in seed_hits.items() if c) or "none"))
+
+    # 2. Primer3 in the windows, cut where a primer would hold an exclusion genome's seed --
+    t0 = now()
+    pieces = []   # (record, start, end) of the texts Primer3 reads
+    for ri, a, b in windows:
+        hits = np.flatnonzero(excluded_rows[ri][a:b]) + a
+        # A primer holding no excluded seed lies between two excluded seed starts s1 < s2:
+        # in [s1 + 1, s2 + SEED - 1).
+        bounds = [a - 1] + hits.tolist() + [b]
+        for s1, s2 in zip(bounds[:-1], bounds[1:]):
+            lo, hi = max(a, s1 + 1), min(b, s2 + gs.SEED - 1)
+            if hi - lo >= design.len_min:
+                pieces.append((ri, lo, hi))
+    texts = [template_text(ref_records[ri].text[lo:hi]) for ri, lo, hi in pieces]
+    lists = []
+    if texts:
+        yield progress(20, f"Primer3: primers in {len(texts):,} conserved windows")
+        lists = yield from _in_child(_propose, (texts, design), cancel,
+                                     lambda: progress(20, "Primer3: primers in the windows"))
+        if lists is None:
+            return result(False)
+    oligos = {}   # key -> (record, oligo in record coordinates)
+    for (ri, lo, hi), (lefts, rights) in zip(pieces, lists):
+        for o in list(lefts) + list(rights):
+            moved = dataclasses.replace(o, pos=o.pos + lo)
+            oligos.setdefault(_key(ri, 0, moved), (ri, moved))
+    # Clusters: oligos of one record closer than the longest product share a template.
+    clusters: list[_Cluster] = []
+    for ri in range(len(ref_records)):
+        mine = sorted((o for r, o in oligos.values() if r == ri), key=lambda o: o.span[0])
+        group_: list = []
+        for o in mine + [None]:
+            if o is None or (group_ and o.span[0] - max(x.span[1] for x in group_) > hi_size):
+                if group_:
+                    lo = max(0, min(x.span[0] for x in group_))
+                    hi = min(len(ref_records[ri]), max(x.span[1] for x in group_))
+                    clusters.append(_Cluster(
+                        ri, lo, template_text(ref_records[ri].text[lo:hi]),
+                        [dataclasses.replace(x, pos=x.pos - lo) for x in group_ if x.left],
+                        [dataclasses.replace(x, pos=x.pos - lo) for x in group_ if not x.left]))
+                group_ = []
+            if o is not None:
+                group_.append(o)
+    n_left = sum(len(c.lefts) for c in clusters)
+    n_right = sum(len(c.rights) for c in clusters)
+    stages["primer3"] = now() - t0
+    meter.elapsed += stages["primer3"]
+    diagnosis.append(f"Primer3: {n_left:,} left and {n_right:,} right primers in the conserved "
+                     f"windows, none holding an exclusion genome's 16-mer")
+
+    # 3. verification rounds ---------------------------------------------------------------
+    incl_records, genome_of = [], []
+    for gi, g in enumerate(include):
+        for r in gaps.as_background(g.records, gap_min):
+            incl_records.append(r)
+            genome_of.append(gi)
+    incl_records = tuple(incl_records)
+    genome_of = np.asarray(genome_of, dtype=np.int64)
+    excl_records, excl_genome = [], []
+    for gi, g in enumerate(exclude):
+        for r in gaps.as_background(g.records, gap_min):
+            excl_records.append(r)
+            excl_genome.append(gi)
+    excl_records = tuple(excl_records)
+    three = settings.include_3prime_exact
+    pset = pcr.PcrSettings(max_edits=settings.include_edits,
+                           max_3prime_edits=0 if three else 1,
+                           three_prime_window=max(1, three), min_product=lo_size,
+                           max_product=hi_size)
+    verdict: dict = {}      # primer key -> True, or why it failed
+    sites_of: dict = {}     # primer key -> its inclusion sites (columns)
+    bad_pairs: dict = {}    # (left key, right key) -> coverage
+    fail_excl = {g.name: 0 for g in exclude}
+    fail_incl = {g: 0 for g in names}
+    missing_products = {g: 0 for g in names}
+    rounds = 0
+
+    def products_of(lk, rk) -> tuple:
+        """Per inclusion genome, the pair's best product (fewest edits, then leftmost): the
+        two primers facing each other on one record, in the size range, across no gap."""
+        cols = {c: np.concatenate([sites_of[lk][c], sites_of[rk][c]]) for c in SITE_DTYPES}
+        cols["primer"] = np.repeat(np.array([0, 1], dtype=np.int64),
+                                   [len(sites_of[lk]["primer"]), len(sites_of[rk]["primer"])])
+        sites = PcrSites(cols, primer_ids=("left", "right"),
+                         record_ids=[r.id for r in incl_records])
+        prods = pcr.pair_sites(sites, incl_records, pset)
+        # one primer alone (left with left) or across an assembly gap: not this pair's product
+        use = np.flatnonzero((prods.forward != prods.reverse) & ~prods.spans_gap)
+        best: list = [None] * n
+        for i in use.tolist():
+            ri = int(prods.record[i])
+            gi = int(genome_of[ri])
+            fe, re_ = int(prods.forward_edits[i]), int(prods.reverse_edits[i])
+            le, rgt = (fe, re_) if int(prods.forward[i]) == 0 else (re_, fe)
+            start, end = int(prods.start[i]), int(prods.end[i])
+            old = best[gi]
+            if old is None or (le + rgt, start) < (old.left_edits + old.right_edits, old.start):
+                best[gi] = GroupProduct(names[gi], incl_records[ri].id, start, end,
+                                        end - start + 1, le, rgt)
+        return tuple(best)
+
+    def verify(keys, lookup):
+        """Inclusivity, then exclusivity of the survivors, for these primers."""
+        prims = [Record(str(i), encode(lookup[key].sequence)) for i, key in enumerate(keys)]
+        t1 = now()
+        search = pcr.search_job(prims, incl_records, settings.include_edits, backend=job.backend,
+                                threads=job.threads, scheduler=job.params["scheduler"],
+                                gap_min=gap_min)
+        sites = yield from pcr.iter_sites(pcr.sites_job(prims, incl_records, pset, search),
+                                          meter, cancel, f"inclusivity: {len(keys)} primers "
+                                          f"in {n} genomes (round {rounds})")
+        stages["inclusivity"] += now() - t1
+        if cancel.cancelled:
+            return False
+        survivors = []
+        for i, key in enumerate(keys):
+            rows = np.flatnonzero(sites.primer == i)
+            sites_of[key] = {c: np.asarray(getattr(sites, c))[rows] for c in SITE_DTYPES}
+            present = np.unique(genome_of[sites_of[key]["record"]])
+            if len(present) < need:
+                verdict[key] = f"binds in {len(present)} of {n} inclusion genomes"
+                for gi in set(range(n)) - set(present.tolist()):
+                    fail_incl[names[gi]] += 1
+            else:
+                survivors.append(i)
+        if not survivors:
+            return True
+        t1 = now()
+        ejob = edit.make_job([prims[i] for i in survivors], excl_records, mode="search", k=k - 1,
+                             strands="both", report="hits", align=False, profile=False,
+                             backend=job.backend, threads=job.threads,
+                             scheduler=job.params["scheduler"], gap_min=gap_min)
+        found = yield from pcr.relabel(edit.iter_solve(ejob, cancel),
+                                       f"exclusivity: {len(survivors)} primers at {k - 1} edits "
+                                       f"in {len(exclude)} backgrounds (round {rounds})")
+        pcr.absorb(meter, found.info)
+        stages["exclusivity"] += now() - t1
+        if not found.info.complete:
+            return False
+        hit_pattern = np.asarray(found.hits.pattern, dtype=np.int64)
+        hit_record = np.asarray(found.hits.record, dtype=np.int64)
+        for j, i in enumerate(survivors):
+            where = hit_record[hit_pattern == j]
+            if len(where):
+                first = exclude[excl_genome[int(where.min())]].name
+                verdict[keys[i]] = f"within {k - 1} edits of {first}"
+                for gi in np.unique(np.asarray(excl_genome)[where]).tolist():
+                    fail_excl[exclude[gi].name] += 1
+            else:
+                verdict[keys[i]] = True
+        return True
+
+    while True:
+        rounds += 1
+        if cancel.cancelled:
+            return result(False)
+        yield progress(40, f"pairs, round {rounds}")
+        t1 = now()
+        ranked = []   # (penalty, cluster, check, left, right, left key, right key)
+        for ci, c in enumerate(clusters):
+            lefts = [o for o in c.lefts if verdict.get(_key(c.record, c.offset, o), True) is True]
+            rights = [o for o in c.rights if verdict.get(_key(c.record, c.offset, o), True) is True]
+            mine_bad = sum(1 for (lk, rk) in bad_pairs if lk[1] == c.record
+                           and c.offset <= lk[2] < c.offset + len(c.template))
+            d = dataclasses.replace(design, num_return=min(1000, settings.num_return + mine_bad))
+            for check, left, right, _ in best_pairs(c.template, lefts, rights, d, cancel):
+                ranked.append((check.penalty, ci, check, left, right,
+                               _key(c.record, c.offset, left), _key(c.record, c.offset, right)))
+        ranked.sort(key=lambda t: (t[0], t[5], t[6]))
+        stages["pairs"] += now() - t1
+        meter.elapsed += now() - t1
+        # Walk the pairs best first: a pair is known good, known bad, or unknown (a primer
+        # not verified yet). Once the good and the unknown reach num_return, nothing ranked
+        # after them can be returned unless an unknown one fails: verify those, and repeat.
+        pending, lookup, good = [], {}, []
+        unknown = 0
+        new_bad = False
+        for pen, ci, check, left, right, lk, rk in ranked:
+            if len(good) + unknown >= settings.num_return:
+                break
+            if (lk, rk) in bad_pairs or any(verdict.get(key, True) is not True for key in (lk, rk)):
+                continue
+            todo = [(key, o) for key, o in ((lk, left), (rk, right)) if key not in verdict]
+            if todo:
+                unknown += 1
+                for key, o in todo:
+                    if key not in lookup:
+                        lookup[key] = o
+                        pending.append(key)
+                continue
+            products = products_of(lk, rk)
+            covered = sum(p is not None for p in products)
+            if covered < need:
+                bad_pairs[(lk, rk)] = covered
+                new_bad = True
+                for gi, p in enumerate(products):
+                    if p is None:
+                        missing_products[names[gi]] += 1
+                continue
+            rec = ref_records[clusters[ci].record]
+            good.append(GroupPair(
+                PrimerSite(left.sequence, rec.offset + lk[2] + 1, rec.offset + lk[3], left.tm,
+                           left.gc_percent, left.penalty),
+                PrimerSite(right.sequence, rec.offset + rk[2] + 1, rec.offset + rk[3], right.tm,
+                           right.gc_percent, right.penalty),
+                rec.id, float(pen), products))
+        accepted[:] = [p for p in good]
+        if not pending:
+            if not new_bad:
+                break
+            continue
+        # The pairs ranked before the ones still unverified stay (the partial result).
+        ok = yield from verify(pending, lookup)
+        if not ok:
+            return result(False)
+
+    excl_line = ", ".join(f"{name} {c:,}" for name, c in fail_excl.items() if c)
+    incl_line = ", ".join(f"{name} {c:,}" for name, c in fail_incl.items() if c)
+    miss_line = ", ".join(f"{name} {c:,}" for name, c in missing_products.items() if c)
+    checked = len(verdict)
+    diagnosis.append(f"verified {checked:,} primers in {rounds} rounds: "
+                     f"{sum(1 for v in verdict.values() if v is not True and 'binds' in v):,} bind "
+                     f"in fewer than {need} inclusion genomes (missing in: {incl_line or 'none'}); "
+                     f"{sum(1 for v in verdict.values() if v is not True and 'within' in v):,} "
+                     f"within {k - 1} edits of an exclusion genome ({excl_line or 'none'})")
+    diagnosis.append(f"pairs below min coverage {need}/{n}: {len(bad_pairs):,} (no product in: "
+                     f"{miss_line or 'none'})")
+    diagnosis.append(f"group pairs: {len(accepted)}")
+    return result(True)

@@ -1,0 +1,107 @@
+"""Exact shared seeds for the group search's shortlist (numpy only, no kernels).
+
+A seed is a 16-mer of unambiguous bases, compared in canonical form (the smaller of it and
+its reverse complement as 2-bit integers), so one lookup covers both strands. Every genome
+is read once, its seeds looked up in the reference's sorted table; memory stays at a few
+arrays of one genome's length, whatever the number of genomes.
+
+The seeds only *shortlist* where primers are proposed: every reported pair is verified
+exactly afterwards (engine.primers.group).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Seed length: 4^16 = 4.3e9 seeds, so a random 16-mer occurs by chance in a 5 Mb genome
+#: (both strands) with probability ~0.2 %; shorter seeds match everywhere in a bacterium.
+SEED = 16
+
+# 4-bit base set (engine.sequences) -> 2-bit code, 4 for anything ambiguous or a gap.
+_TWO_BIT = np.full(256, 4, dtype=np.uint8)
+for _code, _two in ((1, 0), (2, 1), (4, 2), (8, 3)):
+    _TWO_BIT[_code] = _two
+
+
+def seeds(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per start p of ``codes`` (len - SEED + 1 of them): the canonical seed of
+    codes[p:p+SEED] (uint32) and whether it is made of A/C/G/T only."""
+    n = len(codes) - SEED + 1
+    if n <= 0:
+        return np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=bool)
+    two = _TWO_BIT[np.asarray(codes, dtype=np.uint8)]
+    bad = np.cumsum(np.concatenate(([0], two == 4)))
+    valid = bad[SEED:] - bad[:n] == 0
+    bits = (two & 3).astype(np.uint32)
+    fwd = np.zeros(n, dtype=np.uint32)
+    rev = np.zeros(n, dtype=np.uint32)
+    for i in range(SEED):
+        fwd = (fwd << np.uint32(2)) | bits[i:i + n]
+        rev |= (np.uint32(3) - bits[i:i + n]) << np.uint32(2 * i)
+    return np.minimum(fwd, rev), valid
+
+
+class SeedTable:
+    """The reference's seeds, record after record: ``lookup(codes)`` marks which reference
+    seed positions occur in other codes (either strand)."""
+
+    def __init__(self, records):
+        self.lengths = [len(r) for r in records]
+        parts, valids = zip(*(seeds(np.asarray(r.chunk(0, len(r)))) for r in records))
+        self.starts = np.cumsum([0] + [len(p) for p in parts])
+        everything = np.concatenate(parts)
+        self.valid = np.concatenate(valids)
+        self.unique, self.inverse = np.unique(everything[self.valid], return_inverse=True)
+
+    def lookup(self, records) -> np.ndarray:
+        """Per reference seed position: does that seed occur in ``records`` (bool, over the
+        concatenated reference records' seed positions)."""
+        found = np.zeros(len(self.unique), dtype=bool)
+        for r in records:
+            s, ok = seeds(np.asarray(r.chunk(0, len(r))))
+            s = s[ok]
+            at = np.searchsorted(self.unique, s)
+            at[at == len(self.unique)] = 0
+            found[at[self.unique[at] == s]] = True
+        out = np.zeros(len(self.valid), dtype=bool)
+        out[self.valid] = found[self.inverse]
+        return out
+
+    def per_record(self, flags: np.ndarray) -> list[np.ndarray]:
+        """``flags`` over seed positions split per reference record, each padded with False
+        to the record's length (a seed position p stands for bases p..p+SEED-1)."""
+        out = []
+        for i, n in enumerate(self.lengths):
+            row = np.zeros(n, dtype=flags.dtype)
+            part = flags[self.starts[i]:self.starts[i + 1]]
+            row[:len(part)] = part
+            out.append(row)
+        return out
+
+
+def dilate(flags: np.ndarray, radius: int) -> np.ndarray:
+    """Positions with a True within ``radius`` on either side."""
+    csum = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
+    idx = np.arange(len(flags))
+    lo = np.maximum(idx - radius, 0)
+    hi = np.minimum(idx + radius + 1, len(flags))
+    return csum[hi] - csum[lo] > 0
+
+
+def any_in(flags: np.ndarray, starts, ends) -> np.ndarray:
+    """Per window [starts[i], ends[i]): whether ``flags`` has a True in it."""
+    csum = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
+    starts = np.clip(np.asarray(starts, dtype=np.int64), 0, len(flags))
+    ends = np.clip(np.asarray(ends, dtype=np.int64), 0, len(flags))
+    return csum[np.maximum(ends, starts)] - csum[starts] > 0
+
+
+def all_in(flags: np.ndarray, starts, ends) -> np.ndarray:
+    """Per window [starts[i], ends[i]): whether ``flags`` is True throughout it."""
+    return ~any_in(~flags, starts, ends)
+
+
+def runs(flags: np.ndarray) -> list[tuple[int, int]]:
+    """The [start, end) runs of True."""
+    edges = np.diff(np.concatenate(([0], flags.astype(np.int8), [0])))
+    return list(zip(np.flatnonzero(edges == 1).tolist(), np.flatnonzero(edges == -1).tolist()))
