@@ -650,8 +650,10 @@ class GroupView(ResultView):
         if not cancelling:
             what = item.message or "finding group pairs"
             self.status.setText(f"{what[0].upper()}{what[1:]}…")
-        partial = item.partial
-        if partial is not None and hasattr(partial, "pairs") and len(partial.pairs) != self._shown_pairs:
+        from engine.primers.group import GroupResult
+
+        partial = item.partial  # (a stage's own Progress carries its own partial: not shown)
+        if isinstance(partial, GroupResult) and len(partial.pairs) != self._shown_pairs:
             self.show_result(partial)  # the pairs verified so far, as they come
 
     def _on_finished(self, result) -> None:

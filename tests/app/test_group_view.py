@@ -319,3 +319,91 @@ def test_the_group_page_fits_1280x720(qtbot, window, tmp_path):
     assert view.matrix.horizontalScrollBar().maximum() == 0
     assert view.matrix.verticalScrollBar().maximum() == 0
 
+
+
+def small_group(folder: Path) -> tuple[list[str], list[str]]:
+    """Three strains of a 700 bp genome (one with SNPs, one a draft in two contigs) and an
+    unrelated background, as FASTA files."""
+    rng = np.random.default_rng(30)
+    base = "".join(rng.choice(list("ACGT"), 700))
+    snps = list(base)
+    for pos in (60, 350, 610):
+        snps[pos] = "A" if snps[pos] != "A" else "C"
+    files = {"strainA": f">A1\n{base}\n", "strainB": f">B1\n{''.join(snps)}\n",
+             "strainC": f">C1\n{base[:420]}\n>C2\n{base[420:]}\n",
+             "other": f">O1\n{''.join(rng.choice(list('ACGT'), 3_000))}\n"}
+    paths = {}
+    for name, text in files.items():
+        paths[name] = str(folder / f"{name}.fa")
+        Path(paths[name]).write_text(text)
+    return [paths["strainA"], paths["strainB"], paths["strainC"]], [paths["other"]]
+
+
+def run_page(qtbot, page, timeout=600_000):
+    failures = []
+    page.runner.failed.connect(failures.append)
+    with qtbot.waitSignal(page.designed, timeout=timeout, raising=False) as blocker:
+        assert page.run(), page.error.text()
+    assert not failures, failures
+    assert blocker.signal_triggered, "the group run did not end in time"
+    return blocker.args[0]
+
+
+def primers_of(result) -> list[tuple[str, str]]:
+    return [(p.left.sequence, p.right.sequence) for p in result.pairs]
+
+
+def test_the_page_runs_the_engines_job_and_cancel_keeps_the_verified_pairs(qtbot, page, tmp_path):
+    """The real job on the worker thread (a 700 bp group: Primer3 takes most of it)."""
+    include, exclude = small_group(tmp_path)
+    page.include.add_paths(include)
+    page.exclude.add_paths(exclude)
+    page.set_values({"k": 2, "num_return": 3, "product_size": "100-300", "min_coverage": 1.0})
+    page.reference.setCurrentIndex(page.reference.findData("strainB"))
+    result = run_page(qtbot, page)
+    # the job is the page's fields, and what it shows is the job's answer
+    settings = group.settings_from(page.values())
+    assert page.job.family == "group" and page.job.params["k"] == 2
+    assert page.job.params["settings"] == settings and settings.reference == "strainB"
+    assert [g.name for g in page.job.inputs["include"]] == ["strainA", "strainB", "strainC"]
+    assert result.complete and result.pairs and result.reference == "strainB"
+    assert page.model.rows() == group.pair_rows(result)
+    assert page.coverage.columnCount() == len(result.pairs) and page.coverage.rowCount() == 3
+    for p in result.pairs:  # min coverage 1.0: a product in every genome, in the size range
+        assert all(q is not None and 100 <= q.size <= 300 for q in p.products)
+    assert page.status.text() == group.summary(result)
+    assert page.export_button.isEnabled() and page.add_button.isEnabled()
+    # Cancel from the page while it runs: it shows what the job returns, and says whether
+    # it was cut short.
+    page.runner.progress.connect(lambda item: page.cancel() if isinstance(
+        getattr(item, "partial", None), GroupResult) else None)
+    cancelled = run_page(qtbot, page)
+    assert page.model.rows() == group.pair_rows(cancelled)
+    assert page.status.text().startswith("Cancelled") == (not cancelled.complete)
+
+
+def test_a_cancel_keeps_the_pairs_verified_so_far(tmp_path):
+    """The page's job cancelled as soon as it reports a verified pair (on the worker thread the
+    token is set the same way, only later): those pairs stay, and the result says it is not
+    complete. (On strainA the engine needs several verification rounds here.)"""
+    from engine.jobs import CancelToken
+
+    include, exclude = small_group(tmp_path)
+    settings = group.settings_from({"k": 2, "include_edits": 1, "include_3prime_exact": 3,
+                                    "min_coverage": 1.0, "product_size": "100-300",
+                                    "num_return": 3})
+    token = CancelToken()
+    gen = group.group_run(include, exclude, 2, settings, None, token)
+    seen = []
+    try:
+        while True:
+            item = next(gen)
+            partial = getattr(item, "partial", None)
+            if isinstance(partial, GroupResult) and partial.pairs and not seen:
+                seen.append(primers_of(partial))
+                token.cancel()
+    except StopIteration as stop:
+        cancelled = stop.value
+    assert seen, "the engine reported no verified pair before its end"
+    assert set(seen[0]) <= set(primers_of(cancelled)), "the cancel lost verified pairs"
+    assert not cancelled.complete
