@@ -584,7 +584,7 @@ class GroupView(ResultView):
         self.exclude.set_paths(exclude)
         self.set_values({"k": 3, "include_edits": 1, "include_3prime_exact": 3,
                          "min_coverage": 1.0, "product_size": "100-300", "num_return": 10})
-        self.status.setText(f"Demo loaded: {len(include)} Klebsiella pneumoniae genomes against "
+        self.status.setText(f"Demo loaded: {len(include)} Klebsiella genomes against "
                             f"{len(exclude)} E. coli genomes. Press Find group pairs.")
         return True
 
