@@ -26,26 +26,26 @@ PAIR_COLUMNS = (
     Column("target", "str", "", "Target record"),
     Column("rank", "int", "", "Rank by Primer3's pair penalty (1: best)"),
     Column("penalty", "float", "", "Primer3's pair penalty (lower is better)"),
-    Column("product", "int", "length", "Product size in the target (bp)"),
+    Column("product (bp)", "int", "length", "Product size in the target (bp)"),
     Column("forward", "str", "", "Forward (left) primer, 5′→3′"),
     Column("F start", "int", "start", "First base of the forward primer's site (1-based)"),
     Column("F end", "int", "", "Last base of the forward primer's site"),
-    Column("F Tm", "float", "", "Forward primer Tm (°C, Primer3)"),
+    Column("F Tm (°C)", "float", "", "Forward primer Tm (°C, Primer3)"),
     Column("F GC %", "float", "", "Forward primer GC content (%)"),
     Column("reverse", "str", "", "Reverse (right) primer as ordered, 5′→3′"),
     Column("R start", "int", "", "First base of the reverse primer's site (target coordinates)"),
     Column("R end", "int", "end", "Last base of the reverse primer's site: its 5′ end"),
-    Column("R Tm", "float", "", "Reverse primer Tm (°C, Primer3)"),
+    Column("R Tm (°C)", "float", "", "Reverse primer Tm (°C, Primer3)"),
     Column("R GC %", "float", "", "Reverse primer GC content (%)"),
-    Column("compl. any Tm", "float", "", "Primer3: Tm of the most stable dimer of the two primers"),
-    Column("compl. 3′ Tm", "float", "", "Primer3: Tm of the most stable 3′-anchored dimer"),
-    Column("product Tm", "float", "", "Primer3: Tm of the product"),
+    Column("compl. any Tm (°C)", "float", "", "Primer3: Tm of the most stable dimer of the two primers"),
+    Column("compl. 3′ Tm (°C)", "float", "", "Primer3: Tm of the most stable 3′-anchored dimer"),
+    Column("product Tm (°C)", "float", "", "Primer3: Tm of the product"),
     Column("off-target", "int", "", "Products of this pair in the background (in-silico PCR)"),
     Column("closest record", "str", "", "The closest off-target product (fewest edits, then "
                                         "fewest 3′ edits, then shortest): its record"),
     Column("closest start", "int", "", "Closest off-target product: first base"),
     Column("closest end", "int", "", "Closest off-target product: last base"),
-    Column("closest length", "int", "", "Closest off-target product: length (bp)"),
+    Column("closest length (bp)", "int", "", "Closest off-target product: length (bp)"),
     Column("closest F", "str", "", "Closest off-target product: the primer at its start"),
     Column("closest R", "str", "", "Closest off-target product: the primer at its end"),
     Column("closest F edits", "int", "", "Edits of the forward primer's site"),
@@ -61,7 +61,7 @@ PRODUCT_COLUMNS = (
     Column("record", "str", "", "Background record"),
     Column("start", "int", "start", "First base of the product (1-based)"),
     Column("end", "int", "end", "Last base of the product (1-based, inclusive)"),
-    Column("length", "int", "length", "Product length (bp)"),
+    Column("length (bp)", "int", "length", "Product length (bp)"),
     Column("F edits", "int", "", "Edits of the forward site"),
     Column("R edits", "int", "", "Edits of the reverse site"),
     Column("F 3′ edits", "int", "", "Edits in the forward primer's 3′ window"),
@@ -80,16 +80,18 @@ class PairsStarted:
 
 def design_run(target: Sequence[Record], background: Sequence[Record], k: int, settings,
                selection, threads: int | None, cancel: CancelToken,
-               scheduler: str | None = None) -> Generator:
+               scheduler: str | None = None, gap_min: int | None = None) -> Generator:
     """Build the pair design job (on the worker thread: it imports numba), yield
     :class:`PairsStarted`, then the job's Progress; return its :class:`PairsResult`.
-    ``scheduler``: the run panel's Dask scheduler (dask only; None: a local cluster)."""
+    ``scheduler``: the run panel's Dask scheduler (dask only; None: a local cluster);
+    ``gap_min``: the run panel's gap rule (None: the store's, else 10)."""
     from engine.primers import pairs
 
     job = pairs.make_job(target, background, k, settings, variant=selection.variant,
                          backend=selection.backend, parallel=selection.parallel,
                          flags=selection.flags, threads=threads,
-                         scheduler=scheduler if selection.backend == "dask" else None)
+                         scheduler=scheduler if selection.backend == "dask" else None,
+                         gap_min=gap_min)
     yield PairsStarted(job)
     return (yield from steps(pairs.iter_solve(job, cancel)))
 

@@ -28,6 +28,10 @@ from app.widgets import ClampingSpinBox, Section
 
 #: Whether the Advanced section (engine settings) is open; folded by default.
 ADVANCED_KEY = "params/advanced"
+#: Parameters of the biology that are rarely changed (the N-run length read as an assembly
+#: gap: the store's own, else 10): under Advanced, so the first panel fits 720 px; the line
+#: under Advanced names one that is set (as this text says it), as it changes the answer.
+RARE_PARAMS = {"gap_min": "gaps: N runs ≥ {}"}
 
 
 def _cpu_threads() -> int:
@@ -124,37 +128,37 @@ class ParamsPanel(QWidget):
         self.params_box = QGroupBox("Parameters")
         self.params_form = QFormLayout(self.params_box)
         self.params_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.params_form.setVerticalSpacing(2)
         self.engine_form = QFormLayout()
         self.engine_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.rare_form = QFormLayout()  # RARE_PARAMS
+        self.rare_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         advanced = QWidget()
         advanced_layout = QVBoxLayout(advanced)
         advanced_layout.setContentsMargins(0, 0, 0, 0)
+        advanced_layout.addLayout(self.rare_form)
         advanced_layout.addLayout(form)
         advanced_layout.addLayout(self.engine_form)
         advanced_layout.addWidget(self.flags_box)
-        self.advanced = Section("Advanced (engine settings)", advanced,
+        self.advanced = Section("Advanced", advanced,
                                 bool(settings.value(ADVANCED_KEY, False, type=bool)))
-        self.advanced.button.setToolTip("Variant, backend, threads, CUDA and Dask settings, "
-                                        "optimisation flags: how the engine computes the answer "
-                                        "(the same answer for every choice; only the time differs)")
-        self.summary = QLabel()
-        self.summary.setObjectName("help")
-        self.summary.setWordWrap(True)
-        self.summary.setVisible(not self.advanced.is_expanded())
+        self.advanced.button.setToolTip("The N-run length read as an assembly gap; then variant, "
+                                        "backend, threads, CUDA and Dask settings, optimisation "
+                                        "flags: how the engine computes the answer (the same "
+                                        "answer for every choice; only the time differs)")
+        self.summary = self.advanced.note  # the engine chosen, beside Advanced while folded
         self.advanced.toggled.connect(self._on_advanced)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(3)  # (the whole panel fits 720 px with the Pairs tab's rows)
         layout.addWidget(self.family_combo)
         layout.addWidget(self.family_help)
         layout.addWidget(self.params_box)
-        # A view's own biology (the Pairs tab's product sizes and Tm): set_biology.
-        self.biology_box = QGroupBox("Primer pairs")
-        self.biology_layout = QVBoxLayout(self.biology_box)
-        self.biology_box.setVisible(False)
-        layout.addWidget(self.biology_box)
+        # A view's own biology (the Pairs tab's product sizes and Tm), a row of the parameters'
+        # box: set_biology.
+        self.biology: QWidget | None = None
         layout.addWidget(self.advanced)
-        layout.addWidget(self.summary)
 
         self.family_combo.currentIndexChanged.connect(
             lambda i: self.set_family(self.family_combo.itemData(i)))
@@ -173,7 +177,6 @@ class ParamsPanel(QWidget):
 
     def _on_advanced(self, expanded: bool) -> None:
         self.settings.setValue(ADVANCED_KEY, bool(expanded))
-        self.summary.setVisible(not expanded)  # the open section says it all
 
     # -- state ---------------------------------------------------------------------------------
     @property
@@ -332,11 +335,17 @@ class ParamsPanel(QWidget):
         """The biology's parameters, then Advanced: variant, backend, parallel form, threads,
         the engine's parameters and flags (the layout's order)."""
         fam = self.spec
-        biology = [w for n, w in self._param_widgets.items() if not is_engine_setting(fam.param(n))]
-        engine = [w for n, w in self._param_widgets.items() if is_engine_setting(fam.param(n))]
-        return (biology + [self.advanced.button, self.variant_combo, self.backend_combo,
-                           self.parallel_combo, self.threads_spin]
+        kinds = {n: self._section(fam.param(n)) for n in self._param_widgets}
+        biology, rare, engine = ([w for n, w in self._param_widgets.items() if kinds[n] == kind]
+                                 for kind in ("biology", "rare", "engine"))
+        return (biology + [self.advanced.button] + rare + [self.variant_combo, self.backend_combo,
+                                                           self.parallel_combo, self.threads_spin]
                 + engine + list(self._flag_boxes.values()))
+
+    @staticmethod
+    def _section(p: registry.ParamSpec) -> str:
+        """Where a parameter's row goes: 'engine' and 'rare' under Advanced, else 'biology'."""
+        return "engine" if is_engine_setting(p) else "rare" if p.name in RARE_PARAMS else "biology"
 
     def set_family(self, name: str) -> None:
         if name == self.family or name not in self.families or not has_adapter(name):
@@ -362,17 +371,34 @@ class ParamsPanel(QWidget):
         self.family_combo.blockSignals(False)
 
     def set_biology(self, widget: QWidget | None) -> None:
-        """Show a view's biology settings (the Pairs tab's product sizes and Tm) under the
-        family's parameters, before Advanced; None: hand back the one shown (its view is
+        """Show a view's biology settings (the Pairs tab's product sizes and Tm: a widget over
+        a QFormLayout) as the last rows of the family's parameters, labels aligned with theirs
+        (the view shows and hides it with itself); None: hand back the one shown (its view is
         going: detached, not deleted, as the view still holds it)."""
-        while self.biology_layout.count():
-            old = self.biology_layout.takeAt(0).widget()
-            if old is not None:
-                old.setParent(None)
+        if self.biology is not None:
+            self.params_form.takeRow(self.biology)
+            self.biology.setParent(None)
+        self.biology = widget
         if widget is not None:
-            self.biology_layout.addWidget(widget)
-            widget.show()
-        self.biology_box.setVisible(widget is not None)
+            self.params_form.addRow(widget)
+        self._fit_params_box()
+
+    def _fit_params_box(self) -> None:
+        """The box shows when it has rows; the labels of the biology's form as wide as the
+        family's (one column of fields)."""
+        forms = [self.params_form]
+        if self.biology is not None and isinstance(self.biology.layout(), QFormLayout):
+            forms.append(self.biology.layout())
+            forms[1].setVerticalSpacing(self.params_form.verticalSpacing())
+        labels = [item.widget() for form in forms for row in range(form.rowCount())
+                  if (item := form.itemAt(row, QFormLayout.ItemRole.LabelRole)) is not None
+                  and item.widget() is not None]
+        for label in labels:
+            label.setMinimumWidth(0)
+        width = max((label.sizeHint().width() for label in labels), default=0)
+        for label in labels:
+            label.setMinimumWidth(width)
+        self.params_box.setVisible(self.params_form.rowCount() > 0)
 
     def _build_family(self) -> None:
         fam = self.spec
@@ -390,7 +416,11 @@ class ParamsPanel(QWidget):
             self._flag_boxes[flag.name] = box
         self.flags_box.setVisible(bool(fam.flags))
         # Parameters: int -> spin box, float -> double spin box, choice -> combo, text -> line.
-        for form in (self.params_form, self.engine_form):
+        # (A view's biology rows are kept: set_biology hands them back.)
+        biology = self.biology
+        if biology is not None:
+            self.params_form.takeRow(biology)
+        for form in (self.params_form, self.engine_form, self.rare_form):
             while form.rowCount():
                 form.removeRow(0)
         self._param_widgets = {}
@@ -399,9 +429,12 @@ class ParamsPanel(QWidget):
             label = QLabel(p.title)
             label.setToolTip(p.help)
             widget.setToolTip(p.help)
-            (self.engine_form if is_engine_setting(p) else self.params_form).addRow(label, widget)
+            forms = {"engine": self.engine_form, "rare": self.rare_form, "biology": self.params_form}
+            forms[self._section(p)].addRow(label, widget)
             self._param_widgets[p.name] = widget
-        self.params_box.setVisible(any(not is_engine_setting(p) for p in fam.params))
+        if biology is not None:
+            self.params_form.addRow(biology)
+        self._fit_params_box()
         self._show_params()
         self._show_selection()
 
@@ -510,7 +543,9 @@ class ParamsPanel(QWidget):
                 help_text += f"\n(needs {', '.join(needs[name])})"
             box.setToolTip(help_text)
             box.blockSignals(False)
-        self.summary.setText(f"Engine: {selection_text(state)} (change under Advanced)")
+        rare = [RARE_PARAMS[n].format(state["params"][n]) for n in self._param_widgets
+                if n in RARE_PARAMS and state["params"][n] is not None]
+        self.summary.setText(f"Engine: {selection_text(state)}" + "".join(f"; {r}" for r in rare))
         for name, widget in self._param_widgets.items():
             # Backend- or variant-only parameters (threads per block on cuda...) grey out elsewhere.
             widget.setEnabled(fam.param(name).applies(state["variant"], state["backend"]))

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QValidator
-from PySide6.QtWidgets import QLayout, QSizePolicy, QSpinBox, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QPainter, QValidator
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLayout, QSizePolicy, QSpinBox, QToolButton,
+                               QVBoxLayout, QWidget)
 
 
 class ClampingSpinBox(QSpinBox):
@@ -46,9 +47,41 @@ class ClampingSpinBox(QSpinBox):
         return super().fixup(text)
 
 
+class ElidedLabel(QLabel):
+    """One line of plain text cut with "…" where its width runs out (the whole text in its
+    tip): it never widens the panel it sits in, nor takes a second line."""
+
+    def __init__(self, text: str = "", parent=None):
+        super().__init__(text, parent)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.setToolTip(text)
+
+    def minimumSizeHint(self):
+        return QSize(0, self.fontMetrics().height())
+
+    def sizeHint(self):
+        return QSize(self.fontMetrics().horizontalAdvance(self.text()), self.fontMetrics().height())
+
+    def elided(self) -> str:
+        """The text as drawn at the label's width."""
+        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight,
+                                             self.contentsRect().width())
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        painter.drawText(self.contentsRect(), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                         self.elided())
+
+
 class Section(QWidget):
     """A titled section that folds: a flat arrow button over its content (the *Advanced*
-    engine settings). ``toggled(bool)`` says whether it is open now."""
+    engine settings). ``toggled(bool)`` says whether it is open now. ``note`` (an
+    :class:`ElidedLabel` beside the button) says what the folded content holds; it hides
+    while the section is open, as the content then says it."""
 
     toggled = Signal(bool)
 
@@ -59,12 +92,18 @@ class Section(QWidget):
         self.button.setCheckable(True)
         self.button.setAutoRaise(True)
         self.button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.note = ElidedLabel()
+        self.note.setObjectName("help")
         self.content = content
+        header = QHBoxLayout()
+        header.setContentsMargins(0, 0, 0, 0)
+        header.addWidget(self.button)
+        header.addWidget(self.note, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        layout.addWidget(self.button)
+        layout.addLayout(header)
         layout.addWidget(content)
         self.button.toggled.connect(self._show)
         self.button.setChecked(expanded)
@@ -73,6 +112,7 @@ class Section(QWidget):
     def _show(self, expanded: bool) -> None:
         self.button.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
         self.content.setVisible(expanded)
+        self.note.setVisible(not expanded)
         self.toggled.emit(expanded)
 
     def is_expanded(self) -> bool:

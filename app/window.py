@@ -129,6 +129,7 @@ class MainWindow(QMainWindow):
         self.params.layout().insertWidget(2, self.inputs_box)
         self.left_content = QWidget()
         layout = QVBoxLayout(self.left_content)
+        layout.setContentsMargins(9, 4, 9, 4)  # (the kdiff panel with the pairs' rows fits 720 px)
         layout.addWidget(self.params)
         layout.addStretch(1)
         scroll = QScrollArea()

@@ -155,7 +155,8 @@ class KdiffAdapter(FamilyAdapter):
             return {"target": inputs["target"], "background": inputs["background"],
                     "k": choice.params["k"], "selection": choice.selection,
                     "threads": choice.threads,
-                    "scheduler": choice.params.get("scheduler") or None}  # dask: its address
+                    "scheduler": choice.params.get("scheduler") or None,  # dask: its address
+                    "gap_min": choice.params.get("gap_min")}  # (None: the store's, else 10)
 
         def has_inputs():  # cheap (the tab refreshes while runs draw): records chosen in each box
             return all(p.state().records and p.state().use for p in host.input_panels.values())

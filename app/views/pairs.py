@@ -44,13 +44,18 @@ REGION_KINDS = {"amplify": ("amplify", (0, 158, 115), "amplify"),
                 "exclude": ("exclude", (213, 94, 0), "exclude"),
                 "include": ("include", (0, 114, 178), "include")}
 #: Pair table columns hidden at first (the CSV keeps them): the view stays narrow.
-HIDDEN = {"F end", "R start", "compl. any Tm", "compl. 3′ Tm", "product Tm", "closest record",
-          "closest start", "closest end", "closest F", "closest R"}
+HIDDEN = {"F end", "R start", "compl. any Tm (°C)", "compl. 3′ Tm (°C)", "product Tm (°C)",
+          "closest record", "closest start", "closest end", "closest F", "closest R"}
+#: The pair table's shown order (the CSV's stays): what a person reads first, the two primers
+#: with their Tm and the product size, fits 1280 px across without a sideways scroll; the
+#: rest follows and scrolls.
+FIRST_COLUMNS = ("target", "rank", "product (bp)", "forward", "F Tm (°C)", "reverse", "R Tm (°C)",
+                 "off-target", "penalty", "F start", "R end", "F GC %", "R GC %")
 
 
 #: Dimer Tm columns: Primer3 reports 0 when it finds no structure, and a structure that melts
 #: at or below 0 °C does not form in a PCR: both read "none" (the CSV keeps the number).
-NO_STRUCTURE_COLUMNS = {"compl. any Tm", "compl. 3′ Tm", "dimer Tm (°C)"}
+NO_STRUCTURE_COLUMNS = {"compl. any Tm (°C)", "compl. 3′ Tm (°C)", "dimer Tm (°C)"}
 
 
 class _DimerModel(ResultsModel):
@@ -132,17 +137,27 @@ class PairsView(ResultView):
         self._build_controls()
         self._build_track()
         self._build_tables()
-        body = QSplitter(Qt.Orientation.Horizontal)
-        body.addWidget(self.track)
-        body.addWidget(self.tables)
-        body.setStretchFactor(0, 1)
-        body.setStretchFactor(1, 1)
-        body.setSizes([480, 480])
+        # The track and the selected pair's products side by side over the pair table, which
+        # gets the whole width: beside the track it hid the reverse primer and the Tm at 1280 px.
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self.track)
+        top.addWidget(self.products_pane)
+        top.setStretchFactor(0, 3)
+        top.setStretchFactor(1, 2)
+        top.setSizes([510, 340])
+        top.setChildrenCollapsible(False)
+        self.body = QSplitter(Qt.Orientation.Vertical)
+        self.body.addWidget(top)
+        self.body.addWidget(self.table)
+        self.body.setStretchFactor(0, 3)
+        self.body.setStretchFactor(1, 2)
+        self.body.setSizes([290, 200])
+        self.body.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 0)
         layout.addLayout(self.controls)
         layout.addWidget(self.error)
-        layout.addWidget(body, 1)
+        layout.addWidget(self.body, 1)
         self.runner = JobRunner(self)
         self.runner.progress.connect(self._on_progress)
         self.runner.finished.connect(self._on_finished)
@@ -191,6 +206,7 @@ class PairsView(ResultView):
         # The biology of a pair (product size, Tm) sits in the first panel beside k and strands
         # (ParamsPanel.set_biology): the window moves this widget there; alone it is row 1's.
         self.biology = QWidget()
+        self.biology.setVisible(False)  # until this view shows (hideEvent)
         biology = QFormLayout(self.biology)
         biology.setContentsMargins(0, 0, 0, 0)
         tm_row = QHBoxLayout()
@@ -204,7 +220,7 @@ class PairsView(ResultView):
         for widget in (QLabel("Pairs"), self.num_return, QLabel("3′ apart ≥"), self.distance,
                        QLabel("PCR edits ≤"), self.max_edits):
             row1.addWidget(widget)
-        row1.addStretch(1)
+        row1.addSpacing(12)
         self.used = QLabel()  # what Primer3 is told: the filters' bounds and the conditions
         self.used.setObjectName("help")
         self.used.setWordWrap(True)
@@ -256,13 +272,12 @@ class PairsView(ResultView):
             row2.addWidget(widget)
         self.controls = QVBoxLayout()
         self.controls.setSpacing(2)
+        # The regions share row 1 (the biology is in the first panel): one row less at 720 px.
+        row1.addWidget(self.regions_button)
+        row1.addWidget(self.regions_label, 1)
+        row1.addWidget(self.avoid_masked)
         self.controls.addLayout(row1)
         self.controls.addWidget(self.used)
-        regions_row = QHBoxLayout()  # (its own row: the window fits 1280 px across)
-        regions_row.addWidget(self.regions_button)
-        regions_row.addWidget(self.regions_label, 1)
-        regions_row.addWidget(self.avoid_masked)
-        self.controls.addLayout(regions_row)
         self.controls.addLayout(row2)
         self.error = QLabel()
         self.error.setObjectName("error")
@@ -345,10 +360,13 @@ class PairsView(ResultView):
         self.proxy = ResultsFilter(self)
         self.table = table_view(self.model, self.proxy)
         header = self.table.horizontalHeader()
+        titles = [column.title for column in pairs.PAIR_COLUMNS]
         for col, column in enumerate(pairs.PAIR_COLUMNS):
             header.resizeSection(col, 190 if column.title in ("forward", "reverse") else
                                  110 if column.kind == "str" else 62)
             self.table.setColumnHidden(col, column.title in HIDDEN)
+        for place, title in enumerate(FIRST_COLUMNS):
+            header.moveSection(header.visualIndex(titles.index(title)), place)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_changed)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(
@@ -367,15 +385,11 @@ class PairsView(ResultView):
         header = self.products_table.horizontalHeader()
         for col, column in enumerate(pairs.PRODUCT_COLUMNS):
             header.resizeSection(col, 150 if column.kind == "str" else 62)
-        lower = QWidget()
-        layout = QVBoxLayout(lower)
+        self.products_pane = QWidget()
+        layout = QVBoxLayout(self.products_pane)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.products_label)
         layout.addWidget(self.products_table, 1)
-        self.tables = QSplitter(Qt.Orientation.Vertical)
-        self.tables.addWidget(self.table)
-        self.tables.addWidget(lower)
-        self.tables.setSizes([300, 200])
 
     # -- fields ------------------------------------------------------------------------------------
     def values(self) -> dict:
@@ -396,17 +410,25 @@ class PairsView(ResultView):
         """The PairSettings a design would use now (ValueError: why none); shows them."""
         conditions, bounds = self._primer_settings()
         settings = pairs.settings_from(self.values(), conditions, bounds)
-        self.used.setText(pairs.settings_summary(settings.design) + (
+        # (Strands is the candidate search's: a pair's primers are specific on both strands.)
+        self.used.setText("Specificity on both strands; " + pairs.settings_summary(settings.design) + (
             " (set in the primer filters and Conditions)" if bounds is not None else
             " (Primer3's defaults: the primer filters are off; Conditions as set)"))
         return settings
 
     def showEvent(self, event) -> None:  # the filters may have changed on another tab
         super().showEvent(event)
+        self.biology.setVisible(True)
         try:
             self.design_settings()
         except ValueError as err:
             self.used.setText(str(err))
+
+    def hideEvent(self, event) -> None:
+        """The pairs' product sizes and Tm (in the first panel, see ParamsPanel.set_biology)
+        show only with this view: the other tabs do not use them."""
+        super().hideEvent(event)
+        self.biology.setVisible(False)
 
     # -- regions on the track ----------------------------------------------------------------------
     def add_region(self, kind: str, span: tuple[int, int] | None = None):
@@ -452,9 +474,8 @@ class PairsView(ResultView):
 
     def _show_regions(self, *_) -> None:
         parts = [f"{kind} {start:,}–{end:,}" for kind, start, end in self.regions()]
-        self.regions_label.setText("Regions: " + "; ".join(parts) if parts else
-                                   "No Primer3 regions (Regions ▸ add one, then drag it on the "
-                                   "target track).")
+        self.regions_label.setText("; ".join(parts) if parts else
+                                   "No Primer3 regions: Regions ▸ adds one to drag on the track.")
 
     def set_values(self, values: dict) -> None:
         v = dict(DEFAULTS)
@@ -496,7 +517,8 @@ class PairsView(ResultView):
         def work(token):
             return (yield from pairs.design_run(inputs["target"], inputs["background"], inputs["k"],
                                                 settings, inputs["selection"], inputs["threads"],
-                                                token, inputs.get("scheduler")))
+                                                token, inputs.get("scheduler"),
+                                                inputs.get("gap_min")))
 
         self.runner.start(work)
         self._update_buttons()

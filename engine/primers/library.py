@@ -15,8 +15,14 @@ row: ordered once, checked in a panel once.
 **Schema versions.** Version 1 had the oligo table only (the window stored a shared primer
 once per add, under a new name each time). Opening such a file for writing migrates it in the
 set-up's one transaction: its rows stay, the sequence index and pairs table are added.
-``library add`` and ``import`` still take a name the user chose for a sequence already held
-(a deliberate second name); :meth:`Library.store`, which the window's adds use, does not.
+
+**One sequence, one name.** An oligo is its sequence: ``library add`` and ``import`` (the
+window's import too) refuse a primer whose sequence the library already holds under another
+name, or that an import gives twice, with one line naming the entry that has it; nothing is
+added (a second name would order and count the oligo twice). :meth:`Library.store`, which
+the window's adds from results use (names made up by the window, not chosen), takes the held
+oligo instead and says so. A version-1 file that already holds a sequence under two names
+keeps both rows.
 
 **Names** are compared after Unicode NFKC normalisation and must then be printable
 ASCII (letters, digits, punctuation, spaces): full-width and other compatibility forms
@@ -299,8 +305,9 @@ class Library:
         return self.add_many([entry])[0]
 
     def add_many(self, entries, progress=None) -> list[LibraryEntry]:
-        """Add all or nothing, in one transaction; ValueError if a name is taken (or given
-        twice). ``progress(done, total)`` is called every :data:`PROGRESS_ROWS` rows."""
+        """Add all or nothing, in one transaction; ValueError if a name or a sequence is
+        taken (or given twice). ``progress(done, total)`` is called every
+        :data:`PROGRESS_ROWS` rows."""
         return self._insert([e.checked() for e in entries], progress)
 
     def _insert(self, checked: list[LibraryEntry], progress=None) -> list[LibraryEntry]:
@@ -310,13 +317,18 @@ class Library:
         return checked
 
     def _insert_in(self, db, checked: list[LibraryEntry], progress=None) -> None:
-        """Insert checked entries inside the caller's transaction; ValueError for a name
-        given twice or already held."""
+        """Insert checked entries inside the caller's transaction; ValueError for a name or
+        a sequence given twice or already held (one sequence, one name: module docstring)."""
         seen: set[str] = set()
+        named: dict[str, str] = {}  # sequence -> the first name given it
         for e in checked:  # (a set: the list scan this was made 40k rows take 79 s)
             if e.name in seen:
                 raise ValueError(f"the primer name {e.name!r} is given twice")
             seen.add(e.name)
+            first = named.setdefault(e.sequence, e.name)
+            if first != e.name:
+                raise ValueError(f"primers {first!r} and {e.name!r} have the same sequence; "
+                                 "the library keeps a sequence once, under one name")
         cols = COLUMNS
         sql = f"INSERT INTO primers ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
         for at in range(0, len(checked), PROGRESS_ROWS):
@@ -324,6 +336,11 @@ class Library:
             taken = _taken(db, [e.name for e in part])
             if taken:
                 raise ValueError(f"the library already has a primer named {taken!r}")
+            held = _held(db, [e.sequence for e in part])
+            if held:
+                e = next(e for e in part if e.sequence in held)
+                raise ValueError(f"primer {e.name!r}: the library already has its sequence, "
+                                 f"as {held[e.sequence]!r} (one name per sequence)")
             db.executemany(sql, [tuple(getattr(e, c) for c in cols) for e in part])
             if progress is not None:
                 progress(at + len(part), len(checked))

@@ -120,6 +120,26 @@ def test_a_malformed_import_changes_nothing(qtbot, window, tmp_path):
     assert stored(tmp_path)["p1"].notes == "from a CSV" and dock.model.rowCount() == 3
 
 
+def test_a_held_sequence_gets_no_second_name(qtbot, window, tmp_path):
+    """One sequence, one name, as on the command line: an import that names a held sequence
+    anew (any case) is refused naming the entry that has it, and nothing is imported; an add
+    from a results table takes the held oligo and says so."""
+    dock = window.library_dock
+    add(qtbot, dock, lambda_entries())
+    lam_f = lambda_entries()[0].sequence
+    for text, words in ((f"name,sequence\np1,GGGGCCCCAAAATTTTGG\nmyF,{lam_f.lower()}\n",
+                         "primer 'myF': the library already has its sequence, as 'lamF'"),
+                        ("name,sequence\np1,GGGGCCCCAAAATTTTGG\np2,GGGGCCCCAAAATTTTGG\n",
+                         "primers 'p1' and 'p2' have the same sequence")):
+        path = tmp_path / "again.csv"
+        path.write_text(text)
+        assert dock.import_csv(str(path)) == 0
+        assert dock.error.isVisible() and words in dock.error.text()
+        assert "\n" not in dock.error.text() and set(stored(tmp_path)) == {"lamF", "lamR"}
+    assert add(qtbot, dock, [LibraryEntry("myF", lam_f)]) == ["lamF"]
+    assert set(stored(tmp_path)) == {"lamF", "lamR"} and "already held: lamF" in dock.status.text()
+
+
 def test_the_library_is_checked_as_a_panel(qtbot, window):
     window.params.set_family("nw")  # the Panel view is kdiff's: the window switches
     dock = window.library_dock

@@ -72,7 +72,9 @@ def click_row(qtbot, table, proxy, model, item) -> None:
 
 def test_pair_table_equals_the_engines_pair_design(qtbot, window, tmp_path, monkeypatch):
     view = slice_case(qtbot, window)
+    window.params.set_param("gap_min", 25)  # (under Advanced; the pairs use it too)
     result = design(qtbot, view)
+    assert view.job.params["gap_min"] == 25
     want = engine_pairs(window, view)
     assert result.info.complete and len(want.pairs) == 3
     assert view.model.rows() == list(export_pairs.rows(want))  # the CSV's rows, in rank order

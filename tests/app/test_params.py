@@ -201,5 +201,7 @@ def test_gap_min_unset_shows_the_stores_value(qtbot, settings):
     assert spin.value() == spin.minimum() and spin.text() == "store's, else 10"
     spin.setValue(25)
     assert panel.state()["params"]["gap_min"] == 25
+    # Rarely changed: under Advanced, and named beside it when set (it changes the answer).
+    assert panel.rare_form.indexOf(spin) >= 0 and "; gaps: N runs ≥ 25" in panel.summary.text()
     spin.setValue(spin.minimum())
     assert panel.state()["params"]["gap_min"] is None and spin.minimum() == 0

@@ -61,6 +61,34 @@ def _check_no_clipping(window, name: str) -> None:
             assert _right_edge(area, window) <= window.width(), (name, area)
 
 
+#: What a person reads of a pair at once (issue 32): its primers, their Tm, the product size.
+PAIR_ESSENTIALS = ("product (bp)", "forward", "F Tm (°C)", "reverse", "R Tm (°C)")
+
+
+def _pairs_fit(window) -> None:
+    """The Pairs tab at 1280x720: the essential columns whole in the table's view without a
+    sideways scroll (no sequence cut short), and the first panel, the pairs' product sizes
+    and Tm included, without a vertical scroll."""
+    from app.pairs import PAIR_COLUMNS
+
+    view = window.view_titled("Pairs")
+    table, header = view.table, view.table.horizontalHeader()
+    assert view.model.rowCount() > 0
+    assert table.horizontalScrollBar().value() == 0
+    titles = [c.title for c in PAIR_COLUMNS]
+    for title in PAIR_ESSENTIALS:
+        col = titles.index(title)
+        left, width = header.sectionViewportPosition(col), header.sectionSize(col)
+        assert not table.isColumnHidden(col) and 0 <= left, title
+        assert left + width <= table.viewport().width(), (title, left, width)
+        assert table.sizeHintForColumn(col) <= width, (title, table.sizeHintForColumn(col), width)
+    assert window.left.verticalScrollBar().maximum() == 0
+    viewport = window.left.viewport()
+    for widget in (view.ranges, view.tm_opt, view.tm_diff):
+        bottom = widget.mapTo(viewport, widget.rect().bottomLeft()).y()
+        assert widget.isVisibleTo(window) and bottom <= viewport.height(), widget
+
+
 def _every_tab(qtbot, window, folder: Path, family: str) -> list[str]:
     names = []
     for index in range(window.tabs.count()):
@@ -73,7 +101,18 @@ def _every_tab(qtbot, window, folder: Path, family: str) -> list[str]:
     return names
 
 
-def test_every_kdiff_tab_at_1280x720(qtbot, window, tmp_path):
+@pytest.fixture
+def app_style(qapp):
+    """The application's style sheet, as ``primerscope gui`` starts with it (bold box titles
+    change the widths and so the wrapping): what a person sees is what is measured."""
+    from app.window import application
+
+    application()
+    yield
+    qapp.setStyleSheet("")
+
+
+def test_every_kdiff_tab_at_1280x720(qtbot, app_style, window, tmp_path):
     from tests.app.test_pairs_view import design, slice_case
 
     folder = _shots(tmp_path)
@@ -88,6 +127,13 @@ def test_every_kdiff_tab_at_1280x720(qtbot, window, tmp_path):
     window.resize(*SIZE)
     names = _every_tab(qtbot, window, folder, "kdiff")
     assert len(names) == window.tabs.count() >= 7
+    pairs_view = window.view_titled("Pairs")
+    window.show_view(pairs_view)
+    qtbot.wait(150)
+    _pairs_fit(window)
+    # The pairs' product sizes and Tm show in the first panel with the Pairs tab only.
+    window.show_view(window.view_titled("Specificity"))
+    assert not pairs_view.ranges.isVisibleTo(window) and not pairs_view.tm_opt.isVisibleTo(window)
     # The Panel's twelve values: written only where each fits its cell.
     window.show_view(panel)
     qtbot.wait(100)

@@ -37,6 +37,11 @@ def _random_dna(rng, n):
     return np.frombuffer(b"ACGT", np.uint8)[rng.integers(0, 4, n)].tobytes().decode()
 
 
+def _distinct_dna(i: int, n: int = 18) -> str:
+    """An n-mer of its own for each i (the library keeps a sequence once, under one name)."""
+    return "".join("ACGT"[(i >> 2 * j) & 3] for j in range(n))
+
+
 # ---------------------------------------------------------------------------- pairs
 
 def test_a_target_under_3_nt_is_skipped_with_a_warning_not_an_abort(tmp_path):
@@ -416,8 +421,9 @@ def test_genbank_export_keeps_features_inside_the_record(tmp_path):
     from Bio import SeqIO
 
     db = tmp_path / "lib.sqlite"
-    for name, start, end in (("inside", 2, 11), ("across", 40, 55), ("beyond", 90, 99)):
-        assert run("library", "--library", db, "add", "--name", name, "--sequence", "ACGTACGTAC",
+    for i, (name, start, end) in enumerate((("inside", 2, 11), ("across", 40, 55),
+                                            ("beyond", 90, 99))):
+        assert run("library", "--library", db, "add", "--name", name, "--sequence", _distinct_dna(i, 10),
                    "--target-id", "t", "--start", start, "--end", end).returncode == 0
     target = _fasta(tmp_path / "t.fa", [("t", "ACGTACGTACGT" * 4)])  # 48 nt
     gb = tmp_path / "t.gb"
@@ -437,7 +443,7 @@ def test_ctrl_c_just_after_the_commit_reports_the_import(tmp_path):
     settled, so the run says what it did and exits 0; one just before the commit rolls
     back and says so."""
     csv_path = tmp_path / "p.csv"
-    csv_path.write_text("name,sequence\n" + "".join(f"p{i},ACGTACGTAC\n" for i in range(500)))
+    csv_path.write_text("name,sequence\n" + "".join(f"p{i},{_distinct_dna(i)}\n" for i in range(500)))
     script = """
 import os, signal, sys
 from engine import interrupts
@@ -472,7 +478,7 @@ def test_an_import_reports_its_rate_and_scales_linearly(tmp_path):
     """40k rows took 79 s (a quadratic scan); now one transaction at thousands of rows a
     second (a 1 M-row import is measured in docs/benchmarks.md)."""
     csv_path = tmp_path / "p.csv"
-    csv_path.write_text("name,sequence\n" + "".join(f"p{i},ACGTACGTACGTAGCTAG\n"
+    csv_path.write_text("name,sequence\n" + "".join(f"p{i},{_distinct_dna(i)}\n"
                                                     for i in range(40_000)))
     t0 = time.monotonic()
     done = run("library", "--library", tmp_path / "lib.sqlite", "import", csv_path, timeout=120)

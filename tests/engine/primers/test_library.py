@@ -12,20 +12,31 @@ import sys
 import time
 from pathlib import Path
 
+import inspect
+
 import pytest
 
 from engine.primers.library import COLUMNS, Library, LibraryEntry, default_path
+
+
+def dna(n: int) -> str:
+    """A 16-nt sequence of its own for each n (the library keeps a sequence once)."""
+    return "".join("ACGT"[(n >> 2 * j) & 3] for j in range(16))
+
+
+#: dna() for the child processes below.
+DNA = inspect.getsource(dna)
 
 ROOT = Path(__file__).resolve().parents[3]
 BATCH = 400
 
 #: A child that adds BATCH primers per transaction forever (until killed).
-WRITER = f"""
+WRITER = DNA + f"""
 import sys, itertools
 from engine.primers.library import Library, LibraryEntry
 lib = Library(sys.argv[1])
 for b in itertools.count():
-    lib.add_many(LibraryEntry(f"w{{b}}_{{i}}", "ACGTACGTAGGCTAGCATCG", notes="x" * 200)
+    lib.add_many(LibraryEntry(f"w{{b}}_{{i}}", dna(b * {BATCH} + i), notes="x" * 200)
                  for i in range({BATCH}))
     print(b, flush=True)
 """
@@ -33,7 +44,7 @@ for b in itertools.count():
 #: A child that opens the library, says so on stdout and waits for a start file, then adds
 #: N primers one transaction each; halfway it marks its own file and waits for the other's,
 #: so the two are writing at once (neither ends before the other has begun).
-RACER = """
+RACER = DNA + """
 import os, sys, time
 from engine.primers.library import Library, LibraryEntry
 path, prefix, n, go, other = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
@@ -47,7 +58,7 @@ for i in range(n):
     if i == n // 2:
         open(go + "." + prefix, "w").close()
         wait_for(go + "." + other)
-    lib.add(LibraryEntry(f"{prefix}{i}", "GGCATCGATCGGCTAGCTAG", orientation="reverse"))
+    lib.add(LibraryEntry(f"{prefix}{i}", dna(2 * i + (prefix == "b")), orientation="reverse"))
 """
 
 
@@ -132,6 +143,10 @@ def test_cli_contract_and_exports(tmp_path):
                 "-k", "5", "--notes", "hi").returncode == 0
     assert _cli("--library", db, "add", "--name", "R1", "--sequence",
                 "GGCATCGATCGGCTAGCTAG").returncode == 0
+    again = _cli("--library", db, "add", "--name", "myF", "--sequence", "acgttgcaaggcttagcatg")
+    assert again.returncode == 2 and again.stderr.strip().splitlines() == [
+        "primerscope: error: primer 'myF': the library already has its sequence, as 'F1' "
+        "(one name per sequence)"]
     listed = _cli("--library", db, "list", "--json")
     payload = json.loads(listed.stdout)
     assert [p["name"] for p in payload["primers"]] == ["F1", "R1"]
@@ -172,6 +187,9 @@ def test_cli_contract_and_exports(tmp_path):
     ("name,sequence,k\nX,ACGT,five\n", "k must be a number"),
     ("name,sequence\nX,ACGT,extra\n", "line 2: 3 fields"),
     ("name,sequence\nF1,ACGT\n", "already has a primer named 'F1'"),
+    ("name,sequence\nX,acgtugcaaggcuuagcaug\n", "primer 'X': the library already has its sequence, "
+                                               "as 'F1'"),
+    ("name,sequence\nX,GGCC\nY,GGCC\n", "primers 'X' and 'Y' have the same sequence"),
     ("name,sequence\nZ,\n", "empty primer"),
 ])
 def test_malformed_import_rejected_with_one_line_and_no_change(tmp_path, text, message):

@@ -93,11 +93,36 @@ def test_store_renames_a_taken_name_for_a_new_sequence(tmp_path):
 
 
 def test_the_order_sheet_orders_a_sequence_once(tmp_path):
-    with Library(tmp_path / "lib.sqlite") as lib:  # two names a user gave one sequence
-        lib.add_many([LibraryEntry("a", "ACGTACGTACGTAC"), LibraryEntry("b", "ACGTACGTACGTAC"),
-                      LibraryEntry("c", "GGGGCCCCAAAATT")])
+    path = tmp_path / "v1.sqlite"  # two names a version-1 library gave one sequence
+    v1_file(path, [LibraryEntry(n, s).checked() for n, s in
+                   (("a", "ACGTACGTACGTAC"), ("b", "ACGTACGTACGTAC"), ("c", "GGGGCCCCAAAATT"))])
+    with Library(path) as lib:
         rows = lib.order_sheet_text().splitlines()[1:]
         assert [r.split(",")[0] for r in rows] == ["a", "c"]
+
+
+def test_a_second_name_for_a_held_sequence_is_refused(tmp_path):
+    """One sequence, one name: add and import refuse a sequence the library holds under
+    another name (any case, U for T), or one an import gives twice, naming the entry that
+    has it; nothing is added. store (the window's adds) takes the held oligo instead."""
+    entries, links = shared_reverse_pairs()
+    with Library(tmp_path / "lib.sqlite") as lib:
+        lib.store(entries, links)
+        before = lib.entries()
+        held = entries[5].sequence
+        again = held.lower().replace("t", "u")
+        with pytest.raises(ValueError, match="primer 'myR': the library already has its "
+                                             "sequence, as 'lam_1420R'"):
+            lib.add(LibraryEntry("myR", again))
+        with pytest.raises(ValueError, match="'lam_1420R'"):
+            lib.add_many([LibraryEntry("new", "GGGGCCCCAAAATT"), LibraryEntry("myR", held)])
+        with pytest.raises(ValueError, match="primers 'x' and 'y' have the same sequence"):
+            lib.import_csv("name,sequence\nx,GGGGCCCCAAAATT\ny,ggggccccaaaatt\n")
+        with pytest.raises(ValueError, match="as 'lam_1001F'"):
+            lib.import_csv(f"name,sequence\nnew,GGGGCCCCAAAATT\nmine,{entries[0].sequence}\n")
+        assert lib.entries() == before
+        assert lib.store([LibraryEntry("myR", held)]) == ([], 0)  # the held oligo is kept
+        assert lib.add(LibraryEntry("myR", "GGGGCCCCAAAATT")).name == "myR"
 
 
 @pytest.mark.parametrize("application_id", [APPLICATION_ID, 0])
