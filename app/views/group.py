@@ -21,7 +21,8 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFileDialog, QFrame,
                                QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QListWidget, QListWidgetItem, QMenu, QProgressBar, QPushButton,
-                               QScrollArea, QSpinBox, QSplitter, QStyle, QStyledItemDelegate,
+                               QScrollArea, QSpinBox, QSplitter, QStackedWidget, QStyle,
+                               QStyledItemDelegate,
                                QStyleOptionViewItem, QTableView, QToolButton, QVBoxLayout,
                                QWidget)
 
@@ -520,7 +521,15 @@ class GroupView(ResultView):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addLayout(head)
-        layout.addWidget(self.widget, 1)
+        # Before a run the plot would show bare placeholder axes: a note instead.
+        self.track_empty = QLabel("No run yet: the reference's conservation and the chosen "
+                                  "pair appear here.")
+        self.track_empty.setObjectName("empty")
+        self.track_empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.track_stack = QStackedWidget()
+        self.track_stack.addWidget(self.track_empty)
+        self.track_stack.addWidget(self.widget)
+        layout.addWidget(self.track_stack, 1)
         self.widget.setMinimumHeight(110)
         self._caption_idle()
 
@@ -727,6 +736,7 @@ class GroupView(ResultView):
     def _draw_track(self) -> None:
         record = self.current_record()
         result = self.result
+        self.track_stack.setCurrentWidget(self.track_empty if record is None else self.widget)
         values = None if result is None or record is None else result.conservation.get(record)
         key = (record, id(values))
         if key != self._curve_key:  # (a genome's track is millions of points: drawn once)
