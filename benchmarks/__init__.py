@@ -137,7 +137,7 @@ def main(argv=None) -> int:
 
 
 #: Benchmarks of tools built on the families (``benchmarks/<tool>.py``), run when named.
-TOOLS = ("pairs", "pcr")
+TOOLS = ("pairs", "pcr", "group")
 
 
 def run(args) -> int:

@@ -334,28 +334,38 @@ def synthetic_group(strains: int = 12, relatives: int = 20, unrelated: int = 20,
     rng = np.random.default_rng(seed)
     ancestor = _random_bases(rng, length, 0.5)
     island_seqs = tuple(_random_bases(rng, island_length, 0.5) for _ in range(islands))
-    n_genes = max(1, length // GROUP_GENE)
-    spots = np.sort(rng.choice(n_genes, size=min(islands, n_genes), replace=False)) * GROUP_GENE
-    with_islands = []
-    last = 0
-    for spot, island in zip(spots.tolist(), island_seqs):
-        with_islands += [ancestor[last:spot], island]
-        last = spot
-    with_islands.append(ancestor[last:])
-    species = np.concatenate(with_islands)
     include = []
     for i in range(strains):
-        s = _mutate(rng, species, rng.uniform(0.0025, 0.015))
+        rate = rng.uniform(0.0025, 0.015)   # from the ancestor: 0.5-3 % between two strains
+        s = _mutate(rng, ancestor, rate)
         genes = len(s) // GROUP_GENE
         lost = set(rng.choice(genes, size=min(2, genes), replace=False).tolist())
         kept = [s[g * GROUP_GENE:(g + 1) * GROUP_GENE] for g in range(genes) if g not in lost]
         kept.append(s[genes * GROUP_GENE:])
-        gain = int(rng.integers(0, len(kept) + 1))
-        kept.insert(gain, _random_bases(rng, GROUP_GENE, 0.5))
+        kept.insert(int(rng.integers(0, len(kept) + 1)), _random_bases(rng, GROUP_GENE, 0.5))
         s = _rearranged(rng, np.concatenate(kept))
-        cuts = np.sort(rng.choice(np.arange(1, len(s)), size=max(0, contigs - 1), replace=False))
-        parts = np.split(s, cuts)
-        records = tuple(Record(f"strain{i + 1}_contig{j + 1}", p) for j, p in enumerate(parts))
+        # The islands, each at a place of this strain's own (islands move between strains);
+        # no contig cut falls in one, so every strain carries each whole.
+        spots = np.sort(rng.integers(0, len(s) + 1, size=len(island_seqs)))
+        parts, inside, last, at = [], [], 0, 0
+        for spot, island in zip(spots.tolist(), island_seqs):
+            parts.append(s[last:spot])
+            at += spot - last
+            mutated = _mutate(rng, island, rate)
+            parts.append(mutated)
+            inside.append((at, at + len(mutated)))
+            at += len(mutated)
+            last = spot
+        parts.append(s[last:])
+        s = np.concatenate(parts)
+        allowed = np.ones(len(s), dtype=bool)
+        allowed[0] = False
+        for lo, hi in inside:
+            allowed[lo:hi + 1] = False
+        cuts = np.sort(rng.choice(np.flatnonzero(allowed), size=max(0, contigs - 1),
+                                  replace=False))
+        records = tuple(Record(f"strain{i + 1}_contig{j + 1}", p)
+                        for j, p in enumerate(np.split(s, cuts)))
         include.append(Genome(f"strain{i + 1}", records))
     exclude = []
     for i in range(relatives):

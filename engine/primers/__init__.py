@@ -23,3 +23,13 @@ from engine.primers.merge import Region, merge_candidates
 
 __all__ = ["Annotation", "Conditions", "Filters", "Region", "annotate", "annotate_many",
            "merge_candidates", "passes", "select_candidates"]
+
+
+def __getattr__(name):
+    """``engine.primers.group`` (issue 30's callable API) loads on first use: it imports the
+    numba families, which ``import engine.primers`` alone must not."""
+    if name == "group":
+        import importlib
+
+        return importlib.import_module("engine.primers.group")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

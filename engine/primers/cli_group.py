@@ -73,6 +73,6 @@ def make_job(args):
 
 def extra_outputs(result, args) -> dict:
     if result.complete and not result.pairs:  # the CSV is a header alone: say why
-        warnings.warn(SequenceWarning("no group pairs: " + "; ".join(result.diagnosis)),
+        warnings.warn(SequenceWarning(f"no group pairs: {'; '.join(result.diagnosis)}"),
                       stacklevel=2)
     return {args.bed: lambda fh: group.write_bed(result, fh)} if args.bed else {}

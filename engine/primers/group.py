@@ -10,13 +10,32 @@ A **group pair** (issue #30) is a primer pair for which both hold:
   background, on both strands (kdiff's rule; assembly gaps per engine.gaps).
 
 Pairs are ranked by Primer3's pair penalty on the reference inclusion genome, under the
-settings of ``primerscope pairs``. The search itself lives in :mod:`engine.primers.group_search`.
+settings of ``primerscope pairs``.
+
+Every reported pair is verified exactly (pcr over every inclusion genome, the edit search
+at k-1 over every exclusion background). What is *not* exhaustive is which primers Primer3
+is asked about (the shortlist), so a valid pair can be missing when:
+
+- a primer lies where fewer than ``min_coverage`` of the inclusion genomes share an exact
+  16-mer with the reference within 24 bases (:data:`SUPPORT_RADIUS`): a stretch with a
+  difference every 16 bases in some strain is not a conserved window;
+- a primer holds an exact 17-mer of an exclusion genome (two consecutive shared 16-mer
+  seeds, either strand): such a primer is almost always within k-1 edits of it, but with
+  k <= L - 17 it need not be (a random 17-mer occurs by chance in a 5 Mb background with
+  probability ~0.06 %: two seeds in a row make chance hits from 40 backgrounds rare);
+- with ``min_three_prime_distance`` on, a pair that fails coverage still keeps Primer3's
+  diversity rule from returning a pair whose primers' 3' ends lie within that distance of
+  its own (pairs are drawn by :func:`engine.primers.pairs.best_pairs`).
+
+The test suite's oracle (tests/engine/test_group.py) judges every Primer3 pair of a window
+by the definition with edlib and finds no better pair missing on its planted groups.
 """
 
 from __future__ import annotations
 
 import csv
 import os
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -252,14 +271,18 @@ def write_bed(result: GroupResult, fh) -> None:
 #   1. seeds: the reference's 16-mers looked up in every inclusion and exclusion genome
 #      (engine.primers.group_seeds) -> the conservation track and the conserved windows;
 #   2. Primer3 proposes primers in the conserved windows (as ``primerscope pairs`` does);
-#      a primer holding an exact 16-mer of an exclusion genome is left out (it is almost
-#      surely within k-1 edits of it: the shortlist's one heuristic besides the windows);
+#      a primer holding an exact 17-mer of an exclusion genome is left out (it is almost
+#      surely within k-1 edits of it: see the module docstring's heuristics);
 #   3. pairs best penalty first (engine.primers.pairs.best_pairs); the primers of the best
 #      pairs are verified a batch at a time: inclusivity by in-silico PCR (engine.primers.pcr)
 #      over every inclusion genome, exclusivity by the edit search at k-1, both strands,
 #      over every exclusion background; a pair counts once its primers pass and its products
 #      cover ``min_coverage`` of the inclusion genomes. Rounds repeat until the best
 #      ``num_return`` pairs are all verified.
+
+#: Primers verified together at least (one edit search reads a background once for all of
+#: them, 16 primer strands an AVX-512 instruction): fewer rounds when most primers fail.
+VERIFY_BATCH = 128
 
 #: A conserved base has an exact shared seed within this many bases in enough genomes: a
 #: primer with a mismatch in one strain still lies between the seeds on either side of it.
@@ -330,6 +353,18 @@ def group(include, exclude, k: int, settings: GroupSettings | None = None, **opt
 
 
 solve = group
+
+
+class _CallableModule(type(os)):
+    """This module, callable: ``engine.primers.group(include, exclude, k)`` is the issue's
+    Python API, while ``engine.primers.group.GroupSettings`` and the rest stay reachable."""
+
+    def __call__(self, include, exclude, k: int, settings: GroupSettings | None = None,
+                 **options) -> GroupResult:
+        return group(include, exclude, k, settings, **options)
+
+
+sys.modules[__name__].__class__ = _CallableModule
 
 
 @dataclass
@@ -422,7 +457,7 @@ def iter_solve(job, cancel=None):
             row += gs.dilate(flags, SUPPORT_RADIUS)
     conservation.update({r.id: (c / n).astype(np.float32) for r, c in
                          zip(ref_records, table.per_record(count))})
-    excluded_seed = np.zeros(len(table.valid), dtype=bool)
+    excluded_seed = np.zeros(len(table.valid), dtype=bool)   # (a 17-mer starts there)
     seed_hits = {}
     for j, g in enumerate(exclude):
         if cancel.cancelled:
@@ -430,7 +465,9 @@ def iter_solve(job, cancel=None):
         yield progress(20 * (n + j) // (n + len(exclude)), f"exclusion seeds: {g.name}")
         found = table.lookup(gaps.as_background(g.records, gap_min))
         seed_hits[g.name] = int(found.sum())
-        excluded_seed |= found
+        pair = found[:-1] & found[1:]
+        pair[table.starts[1:-1] - 1] = False   # (no 17-mer from one record into the next)
+        excluded_seed[:-1] |= pair
     excluded_rows = table.per_record(excluded_seed)
     conserved = [np.asarray(s) >= need for s in support]
     windows = [(ri, a, b) for ri, row in enumerate(conserved) for a, b in gs.runs(row)
@@ -448,14 +485,15 @@ def iter_solve(job, cancel=None):
     pieces = []   # (record, start, end) of the texts Primer3 reads
     for ri, a, b in windows:
         hits = np.flatnonzero(excluded_rows[ri][a:b]) + a
-        # A primer holding no excluded seed lies between two excluded seed starts s1 < s2:
-        # in [s1 + 1, s2 + SEED - 1).
+        # A primer holding no excluded 17-mer lies between two excluded 17-mer starts
+        # s1 < s2: in [s1 + 1, s2 + 17 - 1).
         bounds = [a - 1] + hits.tolist() + [b]
         for s1, s2 in zip(bounds[:-1], bounds[1:]):
-            lo, hi = max(a, s1 + 1), min(b, s2 + gs.SEED - 1)
+            lo, hi = max(a, s1 + 1), min(b, s2 + gs.SEED)
             if hi - lo >= design.len_min:
                 pieces.append((ri, lo, hi))
-    texts = [template_text(ref_records[ri].text[lo:hi]) for ri, lo, hi in pieces]
+    ref_texts = [r.text for r in ref_records]   # (decoded once: .text decodes the record)
+    texts = [template_text(ref_texts[ri][lo:hi]) for ri, lo, hi in pieces]
     lists = []
     if texts:
         yield progress(20, f"Primer3: primers in {len(texts):,} conserved windows")
@@ -473,24 +511,26 @@ def iter_solve(job, cancel=None):
     for ri in range(len(ref_records)):
         mine = sorted((o for r, o in oligos.values() if r == ri), key=lambda o: o.span[0])
         group_: list = []
+        reach = -1   # the rightmost end of the cluster's oligos so far
         for o in mine + [None]:
-            if o is None or (group_ and o.span[0] - max(x.span[1] for x in group_) > hi_size):
+            if o is None or (group_ and o.span[0] - reach > hi_size):
                 if group_:
-                    lo = max(0, min(x.span[0] for x in group_))
-                    hi = min(len(ref_records[ri]), max(x.span[1] for x in group_))
+                    lo = max(0, group_[0].span[0])
+                    hi = min(len(ref_records[ri]), reach)
                     clusters.append(_Cluster(
-                        ri, lo, template_text(ref_records[ri].text[lo:hi]),
+                        ri, lo, template_text(ref_texts[ri][lo:hi]),
                         [dataclasses.replace(x, pos=x.pos - lo) for x in group_ if x.left],
                         [dataclasses.replace(x, pos=x.pos - lo) for x in group_ if not x.left]))
-                group_ = []
+                group_, reach = [], -1
             if o is not None:
                 group_.append(o)
+                reach = max(reach, o.span[1])
     n_left = sum(len(c.lefts) for c in clusters)
     n_right = sum(len(c.rights) for c in clusters)
     stages["primer3"] = now() - t0
     meter.elapsed += stages["primer3"]
     diagnosis.append(f"Primer3: {n_left:,} left and {n_right:,} right primers in the conserved "
-                     f"windows, none holding an exclusion genome's 16-mer")
+                     f"windows, none holding an exclusion genome's 17-mer")
 
     # 3. verification rounds ---------------------------------------------------------------
     incl_records, genome_of = [], []
@@ -514,6 +554,8 @@ def iter_solve(job, cancel=None):
     verdict: dict = {}      # primer key -> True, or why it failed
     sites_of: dict = {}     # primer key -> its inclusion sites (columns)
     bad_pairs: dict = {}    # (left key, right key) -> coverage
+    bad_in: dict = {}       # cluster -> its pairs below the coverage
+    cluster_pairs: dict = {}   # cluster -> (its state, its best pairs): Primer3's answer kept
     fail_excl = {g.name: 0 for g in exclude}
     fail_incl = {g: 0 for g in names}
     missing_products = {g: 0 for g in names}
@@ -594,6 +636,12 @@ def iter_solve(job, cancel=None):
                 verdict[keys[i]] = True
         return True
 
+    everything = {_key(c.record, c.offset, o): o for c in clusters for o in c.lefts + c.rights}
+    if 0 < len(everything) <= VERIFY_BATCH * 8:   # few enough for one search: no rounds needed
+        rounds += 1
+        ok = yield from verify(list(everything), everything)
+        if not ok:
+            return result(False)
     while True:
         rounds += 1
         if cancel.cancelled:
@@ -604,12 +652,16 @@ def iter_solve(job, cancel=None):
         for ci, c in enumerate(clusters):
             lefts = [o for o in c.lefts if verdict.get(_key(c.record, c.offset, o), True) is True]
             rights = [o for o in c.rights if verdict.get(_key(c.record, c.offset, o), True) is True]
-            mine_bad = sum(1 for (lk, rk) in bad_pairs if lk[1] == c.record
-                           and c.offset <= lk[2] < c.offset + len(c.template))
-            d = dataclasses.replace(design, num_return=min(1000, settings.num_return + mine_bad))
-            for check, left, right, _ in best_pairs(c.template, lefts, rights, d, cancel):
-                ranked.append((check.penalty, ci, check, left, right,
-                               _key(c.record, c.offset, left), _key(c.record, c.offset, right)))
+            mine_bad = bad_in.get(ci, 0)
+            state = (len(lefts), len(rights), mine_bad)
+            if cluster_pairs.get(ci, (None,))[0] != state:   # (Primer3's checks: only anew
+                d = dataclasses.replace(                      # where a verdict changed them)
+                    design, num_return=min(1000, settings.num_return + mine_bad))
+                cluster_pairs[ci] = (state, [
+                    (check.penalty, ci, check, left, right, _key(c.record, c.offset, left),
+                     _key(c.record, c.offset, right))
+                    for check, left, right, _ in best_pairs(c.template, lefts, rights, d, cancel)])
+            ranked += cluster_pairs[ci][1]
         ranked.sort(key=lambda t: (t[0], t[5], t[6]))
         stages["pairs"] += now() - t1
         meter.elapsed += now() - t1
@@ -620,7 +672,8 @@ def iter_solve(job, cancel=None):
         unknown = 0
         new_bad = False
         for pen, ci, check, left, right, lk, rk in ranked:
-            if len(good) + unknown >= settings.num_return:
+            if len(good) >= settings.num_return or (
+                    len(good) + unknown >= settings.num_return and len(pending) >= VERIFY_BATCH):
                 break
             if (lk, rk) in bad_pairs or any(verdict.get(key, True) is not True for key in (lk, rk)):
                 continue
@@ -636,6 +689,7 @@ def iter_solve(job, cancel=None):
             covered = sum(p is not None for p in products)
             if covered < need:
                 bad_pairs[(lk, rk)] = covered
+                bad_in[ci] = bad_in.get(ci, 0) + 1
                 new_bad = True
                 for gi, p in enumerate(products):
                     if p is None:
@@ -648,7 +702,7 @@ def iter_solve(job, cancel=None):
                 PrimerSite(right.sequence, rec.offset + rk[2] + 1, rec.offset + rk[3], right.tm,
                            right.gc_percent, right.penalty),
                 rec.id, float(pen), products))
-        accepted[:] = [p for p in good]
+        accepted[:] = good[:settings.num_return]
         if not pending:
             if not new_bad:
                 break

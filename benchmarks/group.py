@@ -1,0 +1,73 @@
+"""Group-specific primers (issue 30), G1: 12 inclusion strains and 40 exclusion genomes (20
+relatives at 10-20 %, 20 unrelated) of about 5 Mb each, synthetic (benchmarks.data).
+
+One case runs the whole search (seeds, Primer3 in the conserved windows, verification by
+pcr and the edit search) and reports the pairs found, the time per stage and the peak RSS
+(this process, and Primer3's child). The comparison with an exact-k-mer-only shortlist
+(RUCS, primerForge: a primer must occur exactly in every strain) is the same search at
+J = 0, 3' rule unchanged: ``exact_pairs``; ``tolerant_only``: pairs of the J = 1 run with
+a mismatch in some strain, which an exact shortlist cannot propose.
+``PRIMERSCOPE_GROUP_MB`` sets the genome size in Mb (default 5).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+
+from benchmarks import Case, data
+from engine.primers import group
+
+K = 3
+RATIOS = ()
+
+
+def _mb() -> float:
+    return float(os.environ.get("PRIMERSCOPE_GROUP_MB", "5"))
+
+
+def _peak_mb(who) -> float:
+    return resource.getrusage(who).ru_maxrss / 1024
+
+
+def _case(backend, threads):
+    def run():
+        t0 = time.perf_counter()
+        sg = data.synthetic_group(12, 20, 20, int(_mb() * 1_000_000))
+        made = time.perf_counter() - t0
+        # Warm-up: compile (or load) the kernels on a tiny group.
+        tiny = data.synthetic_group(2, 1, 0, 600, islands=1, island_length=200, seed=1)
+        group.group(tiny.include, tiny.exclude, K, backend=backend, threads=threads)
+        load = os.getloadavg()[0]
+        t0 = time.perf_counter()
+        settings = group.GroupSettings(num_return=20)
+        result = group.group(sg.include, sg.exclude, K, settings, backend=backend,
+                             threads=threads)
+        wall = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        exact = group.group(sg.include, sg.exclude, K,
+                            group.GroupSettings(num_return=20, include_edits=0),
+                            backend=backend, threads=threads)
+        exact_wall = time.perf_counter() - t1
+        tolerant = sum(any(q is not None and q.left_edits + q.right_edits > 0
+                           for q in p.products) for p in result.pairs)
+        out = {"seconds": result.info.seconds, "wall_s": round(wall, 1),
+               "generate_s": round(made, 1), "pairs": len(result.pairs),
+               "tolerant_only": tolerant, "exact_pairs": len(exact.pairs),
+               "exact_wall_s": round(exact_wall, 1),
+               "load_average_at_start": round(load, 1),
+               "peak_rss_mb": round(_peak_mb(resource.RUSAGE_SELF)),
+               "peak_rss_primer3_mb": round(_peak_mb(resource.RUSAGE_CHILDREN)),
+               "genome_mb": _mb(), "diagnosis": list(result.diagnosis)}
+        out.update({f"{stage}_s": round(s, 1) for stage, s in result.stage_seconds.items()})
+        return out
+
+    return Case("group", "G1", f"group/{backend}", run,
+                describe="12 strains + 40 exclusion genomes of ~5 Mb, k=3, J=1, 3' 3 exact")
+
+
+def cases(opts) -> list[Case]:
+    threads = getattr(opts, "threads", None) or 2
+    backend = getattr(opts, "backend", None) or "multicore"
+    return [_case(backend, threads if backend == "multicore" else None)]
