@@ -532,6 +532,7 @@ class GroupView(ResultView):
         layout.addWidget(self.track_stack, 1)
         self.widget.setMinimumHeight(110)
         self._caption_idle()
+        self.whole_button.setEnabled(False)
 
     # -- fields ------------------------------------------------------------------------------------
     def values(self) -> dict:
@@ -737,6 +738,7 @@ class GroupView(ResultView):
         record = self.current_record()
         result = self.result
         self.track_stack.setCurrentWidget(self.track_empty if record is None else self.widget)
+        self.whole_button.setEnabled(record is not None)
         values = None if result is None or record is None else result.conservation.get(record)
         key = (record, id(values))
         if key != self._curve_key:  # (a genome's track is millions of points: drawn once)
