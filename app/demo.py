@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
+from app.paths import RESOURCES
 from engine.sequences import Record, load
 
-DEMO_DIR = Path(__file__).resolve().parents[1] / "resources" / "demo"
+DEMO_DIR = RESOURCES / "demo"
 
 #: Demo menu entries: key -> (menu title, one-line description).
 DATASETS = {

@@ -9,6 +9,7 @@ takes over Ctrl-C and SIGTERM first, before its heavy imports (engine.interrupts
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 
 def main(argv=None) -> int:
@@ -28,12 +29,33 @@ def main(argv=None) -> int:
 
 def _command(argv: list[str]) -> int:
     if argv[0] == "bench":
-        from benchmarks import main as bench_main
-
+        bench_main = _benchmarks()
+        if bench_main is None:
+            print("primerscope: error: primerscope bench runs from a checkout of the repository "
+                  "(a development tool; this installation has no benchmarks)", file=sys.stderr)
+            return 2
         return bench_main(argv[1:])
+    if argv[0] == "install-desktop":
+        from app.desktop import main as desktop_main
+
+        return desktop_main(argv[1:])
     from engine.cli import main as cli_main
 
     return cli_main(argv)
+
+
+def _benchmarks():
+    """The checkout's ``benchmarks.main``, or None in an installation: the wheel leaves the
+    benchmarks out (a development tool), so an editable install does not map them either;
+    they are taken from the checkout that holds this ``app`` (never another ``benchmarks``)."""
+    checkout = Path(__file__).resolve().parents[1]
+    if not (checkout / "benchmarks" / "__init__.py").is_file():
+        return None
+    if str(checkout) not in sys.path:
+        sys.path.insert(0, str(checkout))
+    from benchmarks import main
+
+    return main
 
 
 if __name__ == "__main__":

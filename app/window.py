@@ -11,7 +11,6 @@ Panel view, views' files to the exports.
 
 from __future__ import annotations
 
-import importlib.metadata
 import itertools
 import os
 from pathlib import Path
@@ -24,6 +23,7 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, Q
 
 
 from app import demo, workspace
+from app.desktop import DESKTOP_ID
 from app.exports import Exports
 from app.families import PRIMER_FAMILY
 from app.families import adapter as family_adapter
@@ -31,6 +31,7 @@ from app.inputs import FILE_FILTER, InputPanel, InputState, PasteDialog
 from app.library_dock import LibraryDock
 from app.loading import LoadQueue, read_files
 from app.params import ParamsPanel
+from app.paths import ICON, RESOURCES
 from app.results import ResultsPanel
 from app.run_controller import RunController
 from app.settings import load_json, save_json
@@ -39,7 +40,6 @@ from app.views.compare import CompareView
 from app.views.plotting import configure
 from app.views.throughput import ThroughputView
 
-RESOURCES = Path(__file__).resolve().parents[1] / "resources"
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "gui.md"
 GUIDE_URL = "https://github.com/primerscope/primerscope/blob/main/docs/gui.md"
 MAX_RECENT = 10
@@ -59,10 +59,9 @@ def in_sentence(title: str) -> str:
 
 
 def version() -> str:
-    try:
-        return importlib.metadata.version("primerscope")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown (not installed)"
+    import engine
+
+    return engine.__version__
 
 
 class MainWindow(QMainWindow):
@@ -76,7 +75,7 @@ class MainWindow(QMainWindow):
         configure()
         self.settings = settings if settings is not None else QSettings("primerscope", "primerscope")
         self.setWindowTitle("primerscope")
-        self.setWindowIcon(QIcon(str(RESOURCES / "icons" / "primerscope.svg")))
+        self.setWindowIcon(QIcon(str(ICON)))
         self.setAcceptDrops(False)
         #: Headless runs (--screenshot, tests) answer dialogs through these instead.
         self.error_sink = None
@@ -788,6 +787,7 @@ def application() -> QApplication:
     if app is None:
         app = QApplication(["primerscope"])
         app.setApplicationName("primerscope")
+        app.setDesktopFileName(DESKTOP_ID)  # the desktop matches the window to its menu entry
         app.setOrganizationName("primerscope")
     style = RESOURCES / "style.qss"
     if style.exists():

@@ -161,7 +161,8 @@ def _inputs(workload):
 
 def _options(workload):
     if workload in SEARCH:
-        return {"mode": "search", "report": "best", "align": False, "profile": False}
+        return {"mode": "search", "report": "best", "align": False, "profile": False,
+                "strands": "forward"}  # (as edlib HW: the forward strand)
     if workload.startswith("V"):
         return {"mode": "search", "pairing": "zip", "report": "best"}
     if workload == "P20":

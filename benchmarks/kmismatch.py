@@ -31,14 +31,14 @@ def _case(variant: str, backend: str, strands: str, repeat: int, threads=None) -
         text = [data.ecoli()]
         patterns = patterns_from_lambda()
         best, best_cpu, result = float("inf"), float("inf"), None
-        warm = kmismatch.make_job([text[0].slice(0, 5000)], patterns, K, variant=variant,
+        warm = kmismatch.make_job(patterns, [text[0].slice(0, 5000)], K, variant=variant,
                                   backend=backend, strands=strands, threads=threads)
         drive(kmismatch.iter_solve(warm))
         # CPU time beside wall time: on a shared machine the wall time also counts the
         # time this process waited for a core (process time sums the threads' work).
         cpu_clock = time.thread_time if backend == "serial" else time.process_time
         for _ in range(repeat):
-            job = kmismatch.make_job(text, patterns, K, variant=variant, backend=backend,
+            job = kmismatch.make_job(patterns, text, K, variant=variant, backend=backend,
                                      strands=strands, threads=threads)
             c0 = cpu_clock()
             result = drive(kmismatch.iter_solve(job))

@@ -107,10 +107,10 @@ def _solve(workload, variant, backend, repeat, threads=None, threads_per_block=N
     options = dict(variant=variant, backend=backend, strands=STRANDS, threads=threads)
     if threads_per_block:
         options["threads_per_block"] = threads_per_block
-    kmismatch.solve([text[0].slice(0, 5000)], patterns, K, **options)
+    kmismatch.solve(patterns, [text[0].slice(0, 5000)], K, **options)
     cuda = backend == "cuda"
     if cuda and resident:
-        kmismatch.solve(text, patterns, K, **options)
+        kmismatch.solve(patterns, text, K, **options)
     best = wall = float("inf")
     result = None
     for _ in range(repeat):
@@ -120,7 +120,7 @@ def _solve(workload, variant, backend, repeat, threads=None, threads_per_block=N
 
             gpu.DEVICE_TEXTS.clear()
         t0 = time.perf_counter()
-        result = kmismatch.solve(text, patterns, K, **options)
+        result = kmismatch.solve(patterns, text, K, **options)
         wall = min(wall, time.perf_counter() - t0)
         best = min(best, result.info.seconds)
     h = result.hits

@@ -1,13 +1,64 @@
 """primerscope's computation engine. It never imports Qt.
 
-The app talks to it through the family APIs (``engine.kdiff`` ...) and the job
-generator :func:`iter_solve`. Importing it changes nothing about the caller's process:
-the programs (the command line, the app) call :func:`configure_process` for themselves.
+The Python API, from a notebook or a pipeline::
+
+    import engine
+    hits = engine.kmismatch.solve(["ACGTTGCATGCA"], "lambda.fa", 1)   # patterns, then text
+    frame = hits.to_pandas(coords="bed")                                # chrom, start, end
+
+The families (``kdiff``, ``kmismatch``, ``lcs``, ``edit``, ``nw``) and the primer tools
+(``pairs``, ``pcr``, ``panel``, ``offtarget``) are loaded on first use, as are ``load``
+(read sequences), ``index`` (build a genome store) and ``__version__``: ``import engine``
+itself reads no module beyond the standard library's ``os``. Every ``solve`` takes what
+you look for first, then where you look; any input form of :func:`engine.api.records`;
+``progress=True`` and ``backend=`` a backend's name or a ``distributed.Client``.
+
+Importing it changes nothing about the caller's process: the programs (the command line,
+the app) call :func:`configure_process` for themselves. The app talks to the engine
+through the same family APIs and the job generator :func:`iter_solve`.
 """
 
 from __future__ import annotations
 
 import os
+
+#: Loaded on first use (module ``__getattr__``): name -> module, or (module, attribute).
+_LAZY = {"kdiff": "engine.kdiff", "kmismatch": "engine.kmismatch", "lcs": "engine.lcs",
+         "edit": "engine.edit", "nw": "engine.nw", "pairs": "engine.primers.pairs",
+         "pcr": "engine.primers.pcr", "panel": "engine.primers.panel",
+         "offtarget": "engine.primers.offtarget", "load": ("engine.sequences", "load"),
+         "index": ("engine.api", "index")}
+
+__all__ = ["__version__", "configure_process", "edit", "index", "iter_solve", "kdiff",
+           "kmismatch", "lcs", "load", "numba_cache_dir", "nw", "offtarget", "pairs", "panel",
+           "pcr"]
+
+
+def __getattr__(name: str):
+    """The API's names, imported when first read (numba, numpy and Biopython load only then)."""
+    import importlib
+
+    if name == "__version__":
+        from importlib import metadata
+
+        try:
+            value = metadata.version("primerscope")
+        except metadata.PackageNotFoundError:  # a checkout that was never installed
+            value = "0+unknown"
+    elif name in _LAZY:
+        target = _LAZY[name]
+        if isinstance(target, tuple):
+            value = getattr(importlib.import_module(target[0]), target[1])
+        else:
+            value = importlib.import_module(target)
+    else:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
 
 
 def numba_cache_dir() -> str | None:

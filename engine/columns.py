@@ -18,6 +18,82 @@ import numpy as np
 #: Rows made at a time when iterating, writing or filling a table block.
 BLOCK = 1 << 16
 
+#: The interval conventions of ``to_pandas(coords=...)``/``to_records(coords=...)``:
+#: the CSV's 1-based inclusive positions, or BED's (pyranges, bioframe) ``chrom, start,
+#: end``, 0-based half-open, first.
+COORDS = ("one-based", "bed")
+
+
+def _minus_one(column):
+    """A column of 1-based starts as 0-based (an empty cell stays empty)."""
+    if isinstance(column, list):
+        return [None if v is None else v - 1 for v in column]
+    return column - 1
+
+
+def with_coords(data: dict, coords: str, interval: tuple | None = None, others=(),
+                what: str = "this result") -> dict:
+    """A result's columns (name -> column, 1-based inclusive as in its CSV) in ``coords``.
+
+    ``interval`` is (id column, start column, end column) of each row's interval: with
+    ``"bed"`` they come first as ``chrom, start, end`` (start 0-based; the id column and a
+    column named ``start``/``end`` are not repeated), and each (start, end) pair of
+    ``others`` gets a 0-based start too. The one place the conventions are written: every
+    result's ``to_pandas`` and ``to_records`` go through here.
+    """
+    if coords not in COORDS:
+        raise ValueError(f"coords must be one of {', '.join(COORDS)}, got {coords!r}")
+    if coords == "one-based":
+        return dict(data)
+    if interval is None:
+        raise ValueError(f"{what} has no intervals: use coords='one-based'")
+    chrom, start, end = interval
+    out = {"chrom": data[chrom], "start": _minus_one(data[start]), "end": data[end]}
+    starts = {s for s, _e in others}
+    kept = starts | {e for _s, e in others}
+    for name, column in data.items():
+        if name == chrom or (name in (start, end) and name not in kept):
+            continue
+        out[name] = _minus_one(column) if name in starts else column
+    return out
+
+
+class Tabular:
+    """``to_pandas``/``to_records`` for a result that is not a :class:`ColumnTable`: it
+    gives :meth:`table`, its rows as columns in 1-based coordinates with the interval
+    columns, and both go through :func:`with_coords`."""
+
+    def table(self) -> tuple[dict, tuple | None, tuple]:
+        """(name -> column, the (id, start, end) interval or None, other (start, end) pairs)."""
+        raise NotImplementedError
+
+    def _in(self, coords: str) -> dict:
+        data, interval, others = self.table()
+        return with_coords(data, coords, interval, others, what=type(self).__name__)
+
+    def to_pandas(self, coords: str = "one-based"):
+        """The rows as a pandas DataFrame: 1-based inclusive (``"one-based"``, as the CSV),
+        or ``chrom, start, end`` 0-based half-open first (``"bed"``: pyranges, bioframe)."""
+        return frame(self._in(coords))
+
+    def to_records(self, coords: str = "one-based") -> list[dict]:
+        """The rows of :meth:`to_pandas` as plain dicts (no pandas needed)."""
+        return plain_records(self._in(coords))
+
+
+def frame(data: dict):
+    """A pandas DataFrame of columns (pandas is the optional extra ``primerscope[pandas]``)."""
+    import pandas as pd
+
+    return pd.DataFrame(data, columns=list(data))
+
+
+def plain_records(data: dict) -> list[dict]:
+    """Columns as one plain dict per row (Python values: no numpy scalars, no pandas)."""
+    names = list(data)
+    cells = [c.tolist() if isinstance(c, np.ndarray) else list(c) for c in data.values()]
+    return [dict(zip(names, row)) for row in zip(*cells)]
+
 
 class ColumnTable(Sequence):
     """Base of a columnar result.
@@ -30,6 +106,8 @@ class ColumnTable(Sequence):
     """
 
     COLUMNS: tuple[str, ...] = ()
+    #: (id, start, end) columns of each row's interval (:func:`with_coords`), or None.
+    INTERVAL: tuple[str, str, str] | None = None
     __hash__ = None  # equality is by rows
 
     def __len__(self) -> int:
@@ -43,6 +121,10 @@ class ColumnTable(Sequence):
 
     def make_row(self, cells: tuple):
         raise NotImplementedError
+
+    def record_block(self, lo: int, hi: int) -> list:
+        """:meth:`block` for :meth:`to_records` (a subclass gives None for an empty cell)."""
+        return self.block(lo, hi)
 
     # -- the sequence of rows ---------------------------------------------------------------
     def __getitem__(self, index):
@@ -118,14 +200,22 @@ class ColumnTable(Sequence):
         """Indices that may hold ``row`` (subclasses narrow them with a column)."""
         return range(len(self))
 
-    def to_pandas(self):
+    def to_pandas(self, coords: str = "one-based"):
         """A pandas DataFrame with :attr:`COLUMNS` (pandas is the optional extra
         ``primerscope[pandas]``): numeric columns straight from the arrays, id columns
-        as categoricals where the ids are unique."""
-        import pandas as pd
-
+        as categoricals where the ids are unique. ``coords``: :func:`with_coords`."""
         data = self.frame_columns()
-        return pd.DataFrame({name: data[name] for name in self.COLUMNS}, columns=list(self.COLUMNS))
+        return frame(with_coords({name: data[name] for name in self.COLUMNS}, coords,
+                                 self.INTERVAL, what=type(self).__name__))
+
+    def to_records(self, coords: str = "one-based") -> list[dict]:
+        """One plain dict per row, the columns of :meth:`to_pandas` (no pandas needed)."""
+        n = len(self)
+        data = {name: [] for name in self.COLUMNS}
+        for a in range(0, n, BLOCK):
+            for name, cells in zip(self.COLUMNS, self.record_block(a, min(n, a + BLOCK))):
+                data[name] += cells.tolist() if isinstance(cells, np.ndarray) else list(cells)
+        return plain_records(with_coords(data, coords, self.INTERVAL, what=type(self).__name__))
 
     def frame_columns(self) -> dict:
         """name -> array-like of the whole column (for :meth:`to_pandas`); subclasses give

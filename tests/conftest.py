@@ -54,3 +54,20 @@ def msx2_records():
     from benchmarks.data import msx2
 
     return msx2()
+
+
+@pytest.fixture(scope="session")
+def dask_cluster():
+    """(address, client) of a LocalCluster with 2 worker processes of one thread each.
+
+    One per test process, shared by every Dask test: its workers start and load the kernels
+    once (a killed worker is restarted by its nanny)."""
+    import logging
+
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", silence_logs=logging.ERROR)
+    client = distributed.Client(cluster, set_as_default=False)
+    yield cluster.scheduler_address, client
+    client.close()
+    cluster.close()

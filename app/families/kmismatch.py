@@ -31,7 +31,7 @@ class KmismatchAdapter(FamilyAdapter):
         from engine import kmismatch
 
         sel = choice.selection
-        return kmismatch.make_job(inputs["text"], inputs["patterns"], choice.params["k"],
+        return kmismatch.make_job(inputs["patterns"], inputs["text"], choice.params["k"],
                                   variant=sel.variant, backend=sel.backend,
                                   strands=choice.params["strands"], threads=choice.threads,
                                   **choice.backend_options())

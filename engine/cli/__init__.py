@@ -43,6 +43,7 @@ import sys
 import warnings
 from types import SimpleNamespace
 
+import engine
 from engine import interrupts
 from engine.cli import preload
 
@@ -237,6 +238,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     parser = _Parser(prog="primerscope",
                      description="Candidate primer regions and DNA dynamic programming, live.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {engine.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     gui = sub.add_parser("gui", help="open the desktop application")
     gui.add_argument("--demo", action="store_true", help="load the demo data")
@@ -280,7 +282,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         sub.add_parser("index")
     # Listed here for --help; the launcher hands `bench` to the benchmarks package.
     sub.add_parser("bench", help="benchmarks (primerscope bench --help)", add_help=False)
+    sub.add_parser("install-desktop", add_help=False,
+                   help="add primerscope to the desktop's menu (--uninstall removes it)")
     return parser
+
 
 
 def _remember_inputs(parser: argparse.ArgumentParser) -> None:
@@ -547,6 +552,8 @@ def _dispatch(args) -> int:
     if args.command == "bench":
         raise UsageError("benchmarks run through the launcher: primerscope bench ... "
                          "(or python -m benchmarks)")
+    if args.command == "install-desktop":
+        raise UsageError("install-desktop runs through the launcher: primerscope install-desktop")
     if args.command == "index":
         from engine.cli import index
 

@@ -56,14 +56,22 @@ engine/edit/problem.py), with the same answers. The ``dask`` backend (search mod
 ``pairing="all"``) runs those chunks as tasks on a Dask cluster (engine.executors),
 with the same answers too.
 
+``k`` is a **maximum**: the most edits a hit (or a reported distance) may have (in kdiff,
+k is a minimum). Arguments come as everywhere in the engine: what you look for (the
+patterns), then where you look (the texts); any input form of :func:`engine.api.records`.
+A search reads both strands unless ``strands="forward"``.
+
 Examples
 --------
->>> from engine.sequences import load
->>> solve(load("TAGAC"), load("ATCGAG"), backend="serial").distances[0].distance
+>>> distance("TAGAC", "ATCGAG")
 3
->>> res = solve(load("ACGT"), load("TTACGATT"), mode="search", k=1, backend="serial")
+>>> solve("TAGAC", "ATCGAG", backend="serial").distances[0].distance
+3
+>>> res = solve("ACGT", "TTACGATT", mode="search", k=1, strands="forward", backend="serial")
 >>> [(h.start, h.end, h.distance, h.cigar) for h in res.hits]
 [(3, 5, 1, '3=1I'), (3, 6, 1, '3=1X'), (3, 7, 1, '3=1D1=')]
+>>> res.to_records(coords="bed")[0]
+{'chrom': 'seq1', 'start': 2, 'end': 5, 'pattern_id': 'seq1', 'strand': '+', 'distance': 1, 'cigar': '3=1I', 'matched': 'ACG'}
 """
 
 from __future__ import annotations
@@ -73,16 +81,16 @@ from typing import Generator
 
 import numpy as np
 
-from engine import gaps, registry
+from engine import api, columns, gaps, registry
 from engine.edit.cuda_options import cuda_params
 from engine.edit.hits import EditHits, Hit, PairDistance, ScoreProfile
 from engine.edit.spec import SPEC
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
-from engine.sequences import Record, SeqColumns
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads
+from engine.sequences import SeqColumns
 from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
 
-__all__ = ["EditHits", "EditResult", "Hit", "PairDistance", "SPEC", "ScoreProfile", "iter_solve", "make_job",
-           "solve", "verify"]
+__all__ = ["EditHits", "EditResult", "Hit", "PairDistance", "SPEC", "ScoreProfile", "distance",
+           "iter_solve", "make_job", "solve", "verify"]
 
 
 @dataclass(frozen=True)
@@ -108,17 +116,31 @@ class EditResult:
     best: int | None = None
     profiles: tuple[ScoreProfile, ...] = ()
 
-    def to_pandas(self):
+    def to_pandas(self, coords: str = "one-based"):
         """The hits (search) or the distances (global) as a pandas DataFrame, in the CSV's
-        columns (needs the ``pandas`` extra); an empty cell is <NA>."""
+        columns (needs the ``pandas`` extra); an empty cell is <NA>. ``coords="bed"``
+        (search): ``chrom, start, end`` half-open first (engine.columns)."""
         if self.mode == "search":
-            return self.hits.to_pandas()
+            return self.hits.to_pandas(coords)
         import pandas as pd
 
-        return pd.DataFrame({"pattern_id": [d.pattern_id for d in self.distances],
-                             "record_id": [d.record_id for d in self.distances],
-                             "distance": pd.array([d.distance for d in self.distances], dtype="Int64"),
-                             "cigar": [d.cigar for d in self.distances]})
+        data = self._distance_columns(coords)
+        data["distance"] = pd.array(data["distance"], dtype="Int64")
+        return columns.frame(data)
+
+    def to_records(self, coords: str = "one-based") -> list[dict]:
+        """The rows of :meth:`to_pandas` as plain dicts (no pandas needed; None where empty)."""
+        if self.mode == "search":
+            return self.hits.to_records(coords)
+        return columns.plain_records(self._distance_columns(coords))
+
+    def _distance_columns(self, coords: str) -> dict:
+        """A global job's distances as columns (they have no interval: one-based only)."""
+        data = {"pattern_id": [d.pattern_id for d in self.distances],
+                "record_id": [d.record_id for d in self.distances],
+                "distance": [d.distance for d in self.distances],
+                "cigar": [d.cigar for d in self.distances]}
+        return columns.with_coords(data, coords, None, what="a global edit distance table")
 
     def profile(self, pattern_id: str, record_id: str, strand: str = "+") -> ScoreProfile | None:
         """The score profile of one pattern on one strand along one record, or None."""
@@ -136,7 +158,7 @@ STRANDS = SPEC.param("strands").choices
 
 
 def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, variant=None,
-             backend=None, parallel=None, flags=None, strands: str = "forward",
+             backend=None, parallel=None, flags=None, strands: str | None = None,
              pairing: str = "all", report: str | None = None, align: bool | None = None,
              profile: bool | None = None, threads: int | None = None,
              threads_per_block: int | None = None, words_per_thread: int | None = None,
@@ -149,19 +171,22 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
 
     Parameters
     ----------
-    patterns, texts : sequence of Record, or engine.sequences.SeqColumns
-        Queries and the records to compare them with (or search in). Many sequences are
-        best given as one :class:`~engine.sequences.SeqColumns` (a buffer of codes and a
-        range per sequence): a batch is then planned without a Python object per pair.
+    patterns, texts : str, list of str, path, SeqRecord(s), Record(s), or SeqColumns
+        Queries, then the records to compare them with (or search in): any form of
+        :func:`engine.api.records`. Many sequences are best given as one
+        :class:`~engine.sequences.SeqColumns` (a buffer of codes and a range per
+        sequence): a batch is then planned without a Python object per pair.
     mode : {"global", "search"}
     k : int or None
-        Most edits. Required in search mode with ``report="hits"``. In global
-        mode, distances above k come back as None (and banded computes only
+        The **most** edits (a maximum). Required in search mode with ``report="hits"``.
+        In global mode, distances above k come back as None (and banded computes only
         the band of k).
     variant, backend, parallel, flags
         A combination listed in :data:`SPEC`; defaults are the fastest available.
-    strands : {"forward", "both"}
+    strands : {"forward", "both"} or None
         ``both`` also searches with each pattern's reverse complement (search mode).
+        Default: ``both`` for a search over whole records (a primer binds either strand,
+        as in kdiff and kmismatch), ``forward`` for global distances and zip batches.
     pairing : {"all", "zip"}
         ``zip`` pairs pattern i with text record i (a batch).
     report : {"hits", "best"} or None
@@ -188,6 +213,8 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     ValueError
         On any bad argument, naming it.
     """
+    if strands is None:
+        strands = "both" if mode == "search" and pairing == "all" else "forward"
     # The registry's rule for every parameter, as on the command line and in the GUI.
     checked = registry.check_params(SPEC, mode=mode, k=k, strands=strands, pairing=pairing,
                                     report=report, gap_min=gap_min,
@@ -222,7 +249,8 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     # Patterns, and the text records of a batch, as columns (one buffer, a range each): the
     # plan reads them with numpy alone. Other text records stay as given (a genome is read
     # in place or streamed, a genome store's record never unpacked whole here).
-    patterns = _columns("pattern", patterns)
+    patterns = _columns("pattern", api.records(patterns, "patterns", columns=True))
+    texts = api.records(texts, "texts", columns=True)
     if not isinstance(texts, SeqColumns):  # assembly gaps match nothing (engine.gaps)
         texts = _records("text", texts)
         gap_min = gaps.resolve_gap_min(texts, gap_min)  # (unset: a store text's own)
@@ -272,14 +300,10 @@ def _columns(role: str, sequences) -> SeqColumns:
 
 
 def _records(role: str, records, check_lengths: bool = True) -> tuple:
-    """The records as a tuple, each an engine.sequences.Record (and none empty)."""
+    """The records (engine.api.records made them Records) as a tuple, none empty."""
     records = tuple(records)
     if not records:
         raise ValueError(f"no {role} records")
-    if not all(issubclass(t, Record) for t in set(map(type, records))):  # (no frame per record)
-        bad = next(rec for rec in records if not isinstance(rec, Record))
-        raise ValueError(f"{role} records must be engine.sequences.Record (or one "
-                         f"engine.sequences.SeqColumns), got {type(bad).__name__}")
     if check_lengths:
         # (len, not codes: a genome store's record would unpack itself whole)
         lengths = np.fromiter(map(len, records), dtype=np.int64, count=len(records))
@@ -289,12 +313,18 @@ def _records(role: str, records, check_lengths: bool = True) -> tuple:
     return records
 
 
-def solve(patterns, texts, **options) -> EditResult:
-    """Run an edit job to completion.
+def solve(patterns, texts, *, progress: bool = False, backend=None, **options) -> EditResult:
+    """Run an edit job to completion: distances (global) or hits within **at most** ``k``
+    edits (search).
 
     Parameters
     ----------
-    patterns, texts : sequence of Record
+    patterns, texts : str, list of str, path, SeqRecord(s), Record(s) or SeqColumns
+        What to look for, then where (:func:`engine.api.records`).
+    progress : bool
+        Show a tqdm bar (a notebook's widget, or text on a terminal).
+    backend : str or distributed.Client
+        A backend's name, or a client whose cluster runs the job's chunks (search mode).
     **options
         Keyword arguments of :func:`make_job`.
 
@@ -309,7 +339,19 @@ def solve(patterns, texts, **options) -> EditResult:
     ValueError
         On a bad argument (see :func:`make_job`).
     """
-    return drive(iter_solve(make_job(patterns, texts, **options)))
+    return api.solve(make_job, iter_solve, patterns, texts, progress=progress, backend=backend,
+                     **options)
+
+
+def distance(a, b, k: int | None = None, **options) -> int | None:
+    """The edit distance of ``a`` to ``b`` (one sequence each, any input form), or None when
+    it is above ``k`` (the most edits worth computing: banded then fills only that band).
+
+    >>> distance("ACGTTGCA", "ACGTAGCA"), distance("ACGTTGCA", "TTTT", k=2)
+    (1, None)
+    """
+    pattern, text = api.one_record(a, "a"), api.one_record(b, "b")
+    return solve([pattern], [text], k=k, **options).distances[0].distance
 
 
 def verify(queries, regions, k: int | None = None, **options) -> EditResult:

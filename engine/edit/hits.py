@@ -61,6 +61,7 @@ class EditHits(ColumnTable):
     record's ``Record.offset``), ``strand`` 0 for '+', 1 for '-'."""
 
     COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "distance", "cigar", "matched")
+    INTERVAL = ("record_id", "start", "end")
 
     def __init__(self, columns: dict, *, pattern_ids, record_ids, text, starts, cigars,
                  shifts=None):
@@ -119,6 +120,11 @@ class EditHits(ColumnTable):
                 [STRANDS[s] for s in self.strand[lo:hi].tolist()], self.distance[lo:hi],
                 ["" if c is None else c for c in self.cigars(lo, hi)],
                 ["" if m is None else m for m in self.matched(lo, hi)]]
+
+    def record_block(self, lo: int, hi: int) -> list:
+        """:meth:`block` with None, not the CSV's empty text, where a hit has no alignment."""
+        return [[None if c == "" else c for c in cells] if isinstance(cells, list) else cells
+                for cells in self.block(lo, hi)]
 
     def make_row(self, cells: tuple) -> Hit:
         pattern_id, record_id, start, end, strand, distance, cigar, matched = cells

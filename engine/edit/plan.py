@@ -177,7 +177,12 @@ class Plan:
             rec_lo = lo  # where the record's column 0 would lie (profile bins count from it)
         else:
             p_start = self.pieces.start[self.g_rec]
-            p_own = self.pieces.own[self.g_rec] - p_start
+            # The piece after a skipped gap owns the gap's columns too (its own lies before its
+            # start, engine.streaming.plan_chunks), but they are not in its text and hold no
+            # hit: its tasks own from its start. Counted from its own, a task's columns could
+            # all lie before the text and end before they begin (a cooperative CUDA warp read
+            # before the text for them); their profile bins are the merge's (ChunkSearch).
+            p_own = np.maximum(self.pieces.own[self.g_rec] - p_start, 0)
             rec_lo = lo - p_start
         # Profile cap - 1: k, or m (C[m,j] <= m, so no cap without k).
         cut = self.k if self.k is not None else m

@@ -108,7 +108,7 @@ class ChunkSearch(InnerRunnerRun):
 
     def profile(self) -> tuple[np.ndarray, np.ndarray]:
         """(where, values): the bins of the whole plan's profiles that the chunk's pieces
-        scanned so far (a record has one piece a chunk), and their values."""
+        scanned so far, and their values (a bin may come more than once)."""
         if not self.plan.profile:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         inner = self.runner.plan
@@ -117,7 +117,32 @@ class ChunkSearch(InnerRunnerRun):
         shift = self.plan.prof_offs[self._group] - inner.prof_offs[:-1]
         where = np.repeat(shift, sizes) + np.arange(int(inner.prof_offs[-1]))
         seen = values != UNSEEN
-        return where[seen], values[seen]
+        gap_where, gap_values = self._skipped_bins
+        return (np.concatenate((where[seen], gap_where)),
+                np.concatenate((values[seen], gap_values)))
+
+    @cached_property
+    def _skipped_bins(self) -> tuple[np.ndarray, np.ndarray]:
+        """(where, values) of the profile bins of the skipped gap columns that the chunk's
+        pieces own (a piece after a skip owns the skip, engine.streaming.plan_chunks, which
+        is not in its text). A skip lies more than the overlap (>= m) into its gap, so any
+        occurrence ending there holds more than m gap bases and C[m,j] = m there: the
+        whole-text scan's bins read min(m, cap). A bin the skip shares with scanned columns
+        is no higher (C <= m everywhere)."""
+        inner = self.runner.plan
+        pieces = inner.pieces
+        owns_skip = pieces.own[inner.g_rec] < pieces.start[inner.g_rec]
+        groups = np.flatnonzero(owns_skip)
+        if not groups.size:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        binw = inner.binw[groups]
+        first = pieces.own[inner.g_rec[groups]] // binw
+        count = (pieces.start[inner.g_rec[groups]] - 1) // binw + 1 - first
+        m = np.diff(inner.p_offs)[inner.g_inst[groups]]
+        value = np.minimum(m, inner.g_cut[groups] + 1)
+        base = self.plan.prof_offs[self._group[groups]] + first
+        where = np.repeat(base, count) + _ranks(count)
+        return where, np.repeat(value, count)
 
 
 class ChunkMerge:
@@ -157,8 +182,10 @@ class ChunkMerge:
             self.collector.found.append(**rows)
 
     def add_profile(self, where: np.ndarray, values: np.ndarray) -> None:
-        """Lower the record profiles by a chunk's (:meth:`ChunkSearch.profile`)."""
-        self._prof[where] = np.minimum(self._prof[where], values)
+        """Lower the record profiles by a chunk's (:meth:`ChunkSearch.profile`). A bin may
+        come more than once (two pieces of a record either side of a skipped gap share a
+        chunk, and the skip's own bins): an unbuffered minimum, not a last write."""
+        np.minimum.at(self._prof, where, values)
 
     def chunk_done(self, chunk) -> None:
         """Every hit and profile bin of ``chunk`` is merged: settle the bests of the records
@@ -263,6 +290,11 @@ class SearchProblem(ChunkedProblem):
         job = dataclasses.replace(self.job, inputs={"pattern": self.job.inputs["pattern"],
                                                     "text": (tiny,)})
         return make_runner(job, np.zeros(1, dtype=np.uint8), 1).lanes
+
+
+def _ranks(count: np.ndarray) -> np.ndarray:
+    """0 .. count[i] - 1 for each i, end to end."""
+    return np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
 
 
 def _inner_groups(plan, rows) -> np.ndarray:

@@ -39,9 +39,11 @@ SPEC = FamilySpec(
                   "Most edits allowed (required for search hits). In global mode, distances above k "
                   "are not reported (none given: every distance).",
                   minimum=0, maximum=1_000_000, option="-k", optional=True),
-        ParamSpec("strands", "Strands", "choice", "forward",
-                  "'both' also searches with the reverse complement of each pattern (search mode).",
-                  choices=("forward", "both")),
+        ParamSpec("strands", "Strands", "choice", "both",
+                  "'both' also searches with the reverse complement of each pattern (search mode). "
+                  "Default: both in a search over whole records, forward for global distances and "
+                  "zip batches.",
+                  choices=("forward", "both"), optional=True),
         GAP_MIN_PARAM,
         ParamSpec("pairing", "Pairing", "choice", "all",
                   "'all': every pattern against every text record; 'zip': pattern i against text "

@@ -10,9 +10,10 @@ closes it) and a way to hand the executor to a job::
     from engine.executors import client as on_client
 
     with Client(cluster) as c:
-        job = kmismatch.make_job(text, patterns, 2, backend="dask")
+        job = kmismatch.make_job(patterns, text, 2, backend="dask")
         result = on_client.solve(c, job)
 
+or, the same in one call, ``kmismatch.solve(patterns, text, 2, backend=c)`` (engine.api).
 Make the job with ``backend="dask"`` (the variant and flags its workers run are chosen
 as for any Dask job, from whether every worker sees a GPU).
 """

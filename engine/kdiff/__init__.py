@@ -5,12 +5,18 @@ prefix of alpha[r:] that occurs in a background record (or, with both strands,
 its reverse complement) within k-1 edits; the candidate is alpha[r:r+c+1]. The
 scan of a record stops at the first r whose whole suffix occurs.
 
+``k`` is a **minimum**: a candidate is at least k edits from every background substring
+(in kmismatch and edit, k is a maximum). Arguments come as everywhere in the engine: the
+target (where primers are wanted), then the background (where they must not bind); any
+input form of :func:`engine.api.records`.
+
 Examples
 --------
->>> from engine.sequences import load
->>> res = solve(load("ACTG"), load("AGCAAG"), 2, strands="forward", backend="serial")
+>>> res = solve("ACTG", "AGCAAG", 2, strands="forward", backend="serial")
 >>> [(c.start, c.end, c.sequence) for c in res.candidates]
 [(1, 3, 'ACT'), (2, 4, 'CTG')]
+>>> res.to_records(coords="bed")
+[{'chrom': 'seq1', 'start': 0, 'end': 3, 'length': 3, 'sequence': 'ACT'}, {'chrom': 'seq1', 'start': 1, 'end': 4, 'length': 3, 'sequence': 'CTG'}]
 """
 
 from __future__ import annotations
@@ -18,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Generator
 
-from engine import gaps, registry
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
+from engine import api, gaps, registry
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads
 from engine.kdiff.candidates import Candidate, CandidateTable
 from engine.kdiff.closest import ClosestMatch, closest_match, iter_closest_match
 from engine.kdiff.cuda_options import cuda_params
@@ -47,9 +53,14 @@ class KdiffResult:
     #: (:class:`engine.kdiff.landscape_table.Landscape`; ``candidates`` are those at k).
     landscape: object = None
 
-    def to_pandas(self):
-        """The candidates as a pandas DataFrame (the CSV's columns; needs the ``pandas`` extra)."""
-        return self.candidates.to_pandas()
+    def to_pandas(self, coords: str = "one-based"):
+        """The candidates as a pandas DataFrame: the CSV's columns (``coords="one-based"``)
+        or ``chrom, start, end`` half-open first (``"bed"``; engine.columns)."""
+        return self.candidates.to_pandas(coords)
+
+    def to_records(self, coords: str = "one-based") -> list[dict]:
+        """The candidates as plain dicts (no pandas needed), columns as :meth:`to_pandas`."""
+        return self.candidates.to_records(coords)
 
 
 def make_job(target, background, k: int, *, variant=None, backend=None, parallel=None, flags=None,
@@ -59,6 +70,8 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
              avoid_masked: bool = False, all_k: bool = False) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
+    ``target`` then ``background``: any form of :func:`engine.api.records`. ``k`` is a
+    **minimum** (k >= 1): a candidate is at least k edits from every background substring.
     Runs of at least ``gap_min`` N in the target and the background are assembly gaps
     (engine.gaps): they match nothing, and no candidate holds a gap base.
     ``avoid_masked``: drop the candidates whose 3'-most 5 bases touch a soft-masked (lower
@@ -70,7 +83,8 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     scheduler's address (``tcp://HOST:PORT``; None or empty: a local cluster).
 
     ``all_k``: every k in 1..k at once (the result's ``landscape``), in the one scan at k.
-    The CPU kernels with the background in memory do it; the others refuse by name.
+    The CPU kernels do it (on Dask too, and with a streamed background); the CUDA kernels
+    and the fine forms refuse by name.
     """
     # The registry's rule for every parameter, as on the command line and in the GUI.
     checked = registry.check_params(SPEC, k=k, strands=strands, gap_min=gap_min,
@@ -79,7 +93,7 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     k, strands, gap_min = checked["k"], checked["strands"], checked["gap_min"]
     threads_per_block, prefetch_factor = checked["threads_per_block"], checked["prefetch_factor"]
     threads = check_threads(threads)
-    target, background = tuple(target), tuple(background)
+    target, background = api.records(target, "target"), api.records(background, "background")
     if not target:
         raise ValueError("no target records")
     if not background:
@@ -96,7 +110,7 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     params = {"k": int(k), "strands": strands, "gap_min": gap_min,
               "avoid_masked": bool(avoid_masked)}
     if all_k:
-        _check_all_k(sel, background, strands)
+        _check_all_k(sel)
         params["all_k"] = True
     params.update(cuda_params(sel.variant, sel.backend, sel.flags, threads_per_block, prefetch_factor))
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
@@ -109,21 +123,16 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
                params=params, threads=threads, count_comparisons=count_comparisons)
 
 
-def _check_all_k(sel, background, strands: str) -> None:
-    """``all_k`` runs on the CPU kernels' serial and coarse forms, the background whole in
-    memory: the CUDA kernels, the fine forms and the chunked plumbing (streamed, Dask)
-    know one k only."""
-    from engine.streaming import Background
-
-    if not registry.on_cpu(sel.backend):
+def _check_all_k(sel) -> None:
+    """``all_k`` runs on the CPU kernels' serial and coarse forms, the background whole,
+    streamed in chunks or on Dask (its workers run the CPU kernels): the CUDA kernels and
+    the fine forms know one k only."""
+    if registry.on_gpu(sel.backend):
         raise ValueError(f"kdiff --all-k does not run on the {sel.backend} backend "
-                         "(use serial or multicore)")
+                         "(use serial, multicore or dask)")
     if sel.parallel in ("fine", "coarse+fine"):
         raise ValueError(f"kdiff --all-k does not run with --parallel {sel.parallel} "
                          "(use coarse)")
-    if not Background(background, strands).fits():
-        raise ValueError("kdiff --all-k needs the background in memory; this one is streamed "
-                         "in chunks (too large)")
 
 
 def landscape(target, background, k: int, **options):
@@ -132,9 +141,16 @@ def landscape(target, background, k: int, **options):
     return solve(target, background, k, all_k=True, **options).landscape
 
 
-def solve(target, background, k: int, **options) -> KdiffResult:
-    """Run a kdiff job to completion (see :func:`make_job` for the options)."""
-    return drive(iter_solve(make_job(target, background, k, **options)))
+def solve(target, background, k: int, *, progress: bool = False, backend=None,
+          **options) -> KdiffResult:
+    """For every start of ``target``, the shortest substring **at least** ``k`` edits from
+    every substring of ``background`` (see :func:`make_job` for the options).
+
+    ``backend`` may also be a ``distributed.Client`` (the job's chunks run there);
+    ``progress=True`` shows a tqdm bar.
+    """
+    return api.solve(make_job, iter_solve, target, background, k, progress=progress,
+                     backend=backend, **options)
 
 
 def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progress, None, KdiffResult]:

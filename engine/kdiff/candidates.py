@@ -51,6 +51,7 @@ class CandidateTable(ColumnTable):
     """
 
     COLUMNS = ("target_id", "start", "end", "length", "sequence")
+    INTERVAL = ("target_id", "start", "end")
 
     def __init__(self, target, start0, length, *, target_ids, texts, shifts=None):
         self.target = target

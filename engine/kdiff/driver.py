@@ -261,29 +261,35 @@ def _no_levels(count: int) -> np.ndarray:
 def chunk_task(call: KernelCall, alpha, r_lo: int, r_hi: int, beta, offsets, counters):
     """One task of a streamed slice: c(r) for starts [r_lo, r_hi) against one chunk's text.
 
-    Returns (c, settled): the chunk's c(r) for the first ``settled`` starts (fewer than
-    asked when a start's whole suffix occurs in the chunk: the scan stops there, or when
-    cancelled)."""
+    Returns (c, levels, settled): the chunk's c(r) (and, for ``kdiff --all-k``, the lower
+    levels: starts x levels) for the first ``settled`` starts (fewer than asked when a
+    start's whole suffix occurs in the chunk: the scan stops there, or when cancelled)."""
     part = np.full(r_hi - r_lo, -1, dtype=np.int64)
+    part_lv = np.full((r_hi - r_lo, call.levels), -1, dtype=np.int64)
     call.use_background(beta, offsets)
-    settled = call(alpha, r_lo, r_hi, part, counters)
-    return part, settled
+    settled = call(alpha, r_lo, r_hi, part, counters, part_lv)
+    return part, part_lv, settled
 
 
-def merge_chunk(best: np.ndarray, settled: int, part: np.ndarray, got: int, m: int,
-                r_lo: int) -> int:
-    """Fold a chunk's (c, settled) into the running max ``best``; return the starts settled
-    so far, or -1 when the chunk was cancelled (its missing maxima make the slice unusable).
+def merge_chunk(best: np.ndarray, best_lv: np.ndarray, settled: int, part: np.ndarray,
+                part_lv: np.ndarray, got: int, m: int, r_lo: int) -> int:
+    """Fold a chunk's (c, levels, settled) into the running maxima ``best`` and ``best_lv``;
+    return the starts settled so far, or -1 when the chunk was cancelled (its missing maxima
+    make the slice unusable).
 
-    c(r) is the max over chunks (engine.streaming's overlap argument). A chunk that stops at
-    start r found r's whole suffix, so the merged scan stops there too: the merged settled
-    count is the smallest stop, and every chunk computed every start before it.
+    c(r) is the max over chunks (engine.streaming's overlap argument), and so is c at each
+    lower level (a match within t edits is no longer than one within K). A chunk that stops
+    at start r found r's whole suffix (with levels: within 0 edits, where the scan of every
+    k stops), so the merged scan stops there too: the merged settled count is the smallest
+    stop, and every chunk computed every start before it.
     """
-    full = got > 0 and part[got - 1] >= m - (r_lo + got - 1)
+    whole = part_lv[:, 0] if part_lv.shape[1] else part
+    full = got > 0 and whole[got - 1] >= m - (r_lo + got - 1)
     if got < settled and not full:
         return -1
     settled = min(settled, got)
     np.maximum(best[:settled], part[:settled], out=best[:settled])
+    np.maximum(best_lv[:settled], part_lv[:settled], out=best_lv[:settled])
     return settled
 
 
@@ -304,7 +310,7 @@ class ScanRunner:
         self.levels = self.K if self.all_k else 0
         self._floor = 0 if self.all_k else self.K  # suffixes this short always occur
         self.targets: tuple[Record, ...] = job.inputs["target"]
-        self.total = sum(max(0, len(t) - self._floor) for t in self.targets)
+        self.total = sum(self.record_starts(i) for i in range(len(self.targets)))
         self._lengths: list[np.ndarray] = []  # per record (levels): starts x k, 0 = none
         self.first_slice = call.min_slice()
         self.done = 0
@@ -327,7 +333,7 @@ class ScanRunner:
         target = self.targets[self._index]
         self._alpha = np.ascontiguousarray(target.codes)
         self._gaps = gap_runs(self._alpha)
-        self._r_end = max(0, self._alpha.shape[0] - self._floor)
+        self._r_end = self.record_starts(self._index)
         self._cs = np.full(self._r_end, -1, dtype=np.int64)
         if self.all_k:
             self._lengths.append(np.zeros((self._r_end, self.levels + 1), dtype=np.int32))
@@ -337,6 +343,10 @@ class ScanRunner:
         self.settled[target.id] = 0
         if self._r_end == 0:
             self._open_next()
+
+    def record_starts(self, record: int) -> int:
+        """The starts of target ``record`` the scan computes (shorter suffixes always occur)."""
+        return max(0, len(self.targets[record]) - self._floor)
 
     @property
     def position(self) -> tuple[int, int]:

@@ -47,9 +47,11 @@ class _Range:
     r_hi: int
     m: int
     pending: int
+    levels: int = 0  # kdiff --all-k: the lower levels merged besides c
 
     def __post_init__(self):
         self.best = np.full(self.r_hi - self.r_lo, -1, dtype=np.int64)
+        self.best_lv = np.full((self.r_hi - self.r_lo, self.levels), -1, dtype=np.int64)
         self.settled = self.r_hi - self.r_lo
         self.counters = np.zeros(2, dtype=np.int64)
         self.seconds = 0.0
@@ -65,17 +67,19 @@ class _Merged:
     def min_slice(self) -> int:
         return 1
 
-    def __call__(self, alpha, r_lo, r_hi, out_c, counters) -> int:
+    def __call__(self, alpha, r_lo, r_hi, out_c, counters, out_lv=None) -> int:
         rng = self.range
         assert (r_lo, r_hi) == (rng.r_lo, rng.r_hi), "ranges are committed in scan order"
         out_c[:rng.settled] = rng.best[:rng.settled]
+        if out_lv is not None:
+            out_lv[:rng.settled] = rng.best_lv[:rng.settled]
         counters += rng.counters
         return rng.settled
 
 
 class RangeRun:
     """One task (an engine.executors.ChunkRun): c(r) for a range of starts against one
-    chunk's text, in one step; its answer is (c, settled, counters, seconds)."""
+    chunk's text, in one step; its answer is (c, levels, settled, counters, seconds)."""
 
     def __init__(self, call: KernelCall, alpha: np.ndarray, r_lo: int, r_hi: int, text):
         self.call, self.alpha, self.r_lo, self.r_hi, self.text = call, alpha, r_lo, r_hi, text
@@ -90,12 +94,13 @@ class RangeRun:
     def step(self, budget: int) -> Step:
         t0 = time.perf_counter()
         counters = np.zeros(2, dtype=np.int64)
-        part, got = chunk_task(self.call, self.alpha, self.r_lo, self.r_hi, self.text.codes,
-                               self.text.offsets, counters)
-        self._answer = part, got, counters, time.perf_counter() - t0
+        part, part_lv, got = chunk_task(self.call, self.alpha, self.r_lo, self.r_hi,
+                                        self.text.codes, self.text.offsets, counters)
+        self._answer = part, part_lv, got, counters, time.perf_counter() - t0
         self.done = self.total
         m = self.alpha.shape[0]
-        stopped = got > 0 and part[got - 1] >= m - (self.r_lo + got - 1)
+        whole = part_lv[:, 0] if part_lv.shape[1] else part
+        stopped = got > 0 and whole[got - 1] >= m - (self.r_lo + got - 1)
         return Step(self.total, int(counters[0]), int(counters[1]),
                     aborted=got < self.total and not stopped)
 
@@ -161,6 +166,8 @@ class ScanProblem(ChunkedProblem):
         self._call().warm_up()
 
     def worker_job(self, gpu: bool) -> Job:
+        # kdiff --all-k: GPU workers run the CPU kernels too (the CUDA ones know one k)
+        gpu = gpu and not self.job.params.get("all_k")
         self.task_job, self._worker_gpu = super().worker_job(gpu), gpu
         return self.task_job
 
@@ -200,12 +207,14 @@ class ScanProblem(ChunkedProblem):
 
     def _next_range(self) -> _Range | None:
         rec, r = self._cursor
+        scan = self.scan
         while rec < len(self.targets):
-            r_end = max(0, len(self.targets[rec]) - self.K)
-            if rec >= self.scan.position[0] and r < r_end:
+            r_end = scan.record_starts(rec)
+            if rec >= scan.position[0] and r < r_end:
                 r_hi = min(r_end, r + self._size)
                 self._cursor = (rec, r_hi)
-                return _Range(rec, r, r_hi, len(self.targets[rec]), len(self.chunks))
+                return _Range(rec, r, r_hi, len(self.targets[rec]), len(self.chunks),
+                              scan.levels)
             rec, r = rec + 1, 0
         self._cursor = (rec, r)
         return None
@@ -237,9 +246,10 @@ class ScanProblem(ChunkedProblem):
         rng = self._by_key.get(task.key)
         if rng is None or answer is None:
             return
-        part, got, counters, seconds = answer
+        part, part_lv, got, counters, seconds = answer
         if rng.settled >= 0:
-            rng.settled = merge_chunk(rng.best, rng.settled, part, got, rng.m, rng.r_lo)
+            rng.settled = merge_chunk(rng.best, rng.best_lv, rng.settled, part, part_lv, got,
+                                      rng.m, rng.r_lo)
         rng.counters += counters
         rng.seconds += seconds
 
@@ -290,3 +300,6 @@ class ScanProblem(ChunkedProblem):
     @property
     def settled(self) -> dict:
         return self.scan.settled
+
+    def landscape(self):
+        return self.scan.landscape()

@@ -10,27 +10,33 @@ window spans two text records. The variants thread, block-thread, shared-mem and
 pair-tile run on the cuda backend (engine/kmismatch/cuda.py, imported only for
 cuda jobs); the others on serial and multicore.
 
+``k`` is a **maximum**: hits have at most k mismatches (in kdiff, k is a minimum).
+Arguments come as everywhere in the engine: what you look for (the patterns), then where
+you look (the text). Any input form of :func:`engine.api.records` is accepted.
+
 Examples
 --------
->>> from engine.sequences import load
->>> res = solve(load("ACTTGTAC"), load("ACTG"), 1, strands="forward", backend="serial")
+>>> res = solve("ACTG", "ACTTGTAC", 1, strands="forward", backend="serial")
 >>> [(h.start, h.end, h.strand, h.mismatches, h.matched) for h in res.hits]
 [(1, 4, '+', 1, 'ACTT')]
+>>> res.to_records()
+[{'pattern_id': 'seq1', 'record_id': 'seq1', 'start': 1, 'end': 4, 'strand': '+', 'mismatches': 1, 'matched': 'ACTT'}]
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Generator
 
 import numpy as np
 
-from engine import gaps, registry
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
+from engine import api, gaps, registry
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads
 from engine.kmismatch.cuda_options import check_cuda_limits, check_threads_per_block
 from engine.kmismatch.hits import Hit, HitDensity, HitTable
 from engine.kmismatch.spec import SPEC
-from engine.sequences import Record
+from engine.sequences import Record, SequenceWarning
 from engine.slices import Meter, numba_threads, run_info
 
 __all__ = ["Hit", "HitDensity", "HitTable", "KmismatchResult", "SPEC", "iter_solve", "make_job",
@@ -54,22 +60,28 @@ class KmismatchResult:
     #: text positions scanned (all of them unless cancelled).
     scanned: int
 
-    def to_pandas(self):
-        """The hits as a pandas DataFrame (the CSV's columns; needs the ``pandas`` extra)."""
-        return self.hits.to_pandas()
+    def to_pandas(self, coords: str = "one-based"):
+        """The hits as a pandas DataFrame: the CSV's columns (``coords="one-based"``) or
+        ``chrom, start, end`` half-open first (``"bed"``; engine.columns)."""
+        return self.hits.to_pandas(coords)
+
+    def to_records(self, coords: str = "one-based") -> list[dict]:
+        """The hits as plain dicts (no pandas needed), columns as :meth:`to_pandas`."""
+        return self.hits.to_records(coords)
 
 
-def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str = "both",
+def make_job(patterns, text, k: int, *, variant=None, backend=None, strands: str = "both",
              threads: int | None = None, threads_per_block: int | None = None,
              scheduler: str | None = None, gap_min: int | None = None) -> Job:
     """Check every argument and return a :class:`~engine.jobs.Job` with defaults filled in.
 
     Parameters
     ----------
-    text, patterns : sequence of :class:`~engine.sequences.Record`
-        The text records and the patterns (one record each, any lengths).
+    patterns, text : str, list of str, path, SeqRecord(s) or Record(s)
+        What to look for (one record each, any lengths), then where (the text records):
+        any form of :func:`engine.api.records`.
     k : int
-        Largest number of mismatches reported (k >= 0).
+        The **most** mismatches a hit may have (k >= 0).
     variant : {'naive', 'shift-add', 'pmasm', 'thread', 'block-thread', 'shared-mem', 'pair-tile'}
         Default: pair-tile where a GPU is present (or the backend is cuda), else pmasm.
         The last four are the CUDA methods (cuda backend only).
@@ -96,6 +108,14 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
     ValueError
         On k < 0 or not an integer, an unknown strands value, an empty text or
         pattern set, or a variant/backend combination that does not exist.
+    TypeError
+        On an input of no accepted form.
+
+    Warns
+    -----
+    SequenceWarning
+        When every pattern is longer than every text record: nothing can match, which is
+        what the old argument order (text first) looks like.
     """
     # The registry's rule for every parameter, as on the command line and in the GUI.
     checked = registry.check_params(SPEC, k=k, strands=strands, gap_min=gap_min,
@@ -103,16 +123,15 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
     k, strands, threads_per_block = checked["k"], checked["strands"], checked["threads_per_block"]
     gap_min = checked["gap_min"]
     threads = check_threads(threads)
-    text, patterns = tuple(text), tuple(patterns)
+    patterns, text = api.records(patterns, "patterns"), api.records(text, "text")
     if not text:
         raise ValueError("no text records")
     if not patterns:
         raise ValueError("empty pattern set: give at least one pattern")
     for rec in text + patterns:
-        if not isinstance(rec, Record):
-            raise ValueError(f"expected engine.sequences.Record inputs, got {type(rec).__name__}")
         if len(rec) == 0:
             raise ValueError(f"record '{rec.id}' is empty")
+    _check_order(patterns, text)
     if variant is None and backend is None and registry.backend_status("cuda")[0]:
         backend = "cuda"  # with a GPU, kmismatch runs there (the registry's cuda default)
     sel = registry.resolve(SPEC, variant, backend, None, frozenset())
@@ -134,24 +153,29 @@ def make_job(text, patterns, k: int, *, variant=None, backend=None, strands: str
                params=params, threads=threads)
 
 
-def _without_gap_hits(hits, counts, text):
-    """The hits whose window holds no assembly gap base (engine.gaps): with the gap as a
-    record break they would not exist. ``counts`` (per pattern and bin) is made again when
-    some are dropped."""
-    gaps_ = gaps.text_gaps(text)
-    if gaps_[0].size == 0 or not len(hits):
-        return hits
-    keep = ~gaps.touches_gap(gaps_, hits.pos, hits.pos + hits.pattern_lengths[hits.pattern])
-    if keep.all():
-        return hits
-    hits = hits.take(np.flatnonzero(keep))
-    counts.recount(hits)
-    return hits
+def _check_order(patterns, text) -> None:
+    """Warn when no pattern fits in any text record: nothing can match, and that is what the
+    old argument order (text first, then patterns) looks like. A warning, not an error (a
+    short text is a valid, empty job) and never a swap: the answer is the one asked for."""
+    shortest = min(len(p) for p in patterns)
+    longest = max(len(r) for r in text)
+    if shortest > longest:
+        warnings.warn(SequenceWarning(
+            f"every pattern (the shortest: {shortest:,} nt) is longer than every text record "
+            f"(the longest: {longest:,} nt), so nothing can match (in Python the patterns "
+            f"come first, then the text: kmismatch.solve(patterns, text, k))"), stacklevel=3)
 
 
-def solve(text, patterns, k: int, **options) -> KmismatchResult:
-    """Run a kmismatch job to completion (see :func:`make_job` for the options)."""
-    return drive(iter_solve(make_job(text, patterns, k, **options)))
+def solve(patterns, text, k: int, *, progress: bool = False, backend=None,
+          **options) -> KmismatchResult:
+    """Every window of ``text`` within **at most** ``k`` mismatches of a pattern.
+
+    ``patterns``, then ``text`` (any input form, :func:`engine.api.records`); the options
+    are :func:`make_job`'s. ``backend`` may also be a ``distributed.Client`` (the job's
+    chunks run there); ``progress=True`` shows a tqdm bar.
+    """
+    return api.solve(make_job, iter_solve, patterns, text, k, progress=progress,
+                     backend=backend, **options)
 
 
 def iter_solve(job: Job, cancel: CancelToken | None = None
@@ -177,10 +201,8 @@ def iter_solve(job: Job, cancel: CancelToken | None = None
 
     executor = executors.for_backend(job.backend, job.params.get("scheduler"))
     runner = yield from executor.run(ScanProblem(job), meter, cancel)
+    # (hits over an assembly gap were dropped as found: the runners' rule, engine.gaps)
     hits, density = meter.timed(lambda: (runner.hits(), runner.density()))
-    kept = meter.timed(lambda: _without_gap_hits(hits, runner.counts, job.inputs["text"]))
-    if kept is not hits:  # (counted again: the density too)
-        hits, density = kept, runner.density()
     return KmismatchResult(run_info(job, meter), job.params["k"], job.params["strands"], hits,
                            tuple(p.id for p in patterns), tuple(len(p) for p in patterns),
                            runner.counts.pattern_hits, density, runner.done)

@@ -41,5 +41,5 @@ def make_job(args):
     params = param_values(args, kmismatch.SPEC)
     patterns = load_patterns(args.patterns)
     text = load_input(args, "text")
-    return kmismatch.make_job(text, patterns, variant=args.variant, backend=args.backend,
+    return kmismatch.make_job(patterns, text, variant=args.variant, backend=args.backend,
                               threads=args.threads, **params)

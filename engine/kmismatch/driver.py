@@ -26,8 +26,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from engine import registry
-from engine import config
+from engine import config, registry
+from engine.gaps import text_gaps, touches_gap
 from engine.executors import ChunkedProblem
 from engine.executors.protocol import InnerRunnerRun
 from engine.jobs import Job
@@ -325,6 +325,8 @@ class ScanRunner:
                                record_ids=tuple(r.id for r in records), text=self.text,
                                offsets=self.offsets, shifts=[r.offset for r in records],
                                **columns)
+        self.pattern_lengths = np.array([len(p) for p in patterns], dtype=np.int64)
+        self._recount = False  # hits over a gap were dropped: the counts are made again
         self.total = sum(len(r) for r in records)
         self.done = 0
         slots = sum(g.slots for g in self.groups)
@@ -338,10 +340,12 @@ class ScanRunner:
 
     def step(self, budget: int) -> Step:
         lo, hi = self.done, min(self.total, self.done + budget)
+        before = len(self.found)
         counted = self._scan_slice(lo, hi)
         if counted is None:  # a kernel saw the cancel flag mid-slice: drop that slice
             self.counts.recount(self.found)
             return Step(0, aborted=True)
+        self._drop_gap_hits(before)
         if not lo and hi < self.total:  # room for the whole text's hits at the first slice's rate
             self.found.reserve(int(len(self.found) * (self.total / hi) * 1.2) + 1024)
         self.done = hi
@@ -356,6 +360,28 @@ class ScanRunner:
             self.search.close()
             self.search = None
 
+    @cached_property
+    def _gaps(self) -> tuple[np.ndarray, np.ndarray]:
+        """The assembly gaps (engine.gaps) of the text laid end to end, found once."""
+        return text_gaps(self.records)
+
+    def _drop_gap_hits(self, before: int) -> None:
+        """Drop the slice's hits (those after the first ``before``) whose window holds an
+        assembly gap base: with the gap as a record break they would not exist. Dropped as
+        found, so that Progress.partial and a cancelled run's hits follow the final rule;
+        the counts are made again from the hits kept (:meth:`density`)."""
+        n = len(self.found)
+        if n == before or not self._gaps[0].size:
+            return
+        pos, code, mis = (col[before:n] for col in self.found.columns)
+        keep = ~touches_gap(self._gaps, pos, pos + self.pattern_lengths[code >> 1])
+        if keep.all():
+            return
+        kept = [col[keep] for col in (pos, code, mis)]  # (copies: the columns are rewritten)
+        self.found.truncate(before)
+        self.found.append(*kept)
+        self._recount = True
+
     def report(self) -> dict:
         return {"partial": self.found.view()}
 
@@ -364,6 +390,9 @@ class ScanRunner:
 
     def density(self) -> tuple[HitDensity, ...]:
         self._settle()
+        if self._recount:  # (after the GPU's counts came: they hold the dropped hits)
+            self.counts.recount(self.found)
+            self._recount = False
         return self.counts.density(self.records)
 
     def _windows(self, group: _Group, lo: int, hi: int):

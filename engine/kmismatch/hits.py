@@ -56,6 +56,7 @@ class HitTable(ColumnTable):
     """
 
     COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "mismatches", "matched")
+    INTERVAL = ("record_id", "start", "end")
 
     def __init__(self, pos, code, mismatches, *, pattern_ids, pattern_lengths, record_ids, text,
                  offsets, shifts=None):

@@ -14,6 +14,8 @@ Examples
 (5, 'ACGGT')
 >>> res.pairs.tolist()
 [[1, 1], [2, 2], [4, 3], [5, 6], [6, 7]]
+>>> res.to_records()[:2]
+[{'a_id': 'seq1', 'a_pos': 1, 'b_id': 'seq1', 'b_pos': 1, 'symbol': 'A'}, {'a_id': 'seq1', 'a_pos': 2, 'b_id': 'seq1', 'b_pos': 2, 'symbol': 'C'}]
 """
 
 from __future__ import annotations
@@ -23,11 +25,11 @@ from typing import Generator
 
 import numpy as np
 
-from engine import config, registry
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
+from engine import api, config, registry
+from engine.columns import Tabular
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads
 from engine.lcs.cuda_options import cuda_params
 from engine.lcs.spec import SPEC
-from engine.sequences import Record, encode
 from engine.slices import Meter, compile_once, numba_threads, run_info, run_slices
 
 __all__ = ["LcsResult", "SPEC", "iter_solve", "length", "make_job", "solve"]
@@ -36,7 +38,7 @@ TASKS = SPEC.param("task").choices
 
 
 @dataclass(frozen=True, eq=False)
-class LcsResult:
+class LcsResult(Tabular):
     """The answer of one lcs job.
 
     Attributes
@@ -70,13 +72,17 @@ class LcsResult:
     snapshot: np.ndarray | None = None
     snapshot_shape: tuple[int, int] | None = None
 
-
-def _record(value, role: str) -> Record:
-    if isinstance(value, Record):
-        return value
-    if isinstance(value, str):
-        return Record(role, encode(value, record_id=role))
-    raise ValueError(f"{role} must be a Record or a sequence string, got {type(value).__name__}")
+    def table(self):
+        """One row per LCS symbol, as the CSV: ``a_pos``, ``b_pos`` (1-based), the symbol;
+        in ``bed`` each is the 1-nt interval of a (``b_pos`` 0-based). ``task="length"``:
+        one row with the length, no interval."""
+        if self.pairs is None:
+            return ({"a_id": [self.a_id], "b_id": [self.b_id], "a_length": [self.a_length],
+                     "b_length": [self.b_length], "length": [self.length]}, None, ())
+        n = self.pairs.shape[0]
+        data = {"a_id": [self.a_id] * n, "a_pos": self.pairs[:, 0], "b_id": [self.b_id] * n,
+                "b_pos": self.pairs[:, 1], "symbol": list(self.lcs or "")[:n]}
+        return data, ("a_id", "a_pos", "a_pos"), (("b_pos", "b_pos"),)
 
 
 def make_job(a, b, *, variant: str | None = None, backend: str | None = None,
@@ -86,8 +92,9 @@ def make_job(a, b, *, variant: str | None = None, backend: str | None = None,
 
     Parameters
     ----------
-    a, b : Record or str
-        The two sequences (a str is read as a literal sequence).
+    a, b : str, path, SeqRecord or Record
+        The two sequences, in any form of :func:`engine.api.records` (of several records,
+        the first).
     variant : {'rows', 'wavefront', 'bitparallel'}, optional
         Default: the fastest, ``bitparallel``.
     backend : {'serial', 'multicore', 'cuda'}, optional
@@ -118,7 +125,7 @@ def make_job(a, b, *, variant: str | None = None, backend: str | None = None,
     threads = check_threads(threads)
     if not isinstance(snapshots, bool):
         raise ValueError(f"snapshots must be True or False, got {snapshots!r}")
-    rec_a, rec_b = _record(a, "a"), _record(b, "b")
+    rec_a, rec_b = api.one_record(a, "a"), api.one_record(b, "b")
     if len(rec_a) == 0 or len(rec_b) == 0:
         raise ValueError("lcs needs two non-empty sequences")
     sel = registry.resolve(SPEC, variant, backend, parallel, None)
@@ -129,9 +136,10 @@ def make_job(a, b, *, variant: str | None = None, backend: str | None = None,
                snapshots=snapshots)
 
 
-def solve(a, b, **options) -> LcsResult:
-    """Run an lcs job to completion (see :func:`make_job` for the options)."""
-    return drive(iter_solve(make_job(a, b, **options)))
+def solve(a, b, *, progress: bool = False, **options) -> LcsResult:
+    """Run an lcs job to completion (see :func:`make_job` for the options; ``progress=True``
+    shows a tqdm bar). lcs has no k."""
+    return api.solve(make_job, iter_solve, a, b, progress=progress, **options)
 
 
 def length(a, b, **options) -> int:

@@ -12,13 +12,13 @@ passes) above a small full-matrix threshold.
 
 Examples
 --------
->>> from engine.sequences import load
->>> res = solve(load("GATTACA"), load("GCATGCT"), match=1, mismatch=-1, gap=-1,
-...             backend="serial")
+>>> res = solve("GATTACA", "GCATGCT", match=1, mismatch=-1, gap=-1, backend="serial")
 >>> res.score, res.alignment.aligned_a, res.alignment.aligned_b, res.alignment.cigar
 (0, 'G-ATTACA', 'GCA-TGCT', '1=1I1=1D1=1X1=1X')
->>> score(load("ACGTTAGCA"), load("ACGTAGCNA"), backend="serial")   # N matches any base
+>>> score("ACGTTAGCA", "ACGTAGCNA", backend="serial")   # N matches any base
 6
+>>> res.to_records(coords="bed")[0]["start"], res.to_records()[0]["a_start"]
+(0, 1)
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from typing import Generator
 
 import numpy as np
 
-from engine import config, registry
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads, drive
+from engine import api, config, registry
+from engine.columns import Tabular
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads
 from engine.nw.alignment import Alignment
 from engine.nw.cuda_options import cuda_params
 from engine.nw.scoring import Scores
@@ -41,7 +42,7 @@ __all__ = ["Alignment", "NwResult", "SPEC", "Scores", "iter_solve", "make_job", 
 
 
 @dataclass(frozen=True)
-class NwResult:
+class NwResult(Tabular):
     """The answer of one nw job.
 
     ``score`` is None only when the job was cancelled before the score pass
@@ -67,17 +68,25 @@ class NwResult:
     snapshot_base: int | None = None
     snapshot_step: int | None = None
 
+    def table(self):
+        """One row: the aligned spans of a and b (1-based; a global alignment spans both
+        records whole), the score and, with a traceback, identity, CIGAR and the aligned
+        texts. In ``bed`` the interval is a's span."""
+        a_off = self.alignment.a_offset if self.alignment is not None else 0
+        b_off = self.alignment.b_offset if self.alignment is not None else 0
+        data = {"a_id": [self.a_id], "a_start": [a_off + 1], "a_end": [a_off + self.a_length],
+                "b_id": [self.b_id], "b_start": [b_off + 1], "b_end": [b_off + self.b_length],
+                "score": [self.score]}
+        al = self.alignment
+        data.update({"identity": [None if al is None else al.identity],
+                     "cigar": [None if al is None else al.cigar],
+                     "aligned_a": [None if al is None else al.aligned_a],
+                     "aligned_b": [None if al is None else al.aligned_b]})
+        return data, ("a_id", "a_start", "a_end"), (("b_start", "b_end"),)
+
 
 def _first_record(value, role: str) -> Record:
-    if isinstance(value, Record):
-        record = value
-    else:
-        records = tuple(value)
-        if not records:
-            raise ValueError(f"no records for sequence {role}")
-        record = records[0]
-        if not isinstance(record, Record):
-            raise ValueError(f"sequence {role} must be a Record, got {type(record).__name__}")
+    record = api.one_record(value, role)
     if len(record) == 0:
         raise ValueError(f"sequence {role} ('{record.id}') is empty")
     return record
@@ -91,8 +100,9 @@ def make_job(a, b, *, match: int = 1, mismatch: int = 0, gap: int = -1, tracebac
 
     Parameters
     ----------
-    a, b : Record or sequence of Record
-        The two sequences (the first record of a sequence is used).
+    a, b : str, path, SeqRecord(s) or Record(s)
+        The two sequences, in any form of :func:`engine.api.records` (of several records,
+        the first).
     match, mismatch, gap : int
         Linear scores (|score| <= 1000); defaults +1 / 0 / -1.
     traceback : bool
@@ -135,8 +145,9 @@ def make_job(a, b, *, match: int = 1, mismatch: int = 0, gap: int = -1, tracebac
                threads=threads, snapshots=bool(snapshots))
 
 
-def solve(a, b, **options) -> NwResult:
-    """Run an nw job to completion (see :func:`make_job` for the options).
+def solve(a, b, *, progress: bool = False, **options) -> NwResult:
+    """Run an nw job to completion (see :func:`make_job` for the options; ``progress=True``
+    shows a tqdm bar). nw has no k: ``match``, ``mismatch`` and ``gap`` score it.
 
     Notes
     -----
@@ -144,7 +155,7 @@ def solve(a, b, **options) -> NwResult:
     ``config.NW_FULL_MATRIX_CELLS`` bytes for a traceback's base cases.
     Hirschberg, D. S. (1975), CACM 18(6); Aluru, S. et al. (2003), JPDC 63(3).
     """
-    return drive(iter_solve(make_job(a, b, **options)))
+    return api.solve(make_job, iter_solve, a, b, progress=progress, **options)
 
 
 def score(a, b, **options) -> int:

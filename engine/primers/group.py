@@ -172,32 +172,31 @@ class GroupResult:
 
     def to_pandas(self, coords: str = "one-based"):
         """One row per pair: rank, penalty, coverage, the primers (reference coordinates),
-        then ``<genome>_start/_end/_size`` per inclusion genome (missing: NA).
-        ``coords="zero-based"``: starts 0-based, ends exclusive (as BED)."""
+        then ``<genome>_record/_start/_end/_size`` per inclusion genome (missing: empty).
+        ``coords="bed"``: the amplicon first as ``chrom, start, end`` and every start
+        0-based (engine.columns.with_coords, as every result's ``to_pandas``)."""
         import pandas as pd
 
-        if coords not in ("one-based", "zero-based"):
-            raise ValueError(f"coords must be 'one-based' or 'zero-based', got {coords!r}")
-        shift = 1 if coords == "zero-based" else 0
-        rows = []
-        for rank, p in enumerate(self.pairs, start=1):
-            row = {"rank": rank, "record": p.record, "penalty": p.penalty,
-                   "coverage": p.coverage, "product_size": p.product_size,
-                   "left_sequence": p.left.sequence, "left_start": p.left.start - shift,
-                   "left_end": p.left.end, "left_tm": p.left.tm,
-                   "right_sequence": p.right.sequence, "right_start": p.right.start - shift,
-                   "right_end": p.right.end, "right_tm": p.right.tm}
-            for name, prod in zip(self.genomes, p.products):
-                row[f"{name}_record"] = None if prod is None else prod.record
-                row[f"{name}_start"] = pd.NA if prod is None else prod.start - shift
-                row[f"{name}_end"] = pd.NA if prod is None else prod.end
-                row[f"{name}_size"] = pd.NA if prod is None else prod.size
-            rows.append(row)
-        columns = (["rank", "record", "penalty", "coverage", "product_size", "left_sequence",
-                    "left_start", "left_end", "left_tm", "right_sequence", "right_start",
-                    "right_end", "right_tm"]
-                   + [f"{g}_{c}" for g in self.genomes for c in ("record", "start", "end", "size")])
-        return pd.DataFrame(rows, columns=columns)
+        from engine.columns import with_coords
+
+        pairs = self.pairs
+        data = {"rank": list(range(1, len(pairs) + 1)), "record": [p.record for p in pairs],
+                "penalty": [p.penalty for p in pairs], "coverage": [p.coverage for p in pairs],
+                "product_size": [p.product_size for p in pairs]}
+        for side in ("left", "right"):
+            for f in ("sequence", "start", "end", "tm"):
+                data[f"{side}_{f}"] = [getattr(getattr(p, side), f) for p in pairs]
+        others = [("left_start", "left_end"), ("right_start", "right_end")]
+        for gi, name in enumerate(self.genomes):
+            prods = [p.products[gi] for p in pairs]
+            for f in ("record", "start", "end", "size"):
+                data[f"{name}_{f}"] = [None if q is None else getattr(q, f) for q in prods]
+            others.append((f"{name}_start", f"{name}_end"))
+        out = with_coords(data, coords, ("record", "left_start", "right_end"), others,
+                          "a group result")
+        return pd.DataFrame({k: pd.array(v, dtype="Int64") if k.endswith(
+            ("_start", "_end", "_size")) or k in ("start", "end") else v
+            for k, v in out.items()})
 
     def to_json(self) -> dict:
         """SPEC.md's group answer: ``pairs`` (reference coordinates), each with ``coverage``
@@ -502,7 +501,7 @@ def iter_solve(job, cancel=None):
         if lists is None:
             return result(False)
     oligos = {}   # key -> (record, oligo in record coordinates)
-    for (ri, lo, hi), (lefts, rights) in zip(pieces, lists):
+    for (ri, lo, _hi), (lefts, rights) in zip(pieces, lists):
         for o in list(lefts) + list(rights):
             moved = dataclasses.replace(o, pos=o.pos + lo)
             oligos.setdefault(_key(ri, 0, moved), (ri, moved))
@@ -671,7 +670,7 @@ def iter_solve(job, cancel=None):
         pending, lookup, good = [], {}, []
         unknown = 0
         new_bad = False
-        for pen, ci, check, left, right, lk, rk in ranked:
+        for pen, ci, _check, left, right, lk, rk in ranked:
             if len(good) >= settings.num_return or (
                     len(good) + unknown >= settings.num_return and len(pending) >= VERIFY_BATCH):
                 break

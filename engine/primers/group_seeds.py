@@ -88,19 +88,6 @@ def dilate(flags: np.ndarray, radius: int) -> np.ndarray:
     return csum[hi] - csum[lo] > 0
 
 
-def any_in(flags: np.ndarray, starts, ends) -> np.ndarray:
-    """Per window [starts[i], ends[i]): whether ``flags`` has a True in it."""
-    csum = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
-    starts = np.clip(np.asarray(starts, dtype=np.int64), 0, len(flags))
-    ends = np.clip(np.asarray(ends, dtype=np.int64), 0, len(flags))
-    return csum[np.maximum(ends, starts)] - csum[starts] > 0
-
-
-def all_in(flags: np.ndarray, starts, ends) -> np.ndarray:
-    """Per window [starts[i], ends[i]): whether ``flags`` is True throughout it."""
-    return ~any_in(~flags, starts, ends)
-
-
 def runs(flags: np.ndarray) -> list[tuple[int, int]]:
     """The [start, end) runs of True."""
     edges = np.diff(np.concatenate(([0], flags.astype(np.int8), [0])))

@@ -14,8 +14,8 @@ import csv
 import re
 from dataclasses import dataclass
 
-from engine import edit
-from engine.jobs import Job, drive
+from engine import api, edit
+from engine.jobs import Job
 from engine.sequences import Record
 
 THREE_PRIME_WINDOW = 5
@@ -49,13 +49,16 @@ def make_job(primer: Record, background, max_edits: int, *, variant=None, backen
              threads=None, scheduler=None, gap_min: int | None = None) -> Job:
     """The edit-family search job behind an off-target report (both strands, with alignments;
     ``scheduler``: the dask backend's, engine.cluster; runs of at least ``gap_min`` N in the
-    background are assembly gaps, engine.gaps)."""
+    background are assembly gaps, engine.gaps). ``primer`` (one sequence), then
+    ``background``: any form of :func:`engine.api.records`; ``max_edits`` is a maximum."""
+    primer = api.one_record(primer, "primer")
     if isinstance(max_edits, bool) or not isinstance(max_edits, int) or max_edits < 0:
         raise ValueError(f"max_edits must be an integer >= 0, got {max_edits!r}")
     if max_edits >= len(primer):
         raise ValueError(f"max_edits ({max_edits}) must be smaller than the primer length "
                          f"({len(primer)}): every position would be a site")
-    return edit.make_job([primer], list(background), mode="search", k=max_edits, strands="both",
+    return edit.make_job([primer], api.records(background, "background"), mode="search",
+                         k=max_edits, strands="both",
                          variant=variant, backend=backend, threads=threads, align=True,
                          scheduler=scheduler, gap_min=gap_min)
 
@@ -124,10 +127,23 @@ def sites_from_result(primer_text: str, result) -> list[OffTargetSite]:
     return sites
 
 
-def find_offtargets(primer: Record, background, max_edits: int = 3, **options) -> list[OffTargetSite]:
-    """Every site in ``background`` (both strands) within ``max_edits`` of ``primer``."""
-    result = drive(edit.iter_solve(make_job(primer, background, max_edits, **options)))
+def find_offtargets(primer, background, max_edits: int = 3, *, progress: bool = False,
+                    backend=None, **options) -> list[OffTargetSite]:
+    """Every site in ``background`` (both strands) within **at most** ``max_edits`` of
+    ``primer`` (any input forms; ``backend`` may be a ``distributed.Client``,
+    ``progress=True`` shows a tqdm bar).
+
+    >>> [(s.start, s.end, s.strand, s.edits) for s in
+    ...  find_offtargets("ACGTACGGTA", "TTTTACGTACGGTTTTTT", 1, backend="serial")]
+    [(5, 13, '+', 1)]
+    """
+    primer = api.one_record(primer, "primer")
+    result = api.solve(make_job, edit.iter_solve, primer, background, max_edits,
+                       progress=progress, backend=backend, **options)
     return sites_from_result(primer.text, result)
+
+
+solve = find_offtargets  # (the name every family and tool has)
 
 
 def write_csv(result, fh, *, primer: str) -> None:

@@ -30,8 +30,9 @@ from typing import Generator
 
 import numpy as np
 
-from engine import gaps, kdiff, softmask
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive, now
+from engine import api, gaps, kdiff, softmask
+from engine.columns import Tabular
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, now
 from engine.primers import pcr
 from engine.primers.primer3_design import (PRIMER3_MIN_TEMPLATE, DesignSettings, Oligo, Regions,
                                            check_pair, primer_lists, rejection_reason,
@@ -129,7 +130,7 @@ class Specificity:
 
 
 @dataclass(frozen=True)
-class PairsResult:
+class PairsResult(Tabular):
     info: RunInfo
     k: int
     settings: PairSettings
@@ -141,11 +142,27 @@ class PairsResult:
     #: seconds per phase: "kdiff", "primer3", "pcr"
     phase_seconds: dict
 
+    def table(self):
+        """One row per pair, the CSV's columns (engine.primers.export_pairs; None where it
+        writes an empty cell). In ``bed`` the interval is the amplicon on the target, and the
+        primers' and the closest off-target product's starts are 0-based too."""
+        from engine.primers.export_pairs import COLUMNS, rows
+
+        cells = [[None if v == "" else v for v in row] for row in rows(self)]
+        data = {name: [row[i] for row in cells] for i, name in enumerate(COLUMNS)}
+        return (data, ("target", "left_start", "right_end"),
+                (("left_start", "left_end"), ("right_start", "right_end"),
+                 ("closest_start", "closest_end")))
+
 
 def make_job(target, background, k: int, settings: PairSettings | None = None, *, variant=None,
              backend=None, parallel=None, flags=None, threads=None, scheduler=None,
              gap_min: int | None = None) -> Job:
     """Check everything and return the job (``Job.family`` ``"pairs"``).
+
+    ``target`` (where the primers go), then ``background`` (where they must not bind): any
+    form of :func:`engine.api.records`. ``k`` is a **minimum**: each primer is at least k
+    edits from every background substring, on both strands (kdiff's k).
 
     ``variant``/``backend``/``parallel``/``flags`` are kdiff's (the specificity scan);
     the in-silico PCR runs on the same backend with the edit family's default variant.
@@ -155,7 +172,7 @@ def make_job(target, background, k: int, settings: PairSettings | None = None, *
     """
     settings = settings or PairSettings()
     k = check_int("k", k, 1)
-    background = tuple(background)
+    target, background = api.records(target, "target"), api.records(background, "background")
     gap_min = gaps.resolve_gap_min(background, gap_min)  # (unset: a store background's own)
     target = tuple(gaps.as_background(target, gap_min))
     background = tuple(gaps.as_background(background, gap_min))
@@ -178,8 +195,13 @@ def make_job(target, background, k: int, settings: PairSettings | None = None, *
                threads=threads)
 
 
-def solve(target, background, k: int, settings: PairSettings | None = None, **options) -> PairsResult:
-    return drive(iter_solve(make_job(target, background, k, settings, **options)))
+def solve(target, background, k: int, settings: PairSettings | None = None, *,
+          progress: bool = False, backend=None, **options) -> PairsResult:
+    """Primer pairs for ``target``, each primer **at least** ``k`` edits from every
+    ``background`` substring (see :func:`make_job`). ``backend`` may be a
+    ``distributed.Client``; ``progress=True`` shows a tqdm bar."""
+    return api.solve(make_job, iter_solve, target, background, k, settings, progress=progress,
+                     backend=backend, **options)
 
 
 def specificity_from(candidates, target) -> tuple[Specificity, ...]:

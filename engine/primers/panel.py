@@ -21,8 +21,9 @@ from typing import Generator
 
 import numpy as np
 
-from engine import gaps
-from engine.jobs import CancelToken, Job, Progress, RunInfo, drive
+from engine import api, gaps
+from engine.columns import Tabular, frame, plain_records, with_coords
+from engine.jobs import CancelToken, Job, Progress, RunInfo
 from engine.primers import pcr
 from engine.primers.annotate import THERMO_MAX_LENGTH, TOO_LONG, Conditions
 from engine.primers.primer_sets import check_primers
@@ -40,7 +41,7 @@ class PanelSettings:
 
 
 @dataclass(frozen=True)
-class PanelResult:
+class PanelResult(Tabular):
     """Matrices are n x n in primer order; NaN where Primer3 cannot score (IUPAC codes)."""
 
     info: RunInfo
@@ -60,6 +61,39 @@ class PanelResult:
     def products_between(self, a: str, b: str) -> list[pcr.Product]:
         return [p for p in self.products if {p.forward, p.reverse} == {a, b}]
 
+    def table(self):
+        """One row per pair of primers (a primer with itself included), the CSV's columns
+        (engine.primers.export_panel): primer pairs have no interval."""
+        from engine.primers.export_panel import COLUMNS, pair_rows
+
+        found = list(pair_rows(self))
+        return {name: [r[name] for r in found] for name in COLUMNS}, None, ()
+
+    def products_table(self, coords: str = "one-based") -> dict:
+        """The cross-products (with a background) as columns in ``coords``."""
+        names = ("forward", "reverse", "record_id", "start", "end", "forward_edits",
+                 "reverse_edits", "forward_3prime_edits", "reverse_3prime_edits", "sequence",
+                 "spans_gap")
+        data = {name: [getattr(p, name) for p in self.products] for name in names}
+        return with_coords(data, coords, ("record_id", "start", "end"), what="the products")
+
+    def to_pandas(self, coords: str = "one-based", table: str = "pairs"):
+        """``table="pairs"``: the dimer table (one-based only: pairs of primers are not
+        intervals); ``"products"``: the cross-products, 1-based or ``bed``."""
+        if table == "products":
+            return frame(self.products_table(coords))
+        if table != "pairs":
+            raise ValueError(f"table must be 'pairs' or 'products', got {table!r}")
+        return Tabular.to_pandas(self, coords)
+
+    def to_records(self, coords: str = "one-based", table: str = "pairs") -> list[dict]:
+        """The rows of :meth:`to_pandas` as plain dicts (no pandas needed)."""
+        if table == "products":
+            return plain_records(self.products_table(coords))
+        if table != "pairs":
+            raise ValueError(f"table must be 'pairs' or 'products', got {table!r}")
+        return Tabular.to_records(self, coords)
+
 
 def make_job(primers, background=(), settings: PanelSettings | None = None, *, variant=None,
              backend=None, parallel=None, threads=None, scheduler=None,
@@ -69,7 +103,7 @@ def make_job(primers, background=(), settings: PanelSettings | None = None, *, v
     at least ``gap_min`` N in the background are assembly gaps, engine.gaps)."""
     settings = settings or PanelSettings()
     primers = check_primers(primers)
-    background = tuple(background or ())
+    background = api.records(background, "background") if background is not None else ()
     gap_min = gaps.resolve_gap_min(background, gap_min)  # (unset: a store background's own)
     background = tuple(gaps.as_background(background, gap_min))
     search = None
@@ -87,8 +121,13 @@ def make_job(primers, background=(), settings: PanelSettings | None = None, *, v
                params={"settings": settings, "search": search}, threads=threads)
 
 
-def solve(primers, background=(), settings: PanelSettings | None = None, **options) -> PanelResult:
-    return drive(iter_solve(make_job(primers, background, settings, **options)))
+def solve(primers, background=(), settings: PanelSettings | None = None, *,
+          progress: bool = False, backend=None, **options) -> PanelResult:
+    """Dimers of every pair of ``primers`` and, with a ``background``, the set's
+    cross-products (see :func:`make_job`). ``backend`` may be a ``distributed.Client``;
+    ``progress=True`` shows a tqdm bar."""
+    return api.solve(make_job, iter_solve, primers, background, settings, progress=progress,
+                     backend=backend, **options)
 
 
 def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progress, None, PanelResult]:

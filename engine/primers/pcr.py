@@ -46,10 +46,10 @@ from typing import Generator
 
 import numpy as np
 
-from engine import edit, gaps, registry
+from engine import api, edit, gaps, registry
 from engine.edit.spec import SPEC as EDIT_SPEC
 from engine.executors import ChunkedProblem, Task
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int, drive
+from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int
 from engine.primers.pcr_columns import PcrProducts, PcrSites, Product, Site
 from engine.primers.primer_sets import check_primers
 from engine.sequences import Record, reverse_complement
@@ -100,6 +100,15 @@ class PcrResult:
     sites: PcrSites        # a sequence of Site over columns
     products: PcrProducts  # a sequence of Product over columns
 
+    def to_pandas(self, coords: str = "one-based"):
+        """The products as a pandas DataFrame (``sites.to_pandas()`` for the sites):
+        1-based inclusive, or ``chrom, start, end`` half-open first (``"bed"``)."""
+        return self.products.to_pandas(coords)
+
+    def to_records(self, coords: str = "one-based") -> list[dict]:
+        """The products as plain dicts (no pandas needed), columns as :meth:`to_pandas`."""
+        return self.products.to_records(coords)
+
 
 def search_job(primers, background, max_edits: int, *, variant=None, backend=None,
                parallel=None, flags=None, threads=None, scheduler=None,
@@ -114,7 +123,7 @@ def search_job(primers, background, max_edits: int, *, variant=None, backend=Non
     ``task`` on cuda. ``scheduler``: the dask backend's (engine.cluster).
     """
     primers = check_primers(primers)
-    background = tuple(background)
+    background = api.records(background, "background")
     if not background:
         raise ValueError("no background records")
     shortest = min(len(p) for p in primers)
@@ -139,9 +148,10 @@ def make_job(primers, background, settings: PcrSettings | None = None, *, varian
 
     Parameters
     ----------
-    primers : sequence of Record
-        The primer set, 5'->3', ids as names (unique; 1-100 nt; IUPAC codes allowed).
-    background : sequence of Record
+    primers : str, list of str, path, SeqRecord(s) or Record(s)
+        The primer set, 5'->3', ids as names (unique; 1-100 nt; IUPAC codes allowed); any
+        form of :func:`engine.api.records` (a list of str: ``seq1``, ``seq2``...).
+    background : the same forms
     settings : PcrSettings
     variant, backend, parallel, flags, threads
         The edit family's, for the site search (flags None: the variant's defaults).
@@ -153,7 +163,7 @@ def make_job(primers, background, settings: PcrSettings | None = None, *, varian
     """
     settings = settings or PcrSettings()
     primers = check_primers(primers)
-    background = tuple(background)
+    background = api.records(background, "background")
     gap_min = gaps.resolve_gap_min(background, gap_min)  # (unset: a store background's own)
     background = tuple(gaps.as_background(background, gap_min))
     search = search_job(primers, background, settings.max_edits, variant=variant, backend=backend,
@@ -170,8 +180,19 @@ def sites_job(primers, background, settings: PcrSettings, search: Job) -> Job:
                threads=search.threads)
 
 
-def solve(primers, background, settings: PcrSettings | None = None, **options) -> PcrResult:
-    return drive(iter_solve(make_job(primers, background, settings, **options)))
+def solve(primers, background, settings: PcrSettings | None = None, *, progress: bool = False,
+          backend=None, **options) -> PcrResult:
+    """The products ``primers`` would amplify from ``background`` (sites within **at most**
+    ``settings.max_edits`` edits). ``backend`` may be a ``distributed.Client``;
+    ``progress=True`` shows a tqdm bar. The options are :func:`make_job`'s.
+
+    >>> res = solve(["GGCATTACGA", "TTGACCGTAA"], "GGCATTACGACCCCCCCCCCTTACGGTCAA",
+    ...             backend="serial")
+    >>> res.to_records(coords="bed")[0]["start"], res.to_records()[0]["end"]
+    (0, 30)
+    """
+    return api.solve(make_job, iter_solve, primers, background, settings, progress=progress,
+                     backend=backend, **options)
 
 
 def relabel(gen, message: str):

@@ -100,6 +100,7 @@ class PcrSites(_Columns):
     """A read-only sequence of :class:`Site` over columns (:data:`SITE_DTYPES`)."""
 
     COLUMNS = ("primer", "record_id", "strand", "start", "end", "edits", "edits_3prime")
+    INTERVAL = ("record_id", "start", "end")
 
     def __init__(self, columns: dict, *, primer_ids, record_ids):
         super().__init__(columns, primer_ids=tuple(primer_ids), record_ids=tuple(record_ids))
@@ -155,6 +156,7 @@ class PcrProducts(_Columns):
     COLUMNS = ("forward", "reverse", "record_id", "start", "end", "forward_edits",
                "reverse_edits", "forward_3prime_edits", "reverse_3prime_edits", "sequence",
                "spans_gap")
+    INTERVAL = ("record_id", "start", "end")
 
     def __init__(self, columns: dict, *, primer_ids, background, with_sequence: bool):
         super().__init__(columns, primer_ids=tuple(primer_ids), background=tuple(background),

@@ -27,8 +27,11 @@ _SEQUENCE_COLUMNS = ("sequence", "seq", "primer_sequence", "oligo")
 
 
 def check_primers(primers) -> tuple[Record, ...]:
-    """The set as a tuple; ValueError naming the first bad primer."""
-    primers = tuple(primers)
+    """The set as a tuple of Records (any form of :func:`engine.api.records`); ValueError
+    naming the first bad primer."""
+    from engine import api
+
+    primers = api.records(primers, "primers")
     if not primers:
         raise ValueError("no primers given")
     seen = set()

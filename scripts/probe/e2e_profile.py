@@ -33,15 +33,15 @@ def kmismatch_case(top, upload=False):
     text = [b._text("T3x20")]
     pats = b.patterns_from_lambda()
     opts = dict(variant="shared-mem", backend="cuda", strands=b.STRANDS)
-    kmismatch.solve([text[0].slice(0, 5000)], pats, b.K, **opts)
-    kmismatch.solve(text, pats, b.K, **opts)
+    kmismatch.solve(pats, [text[0].slice(0, 5000)], b.K, **opts)
+    kmismatch.solve(pats, text, b.K, **opts)
     if upload:
         gpu.DEVICE_TEXTS.clear()
-    res = profile(lambda: kmismatch.solve(text, pats, b.K, **opts), top)
+    res = profile(lambda: kmismatch.solve(pats, text, b.K, **opts), top)
     print("solve seconds", res.info.seconds, "hits", len(res.hits), "GB/s", len(text[0]) / res.info.seconds / 1e9)
     print("kernel", b._kernel("T3x20", "shared-mem", 3))
     t0 = time.perf_counter()
-    cpu = kmismatch.solve(text, pats, b.K, variant="pmasm", backend="multicore", strands=b.STRANDS)
+    cpu = kmismatch.solve(pats, text, b.K, variant="pmasm", backend="multicore", strands=b.STRANDS)
     print("pmasm multicore", cpu.info.seconds, "wall", time.perf_counter() - t0)
 
 

@@ -1,10 +1,17 @@
 """Which background makes edit's cooperative CUDA search fault with assembly gaps? Prints the
-job table's ranges at each cooperative launch (a fault poisons the context: one case a run)."""
+job table's ranges at each cooperative launch (a fault poisons the context: one case a run).
+
+The fault came with streaming (``stream`` on the command line: config.GPU_STREAM_BYTES at
+1 MiB, as tests/cuda_support.whole_and_streamed sets it): the piece after the 10 kb leading
+gap owned the skipped gap, so its first tasks had negative lengths (fixed in
+engine/edit/plan.py; tests/engine/gaps_cuda_cases.py reproduces it in the simulator).
+
+    PYTHONPATH=. python scripts/probe/gap_coop.py 10 3 bd stream"""
 import sys
 
 import numpy as np
 
-from engine import edit
+from engine import config, edit
 if "pcr" in sys.argv:  # the gpu test module imports these too
     from engine import kdiff, kmismatch  # noqa: F401
     from engine.primers import pcr  # noqa: F401
@@ -28,6 +35,8 @@ def timed(self, kernel, blocks, tpb, shared, *a):
 
 if len(sys.argv) < 4:
     ec.GpuPairs._timed = timed
+if "stream" in sys.argv:
+    config.GPU_STREAM_BYTES = 1 << 20
 N = 15
 if "bd" in sys.argv:  # the gpu tests' fixtures
     from benchmarks.data import ecoli as ecoli_record, lambda_phage

@@ -75,7 +75,7 @@ def best_of(options, upload=False):
         if upload:
             drop_device_text()
         t0 = time.perf_counter()
-        result = kmismatch.solve(text, patterns, bench.K, **options)
+        result = kmismatch.solve(patterns, text, bench.K, **options)
         wall = min(wall, time.perf_counter() - t0)
         solve = min(solve, result.info.seconds)
     return solve, wall, result
@@ -105,7 +105,7 @@ def split(upload=False):
     kcuda.CudaSearch.__init__ = timed
     try:
         t0 = time.perf_counter()
-        job = kmismatch.make_job(text, patterns, bench.K, **cuda_opts)
+        job = kmismatch.make_job(patterns, text, bench.K, **cuda_opts)
         kernels = Kernels(job)
         assert kernels.compiled()
         cancel = CancelToken()
@@ -160,7 +160,7 @@ def host_steps(upload=False):
         setattr(owner, attr, timer(name, originals[name]))
     try:
         t0 = time.perf_counter()
-        result = kmismatch.solve(text, patterns, bench.K, **cuda_opts)
+        result = kmismatch.solve(patterns, text, bench.K, **cuda_opts)
         wall = time.perf_counter() - t0
     finally:
         for name, (owner, attr) in steps.items():
@@ -171,13 +171,13 @@ def host_steps(upload=False):
 
 
 # Compile, then a first run of the whole text (packing, page-locked memory).
-kmismatch.solve([text[0].slice(0, 5000)], patterns, bench.K, **cuda_opts)
+kmismatch.solve(patterns, [text[0].slice(0, 5000)], bench.K, **cuda_opts)
 t0 = time.perf_counter()
-first = kmismatch.solve(text, patterns, bench.K, **cuda_opts)
+first = kmismatch.solve(patterns, text, bench.K, **cuda_opts)
 first_wall = time.perf_counter() - t0
 first_seconds = first.info.seconds
 del first
-kmismatch.solve([text[0].slice(0, 5000)], patterns, bench.K, **cpu_opts)
+kmismatch.solve(patterns, [text[0].slice(0, 5000)], bench.K, **cpu_opts)
 
 upload_solve, upload_wall, _ = best_of(cuda_opts, upload=True)
 cuda_solve, cuda_wall, gpu_result = best_of(cuda_opts)

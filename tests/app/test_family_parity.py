@@ -18,7 +18,7 @@ def _blank(value):
 
 
 def _kmismatch(inputs, params, variant):
-    res = kmismatch.solve(inputs["text"], inputs["patterns"], params["k"], variant=variant,
+    res = kmismatch.solve(inputs["patterns"], inputs["text"], params["k"], variant=variant,
                           backend="serial", strands=params["strands"])
     rows = [(h.pattern_id, h.record_id, h.start, h.end, h.strand, h.mismatches, h.matched)
             for h in (res.hits[i] for i in range(len(res.hits)))]

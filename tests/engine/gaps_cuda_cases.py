@@ -20,6 +20,7 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
 sys.setswitchinterval(1e-6)  # simulated threads hand the GIL over at every barrier
 
 from engine import config, edit, kdiff, kmismatch  # noqa: E402
+from engine.edit import plan as edit_plan  # noqa: E402
 from engine.kmismatch import cuda as kcuda  # noqa: E402
 from engine.sequences import Record  # noqa: E402
 from tests.engine.edit.cuda_support import COMBOS as EDIT_COMBOS  # noqa: E402
@@ -87,7 +88,7 @@ def test_kmismatch_cuda_with_gaps_equals_the_oracle(method):
     rng = np.random.default_rng(10)
     patterns = [Record(f"p{i}", planted(rng, text, m)) for i, m in enumerate((5, 7, 6))]
     t = [Record("t", text)]
-    got = kmismatch.solve(t, patterns, 2, variant=method, backend="cuda")
+    got = kmismatch.solve(patterns, t, 2, variant=method, backend="cuda")
     assert kmismatch_rows(got) == kmismatch_expected(t, patterns, 2, 10)
 
 
@@ -99,3 +100,31 @@ def test_edit_search_cuda_with_gaps_equals_the_oracle(combo):
     t = [Record("t", text)]
     got = edit.solve(patterns, t, mode="search", k=2, strands="both", **options(combo))
     assert edit_rows(got) == edit_expected(patterns, t, 2, 10)
+
+
+@pytest.mark.parametrize("combo", [("task", None), ("cooperative", 1)], ids=edit_label)
+def test_edit_search_cuda_streamed_past_a_leading_gap_equals_the_oracle(monkeypatch, combo):
+    """Streamed, the piece after a skipped gap owns the gap's columns: a record that starts
+    with 250 N (a skip ten GPU tasks long) once gave its first tasks an end before their
+    start, and the cooperative kernel, whose warp (one here: 28 tasks) ran on for the tasks
+    with columns, read before the text (CUDA_ERROR_ILLEGAL_ADDRESS on the GPU, an IndexError
+    here). Its score profiles are the whole text's, bins inside the skipped gaps included."""
+    rng = np.random.default_rng(13)
+    text = np.concatenate([np.full(250, 15, np.uint8), BASES[rng.integers(0, 4, 90)],
+                           np.full(60, 15, np.uint8), BASES[rng.integers(0, 4, 40)]])
+    patterns = [Record("p", text[280:290].copy())]
+    t = [Record("t", text)]
+    monkeypatch.setattr(edit_plan, "PROFILE_BINS", 50)  # bins of 9 columns: shared by pieces
+
+    def solve():
+        return edit.solve(patterns, t, mode="search", k=2, strands="both", profile=True,
+                          **options(combo))
+
+    whole = solve()
+    monkeypatch.setattr(config, "GPU_STREAM_BYTES", 100)  # (one strand of text: 440 bytes)
+    got = solve()
+    assert edit_rows(got) == edit_expected(patterns, t, 2, 10)
+    assert got.hits
+    # score profiles as the whole text's, bins inside the skipped gaps included
+    assert [p.values.tolist() for p in got.profiles] == [p.values.tolist()
+                                                         for p in whole.profiles]

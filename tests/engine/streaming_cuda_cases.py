@@ -109,12 +109,12 @@ def test_kmismatch_cuda_streams_like_the_whole_text(strand):
     patterns = [Record("p", pattern), Record("q", pattern[3:9].copy())]
 
     def solve():
-        res = kmismatch.solve(text, patterns, 1, variant="thread", backend="cuda")
+        res = kmismatch.solve(patterns, text, 1, variant="thread", backend="cuda")
         return list(res.hits.rows()), res.pattern_hits.tolist(), [d.counts.tolist()
                                                                   for d in res.density]
 
     whole, streamed = _budget_runs(solve, text, "forward", (40, 47, 55, 70))
-    cpu = kmismatch.solve(text, patterns, 1, backend="serial")
+    cpu = kmismatch.solve(patterns, text, 1, backend="serial")
     assert whole[0] == list(cpu.hits.rows())
     assert any(h.pattern_id == "p" and h.strand == strand and h.record_id == "b" for h in cpu.hits)
     for got in streamed:

@@ -33,19 +33,6 @@ def _random(rng, n):
     return BASES[rng.integers(0, 4, n)]
 
 
-@pytest.fixture(scope="module")
-def dask_cluster():
-    """(address, client) of a LocalCluster with 2 worker processes of one thread each."""
-    import logging
-
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
-    client = distributed.Client(cluster, set_as_default=False)
-    yield cluster.scheduler_address, client
-    client.close()
-    cluster.close()
-
-
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Chunks of about ``bases`` (overlap ratio 1): many chunk edges in a small background."""
@@ -133,11 +120,11 @@ def test_kmismatch_dask_equals_in_memory_across_chunk_edges(dask_cluster, small_
     fasta.write_text("".join(f">r{i}\n{decode(c)}\n" for i, c in enumerate(texts)))
     store.build(fasta, tmp_path / "text.psg")
     for strands in ("both", "forward"):
-        want = kmismatch.solve(records, patterns, 3, backend="serial", strands=strands)
+        want = kmismatch.solve(patterns, records, 3, backend="serial", strands=strands)
         assert len(want.hits) > 10
         small_chunks(300)
         for text in (records, load(tmp_path / "text.psg")):
-            got = kmismatch.solve(text, patterns, 3, backend="dask", strands=strands,
+            got = kmismatch.solve(patterns, text, 3, backend="dask", strands=strands,
                                   scheduler=dask_cluster[0])
             assert got.info.backend == "dask" and got.info.complete
             assert list(got.hits) == list(want.hits)
@@ -567,7 +554,8 @@ def test_gpu_workers_take_the_chunks_of_a_cuda_job(monkeypatch):
     rng = np.random.default_rng(5)
     lengths = (9000, 2500)
     records = [Record(f"r{i}", _random(rng, n)) for i, n in enumerate(lengths)]
-    job = edit.make_job([Record("p", _random(rng, 20))], records, mode="search", k=2)
+    job = edit.make_job([Record("p", _random(rng, 20))], records, mode="search", k=2,
+                        strands="forward")
     problem = SearchProblem(job)
 
     def chunks(gpu: bool):

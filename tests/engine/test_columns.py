@@ -27,7 +27,7 @@ def results():
     text = _records("t", texts)
     patterns = _records("p", [texts[0][100:110], texts[1][7:15], "ACGTAC", texts[0][500:512]])
     return {
-        "kmismatch": kmismatch.solve(text, patterns, 3, backend="serial").hits,
+        "kmismatch": kmismatch.solve(patterns, text, 3, backend="serial").hits,
         "edit": edit.solve(patterns, text, mode="search", k=2, strands="both",
                            backend="serial").hits,
         "kdiff": kdiff.solve(text[:2], text[2:], 3, backend="serial").candidates,
@@ -90,7 +90,7 @@ def test_the_csv_streams_from_the_columns(results, family, monkeypatch):
 
 def test_edit_hits_without_alignments_have_empty_cells():
     res = edit.solve(load("ACGT"), load("TTACGATT"), mode="search", k=1, align=False,
-                     backend="serial")
+                     strands="forward", backend="serial")
     assert [(h.start, h.end, h.cigar, h.matched) for h in res.hits] == [
         (None, 5, None, None), (None, 6, None, None), (None, 7, None, None)]
     from engine.edit import export
@@ -124,7 +124,7 @@ def test_to_pandas(results, family):
 def test_results_to_pandas():
     pytest.importorskip("pandas")
     text, patterns = load("ACGTTGCAACGTACGTTT"), load("ACGT")
-    res = kmismatch.solve(text, patterns, 1, backend="serial")
+    res = kmismatch.solve(patterns, text, 1, backend="serial")
     frame = res.to_pandas()
     assert len(frame) == len(res.hits) > 2
     assert frame["start"].tolist() == res.hits.start.tolist()
@@ -134,7 +134,7 @@ def test_results_to_pandas():
     assert frame[["start", "end", "sequence"]].values.tolist() == [[1, 3, "ACT"], [2, 4, "CTG"]]
     frame = edit.solve(load("TAGAC"), load("ATCGAG"), backend="serial").to_pandas()
     assert frame["distance"].tolist() == [3]
-    frame = edit.solve(load("ACGT"), load("TTACGATT"), mode="search", k=1,
+    frame = edit.solve(load("ACGT"), load("TTACGATT"), mode="search", k=1, strands="forward",
                        backend="serial").to_pandas()
     assert frame["cigar"].tolist() == ["3=1I", "3=1X", "3=1D1="]
 
@@ -146,8 +146,8 @@ def test_regions_keep_the_loaded_records_coordinates():
     full = Record("chr", encode("".join(rng.choice(list("ACGT"), 3000))))
     part = full.region(1001, 2000)
     pats = [Record("p", full.codes[1500:1512].copy())]
-    whole = kmismatch.solve([full], pats, 2, backend="serial").hits
-    sub = kmismatch.solve([part], pats, 2, backend="serial").hits
+    whole = kmismatch.solve(pats, [full], 2, backend="serial").hits
+    sub = kmismatch.solve(pats, [part], 2, backend="serial").hits
     assert list(sub) == [h for h in whole if 1001 <= h.start and h.end <= 2000]
     whole = edit.solve(pats, [full], mode="search", k=2, strands="both", backend="serial").hits
     sub = edit.solve(pats, [part], mode="search", k=2, strands="both", backend="serial").hits

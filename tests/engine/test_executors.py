@@ -76,19 +76,6 @@ def _assert_edges_cut(planted, lengths, overlap: int) -> None:
         "no planted match crosses a chunk edge"
 
 
-@pytest.fixture(scope="module")
-def dask_cluster():
-    """(address, client) of a LocalCluster with 2 worker processes of one thread each."""
-    import logging
-
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
-    client = distributed.Client(cluster, set_as_default=False)
-    yield cluster.scheduler_address, client
-    client.close()
-    cluster.close()
-
-
 @pytest.fixture(params=KINDS)
 def run(request, monkeypatch):
     """run(make_job, iter_solve) -> result, on the executor of the parameter."""
@@ -159,7 +146,7 @@ def test_kmismatch_equals_its_oracle(run):
     records, patterns, planted = _kmismatch_case()
     _assert_edges_cut(planted, [len(r) for r in records], 19)
     want = numpy_hits([r.codes for r in records], [p.codes for p in patterns], 2)
-    got = run(lambda **o: kmismatch.make_job(records, patterns, 2, strands="both", **o),
+    got = run(lambda **o: kmismatch.make_job(patterns, records, 2, strands="both", **o),
               kmismatch.iter_solve)
     assert sorted(engine_rows(got)) == want
     assert {row[3] for row in want} == {0, 1} and len(want) > 10

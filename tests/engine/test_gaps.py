@@ -22,7 +22,7 @@ from engine import config, edit, gaps, kdiff, kmismatch
 from engine.jobs import drive
 from engine.primers import offtarget
 from engine.sequences import Record, SeqColumns, decode, encode, load
-from tests.engine.gap_cases import (edit_expected, edit_rows, gapped, kdiff_expected, kdiff_rows,
+from tests.engine.gap_cases import (BASES, edit_expected, edit_rows, gapped, kdiff_expected, kdiff_rows,
                                     kmismatch_expected, kmismatch_rows, planted)
 from tests.strategies import examples
 
@@ -232,7 +232,7 @@ def test_kmismatch_equals_the_oracle_with_gaps_as_record_breaks(data, k, strands
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     patterns = [Record(f"p{i}", planted(rng, text, int(rng.integers(4, 8)))) for i in range(3)]
     t = [Record("t", text)]
-    got = kmismatch.solve(t, patterns, k, variant=variant, backend=backend, strands=strands,
+    got = kmismatch.solve(patterns, t, k, variant=variant, backend=backend, strands=strands,
                           gap_min=8)
     assert kmismatch_rows(got) == kmismatch_expected(t, patterns, k, 8, strands)
     assert got.pattern_hits.tolist() == [sum(r[0] == p.id for r in kmismatch_rows(got))
@@ -247,7 +247,7 @@ def test_kmismatch_streamed_with_gaps_across_chunk_edges(streamed, data, chunk):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     patterns = [Record(f"p{i}", planted(rng, text, 6)) for i in range(2)]
     t = [Record("t", text)]
-    got = kmismatch.solve(t, patterns, 2, backend="multicore")
+    got = kmismatch.solve(patterns, t, 2, backend="multicore")
     assert kmismatch_rows(got) == kmismatch_expected(t, patterns, 2, 10)
 
 
@@ -268,16 +268,143 @@ def test_edit_search_equals_the_oracle_with_gaps_as_record_breaks(data, k, stran
     assert edit_rows(got) == edit_expected(patterns, t, k, 8, strands)
 
 
-@given(data=st.data(), chunk=st.integers(8, 40))
+@given(data=st.data(), chunk=st.integers(8, 40), bins=st.sampled_from([4096, 7, 3]))
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=HEALTH)
-def test_edit_search_streamed_with_gaps_across_chunk_edges(streamed, data, chunk):
-    streamed(chunk)
+def test_edit_search_streamed_with_gaps_across_chunk_edges(monkeypatch, streamed, data, chunk,
+                                                           bins):
+    """Hits as the oracle's; score profiles (bins of 1 column, or wider: ``bins`` per record)
+    as the in-memory scan's, bins inside the skipped middle of a long gap included."""
+    from engine.edit import plan
+
+    monkeypatch.setattr(plan, "PROFILE_BINS", bins)
     text = data.draw(gapped(10, pieces=(2, 5), piece_len=(5, 60)))
+    text = np.concatenate([text, np.full(data.draw(st.integers(0, 60)), 15, np.uint8)])
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     patterns = [Record(f"p{i}", planted(rng, text, 8)) for i in range(2)]
     t = [Record("t", text)]
-    got = edit.solve(patterns, t, mode="search", k=2, strands="both", backend="multicore")
+
+    def solve():
+        return edit.solve(patterns, t, mode="search", k=2, strands="both", backend="multicore",
+                          profile=True)
+
+    whole = solve()
+    streamed(chunk)
+    got = solve()
     assert edit_rows(got) == edit_expected(patterns, t, 2, 10)
+    assert [p.values.tolist() for p in got.profiles] == [p.values.tolist()
+                                                         for p in whole.profiles]
+
+
+@given(data=st.data(), chunk=st.integers(8, 40), profile=st.booleans())
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=HEALTH)
+def test_edit_streamed_tasks_never_end_before_they_begin(monkeypatch, streamed, data, chunk,
+                                                        profile):
+    """The piece after a skipped gap owns the gap's columns, which are not in its text: its
+    tasks must still scan forward from its text (a task of negative length sent the
+    cooperative CUDA kernel before the text: tests/engine/gaps_cuda_cases.py)."""
+    from engine.edit.cpu_common import T_HI, T_OWN_LO, T_SCAN_LO
+    from engine.edit.problem import SearchProblem
+    from engine.executors.protocol import Task
+    from engine.streaming import Background
+
+    streamed(chunk)
+    monkeypatch.setattr(config, "EDIT_MIN_CHUNK_COLUMNS", 4)  # tasks shorter than a gap
+    text = data.draw(gapped(10, pieces=(2, 4), piece_len=(5, 40)))
+    text = np.concatenate([np.full(data.draw(st.integers(0, 120)), 15, np.uint8), text])
+    job = edit.make_job([Record("p", encode("ACGTACGT"))], [Record("t", text)], mode="search",
+                        k=2, strands="both", backend="multicore", profile=profile)
+    problem = SearchProblem(job)
+    background = Background(problem.records, problem.strands)
+    for chunk_ in background.chunks(problem.overlap):
+        run = problem.open(Task(chunk_), background.text(chunk_), np.zeros(1, np.uint8), 2)
+        plan = run.runner.plan
+        tasks = plan.tasks
+        assert np.all(tasks[:, T_HI] > tasks[:, T_SCAN_LO])
+        assert np.all(tasks[:, T_OWN_LO] >= tasks[:, T_SCAN_LO])
+        assert np.all(tasks[:, T_OWN_LO] < tasks[:, T_HI])
+        assert np.all(tasks[:, T_SCAN_LO] >= plan.t_lo[plan.g_rec[plan.task_group]])
+
+
+def _edge_case(seed: int):
+    """A 30 kb text of 150-base stretches between gaps of 10-30 N, and patterns whose window
+    runs 3 bases over the start of a gap (a 3-mismatch or 3-edit hit with the gap as bases)."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    while sum(map(len, parts)) < 30_000:
+        parts += [BASES[rng.integers(0, 4, 150)], np.full(int(rng.integers(10, 31)), 15, np.uint8)]
+    codes = np.concatenate(parts)
+    patterns = [Record(f"e{i}", np.concatenate([codes[at - 6:at], BASES[rng.integers(0, 4, 3)]]))
+                for i, at in enumerate((150, 1_500, 15_000))]
+    return codes, patterns
+
+
+def _partials_and_answer(job_iter, cancel_after=None):
+    """Every Progress.partial of a run (and the run's answer); ``cancel_after``: cancel once
+    that many partials came."""
+    from engine.jobs import CancelToken
+
+    cancel = CancelToken()
+    gen = job_iter(cancel)
+    partials = []
+    try:
+        while True:
+            progress = next(gen)
+            if progress.partial is not None:
+                partials.append(progress.partial)
+                if cancel_after is not None and len(partials) >= cancel_after:
+                    cancel.cancel()
+    except StopIteration as stop:
+        return partials, stop.value
+
+
+def _on_gap(masked: np.ndarray, rows) -> list:
+    """The rows (start, end: 1-based, inclusive) whose window holds a gap base."""
+    return [r for r in rows if (masked[r[0] - 1:r[1]] == gaps.GAP_CODE).any()]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("cancel_after", [None, 2], ids=["run", "cancel"])
+def test_kmismatch_partials_follow_the_gap_rule(monkeypatch, streamed, stream, cancel_after):
+    """Progress.partial during a run, and after a cancel, holds no hit on a gap: the final
+    result's rule (a window of 3 gap bases is a 3-mismatch hit without it)."""
+    monkeypatch.setattr(config, "KMISMATCH_FIRST_SLICE_CELLS", {"pmasm": 1 << 12})
+    if stream:
+        streamed(3_000)
+    codes, patterns = _edge_case(31)
+    t = [Record("t", codes)]
+    masked = gaps.mask_gaps(codes)
+    job = kmismatch.make_job(patterns, t, 3, variant="pmasm", backend="serial")
+    partials, result = _partials_and_answer(lambda c: kmismatch.iter_solve(job, c), cancel_after)
+    assert len(partials) >= 2
+    for partial in partials:
+        assert not _on_gap(masked, [(h.start, h.end) for h in partial])
+    assert list(partials[-1].rows()) == list(result.hits.rows())
+    # counted from the hits kept (the dropped ones were counted as found)
+    assert result.pattern_hits.tolist() == [sum(h.pattern_id == p.id for h in result.hits)
+                                            for p in patterns]
+    if cancel_after is None:
+        assert kmismatch_rows(result) == kmismatch_expected(t, patterns, 3, 10)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("cancel_after", [None, 2], ids=["run", "cancel"])
+def test_edit_partials_follow_the_gap_rule(monkeypatch, streamed, stream, cancel_after):
+    """As kmismatch: no partial hit ends on a gap, during a run or after a cancel."""
+    monkeypatch.setattr(config, "EDIT_FIRST_SLICE_COLUMNS", 1_000)
+    monkeypatch.setattr(config, "EDIT_MIN_CHUNK_COLUMNS", 500)
+    if stream:
+        streamed(3_000)
+    codes, patterns = _edge_case(32)
+    t = [Record("t", codes)]
+    masked = gaps.mask_gaps(codes)
+    job = edit.make_job(patterns, t, mode="search", k=3, strands="both", backend="serial")
+    partials, result = _partials_and_answer(lambda c: edit.iter_solve(job, c), cancel_after)
+    assert len(partials) >= 2
+    for partial in partials:
+        assert not [e for e in partial.end.tolist() if masked[e - 1] == gaps.GAP_CODE]
+    assert len(partials[-1]) == len(result.hits)
+    if cancel_after is None:
+        assert edit_rows(result) == edit_expected(patterns, t, 3, 10)
 
 
 def test_offtarget_sites_never_in_a_gap():
@@ -296,19 +423,6 @@ def test_offtarget_sites_never_in_a_gap():
 
 # ---------------------------------------------------------------------------- Dask cluster
 
-@pytest.fixture(scope="module")
-def dask_cluster():
-    import logging
-
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
-    client = distributed.Client(cluster, set_as_default=False)
-    yield cluster.scheduler_address
-    client.close()
-    cluster.close()
-
-
 def test_kdiff_on_dask_with_gaps_across_chunk_edges(dask_cluster, monkeypatch):
     monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 50)
     monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
@@ -318,7 +432,7 @@ def test_kdiff_on_dask_with_gaps_across_chunk_edges(dask_cluster, monkeypatch):
         parts += [BASE[rng.integers(0, 4, n)], np.full(int(rng.integers(10, 30)), 15, np.uint8)]
     background = np.concatenate(parts)
     t, b = [Record("t", planted(rng, background, 60))], [Record("b", background)]
-    got = kdiff.solve(t, b, 2, backend="dask", scheduler=dask_cluster)
+    got = kdiff.solve(t, b, 2, backend="dask", scheduler=dask_cluster[0])
     assert kdiff_rows(got) == kdiff_expected(t, b, 2, 10)
 
 

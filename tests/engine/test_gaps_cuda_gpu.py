@@ -63,10 +63,10 @@ def test_kmismatch(monkeypatch, lambda_record, background, variant):
         return list(r.hits.rows()), r.pattern_hits.tolist()
 
     whole, streamed = whole_and_streamed(
-        monkeypatch, lambda: kmismatch.solve(background, patterns, 3, variant=variant,
+        monkeypatch, lambda: kmismatch.solve(patterns, background, 3, variant=variant,
                                              backend="cuda"), key)
     assert streamed == whole
-    assert whole == key(kmismatch.solve(background, patterns, 3, backend="multicore"))
+    assert whole == key(kmismatch.solve(patterns, background, 3, backend="multicore"))
     assert whole[0]
 
 

@@ -191,7 +191,7 @@ def check_against_oracle(case, k, s, result):
         assert p.coverage >= s.min_coverage - 1e-9
     worst = max((p.penalty for p in result.pairs), default=np.inf)
     full = len(result.pairs) == s.num_return
-    for bound, le, ri, cover in valid:   # no better valid pair is missing
+    for bound, le, ri, _cover in valid:   # no better valid pair is missing
         if full and bound > worst:
             break
         check = check_pair(template, le, ri, s.product_size, s.pairs.design)
@@ -288,6 +288,10 @@ def test_engine_iter_solve_and_to_pandas():
     frame = result.to_pandas()
     assert len(frame) == len(result.pairs) > 0
     assert list(frame["strain2_size"]) == [p.products[1].size for p in result.pairs]
+    bed = result.to_pandas("bed")
+    assert list(bed.columns[:3]) == ["chrom", "start", "end"]
+    assert list(bed["start"]) == [p.left.start - 1 for p in result.pairs]
+    assert list(bed["end"]) == [p.right.end for p in result.pairs]
     assert result.conservation[case.include[0].records[0].id].max() == pytest.approx(1.0)
     again = engine.primers.group(case.include, case.exclude, 3, settings(num_return=2),
                                  backend="serial")   # the callable module: the same answer

@@ -21,7 +21,7 @@ CALLS = {
     "kdiff": (["ACGTACGT", "ACGGT"], {"k": ["-k", "2"]},
               lambda **kw: kdiff.make_job(load("ACGTACGT"), load("ACGGT"), **{"k": 2, **kw})),
     "kmismatch": (["ACGTACGT", "ACG"], {"k": ["-k", "1"]},
-                  lambda **kw: kmismatch.make_job(load("ACGTACGT"), load("ACG"),
+                  lambda **kw: kmismatch.make_job(load("ACG"), load("ACGTACGT"),
                                                   **{"k": 1, **kw})),
     "lcs": (["ACGTAC", "ACGGTA"], {}, lambda **kw: lcs.make_job(load("ACGTAC"), load("ACGGTA"), **kw)),
     "edit": (["ACGT", "ACGTTACGT"], {},

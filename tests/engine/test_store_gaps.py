@@ -250,7 +250,7 @@ def test_unset_gap_min_is_the_stores_own(tmp_path):
     primer = flank + "A" * 15 + flank
 
     def count(text, gap_min=None):
-        job = kmismatch.make_job(text, load(primer), 0, strands="forward", gap_min=gap_min,
+        job = kmismatch.make_job(load(primer), text, 0, strands="forward", gap_min=gap_min,
                                  backend="serial")
         return job.params["gap_min"], gaps.resolve_gap_min(text, gap_min)
 

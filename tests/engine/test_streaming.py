@@ -203,9 +203,9 @@ def test_kmismatch_chunk_edge_on_every_offset_around_a_planted_window(streamed, 
     pattern = _random(rng, 21)
     patterns = [Record("p", pattern), Record("q", pattern[5:13].copy())]
     for text in _planted_texts(rng, pattern, 48, strand, range(-25, 25)):
-        want = kmismatch.solve(text, patterns, 2, variant=variant, backend=backend)
+        want = kmismatch.solve(patterns, text, 2, variant=variant, backend=backend)
         streamed(48)
-        got = kmismatch.solve(text, patterns, 2, variant=variant, backend=backend)
+        got = kmismatch.solve(patterns, text, 2, variant=variant, backend=backend)
         streamed(None)
         assert list(got.hits.rows()) == list(want.hits.rows())
         assert got.pattern_hits.tolist() == want.pattern_hits.tolist()
@@ -222,9 +222,9 @@ def test_searches_stream_a_store(streamed, tmp_path, lambda_record):
     path.write_text(f">lam\n{lambda_record.text}\n>tail\nACGTTGCA\n")
     store.build(path, tmp_path / "lam.psg")
     patterns = [lambda_record.slice(s, s + 20) for s in (100, 20_000, 48_000)]
-    want_k = kmismatch.solve(load(path), patterns, 3, backend="serial")
+    want_k = kmismatch.solve(patterns, load(path), 3, backend="serial")
     streamed(8192, ratio=2)
-    got_k = kmismatch.solve(load(tmp_path / "lam.psg"), patterns, 3, backend="serial")
+    got_k = kmismatch.solve(patterns, load(tmp_path / "lam.psg"), 3, backend="serial")
     assert list(got_k.hits.rows()) == list(want_k.hits.rows())
 
 

@@ -4,7 +4,7 @@ it in step with the code (issue #14, "Must hold").
 The messages are read from the source: the first argument of every ``raise X("...")``
 (f-strings as written, ``{expression}`` and all), of every ``SomethingWarning("...")``, every
 ``print("primerscope: error|warning|...")`` and every ``MESSAGE = "primerscope: ..."``, in
-engine/ (but the test oracles, reference.py), app/main.py, app/launcher.py and
+engine/ (but the test oracles, reference.py), app/main.py, app/launcher.py, app/desktop.py and
 benchmarks/__init__.py. Each must be a row of docs/errors.md, and each row must still be in
 the code. After changing messages, run
 
@@ -23,7 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "errors.md"
-SOURCES = ["engine/**/*.py", "app/main.py", "app/launcher.py", "benchmarks/__init__.py"]
+SOURCES = ["engine/**/*.py", "app/main.py", "app/launcher.py", "app/desktop.py",
+           "benchmarks/__init__.py"]
 NOT_USER_FACING = {"AssertionError"}  # test oracles' checks
 SHOWN_PRINTS = ("primerscope: error", "primerscope: warning", "primerscope: run failed",
                 "primerscope: screenshot failed", "primerscope: interrupted")

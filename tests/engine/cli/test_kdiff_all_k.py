@@ -56,7 +56,6 @@ def test_json_and_csv_hold_every_k(tmp_path):
     (("--all-k", 0), "--all-k must be >= 1, got 0"),
     (("-k", 2, "--bedgraph", "x"), "--bedgraph needs --all-k K"),
     (("--all-k", 2, "--merge"), "--merge works on the candidates of one k"),
-    (("--all-k", 2, "--backend", "dask"), "kdiff --all-k does not run on the dask backend"),
     (("--all-k", 2, "--variant", "alternative", "--parallel", "coarse+fine"),
      "kdiff --all-k does not run with --parallel coarse+fine"),
 ])

@@ -53,7 +53,7 @@ def test_bad_regions_are_one_line_errors(args, message):
 
 def test_kmismatch_api_region_shift():
     lam = load(LAMBDA)[0]
-    res = kmismatch.solve([lam.region(20001, 30000)], load("GGATCC"), 0, strands="forward")
+    res = kmismatch.solve(load("GGATCC"), [lam.region(20001, 30000)], 0, strands="forward")
     assert all(20001 <= h.start <= 30000 for h in res.hits)
 
 

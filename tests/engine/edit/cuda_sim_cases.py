@@ -241,7 +241,7 @@ def test_a_slice_of_long_tasks_takes_a_wave_of_them(monkeypatch):
     text = random_codes(rng, 2000, 0.0)
     pattern = text[500:520].copy()
     job = edit.make_job([Record("p", pattern)], [Record("t", text)], mode="search", k=2,
-                        backend="cuda", variant="task")
+                        backend="cuda", variant="task", strands="forward")
     runner = ecuda.CudaRunner(job, np.zeros(1, dtype=np.uint8))
     assert len(runner.widths) > 10
     runner.scan_slice(1)

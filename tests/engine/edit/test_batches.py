@@ -304,7 +304,7 @@ def test_bad_batches_raise_value_errors():
             gap.codes, [0, 4, 4], [4, 4, 6]), 1, backend="serial")
     with pytest.raises(ValueError, match="no pattern records"):
         edit.verify(both.take([]), one.take([]), 1, backend="serial")
-    with pytest.raises(ValueError, match="pattern records must be engine.sequences.Record"):
-        edit.verify(["ACGT"], [Record("r", encode("ACGT"))], 1, backend="serial")
+    with pytest.raises(TypeError, match="patterns must be a sequence string"):  # (engine.api)
+        edit.verify([42], [Record("r", encode("ACGT"))], 1, backend="serial")
     with pytest.raises(SequenceError, match=r"sequence 1 \('q1'\) position 3: invalid character 'X'"):
         SeqColumns.encode(["ACGT", "ACXT"], ids="q")

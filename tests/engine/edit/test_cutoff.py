@@ -82,7 +82,7 @@ def test_banded_computes_only_the_blocks_near_k(m):
     """On random text with k small, banded keeps about one block on; myers-blocked all of them."""
     pattern, text = planted(m, m, 20_000, copies=2, max_edits=2)
     runs = {v: edit.solve([Record("p", pattern)], [Record("t", text)], mode="search", k=2,
-                          variant=v, backend="serial", align=False)
+                          variant=v, backend="serial", align=False, strands="forward")
             for v in ("banded", "myers-blocked")}
     assert [(h.end, h.distance) for h in runs["banded"].hits] == \
         [(h.end, h.distance) for h in runs["myers-blocked"].hits]
@@ -187,7 +187,7 @@ def test_profile_without_k_is_uncapped_and_off_for_batches(lambda_record):
     want = _want_profiles([pattern], [text], None, ("+",), edit_driver.PROFILE_BINS)
     for variant in ("myers", "banded"):
         res = edit.solve([pattern], [text], mode="search", report="best", variant=variant,
-                         backend="multicore")
+                         backend="multicore", strands="forward")
         assert _got_profiles(res) == want
         assert res.profile(pattern.id, text.id).values.min() == 0
         assert res.profile(pattern.id, text.id, "-") is None

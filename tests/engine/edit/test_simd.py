@@ -149,7 +149,8 @@ def test_lane_words_and_groups(monkeypatch):
         lanes = driver.make_runner(job, CancelToken().flag, None).lanes
         assert lanes.widths.tolist() == [4, 4, 2]  # 10 instances: 3 groups of ceil(10 / 3)
     # Below EDIT_SIMD_MIN_LANES instances, or zipped batches, the two-lane kernel runs.
-    one = edit.make_job(pats[:1], text, mode="search", k=2, variant="myers", backend="serial")
+    one = edit.make_job(pats[:1], text, mode="search", k=2, variant="myers", backend="serial",
+                        strands="forward")
     assert not driver.simd_applies(one)
     zipped = edit.make_job(pats[:4], text * 4, mode="search", k=2, pairing="zip",
                            variant="myers", backend="serial")

@@ -87,7 +87,7 @@ def test_search_hits_small_k(pt, k):
     with tiny_tunables():
         for variant, backend, flags in combos(len(pattern)):
             res = edit.solve([rec(pattern)], [rec(text)], mode="search", k=k, variant=variant,
-                             backend=backend, flags=flags)
+                             backend=backend, flags=flags, strands="forward")
             assert hit_tuples(res) == want, (variant, backend, flags)
             assert res.best == min((h[2] for h in want), default=None)
 
@@ -102,7 +102,7 @@ def test_search_hits_k_above_pattern_length(pt, extra):
     with tiny_tunables():
         for variant, backend, flags in combos(len(pattern)):
             res = edit.solve([rec(pattern)], [rec(text)], mode="search", k=k, variant=variant,
-                             backend=backend, flags=flags)
+                             backend=backend, flags=flags, strands="forward")
             assert hit_tuples(res) == want, (variant, backend, flags)
 
 
@@ -114,7 +114,7 @@ def test_search_best(pt, k):
     with tiny_tunables():
         for variant, backend, flags in combos(len(pattern)):
             res = edit.solve([rec(pattern)], [rec(text)], mode="search", report="best", k=k,
-                             variant=variant, backend=backend, flags=flags)
+                             variant=variant, backend=backend, flags=flags, strands="forward")
             assert hit_tuples(res) == want, (variant, backend, flags)
 
 
@@ -123,7 +123,8 @@ def test_search_best(pt, k):
 def test_hits_carry_valid_alignments(pt, k):
     """Whatever the tie-breaks, a CIGAR must spend exactly the hit's distance on its window."""
     pattern, text = pt
-    res = edit.solve([rec(pattern)], [rec(text)], mode="search", k=k, backend="serial")
+    res = edit.solve([rec(pattern)], [rec(text)], mode="search", k=k, backend="serial",
+                     strands="forward")
     for h in res.hits:
         window = list(text[h.start - 1:h.end])
         assert ref.cigar_cost(h.cigar, list(pattern), window) == h.distance
@@ -138,7 +139,7 @@ def test_seed_example_table_1():
     assert ref.end_distances(list(p.codes), list(t.codes)) == last_row
     for variant, backend, flags in combos(5):
         res = edit.solve([p], [t], mode="search", k=2, variant=variant, backend=backend, flags=flags,
-                         align=False)
+                         align=False, strands="forward")
         got = [(h.end, h.distance) for h in res.hits]
         assert got == [(5, 2), (6, 2)], (variant, backend, flags)
 

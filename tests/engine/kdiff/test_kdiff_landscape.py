@@ -95,21 +95,14 @@ def test_real_data_row_and_diagonal_variants(msx2_records, combo):
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"backend": "dask"}, "kdiff --all-k does not run on the dask backend"),
+    ({"backend": "cuda"}, "kdiff --all-k does not run on the cuda backend"),
     ({"backend": "multicore", "variant": "conventional", "parallel": "fine"},
      "kdiff --all-k does not run with --parallel fine"),
 ])
-def test_refusals_name_what_cannot(options, message):
+def test_refusals_name_what_cannot(monkeypatch, options, message):
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")  # (so that cuda is a backend here)
     with pytest.raises(ValueError, match=message.replace("-", r"\-")):
         kdiff.make_job(load("ACGT"), load("ACGA"), 2, all_k=True, **options)
-
-
-def test_refuses_a_streamed_background(monkeypatch):
-    from engine import config
-
-    monkeypatch.setattr(config, "STREAM_MEMORY_BASES", 0)
-    with pytest.raises(ValueError, match="needs the background in memory"):
-        kdiff.make_job(load("ACGT"), load("ACGA"), 2, all_k=True, backend="serial")
 
 
 def test_to_pandas_and_rows():

@@ -70,7 +70,7 @@ def planted_text(rng, n, patterns, copies=4, iupac_rate=0.1):
 def check(method, text, patterns, k, strands="both", oracle=False, **kw):
     """The method's hits equal the numpy brute force (and, with ``oracle``, the family's
     reference); the per-pattern counts agree with the hits."""
-    res = kmismatch.solve(text, patterns, k, variant=method, backend="cuda", strands=strands, **kw)
+    res = kmismatch.solve(patterns, text, k, variant=method, backend="cuda", strands=strands, **kw)
     assert res.info.backend == "cuda" and res.info.variant == method and res.info.complete
     got = engine_rows(res)
     texts, pats = [t.codes for t in text], [p.codes for p in patterns]
@@ -86,7 +86,7 @@ def check(method, text, patterns, k, strands="both", oracle=False, **kw):
 def test_seed_example_of_the_study(method):
     """Fig. 1/3 of the study: patterns {ACTG, ATCG, CACT}, text ACTTGTAC, k = 2."""
     pats = [Record(n, load(s)[0].codes) for n, s in (("p1", "ACTG"), ("p2", "ATCG"), ("p3", "CACT"))]
-    res = kmismatch.solve(load("ACTTGTAC"), pats, 2, variant=method, backend="cuda",
+    res = kmismatch.solve(pats, load("ACTTGTAC"), 2, variant=method, backend="cuda",
                           strands="forward")
     got = [(h.pattern_id, h.start, h.mismatches, h.matched) for h in res.hits]
     assert got == [("p1", 1, 1, "ACTT"), ("p1", 2, 2, "CTTG"), ("p2", 2, 2, "CTTG")]
@@ -214,7 +214,7 @@ def test_progress_slices_and_cancel(monkeypatch):
     rng = np.random.default_rng(12)
     pats = records([random_codes(rng, 6)], "p")
     text = records([random_codes(rng, 8400)], "t")
-    job = kmismatch.make_job(text, pats, 2, variant="pair-tile", backend="cuda")
+    job = kmismatch.make_job(pats, text, 2, variant="pair-tile", backend="cuda")
     progress = []
     full = drive(kmismatch.iter_solve(job), progress.append)
     running = [p for p in progress if p.phase == "running"]
@@ -235,7 +235,7 @@ def test_threads_per_block_is_a_job_parameter(method):
     pats = records([random_codes(rng, 7, 0.1), random_codes(rng, 4)], "p")
     text = records([planted_text(rng, 50, [p.codes for p in pats])], "t")
     for tpb in (1, 3, 32):
-        job = kmismatch.make_job(text, pats, 2, variant=method, backend="cuda",
+        job = kmismatch.make_job(pats, text, 2, variant=method, backend="cuda",
                                  threads_per_block=tpb)
         assert job.params["threads_per_block"] == tpb
         assert engine_rows(drive(kmismatch.iter_solve(job))) == numpy_hits(
@@ -253,24 +253,24 @@ def test_threads_per_block_is_a_job_parameter(method):
 def test_bad_options_raise_value_error(kwargs, message):
     kwargs = {"backend": "cuda", **kwargs}
     with pytest.raises(ValueError, match=message):
-        kmismatch.make_job(load("ACGTACGT"), load("ACG"), 1, **kwargs)
+        kmismatch.make_job(load("ACG"), load("ACGTACGT"), 1, **kwargs)
 
 
 def test_cuda_limits_raise_value_error():
     with pytest.raises(ValueError, match="at most 65535 symbols"):
-        kmismatch.make_job(load("ACGT"), [Record("long", np.ones(70_000, np.uint8))], 1,
+        kmismatch.make_job([Record("long", np.ones(70_000, np.uint8))], load("ACGT"), 1,
                            backend="cuda")
     many = [Record(f"p{i}", np.ones(3, np.uint8)) for i in range(32_769)]
     with pytest.raises(ValueError, match="exceed the cuda backend's 65536 per length"):
-        kmismatch.make_job(load("ACGT"), many, 1, backend="cuda")
-    kmismatch.make_job(load("ACGT"), many, 1, backend="cuda", strands="forward")
+        kmismatch.make_job(many, load("ACGT"), 1, backend="cuda")
+    kmismatch.make_job(many, load("ACGT"), 1, backend="cuda", strands="forward")
 
 
 def test_defaults_pick_the_fastest_cuda_method_where_a_gpu_is():
-    assert kmismatch.make_job(load("ACGT"), load("ACG"), 1, backend="cuda").variant == "pair-tile"
-    job = kmismatch.make_job(load("ACGT"), load("ACG"), 1)
+    assert kmismatch.make_job(load("ACG"), load("ACGT"), 1, backend="cuda").variant == "pair-tile"
+    job = kmismatch.make_job(load("ACG"), load("ACGT"), 1)
     assert (job.variant, job.backend) == ("pair-tile", "cuda")
-    assert kmismatch.make_job(load("ACGT"), load("ACG"), 1, backend="serial").variant == "pmasm"
+    assert kmismatch.make_job(load("ACG"), load("ACGT"), 1, backend="serial").variant == "pmasm"
 
 
 def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
@@ -278,16 +278,16 @@ def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
 
     with no_gpu_memory(monkeypatch):
         with pytest.raises(RuntimeError, match="ran out of memory") as err:
-            kmismatch.solve(text, pats, 1, variant="shared-mem", backend="cuda")
+            kmismatch.solve(pats, text, 1, variant="shared-mem", backend="cuda")
         assert "\n" not in str(err.value)
 
     with launches_refused(monkeypatch):
         with pytest.raises(RuntimeError, match="CUDA error while launching") as err:
-            kmismatch.solve(text, pats, 1, variant="pair-tile", backend="cuda")
+            kmismatch.solve(pats, text, 1, variant="pair-tile", backend="cuda")
         assert "\n" not in str(err.value)
     # Nothing is left broken: the CPU and the GPU paths both still work.
-    cpu = kmismatch.solve(text, pats, 1, backend="serial")
-    gpu = kmismatch.solve(text, pats, 1, variant="pair-tile", backend="cuda")
+    cpu = kmismatch.solve(pats, text, 1, backend="serial")
+    gpu = kmismatch.solve(pats, text, 1, variant="pair-tile", backend="cuda")
     assert engine_rows(cpu) == engine_rows(gpu) and len(cpu.hits) > 0
 
 
@@ -356,7 +356,7 @@ def test_bench_cases_run_on_tiny_workloads(monkeypatch):
 def same_as_the_cpu(res, text, patterns, k, strands="both"):
     """Hits (order and content), per-pattern counts and density profiles equal the serial
     CPU backend's."""
-    cpu = kmismatch.solve(text, patterns, k, backend="serial", strands=strands)
+    cpu = kmismatch.solve(patterns, text, k, backend="serial", strands=strands)
     assert len(res.hits) == len(cpu.hits)
     for a, b in ((res.hits.pos, cpu.hits.pos), (res.hits.code, cpu.hits.code),
                  (res.hits.mismatches, cpu.hits.mismatches)):
@@ -713,7 +713,7 @@ def test_the_hit_columns_grow_once_for_a_scan_in_pieces(monkeypatch):
         assert search.scan(0, n, out) == len(out)
     assert counts.launches["unpack_text"] == n // 16  # the text went up in pieces of 8 bytes
     search.close()
-    cpu = kmismatch.solve(text, pats, 0, backend="serial").hits
+    cpu = kmismatch.solve(pats, text, 0, backend="serial").hits
     assert len(grown) == 1 and grown[0][0] == 0 and len(out) <= grown[0][1] < 1.3 * len(out)
     got = [c[:len(out)] for c in out.columns]
     assert len(out) == len(cpu) > 150
@@ -771,7 +771,7 @@ def test_the_counts_come_back_with_the_last_scans_hits():
     with gpu.tally() as after:
         search.fetch_counts(counts)
     assert after.downloads == 0 and after.waits == 0
-    cpu = kmismatch.solve([Record("t", codes)], pats, 0, backend="serial")
+    cpu = kmismatch.solve(pats, [Record("t", codes)], 0, backend="serial")
     assert found == len(cpu.hits) > 50
     assert np.array_equal(counts.pattern_hits, cpu.pattern_hits)
     assert np.array_equal(counts.bins, cpu.density[0].counts)

@@ -45,7 +45,7 @@ def test_files_csv_and_json_agree_with_the_engine(tmp_path, demo_dir, lambda_rec
     out_csv = tmp_path / "hits.csv"
     done = run_cli(text, patterns, "-k", "2", "--variant", "naive", "-o", out_csv)
     assert done.returncode == 0, done.stderr
-    expected = kmismatch.solve(load(text), load(patterns), 2, backend="serial")
+    expected = kmismatch.solve(load(patterns), load(text), 2, backend="serial")
     rows = list(csv.reader(io.StringIO(out_csv.read_text())))
     assert rows[0] == ["pattern_id", "record_id", "start", "end", "strand", "mismatches", "matched"]
     assert [tuple(r) for r in rows[1:]] == [tuple(map(str, r)) for r in expected.hits.rows()]

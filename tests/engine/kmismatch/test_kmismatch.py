@@ -59,7 +59,7 @@ def test_seed_example_of_the_study():
     pats = [Record(n, load(s)[0].codes)
             for n, s in (("p1", "ACTG"), ("p2", "ATCG"), ("p3", "CACT"))]
     for variant, backend in COMBOS:
-        res = kmismatch.solve(load("ACTTGTAC"), pats, 2, variant=variant, backend=backend,
+        res = kmismatch.solve(pats, load("ACTTGTAC"), 2, variant=variant, backend=backend,
                               strands="forward")
         got = [(h.pattern_id, h.start, h.mismatches, h.matched) for h in res.hits]
         # The study's thread 0 reads counters 1, 3, 3 for ACTT.
@@ -70,11 +70,11 @@ def test_iupac_sets_intersect_and_minus_strand_coordinates():
     text = load("AACGTRNAA")  # R = A|G, N = anything
     pats = [Record("p", load("CGTA")[0].codes)]
     for variant, backend in COMBOS:
-        res = kmismatch.solve(text, pats, 0, variant=variant, backend=backend)
+        res = kmismatch.solve(pats, text, 0, variant=variant, backend=backend)
         rows = [(h.start, h.end, h.strand, h.mismatches, h.matched) for h in res.hits]
         # CGTR holds CGTA (R = A|G); on '-' (TACG) TRNA fails only at its last symbol.
         assert rows == [(3, 6, "+", 0, "CGTR")], (variant, backend, rows)
-        res = kmismatch.solve(load("TTACGTT"), pats, 0, variant=variant, backend=backend)
+        res = kmismatch.solve(pats, load("TTACGTT"), 0, variant=variant, backend=backend)
         assert [(h.start, h.end, h.strand, h.matched) for h in res.hits] == [(2, 5, "-", "CGTA")]
 
 
@@ -83,7 +83,7 @@ def test_pattern_longer_than_text_gives_no_hits_and_mixed_lengths_are_grouped():
     pats = [Record("long", load("ACGTACGTACGT")[0].codes), Record("short", load("GTA")[0].codes),
             Record("mid", load("CGTAC")[0].codes)]
     for variant, backend in COMBOS:
-        res = kmismatch.solve(text, pats, 0, variant=variant, backend=backend, strands="forward")
+        res = kmismatch.solve(pats, text, 0, variant=variant, backend=backend, strands="forward")
         assert [(h.pattern_id, h.start) for h in res.hits] == [
             ("mid", 2), ("short", 3), ("mid", 6), ("short", 7)]
         expected = numpy_hits([text[0].codes], [p.codes for p in pats], 0, "forward")
@@ -97,26 +97,26 @@ def test_k_at_least_m_reports_every_window_with_its_distance():
     expected = numpy_hits([text[0].codes], [pats[0].codes], 5, "both")
     assert len(expected) == 2 * 6
     for variant, backend in COMBOS:
-        res = kmismatch.solve(text, pats, 5, variant=variant, backend=backend)
+        res = kmismatch.solve(pats, text, 5, variant=variant, backend=backend)
         assert engine_rows(res) == expected
 
 
 def test_make_job_rejects_bad_arguments():
     text, pats = load("ACGT"), load("AC")
     with pytest.raises(ValueError, match="k must be >= 0"):
-        kmismatch.make_job(text, pats, -1)
+        kmismatch.make_job(pats, text, -1)
     with pytest.raises(ValueError, match="integer"):
-        kmismatch.make_job(text, pats, 1.5)
+        kmismatch.make_job(pats, text, 1.5)
     with pytest.raises(ValueError, match="empty pattern set"):
-        kmismatch.make_job(text, [], 1)
+        kmismatch.make_job([], text, 1)
     with pytest.raises(ValueError, match="no text"):
-        kmismatch.make_job([], pats, 1)
+        kmismatch.make_job(pats, [], 1)
     with pytest.raises(ValueError, match="strands"):
-        kmismatch.make_job(text, pats, 1, strands="reverse")
+        kmismatch.make_job(pats, text, 1, strands="reverse")
     with pytest.raises(ValueError, match="variant"):
-        kmismatch.make_job(text, pats, 1, variant="bitap")
+        kmismatch.make_job(pats, text, 1, variant="bitap")
     with pytest.raises(ValueError, match="cuda"):
-        kmismatch.make_job(text, pats, 1, backend="cuda")
+        kmismatch.make_job(pats, text, 1, backend="cuda")
 
 
 # -- generated inputs ---------------------------------------------------------------------
@@ -154,7 +154,7 @@ def test_every_variant_and_backend_equals_the_oracle(problem):
     expected = numpy_hits(texts, pats, k, strands)
     text_recs, pat_recs = records(texts, "t"), records(pats, "p")
     for variant, backend in COMBOS:
-        res = kmismatch.solve(text_recs, pat_recs, k, variant=variant, backend=backend,
+        res = kmismatch.solve(pat_recs, text_recs, k, variant=variant, backend=backend,
                               strands=strands)
         assert engine_rows(res) == expected, (variant, backend)
         check_counts(res, texts)
@@ -167,7 +167,7 @@ def test_small_blocks_chunks_and_slices_change_nothing(small_tunables, problem):
     texts, pats, k, strands = problem
     expected = numpy_hits(texts, pats, k, strands)
     for variant, backend in COMBOS:
-        res = kmismatch.solve(records(texts, "t"), records(pats, "p"), k, variant=variant,
+        res = kmismatch.solve(records(pats, "p"), records(texts, "t"), k, variant=variant,
                               backend=backend, strands=strands, threads=2)
         assert engine_rows(res) == expected, (variant, backend)
         check_counts(res, texts)
@@ -179,7 +179,7 @@ def test_pmasm_with_a_small_lookup_memory(monkeypatch, problem, budget_exp):
     """A tight memory budget groups fewer levels per table (down to one level, 16 symbols)."""
     monkeypatch.setattr(config, "KMISMATCH_TABLE_BYTES", 256 << (4 * budget_exp))
     texts, pats, k, strands = problem
-    res = kmismatch.solve(records(texts, "t"), records(pats, "p"), k, variant="pmasm",
+    res = kmismatch.solve(records(pats, "p"), records(texts, "t"), k, variant="pmasm",
                           backend="serial", strands=strands)
     assert engine_rows(res) == numpy_hits(texts, pats, k, strands)
 
@@ -203,7 +203,7 @@ def test_several_counter_words(m, n_patterns):
     assert model.prm[5] == -(-2 * n_patterns // (64 // cpu_pmasm.counter_bits(m)))
     expected = numpy_hits([text], pats, k, "both")
     for variant, backend in COMBOS:
-        res = kmismatch.solve(records([text], "t"), records(pats, "p"), k, variant=variant,
+        res = kmismatch.solve(records(pats, "p"), records([text], "t"), k, variant=variant,
                               backend=backend)
         assert engine_rows(res) == expected, (variant, backend)
 
@@ -218,7 +218,7 @@ def test_pmasm_switches_memories_between_plain_and_iupac_blocks(m, small_tunable
     pats.append(np.full(m, 15, np.uint8))  # all N: hits everywhere
     expected = numpy_hits([text], pats, 2, "both")
     for backend in BACKENDS:
-        res = kmismatch.solve(records([text], "t"), records(pats, "p"), 2, variant="pmasm",
+        res = kmismatch.solve(records(pats, "p"), records([text], "t"), 2, variant="pmasm",
                               backend=backend, threads=2)
         assert engine_rows(res) == expected
 
@@ -274,7 +274,7 @@ def test_real_dna_all_variants_equal_the_numpy_oracle(lambda_record, ecoli_recor
         expected = numpy_hits([t.codes for t in text], [p.codes for p in pats], k, "both")
         assert any(row[3] == 1 for row in expected) and any(row[3] == 0 for row in expected)
         for variant, backend in COMBOS:
-            res = kmismatch.solve(text, pats, k, variant=variant, backend=backend, threads=2)
+            res = kmismatch.solve(pats, text, k, variant=variant, backend=backend, threads=2)
             assert engine_rows(res) == expected, (variant, backend, k)
 
 
@@ -282,7 +282,7 @@ def test_real_dna_matched_text_and_coordinates(lambda_record, ecoli_record):
     rng = np.random.default_rng(2)
     pats = _real_patterns(lambda_record, ecoli_record, rng)
     text = [ecoli_record.slice(0, 60_000)]
-    res = kmismatch.solve(text, pats, 3, variant="pmasm", backend="multicore")
+    res = kmismatch.solve(pats, text, 3, variant="pmasm", backend="multicore")
     assert len(res.hits) > 0
     seq = text[0].codes
     matched = res.hits.matched()
@@ -308,7 +308,7 @@ def test_iter_solve_progress_partial_and_density(ecoli_record, monkeypatch):
     monkeypatch.setattr(config, "KMISMATCH_DENSITY_BINS", 100)
     text = [ecoli_record.slice(0, 150_000), ecoli_record.slice(200_000, 230_000)]
     pats = [ecoli_record.slice(5000, 5012), ecoli_record.slice(9000, 9014)]
-    job = kmismatch.make_job(text, pats, 4, variant="shift-add", backend="serial")
+    job = kmismatch.make_job(pats, text, 4, variant="shift-add", backend="serial")
     gen = kmismatch.iter_solve(job)
     seen = []
     while True:
@@ -346,7 +346,7 @@ def test_cancel_keeps_the_hits_of_finished_slices(ecoli_record, monkeypatch, bac
     text = [ecoli_record.slice(0, 400_000)]
     pats = [ecoli_record.slice(1000 * i, 1000 * i + 15) for i in range(1, 5)]
     cancel = CancelToken()
-    job = kmismatch.make_job(text, pats, 5, variant="naive", backend=backend)
+    job = kmismatch.make_job(pats, text, 5, variant="naive", backend=backend)
     gen = kmismatch.iter_solve(job, cancel)
     progress = next(gen)
     while progress.phase != "running":
@@ -375,7 +375,7 @@ def test_cancel_flag_stops_a_kernel_inside_a_slice():
 
 
 def test_progress_type_and_partial_is_a_hit_table():
-    res_gen = kmismatch.iter_solve(kmismatch.make_job(load("ACGTACGTAA"), load("CGT"), 0,
+    res_gen = kmismatch.iter_solve(kmismatch.make_job(load("CGT"), load("ACGTACGTAA"), 0,
                                                       backend="serial"))
     items = list(_drain(res_gen))
     assert all(isinstance(p, Progress) for p in items[:-1])

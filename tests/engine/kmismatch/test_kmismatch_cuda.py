@@ -44,8 +44,8 @@ def test_importing_and_running_on_cpu_never_loads_numba_cuda():
 
 def test_threads_per_block_needs_the_cuda_backend():
     with pytest.raises(ValueError, match="applies to the cuda backend only"):
-        kmismatch.make_job(load("ACGT"), load("ACG"), 1, backend="serial", threads_per_block=64)
-    job = kmismatch.make_job(load("ACGT"), load("ACG"), 1, backend="serial")
+        kmismatch.make_job(load("ACG"), load("ACGT"), 1, backend="serial", threads_per_block=64)
+    job = kmismatch.make_job(load("ACG"), load("ACGT"), 1, backend="serial")
     assert "threads_per_block" not in job.params
 
 
@@ -71,7 +71,7 @@ def test_counter_layout_flags_hits_with_the_top_bit():
 def test_cli_without_a_gpu_says_so_in_one_line(tmp_path):
     check_cli_without_a_gpu(["kmismatch", "ACGTACGT", "ACG", "-k", "1"], tmp_path / "out.csv")
     # Without a GPU the defaults stay on the CPU.
-    job = kmismatch.make_job(load("ACGT"), load("ACG"), 1)
+    job = kmismatch.make_job(load("ACG"), load("ACGT"), 1)
     assert job.variant == "pmasm" and job.backend in ("serial", "multicore")
 
 

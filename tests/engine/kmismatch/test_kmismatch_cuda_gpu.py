@@ -58,7 +58,7 @@ def mixed(lambda_record, ecoli_record):
 @pytest.fixture(scope="module")
 def mixed_cpu(mixed):
     text, patterns = mixed
-    return {k: kmismatch.solve(text, patterns, k, variant="pmasm", backend="multicore")
+    return {k: kmismatch.solve(patterns, text, k, variant="pmasm", backend="multicore")
             for k in (0, 6)}
 
 
@@ -66,7 +66,7 @@ def mixed_cpu(mixed):
 @pytest.mark.parametrize("method", METHODS)
 def test_every_method_equals_the_cpu_on_mixed_lengths(mixed, mixed_cpu, method, k):
     text, patterns = mixed
-    got = kmismatch.solve(text, patterns, k, variant=method, backend="cuda")
+    got = kmismatch.solve(patterns, text, k, variant=method, backend="cuda")
     _same(got, mixed_cpu[k], f"{method} k={k}")
     if k == 6:
         assert len(got.hits) > 100_000
@@ -77,7 +77,7 @@ def genome_cpu(lambda_record, ecoli_record):
     from benchmarks.kmismatch import patterns_from_lambda
 
     patterns = patterns_from_lambda()  # the benchmark's 8 lambda 12-mers
-    return patterns, {strands: kmismatch.solve([ecoli_record], patterns, 4, variant="pmasm",
+    return patterns, {strands: kmismatch.solve(patterns, [ecoli_record], 4, variant="pmasm",
                                                backend="multicore", strands=strands)
                       for strands in ("both", "forward")}
 
@@ -87,7 +87,7 @@ def genome_cpu(lambda_record, ecoli_record):
 def test_every_method_equals_the_cpu_on_the_whole_ecoli_genome(ecoli_record, genome_cpu, method,
                                                                strands):
     patterns, want = genome_cpu
-    got = kmismatch.solve([ecoli_record], patterns, 4, variant=method, backend="cuda",
+    got = kmismatch.solve(patterns, [ecoli_record], 4, variant=method, backend="cuda",
                           strands=strands)
     _same(got, want[strands], f"{method} {strands}")
     assert len(got.hits) > 100_000 or strands == "forward"
@@ -103,9 +103,9 @@ def test_a_repeated_search_takes_the_text_left_on_the_gpu(mixed, mixed_cpu, meth
     monkeypatch.setattr(config, "GPU_UPLOAD_BYTES", 1 << 13)
     text, patterns = mixed
     gpu.DEVICE_TEXTS.clear()
-    first = kmismatch.solve(text, patterns, 6, variant=method, backend="cuda")
+    first = kmismatch.solve(patterns, text, 6, variant=method, backend="cuda")
     assert len(gpu.DEVICE_TEXTS) == 1
-    again = kmismatch.solve(text, patterns, 6, variant=method, backend="cuda")
+    again = kmismatch.solve(patterns, text, 6, variant=method, backend="cuda")
     _same(first, mixed_cpu[6], f"{method} uploaded")
     _same(again, mixed_cpu[6], f"{method} on the GPU")
     gpu.DEVICE_TEXTS.clear()
@@ -117,10 +117,10 @@ def test_threads_per_block(mixed, mixed_cpu, method, tpb):
     text, patterns = mixed
     if method == "shared-mem" and tpb > SHARED_MEM_MAX_THREADS:
         with pytest.raises(ValueError, match="threads_per_block of shared-mem must be <= 512"):
-            kmismatch.make_job(text, patterns, 6, variant=method, backend="cuda",
+            kmismatch.make_job(patterns, text, 6, variant=method, backend="cuda",
                                threads_per_block=tpb)
         return
-    got = kmismatch.solve(text, patterns, 6, variant=method, backend="cuda",
+    got = kmismatch.solve(patterns, text, 6, variant=method, backend="cuda",
                           threads_per_block=tpb)
     _same(got, mixed_cpu[6], f"{method} tpb={tpb}")
 
@@ -151,14 +151,14 @@ def test_hit_buffer_overflow_and_splits_on_real_data(mixed, mixed_cpu, monkeypat
     monkeypatch.setattr(kcuda.CudaSearch, "_group", pessimist)
     monkeypatch.setattr(kcuda.CudaSearch, "run_batch", spy)
     for method in METHODS:
-        _same(kmismatch.solve(text, patterns, 6, variant=method, backend="cuda"), mixed_cpu[6],
+        _same(kmismatch.solve(patterns, text, 6, variant=method, backend="cuda"), mixed_cpu[6],
               method)
     assert any(reruns for _, reruns in runs)
     runs.clear()
     monkeypatch.setattr(kcuda.CudaSearch, "_group", original)
     free = kcuda.gpu.Device().scratch_budget(config.KMISMATCH_CUDA_MEMORY_FRACTION)
     monkeypatch.setattr(kcuda, "HIT_BYTES", free // 5000)
-    _same(kmismatch.solve(text, patterns, 6, variant="pair-tile", backend="cuda"), mixed_cpu[6],
+    _same(kmismatch.solve(patterns, text, 6, variant="pair-tile", backend="cuda"), mixed_cpu[6],
           "split")
     assert sum(n is None for n, _ in runs) >= 3
 
@@ -169,9 +169,9 @@ def test_multi_record_text_with_short_records(lambda_record, ecoli_record):
                                                         (60_000, 12), (70_000, 20_001))]
     text = [Record(f"r{i}", p.codes) for i, p in enumerate(pieces)]
     patterns = _windows(lambda_record, 12, 6, 8) + [Record("edge", pieces[3].codes.copy())]
-    want = kmismatch.solve(text, patterns, 5, variant="pmasm", backend="multicore")
+    want = kmismatch.solve(patterns, text, 5, variant="pmasm", backend="multicore")
     for method in METHODS:
-        _same(kmismatch.solve(text, patterns, 5, variant=method, backend="cuda"), want, method)
+        _same(kmismatch.solve(patterns, text, 5, variant=method, backend="cuda"), want, method)
 
 
 def test_out_of_memory_and_launch_failures_leave_everything_usable(mixed, mixed_cpu):
@@ -190,9 +190,9 @@ def test_out_of_memory_and_launch_failures_leave_everything_usable(mixed, mixed_
         dev.launch(hold, 1, 4096, 0, 1)
     assert "\n" not in str(err.value)
     # The GPU and the CPU both still answer.
-    _same(kmismatch.solve(text, patterns, 6, variant="pair-tile", backend="cuda"), mixed_cpu[6],
+    _same(kmismatch.solve(patterns, text, 6, variant="pair-tile", backend="cuda"), mixed_cpu[6],
           "after failures")
-    cpu = kmismatch.solve(text, patterns, 6, backend="serial")
+    cpu = kmismatch.solve(patterns, text, 6, backend="serial")
     assert np.array_equal(cpu.hits.pos, mixed_cpu[6].hits.pos)
 
 
@@ -204,7 +204,7 @@ def test_kernel_resources(mixed):
 
     text, patterns = mixed
     for method in ("thread", "shared-mem", "pair-tile"):
-        kmismatch.solve(text, patterns, 6, variant=method, backend="cuda")
+        kmismatch.solve(patterns, text, 6, variant=method, backend="cuda")
     for name, kernel in (("thread", window_kernel(12, True)),
                          ("shared-mem", shared_mem_kernel(12, True, True,
                                                           kcuda.shared_mem_registers(256))),

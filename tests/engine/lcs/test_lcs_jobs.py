@@ -39,7 +39,7 @@ def test_make_job_rejects_bad_arguments(kwargs, message):
 
 
 def test_make_job_rejects_bad_inputs():
-    with pytest.raises(ValueError, match="Record or a sequence"):
+    with pytest.raises(TypeError, match="a sequence string, a file path"):  # (engine.api)
         lcs.make_job(b"ACGT", "ACGT")
     with pytest.raises(SequenceError, match="position 3"):
         lcs.make_job("AC-T", "ACGT")

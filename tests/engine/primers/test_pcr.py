@@ -515,25 +515,20 @@ def test_gaps_across_the_streamed_chunk_edges(monkeypatch, indels):
         assert any(p.spans_gap for p in want.products)
 
 
-def test_gaps_across_the_dask_chunk_edges(monkeypatch):
+def test_gaps_across_the_dask_chunk_edges(dask_cluster, monkeypatch):
     """The same on the dask backend: chunks refined on the workers stop at gaps, and the
     client's sites and products (spans_gap included) are those of one process."""
-    import logging
-
-    distributed = pytest.importorskip("distributed")
     from engine import config
 
     settings_ = pcr.PcrSettings(2, 1, 5, 400, 1, True)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", silence_logs=logging.ERROR) as cluster:
-        for primers, records in list(_gap_edge_cases(29))[::2]:
-            want = _solve_text(primers, records, settings_)
-            monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 48)
-            monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
-            got = pcr.solve([Record(n, encode(s)) for n, s in primers.items()],
-                            [Record(n, encode(s)) for n, s in records.items()], settings_,
-                            backend="dask", scheduler=cluster.scheduler_address)
-            monkeypatch.undo()
-            assert got.info.backend == "dask" and got.info.complete
-            assert got.sites == want.sites and got.products == want.products
-            assert any(p.spans_gap for p in want.products)
+    for primers, records in list(_gap_edge_cases(29))[::2]:
+        want = _solve_text(primers, records, settings_)
+        monkeypatch.setattr(config, "STREAM_CHUNK_BASES", 48)
+        monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
+        got = pcr.solve([Record(n, encode(s)) for n, s in primers.items()],
+                        [Record(n, encode(s)) for n, s in records.items()], settings_,
+                        backend="dask", scheduler=dask_cluster[0])
+        monkeypatch.undo()
+        assert got.info.backend == "dask" and got.info.complete
+        assert got.sites == want.sites and got.products == want.products
+        assert any(p.spans_gap for p in want.products)
