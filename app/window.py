@@ -45,7 +45,9 @@ GUIDE_URL = "https://github.com/primerscope/primerscope/blob/main/docs/gui.md"
 MAX_RECENT = 10
 #: Tabs with tables of their own: the results table under them is hidden (at 720 px it took
 #: half of their height while holding nothing they use).
-OWN_TABLE_TABS = ("Pairs", "Panel")
+OWN_TABLE_TABS = ("Pairs", "Panel", "Group")
+#: Tabs with inputs and parameters of their own: the left panel is hidden there (full width).
+OWN_INPUT_TABS = ("Group",)
 #: The smallest screen the window must fit (a 1366x768 laptop, less its panel and title bar).
 SMALL_SCREEN = (1280, 720)
 
@@ -268,6 +270,11 @@ class MainWindow(QMainWindow):
             action = self._action(title, lambda k=key: self.load_demo(k), tip=description)
             demo_menu.addAction(action)
             self.demo_actions[key] = action
+        self.demo_actions["group"] = self._action(  # the Group page's own demo (issue 30)
+            "Group: Klebsiella pneumoniae vs E. coli", self.load_group_demo,
+            tip="Eight K. pneumoniae genomes to amplify, three E. coli genomes to avoid "
+                "(built by scripts/build-group-demo)")
+        demo_menu.addAction(self.demo_actions["group"])
         view_menu = self.menuBar().addMenu("&View")
         library_action = self.library_dock.toggleViewAction()
         library_action.setText("Primer &library")
@@ -352,6 +359,10 @@ class MainWindow(QMainWindow):
         self.results.set_tools(None)
         self.params.set_biology(None)
         self.family_views = list(self.adapter.create_views(self))
+        if fam.name == PRIMER_FAMILY:  # the Group page: its own inputs and job (app.views.group)
+            from app.views.group import page as group_page
+
+            self.family_views.append(group_page(self))
         self.throughput = ThroughputView(fam.metric)
         self.compare_view = CompareView()
         for view in self.all_views():
@@ -451,6 +462,18 @@ class MainWindow(QMainWindow):
     def _show_results_table(self) -> None:
         view = self.current_view()
         self.results.setVisible(view is None or view.title not in OWN_TABLE_TABS)
+        self.left.setVisible(view is None or view.title not in OWN_INPUT_TABS)
+
+    def load_group_demo(self) -> bool:
+        """Demo ▸ Group: the Group page with the Klebsiella demo, or why it is not there."""
+        if self.params.family != PRIMER_FAMILY:
+            self.params.set_family(PRIMER_FAMILY)
+        view = self.view_titled("Group")
+        self.show_view(view)
+        loaded = view.load_demo()
+        self.state_label.setText("Demo loaded: Group, Klebsiella pneumoniae vs E. coli." if loaded
+                                 else view.error.text())
+        return loaded
 
     # ---------------------------------------------------------------------------------------
     # the primer library and panels
