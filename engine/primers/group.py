@@ -661,6 +661,8 @@ def iter_solve(job, cancel=None):
                      _key(c.record, c.offset, right))
                     for check, left, right, _ in best_pairs(c.template, lefts, rights, d, cancel)])
             ranked += cluster_pairs[ci][1]
+        if cancel.cancelled:   # the ranking stopped part-way: keep the pairs verified so far
+            return result(False)
         ranked.sort(key=lambda t: (t[0], t[5], t[6]))
         stages["pairs"] += now() - t1
         meter.elapsed += now() - t1
