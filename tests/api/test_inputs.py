@@ -33,7 +33,7 @@ PATTERNS = [LAMBDA[1100:1120], LAMBDA[1400:1420]]
 #: a forward primer and a reverse one (the reverse complement of lambda 1381-1400)
 PRIMER_PAIR = [LAMBDA[1010:1030], decode(reverse_complement(encode(LAMBDA[1380:1400])))]
 #: one primer that primes both ends: the text ends in its reverse complement
-ONE_PRIMER_TEXT = TEXT + PRIMER_PAIR[0][::-1].translate(str.maketrans("ACGT", "TGCA"))
+ONE_PRIMER_TEXT = TEXT + decode(reverse_complement(encode(PRIMER_PAIR[0])))
 KDIFF_BACKGROUND = LAMBDA[3000:3400] + TEXT[100:160]
 A, B = TEXT[:150], LAMBDA[1005:1140]
 PAIRS_TARGET, PAIRS_BACKGROUND = LAMBDA[20000:20400], LAMBDA[30000:31000]
