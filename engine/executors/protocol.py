@@ -4,6 +4,7 @@ executors and the families' problems, which all import it."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -68,7 +69,7 @@ class InnerRunnerRun:
         return self.runner.step(budget)
 
 
-class ChunkedProblem:
+class ChunkedProblem(ABC):
     """A family's problem over a background (see the module docstring). A subclass sets
     :attr:`family`, :attr:`overlap` and :attr:`strands` and gives :meth:`open`,
     :meth:`merge` and, when it has one, :meth:`whole`; the client's merge
@@ -96,9 +97,9 @@ class ChunkedProblem:
 
     # -- described once, known to every process ----------------------------------------------
     @property
+    @abstractmethod
     def records(self) -> tuple:
         """The background records (a genome store's travel to workers as its path)."""
-        raise NotImplementedError
 
     def tasks(self, chunks) -> list[Task]:
         """The tasks over a chunk plan, in the order to run them: one per chunk."""
@@ -127,10 +128,10 @@ class ChunkedProblem:
         """Progress units of a task: the columns it owns (edit: times pattern instances)."""
         return task.owned
 
+    @abstractmethod
     def open(self, task: Task, text, abort: np.ndarray, threads: int | None) -> ChunkRun:
         """The task on ``text`` (its chunk's engine.streaming.ChunkText) with the job's
         kernels."""
-        raise NotImplementedError
 
     def whole(self, abort: np.ndarray, threads: int | None):
         """The in-memory run over the whole background when it fits (a SliceRunner the
@@ -138,9 +139,9 @@ class ChunkedProblem:
         return None
 
     # -- the client's side ----------------------------------------------------------------------
+    @abstractmethod
     def merge(self, task: Task, answer) -> None:
         """Fold a task's partial answer in (several per task in one process)."""
-        raise NotImplementedError
 
     def task_done(self, task: Task) -> None:
         """Every answer of ``task`` is merged."""

@@ -137,7 +137,12 @@ def _check_all_k(sel) -> None:
 
 def landscape(target, background, k: int, **options):
     """Every k in 1..k at once: the :class:`~engine.kdiff.landscape_table.Landscape` (columns;
-    ``to_pandas()``) of an ``all_k`` run (see :func:`make_job` for the options)."""
+    ``to_pandas()``) of an ``all_k`` run (see :func:`make_job` for the options).
+
+    ``target`` then ``background``, as in :func:`solve`: any form of
+    :func:`engine.api.records` (a str, list of str, SeqRecord(s), a path to a file or genome
+    store, Records); they go through :func:`make_job`'s coercion.
+    """
     return solve(target, background, k, all_k=True, **options).landscape
 
 

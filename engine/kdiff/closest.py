@@ -21,10 +21,11 @@ from typing import Generator
 
 import numpy as np
 
+from engine import api
 from engine.gaps import as_background
 from engine.jobs import drive
 from engine.kdiff.spec import SPEC
-from engine.sequences import Record, decode, encode, reverse_complement_record
+from engine.sequences import Record, decode, reverse_complement_record
 
 CHUNK_COLUMNS = 1 << 20
 
@@ -148,9 +149,10 @@ def iter_closest_match(candidate, background, k: int | None = None, *, strands: 
 
     Parameters
     ----------
-    candidate : str or numpy.ndarray
-        The candidate (letters or IUPAC codes); it may match anywhere (top row zero).
-    background : sequence of Record
+    candidate : numpy.ndarray of IUPAC codes, or any form of :func:`engine.api.records`
+        The candidate (of several records, the first); it may match anywhere (top row zero).
+    background : any form of :func:`engine.api.records`
+        A str, list of str, SeqRecord(s), a path to a file or genome store, or Records.
         With ``strands='both'`` their reverse complements are searched too; a match there
         is reported in forward coordinates with strand '-'.
     k : int, optional
@@ -174,10 +176,12 @@ def iter_closest_match(candidate, background, k: int | None = None, *, strands: 
     ValueError
         An empty candidate, no background records, a bad ``strands`` or ``k``.
     """
-    pattern = encode(candidate) if isinstance(candidate, str) else candidate
+    # (codes pass as they are: the app hands over a candidate it already holds encoded)
+    pattern = candidate if isinstance(candidate, np.ndarray) else \
+        api.one_record(candidate, "candidate").codes
     if len(pattern) == 0:
         raise ValueError("the candidate is empty")
-    background = tuple(as_background(background, gap_min))
+    background = tuple(as_background(api.records(background, "background"), gap_min))
     if not background:
         raise ValueError("no background records")
     strands = SPEC.param("strands").check(strands)  # the family's rule (engine.registry)
@@ -187,7 +191,14 @@ def iter_closest_match(candidate, background, k: int | None = None, *, strands: 
 
 def closest_match(candidate, background, k: int | None = None, *,
                   strands: str = "both", gap_min: int | None = None) -> ClosestMatch | None:
-    """:func:`iter_closest_match` run to the end."""
+    """:func:`iter_closest_match` run to the end: the ``candidate`` and the ``background`` in
+    any form of :func:`engine.api.records` (a str, list of str, SeqRecord(s), a path to a file
+    or genome store, Records); the candidate may also be IUPAC codes.
+
+    >>> m = closest_match("GATTACA", "CCGATTTACACC", strands="forward")
+    >>> (m.record_id, m.start, m.end, m.distance, m.aligned_candidate, m.aligned_background)
+    ('seq1', 3, 10, 1, 'GA-TTACA', 'GATTTACA')
+    """
     return drive(iter_closest_match(candidate, background, k, strands=strands, gap_min=gap_min))
 
 

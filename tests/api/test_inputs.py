@@ -1,14 +1,21 @@
-"""Every public entry point takes each input form and gives the same answer (issue #31).
+"""Every public function takes each input form and gives the same answer (issue #31).
 
-The forms: a str, a list of str (ids seq1, seq2...), a Biopython SeqRecord or a list of
-them, a path (str or Path) to a FASTA file or a genome store, and Records. Each test
-varies one argument's form over all of them, on real DNA (lambda), and compares the
-whole answer (to_records) with the one the Records give.
+The forms (``ONE_FORMS``): a str, a list of str (ids seq1, seq2...), a Biopython SeqRecord
+or a list of them, a path (str or Path) to a FASTA file, a genome store (.psg), a Record or
+a list of them. ``CASES`` is the table: each public function, each of its sequence
+arguments, and what its answer is; every argument is given one sequence in each of the nine
+forms, and the several-sequence arguments (patterns, texts, primers) several sequences in
+each form that holds several. Each answer is compared whole with the one a list of Records
+gives, on real DNA (lambda). ``test_the_table_is_every_public_function`` finds the public
+functions from the modules' ``__all__``: a new one without its rows fails there.
 """
 
 from __future__ import annotations
 
+import inspect
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -16,6 +23,7 @@ from Bio.Seq import Seq
 from Bio.SeqRecord import SeqRecord
 
 import engine
+from engine.jobs import drive
 from engine.sequences import Record, decode, encode, reverse_complement
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,126 +32,197 @@ TEXT = LAMBDA[1000:1600]
 PATTERNS = [LAMBDA[1100:1120], LAMBDA[1400:1420]]
 #: a forward primer and a reverse one (the reverse complement of lambda 1381-1400)
 PRIMER_PAIR = [LAMBDA[1010:1030], decode(reverse_complement(encode(LAMBDA[1380:1400])))]
+#: one primer that primes both ends: the text ends in its reverse complement
+ONE_PRIMER_TEXT = TEXT + decode(reverse_complement(encode(PRIMER_PAIR[0])))
+KDIFF_BACKGROUND = LAMBDA[3000:3400] + TEXT[100:160]
+A, B = TEXT[:150], LAMBDA[1005:1140]
+PAIRS_TARGET, PAIRS_BACKGROUND = LAMBDA[20000:20400], LAMBDA[30000:31000]
+
+ONE_FORMS = ("str", "list of str", "SeqRecord", "list of SeqRecord", "path str", "Path",
+             "genome store", "Record", "list of Record")
+#: The forms of several sequences (a str, a SeqRecord and a Record hold one).
+SEVERAL_FORMS = ("list of str", "list of SeqRecord", "path str", "Path", "genome store",
+                 "list of Record", "tuple of mixed")
+#: The family and tool modules whose public functions take sequences (engine's top level).
+MODULES = ("kdiff", "kmismatch", "lcs", "edit", "nw", "pairs", "pcr", "panel", "offtarget")
+#: The argument names that hold sequences.
+SEQUENCE_ARGUMENTS = {"target", "background", "patterns", "text", "texts", "a", "b", "primers",
+                      "primer", "candidate", "queries", "regions"}
+#: Public functions whose sequence-named arguments are not a user's input, and why.
+NOT_INPUTS = {"pcr.pair_sites": "background is the records a PcrSites was found in (its "
+                                "record indices point into them); primers are names",
+              "offtarget.write_csv": "primer is the report's text for a result made already",
+              "offtarget.to_json": "primer is the report's text for a result made already"}
 
 
-def _one_forms(text: str, tmp_path: Path, name: str) -> dict:
-    """One sequence, named seq1, in every form."""
-    path = tmp_path / f"{name}.fa"
-    path.write_text(f">seq1\n{text}\n")
-    store = tmp_path / f"{name}.psg"
-    engine.index(path, store)
-    rec = Record("seq1", encode(text))
-    return {"str": text, "list of str": [text], "SeqRecord": SeqRecord(Seq(text), id="seq1"),
-            "list of SeqRecord": [SeqRecord(Seq(text), id="seq1")], "path str": str(path),
-            "Path": path, "genome store": store, "Record": rec, "list of Record": [rec]}
-
-
-def _many_forms(texts: list[str], tmp_path: Path, name: str) -> dict:
-    """Several sequences, named seq1, seq2..., in every form that holds several."""
+def _forms(texts: list[str], tmp_path: Path, name: str) -> dict:
+    """``texts`` (named seq1, seq2...) in every form that holds that many sequences."""
     path = tmp_path / f"{name}.fa"
     path.write_text("".join(f">seq{i}\n{t}\n" for i, t in enumerate(texts, start=1)))
+    store = engine.index(path, tmp_path / f"{name}.psg")
     recs = [Record(f"seq{i}", encode(t)) for i, t in enumerate(texts, start=1)]
-    return {"list of str": list(texts),
-            "list of SeqRecord": [SeqRecord(Seq(t), id=f"seq{i}")
-                                  for i, t in enumerate(texts, start=1)],
-            "path str": str(path), "Path": path, "list of Record": recs,
-            "tuple of mixed": (texts[0], recs[1]) if len(texts) == 2 else tuple(recs)}
+    seqrecords = [SeqRecord(Seq(t), id=f"seq{i}") for i, t in enumerate(texts, start=1)]
+    forms = {"list of str": list(texts), "list of SeqRecord": seqrecords, "path str": str(path),
+             "Path": path, "genome store": store, "list of Record": recs}
+    if len(texts) == 1:
+        forms |= {"str": texts[0], "SeqRecord": seqrecords[0], "Record": recs[0]}
+    else:
+        forms["tuple of mixed"] = (texts[0], *recs[1:])
+    assert set(forms) == set(ONE_FORMS if len(texts) == 1 else SEVERAL_FORMS)
+    return forms
 
 
-def _same_for_every_form(forms: dict, run) -> None:
-    want = run(forms["list of Record"])
+def _inputs(job) -> dict:
+    """A job's inputs as plain values: what each role's records hold."""
+    return {role: [(r.id, r.offset, r.text) for r in value] for role, value in job.inputs.items()}
+
+
+def _match(m) -> tuple:
+    return (m.record_id, m.strand, m.start, m.end, m.distance, m.window, m.aligned_candidate,
+            m.aligned_background, m.matrix.tolist())
+
+
+def _landscape(land) -> dict:
+    return {name: np.asarray(values).tolist() for name, values in land.frame_columns().items()}
+
+
+@dataclass(frozen=True)
+class Case:
+    function: str  # "module.name", as engine exposes it
+    argument: str
+    texts: tuple[str, ...]  # the argument's sequences; every other argument is fixed
+    run: Callable  # the argument's value -> a comparable answer
+
+
+def _cases() -> list[Case]:
+    kd, km, lcs, ed, nw = engine.kdiff, engine.kmismatch, engine.lcs, engine.edit, engine.nw
+    pairs, pcr, panel, off = engine.pairs, engine.pcr, engine.panel, engine.offtarget
+    serial = {"backend": "serial"}
+    out = []
+
+    def add(function, argument, texts, run):
+        out.append(Case(function, argument, tuple(texts), run))
+
+    def two(function, fixed: dict, call, texts: dict):
+        """Rows for a function of two sequence arguments: each varied, the other fixed."""
+        for argument in fixed:
+            def run(value, argument=argument):
+                return call(**{**fixed, argument: value})
+            add(function, argument, texts.get(argument, [fixed[argument]]), run)
+
+    kdiff_in = {"target": TEXT[:120], "background": KDIFF_BACKGROUND}
+    two("kdiff.solve", kdiff_in, lambda **a: kd.solve(**a, k=2, **serial).to_records(), {})
+    two("kdiff.make_job", kdiff_in, lambda **a: _inputs(kd.make_job(**a, k=2)), {})
+    two("kdiff.landscape", kdiff_in,
+        lambda **a: _landscape(kd.landscape(**a, k=3, **serial)), {})
+    closest_in = {"candidate": LAMBDA[3100:3118], "background": KDIFF_BACKGROUND}
+    two("kdiff.closest_match", closest_in,
+        lambda **a: _match(kd.closest_match(**a, k=None)), {})
+    two("kdiff.iter_closest_match", closest_in,
+        lambda **a: _match(drive(kd.iter_closest_match(**a))), {})
+    for patterns in ([PATTERNS[0]], PATTERNS):
+        km_in = {"patterns": patterns, "text": TEXT}
+        texts = {"patterns": patterns}
+        two("kmismatch.solve", km_in, lambda **a: km.solve(**a, k=2, **serial).to_records(), texts)
+        two("kmismatch.make_job", km_in, lambda **a: _inputs(km.make_job(**a, k=2)), texts)
+        ed_in = {"patterns": patterns, "texts": TEXT}
+        two("edit.solve", ed_in, lambda **a: ed.solve(**a, mode="search", k=1,
+                                                      **serial).to_records(), texts)
+        two("edit.make_job", ed_in, lambda **a: _inputs(ed.make_job(**a, mode="search", k=1)),
+            texts)
+    two("edit.distance", {"a": PATTERNS[0], "b": LAMBDA[1098:1121]},
+        lambda **a: [ed.distance(**a, **serial)], {})
+    two("edit.verify", {"queries": PATTERNS[0], "regions": LAMBDA[1098:1121]},
+        lambda **a: ed.verify(**a, k=3, **serial).to_records(), {})
+    ab = {"a": A, "b": B}
+    two("lcs.solve", ab, lambda **a: lcs.solve(**a, **serial).to_records(), {})
+    two("lcs.length", ab, lambda **a: [lcs.length(**a, **serial)], {})
+    two("lcs.make_job", ab, lambda **a: _inputs(lcs.make_job(**a)), {})
+    two("nw.solve", ab, lambda **a: nw.solve(**a, **serial).to_records(), {})
+    two("nw.score", ab, lambda **a: [nw.score(**a, **serial)], {})
+    two("nw.make_job", ab, lambda **a: _inputs(nw.make_job(**a)), {})
+    # pairs: each solve starts a Primer3 process, so its rows compare the job solve makes
+    # (make_job's inputs); test_pairs_solve runs solve itself on two forms.
+    pairs_in = {"target": PAIRS_TARGET, "background": PAIRS_BACKGROUND}
+    for name in ("pairs.solve", "pairs.make_job"):
+        two(name, pairs_in, lambda **a: _inputs(pairs.make_job(**a, k=3)), {})
+    for primers, text in (([PRIMER_PAIR[0]], ONE_PRIMER_TEXT), (PRIMER_PAIR, TEXT)):
+        pp_in = {"primers": primers, "background": text}
+        texts = {"primers": primers}
+        two("pcr.solve", pp_in, lambda **a: pcr.solve(**a, **serial).to_records(), texts)
+        two("pcr.make_job", pp_in, lambda **a: _inputs(pcr.make_job(**a)), texts)
+        two("panel.solve", pp_in,
+            lambda **a: panel.solve(**a, **serial).to_records(table="products"), texts)
+        two("panel.make_job", pp_in, lambda **a: _inputs(panel.make_job(**a)), texts)
+    off_in = {"primer": PATTERNS[0], "background": TEXT}
+    two("offtarget.find_offtargets", off_in,
+        lambda **a: off.find_offtargets(**a, max_edits=2, **serial), {})
+    two("offtarget.make_job", off_in, lambda **a: _inputs(off.make_job(**a, max_edits=2)), {})
+    return out
+
+
+CASES = _cases()
+
+
+def _public_functions() -> dict[str, list[str]]:
+    """"module.name" -> its sequence arguments, for every public function of ``MODULES``
+    (``__all__``, or the module's own functions where it has none); an alias (offtarget's
+    ``solve = find_offtargets``) counts once, under its own name."""
+    found = {}
+    for module_name in MODULES:
+        module = getattr(engine, module_name)
+        names = getattr(module, "__all__", None) or [
+            n for n, v in vars(module).items()
+            if not n.startswith("_") and inspect.isfunction(v) and v.__module__ == module.__name__]
+        for name in names:
+            obj = getattr(module, name)
+            if not inspect.isfunction(obj):
+                continue
+            arguments = [p for p in inspect.signature(obj).parameters if p in SEQUENCE_ARGUMENTS]
+            if arguments:
+                found[f"{module_name}.{obj.__name__}"] = arguments
+    return found
+
+
+def test_the_table_is_every_public_function():
+    """Each public function that takes sequences has a row for each of its sequence
+    arguments, and each argument is given in every form."""
+    public = _public_functions()
+    assert "kdiff.closest_match" in public and "offtarget.find_offtargets" in public
+    for function in NOT_INPUTS:
+        del public[function]
+    forms_given = {}
+    for case in CASES:
+        forms_given.setdefault((case.function, case.argument), set()).update(
+            ONE_FORMS if len(case.texts) == 1 else SEVERAL_FORMS)
+    assert set(forms_given) == {(f, a) for f, args in public.items() for a in args}
+    for key, forms in forms_given.items():
+        assert set(ONE_FORMS) <= forms, key
+
+
+@pytest.mark.parametrize("case", CASES,
+                         ids=[f"{c.function}-{c.argument}-{len(c.texts)}" for c in CASES])
+def test_every_form_gives_the_same_answer(case, tmp_path):
+    forms = _forms(list(case.texts), tmp_path, case.argument)
+    want = case.run(forms["list of Record"])
     assert want, "the check needs a non-empty answer"
     for form, value in forms.items():
-        assert run(value) == want, form
+        assert case.run(value) == want, form
 
 
-def test_kmismatch(tmp_path):
-    texts = _one_forms(TEXT, tmp_path, "text")
-    _same_for_every_form(texts, lambda t: engine.kmismatch.solve(
-        PATTERNS, t, 2, backend="serial").to_records())
-    patterns = _many_forms(PATTERNS, tmp_path, "patterns")
-    _same_for_every_form(patterns, lambda p: engine.kmismatch.solve(
-        p, TEXT, 2, backend="serial").to_records())
-    one = _one_forms(PATTERNS[0], tmp_path, "pattern")
-    del one["genome store"]  # (a store is for texts and backgrounds)
-    _same_for_every_form(one, lambda p: engine.kmismatch.solve(
-        p, TEXT, 2, backend="serial").to_records())
-
-
-def test_kdiff(tmp_path):
-    background = LAMBDA[3000:3400] + TEXT[100:160]
-    for role, forms in (("target", _one_forms(TEXT[:120], tmp_path, "target")),
-                        ("background", _one_forms(background, tmp_path, "background"))):
-        def run(value, role=role):
-            args = {"target": TEXT[:120], "background": background, role: value}
-            return engine.kdiff.solve(args["target"], args["background"], 2,
-                                      backend="serial").to_records()
-
-        _same_for_every_form(forms, run)
-
-
-def test_edit_search_and_global(tmp_path):
-    texts = _one_forms(TEXT, tmp_path, "text")
-    _same_for_every_form(texts, lambda t: engine.edit.solve(
-        PATTERNS, t, mode="search", k=1, backend="serial").to_records())
-    _same_for_every_form(_many_forms(PATTERNS, tmp_path, "patterns"),
-                         lambda p: engine.edit.solve(p, TEXT[95:130], backend="serial")
-                         .to_records())
-
-
-def test_edit_distance_and_verify(tmp_path):
-    a, b = PATTERNS[0], LAMBDA[1098:1121]
-    forms = _one_forms(a, tmp_path, "a")
-    del forms["genome store"]
-    _same_for_every_form(forms, lambda v: [engine.edit.distance(v, b, backend="serial")])
-    _same_for_every_form(forms, lambda v: engine.edit.verify(v, b, 3, backend="serial")
-                         .to_records())
-
-
-def test_lcs_and_nw(tmp_path):
-    a, b = TEXT[:150], LAMBDA[1005:1140]
-    for name, forms in (("a", _one_forms(a, tmp_path, "a")), ("b", _one_forms(b, tmp_path, "b"))):
-        def lcs(value, name=name):
-            x, y = (value, b) if name == "a" else (a, value)
-            return engine.lcs.solve(x, y, backend="serial").to_records()
-
-        def nw(value, name=name):
-            x, y = (value, b) if name == "a" else (a, value)
-            return engine.nw.solve(x, y, backend="serial").to_records()
-
-        _same_for_every_form(forms, lcs)
-        _same_for_every_form(forms, nw)
-        _same_for_every_form(forms, lambda v, name=name: [
-            engine.lcs.length(v, b, backend="serial") if name == "a" else
-            engine.nw.score(a, v, backend="serial")])
-
-
-def test_pcr_panel_and_offtarget(tmp_path):
-    background = _one_forms(TEXT, tmp_path, "background")
-    primers = PRIMER_PAIR
-    _same_for_every_form(background, lambda bg: engine.pcr.solve(
-        primers, bg, backend="serial").to_records())
-    _same_for_every_form(_many_forms(primers, tmp_path, "primers"), lambda p: engine.pcr.solve(
-        p, TEXT, backend="serial").to_records())
-    _same_for_every_form(background, lambda bg: engine.panel.solve(
-        primers, bg, backend="serial").to_records(table="products"))
-    one = _one_forms(PATTERNS[0], tmp_path, "primer")
-    del one["genome store"]
-    _same_for_every_form(one, lambda p: engine.offtarget.find_offtargets(
-        p, TEXT, 2, backend="serial"))
-    _same_for_every_form(background, lambda bg: engine.offtarget.solve(
-        PATTERNS[0], bg, 2, backend="serial"))
-
-
-def test_pairs(tmp_path):
-    target = LAMBDA[20000:20400]
-    background = LAMBDA[30000:34000]
-    forms = _one_forms(target, tmp_path, "target")
-    want = engine.pairs.solve(forms["Record"], background, 3, backend="serial").to_records()
+def test_pairs_solve(tmp_path):
+    """pairs.solve itself, on two forms besides Records (each run starts Primer3's process):
+    the target as a SeqRecord, the background as a genome store. The other forms reach
+    solve through make_job, whose inputs the table compares for all nine."""
+    target = _forms([PAIRS_TARGET], tmp_path, "target")
+    background = _forms([PAIRS_BACKGROUND], tmp_path, "background")
+    want = engine.pairs.solve(target["Record"], background["Record"], 3,
+                              backend="serial").to_records()
     assert want
-    for form in ("SeqRecord", "genome store"):  # (each run starts Primer3's process: a few)
-        assert engine.pairs.solve(forms[form], background, 3,
-                                  backend="serial").to_records() == want, form
+    assert engine.pairs.solve(target["SeqRecord"], background["Record"], 3,
+                              backend="serial").to_records() == want
+    assert engine.pairs.solve(target["Record"], background["genome store"], 3,
+                              backend="serial").to_records() == want
 
 
 def test_unnamed_seqrecords_and_strings_are_numbered():
@@ -156,6 +235,8 @@ def test_unnamed_seqrecords_and_strings_are_numbered():
 def test_a_form_that_is_none_of_them_is_refused_by_name(bad):
     with pytest.raises(TypeError, match="must be a sequence string, a file path"):
         engine.kmismatch.make_job(["ACGT"], bad, 1)
+    with pytest.raises(TypeError, match="background must be a sequence string, a file path"):
+        engine.kdiff.closest_match("ACGT", bad)
 
 
 def test_a_missing_file_and_a_bad_literal_say_so():
