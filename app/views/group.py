@@ -664,13 +664,13 @@ class GroupView(ResultView):
 
         partial = item.partial  # (a stage's own Progress carries its own partial: not shown)
         if isinstance(partial, GroupResult) and len(partial.pairs) != self._shown_pairs:
-            self.show_result(partial)  # the pairs verified so far, as they come
+            self.show_group(partial)  # the pairs verified so far, as they come
 
     def _on_finished(self, result) -> None:
         self.progress.setRange(0, 1000)
         self.progress.setValue(0)
         self.progress.setFormat("")
-        self.show_result(result)
+        self.show_group(result)
         self._update_buttons()
         self.designed.emit(result)
 
@@ -682,8 +682,11 @@ class GroupView(ResultView):
         self._update_buttons()
 
     # -- showing -----------------------------------------------------------------------------------
-    def show_result(self, result) -> None:
-        """Show a GroupResult (a partial one while running): table, matrix, track, status."""
+    def show_group(self, result) -> None:
+        """Show a GroupResult (a partial one while running): table, matrix, track, status.
+
+        Not ResultView.show_result: the window hands that every kdiff run's result, and this
+        page shows only its own runs."""
         self.result = result
         self._shown_pairs = len(result.pairs)
         self._selected = None

@@ -77,7 +77,7 @@ def page(qtbot, settings):
 
 def test_table_matrix_and_track_show_the_result(page):
     result = make_result(missing=((1, 2), (2, 0)))
-    page.show_result(result)
+    page.show_group(result)
     assert page.model.rowCount() == 3
     rows = page.model.rows()
     cov = [c.title for c in group.PAIR_COLUMNS].index("coverage %")
@@ -125,7 +125,7 @@ def test_table_matrix_and_track_show_the_result(page):
 
 def test_files_are_the_engines_and_the_library_gets_each_primer_once(page):
     result = make_result()
-    page.show_result(result)
+    page.show_group(result)
     buf = io.StringIO()
     engine_group.write_csv(result, buf)
     assert group.csv_text(result) == buf.getvalue()
@@ -158,13 +158,13 @@ def test_files_are_the_engines_and_the_library_gets_each_primer_once(page):
 
 def test_a_cancelled_result_says_so_and_keeps_its_pairs(page):
     result = make_result(complete=False)
-    page.show_result(result)
+    page.show_group(result)
     assert page.model.rowCount() == 3
     assert page.status.text().startswith("Cancelled") and "3 pairs verified so far" in page.status.text()
     empty = GroupResult(result.info, 3, result.settings, GENOMES, ("ecoli536",), "strainA", (), {},
                         ("12 conserved windows; 40 primers failed exclusivity against ecoli536",),
                         {}, True)
-    page.show_result(empty)
+    page.show_group(empty)
     assert page.model.rowCount() == 0 and page.coverage.columnCount() == 0
     assert "40 primers failed exclusivity against ecoli536" in page.status.text()
     assert not page.export_button.isEnabled()
@@ -310,7 +310,7 @@ def test_the_group_page_fits_1280x720(qtbot, window, tmp_path):
         files.append(str(tmp_path / f"{name}.fa.gz"))
     view.include.add_paths(files[:4])
     view.exclude.add_paths(files[4:])
-    view.show_result(make_result(missing=((1, 2), (2, 0))))
+    view.show_group(make_result(missing=((1, 2), (2, 0))))
     qtbot.wait(150)
     assert window.grab().save(str(_shots(tmp_path) / "kdiff-group.png"))
     _check_no_clipping(window, "group")
