@@ -84,7 +84,7 @@ def jobs(backend: str) -> dict:
         "kdiff": lambda: registry.family_api("kdiff").make_job(
             load(_seq(rng, 16)), load(_seq(rng, 40)), k=3, backend=backend),
         "kmismatch": lambda: registry.family_api("kmismatch").make_job(
-            load(_seq(rng, 300)), load(_seq(rng, 6)), k=1, backend=backend),
+            load(_seq(rng, 6)), load(_seq(rng, 300)), k=1, backend=backend),  # patterns, text
         "lcs": lambda: registry.family_api("lcs").make_job(a[0], b[0], task="length",
                                                            backend=backend),
         "nw": lambda: registry.family_api("nw").make_job(a, b, backend=backend),
