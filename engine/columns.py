@@ -11,6 +11,7 @@ columns a block at a time.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -58,14 +59,14 @@ def with_coords(data: dict, coords: str, interval: tuple | None = None, others=(
     return out
 
 
-class Tabular:
+class Tabular(ABC):
     """``to_pandas``/``to_records`` for a result that is not a :class:`ColumnTable`: it
     gives :meth:`table`, its rows as columns in 1-based coordinates with the interval
     columns, and both go through :func:`with_coords`."""
 
+    @abstractmethod
     def table(self) -> tuple[dict, tuple | None, tuple]:
         """(name -> column, the (id, start, end) interval or None, other (start, end) pairs)."""
-        raise NotImplementedError
 
     def _in(self, coords: str) -> dict:
         data, interval, others = self.table()
