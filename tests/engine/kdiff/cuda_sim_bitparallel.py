@@ -364,3 +364,43 @@ def test_all_k_equals_the_oracle_at_every_k(flags, m, K):
     for k in land.k:
         got = sorted((c.target_id, c.start, c.end) for c in land.candidates(k))
         assert got == kdiff_expected(target, background, k, 6), (sorted(flags), k)
+
+
+def test_all_k_with_a_streamed_background():
+    """A background streamed through the device in chunks (engine.streaming): every level
+    merges as the max over the chunks, as on the CPU."""
+    from engine.streaming import Background
+
+    rng = np.random.default_rng(4)
+    alpha = random_codes(rng, 16, iupac_rate=0.05)
+    piece = mutate(rng, alpha[2:15], 1)
+    background = [Record("b", np.concatenate([random_codes(rng, 40), piece, random_codes(rng, 30)])),
+                  Record("s", piece[:5].copy())]
+    target = [Record("t", alpha)]
+    cpu = kdiff.solve(target, background, 3, backend="serial", all_k=True).landscape
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(config, "GPU_STREAM_BYTES", 90)
+        mp.setattr(config, "STREAM_OVERLAP_RATIO", 1)
+        assert not Background(background, "both", gpu=True).fits()
+        got = kdiff.solve(target, background, 3, backend="cuda", flags={"word32"},
+                          all_k=True).landscape
+    np.testing.assert_array_equal(got.lengths, cpu.lengths)
+    assert cpu.length_at(1).max() >= 8 and cpu.length_at(3).max() == 0  # the copy is found
+
+
+@settings(max_examples=examples(3), deadline=None)
+@given(alpha=codes(1, 40), texts=st.lists(codes(0, 30), min_size=1, max_size=2),
+       K=st.integers(1, 5), flags=st.sampled_from([{"word32"}, {"word64"}, set()]),
+       plant=st.integers(0, 10**6), strands=st.sampled_from(["both", "forward"]))
+def test_all_k_on_hypothesis_inputs(alpha, texts, K, flags, plant, strands):
+    """IUPAC codes, one or two background records with a planted near-copy of the target."""
+    rng = np.random.default_rng(plant)
+    a = plant % len(alpha)
+    texts = [_with_a_copy(rng, texts[0], alpha, a, 10 + plant % 30, plant % 2)] + texts[1:]
+    target = [Record("t", alpha)]
+    background = [Record(f"b{i}", t) for i, t in enumerate(texts)]
+    land = kdiff.solve(target, background, K, backend="cuda", flags=flags, strands=strands,
+                       all_k=True).landscape
+    for k in land.k:
+        got = sorted((c.target_id, c.start, c.end) for c in land.candidates(k))
+        assert got == kdiff_expected(target, background, k, 10**9, strands), (sorted(flags), k)
