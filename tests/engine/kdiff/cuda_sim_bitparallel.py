@@ -173,8 +173,8 @@ def _spy_stages(monkeypatch):
     calls = []
     original = cuda_lanes.LanesStage.run
 
-    def spy(self, alpha, rs, counters, low=None, high=None):
-        got = original(self, alpha, rs, counters, low, high)
+    def spy(self, alpha, rs, counters, low=None, high=None, lv=None):
+        got = original(self, alpha, rs, counters, low, high, lv)
         if alpha.shape[0] > 8:  # not the warm-up's
             calls.append((self.word, np.array(rs), np.array(got)))
         return got
@@ -215,8 +215,8 @@ def test_neighbours_settle_a_long_copy_with_few_scans(monkeypatch):
     launches = []
     original = cuda_bitparallel.BitparallelDriver._launch
 
-    def spy(self, rs, c0, m_end, words, overlap, counters, exact=False):
-        got, over, truncated = original(self, rs, c0, m_end, words, overlap, counters, exact)
+    def spy(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=None):
+        got, over, truncated = original(self, rs, c0, m_end, words, overlap, counters, exact, lv)
         launches.append((len(rs), words, exact, bool(over.any())))
         return got, over, truncated
 
@@ -258,9 +258,9 @@ def test_neighbours_across_slices_and_the_ladder(monkeypatch):
     rungs = []
     original = cuda_bitparallel.BitparallelDriver._launch
 
-    def spy(self, rs, c0, m_end, words, overlap, counters, exact=False):
+    def spy(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=None):
         rungs.append((words, overlap) in self.tiers)
-        return original(self, rs, c0, m_end, words, overlap, counters, exact)
+        return original(self, rs, c0, m_end, words, overlap, counters, exact, lv)
 
     monkeypatch.setattr(cuda_bitparallel.BitparallelDriver, "_launch", spy)
     befores = []

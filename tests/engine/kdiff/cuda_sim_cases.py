@@ -129,8 +129,8 @@ def test_bitparallel_tiers_overflow_and_reruns(monkeypatch):
 
     monkeypatch.setattr(cuda_bitparallel.BitparallelDriver, "__init__", from_the_first_tier)
 
-    def spy(self, rs, c0, m_end, words, overlap, counters, exact=False):
-        got, over, truncated = original(self, rs, c0, m_end, words, overlap, counters, exact)
+    def spy(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=None):
+        got, over, truncated = original(self, rs, c0, m_end, words, overlap, counters, exact, lv)
         calls.append((words, exact, int(over.sum()), truncated))
         return got, over, truncated
 
