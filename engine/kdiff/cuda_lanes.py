@@ -133,6 +133,7 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
     R = per_thread
     LV = levels
     LVN = max(1, levels)  # (a local array is never empty)
+    CTN = R * LVN  # (a local array's size is a constant of the closure, not an expression)
     SPAN = tpb * R
     SHARED = 16 * SPAN  # a compile-time constant: the shared array's size
     CAP = registers
@@ -168,7 +169,7 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
         dc = cuda.local.array(R, uint32)
         lim = cuda.local.array(R, uint32)
         eqs = cuda.local.array(EQS, WT)
-        ct = cuda.local.array(R * LVN, int32)  # c of each lower level
+        ct = cuda.local.array(CTN, int32)  # c of each lower level
         fits = cuda.local.array(R, int32)  # the suffix's length when it fits the word, else 0
         for i in range(R):
             q = base + t + i * tpb
