@@ -218,8 +218,7 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0):
     c for 0..levels-1 edits (:func:`probe_levels`), into ``out_lv``; a thread then runs
     until level 0 has found its whole suffix.
     """
-    if levels and words:
-        raise ValueError("the lower levels run on the tier with words in global memory")
+    assert not (levels and words), "levels run on the tier with words in global memory"
     NB = max(1, words)
     REG = words > 0
     CAP = registers
