@@ -167,8 +167,8 @@ def pipx_install(work, source) -> tuple[Path, Path]:
     home.mkdir()
     pipx_shared_libs(pipx_home / "shared")
     env = user_env(home, Path(sys.executable).parent)
-    env.update(PIPX_HOME=str(pipx_home), PIPX_BIN_DIR=str(bin_dir),
-               PIPX_MAN_DIR=str(home / "man"), PIPX_DEFAULT_BACKEND="pip",
+    # The pip backend: with uv on PATH pipx would pick uv, which has no shared environment.
+    env.update(PIPX_HOME=str(pipx_home), PIPX_BIN_DIR=str(bin_dir), PIPX_DEFAULT_BACKEND="pip",
                PIP_NO_BUILD_ISOLATION="0")
     run(PIPX_INSTALL.split(), cwd=source, env=env)
     return pipx_home / "venvs" / "primerscope", bin_dir
