@@ -51,7 +51,6 @@ from engine.edit.hits import HIT_DTYPES, EditHits, PairDistance, ScoreProfile
 from engine.edit.plan import (  # noqa: F401
     PROFILE_BINS,
     UNSEEN,
-    Cigars,
     Pieces,
     Plan,
     align_items,
