@@ -35,8 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from engine.bitops import (w_add, w_and, w_le, w_lt, w_not, w_or, w_popcount, w_shl, w_shr, w_sub,
-                           w_xor)
+from engine.bitops import w_add, w_and, w_le, w_lt, w_not, w_or, w_shl, w_shr, w_sub, w_xor
 
 ABORT_CHECK_COLUMNS = 1 << 14
 DONE_CHECK_COLUMNS = 1 << 9
