@@ -22,12 +22,14 @@ level (``_lanes_levels``). Let M(i) be the smallest D of row i over the columns 
 (M is non-decreasing in i, and c_t = #{i: M(i) <= t}, so M holds every level at once). A
 column changes some level only where D[i] < M(i) for a row i, and since D[i] moves by the
 row's horizontal delta, only where D[i] = M(i) one column earlier and the delta is -1.
-Each row keeps e(i) = D[i] - M(i) in a 3-bit counter sliced over three words (one bit of
-every row per word): a column adds ph - mh to all of them with a dozen word operations,
-whatever K is, and a borrow out of the counter of a row of the lane flags it. The rare
-flagged lane is settled exactly (its levels from the column's popcounts, its counters
-afresh). A counter only ever underestimates e (it wraps to 0 past 7, or is set to at most
-7), so a flag can be false but a change of level is never missed.
+Each row keeps e(i) = D[i] - M(i) in a 4-bit counter sliced over four words (one bit of
+every row per word): a column adds ph - mh to all of them with a dozen and a half word
+operations, whatever K is, and a borrow out of the counter of a row 1..c_K+1 flags the
+lane (a row below can fall under M only if row c_K+1 does too). The rare flagged lane
+is settled exactly (its levels from the column's D, its counters afresh). A counter only
+ever underestimates e (it wraps to 0 past 15, or is set to at most 15), so a flag can be
+false but a change of level is never missed. (Three bits were too few: e >= 8 is common
+in a 32-row word, and the wraps flagged a quarter of all lane-columns.)
 """
 
 from __future__ import annotations
