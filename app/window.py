@@ -235,8 +235,9 @@ class MainWindow(QMainWindow):
         self.restore_on_start.setChecked(self.settings.value(workspace.RESTORE_KEY, False, type=bool))
         self.restore_on_start.toggled.connect(
             lambda on: self.settings.setValue(workspace.RESTORE_KEY, bool(on)))
-        self.run_action = self._action("&Run", lambda: self.controller.run(), ["Ctrl+R", "F5"],
+        self.run_action = self._action("&Run", self.run, ["Ctrl+R", "F5"],
                                        SP.SP_MediaPlay, "Run the job")
+        self._run_tips = (self.run_action.toolTip(), self.run_action.statusTip())
         self.cancel_action = self._action("&Cancel", self.cancel, ["Esc", "Ctrl+."],
                                           SP.SP_MediaStop, "Cancel the job; results found so far are kept")
         self.compare_action = self._action("Compare &backends", lambda: self.controller.compare(), "Ctrl+B",
@@ -385,6 +386,8 @@ class MainWindow(QMainWindow):
                 view.library_add_requested.connect(self.library_dock.add_entries)
             if hasattr(view, "panel_requested"):
                 view.panel_requested.connect(self.check_panel)
+            if getattr(view, "runs_own_job", False):  # the toolbar's Run/Cancel follow its job
+                view.running_changed.connect(self._update_actions)
             if hasattr(view, "biology"):  # product size and Tm beside k and strands
                 self.params.set_biology(view.biology)
         self.results.set_library_what(self.adapter.library_what)
@@ -625,9 +628,25 @@ class MainWindow(QMainWindow):
         self.refresh_pages()
         self.inputs_loaded.emit()
 
+    def own_job_view(self):
+        """The shown view when it runs a job of its own (the Group page), else None: the
+        toolbar's Run and Cancel are that job's there."""
+        view = self.current_view()
+        return view if getattr(view, "runs_own_job", False) else None
+
+    def run(self) -> bool:
+        """Run ▸ Run: the shown page's own job (the Group page's), else the family's job."""
+        view = self.own_job_view()
+        if view is not None:
+            return view.run()
+        return self.controller.run()
+
     def cancel(self) -> None:
-        """Cancel the run, or else the loads."""
-        if self.controller.mode != "idle":
+        """Cancel the shown page's own job, else the run, or else the loads."""
+        view = self.own_job_view()
+        if view is not None and view.cancellable():
+            view.cancel()
+        elif self.controller.mode != "idle":
             self.controller.cancel()
         else:
             self.loads.cancel()
@@ -726,10 +745,22 @@ class MainWindow(QMainWindow):
         idle = self.controller.mode == "idle"
         ready = idle and self.missing_input() is None
         has_result = idle and self.controller.result is not None
-        self.run_action.setEnabled(ready)
-        self.compare_action.setEnabled(ready)
-        self.cancel_action.setEnabled(not idle and not self.controller.cancelling
-                                      or idle and self.loads.cancellable)
+        cancellable = (not idle and not self.controller.cancelling
+                       or idle and self.loads.cancellable)
+        own = self.own_job_view()
+        if own is not None:  # Run/Cancel are the page's job; Compare backends is the family's
+            self.run_action.setEnabled(not own.runner.running)
+            self.compare_action.setEnabled(False)
+            self.cancel_action.setEnabled(own.cancellable() or cancellable)
+            tip = f"{own.run_button.text()}: {own.run_button.toolTip()}"
+            self.run_action.setToolTip(f"{tip} (Ctrl+R)")
+            self.run_action.setStatusTip(tip)
+        else:
+            self.run_action.setEnabled(ready)
+            self.compare_action.setEnabled(ready)
+            self.cancel_action.setEnabled(cancellable)
+            self.run_action.setToolTip(self._run_tips[0])
+            self.run_action.setStatusTip(self._run_tips[1])
         view = self.current_view()  # a view with results of its own (Pairs) exports those
         own = view is not None and getattr(view, "exportable", lambda: False)()
         self.export_action.setEnabled(has_result or own)

@@ -267,15 +267,20 @@ class _FramedSelection(QStyledItemDelegate):
 
 
 class GroupView(ResultView):
-    """Signals ``designed(result)`` when a run ends, ``library_add_requested(entries, source,
-    links)`` and ``save_requested(text, title, name, pattern)`` (the window writes the file).
+    """Signals ``designed(result)`` when a run ends, ``running_changed`` when one starts, ends
+    or is being cancelled, ``library_add_requested(entries, source, links)`` and
+    ``save_requested(text, title, name, pattern)`` (the window writes the file).
 
     ``ask_files(title)`` opens the window's file dialog; ``pair_settings()`` gives Primer3's
     settings (None: ``primerscope group``'s defaults); ``job_options()`` the backend and
     threads of the run panel ({} for the engine's choice)."""
 
     title = "Group"
+    #: The toolbar's Run and Cancel run and cancel this page's job while it is shown.
+    runs_own_job = True
     designed = Signal(object)
+    #: The run started, ended or is being cancelled (the window's Run/Cancel follow it).
+    running_changed = Signal()
     library_add_requested = Signal(object, str, object)
     save_requested = Signal(str, str, str, str)
 
@@ -292,6 +297,7 @@ class GroupView(ResultView):
         self._shown_pairs = -1
         self._curve_key = None
         self._selected = None
+        self._run_state = None  # (running, cancellable) last signalled by running_changed
         self._build_inputs()
         self._build_controls()
         self._build_results()
@@ -878,17 +884,25 @@ class GroupView(ResultView):
         self.error.setText(message)
         self.error.setVisible(True)
 
+    def cancellable(self) -> bool:
+        """A run is going and has not been asked to stop."""
+        token = self.runner.cancel_token
+        return self.runner.running and token is not None and not token.cancelled
+
     def _update_buttons(self) -> None:
         running = self.runner.running
         has = self.result is not None and bool(self.result.pairs)
         self.run_button.setEnabled(not running)
         self.progress.setVisible(running)
-        token = self.runner.cancel_token
-        self.cancel_button.setEnabled(running and token is not None and not token.cancelled)
+        self.cancel_button.setEnabled(self.cancellable())
         for widget in (self.add_button, self.export_button):
             widget.setEnabled(has and not running)
         for widget in (self.include, self.exclude, self.params_box):
             widget.setEnabled(not running)
+        state = (running, self.cancellable())
+        if state != self._run_state:
+            self._run_state = state
+            self.running_changed.emit()
 
     def has_data(self) -> bool:
         return not self.runner.running

@@ -273,6 +273,17 @@ def test_the_demo_is_built_from_the_packages_with_its_provenance(tmp_path, monke
     assert group_demo.main(["--debs", str(debs), "-o", str(tmp_path / "other")]) == 2
 
 
+def fake_built_demo(folder: Path) -> Path:
+    """A built group demo's manifest over empty files: KpA, KpB to include, Eco to exclude."""
+    folder.mkdir()
+    genomes = []
+    for name, role in (("KpA", "include"), ("KpB", "include"), ("Eco", "exclude")):
+        (folder / f"{name}.fa.gz").write_bytes(b"")
+        genomes.append({"name": name, "role": role, "file": f"{name}.fa.gz"})
+    (folder / "manifest.json").write_text(json.dumps({"genomes": genomes}))
+    return folder
+
+
 def test_demo_menu_explains_what_is_missing_then_loads(qtbot, window, tmp_path, monkeypatch):
     monkeypatch.setenv("PRIMERSCOPE_GROUP_DEMO", str(tmp_path / "nothing"))
     window.params.set_family("lcs") if "lcs" in window.params.families else None
@@ -283,14 +294,7 @@ def test_demo_menu_explains_what_is_missing_then_loads(qtbot, window, tmp_path, 
     assert view.error.isVisible() and "scripts/build-group-demo" in view.error.text()
     assert window.state_label.text() == view.error.text()
     # built (a manifest of small genomes): the lists fill, the parameters are the demo's
-    built = tmp_path / "built"
-    built.mkdir()
-    genomes = []
-    for name, role in (("KpA", "include"), ("KpB", "include"), ("Eco", "exclude")):
-        (built / f"{name}.fa.gz").write_bytes(b"")
-        genomes.append({"name": name, "role": role, "file": f"{name}.fa.gz"})
-    (built / "manifest.json").write_text(json.dumps({"genomes": genomes}))
-    monkeypatch.setenv("PRIMERSCOPE_GROUP_DEMO", str(built))
+    monkeypatch.setenv("PRIMERSCOPE_GROUP_DEMO", str(fake_built_demo(tmp_path / "built")))
     window.demo_actions["group"].trigger()
     assert view.include.names() == ["KpA", "KpB"] and view.exclude.names() == ["Eco"]
     assert not view.error.isVisible() and "Demo loaded" in view.status.text()
@@ -406,3 +410,42 @@ def test_a_cancel_keeps_the_pairs_verified_so_far(tmp_path):
     assert seen, "the engine reported no verified pair before its end"
     assert set(seen[0]) <= set(primers_of(cancelled)), "the cancel lost verified pairs"
     assert not cancelled.complete
+
+
+
+def test_the_toolbar_runs_and_cancels_the_group_job(qtbot, window, dialogs, tmp_path,
+                                                    monkeypatch):
+    """On the Group page Run ▸ Run is *Find group pairs* and Cancel cancels it (not kdiff's)."""
+    import time
+
+    view = window.view_titled("Group")
+    window.show_view(view)
+    window.run_action.trigger()  # no genomes yet: the page says so, kdiff is not run
+    assert dialogs == [] and window.controller.mode == "idle"
+    assert view.error.isVisible() and "at least two" in view.error.text()
+    assert not window.compare_action.isEnabled()
+
+    def slow_run(include, exclude, k, settings, threads, token, backend=None):
+        while not token.cancelled:  # (the real job: test_the_page_runs_the_engines_job)
+            time.sleep(0.02)
+            yield None
+        return make_result(complete=False)
+
+    monkeypatch.setattr(group, "group_run", slow_run)
+    files = []
+    for name in ("KpA", "KpB", "Eco"):
+        (tmp_path / f"{name}.fa").write_text(">x\nACGT\n")
+        files.append(str(tmp_path / f"{name}.fa"))
+    view.include.add_paths(files[:2])
+    view.exclude.add_paths(files[2:])
+    window.run_action.trigger()
+    assert view.runner.running and window.controller.mode == "idle"
+    assert not window.run_action.isEnabled() and window.cancel_action.isEnabled()
+    with qtbot.waitSignal(view.designed, timeout=10_000):
+        window.cancel_action.trigger()
+    assert view.status.text().startswith("Cancelled") and view.model.rowCount() == 3
+    assert window.run_action.isEnabled() and not window.cancel_action.isEnabled()
+    assert "group" in window.run_action.toolTip()
+    window.show_view(window.view_titled("Pairs"))  # elsewhere Run is kdiff's again
+    assert "group" not in window.run_action.toolTip()
+
