@@ -571,6 +571,28 @@ class GroupView(ResultView):
             if index >= 0:
                 self.reference.setCurrentIndex(index)
 
+    def workspace_state(self) -> dict:
+        """What File ▸ Save workspace keeps of the page: its lists and fields."""
+        return self.values()
+
+    def restore_workspace(self, state) -> list[str]:
+        """A saved workspace's lists and fields; returns what could not be restored (files
+        that are gone: the lists keep the others, and the page says which are missing)."""
+        if not isinstance(state, dict):
+            return ["the Group page's fields are not readable"]
+        if self.runner.running:
+            return ["the Group page was running: its lists and fields were left as they were"]
+        missing = [p for key in ("include", "exclude") if isinstance(state.get(key), list)
+                   for p in state[key] if isinstance(p, str) and not os.path.exists(p)]
+        self.set_values(state)
+        if not missing:
+            self.error.setVisible(False)
+            return []
+        problem = "Group page: missing " + ", ".join(missing)
+        self._show_error(f"Not found, so not in the lists (from the workspace): "
+                         f"{', '.join(missing)}.")
+        return [problem]
+
     def _on_lists_changed(self) -> None:
         """The reference combo offers the inclusion genomes (first: the engine's default)."""
         current = self.reference.currentData()

@@ -449,3 +449,40 @@ def test_the_toolbar_runs_and_cancels_the_group_job(qtbot, window, dialogs, tmp_
     window.show_view(window.view_titled("Pairs"))  # elsewhere Run is kdiff's again
     assert "group" not in window.run_action.toolTip()
 
+
+def test_a_workspace_keeps_the_group_page_and_reports_a_missing_genome(qtbot, window, dialogs,
+                                                                       tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from app import workspace
+    from app.window import MainWindow
+
+    view = window.view_titled("Group")
+    files = []
+    for name in ("KpA", "KpB", "KpC", "Eco"):
+        (tmp_path / f"{name}.fa").write_text(">x\nACGT\n")
+        files.append(str(tmp_path / f"{name}.fa"))
+    view.include.add_paths(files[:3])
+    view.exclude.add_paths(files[3:])
+    view.set_values({"k": 4, "include_edits": 0, "include_3prime_exact": 2, "min_coverage": 0.9,
+                     "product_size": "120-250", "num_return": 5, "reference": "KpB"})
+    saved = view.values()
+    assert saved["reference"] == "KpB" and saved["include"] == files[:3]
+    path = tmp_path / "ws.json"
+    workspace.save(window, str(path))
+    other = MainWindow(QSettings(str(tmp_path / "other.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(other)
+    other.params.set_family("nw")
+    assert workspace.open_path(other, str(path)) == []
+    restored = other.view_titled("Group")
+    assert restored.values() == saved
+    # a genome that is gone: the others are restored, the missing one is named, no crash
+    Path(files[1]).unlink()
+    problems = workspace.open_path(other, str(path))
+    restored = other.view_titled("Group")
+    assert len(problems) == 1 and files[1] in problems[0]
+    assert restored.include.names() == ["KpA", "KpC"] and restored.exclude.names() == ["Eco"]
+    assert not restored.error.isHidden() and files[1] in restored.error.text()
+    assert restored.values()["k"] == 4 and restored.values()["product_size"] == "120-250"
+    assert any(files[1] in text for _, text in dialogs)
+    other.close()
