@@ -478,6 +478,14 @@ class MainWindow(QMainWindow):
                                  else view.error.text())
         return loaded
 
+    def load_start_demo(self, dataset: str) -> None:
+        """``primerscope gui --demo``: the family's demo, and the Group page's (its lists hold
+        the group demo when scripts/build-group-demo has built it; else it says how to)."""
+        self.load_demo(dataset)
+        view = self.view_titled("Group")
+        if view is not None:
+            view.load_demo(asked=False)
+
     # ---------------------------------------------------------------------------------------
     # the primer library and panels
     def _add_rows_to_library(self) -> None:

@@ -607,14 +607,19 @@ class GroupView(ResultView):
         self.reference.blockSignals(False)
         self._update_buttons()
 
-    def load_demo(self) -> bool:
+    def load_demo(self, asked: bool = True) -> bool:
         """The Klebsiella demo into the lists (app.group_demo), or one line saying what is
-        missing and how to build it. True when loaded."""
+        missing and how to build it: an error when ``asked`` (Demo ▸ Group), else the
+        page's status (``primerscope gui --demo`` loads it when it is there). True when
+        loaded."""
         from app import group_demo
 
         found = group_demo.inputs()
         if found is None:
-            self._show_error(group_demo.status())
+            if asked:
+                self._show_error(group_demo.status())
+            else:
+                self.status.setText(group_demo.status())
             return False
         include, exclude = found
         self.error.setVisible(False)

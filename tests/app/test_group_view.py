@@ -412,6 +412,24 @@ def test_a_cancel_keeps_the_pairs_verified_so_far(tmp_path):
     assert not cancelled.complete
 
 
+def test_gui_demo_preloads_the_group_demo_or_says_how_to_build_it(qtbot, window, tmp_path,
+                                                                    monkeypatch):
+    """``primerscope gui --demo`` (window.load_start_demo): the Group page's lists hold the
+    built group demo, or its status gives the command that builds it."""
+    monkeypatch.setenv("PRIMERSCOPE_GROUP_DEMO", str(tmp_path / "nothing"))
+    with qtbot.waitSignal(window.inputs_loaded, timeout=30_000):
+        window.load_start_demo("lambda-ecoli")
+    view = window.view_titled("Group")
+    assert view.include.paths() == [] and not view.error.isVisible()
+    assert group_demo.BUILD_COMMAND in view.status.text()
+    monkeypatch.setenv("PRIMERSCOPE_GROUP_DEMO", str(fake_built_demo(tmp_path / "built")))
+    with qtbot.waitSignal(window.inputs_loaded, timeout=30_000):
+        window.load_start_demo("lambda-ecoli")
+    view = window.view_titled("Group")
+    assert view.include.names() == ["KpA", "KpB"] and view.exclude.names() == ["Eco"]
+    assert "Demo loaded" in view.status.text()
+    assert window.input_panels["target"].state().records  # the family's own demo too
+
 
 def test_the_toolbar_runs_and_cancels_the_group_job(qtbot, window, dialogs, tmp_path,
                                                     monkeypatch):
