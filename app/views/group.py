@@ -941,7 +941,11 @@ class GroupView(ResultView):
         return [self.runner]
 
     def shutdown(self) -> None:
+        """The window closes or changes family: stop the run, and keep the lists and fields
+        for the next session (not only those of the last run)."""
         self.runner.shutdown()
+        if self._settings is not None:
+            save_json(self._settings, SETTINGS_KEY, self.values())
 
 
 def page(host) -> GroupView:

@@ -195,10 +195,16 @@ def test_lists_take_files_by_add_and_drop_and_the_reference_follows(page, tmp_pa
     page.exclude._ask_files = lambda: [files[3]]
     page.exclude.add_button.click()
     assert page.exclude.paths() == [files[3]]
-    # the settings keep the lists and fields for the next window
     page.min_coverage.setValue(90)
     assert page.values()["min_coverage"] == 0.9
     assert group.settings_from(page.values()).min_coverage == 0.9
+    # the settings keep the lists and fields for the next window, run or not
+    page.shutdown()
+    from app.views.group import GroupView
+
+    again = GroupView(page._settings)
+    assert again.values() == page.values()
+    again.shutdown()
 
 
 def test_run_says_what_is_missing(page, tmp_path):
