@@ -40,6 +40,10 @@ SETTINGS_KEY = "group/page"
 #: The page's fields and their defaults (``primerscope group``'s).
 DEFAULTS = {"k": 3, "include_edits": 1, "include_3prime_exact": 3, "min_coverage": 1.0,
             "product_size": "100-300", "num_return": 10}
+#: The track before a run's seeds are counted.
+TRACK_IDLE = "No run yet: the reference's conservation and the chosen pair appear here."
+TRACK_RUNNING = ("Counting the seeds the inclusion genomes share: the conservation along the "
+                 "reference appears here next.")
 #: A missing product in the coverage matrix: a pale grey cell with a red cross.
 MISSING_BACKGROUND = QColor(236, 236, 236)
 MISSING_TEXT = QColor(RED)
@@ -294,7 +298,7 @@ class GroupView(ResultView):
         self._job_options = job_options or (lambda: {})
         self.result = None
         self.job = None
-        self._shown_pairs = -1
+        self._shown = None  # (pairs, conservation records) of the result shown
         self._curve_key = None
         self._selected = None
         self._run_state = None  # (running, cancellable) last signalled by running_changed
@@ -528,8 +532,7 @@ class GroupView(ResultView):
         layout.setSpacing(2)
         layout.addLayout(head)
         # Before a run the plot would show bare placeholder axes: a note instead.
-        self.track_empty = QLabel("No run yet: the reference's conservation and the chosen "
-                                  "pair appear here.")
+        self.track_empty = QLabel(TRACK_IDLE)
         self.track_empty.setObjectName("empty")
         self.track_empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.track_stack = QStackedWidget()
@@ -658,7 +661,8 @@ class GroupView(ResultView):
         self.status.setText(f"Reading {len(include)} inclusion and {len(exclude)} exclusion "
                             "genomes…")
         self.progress.setRange(0, 0)
-        self._shown_pairs = -1
+        self._shown = None
+        self.track_empty.setText(TRACK_RUNNING)
 
         def work(token):
             return (yield from group.group_run(include, exclude, k, settings,
@@ -696,8 +700,10 @@ class GroupView(ResultView):
         from engine.primers.group import GroupResult
 
         partial = item.partial  # (a stage's own Progress carries its own partial: not shown)
-        if isinstance(partial, GroupResult) and len(partial.pairs) != self._shown_pairs:
-            self.show_group(partial)  # the pairs verified so far, as they come
+        if isinstance(partial, GroupResult) and self._shown_key(partial) != self._shown:
+            # the conservation track once the seeds are counted (Primer3 then takes long),
+            # then the pairs verified so far, as they come
+            self.show_group(partial)
 
     def _on_finished(self, result) -> None:
         self.progress.setRange(0, 1000)
@@ -711,6 +717,7 @@ class GroupView(ResultView):
         self.progress.setRange(0, 1000)
         self.progress.setValue(0)
         self.status.setText("The group run failed.")
+        self.track_empty.setText(TRACK_IDLE)
         self._show_error(message)
         self._update_buttons()
 
@@ -721,7 +728,7 @@ class GroupView(ResultView):
         Not ResultView.show_result: the window hands that every kdiff run's result, and this
         page shows only its own runs."""
         self.result = result
-        self._shown_pairs = len(result.pairs)
+        self._shown = self._shown_key(result)
         self._selected = None
         rows = group.pair_rows(result)
         self.model.replace(list(result.pairs), lambda _: rows)
@@ -747,6 +754,10 @@ class GroupView(ResultView):
                 self.proxy.index(0, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
                 | QItemSelectionModel.SelectionFlag.Rows)
         self._update_buttons()
+
+    @staticmethod
+    def _shown_key(result) -> tuple[int, int]:
+        return len(result.pairs), len(result.conservation)
 
     def _matrix_caption(self) -> None:
         result = self.result

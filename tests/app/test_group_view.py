@@ -510,3 +510,37 @@ def test_a_workspace_keeps_the_group_page_and_reports_a_missing_genome(qtbot, wi
     assert restored.values()["k"] == 4 and restored.values()["product_size"] == "120-250"
     assert any(files[1] in text for _, text in dialogs)
     other.close()
+
+
+def test_the_track_shows_while_the_run_is_still_in_primer3(qtbot, page, tmp_path, monkeypatch):
+    """The conservation comes with the seeds, long before the first verified pair (Primer3
+    takes most of a real genome's run): the track shows it then, not at the first pair."""
+    import dataclasses
+    import time
+
+    from engine.jobs import Progress
+
+    final = make_result()
+    seeded = dataclasses.replace(final, pairs=(), complete=False)
+    unseeded = dataclasses.replace(seeded, conservation={})
+
+    def primer3_run(include, exclude, k, settings, threads, token, backend=None):
+        for partial in (unseeded, seeded):
+            yield Progress(20, 100, 0, 0, 1.0, message="Primer3: primers", partial=partial)
+        while not token.cancelled:
+            time.sleep(0.02)
+            yield None
+        return final
+
+    monkeypatch.setattr(group, "group_run", primer3_run)
+    for name in ("KpA", "KpB", "Eco"):
+        (tmp_path / f"{name}.fa").write_text(">x\nACGT\n")
+    page.include.add_paths([str(tmp_path / "KpA.fa"), str(tmp_path / "KpB.fa")])
+    page.exclude.add_paths([str(tmp_path / "Eco.fa")])
+    assert page.run()
+    qtbot.waitUntil(lambda: page.track_stack.currentWidget() is page.widget, timeout=5_000)
+    assert page.runner.running and page.model.rowCount() == 0
+    assert len(page.curve.xData) == len(lambda_text())  # (getData: downsampled to the view)
+    with qtbot.waitSignal(page.designed, timeout=5_000):
+        page.cancel()
+    assert page.model.rowCount() == 3
