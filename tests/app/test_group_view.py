@@ -168,6 +168,14 @@ def test_a_cancelled_result_says_so_and_keeps_its_pairs(page):
     assert page.model.rowCount() == 0 and page.coverage.columnCount() == 0
     assert "40 primers failed exclusivity against ecoli536" in page.status.text()
     assert not page.export_button.isEnabled()
+    # a real genome's run takes minutes: said in minutes, not as 2.4e+02 s
+    import dataclasses
+
+    long = dataclasses.replace(result, info=dataclasses.replace(result.info, seconds=242.4),
+                               stage_seconds={"seeds": 241.0, "primer3": 0.52, "pairs": 12.3})
+    assert group.summary(long).startswith("Cancelled after 4 min 02 s:")
+    text = group.summary(dataclasses.replace(long, complete=True))
+    assert "4 min 02 s: seeds 4 min 01 s, primer3 0.52 s, pairs 12 s." in text and "e+" not in text
 
 
 def test_lists_take_files_by_add_and_drop_and_the_reference_follows(page, tmp_path):
