@@ -387,7 +387,7 @@ class MainWindow(QMainWindow):
             if hasattr(view, "panel_requested"):
                 view.panel_requested.connect(self.check_panel)
             if getattr(view, "runs_own_job", False):  # the toolbar's Run/Cancel follow its job
-                view.running_changed.connect(self._update_actions)
+                view.running_changed.connect(lambda v=view: self._on_own_job_changed(v))
             if hasattr(view, "biology"):  # product size and Tm beside k and strands
                 self.params.set_biology(view.biology)
         self.results.set_library_what(self.adapter.library_what)
@@ -641,6 +641,18 @@ class MainWindow(QMainWindow):
         toolbar's Run and Cancel are that job's there."""
         view = self.current_view()
         return view if getattr(view, "runs_own_job", False) else None
+
+    def _on_own_job_changed(self, view) -> None:
+        """A page's own job started, is being cancelled or ended: the status bar says so (not
+        a stale "Demo loaded ... Press Run")."""
+        if view.cancellable():
+            self.state_label.setText(f"{view.title}: running; its progress is on the "
+                                     f"{view.title} tab.")
+        elif view.runner.running:
+            self.state_label.setText(f"{view.title}: cancelling…")
+        elif view.result is not None:
+            self.state_label.setText(f"{view.title}: {view.status.text()}")
+        self._update_actions()
 
     def run(self) -> bool:
         """Run ▸ Run: the shown page's own job (the Group page's), else the family's job."""

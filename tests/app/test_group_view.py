@@ -473,9 +473,11 @@ def test_the_toolbar_runs_and_cancels_the_group_job(qtbot, window, dialogs, tmp_
     window.run_action.trigger()
     assert view.runner.running and window.controller.mode == "idle"
     assert not window.run_action.isEnabled() and window.cancel_action.isEnabled()
+    assert window.state_label.text().startswith("Group: running")
     with qtbot.waitSignal(view.designed, timeout=10_000):
         window.cancel_action.trigger()
     assert view.status.text().startswith("Cancelled") and view.model.rowCount() == 3
+    assert window.state_label.text() == "Group: " + view.status.text()
     assert window.run_action.isEnabled() and not window.cancel_action.isEnabled()
     assert "group" in window.run_action.toolTip()
     window.show_view(window.view_titled("Pairs"))  # elsewhere Run is kdiff's again
