@@ -631,7 +631,10 @@ class GroupView(ResultView):
         self.set_values({"k": 3, "include_edits": 1, "include_3prime_exact": 3,
                          "min_coverage": 1.0, "product_size": "100-300", "num_return": 10})
         self.status.setText(f"Demo loaded: {len(include)} Klebsiella genomes against "
-                            f"{len(exclude)} E. coli genomes. Press Find group pairs.")
+                            f"{len(exclude)} E. coli genomes. Press Find group pairs (or Run, "
+                            "Ctrl+R): a long run on a small machine (minutes of seeds, then "
+                            "Primer3 in every conserved window); Cancel keeps the pairs "
+                            "verified so far.")
         return True
 
     # -- running -----------------------------------------------------------------------------------
