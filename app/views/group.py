@@ -245,6 +245,14 @@ class CoverageModel(QAbstractTableModel):
         return None
 
 
+class _PositionAxis(pg.AxisItem):
+    """Positions along a genome as bases with thousands separators (pyqtgraph writes a
+    5 Mb record's ticks as 1e+06, 2e+06, ...)."""
+
+    def tickStrings(self, values, scale, spacing):
+        return [f"{v * scale:,.0f}" for v in values]
+
+
 class _FillLayout(QVBoxLayout):
     """The page's layout inside its scroll area: it fills the room it is given and scrolls
     only below its minimum (word-wrapped labels would make the scroll area size it by their
@@ -483,7 +491,7 @@ class GroupView(ResultView):
         self.upper = upper
 
     def _build_track(self) -> None:
-        self.widget = pg.PlotWidget()
+        self.widget = pg.PlotWidget(axisItems={"bottom": _PositionAxis("bottom")})
         plot = self.plot = self.widget.getPlotItem()
         plot.setMenuEnabled(False)
         plot.setLabel("bottom", "position in the reference record (1-based)")

@@ -115,6 +115,8 @@ def test_table_matrix_and_track_show_the_result(page):
     assert page.matrix.currentIndex().column() == 0
     x, y = page.curve.getData()
     assert len(x) == len(lambda_text()) or page.plot.getViewBox() is not None
+    axis = page.plot.getAxis("bottom")  # bases along a genome, not 1e+06
+    assert axis.tickStrings([1_000_000.0, 2_500_000.0], 1, 500_000) == ["1,000,000", "2,500,000"]
     # choosing a pair in the matrix chooses it in the table and on the track
     page.matrix.setCurrentIndex(m.index(1, 2))
     assert page._selected is result.pairs[2]
