@@ -13,8 +13,9 @@ Pairs are ranked by Primer3's pair penalty on the reference inclusion genome, un
 settings of ``primerscope pairs``.
 
 Every reported pair is verified exactly (pcr over every inclusion genome, the edit search
-at k-1 over every exclusion background). What is *not* exhaustive is which primers Primer3
-is asked about (the shortlist), so a valid pair can be missing when:
+at k-1 over every exclusion background, both strands, batched: one search for all the
+primers of a round). What is *not* exhaustive is which primers Primer3 is asked about (the
+shortlist), so a valid pair can be missing when:
 
 - a primer lies where fewer than ``min_coverage`` of the inclusion genomes share an exact
   16-mer with the reference within 24 bases (:data:`SUPPORT_RADIUS`): a stretch with a
@@ -23,6 +24,15 @@ is asked about (the shortlist), so a valid pair can be missing when:
   seeds, either strand): such a primer is almost always within k-1 edits of it, but with
   k <= L - 17 it need not be (a random 17-mer occurs by chance in a 5 Mb background with
   probability ~0.06 %: two seeds in a row make chance hits from 40 backgrounds rare);
+- **tile ranking** (the heuristic that bounds the work): conserved windows are cut into
+  tiles (:data:`TILE`, overlapping by the longest product) ranked by exclusion 16-mers per
+  conserved base (fewest first: a relative's homologous stretch shares 16-mers, so a tile
+  full of them is full of primers within k-1 edits of it), then by conservation. Primer3
+  reads :data:`ROUND_BASES` bases of tiles a round, best first, and the next round runs
+  only while fewer than ``num_return`` pairs are verified. A valid pair in a tile of a
+  later round is not proposed, even if its penalty is better than the last reported pair's;
+  the reported pairs are the best of the tiles read. When the tiles read hold every
+  conserved base (small groups, as in the tests) nothing is dropped this way;
 - with ``min_three_prime_distance`` on, a pair that fails coverage still keeps Primer3's
   diversity rule from returning a pair whose primers' 3' ends lie within that distance of
   its own (pairs are drawn by :func:`engine.primers.pairs.best_pairs`).
