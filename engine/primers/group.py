@@ -643,8 +643,25 @@ def iter_solve(job, cancel=None):
                                         end - start + 1, le, rgt)
         return tuple(best)
 
-    def verify(keys, lookup):
-        """Inclusivity, then exclusivity of the survivors, for these primers."""
+    def verify(keys, lookup, exclusive: bool):
+        """Inclusivity of those of these primers not checked yet; with ``exclusive``, then
+        exclusivity of those binding in enough inclusion genomes. (Exclusivity reads every
+        exclusion background whatever the number of primers: it waits until the best pairs'
+        primers have passed inclusivity and their pairs the coverage.)"""
+        keys_all, keys = keys, [key for key in keys if key not in sites_of]
+        if keys:
+            ok = yield from _inclusivity(keys, lookup)
+            if not ok:
+                return False
+        if not exclusive:
+            return True
+        keys = [key for key in keys_all if key not in verdict]
+        if not keys:
+            return True
+        ok = yield from _exclusivity(keys, lookup)
+        return ok
+
+    def _inclusivity(keys, lookup):
         prims = [Record(str(i), encode(lookup[key].sequence)) for i, key in enumerate(keys)]
         t1 = now()
         search = pcr.search_job(prims, incl_records, settings.include_edits, backend=job.backend,
@@ -656,7 +673,6 @@ def iter_solve(job, cancel=None):
         stages["inclusivity"] += now() - t1
         if cancel.cancelled:
             return False
-        survivors = []
         for i, key in enumerate(keys):
             rows = np.flatnonzero(sites.primer == i)
             sites_of[key] = {c: np.asarray(getattr(sites, c))[rows] for c in SITE_DTYPES}
@@ -665,17 +681,17 @@ def iter_solve(job, cancel=None):
                 verdict[key] = f"binds in {len(present)} of {n} inclusion genomes"
                 for gi in set(range(n)) - set(present.tolist()):
                     fail_incl[names[gi]] += 1
-            else:
-                survivors.append(i)
-        if not survivors:
-            return True
+        return True
+
+    def _exclusivity(keys, lookup):
+        prims = [Record(str(i), encode(lookup[key].sequence)) for i, key in enumerate(keys)]
         t1 = now()
-        ejob = edit.make_job([prims[i] for i in survivors], excl_records, mode="search", k=k - 1,
+        ejob = edit.make_job(prims, excl_records, mode="search", k=k - 1,
                              strands="both", report="hits", align=False, profile=False,
                              backend=job.backend, threads=job.threads,
                              scheduler=job.params["scheduler"], gap_min=gap_min)
         found = yield from pcr.relabel(edit.iter_solve(ejob, cancel),
-                                       f"exclusivity: {len(survivors)} primers at {k - 1} edits "
+                                       f"exclusivity: {len(keys)} primers at {k - 1} edits "
                                        f"in {len(exclude)} backgrounds (round {rounds})")
         pcr.absorb(meter, found.info)
         stages["exclusivity"] += now() - t1
@@ -683,15 +699,15 @@ def iter_solve(job, cancel=None):
             return False
         hit_pattern = np.asarray(found.hits.pattern, dtype=np.int64)
         hit_record = np.asarray(found.hits.record, dtype=np.int64)
-        for j, i in enumerate(survivors):
+        for j, key in enumerate(keys):
             where = hit_record[hit_pattern == j]
             if len(where):
                 first = exclude[excl_genome[int(where.min())]].name
-                verdict[keys[i]] = f"within {k - 1} edits of {first}"
+                verdict[key] = f"within {k - 1} edits of {first}"
                 for gi in np.unique(np.asarray(excl_genome)[where]).tolist():
                     fail_excl[exclude[gi].name] += 1
             else:
-                verdict[keys[i]] = True
+                verdict[key] = True
         return True
 
     def pair_rounds(fresh):
@@ -706,7 +722,7 @@ def iter_solve(job, cancel=None):
                     new.setdefault(key, o)
         if 0 < len(new) <= VERIFY_ALL:   # few enough for one search: no rounds needed
             rounds += 1
-            ok = yield from verify(list(new), new)
+            ok = yield from verify(list(new), new, True)
             if not ok:
                 return False
         while True:
@@ -740,14 +756,14 @@ def iter_solve(job, cancel=None):
             # not verified yet). Once the good and the unknown reach num_return, nothing ranked
             # after them can be returned unless an unknown one fails: verify those, and repeat.
             # Overlapping tiles propose a pair twice: it counts once.
-            pending, lookup, good = [], {}, []
+            pending, pending_excl, lookup, good = [], [], {}, []
             unknown = 0
             new_bad = False
             walked = set()
             for pen, ci, _check, left, right, lk, rk in ranked:
                 if len(good) >= settings.num_return or (
                         len(good) + unknown >= settings.num_return
-                        and len(pending) >= VERIFY_BATCH):
+                        and len(pending) + len(pending_excl) >= VERIFY_BATCH):
                     break
                 if (lk, rk) in walked:
                     continue
@@ -755,8 +771,8 @@ def iter_solve(job, cancel=None):
                 if (lk, rk) in bad_pairs or any(verdict.get(key, True) is not True
                                                 for key in (lk, rk)):
                     continue
-                todo = [(key, o) for key, o in ((lk, left), (rk, right)) if key not in verdict]
-                if todo:
+                todo = [(key, o) for key, o in ((lk, left), (rk, right)) if key not in sites_of]
+                if todo:   # inclusivity unknown
                     unknown += 1
                     for key, o in todo:
                         if key not in lookup:
@@ -773,6 +789,14 @@ def iter_solve(job, cancel=None):
                         if p is None:
                             missing_products[names[gi]] += 1
                     continue
+                todo = [(key, o) for key, o in ((lk, left), (rk, right)) if key not in verdict]
+                if todo:   # covers enough genomes; exclusivity unknown
+                    unknown += 1
+                    for key, o in todo:
+                        if key not in lookup:
+                            lookup[key] = o
+                            pending_excl.append(key)
+                    continue
                 rec = ref_records[clusters[ci].record]
                 good.append(GroupPair(
                     PrimerSite(left.sequence, rec.offset + lk[2] + 1, rec.offset + lk[3],
@@ -781,12 +805,13 @@ def iter_solve(job, cancel=None):
                                right.tm, right.gc_percent, right.penalty),
                     rec.id, float(pen), products))
             accepted[:] = good[:settings.num_return]
-            if not pending:
+            if not pending and not pending_excl:
                 if not new_bad:
                     return True
                 continue
             # The pairs ranked before the ones still unverified stay (the partial result).
-            ok = yield from verify(pending, lookup)
+            # Inclusivity first; exclusivity once the best pairs all cover enough genomes.
+            ok = yield from verify(pending or pending_excl, lookup, not pending)
             if not ok:
                 return False
 
@@ -820,7 +845,7 @@ def iter_solve(job, cancel=None):
     excl_line = ", ".join(f"{name} {c:,}" for name, c in fail_excl.items() if c)
     incl_line = ", ".join(f"{name} {c:,}" for name, c in fail_incl.items() if c)
     miss_line = ", ".join(f"{name} {c:,}" for name, c in missing_products.items() if c)
-    checked = len(verdict)
+    checked = len(sites_of)
     diagnosis.append(f"verified {checked:,} primers in {rounds} rounds: "
                      f"{sum(1 for v in verdict.values() if v is not True and 'binds' in v):,} bind "
                      f"in fewer than {need} inclusion genomes (missing in: {incl_line or 'none'}); "
