@@ -198,3 +198,33 @@ def test_a_long_gap_is_not_read(fasta_and_store):
     assert 5000 <= read <= 5000 + 6 * overlap + n_pieces * overlap < 6000
     with_edits = Background([rec.with_gap_min(10)]).chunks(overlap, chunk_bases=1000, max_edits=3)
     assert sum(c.bases for c in with_edits) <= read
+
+
+def test_streamed_kdiff_reads_k_gap_bases_at_a_gap_end(fasta_and_store, monkeypatch):
+    """kdiff's candidates hold at most K = k-1 gap bases, so a streamed job reads K gap bases
+    at each end of a long gap, not its overlap (target length + K: 10 kb a gap for S1's 5 kb
+    target), and answers as in memory. Counted in the texts its tasks read (gap code 0)."""
+    rng = np.random.default_rng(11)
+    n = np.full
+    codes = np.concatenate([n(2_000, 15, np.uint8), BASES[rng.integers(0, 4, 3_000)],
+                            n(1_000, 15, np.uint8), BASES[rng.integers(0, 4, 2_000)],
+                            n(2_000, 15, np.uint8)])
+    from_fasta, (rec,) = fasta_and_store([("chr1", codes)])
+    target = [Record("t", np.concatenate([codes[2_100:2_160], BASES[rng.integers(0, 4, 140)]]))]
+    k = 3
+    want = kdiff.solve(target, gaps.as_background(from_fasta), k, backend="serial")
+    gap_bases = []
+    text = Background.text
+
+    def counted(self, chunk):
+        out = text(self, chunk)
+        gap_bases.append(int((out.codes == gaps.GAP_CODE).sum()))
+        return out
+
+    monkeypatch.setattr(Background, "text", counted)
+    _streaming(monkeypatch, 4_000)
+    got = kdiff.solve(target, [rec.with_gap_min(10)], k, backend="serial")
+    assert got.candidates == want.candidates
+    assert got.profiles["t"].tolist() == want.profiles["t"].tolist()
+    # 6 gap ends (a skip stops short of the record's ends too), both strands, K bases each
+    assert gap_bases and max(gap_bases) <= 2 * 6 * (k - 1)
