@@ -46,7 +46,7 @@ def plan_work(path: str) -> dict:
     from engine.streaming import Background
 
     background = Background(as_background(load_store(path)), "both")
-    work = background.plan_work(target + scale.K - 1, chunk_bases)
+    work = background.plan_work(target + scale.K - 1, chunk_bases, scale.K - 1)  # (kdiff's)
     return {"plan_" + key: value for key, value in work.items()}
 
 
