@@ -2,14 +2,15 @@
 
 Builds the wheel from a copy of the checkout, installs it into a fresh virtual environment
 and runs ``primerscope`` from there, in a folder outside the checkout, so that nothing is
-imported from the checkout. The same for ``pip install .`` (what ``pipx install .`` does inside
-its own environment: pipx itself cannot run offline, it fetches pip for its shared
-environment). The conda recipe's ``test:`` commands run against the built wheel.
+imported from the checkout. The same for the README's ``pipx install .`` (pipx runs ``pip
+install .`` of the copy in an environment of its own), through pipx's shim. The conda recipe's
+``test:`` commands run against the built wheel.
 
 Offline and fast: the wheel is built with the test environment's setuptools
 (``--no-build-isolation``) and installed without dependencies; a ``.pth`` file then lends the
 fresh environment the test environment's site-packages for numpy, numba, Qt... (a ``.pth``
-entry is a plain path: the editable install's finder there is not run).
+entry is a plain path: the editable install's finder there is not run). pipx gets them, and
+pip, through its shared environment, made beforehand (``pipx_shared_libs``).
 """
 
 from __future__ import annotations
@@ -65,19 +66,27 @@ def new_venv(path: Path) -> Path:
     return path / "bin" / "python"
 
 
+def purelib(python: Path) -> Path:
+    """The site-packages of the environment of ``python``."""
+    return Path(run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                    cwd=python.parent, env=os.environ).stdout.strip())
+
+
 def lend_dependencies(python: Path) -> None:
-    site = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-               cwd=python.parent, env=os.environ).stdout.strip()
-    (Path(site) / "primerscope-test-deps.pth").write_text("\n".join(borrowed_site_packages()))
+    (purelib(python) / "primerscope-test-deps.pth").write_text("\n".join(borrowed_site_packages()))
 
 
-def user_env(venv: Path, home: Path) -> dict[str, str]:
-    """A user's shell with ``venv`` activated: nothing points at the checkout."""
+def user_env(home: Path, bin_dir: Path, venv: Path | None = None) -> dict[str, str]:
+    """A user's shell with ``bin_dir`` first on PATH (``venv`` activated, where given): nothing
+    points at the checkout or the test environment."""
     env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "PYTHONHOME", "NUMBA_CACHE_DIR") and not k.startswith("PIP_")}
-    env.update(PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", VIRTUAL_ENV=str(venv),
+           if k not in ("PYTHONPATH", "PYTHONHOME", "NUMBA_CACHE_DIR", "VIRTUAL_ENV")
+           and not k.startswith(("PIP_", "PIPX_"))}
+    env.update(PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
                HOME=str(home), XDG_DATA_HOME=str(home / "share"),
                XDG_CACHE_HOME=str(home / "cache"), PIP_NO_INDEX="1")
+    if venv is not None:
+        env["VIRTUAL_ENV"] = str(venv)
     return env
 
 
@@ -122,17 +131,47 @@ def wheel_venv(work, wheel) -> Path:
     return venv
 
 
+#: The README's pipx command (its Install section), run as written from the copy's root.
+PIPX_INSTALL = "pipx install ."
+
+
+def pipx_shared_libs(shared: Path) -> None:
+    """pipx's shared environment (``$PIPX_HOME/shared``: the pip that every pipx environment
+    runs, through a ``.pth``), made beforehand and offline: a bare venv whose site-packages
+    links each distribution of the test environment but primerscope's own (the editable
+    install), so pip, setuptools for the build and primerscope's dependencies. pipx takes a
+    valid shared environment as it is; left alone, it fetches pip from the index, and pip then
+    downloads the dependencies into the new environment (about 565 MiB, two minutes)."""
+    shared.parent.mkdir(parents=True)
+    python = new_venv(shared)
+    site = purelib(python)
+    for entry in purelib(Path(sys.executable)).iterdir():
+        if entry.name.startswith(("primerscope", "__editable__")) or entry.suffix == ".pth":
+            continue
+        (site / entry.name).symlink_to(entry)
+    # pipx checks that bin/pip is there (and its age) before it trusts the environment.
+    pip = shared / "bin" / "pip"
+    pip.write_text(f"#!{python}\nimport sys\nfrom pip._internal.cli.main import main\n"
+                   "sys.exit(main())\n")
+    pip.chmod(0o755)
+
+
 @pytest.fixture(scope="module")
-def source_venv(work, source) -> Path:
-    """``pip install .`` from the source tree into a fresh environment, as pipx does (pip and
-    the build backend lent; --ignore-installed: the test environment's editable primerscope
-    is neither seen nor touched)."""
-    venv = work / "source-venv"
-    python = new_venv(venv)
-    lend_dependencies(python)
-    run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
-         "--no-build-isolation", "--ignore-installed", "."], cwd=source, env=os.environ)
-    return venv
+def pipx_install(work, source) -> tuple[Path, Path]:
+    """``pipx install .`` from the source tree, with PIPX_HOME and PIPX_BIN_DIR in ``work``:
+    (pipx's environment for primerscope, PIPX_BIN_DIR). pip runs offline (PIP_NO_INDEX; pip
+    reads ``PIP_NO_BUILD_ISOLATION=0`` as --no-build-isolation) with the test environment's
+    distributions lent through pipx's shared environment; the test environment's pipx is the
+    one run."""
+    pipx_home, bin_dir, home = work / "pipx", work / "pipx-bin", work / "home-pipx"
+    home.mkdir()
+    pipx_shared_libs(pipx_home / "shared")
+    env = user_env(home, Path(sys.executable).parent)
+    # The pip backend: with uv on PATH pipx would pick uv, which has no shared environment.
+    env.update(PIPX_HOME=str(pipx_home), PIPX_BIN_DIR=str(bin_dir), PIPX_DEFAULT_BACKEND="pip",
+               PIP_NO_BUILD_ISOLATION="0")
+    run(PIPX_INSTALL.split(), cwd=source, env=env)
+    return pipx_home / "venvs" / "primerscope", bin_dir
 
 
 def kdiff_job(env: dict, cwd: Path, target: Path) -> list[tuple[str, int, int]]:
@@ -163,23 +202,26 @@ def expected_kdiff(target: Path) -> list[tuple[str, int, int]]:
             for r, n in kdiff_reference(alpha, [beta, reverse_complement(beta)], K)]
 
 
-def where_things_are(env: dict, cwd: Path) -> dict:
+def where_things_are(python: Path, env: dict, cwd: Path) -> dict:
     """Where the installed environment finds engine, app and the data files; its site-packages."""
     script = ("import json, sysconfig, engine, app, app.demo, app.paths;"
               "print(json.dumps({'engine': engine.__file__, 'app': app.__file__,"
               "'demo': str(app.demo.DEMO_DIR), 'icon': str(app.paths.ICON),"
               "'style': str(app.paths.RESOURCES / 'style.qss'),"
               "'site': sysconfig.get_paths()['purelib']}))")
-    return json.loads(run(["python", "-c", script], cwd=cwd, env=env).stdout)
+    return json.loads(run([str(python), "-c", script], cwd=cwd, env=env).stdout)
 
 
-def check_installed(venv: Path, home: Path) -> dict:
+def check_installed(venv: Path, home: Path, bin_dir: Path | None = None) -> dict:
     """What a user of ``venv`` sees, from a folder outside the checkout: engine, app and the
     data files come from the install, benchmarks not at all; --version, a small kdiff (against
-    the oracle) and bench's one-line refusal. Returns the user's environment."""
-    home.mkdir()
-    env = user_env(venv, home)
-    found = where_things_are(env, home)
+    the oracle) and bench's one-line refusal, from the ``primerscope`` in ``bin_dir`` (pipx's
+    shim; default: ``venv`` activated). Returns the user's environment."""
+    home.mkdir(exist_ok=True)
+    env = user_env(home, venv / "bin", venv) if bin_dir is None else user_env(home, bin_dir)
+    program = shutil.which("primerscope", path=env["PATH"])
+    assert program == str((bin_dir or venv / "bin") / "primerscope")
+    found = where_things_are(venv / "bin" / "python", env, home)
     for key in ("engine", "app", "demo", "icon", "style"):
         assert Path(found[key]).is_relative_to(venv), (key, found[key])
         assert Path(found[key]).exists(), (key, found[key])
@@ -236,10 +278,21 @@ def test_the_wheel_installs_and_runs_without_the_checkout(work, wheel, wheel_ven
     assert not entry.exists()
 
 
-def test_pip_install_dot_runs_without_the_checkout(work, source_venv):
-    """``pip install .`` from the source tree: what ``pipx install .`` runs in its own
-    environment."""
-    check_installed(source_venv, work / "home-source")
+def test_pipx_install_dot_runs_without_the_checkout(work, pipx_install):
+    """The README's ``pipx install .``: primerscope through pipx's shim in PIPX_BIN_DIR (a link
+    into pipx's environment for it), which runs ``pip install .`` of the source tree."""
+    venv, bin_dir = pipx_install
+    assert PIPX_INSTALL in readme_install_commands()
+    shim = bin_dir / "primerscope"
+    assert shim.is_symlink() and shim.resolve() == (venv / "bin" / "primerscope").resolve()
+    check_installed(venv, work / "home-pipx", bin_dir)
+
+
+def readme_install_commands() -> list[str]:
+    """The commands in the README's Install section's code block (comments dropped)."""
+    section = (ROOT / "README.md").read_text().split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```\n", 2)[1]
+    return [line.split("#", 1)[0].strip() for line in block.splitlines() if line.strip()]
 
 
 def recipe() -> dict:
