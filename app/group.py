@@ -128,23 +128,35 @@ def size_fraction(size: int, size_range: tuple[int, int]) -> float:
     return 0.5 if hi <= lo else min(1.0, max(0.0, (size - lo) / (hi - lo)))
 
 
+def seconds_text(seconds: float) -> str:
+    """A run's or a stage's time as people read it: 0.52 s, 12 s, 4 min 02 s (a real
+    genome's stages take minutes: not "2.4e+02 s")."""
+    if seconds < 10:
+        return f"{seconds:.2g} s"
+    if seconds < 100:
+        return f"{seconds:.0f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest:02d} s"
+
+
 def summary(result) -> str:
     """One line for the status: pairs, coverage, time per stage; the diagnosis when none."""
     n = len(result.pairs)
-    stages = ", ".join(f"{name} {sec:.2g} s" for name, sec in result.stage_seconds.items())
-    seconds = result.info.seconds
+    stages = ", ".join(f"{name} {seconds_text(sec)}" for name, sec in
+                       result.stage_seconds.items())
+    seconds = seconds_text(result.info.seconds)
     what = (f"{len(result.genomes)} inclusion genome{'s' if len(result.genomes) != 1 else ''}, "
             f"{len(result.exclusions)} exclusion; reference {result.reference}")
     if not result.complete:
-        return (f"Cancelled after {seconds:.2g} s: kept the {n} pair{'s' if n != 1 else ''} "
+        return (f"Cancelled after {seconds}: kept the {n} pair{'s' if n != 1 else ''} "
                 f"verified so far ({what}).")
     if n == 0:
         why = " ".join(result.diagnosis) or "no pair qualified"
-        return f"No group pair at k = {result.k}: {why} ({seconds:.2g} s)."
+        return f"No group pair at k = {result.k}: {why} ({seconds})."
     full = sum(1 for p in result.pairs if math.isclose(p.coverage, 1.0))
     return (f"{n} group pair{'s' if n != 1 else ''} at k = {result.k}, J = "
             f"{result.settings.include_edits}; {full} cover every genome ({what}). "
-            f"{seconds:.2g} s" + (f": {stages}" if stages else "") + ".")
+            f"{seconds}" + (f": {stages}" if stages else "") + ".")
 
 
 def csv_text(result) -> str:

@@ -229,5 +229,5 @@ def main(argv=None) -> int:
     window.show()
     window.start_warmup()  # compile the shown page's kernels ahead (first use: tens of seconds)
     if args.demo:
-        window.load_demo(dataset)
+        window.load_start_demo(dataset)
     return qt_app.exec()

@@ -235,8 +235,9 @@ class MainWindow(QMainWindow):
         self.restore_on_start.setChecked(self.settings.value(workspace.RESTORE_KEY, False, type=bool))
         self.restore_on_start.toggled.connect(
             lambda on: self.settings.setValue(workspace.RESTORE_KEY, bool(on)))
-        self.run_action = self._action("&Run", lambda: self.controller.run(), ["Ctrl+R", "F5"],
+        self.run_action = self._action("&Run", self.run, ["Ctrl+R", "F5"],
                                        SP.SP_MediaPlay, "Run the job")
+        self._run_tips = (self.run_action.toolTip(), self.run_action.statusTip())
         self.cancel_action = self._action("&Cancel", self.cancel, ["Esc", "Ctrl+."],
                                           SP.SP_MediaStop, "Cancel the job; results found so far are kept")
         self.compare_action = self._action("Compare &backends", lambda: self.controller.compare(), "Ctrl+B",
@@ -385,6 +386,8 @@ class MainWindow(QMainWindow):
                 view.library_add_requested.connect(self.library_dock.add_entries)
             if hasattr(view, "panel_requested"):
                 view.panel_requested.connect(self.check_panel)
+            if getattr(view, "runs_own_job", False):  # the toolbar's Run/Cancel follow its job
+                view.running_changed.connect(lambda v=view: self._on_own_job_changed(v))
             if hasattr(view, "biology"):  # product size and Tm beside k and strands
                 self.params.set_biology(view.biology)
         self.results.set_library_what(self.adapter.library_what)
@@ -474,6 +477,14 @@ class MainWindow(QMainWindow):
         self.state_label.setText("Demo loaded: Group, Klebsiella pneumoniae vs E. coli." if loaded
                                  else view.error.text())
         return loaded
+
+    def load_start_demo(self, dataset: str) -> None:
+        """``primerscope gui --demo``: the family's demo, and the Group page's (its lists hold
+        the group demo when scripts/build-group-demo has built it; else it says how to)."""
+        self.load_demo(dataset)
+        view = self.view_titled("Group")
+        if view is not None:
+            view.load_demo(asked=False)
 
     # ---------------------------------------------------------------------------------------
     # the primer library and panels
@@ -625,9 +636,37 @@ class MainWindow(QMainWindow):
         self.refresh_pages()
         self.inputs_loaded.emit()
 
+    def own_job_view(self):
+        """The shown view when it runs a job of its own (the Group page), else None: the
+        toolbar's Run and Cancel are that job's there."""
+        view = self.current_view()
+        return view if getattr(view, "runs_own_job", False) else None
+
+    def _on_own_job_changed(self, view) -> None:
+        """A page's own job started, is being cancelled or ended: the status bar says so (not
+        a stale "Demo loaded ... Press Run")."""
+        if view.cancellable():
+            self.state_label.setText(f"{view.title}: running; its progress is on the "
+                                     f"{view.title} tab.")
+        elif view.runner.running:
+            self.state_label.setText(f"{view.title}: cancelling…")
+        elif view.result is not None:
+            self.state_label.setText(f"{view.title}: {view.status.text()}")
+        self._update_actions()
+
+    def run(self) -> bool:
+        """Run ▸ Run: the shown page's own job (the Group page's), else the family's job."""
+        view = self.own_job_view()
+        if view is not None:
+            return view.run()
+        return self.controller.run()
+
     def cancel(self) -> None:
-        """Cancel the run, or else the loads."""
-        if self.controller.mode != "idle":
+        """Cancel the shown page's own job, else the run, or else the loads."""
+        view = self.own_job_view()
+        if view is not None and view.cancellable():
+            view.cancel()
+        elif self.controller.mode != "idle":
             self.controller.cancel()
         else:
             self.loads.cancel()
@@ -726,10 +765,22 @@ class MainWindow(QMainWindow):
         idle = self.controller.mode == "idle"
         ready = idle and self.missing_input() is None
         has_result = idle and self.controller.result is not None
-        self.run_action.setEnabled(ready)
-        self.compare_action.setEnabled(ready)
-        self.cancel_action.setEnabled(not idle and not self.controller.cancelling
-                                      or idle and self.loads.cancellable)
+        cancellable = (not idle and not self.controller.cancelling
+                       or idle and self.loads.cancellable)
+        own = self.own_job_view()
+        if own is not None:  # Run/Cancel are the page's job; Compare backends is the family's
+            self.run_action.setEnabled(not own.runner.running)
+            self.compare_action.setEnabled(False)
+            self.cancel_action.setEnabled(own.cancellable() or cancellable)
+            tip = f"{own.run_button.text()}: {own.run_button.toolTip()}"
+            self.run_action.setToolTip(f"{tip} (Ctrl+R)")
+            self.run_action.setStatusTip(tip)
+        else:
+            self.run_action.setEnabled(ready)
+            self.compare_action.setEnabled(ready)
+            self.cancel_action.setEnabled(cancellable)
+            self.run_action.setToolTip(self._run_tips[0])
+            self.run_action.setStatusTip(self._run_tips[1])
         view = self.current_view()  # a view with results of its own (Pairs) exports those
         own = view is not None and getattr(view, "exportable", lambda: False)()
         self.export_action.setEnabled(has_result or own)

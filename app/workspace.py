@@ -1,7 +1,8 @@
 """File ▸ Save/Open workspace: the loaded inputs, regions, family and parameters as JSON.
 
 A workspace names files by path (they are read again when it is opened), demo data sets by
-name, and keeps pasted sequences inline. The window saves the last workspace when it closes;
+name, and keeps pasted sequences inline. Pages with inputs of their own (the Group page's
+genome lists and fields) are kept under ``views``, by the page's title. The window saves the last workspace when it closes;
 with *Restore the last workspace on start* ticked, the next start opens it.
 """
 
@@ -46,8 +47,10 @@ def capture(window) -> dict:
         entry = _role_entry(panel.state())
         if entry is not None:
             inputs[role] = entry
+    views = {view.title: view.workspace_state() for view in window.family_views
+             if hasattr(view, "workspace_state")}
     return {"primerscope_workspace": VERSION, "family": family,
-            "params": window.params.state(), "inputs": inputs}
+            "params": window.params.state(), "inputs": inputs, "views": views}
 
 
 def apply(window, data: dict, quiet: bool = False) -> list[str]:
@@ -93,6 +96,13 @@ def apply(window, data: dict, quiet: bool = False) -> list[str]:
             window.input_panels[role].changed.emit(role)
     for dataset, overrides in demos.items():
         window.load_demo(dataset, overrides)
+    views = data.get("views") or {}
+    for title, state in (views.items() if isinstance(views, dict) else ()):
+        view = window.view_titled(title)
+        if view is None or not hasattr(view, "restore_workspace"):
+            problems.append(f"the {title!r} page does not belong to {family}")
+            continue
+        problems += view.restore_workspace(state)
     text = "Workspace opened." if not problems else "Workspace opened, except: " + "; ".join(problems) + "."
     window.state_label.setText(text)
     if problems and not quiet:

@@ -31,31 +31,38 @@ def _peak_mb(who) -> float:
     return resource.getrusage(who).ru_maxrss / 1024
 
 
+def _cpu_s() -> float:
+    """User + system seconds of this process and its finished children (Primer3's)."""
+    return sum(getattr(resource.getrusage(who), f) for who in
+               (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
+
+
 def _case(backend, threads):
     def run():
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu_s()
         sg = data.synthetic_group(12, 20, 20, int(_mb() * 1_000_000))
-        made = time.perf_counter() - t0
+        made, made_cpu = time.perf_counter() - t0, _cpu_s() - c0
         # Warm-up: compile (or load) the kernels on a tiny group.
         tiny = data.synthetic_group(2, 1, 0, 600, islands=1, island_length=200, seed=1)
         group.group(tiny.include, tiny.exclude, K, backend=backend, threads=threads)
         load = os.getloadavg()[0]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu_s()
         settings = group.GroupSettings(num_return=20)
         result = group.group(sg.include, sg.exclude, K, settings, backend=backend,
                              threads=threads)
-        wall = time.perf_counter() - t0
-        t1 = time.perf_counter()
+        wall, cpu = time.perf_counter() - t0, _cpu_s() - c0
+        t1, c1 = time.perf_counter(), _cpu_s()
         exact = group.group(sg.include, sg.exclude, K,
                             group.GroupSettings(num_return=20, include_edits=0),
                             backend=backend, threads=threads)
-        exact_wall = time.perf_counter() - t1
+        exact_wall, exact_cpu = time.perf_counter() - t1, _cpu_s() - c1
         tolerant = sum(any(q is not None and q.left_edits + q.right_edits > 0
                            for q in p.products) for p in result.pairs)
         out = {"seconds": result.info.seconds, "wall_s": round(wall, 1),
-               "generate_s": round(made, 1), "pairs": len(result.pairs),
+               "cpu_s": round(cpu, 1), "generate_s": round(made, 1),
+               "generate_cpu_s": round(made_cpu, 1), "pairs": len(result.pairs),
                "tolerant_only": tolerant, "exact_pairs": len(exact.pairs),
-               "exact_wall_s": round(exact_wall, 1),
+               "exact_wall_s": round(exact_wall, 1), "exact_cpu_s": round(exact_cpu, 1),
                "load_average_at_start": round(load, 1),
                "peak_rss_mb": round(_peak_mb(resource.RUSAGE_SELF)),
                "peak_rss_primer3_mb": round(_peak_mb(resource.RUSAGE_CHILDREN)),

@@ -4,9 +4,10 @@ the default variant (bitparallel simd), 2 threads: the time. (The --all-k 8 vs -
 is the P8 workload of ``python -m benchmarks kdiff``.)
 
 Run: ``python -m benchmarks.landscape [LENGTH]`` (one JSON line; LENGTH defaults to 1 Mb).
-``python -m benchmarks.landscape ratio [TARGET BACKGROUND K]``: --all-k K against -k K on
-lambda[20000:20000+TARGET] vs E. coli[0:BACKGROUND], both strands, 2 threads, simd and the
-blocked kernel, three alternating repeats (a quick form of the P8 ratio on a busy machine).
+``python -m benchmarks.landscape ratio [TARGET BACKGROUND K [FORMS]]``: --all-k K against -k K
+on lambda[20000:20000+TARGET] vs E. coli[0:BACKGROUND], both strands, 2 threads, FORMS
+(``simd,blocked`` by default: the simd lanes and the blocked kernel), three alternating
+repeats, wall and CPU time (a quick form of the P8 ratio on a busy machine).
 """
 
 from __future__ import annotations
@@ -56,29 +57,45 @@ def m1(length: int = 1_000_000) -> dict:
             "solve_s": round(every.info.seconds, 1), "vector": vector_width()}
 
 
-def ratio(target_len: int = 300, background_len: int = 300_000, k: int = 8) -> dict:
+def ratio(target_len: int = 300, background_len: int = 300_000, k: int = 8,
+          forms: str = "simd,blocked") -> dict:
+    """Wall and CPU time (user+sys of this process, every thread: the load of a shared
+    machine moves it less) of each solve, -k K and --all-k K alternating, and the load
+    average around them."""
     target = [data.lambda_phage().slice(20_000, 20_000 + target_len)]
     background = [data.ecoli().slice(0, background_len)]
     out = {"workload": f"lambda {target_len} vs E. coli {background_len}, k={k}",
-           "vector": vector_width()}
-    for flags in (frozenset({"simd"}), frozenset()):
+           "vector": vector_width(), "load_before": _load()}
+    for name in forms.split(","):
+        flags = frozenset({"simd"}) if name == "simd" else frozenset()
         options = dict(variant="bitparallel", backend="multicore", parallel="coarse",
                        flags=flags, threads=2)
         for all_k in (False, True):
             kdiff.solve(target, [background[0].slice(0, 300)], k, all_k=all_k, **options)
         seconds = {False: [], True: []}
+        cpu = {False: [], True: []}
         for _ in range(3):
             for all_k in (False, True):
+                c0 = time.process_time()
                 res = kdiff.solve(target, background, k, all_k=all_k, **options)
+                cpu[all_k].append(round(time.process_time() - c0, 3))
                 seconds[all_k].append(round(res.info.seconds, 3))
-        name = "simd" if flags else "blocked"
         out[name] = {"single_s": seconds[False], "all_k_s": seconds[True],
-                     "ratio": round(min(seconds[True]) / min(seconds[False]), 2)}
+                     "ratio": round(min(seconds[True]) / min(seconds[False]), 2),
+                     "single_cpu_s": cpu[False], "all_k_cpu_s": cpu[True],
+                     "cpu_ratio": round(min(cpu[True]) / min(cpu[False]), 2)}
+    out["load_after"] = _load()
     return out
+
+
+def _load() -> str:
+    with open("/proc/loadavg") as fh:
+        return " ".join(fh.read().split()[:3])
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["ratio"]:
-        print(json.dumps(ratio(*map(int, sys.argv[2:]))), flush=True)
+        args = sys.argv[2:]
+        print(json.dumps(ratio(*map(int, args[:3]), *args[3:4])), flush=True)
     else:
         print(json.dumps(m1(int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000)), flush=True)

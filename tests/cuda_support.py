@@ -16,9 +16,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,6 +69,89 @@ def run_simulator_cases(cases_file: Path, selection: str) -> None:
     tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-40:])
     assert proc.returncode == 0, tail
     assert " passed" in tail and "skipped" not in tail.splitlines()[-1], tail
+
+
+class _Barrier:
+    """One simulated block's syncthreads: the live threads, those waiting, and a generation
+    that each release (or an abort) moves on."""
+
+    def __init__(self, threads):
+        self.cond = threading.Condition()
+        self.threads, self.live, self.arrived, self.generation = threads, len(threads), 0, 0
+        self.failed = None  # the first thread that raised
+
+    def release(self):
+        self.arrived = 0
+        self.generation += 1
+        self.cond.notify_all()
+
+
+def quicker_simulator() -> None:
+    """numba's CUDA simulator frees a block's threads from syncthreads by a loop that polls
+    every thread until all live ones wait (and, under the cases' tiny GIL switch interval,
+    takes about half the run); here the last live thread to arrive or exit frees them, under
+    a condition variable. The same barrier: it waits for every live thread of the block, a
+    thread that raised aborts the others, and its exception is the launch's. Kept as numba
+    has it where its simulator's classes are not the ones this replaces."""
+    from numba.cuda.simulator import kernel as sim
+
+    thread_cls, manager_cls = sim.BlockThread, sim.BlockManager
+    if not all(hasattr(thread_cls, a) for a in ("run", "syncthreads", "syncthreads_count")) or \
+            not hasattr(manager_cls, "run") or getattr(manager_cls, "_quicker", False):
+        return
+    thread_run = thread_cls.run
+
+    def syncthreads(self):
+        if self.abort:
+            raise RuntimeError("abort flag set on syncthreads call")
+        block = self._manager.barrier
+        with block.cond:
+            generation = block.generation
+            block.arrived += 1
+            if block.arrived == block.live:
+                block.release()
+            else:
+                while block.generation == generation:
+                    block.cond.wait()
+        if self.abort:
+            raise RuntimeError("abort flag set on syncthreads clear")
+
+    def run_thread(self):
+        try:
+            thread_run(self)
+        finally:
+            block = self._manager.barrier
+            with block.cond:
+                block.live -= 1
+                if self.exception and block.failed is None:
+                    block.failed = self
+                    for other in block.threads:
+                        other.abort = True
+                    block.release()
+                elif block.arrived and block.arrived == block.live:
+                    block.release()
+
+    def run_block(self, grid_point, *args):
+        def target():
+            self._f(*args)
+
+        threads = [thread_cls(target, self, grid_point, block_point, self._debug)
+                   for block_point in np.ndindex(*self._block_dim)]
+        self.barrier = _Barrier(threads)
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        failed = self.barrier.failed
+        if failed is not None:
+            raise failed.exception[0].with_traceback(failed.exception[1])
+
+    thread_cls.syncthreads, thread_cls.run = syncthreads, run_thread
+    manager_cls.run, manager_cls._quicker = run_block, True
+
+
+if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+    quicker_simulator()
 
 
 def check_cli_without_a_gpu(args: list[str], out: Path) -> None:

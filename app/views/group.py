@@ -40,6 +40,10 @@ SETTINGS_KEY = "group/page"
 #: The page's fields and their defaults (``primerscope group``'s).
 DEFAULTS = {"k": 3, "include_edits": 1, "include_3prime_exact": 3, "min_coverage": 1.0,
             "product_size": "100-300", "num_return": 10}
+#: The track before a run's seeds are counted.
+TRACK_IDLE = "No run yet: the reference's conservation and the chosen pair appear here."
+TRACK_RUNNING = ("Counting the seeds the inclusion genomes share: the conservation along the "
+                 "reference appears here next.")
 #: A missing product in the coverage matrix: a pale grey cell with a red cross.
 MISSING_BACKGROUND = QColor(236, 236, 236)
 MISSING_TEXT = QColor(RED)
@@ -241,6 +245,14 @@ class CoverageModel(QAbstractTableModel):
         return None
 
 
+class _PositionAxis(pg.AxisItem):
+    """Positions along a genome as bases with thousands separators (pyqtgraph writes a
+    5 Mb record's ticks as 1e+06, 2e+06, ...)."""
+
+    def tickStrings(self, values, scale, spacing):
+        return [f"{v * scale:,.0f}" for v in values]
+
+
 class _FillLayout(QVBoxLayout):
     """The page's layout inside its scroll area: it fills the room it is given and scrolls
     only below its minimum (word-wrapped labels would make the scroll area size it by their
@@ -267,15 +279,20 @@ class _FramedSelection(QStyledItemDelegate):
 
 
 class GroupView(ResultView):
-    """Signals ``designed(result)`` when a run ends, ``library_add_requested(entries, source,
-    links)`` and ``save_requested(text, title, name, pattern)`` (the window writes the file).
+    """Signals ``designed(result)`` when a run ends, ``running_changed`` when one starts, ends
+    or is being cancelled, ``library_add_requested(entries, source, links)`` and
+    ``save_requested(text, title, name, pattern)`` (the window writes the file).
 
     ``ask_files(title)`` opens the window's file dialog; ``pair_settings()`` gives Primer3's
     settings (None: ``primerscope group``'s defaults); ``job_options()`` the backend and
     threads of the run panel ({} for the engine's choice)."""
 
     title = "Group"
+    #: The toolbar's Run and Cancel run and cancel this page's job while it is shown.
+    runs_own_job = True
     designed = Signal(object)
+    #: The run started, ended or is being cancelled (the window's Run/Cancel follow it).
+    running_changed = Signal()
     library_add_requested = Signal(object, str, object)
     save_requested = Signal(str, str, str, str)
 
@@ -289,9 +306,10 @@ class GroupView(ResultView):
         self._job_options = job_options or (lambda: {})
         self.result = None
         self.job = None
-        self._shown_pairs = -1
+        self._shown = None  # (pairs, conservation records) of the result shown
         self._curve_key = None
         self._selected = None
+        self._run_state = None  # (running, cancellable) last signalled by running_changed
         self._build_inputs()
         self._build_controls()
         self._build_results()
@@ -473,7 +491,7 @@ class GroupView(ResultView):
         self.upper = upper
 
     def _build_track(self) -> None:
-        self.widget = pg.PlotWidget()
+        self.widget = pg.PlotWidget(axisItems={"bottom": _PositionAxis("bottom")})
         plot = self.plot = self.widget.getPlotItem()
         plot.setMenuEnabled(False)
         plot.setLabel("bottom", "position in the reference record (1-based)")
@@ -522,8 +540,7 @@ class GroupView(ResultView):
         layout.setSpacing(2)
         layout.addLayout(head)
         # Before a run the plot would show bare placeholder axes: a note instead.
-        self.track_empty = QLabel("No run yet: the reference's conservation and the chosen "
-                                  "pair appear here.")
+        self.track_empty = QLabel(TRACK_IDLE)
         self.track_empty.setObjectName("empty")
         self.track_empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.track_stack = QStackedWidget()
@@ -565,6 +582,28 @@ class GroupView(ResultView):
             if index >= 0:
                 self.reference.setCurrentIndex(index)
 
+    def workspace_state(self) -> dict:
+        """What File ▸ Save workspace keeps of the page: its lists and fields."""
+        return self.values()
+
+    def restore_workspace(self, state) -> list[str]:
+        """A saved workspace's lists and fields; returns what could not be restored (files
+        that are gone: the lists keep the others, and the page says which are missing)."""
+        if not isinstance(state, dict):
+            return ["the Group page's fields are not readable"]
+        if self.runner.running:
+            return ["the Group page was running: its lists and fields were left as they were"]
+        missing = [p for key in ("include", "exclude") if isinstance(state.get(key), list)
+                   for p in state[key] if isinstance(p, str) and not os.path.exists(p)]
+        self.set_values(state)
+        if not missing:
+            self.error.setVisible(False)
+            return []
+        problem = "Group page: missing " + ", ".join(missing)
+        self._show_error(f"Not found, so not in the lists (from the workspace): "
+                         f"{', '.join(missing)}.")
+        return [problem]
+
     def _on_lists_changed(self) -> None:
         """The reference combo offers the inclusion genomes (first: the engine's default)."""
         current = self.reference.currentData()
@@ -579,14 +618,19 @@ class GroupView(ResultView):
         self.reference.blockSignals(False)
         self._update_buttons()
 
-    def load_demo(self) -> bool:
+    def load_demo(self, asked: bool = True) -> bool:
         """The Klebsiella demo into the lists (app.group_demo), or one line saying what is
-        missing and how to build it. True when loaded."""
+        missing and how to build it: an error when ``asked`` (Demo ▸ Group), else the
+        page's status (``primerscope gui --demo`` loads it when it is there). True when
+        loaded."""
         from app import group_demo
 
         found = group_demo.inputs()
         if found is None:
-            self._show_error(group_demo.status())
+            if asked:
+                self._show_error(group_demo.status())
+            else:
+                self.status.setText(group_demo.status())
             return False
         include, exclude = found
         self.error.setVisible(False)
@@ -595,7 +639,10 @@ class GroupView(ResultView):
         self.set_values({"k": 3, "include_edits": 1, "include_3prime_exact": 3,
                          "min_coverage": 1.0, "product_size": "100-300", "num_return": 10})
         self.status.setText(f"Demo loaded: {len(include)} Klebsiella genomes against "
-                            f"{len(exclude)} E. coli genomes. Press Find group pairs.")
+                            f"{len(exclude)} E. coli genomes. Press Find group pairs (or Run, "
+                            "Ctrl+R): a long run on a small machine (minutes of seeds, then "
+                            "Primer3 in every conserved window); Cancel keeps the pairs "
+                            "verified so far.")
         return True
 
     # -- running -----------------------------------------------------------------------------------
@@ -625,7 +672,8 @@ class GroupView(ResultView):
         self.status.setText(f"Reading {len(include)} inclusion and {len(exclude)} exclusion "
                             "genomes…")
         self.progress.setRange(0, 0)
-        self._shown_pairs = -1
+        self._shown = None
+        self.track_empty.setText(TRACK_RUNNING)
 
         def work(token):
             return (yield from group.group_run(include, exclude, k, settings,
@@ -663,8 +711,10 @@ class GroupView(ResultView):
         from engine.primers.group import GroupResult
 
         partial = item.partial  # (a stage's own Progress carries its own partial: not shown)
-        if isinstance(partial, GroupResult) and len(partial.pairs) != self._shown_pairs:
-            self.show_group(partial)  # the pairs verified so far, as they come
+        if isinstance(partial, GroupResult) and self._shown_key(partial) != self._shown:
+            # the conservation track once the seeds are counted (Primer3 then takes long),
+            # then the pairs verified so far, as they come
+            self.show_group(partial)
 
     def _on_finished(self, result) -> None:
         self.progress.setRange(0, 1000)
@@ -678,6 +728,7 @@ class GroupView(ResultView):
         self.progress.setRange(0, 1000)
         self.progress.setValue(0)
         self.status.setText("The group run failed.")
+        self.track_empty.setText(TRACK_IDLE)
         self._show_error(message)
         self._update_buttons()
 
@@ -688,7 +739,7 @@ class GroupView(ResultView):
         Not ResultView.show_result: the window hands that every kdiff run's result, and this
         page shows only its own runs."""
         self.result = result
-        self._shown_pairs = len(result.pairs)
+        self._shown = self._shown_key(result)
         self._selected = None
         rows = group.pair_rows(result)
         self.model.replace(list(result.pairs), lambda _: rows)
@@ -714,6 +765,10 @@ class GroupView(ResultView):
                 self.proxy.index(0, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
                 | QItemSelectionModel.SelectionFlag.Rows)
         self._update_buttons()
+
+    @staticmethod
+    def _shown_key(result) -> tuple[int, int]:
+        return len(result.pairs), len(result.conservation)
 
     def _matrix_caption(self) -> None:
         result = self.result
@@ -878,17 +933,25 @@ class GroupView(ResultView):
         self.error.setText(message)
         self.error.setVisible(True)
 
+    def cancellable(self) -> bool:
+        """A run is going and has not been asked to stop."""
+        token = self.runner.cancel_token
+        return self.runner.running and token is not None and not token.cancelled
+
     def _update_buttons(self) -> None:
         running = self.runner.running
         has = self.result is not None and bool(self.result.pairs)
         self.run_button.setEnabled(not running)
         self.progress.setVisible(running)
-        token = self.runner.cancel_token
-        self.cancel_button.setEnabled(running and token is not None and not token.cancelled)
+        self.cancel_button.setEnabled(self.cancellable())
         for widget in (self.add_button, self.export_button):
             widget.setEnabled(has and not running)
         for widget in (self.include, self.exclude, self.params_box):
             widget.setEnabled(not running)
+        state = (running, self.cancellable())
+        if state != self._run_state:
+            self._run_state = state
+            self.running_changed.emit()
 
     def has_data(self) -> bool:
         return not self.runner.running
@@ -900,7 +963,11 @@ class GroupView(ResultView):
         return [self.runner]
 
     def shutdown(self) -> None:
+        """The window closes or changes family: stop the run, and keep the lists and fields
+        for the next session (not only those of the last run)."""
         self.runner.shutdown()
+        if self._settings is not None:
+            save_json(self._settings, SETTINGS_KEY, self.values())
 
 
 def page(host) -> GroupView:

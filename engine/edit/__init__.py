@@ -151,13 +151,6 @@ class EditResult:
         return None
 
 
-# The choices, from the registry entry (the one place they are written).
-MODES = SPEC.param("mode").choices
-REPORTS = SPEC.param("report").choices
-PAIRINGS = SPEC.param("pairing").choices
-STRANDS = SPEC.param("strands").choices
-
-
 def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, variant=None,
              backend=None, parallel=None, flags=None, strands: str | None = None,
              pairing: str = "all", report: str | None = None, align: bool | None = None,

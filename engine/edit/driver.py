@@ -51,7 +51,6 @@ from engine.edit.hits import HIT_DTYPES, EditHits, PairDistance, ScoreProfile
 from engine.edit.plan import (  # noqa: F401
     PROFILE_BINS,
     UNSEEN,
-    Cigars,
     Pieces,
     Plan,
     align_items,
@@ -98,56 +97,37 @@ def make_runner(job: Job, abort: np.ndarray, threads: int | None,
                       nlanes, abort)
 
 
-class CpuLanes:
-    """The lanes' state, and calls to cpu_lanes and the path stage with the job's backend."""
+class _LaneScan:
+    """What the two CPU scans (:class:`CpuLanes`, :class:`SimdLanes`) share: an info row
+    per lane or worker whose ``_nhits``, ``_cols`` and ``_cells`` columns count hits in its
+    buffer, columns scanned and DP cells; the hit buffers and score profile; alignment."""
 
-    def __init__(self, job, plan: Plan, nlanes: int, abort: np.ndarray, threads: int | None):
-        cpu_lanes = registry.kernels(job)  # (engine/edit/spec.py)
-        self.job, self.plan, self.abort, self.threads = job, plan, abort, threads
-        self.variant = cpu_lanes.VARIANTS.index(job.variant)
-        n_int, n_uint = cpu_lanes.state_sizes(job.variant, plan.max_m)
-        self.info = np.zeros((nlanes, cc.NINFO), dtype=np.int64)
-        self.info[:, cc.TASK] = -1
-        self.per = cpu_lanes.lanes_per_thread(job.variant)
-        self.info[:, cc.NEXT] = np.arange(nlanes)  # lane l: tasks l, l + nlanes, ...
-        self.info[:, cc.END] = len(plan.tasks)
-        self.ist = np.zeros((nlanes, n_int), dtype=np.int64)
-        self.ust = np.zeros((nlanes, n_uint), dtype=np.uint64)
-        cap = config.EDIT_HIT_BUFFER if plan.mode_id() == cc.MODE_HITS else 1
-        self.hits = np.zeros((nlanes, cap, 3), dtype=np.int64)
-        self.prof = np.full(int(plan.prof_offs[-1]), UNSEEN, dtype=np.int64)
-        self.redo = plan.mode == "global" and plan.k is None
+    _nhits = _cols = _cells = 0
+
+    def _outputs(self, job, kernels, rows: int, hit_cap: int) -> None:
+        """Hit buffers of ``hit_cap`` rows (one in modes without hits), the profile, and the
+        scan and path kernels of the job's backend."""
+        cap = hit_cap if self.plan.mode_id() == cc.MODE_HITS else 1
+        self.hits = np.zeros((rows, cap, 3), dtype=np.int64)
+        self.prof = np.full(int(self.plan.prof_offs[-1]), UNSEEN, dtype=np.int64)
         parallel = registry.threaded(job.backend)
-        self.scan = cpu_lanes.run_parallel if parallel else cpu_lanes.run_serial
+        self.scan = kernels.run_parallel if parallel else kernels.run_serial
         self.align_kernel = _align_kernel(parallel) if job.params["align"] else None
-
-    def scan_slice(self, budget: int) -> None:
-        p = self.plan
-        self.scan(self.variant, p.mode_id(), self.redo, p.pats, p.p_offs, p.text, p.tasks,
-                  self.info, self.ist, self.ust, self.hits, self.prof, self.per, budget,
-                  self.abort)
-
-    def finished(self) -> bool:
-        return bool(np.all(self.info[:, cc.TASK] < 0)
-                    and np.all(self.info[:, cc.NEXT] >= self.info[:, cc.END]))
 
     def columns(self) -> int:
         """Text columns scanned so far (overlaps and banded restarts included)."""
-        return int(self.info[:, cc.COLS].sum())
+        return int(self.info[:, self._cols].sum())
 
     def cells(self) -> int:
-        return int(self.info[:, cc.CELLS].sum())
-
-    def comparisons(self) -> int:
-        return int(self.info[:, cc.CMPS].sum())
+        return int(self.info[:, self._cells].sum())
 
     def answers(self):
         return table_answers(self.plan.tasks)
 
     def take_hits(self) -> np.ndarray:
-        out = [self.hits[s, :self.info[s, cc.NHITS]] for s in range(self.info.shape[0])]
-        rows = np.concatenate(out)
-        self.info[:, cc.NHITS] = 0
+        n = self.info[:, self._nhits]
+        rows = np.concatenate([self.hits[w, :n[w]] for w in range(len(n))])
+        self.info[:, self._nhits] = 0
         return rows
 
     def first_slice(self) -> int:
@@ -162,7 +142,41 @@ class CpuLanes:
         return align_items(self.plan, self.align_kernel, self.abort, items)
 
 
-class SimdLanes:
+class CpuLanes(_LaneScan):
+    """The lanes' state, and calls to cpu_lanes and the path stage with the job's backend."""
+
+    _nhits, _cols, _cells = cc.NHITS, cc.COLS, cc.CELLS
+
+    def __init__(self, job, plan: Plan, nlanes: int, abort: np.ndarray, threads: int | None):
+        cpu_lanes = registry.kernels(job)  # (engine/edit/spec.py)
+        self.job, self.plan, self.abort, self.threads = job, plan, abort, threads
+        self.variant = cpu_lanes.VARIANTS.index(job.variant)
+        n_int, n_uint = cpu_lanes.state_sizes(job.variant, plan.max_m)
+        self.info = np.zeros((nlanes, cc.NINFO), dtype=np.int64)
+        self.info[:, cc.TASK] = -1
+        self.per = cpu_lanes.lanes_per_thread(job.variant)
+        self.info[:, cc.NEXT] = np.arange(nlanes)  # lane l: tasks l, l + nlanes, ...
+        self.info[:, cc.END] = len(plan.tasks)
+        self.ist = np.zeros((nlanes, n_int), dtype=np.int64)
+        self.ust = np.zeros((nlanes, n_uint), dtype=np.uint64)
+        self._outputs(job, cpu_lanes, nlanes, config.EDIT_HIT_BUFFER)
+        self.redo = plan.mode == "global" and plan.k is None
+
+    def scan_slice(self, budget: int) -> None:
+        p = self.plan
+        self.scan(self.variant, p.mode_id(), self.redo, p.pats, p.p_offs, p.text, p.tasks,
+                  self.info, self.ist, self.ust, self.hits, self.prof, self.per, budget,
+                  self.abort)
+
+    def finished(self) -> bool:
+        return bool(np.all(self.info[:, cc.TASK] < 0)
+                    and np.all(self.info[:, cc.NEXT] >= self.info[:, cc.END]))
+
+    def comparisons(self) -> int:
+        return int(self.info[:, cc.CMPS].sum())
+
+
+class SimdLanes(_LaneScan):
     """The ``simd`` scan (cpu_simd): groups of instances advanced together over each chunk.
 
     Instances (in Plan order) are cut into the fewest groups of at most
@@ -177,6 +191,7 @@ class SimdLanes:
         from engine.edit import cpu_simd
 
         self.cpu_simd = cpu_simd
+        self._nhits, self._cols, self._cells = cpu_simd.W_NHITS, cpu_simd.W_COLS, cpu_simd.W_CELLS
         self.job, self.abort, self.threads = job, abort, threads
         S = 2 if job.params["strands"] == "both" else 1
         count = len(job.inputs["pattern"]) * S
@@ -208,12 +223,7 @@ class SimdLanes:
         self.info[:, cpu_simd.W_STRIDE] = W
         self.ws = np.zeros((W, cpu_simd.NWORD, width), dtype=dtype)
         self.ls = np.zeros((W, cpu_simd.NLANE, width), dtype=np.int64)
-        cap = max(config.EDIT_HIT_BUFFER, width) if plan.mode_id() == cc.MODE_HITS else 1
-        self.hits = np.zeros((W, cap, 3), dtype=np.int64)
-        self.prof = np.full(int(plan.prof_offs[-1]), UNSEEN, dtype=np.int64)
-        parallel = registry.threaded(job.backend)
-        self.scan = cpu_simd.run_parallel if parallel else cpu_simd.run_serial
-        self.align_kernel = _align_kernel(parallel) if job.params["align"] else None
+        self._outputs(job, cpu_simd, W, max(config.EDIT_HIT_BUFFER, width))
 
     def _build_units(self, count: int, ngroups: int) -> None:
         """Units (record, chunk, group), and the plan's task behind each of their lanes."""
@@ -254,29 +264,8 @@ class SimdLanes:
         return bool(np.all(self.info[:, cs.W_UNIT] < 0)
                     and np.all(self.info[:, cs.W_NEXT] >= len(self.units)))
 
-    def columns(self) -> int:
-        return int(self.info[:, self.cpu_simd.W_COLS].sum())
-
-    def cells(self) -> int:
-        return int(self.info[:, self.cpu_simd.W_CELLS].sum())
-
     def comparisons(self) -> int:
         return 0
-
-    def answers(self):
-        return table_answers(self.plan.tasks)
-
-    def take_hits(self) -> np.ndarray:
-        n = self.info[:, self.cpu_simd.W_NHITS]
-        rows = np.concatenate([self.hits[w, :n[w]] for w in range(len(n))])
-        self.info[:, self.cpu_simd.W_NHITS] = 0
-        return rows
-
-    def first_slice(self) -> int:
-        return config.EDIT_FIRST_SLICE_COLUMNS
-
-    def align(self, items: np.ndarray):
-        return align_items(self.plan, self.align_kernel, self.abort, items)
 
 
 class Collector:

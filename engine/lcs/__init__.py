@@ -35,9 +35,6 @@ from engine.slices import (Meter, compile_once, numba_threads, run_info, run_sli
 
 __all__ = ["LcsResult", "SPEC", "iter_solve", "length", "make_job", "solve"]
 
-TASKS = SPEC.param("task").choices
-
-
 @dataclass(frozen=True, eq=False)
 class LcsResult(Tabular):
     """The answer of one lcs job.

@@ -28,8 +28,7 @@ from engine.lcs.cpu_common import BITS, PLAIN, SNAPSHOT, Sampling, traceback
 from engine.sequences import DECODE_TABLE
 from engine.slices import Step
 
-from engine.lcs.passes import (FIRST_SLICE_CELLS, Pass, _chunk_columns,  # noqa: F401
-                                 cpu_module)
+from engine.lcs.passes import FIRST_SLICE_CELLS, Pass, cpu_module
 
 
 def fits_traceback(m: int, n: int, max_words: int) -> bool:

@@ -13,8 +13,9 @@ Pairs are ranked by Primer3's pair penalty on the reference inclusion genome, un
 settings of ``primerscope pairs``.
 
 Every reported pair is verified exactly (pcr over every inclusion genome, the edit search
-at k-1 over every exclusion background). What is *not* exhaustive is which primers Primer3
-is asked about (the shortlist), so a valid pair can be missing when:
+at k-1 over every exclusion background, both strands, batched: one search for all the
+primers of a round). What is *not* exhaustive is which primers Primer3 is asked about (the
+shortlist), so a valid pair can be missing when:
 
 - a primer lies where fewer than ``min_coverage`` of the inclusion genomes share an exact
   16-mer with the reference within 24 bases (:data:`SUPPORT_RADIUS`): a stretch with a
@@ -23,6 +24,15 @@ is asked about (the shortlist), so a valid pair can be missing when:
   seeds, either strand): such a primer is almost always within k-1 edits of it, but with
   k <= L - 17 it need not be (a random 17-mer occurs by chance in a 5 Mb background with
   probability ~0.06 %: two seeds in a row make chance hits from 40 backgrounds rare);
+- **tile ranking** (the heuristic that bounds the work): conserved windows are cut into
+  tiles (:data:`TILE`, overlapping by the longest product) ranked by exclusion 16-mers per
+  conserved base (fewest first: a relative's homologous stretch shares 16-mers, so a tile
+  full of them is full of primers within k-1 edits of it), then by conservation. Primer3
+  reads :data:`ROUND_BASES` bases of tiles a round, best first, and the next round runs
+  only while fewer than ``num_return`` pairs are verified. A valid pair in a tile of a
+  later round is not proposed, even if its penalty is better than the last reported pair's;
+  the reported pairs are the best of the tiles read. When the tiles read hold every
+  conserved base (small groups, as in the tests) nothing is dropped this way;
 - with ``min_three_prime_distance`` on, a pair that fails coverage still keeps Primer3's
   diversity rule from returning a pair whose primers' 3' ends lie within that distance of
   its own (pairs are drawn by :func:`engine.primers.pairs.best_pairs`).
@@ -279,9 +289,22 @@ def write_bed(result: GroupResult, fh) -> None:
 #      cover ``min_coverage`` of the inclusion genomes. Rounds repeat until the best
 #      ``num_return`` pairs are all verified.
 
-#: Primers verified together at least (one edit search reads a background once for all of
-#: them, 16 primer strands an AVX-512 instruction): fewer rounds when most primers fail.
-VERIFY_BATCH = 128
+#: Primers verified together at least: one edit search reads every background once for all of
+#: them (16 primer strands an AVX-512 instruction), and its cost grows with their number, so
+#: a round asks only about the primers of the best pairs still unverified.
+VERIFY_BATCH = 16
+
+#: A round's new primers are all verified at once when there are at most this many (small
+#: groups: one search instead of rounds).
+VERIFY_ALL = 64
+
+#: Tile length: conserved windows are cut into tiles this long (at least the longest
+#: product), overlapping by the longest product so every product lies whole in one.
+TILE = 1_000
+
+#: Primer3 reads the ranked tiles this many bases a round; the next round only when fewer
+#: than num_return pairs survive verification.
+ROUND_BASES = 10_000
 
 #: A conserved base has an exact shared seed within this many bases in enough genomes: a
 #: primer with a mismatch in one strain still lies between the seeds on either side of it.
@@ -418,8 +441,8 @@ def iter_solve(job, cancel=None):
     ref_index = names.index(settings.reference) if settings.reference else 0
     ref = include[ref_index]
     meter = Meter(job, threads=numba_threads(job))
-    stages = {"seeds": 0.0, "primer3": 0.0, "inclusivity": 0.0, "exclusivity": 0.0,
-              "pairs": 0.0}
+    stages = {"seeds": 0.0, "shortlist": 0.0, "primer3": 0.0, "inclusivity": 0.0,
+              "exclusivity": 0.0, "pairs": 0.0}
     diagnosis: list[str] = []
     accepted: list[GroupPair] = []
     conservation: dict = {}
@@ -457,6 +480,7 @@ def iter_solve(job, cancel=None):
     conservation.update({r.id: (c / n).astype(np.float32) for r, c in
                          zip(ref_records, table.per_record(count))})
     excluded_seed = np.zeros(len(table.valid), dtype=bool)   # (a 17-mer starts there)
+    excl_any = np.zeros(len(table.valid), dtype=bool)        # (a 16-mer of some exclusion)
     seed_hits = {}
     for j, g in enumerate(exclude):
         if cancel.cancelled:
@@ -467,6 +491,7 @@ def iter_solve(job, cancel=None):
         pair = found[:-1] & found[1:]
         pair[table.starts[1:-1] - 1] = False   # (no 17-mer from one record into the next)
         excluded_seed[:-1] |= pair
+        excl_any |= found
     excluded_rows = table.per_record(excluded_seed)
     conserved = [np.asarray(s) >= need for s in support]
     windows = [(ri, a, b) for ri, row in enumerate(conserved) for a, b in gs.runs(row)
@@ -479,57 +504,91 @@ def iter_solve(job, cancel=None):
     diagnosis.append("reference seeds found in an exclusion genome: " + (", ".join(
         f"{name} {c:,}" for name, c in seed_hits.items() if c) or "none"))
 
-    # 2. Primer3 in the windows, cut where a primer would hold an exclusion genome's seed --
+    # 2. the shortlist: tiles of the conserved windows, ranked -----------------------------
     t0 = now()
-    pieces = []   # (record, start, end) of the texts Primer3 reads
+    tile_length = max(TILE, 2 * hi_size)
+    # Windows closer than the longest product join one region (a pair's primers may lie in
+    # two windows); regions are cut into tiles overlapping by the longest product, so every
+    # product of a region lies whole in one tile.
+    tiles = []   # (record, start, end)
+    regions = []
     for ri, a, b in windows:
-        hits = np.flatnonzero(excluded_rows[ri][a:b]) + a
-        # A primer holding no excluded 17-mer lies between two excluded 17-mer starts
-        # s1 < s2: in [s1 + 1, s2 + 17 - 1).
-        bounds = [a - 1] + hits.tolist() + [b]
-        for s1, s2 in zip(bounds[:-1], bounds[1:]):
-            lo, hi = max(a, s1 + 1), min(b, s2 + gs.SEED)
-            if hi - lo >= design.len_min:
-                pieces.append((ri, lo, hi))
+        if regions and regions[-1][0] == ri and a - regions[-1][2] < hi_size:
+            regions[-1][2] = b
+        else:
+            regions.append([ri, a, b])
+    for ri, a, b in regions:
+        for s in range(a, b, tile_length - hi_size):
+            e = min(s + tile_length, b)
+            tiles.append((ri, s, e))
+            if e == b:
+                break
+    hits_sum = [np.concatenate(([0], np.cumsum(row & keep, dtype=np.int64)))
+                for row, keep in zip(table.per_record(excl_any), conserved)]
+    kept_sum = [np.concatenate(([0], np.cumsum(keep, dtype=np.int64))) for keep in conserved]
+    cons_sum = [np.concatenate(([0.0], np.cumsum(conservation[r.id], dtype=np.float64)))
+                for r in ref_records]
+
+    def rank(tile):
+        """Fewest exclusion 16-mers per conserved base first, then the best conserved."""
+        ri, a, b = tile
+        bases = max(1, kept_sum[ri][b] - kept_sum[ri][a])
+        return ((hits_sum[ri][b] - hits_sum[ri][a]) / bases,
+                -(cons_sum[ri][b] - cons_sum[ri][a]) / (b - a), ri, a)
+
+    tiles.sort(key=rank)
+    batches, batch, size = [], [], 0   # rounds of at least ROUND_BASES bases, best first
+    for tile in tiles:
+        batch.append(tile)
+        size += tile[2] - tile[1]
+        if size >= ROUND_BASES:
+            batches.append(batch)
+            batch, size = [], 0
+    if batch:
+        batches.append(batch)
+    clean = sum(1 for t in tiles if rank(t)[0] == 0)
+    stages["shortlist"] = now() - t0
+    meter.elapsed += stages["shortlist"]
+    diagnosis.append(f"shortlist: {len(tiles):,} tiles of the conserved windows, {clean:,} with "
+                     f"no exclusion 16-mer; Primer3 reads them best first, {ROUND_BASES:,} "
+                     f"bases a round")
     ref_texts = [r.text for r in ref_records]   # (decoded once: .text decodes the record)
-    texts = [template_text(ref_texts[ri][lo:hi]) for ri, lo, hi in pieces]
-    lists = []
-    if texts:
-        yield progress(20, f"Primer3: primers in {len(texts):,} conserved windows")
+
+    def propose(batch):
+        """Primer3 in these tiles, cut where a primer would hold an exclusion genome's
+        17-mer: one cluster (template, oligos in its coordinates) per tile."""
+        pieces = []   # (tile, start, end) of the texts Primer3 reads
+        for ti, (ri, ta, tb) in enumerate(batch):
+            for a, b in gs.runs(conserved[ri][ta:tb]):
+                a, b = a + ta, b + ta
+                hits = np.flatnonzero(excluded_rows[ri][a:b]) + a
+                # A primer holding no excluded 17-mer lies between two excluded 17-mer
+                # starts s1 < s2: in [s1 + 1, s2 + 17 - 1).
+                bounds = [a - 1] + hits.tolist() + [b]
+                for s1, s2 in zip(bounds[:-1], bounds[1:]):
+                    lo, hi = max(a, s1 + 1), min(b, s2 + gs.SEED)
+                    if hi - lo >= design.len_min:
+                        pieces.append((ti, lo, hi))
+        texts = [template_text(ref_texts[batch[ti][0]][lo:hi]) for ti, lo, hi in pieces]
+        if not texts:
+            return []
         lists = yield from _in_child(_propose, (texts, design), cancel,
-                                     lambda: progress(20, "Primer3: primers in the windows"))
+                                     lambda: progress(20, "Primer3: primers in the tiles"))
         if lists is None:
-            return result(False)
-    oligos = {}   # key -> (record, oligo in record coordinates)
-    for (ri, lo, _hi), (lefts, rights) in zip(pieces, lists):
-        for o in list(lefts) + list(rights):
-            moved = dataclasses.replace(o, pos=o.pos + lo)
-            oligos.setdefault(_key(ri, 0, moved), (ri, moved))
-    # Clusters: oligos of one record closer than the longest product share a template.
+            return None
+        mine = [({}, {}) for _ in batch]
+        for (ti, lo, _hi), (lefts, rights) in zip(pieces, lists):
+            a = batch[ti][1]
+            for o in list(lefts) + list(rights):
+                moved = dataclasses.replace(o, pos=o.pos + lo - a)
+                mine[ti][0 if o.left else 1].setdefault(moved.span, moved)
+        return [_Cluster(ri, a, template_text(ref_texts[ri][a:b]),
+                         sorted(ls.values(), key=lambda o: o.penalty),
+                         sorted(rs.values(), key=lambda o: o.penalty))
+                for (ri, a, b), (ls, rs) in zip(batch, mine) if ls and rs]
+
     clusters: list[_Cluster] = []
-    for ri in range(len(ref_records)):
-        mine = sorted((o for r, o in oligos.values() if r == ri), key=lambda o: o.span[0])
-        group_: list = []
-        reach = -1   # the rightmost end of the cluster's oligos so far
-        for o in mine + [None]:
-            if o is None or (group_ and o.span[0] - reach > hi_size):
-                if group_:
-                    lo = max(0, group_[0].span[0])
-                    hi = min(len(ref_records[ri]), reach)
-                    clusters.append(_Cluster(
-                        ri, lo, template_text(ref_texts[ri][lo:hi]),
-                        [dataclasses.replace(x, pos=x.pos - lo) for x in group_ if x.left],
-                        [dataclasses.replace(x, pos=x.pos - lo) for x in group_ if not x.left]))
-                group_, reach = [], -1
-            if o is not None:
-                group_.append(o)
-                reach = max(reach, o.span[1])
-    n_left = sum(len(c.lefts) for c in clusters)
-    n_right = sum(len(c.rights) for c in clusters)
-    stages["primer3"] = now() - t0
-    meter.elapsed += stages["primer3"]
-    diagnosis.append(f"Primer3: {n_left:,} left and {n_right:,} right primers in the conserved "
-                     f"windows, none holding an exclusion genome's 17-mer")
+    n_left = n_right = 0
 
     # 3. verification rounds ---------------------------------------------------------------
     incl_records, genome_of = [], []
@@ -584,8 +643,25 @@ def iter_solve(job, cancel=None):
                                         end - start + 1, le, rgt)
         return tuple(best)
 
-    def verify(keys, lookup):
-        """Inclusivity, then exclusivity of the survivors, for these primers."""
+    def verify(keys, lookup, exclusive: bool):
+        """Inclusivity of those of these primers not checked yet; with ``exclusive``, then
+        exclusivity of those binding in enough inclusion genomes. (Exclusivity reads every
+        exclusion background whatever the number of primers: it waits until the best pairs'
+        primers have passed inclusivity and their pairs the coverage.)"""
+        keys_all, keys = keys, [key for key in keys if key not in sites_of]
+        if keys:
+            ok = yield from _inclusivity(keys, lookup)
+            if not ok:
+                return False
+        if not exclusive:
+            return True
+        keys = [key for key in keys_all if key not in verdict]
+        if not keys:
+            return True
+        ok = yield from _exclusivity(keys, lookup)
+        return ok
+
+    def _inclusivity(keys, lookup):
         prims = [Record(str(i), encode(lookup[key].sequence)) for i, key in enumerate(keys)]
         t1 = now()
         search = pcr.search_job(prims, incl_records, settings.include_edits, backend=job.backend,
@@ -597,7 +673,6 @@ def iter_solve(job, cancel=None):
         stages["inclusivity"] += now() - t1
         if cancel.cancelled:
             return False
-        survivors = []
         for i, key in enumerate(keys):
             rows = np.flatnonzero(sites.primer == i)
             sites_of[key] = {c: np.asarray(getattr(sites, c))[rows] for c in SITE_DTYPES}
@@ -606,17 +681,17 @@ def iter_solve(job, cancel=None):
                 verdict[key] = f"binds in {len(present)} of {n} inclusion genomes"
                 for gi in set(range(n)) - set(present.tolist()):
                     fail_incl[names[gi]] += 1
-            else:
-                survivors.append(i)
-        if not survivors:
-            return True
+        return True
+
+    def _exclusivity(keys, lookup):
+        prims = [Record(str(i), encode(lookup[key].sequence)) for i, key in enumerate(keys)]
         t1 = now()
-        ejob = edit.make_job([prims[i] for i in survivors], excl_records, mode="search", k=k - 1,
+        ejob = edit.make_job(prims, excl_records, mode="search", k=k - 1,
                              strands="both", report="hits", align=False, profile=False,
                              backend=job.backend, threads=job.threads,
                              scheduler=job.params["scheduler"], gap_min=gap_min)
         found = yield from pcr.relabel(edit.iter_solve(ejob, cancel),
-                                       f"exclusivity: {len(survivors)} primers at {k - 1} edits "
+                                       f"exclusivity: {len(keys)} primers at {k - 1} edits "
                                        f"in {len(exclude)} backgrounds (round {rounds})")
         pcr.absorb(meter, found.info)
         stages["exclusivity"] += now() - t1
@@ -624,99 +699,153 @@ def iter_solve(job, cancel=None):
             return False
         hit_pattern = np.asarray(found.hits.pattern, dtype=np.int64)
         hit_record = np.asarray(found.hits.record, dtype=np.int64)
-        for j, i in enumerate(survivors):
+        for j, key in enumerate(keys):
             where = hit_record[hit_pattern == j]
             if len(where):
                 first = exclude[excl_genome[int(where.min())]].name
-                verdict[keys[i]] = f"within {k - 1} edits of {first}"
+                verdict[key] = f"within {k - 1} edits of {first}"
                 for gi in np.unique(np.asarray(excl_genome)[where]).tolist():
                     fail_excl[exclude[gi].name] += 1
             else:
-                verdict[keys[i]] = True
+                verdict[key] = True
         return True
 
-    everything = {_key(c.record, c.offset, o): o for c in clusters for o in c.lefts + c.rights}
-    if 0 < len(everything) <= VERIFY_BATCH * 8:   # few enough for one search: no rounds needed
-        rounds += 1
-        ok = yield from verify(list(everything), everything)
-        if not ok:
-            return result(False)
-    while True:
-        rounds += 1
+    def pair_rounds(fresh):
+        """Verification rounds over every cluster so far, until the best num_return pairs
+        of them are verified; False after a cancel."""
+        nonlocal rounds
+        new = {}
+        for c in fresh:
+            for o in c.lefts + c.rights:
+                key = _key(c.record, c.offset, o)
+                if key not in verdict:
+                    new.setdefault(key, o)
+        if 0 < len(new) <= VERIFY_ALL:   # few enough for one search: no rounds needed
+            rounds += 1
+            ok = yield from verify(list(new), new, True)
+            if not ok:
+                return False
+        while True:
+            rounds += 1
+            if cancel.cancelled:
+                return False
+            yield progress(40, f"pairs, round {rounds}")
+            t1 = now()
+            ranked = []   # (penalty, cluster, check, left, right, left key, right key)
+            for ci, c in enumerate(clusters):
+                lefts = [o for o in c.lefts if verdict.get(_key(c.record, c.offset, o), True) is True]
+                rights = [o for o in c.rights
+                          if verdict.get(_key(c.record, c.offset, o), True) is True]
+                mine_bad = bad_in.get(ci, 0)
+                state = (len(lefts), len(rights), mine_bad)
+                if cluster_pairs.get(ci, (None,))[0] != state:   # (Primer3's checks: only
+                    d = dataclasses.replace(                      # anew where a verdict
+                        design, num_return=min(1000, settings.num_return + mine_bad))  # changed
+                    cluster_pairs[ci] = (state, [
+                        (check.penalty, ci, check, left, right, _key(c.record, c.offset, left),
+                         _key(c.record, c.offset, right))
+                        for check, left, right, _ in best_pairs(c.template, lefts, rights, d,
+                                                                cancel)])
+                ranked += cluster_pairs[ci][1]
+            if cancel.cancelled:   # the ranking stopped part-way: keep the pairs verified so far
+                return False
+            ranked.sort(key=lambda t: (t[0], t[5], t[6]))
+            stages["pairs"] += now() - t1
+            meter.elapsed += now() - t1
+            # Walk the pairs best first: a pair is known good, known bad, or unknown (a primer
+            # not verified yet). Once the good and the unknown reach num_return, nothing ranked
+            # after them can be returned unless an unknown one fails: verify those, and repeat.
+            # Overlapping tiles propose a pair twice: it counts once.
+            pending, pending_excl, lookup, good = [], [], {}, []
+            unknown = 0
+            new_bad = False
+            walked = set()
+            for pen, ci, _check, left, right, lk, rk in ranked:
+                if len(good) >= settings.num_return or (
+                        len(good) + unknown >= settings.num_return
+                        and len(pending) + len(pending_excl) >= VERIFY_BATCH):
+                    break
+                if (lk, rk) in walked:
+                    continue
+                walked.add((lk, rk))
+                if (lk, rk) in bad_pairs or any(verdict.get(key, True) is not True
+                                                for key in (lk, rk)):
+                    continue
+                todo = [(key, o) for key, o in ((lk, left), (rk, right)) if key not in sites_of]
+                if todo:   # inclusivity unknown
+                    unknown += 1
+                    for key, o in todo:
+                        if key not in lookup:
+                            lookup[key] = o
+                            pending.append(key)
+                    continue
+                products = products_of(lk, rk)
+                covered = sum(p is not None for p in products)
+                if covered < need:
+                    bad_pairs[(lk, rk)] = covered
+                    bad_in[ci] = bad_in.get(ci, 0) + 1
+                    new_bad = True
+                    for gi, p in enumerate(products):
+                        if p is None:
+                            missing_products[names[gi]] += 1
+                    continue
+                todo = [(key, o) for key, o in ((lk, left), (rk, right)) if key not in verdict]
+                if todo:   # covers enough genomes; exclusivity unknown
+                    unknown += 1
+                    for key, o in todo:
+                        if key not in lookup:
+                            lookup[key] = o
+                            pending_excl.append(key)
+                    continue
+                rec = ref_records[clusters[ci].record]
+                good.append(GroupPair(
+                    PrimerSite(left.sequence, rec.offset + lk[2] + 1, rec.offset + lk[3],
+                               left.tm, left.gc_percent, left.penalty),
+                    PrimerSite(right.sequence, rec.offset + rk[2] + 1, rec.offset + rk[3],
+                               right.tm, right.gc_percent, right.penalty),
+                    rec.id, float(pen), products))
+            accepted[:] = good[:settings.num_return]
+            if not pending and not pending_excl:
+                if not new_bad:
+                    return True
+                continue
+            # The pairs ranked before the ones still unverified stay (the partial result).
+            # Inclusivity first; exclusivity once the best pairs all cover enough genomes.
+            ok = yield from verify(pending or pending_excl, lookup, not pending)
+            if not ok:
+                return False
+
+    # Widen the shortlist a round of tiles at a time until num_return pairs are verified.
+    read = 0
+    for bi, batch in enumerate(batches):
         if cancel.cancelled:
             return result(False)
-        yield progress(40, f"pairs, round {rounds}")
-        t1 = now()
-        ranked = []   # (penalty, cluster, check, left, right, left key, right key)
-        for ci, c in enumerate(clusters):
-            lefts = [o for o in c.lefts if verdict.get(_key(c.record, c.offset, o), True) is True]
-            rights = [o for o in c.rights if verdict.get(_key(c.record, c.offset, o), True) is True]
-            mine_bad = bad_in.get(ci, 0)
-            state = (len(lefts), len(rights), mine_bad)
-            if cluster_pairs.get(ci, (None,))[0] != state:   # (Primer3's checks: only anew
-                d = dataclasses.replace(                      # where a verdict changed them)
-                    design, num_return=min(1000, settings.num_return + mine_bad))
-                cluster_pairs[ci] = (state, [
-                    (check.penalty, ci, check, left, right, _key(c.record, c.offset, left),
-                     _key(c.record, c.offset, right))
-                    for check, left, right, _ in best_pairs(c.template, lefts, rights, d, cancel)])
-            ranked += cluster_pairs[ci][1]
-        if cancel.cancelled:   # the ranking stopped part-way: keep the pairs verified so far
+        t0 = now()
+        yield progress(20, f"Primer3: primers in {len(batch):,} tiles (round {bi + 1} of "
+                           f"{len(batches)})")
+        fresh = yield from propose(batch)
+        stages["primer3"] += now() - t0
+        meter.elapsed += now() - t0
+        if fresh is None:
             return result(False)
-        ranked.sort(key=lambda t: (t[0], t[5], t[6]))
-        stages["pairs"] += now() - t1
-        meter.elapsed += now() - t1
-        # Walk the pairs best first: a pair is known good, known bad, or unknown (a primer
-        # not verified yet). Once the good and the unknown reach num_return, nothing ranked
-        # after them can be returned unless an unknown one fails: verify those, and repeat.
-        pending, lookup, good = [], {}, []
-        unknown = 0
-        new_bad = False
-        for pen, ci, _check, left, right, lk, rk in ranked:
-            if len(good) >= settings.num_return or (
-                    len(good) + unknown >= settings.num_return and len(pending) >= VERIFY_BATCH):
-                break
-            if (lk, rk) in bad_pairs or any(verdict.get(key, True) is not True for key in (lk, rk)):
-                continue
-            todo = [(key, o) for key, o in ((lk, left), (rk, right)) if key not in verdict]
-            if todo:
-                unknown += 1
-                for key, o in todo:
-                    if key not in lookup:
-                        lookup[key] = o
-                        pending.append(key)
-                continue
-            products = products_of(lk, rk)
-            covered = sum(p is not None for p in products)
-            if covered < need:
-                bad_pairs[(lk, rk)] = covered
-                bad_in[ci] = bad_in.get(ci, 0) + 1
-                new_bad = True
-                for gi, p in enumerate(products):
-                    if p is None:
-                        missing_products[names[gi]] += 1
-                continue
-            rec = ref_records[clusters[ci].record]
-            good.append(GroupPair(
-                PrimerSite(left.sequence, rec.offset + lk[2] + 1, rec.offset + lk[3], left.tm,
-                           left.gc_percent, left.penalty),
-                PrimerSite(right.sequence, rec.offset + rk[2] + 1, rec.offset + rk[3], right.tm,
-                           right.gc_percent, right.penalty),
-                rec.id, float(pen), products))
-        accepted[:] = good[:settings.num_return]
-        if not pending:
-            if not new_bad:
-                break
-            continue
-        # The pairs ranked before the ones still unverified stay (the partial result).
-        ok = yield from verify(pending, lookup)
+        read = bi + 1
+        clusters.extend(fresh)
+        n_left += sum(len(c.lefts) for c in fresh)
+        n_right += sum(len(c.rights) for c in fresh)
+        ok = yield from pair_rounds(fresh)
         if not ok:
             return result(False)
+        if len(accepted) >= settings.num_return:
+            break
+    diagnosis.append(f"Primer3: {n_left:,} left and {n_right:,} right primers in "
+                     f"{sum(len(b) for b in batches[:read]):,} of {len(tiles):,} tiles "
+                     f"({read} of {len(batches)} rounds), none holding an exclusion genome's "
+                     f"17-mer")
 
     excl_line = ", ".join(f"{name} {c:,}" for name, c in fail_excl.items() if c)
     incl_line = ", ".join(f"{name} {c:,}" for name, c in fail_incl.items() if c)
     miss_line = ", ".join(f"{name} {c:,}" for name, c in missing_products.items() if c)
-    checked = len(verdict)
+    checked = len(sites_of)
     diagnosis.append(f"verified {checked:,} primers in {rounds} rounds: "
                      f"{sum(1 for v in verdict.values() if v is not True and 'binds' in v):,} bind "
                      f"in fewer than {need} inclusion genomes (missing in: {incl_line or 'none'}); "

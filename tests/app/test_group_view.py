@@ -115,6 +115,8 @@ def test_table_matrix_and_track_show_the_result(page):
     assert page.matrix.currentIndex().column() == 0
     x, y = page.curve.getData()
     assert len(x) == len(lambda_text()) or page.plot.getViewBox() is not None
+    axis = page.plot.getAxis("bottom")  # bases along a genome, not 1e+06
+    assert axis.tickStrings([1_000_000.0, 2_500_000.0], 1, 500_000) == ["1,000,000", "2,500,000"]
     # choosing a pair in the matrix chooses it in the table and on the track
     page.matrix.setCurrentIndex(m.index(1, 2))
     assert page._selected is result.pairs[2]
@@ -168,6 +170,14 @@ def test_a_cancelled_result_says_so_and_keeps_its_pairs(page):
     assert page.model.rowCount() == 0 and page.coverage.columnCount() == 0
     assert "40 primers failed exclusivity against ecoli536" in page.status.text()
     assert not page.export_button.isEnabled()
+    # a real genome's run takes minutes: said in minutes, not as 2.4e+02 s
+    import dataclasses
+
+    long = dataclasses.replace(result, info=dataclasses.replace(result.info, seconds=242.4),
+                               stage_seconds={"seeds": 241.0, "primer3": 0.52, "pairs": 12.3})
+    assert group.summary(long).startswith("Cancelled after 4 min 02 s:")
+    text = group.summary(dataclasses.replace(long, complete=True))
+    assert "4 min 02 s: seeds 4 min 01 s, primer3 0.52 s, pairs 12 s." in text and "e+" not in text
 
 
 def test_lists_take_files_by_add_and_drop_and_the_reference_follows(page, tmp_path):
@@ -195,10 +205,16 @@ def test_lists_take_files_by_add_and_drop_and_the_reference_follows(page, tmp_pa
     page.exclude._ask_files = lambda: [files[3]]
     page.exclude.add_button.click()
     assert page.exclude.paths() == [files[3]]
-    # the settings keep the lists and fields for the next window
     page.min_coverage.setValue(90)
     assert page.values()["min_coverage"] == 0.9
     assert group.settings_from(page.values()).min_coverage == 0.9
+    # the settings keep the lists and fields for the next window, run or not
+    page.shutdown()
+    from app.views.group import GroupView
+
+    again = GroupView(page._settings)
+    assert again.values() == page.values()
+    again.shutdown()
 
 
 def test_run_says_what_is_missing(page, tmp_path):
@@ -273,6 +289,17 @@ def test_the_demo_is_built_from_the_packages_with_its_provenance(tmp_path, monke
     assert group_demo.main(["--debs", str(debs), "-o", str(tmp_path / "other")]) == 2
 
 
+def fake_built_demo(folder: Path) -> Path:
+    """A built group demo's manifest over empty files: KpA, KpB to include, Eco to exclude."""
+    folder.mkdir()
+    genomes = []
+    for name, role in (("KpA", "include"), ("KpB", "include"), ("Eco", "exclude")):
+        (folder / f"{name}.fa.gz").write_bytes(b"")
+        genomes.append({"name": name, "role": role, "file": f"{name}.fa.gz"})
+    (folder / "manifest.json").write_text(json.dumps({"genomes": genomes}))
+    return folder
+
+
 def test_demo_menu_explains_what_is_missing_then_loads(qtbot, window, tmp_path, monkeypatch):
     monkeypatch.setenv("PRIMERSCOPE_GROUP_DEMO", str(tmp_path / "nothing"))
     window.params.set_family("lcs") if "lcs" in window.params.families else None
@@ -283,14 +310,7 @@ def test_demo_menu_explains_what_is_missing_then_loads(qtbot, window, tmp_path, 
     assert view.error.isVisible() and "scripts/build-group-demo" in view.error.text()
     assert window.state_label.text() == view.error.text()
     # built (a manifest of small genomes): the lists fill, the parameters are the demo's
-    built = tmp_path / "built"
-    built.mkdir()
-    genomes = []
-    for name, role in (("KpA", "include"), ("KpB", "include"), ("Eco", "exclude")):
-        (built / f"{name}.fa.gz").write_bytes(b"")
-        genomes.append({"name": name, "role": role, "file": f"{name}.fa.gz"})
-    (built / "manifest.json").write_text(json.dumps({"genomes": genomes}))
-    monkeypatch.setenv("PRIMERSCOPE_GROUP_DEMO", str(built))
+    monkeypatch.setenv("PRIMERSCOPE_GROUP_DEMO", str(fake_built_demo(tmp_path / "built")))
     window.demo_actions["group"].trigger()
     assert view.include.names() == ["KpA", "KpB"] and view.exclude.names() == ["Eco"]
     assert not view.error.isVisible() and "Demo loaded" in view.status.text()
@@ -406,3 +426,133 @@ def test_a_cancel_keeps_the_pairs_verified_so_far(tmp_path):
     assert seen, "the engine reported no verified pair before its end"
     assert set(seen[0]) <= set(primers_of(cancelled)), "the cancel lost verified pairs"
     assert not cancelled.complete
+
+
+def test_gui_demo_preloads_the_group_demo_or_says_how_to_build_it(qtbot, window, tmp_path,
+                                                                    monkeypatch):
+    """``primerscope gui --demo`` (window.load_start_demo): the Group page's lists hold the
+    built group demo, or its status gives the command that builds it."""
+    monkeypatch.setenv("PRIMERSCOPE_GROUP_DEMO", str(tmp_path / "nothing"))
+    with qtbot.waitSignal(window.inputs_loaded, timeout=30_000):
+        window.load_start_demo("lambda-ecoli")
+    view = window.view_titled("Group")
+    assert view.include.paths() == [] and not view.error.isVisible()
+    assert group_demo.BUILD_COMMAND in view.status.text()
+    monkeypatch.setenv("PRIMERSCOPE_GROUP_DEMO", str(fake_built_demo(tmp_path / "built")))
+    with qtbot.waitSignal(window.inputs_loaded, timeout=30_000):
+        window.load_start_demo("lambda-ecoli")
+    view = window.view_titled("Group")
+    assert view.include.names() == ["KpA", "KpB"] and view.exclude.names() == ["Eco"]
+    assert "Demo loaded" in view.status.text()
+    assert window.input_panels["target"].state().records  # the family's own demo too
+
+
+def test_the_toolbar_runs_and_cancels_the_group_job(qtbot, window, dialogs, tmp_path,
+                                                    monkeypatch):
+    """On the Group page Run ▸ Run is *Find group pairs* and Cancel cancels it (not kdiff's)."""
+    import time
+
+    view = window.view_titled("Group")
+    window.show_view(view)
+    window.run_action.trigger()  # no genomes yet: the page says so, kdiff is not run
+    assert dialogs == [] and window.controller.mode == "idle"
+    assert view.error.isVisible() and "at least two" in view.error.text()
+    assert not window.compare_action.isEnabled()
+
+    def slow_run(include, exclude, k, settings, threads, token, backend=None):
+        while not token.cancelled:  # (the real job: test_the_page_runs_the_engines_job)
+            time.sleep(0.02)
+            yield None
+        return make_result(complete=False)
+
+    monkeypatch.setattr(group, "group_run", slow_run)
+    files = []
+    for name in ("KpA", "KpB", "Eco"):
+        (tmp_path / f"{name}.fa").write_text(">x\nACGT\n")
+        files.append(str(tmp_path / f"{name}.fa"))
+    view.include.add_paths(files[:2])
+    view.exclude.add_paths(files[2:])
+    window.run_action.trigger()
+    assert view.runner.running and window.controller.mode == "idle"
+    assert not window.run_action.isEnabled() and window.cancel_action.isEnabled()
+    assert window.state_label.text().startswith("Group: running")
+    with qtbot.waitSignal(view.designed, timeout=10_000):
+        window.cancel_action.trigger()
+    assert view.status.text().startswith("Cancelled") and view.model.rowCount() == 3
+    assert window.state_label.text() == "Group: " + view.status.text()
+    assert window.run_action.isEnabled() and not window.cancel_action.isEnabled()
+    assert "group" in window.run_action.toolTip()
+    window.show_view(window.view_titled("Pairs"))  # elsewhere Run is kdiff's again
+    assert "group" not in window.run_action.toolTip()
+
+
+def test_a_workspace_keeps_the_group_page_and_reports_a_missing_genome(qtbot, window, dialogs,
+                                                                       tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from app import workspace
+    from app.window import MainWindow
+
+    view = window.view_titled("Group")
+    files = []
+    for name in ("KpA", "KpB", "KpC", "Eco"):
+        (tmp_path / f"{name}.fa").write_text(">x\nACGT\n")
+        files.append(str(tmp_path / f"{name}.fa"))
+    view.include.add_paths(files[:3])
+    view.exclude.add_paths(files[3:])
+    view.set_values({"k": 4, "include_edits": 0, "include_3prime_exact": 2, "min_coverage": 0.9,
+                     "product_size": "120-250", "num_return": 5, "reference": "KpB"})
+    saved = view.values()
+    assert saved["reference"] == "KpB" and saved["include"] == files[:3]
+    path = tmp_path / "ws.json"
+    workspace.save(window, str(path))
+    other = MainWindow(QSettings(str(tmp_path / "other.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(other)
+    other.params.set_family("nw")
+    assert workspace.open_path(other, str(path)) == []
+    restored = other.view_titled("Group")
+    assert restored.values() == saved
+    # a genome that is gone: the others are restored, the missing one is named, no crash
+    Path(files[1]).unlink()
+    problems = workspace.open_path(other, str(path))
+    restored = other.view_titled("Group")
+    assert len(problems) == 1 and files[1] in problems[0]
+    assert restored.include.names() == ["KpA", "KpC"] and restored.exclude.names() == ["Eco"]
+    assert not restored.error.isHidden() and files[1] in restored.error.text()
+    assert restored.values()["k"] == 4 and restored.values()["product_size"] == "120-250"
+    assert any(files[1] in text for _, text in dialogs)
+    other.close()
+
+
+def test_the_track_shows_while_the_run_is_still_in_primer3(qtbot, page, tmp_path, monkeypatch):
+    """The conservation comes with the seeds, long before the first verified pair (Primer3
+    takes most of a real genome's run): the track shows it then, not at the first pair."""
+    import dataclasses
+    import time
+
+    from engine.jobs import Progress
+
+    final = make_result()
+    seeded = dataclasses.replace(final, pairs=(), complete=False)
+    unseeded = dataclasses.replace(seeded, conservation={})
+
+    def primer3_run(include, exclude, k, settings, threads, token, backend=None):
+        for partial in (unseeded, seeded):
+            yield Progress(20, 100, 0, 0, 1.0, message="Primer3: primers", partial=partial)
+        while not token.cancelled:
+            time.sleep(0.02)
+            yield None
+        return final
+
+    monkeypatch.setattr(group, "group_run", primer3_run)
+    for name in ("KpA", "KpB", "Eco"):
+        (tmp_path / f"{name}.fa").write_text(">x\nACGT\n")
+    page.include.add_paths([str(tmp_path / "KpA.fa"), str(tmp_path / "KpB.fa")])
+    page.exclude.add_paths([str(tmp_path / "Eco.fa")])
+    assert page.run()
+    qtbot.waitUntil(lambda: page.track_stack.currentWidget() is page.widget, timeout=5_000)
+    assert page.runner.running and page.model.rowCount() == 0
+    assert len(page.curve.xData) == len(lambda_text())  # (getData: downsampled to the view)
+    with qtbot.waitSignal(page.designed, timeout=5_000):
+        page.cancel()
+    assert page.model.rowCount() == 3

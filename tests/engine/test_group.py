@@ -278,6 +278,30 @@ def test_cancel_keeps_the_pairs_verified_so_far():
     assert set(result.pairs) <= set(full.pairs)   # only pairs verified before the cancel
 
 
+def test_tiles_ranked_by_exclusion_seeds_read_a_round_at_a_time(monkeypatch):
+    # two planted loci; the first 17 bases of the second's LP also in the exclusion genome
+    # (shared 16-mers, yet most of its primers stay 3+ edits away): that tile ranks last.
+    # With rounds of one tile, the second is read only when the first gives too few pairs:
+    # at J=0 the first locus's SNP in strain2 leaves it none.
+    one, two = Case(3, seed=7, snp_in=1), Case(3, seed=8)
+    include = [G.Genome(a.name, (Record(a.name, encode(a.records[0].text + b.records[0].text)),))
+               for a, b in zip(one.include, two.include)]
+    exclude = [G.Genome("other", (Record("other", encode(
+        one.exclude[0].records[0].text + two.lp[:17] + two.exclude[0].records[0].text)),))]
+    monkeypatch.setattr(G, "ROUND_BASES", 1)
+    first_len = len(one.include[0].records[0].text)
+    tolerant = G.group(include, exclude, 3, settings(num_return=2), backend="serial")
+    assert len(tolerant.pairs) == 2 and all(p.right.end <= first_len for p in tolerant.pairs)
+    assert any("(1 of 2 rounds)" in line for line in tolerant.diagnosis)
+    exact = G.group(include, exclude, 3, settings(num_return=2, include_edits=0),
+                    backend="serial")
+    assert any("(2 of 2 rounds)" in line for line in exact.diagnosis)
+    assert exact.pairs and all(p.left.start > first_len for p in exact.pairs)
+    for p in tolerant.pairs + exact.pairs:   # every pair verified, whichever round
+        assert not excluded(p.left.sequence, exclude, 3)
+        assert not excluded(p.right.sequence, exclude, 3)
+
+
 def test_engine_iter_solve_and_to_pandas():
     import engine
     import engine.primers

@@ -289,9 +289,9 @@ def test_edit_search_chunk_edge_on_every_offset_around_a_planted_match(streamed,
     the best per record and the score profiles equal the in-memory ones. Profile bins
     (patched to 9 a record) and multicore's chunks of a piece fall across the edges too."""
     from engine import edit
-    from engine.edit import driver
+    from engine.edit import plan
 
-    monkeypatch.setattr(driver, "PROFILE_BINS", 9)
+    monkeypatch.setattr(plan, "PROFILE_BINS", 9)  # where Plan reads it
     monkeypatch.setattr(config, "EDIT_MIN_CHUNK_COLUMNS", 16)
     rng = np.random.default_rng(13)
     pattern = _random(rng, 16)

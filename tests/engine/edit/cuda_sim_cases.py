@@ -137,11 +137,12 @@ def test_cooperative_columns_per_step(monkeypatch, columns, words):
 @pytest.mark.parametrize("max_lanes,words", [(2, 1), (1, 2)])
 def test_cooperative_stripes(monkeypatch, max_lanes, words):
     """Patterns longer than max_lanes x words words run in stripes (2 and 3 here), their
-    carries passed on through memory."""
+    carries passed on through memory. (129 and 257: the shortest patterns of 2 and 3 stripes,
+    a symbol past a word; the simulator's cost grows with the square of the length.)"""
     monkeypatch.setattr(config, "EDIT_CUDA_MAX_LANES", max_lanes)
-    lengths = (129, 200, 20, 320)
+    lengths = (129, 20, 257)
     stripes = [math.ceil(math.ceil(math.ceil(m / 64) / words) / max_lanes) for m in lengths]
-    assert stripes == [2, 2, 1, 3]
+    assert stripes == [2, 1, 3]
     _check_batch(("cooperative", words), seed=3, lengths=lengths, full=False)
 
 

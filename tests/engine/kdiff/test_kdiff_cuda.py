@@ -70,7 +70,13 @@ def test_kernels_in_the_cuda_simulator(part):
     run_simulator_cases(HERE / "cuda_sim_cases.py", part)
 
 
-@pytest.mark.parametrize("part", ["stage", "not stage"])
+# The lanes stages and half the tier kernels' cases; the rest (the tier kernels' cases take
+# ~30 simulator CPU s each: in one part they made it the longer by far).
+BITPARALLEL_PART = "stage or (tier_kernels and ([0-2] or [3-2] or [40-3]))"
+
+
+@pytest.mark.parametrize("part", [BITPARALLEL_PART, f"not ({BITPARALLEL_PART})"],
+                         ids=["stages-and-tiers", "the-rest"])
 def test_bitparallel_stages_in_the_cuda_simulator(part):
     """bitparallel's lanes stages (32 and 64 bits) and the neighbour rounds against the oracle,
     in the simulator (see cuda_sim_bitparallel.py), in two parts like the above."""

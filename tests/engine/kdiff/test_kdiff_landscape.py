@@ -14,7 +14,7 @@ from engine.kdiff.landscape_table import Landscape, have_pybigwig
 from engine.sequences import Record, load
 from tests.engine.gap_cases import gapped, kdiff_expected, planted
 from tests.engine.kdiff.combos import all_combos, label
-from tests.strategies import examples
+from tests.strategies import examples, mutate, random_codes
 
 #: the forms --all-k runs on: every CPU variant's serial and coarse forms, all flags
 ALL_K = [c for c in all_combos() if c[2] in (None, "coarse")]
@@ -215,3 +215,34 @@ def test_avoid_masked_drops_each_ks_masked_candidates(lambda_record, ecoli_recor
         assert _rows(land.candidates(k)) == _rows(alone.candidates), k
         dropped += len(plain.candidates) - len(alone.candidates)
     assert dropped > 0
+
+
+#: the simd forms, whose all-level lanes keep counters of D - M (engine/kdiff/cpu_lanes.py)
+SIMD_FORMS = [c for c in ALL_K if c[0] == "bitparallel" and "simd" in c[3]]
+
+
+@given(data=st.data(), K=st.integers(1, 9), gap_min=st.integers(5, 10),
+       strands=st.sampled_from(["both", "forward"]), combo=st.sampled_from(SIMD_FORMS))
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=HEALTH)
+def test_simd_every_k_equals_separate_runs_across_word_edges(data, K, gap_min, strands, combo):
+    """Near copies of 63-65 target bases in the background (candidates on the 32- and 64-bit
+    word edges: each width's lanes and the blocked tail), IUPAC codes, gaps, several
+    records, k = 1 and K past a short target: each k as its own run."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    background = data.draw(gapped(gap_min, pieces=(1, 3), piece_len=(10, 60)))
+    long_target = random_codes(rng, data.draw(st.integers(63, 90)), iupac_rate=0.03)
+    copy = long_target[2:2 + data.draw(st.sampled_from((31, 32, 33, 63, 64, 65)))]
+    background = np.concatenate([background, mutate(rng, copy, data.draw(st.integers(0, 2))),
+                                 random_codes(rng, 20)])
+    targets = [long_target, planted(rng, background, data.draw(st.integers(1, 30)))]
+    if data.draw(st.booleans()):  # a target shorter than K
+        targets.append(random_codes(rng, data.draw(st.integers(1, 4))))
+    t = [Record(f"t{i}", codes) for i, codes in enumerate(targets)]
+    b = [Record("b", background), Record("b2", random_codes(rng, 40, iupac_rate=0.05))]
+    res = _landscape(t, b, K, combo, strands=strands, gap_min=gap_min)
+    v, be, p, f = combo
+    for k in res.landscape.k:
+        alone = kdiff.solve(t, b, k, variant=v, backend=be, parallel=p, flags=f,
+                            strands=strands, gap_min=gap_min)
+        assert _rows(res.landscape.candidates(k)) == _rows(alone.candidates), \
+            f"{label(combo)} at k={k} of {K}"

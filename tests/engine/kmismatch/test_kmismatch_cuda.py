@@ -75,9 +75,15 @@ def test_cli_without_a_gpu_says_so_in_one_line(tmp_path):
     assert job.variant == "pmasm" and job.backend in ("serial", "multicore")
 
 
-def test_kernels_in_the_cuda_simulator():
-    """Every CUDA method against the oracles, in numba's simulator (see cuda_sim_cases.py)."""
-    run_simulator_cases(HERE / "cuda_sim_cases.py", "")
+SIMULATOR_PART = "63_64_and_65 or several_windows or bench_cases or random_inputs"
+
+
+@pytest.mark.parametrize("part", [SIMULATOR_PART, f"not ({SIMULATOR_PART})"],
+                         ids=["long-cases", "the-rest"])
+def test_kernels_in_the_cuda_simulator(part):
+    """Every CUDA method against the oracles, in numba's simulator (see cuda_sim_cases.py); in
+    two complementary parts of about equal time, so that pytest-xdist can share them."""
+    run_simulator_cases(HERE / "cuda_sim_cases.py", part)
 
 
 def test_numpy_oracle_agrees_with_reference_on_iupac():
