@@ -119,7 +119,7 @@ class KernelCall:
         if out_lv is None:
             out_lv = _no_levels(r_hi - r_lo)
         if self.device is not None:
-            return self.device(alpha, r_lo, r_hi, out_c, counters)
+            return self.device(alpha, r_lo, r_hi, out_c, counters, out_lv)
         job, m_end = self.job, alpha.shape[0]
         args_tail = (self.beta, self.offsets, self.K)
         if job.variant == "bitparallel" and "simd" in self.flags and self.K < 64:

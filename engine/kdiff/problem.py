@@ -161,7 +161,8 @@ class ScanProblem(ChunkedProblem):
         return ScanRunner(self.job, KernelCall(self.job, beta, offsets, abort))
 
     def worker_job(self, gpu: bool) -> Job:
-        # kdiff --all-k: GPU workers run the CPU kernels too (the CUDA ones know one k)
+        # kdiff --all-k: GPU workers run the CPU kernels too (a GPU worker takes cuda's default
+        # flags, whose neighbours bounds know one k)
         gpu = gpu and not self.job.params.get("all_k")
         self.task_job, self._worker_gpu = super().worker_job(gpu), gpu
         return self.task_job
