@@ -35,9 +35,12 @@ class KdiffAdapter(FamilyAdapter):
                        flags=sel.flags, strands=choice.params["strands"], threads=choice.threads,
                        count_comparisons=True, **choice.backend_options())
         if self.every_k:
+            # The neighbours flag only speeds up one k (its bounds are on one k's answers) and
+            # --all-k refuses it; the box asks for the landscape, so it runs without it.
+            every_k = dict(options, flags=frozenset(sel.flags) - {"neighbours"})
             try:  # every k up to k in the one scan, for the k slider (issue #33), where it runs
                 return kdiff.make_job(inputs["target"], inputs["background"], choice.params["k"],
-                                      all_k=True, **options)
+                                      all_k=True, **every_k)
             except ValueError:  # (a backend or form of one k; a bad input fails again below)
                 pass
         return kdiff.make_job(inputs["target"], inputs["background"], choice.params["k"],

@@ -125,3 +125,31 @@ def test_the_every_k_box_stays_in_reach_and_a_one_k_run_says_how_to_get_a_landsc
     page.refresh()
     assert view.widget.isVisible() and view.slider.isEnabled() and view.slider.value() == 3
     assert view.image.image.shape == (3, 3)
+
+
+
+def test_every_k_drops_the_neighbours_flag_instead_of_falling_back_to_one_k(monkeypatch):
+    """neighbours (CUDA's default) speeds up one k only and --all-k refuses it: with the box
+    ticked the run goes without it, instead of quietly falling back to a one-k run."""
+    from types import SimpleNamespace
+
+    from app.families.kdiff import KdiffAdapter
+    from engine import kdiff as engine_kdiff
+
+    calls = []
+
+    def make_job(target, background, k, **options):
+        calls.append(options)
+        if options.get("all_k") and "neighbours" in options["flags"]:
+            raise ValueError("kdiff --all-k does not run with the neighbours flag")
+        return options
+
+    monkeypatch.setattr(engine_kdiff, "make_job", make_job)
+    adapter = KdiffAdapter()
+    adapter.every_k = True
+    sel = SimpleNamespace(variant="bitparallel", backend="cuda", parallel=None,
+                          flags=frozenset({"neighbours", "word32"}))
+    choice = SimpleNamespace(selection=sel, params={"k": 3, "strands": "both"}, threads=2,
+                             backend_options=dict)
+    job = adapter.make_job({"target": "T", "background": "B"}, choice)
+    assert job.get("all_k") and job["flags"] == {"word32"}, calls
