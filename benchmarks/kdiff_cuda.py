@@ -5,6 +5,11 @@ W2s the first 4096 starts of W2 (same background and k): the flag ladder of the 
     Table 3, its Table 4 / Fig. 9 sweeps and the serial peer, which would take minutes on
     the whole of W2
 W4  all of lambda against all of E. coli 536, k = 5, both strands (the real primer job)
+W4k8 W4's inputs at k = 8: ``--all-k 8`` (every k in one scan, issue #33) against one run at
+    k = 8, both with --all-k's default cuda flags (word32: neighbours bounds one k's c(r))
+    and the one run with the cuda default (word32 + neighbours) too. Goal: all-k costs at
+    most 1.3x. Run on a GPU machine:
+    ``python -m benchmarks kdiff --backend cuda --workload W4k8``
 
 Every CUDA row names the device. Peers (CPU runs of the same workload, for the speed-ups)
 have names without a '/', so that ``--backend cuda`` keeps them. Rows say whether their
@@ -29,6 +34,7 @@ WORKLOADS = {
     "W2": (43_606, 241_494, 100, "forward"),
     "W2s": (4_096, 241_494, 100, "forward"),
     "W4": (None, None, 5, "both"),
+    "W4k8": (None, None, 8, "both"),
 }
 ALL_STUDY_FLAGS = ("opt3", "opt4", "opt5", "opt6")
 # Skip a study-faithful run whose predicted time (from the W2s rate) exceeds this.
@@ -49,9 +55,15 @@ RATIOS = (
           "W4: the default (word32 + neighbour bounds) vs word32 alone"),
     Ratio("W4", "bitparallel/cuda+neighbours+word32+word64", "bitparallel/cuda+neighbours+word32",
           None, "W4: with the 64-bit lanes pass too vs without it"),
+    # speed-up >= 1/1.3: --all-k 8 costs at most 1.3x the one run at k = 8 (issue #33)
+    Ratio("W4k8", "bitparallel/cuda+word32 all-k", "bitparallel/cuda+word32", round(1 / 1.3, 3),
+          "W4 --all-k 8 vs -k 8, same flags (goal: cost <= 1.3x)"),
+    Ratio("W4k8", "bitparallel/cuda+word32 all-k", "bitparallel/cuda+neighbours+word32", None,
+          "W4 --all-k 8 vs -k 8 with the cuda default flags"),
 )
 
 _profiles: dict = {}     # workload -> the first c(r) profile measured (the reference)
+_found: dict = {}        # workload -> the first run's candidates (an all-k row's reference)
 _rates: dict = {}        # (workload, variant, flags) -> best comparisons per second
 _comparisons: dict = {}  # workload -> comparisons of its last counted run
 
@@ -71,17 +83,24 @@ def _device() -> str:
 
 
 def _agrees(workload, result) -> bool | str:
+    """The c(r) profile against the workload's first run's; an all-k run's candidates at its
+    largest k against the first run's (its scan goes on past the one-k stop, so its profile
+    is longer)."""
+    found = [(c.target_id, c.start, c.end) for c in result.candidates]
+    if result.landscape is not None:
+        return found == _found[workload] if workload in _found else "no reference"
     profile = np.concatenate([result.profiles[t] for t in sorted(result.profiles)])
     if workload not in _profiles:
-        _profiles[workload] = profile
+        _profiles[workload], _found[workload] = profile, found
         return "reference"
     return bool(np.array_equal(_profiles[workload], profile))
 
 
-def _run(workload, variant, backend, flags=None, parallel=None, threads=None, counting=False, **cuda):
+def _run(workload, variant, backend, flags=None, parallel=None, threads=None, counting=False,
+         all_k=False, **cuda):
     target, background, k, strands = _inputs(workload)
     options = dict(variant=variant, backend=backend, flags=flags, parallel=parallel, threads=threads,
-                   strands=strands, count_comparisons=counting, **cuda)
+                   strands=strands, count_comparisons=counting, all_k=all_k, **cuda)
     # Warm-up: compiles (or loads) the kernels; the solve time below excludes it, as --json does.
     t0 = time.perf_counter()
     kdiff.solve([target[0].slice(0, 300)], [background[0].slice(0, 5000)], k, **options)
@@ -110,6 +129,7 @@ def _run(workload, variant, backend, flags=None, parallel=None, threads=None, co
 
 def _case(workload, variant, backend="cuda", flags=None, label="", **kw):
     name = f"{variant}/{backend}" + "".join("+" + f for f in sorted(flags or ())) + label
+    name += " all-k" if kw.get("all_k") else ""
     return Case("kdiff", workload, name, lambda: _run(workload, variant, backend, flags, **kw),
                 describe=f"k-difference primers on CUDA, {workload}")
 
@@ -196,5 +216,9 @@ def cases(opts) -> list[Case]:
         _case("W4", "bitparallel", flags=("neighbours", "word32", "word64")),
         Case("kdiff", "W4", "bitparallel/cuda CLI end to end", lambda: _cli("W4"),
              describe="primerscope kdiff lambda ecoli -k 5 --backend cuda (fresh process)"),
+        # W4k8: -k 8 first (the reference), then --all-k 8, then -k 8 with the cuda default
+        _case("W4k8", "bitparallel", flags=("word32",)),
+        _case("W4k8", "bitparallel", flags=("word32",), all_k=True),
+        _case("W4k8", "bitparallel", flags=("neighbours", "word32")),
     ]
     return out

@@ -259,7 +259,7 @@ class TaskGrid:
     def threads(self) -> int:
         return self.session.threads if self.session else 1
 
-    def chunks(self, records, strands: str, overlap: int) -> list:
+    def chunks(self, records, strands: str, overlap: int, gap_reach: int | None = None) -> list:
         """The chunk plan of a job's background (engine.streaming) that its tasks take: a CPU
         worker's chunks at most config.CLUSTER_CHUNK_BASES a strand (tasks short enough to
         spread over the workers and to stop soon on cancel); GPU workers' those a cuda job
@@ -269,7 +269,7 @@ class TaskGrid:
         from engine.streaming import Background
 
         bases = None if self.gpu else min(config.STREAM_CHUNK_BASES, config.CLUSTER_CHUNK_BASES)
-        return Background(records, strands, gpu=self.gpu).chunks(overlap, bases)
+        return Background(records, strands, gpu=self.gpu).chunks(overlap, bases, gap_reach)
 
     @property
     def window(self) -> int:

@@ -255,6 +255,21 @@ class Background:
             self._plans[key] = plan_chunks(self.lengths, overlap, chunk_bases, skips)
         return self._plans[key]
 
+    def plan_work(self, overlap: int, chunk_bases: int | None = None,
+                  max_edits: int | None = None) -> dict:
+        """What the plan of :meth:`chunks` reads, per strand: ``chunks``, ``pieces``,
+        ``bases`` (text read, leads included), ``lead_bases`` (read twice: the overlap),
+        ``skipped`` (columns no piece reads) and ``smallest_chunk`` (a task's least text):
+        the work a streamed job does, to compare plans without timing them."""
+        plan = self.chunks(overlap, chunk_bases, max_edits)
+        pieces = [p for c in plan for p in c.pieces]
+        bases = sum(len(p) for p in pieces)
+        owned_read = sum(p.end - max(p.own, p.start) for p in pieces)
+        return {"chunks": len(plan), "pieces": len(pieces), "bases": bases,
+                "lead_bases": bases - owned_read,
+                "skipped": int(self.lengths.sum()) - owned_read,
+                "smallest_chunk": min((c.bases for c in plan), default=0)}
+
     def gap_runs(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """Each record's gap runs (:func:`record_gap_runs`), found once."""
         if self._gap_runs is None:

@@ -122,7 +122,7 @@ class DaskTasks:
         self.grid.open()
         self.problem.task_seconds = config.CLUSTER_TASK_SECONDS
         chunks = self.grid.chunks(self.problem.records, self.problem.strands,
-                                  self.problem.overlap)
+                                  self.problem.overlap, self.problem.gap_reach)
         self._todo = iter(self.problem.tasks(chunks))
         self._next = next(self._todo, None)
 

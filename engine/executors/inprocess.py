@@ -55,7 +55,8 @@ class ChunkLoop:
                  threads: int | None):
         self.problem, self.background = problem, background
         self.abort, self.threads = abort, threads
-        self._todo = iter(problem.tasks(background.chunks(problem.overlap)))
+        self._todo = iter(problem.tasks(background.chunks(problem.overlap,
+                                                           max_edits=problem.gap_reach)))
         self.total = problem.total_units()
         self.done = 0
         self._before = 0  # units of the tasks finished

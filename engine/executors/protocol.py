@@ -85,6 +85,9 @@ class ChunkedProblem(ABC):
     ordered: bool = False
     strands: str = "forward"
     overlap: int = 0
+    #: the most gap bases a hit can hold (its edits): a streamed plan reads that many at each
+    #: end of a long assembly gap (engine.streaming.gap_skips); None: ``overlap``
+    gap_reach: int | None = None
     #: whether making the run (a text packed or uploaded, tables built) counts as solve time
     #: (kmismatch: yes; kdiff and edit count their kernels' time only)
     setup_is_solve_time: bool = False

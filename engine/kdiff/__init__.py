@@ -83,8 +83,9 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     scheduler's address (``tcp://HOST:PORT``; None or empty: a local cluster).
 
     ``all_k``: every k in 1..k at once (the result's ``landscape``), in the one scan at k.
-    The CPU kernels do it (on Dask too, and with a streamed background); the CUDA kernels
-    and the fine forms refuse by name.
+    The CPU kernels do it (on Dask too, and with a streamed background), and bitparallel
+    on CUDA (without flags: its default flags but neighbours); CUDA's conventional and
+    alternative, the neighbours flag and the fine forms refuse by name.
     """
     # The registry's rule for every parameter, as on the command line and in the GUI.
     checked = registry.check_params(SPEC, k=k, strands=strands, gap_min=gap_min,
@@ -99,6 +100,10 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     if not background:
         raise ValueError("no background records")
     sel = registry.resolve(SPEC, variant, backend, parallel, flags)
+    if all_k and flags is None and "neighbours" in sel.flags:
+        # the neighbours' bounds are on one k's c(r): the defaults but it
+        sel = registry.resolve(SPEC, sel.variant, sel.backend, sel.parallel,
+                               sel.flags - {"neighbours"})
     gap_min = gaps.resolve_gap_min(background, gap_min)  # (unset: a store background's own)
     target = tuple(gaps.as_background(target, gap_min))
     background = tuple(gaps.as_background(background, gap_min))
@@ -125,11 +130,16 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
 
 def _check_all_k(sel) -> None:
     """``all_k`` runs on the CPU kernels' serial and coarse forms, the background whole,
-    streamed in chunks or on Dask (its workers run the CPU kernels): the CUDA kernels and
-    the fine forms know one k only."""
-    if registry.on_gpu(sel.backend):
-        raise ValueError(f"kdiff --all-k does not run on the {sel.backend} backend "
-                         "(use serial, multicore or dask)")
+    streamed in chunks or on Dask (its workers run the CPU kernels), and on bitparallel's
+    CUDA kernels (engine/kdiff/cuda_bitparallel.py): CUDA's conventional and alternative
+    block kernels, the neighbours flag (bounds on one k's c(r)) and the fine forms know one
+    k only."""
+    if registry.on_gpu(sel.backend) and sel.variant != "bitparallel":
+        raise ValueError(f"kdiff --all-k does not run with --variant {sel.variant} on the "
+                         f"{sel.backend} backend (use bitparallel)")
+    if "neighbours" in sel.flags:
+        raise ValueError("kdiff --all-k does not run with the neighbours flag "
+                         "(drop --opt neighbours)")
     if sel.parallel in ("fine", "coarse+fine"):
         raise ValueError(f"kdiff --all-k does not run with --parallel {sel.parallel} "
                          "(use coarse)")

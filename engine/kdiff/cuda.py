@@ -79,6 +79,8 @@ class CudaSliceRunner:
         self.K = self.k - 1
         self.flags = frozenset(job.flags)
         self.counting = job.count_comparisons
+        #: kdiff --all-k: the lower levels (c at 0..K-1 edits), bitparallel only (make_job)
+        self.levels = self.K if job.params.get("all_k") else 0
         default_tpb = (config.KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK if job.variant == "bitparallel"
                        else config.KDIFF_CUDA_THREADS_PER_BLOCK)
         self.tpb = int(job.params.get("threads_per_block") or default_tpb)
@@ -87,7 +89,8 @@ class CudaSliceRunner:
         if job.variant == "bitparallel":
             from engine.kdiff.cuda_bitparallel import BitparallelDriver
 
-            self.driver = BitparallelDriver(self.dev, self.K, self.counting, self.flags)
+            self.driver = BitparallelDriver(self.dev, self.K, self.counting, self.flags,
+                                            self.levels)
         else:
             self.driver = None
             self.kernel = self._block_kernel()
@@ -111,17 +114,21 @@ class CudaSliceRunner:
             return self.driver.min_slice()
         return self.dev.resident_blocks(self.tpb)
 
-    def __call__(self, alpha, r_lo, r_hi, out_c, counters) -> int:
-        """Fill ``out_c[0:r_hi-r_lo]``; return how many starts are settled (the scan stops
-        after the first start whose whole suffix occurs; fewer when cancelled)."""
+    def __call__(self, alpha, r_lo, r_hi, out_c, counters, out_lv=None) -> int:
+        """Fill ``out_c[0:r_hi-r_lo]`` (and with levels ``out_lv``: starts x levels); return
+        how many starts are settled (the scan stops after the first start whose whole suffix
+        occurs, with levels within 0 edits; fewer when cancelled)."""
         m_end = alpha.shape[0]
         rs = np.arange(r_lo, r_hi, dtype=np.int64)
         if self.driver is not None:
-            cs = self.driver.run(alpha, rs, counters)
+            lv = np.empty((len(rs), self.levels), dtype=np.int64) if self.levels else None
+            cs = self.driver.run(alpha, rs, counters, lv)
             if cs is None:
                 return 0
             out_c[:len(rs)] = cs
-            full = np.flatnonzero(cs == m_end - rs)
+            if lv is not None:
+                out_lv[:len(rs)] = lv
+            full = np.flatnonzero((lv[:, 0] if lv is not None else cs) == m_end - rs)
             return int(full[0]) + 1 if len(full) else len(rs)
         return self._blocks(alpha, rs, counters, out_c)
 

@@ -59,7 +59,7 @@ from numba import uint64 as U  # unsigned indices: numba then skips the negative
 
 from engine import config
 from engine.gpu import imin, kernel_jit, register_cap
-from engine.kdiff.cuda_lanes import WORDS, LanesStage, TargetTables, named
+from engine.kdiff.cuda_lanes import WORDS, LanesStage, TargetTables, level_floors, named
 from engine.kdiff.neighbours import SliceBounds
 
 _ONE = np.uint64(1)
@@ -180,8 +180,31 @@ def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, belo
                     int64(j - j0) * int64(yy + 1) + int64(grown))
 
 
+@cuda.jit(device=True, inline=True)
+def probe_levels(pv, mv, top, ct, levels, mp):
+    """The lower levels of kdiff --all-k in one column: level t's c grows by one where row
+    c_t+1 scores <= t (Ukkonen, as for c at K). Its score is the sum of the vertical deltas
+    of rows 1..c_t+1 (the top row is 0), from the words of blocks 0..``top`` (those this
+    column computed: a row below them is inactive, > K >= t). The levels' rows only grow
+    downwards (c_0 <= c_1 <= ...), so one walk down the blocks scores them all."""
+    acc = int32(0)  # the deltas of the blocks above block b
+    b = int32(0)
+    for t in range(levels):
+        cv = ct[t]
+        if cv < mp:
+            rb = int32(cv >> 6)  # row cv+1 is bit cv & 63 of block cv >> 6
+            if rb <= top:
+                while b < rb:
+                    acc += int32(cuda.popc(pv[b])) - int32(cuda.popc(mv[b]))
+                    b += 1
+                rows = _ALL >> uint64(63 - (cv & 63))  # the block's rows down to row cv+1
+                d = acc + int32(cuda.popc(pv[rb] & rows)) - int32(cuda.popc(mv[rb] & rows))
+                if d <= t:
+                    ct[t] = int32(cv + 1)
+
+
 @lru_cache(maxsize=None)
-def chunk_kernel(words: int, registers: int = 255):
+def chunk_kernel(words: int, registers: int = 255, levels: int = 0):
     """The chunk kernel holding up to ``words`` blocks per thread in registers, or, for
     ``words == 0``, as many as the global arrays ``spv/smv`` of shape (capacity, threads)
     hold. Its registers are capped at ``registers``.
@@ -189,16 +212,24 @@ def chunk_kernel(words: int, registers: int = 255):
     The register tiers run their columns in stretches (:func:`run_stretch`), one code path
     for each count of live blocks, chosen again whenever the count changes; the words in
     global memory take the same steps in plain loops. All bookkeeping is 32-bit.
+
+    ``levels`` > 0 (kdiff --all-k, words in global memory only: a register stretch scores
+    only its last live block, and the lower levels' rows lie anywhere above it) also finds
+    c for 0..levels-1 edits (:func:`probe_levels`), into ``out_lv``; a thread then runs
+    until level 0 has found its whole suffix.
     """
+    assert not (levels and words), "levels run on the tier with words in global memory"
     NB = max(1, words)
     REG = words > 0
     CAP = registers
+    LV = levels
+    LVN = max(1, levels)  # (a local array is never empty)
 
     def kernel(table, beta, rs, nr, m_end, K, chunk_lo, chunk_hi, out_c, overflow, counters,
-               spv, smv):
-        # CAP is never 0: naming it puts the register cap in the kernel's closure, which
-        # numba's disk cache keys on (it ignores max_registers).
-        if CAP == 0:
+               spv, smv, out_lv):
+        # CAP and LVN are never 0: naming them puts the register cap and the levels in the
+        # kernel's closure, which numba's disk cache keys on (it ignores max_registers).
+        if CAP == 0 or LVN == 0:
             return
         tid = cuda.grid(1)
         block_steps = cuda.shared.array(1, int64)
@@ -229,7 +260,11 @@ def chunk_kernel(words: int, registers: int = 255):
                     mv[b] = _ZERO
             sy = int32(64 * (y + 1))  # block y's bottom row: D = its row in column -1
             over = False
-            done = c >= mp
+            ct = cuda.local.array(LVN, int32)  # c of each lower level
+            for t in range(LV):
+                ct[t] = imin(t, mp)
+            # the scan of a start ends when its whole suffix occurs (with levels: within 0 edits)
+            done = (ct[0] >= mp) if LV > 0 else (c >= mp)
             pb = int32(c >> 6)  # the probe: row c+1 is bit c & 63 of block c >> 6
             below = rows_below(c & 63)
             j = int32(chunk_lo[tid // nr])
@@ -322,6 +357,7 @@ def chunk_kernel(words: int, registers: int = 255):
                 sy = last
                 hit = pb == y and score_at(last, p, m, below) <= Kc  # as in run_stretch
                 keep = y
+                computed = y  # the last block this column computed (the levels' probes)
                 if last >= live:
                     keep = int32(0)
                     for i in range(y + 1):
@@ -348,16 +384,22 @@ def chunk_kernel(words: int, registers: int = 255):
                             if nxt == pb and score_at(v, p, m, below) <= Kc:
                                 hit = True
                             steps += 1
+                            computed = nxt
                 y = keep
-                if hit:
+                if hit and c < mp:  # (with levels the scan goes on past c = mp)
                     c = int32(c + 1)
                     pb = int32(c >> 6)
                     below = rows_below(c & 63)
                     done = c >= mp
+                if LV > 0:
+                    probe_levels(pv, mv, computed, ct, LV, mp)
+                    done = ct[0] >= mp
                 if over:
                     break
                 j = int32(j + 1)
             cuda.atomic.max(out_c, q, c)
+            for t in range(LV):
+                cuda.atomic.max(out_lv, (q, t), ct[t])
             if over:
                 overflow[q] = 1
         cuda.atomic.add(block_steps, 0, steps)
@@ -366,7 +408,8 @@ def chunk_kernel(words: int, registers: int = 255):
             cuda.atomic.add(counters, 0, block_steps[0])
 
     # Named tier4, tier8, ... or tier_global (ncu and the disk cache tell them apart by it).
-    return kernel_jit(registers)(named(kernel, f"tier{words}" if words else "tier_global"))
+    name = (f"tier{words}" if words else "tier_global") + (f"_levels{levels}" if levels else "")
+    return kernel_jit(registers)(named(kernel, name))
 
 
 class BitparallelDriver:
@@ -375,10 +418,13 @@ class BitparallelDriver:
 
     ``dev`` is the job's :class:`engine.kdiff.cuda.Device` (uploads, launches
     with clear errors, memory and occupancy figures); ``flags`` the job's flags.
+    ``levels`` (kdiff --all-k: c for 0..levels-1 edits besides K) go through the lanes
+    stages and the tiers with their words in global memory; the neighbours' bounds are on
+    one k's c(r), so a job with levels has no neighbours flag (engine.kdiff.make_job).
     """
 
-    def __init__(self, dev, K: int, counting: bool, flags=frozenset()):
-        self.dev, self.K, self.counting = dev, K, counting
+    def __init__(self, dev, K: int, counting: bool, flags=frozenset(), levels: int = 0):
+        self.dev, self.K, self.counting, self.levels = dev, K, counting, levels
         self.tables = TargetTables(dev)
         # The lanes stages (engine/kdiff/cuda_lanes.py) whose word can hold a candidate.
         self.lanes = [LanesStage(dev, K, w, self.tables) for w in WORDS
@@ -402,11 +448,11 @@ class BitparallelDriver:
         self._alpha = self._scratch = None
 
     def _kernel(self, words: int):
-        return chunk_kernel(words, register_cap(self.dev.threads_per_block))
+        return chunk_kernel(words, register_cap(self.dev.threads_per_block), self.levels)
 
-    @staticmethod
-    def _words(words: int) -> int:
-        return words if words <= config.KDIFF_CUDA_REGISTER_WORDS else 0
+    def _words(self, words: int) -> int:
+        """The tier kernel's register words (0: in global memory, always with levels)."""
+        return words if words <= config.KDIFF_CUDA_REGISTER_WORDS and not self.levels else 0
 
     # -- planning -------------------------------------------------------------------
     def plan(self, overlap: int, nr: int):
@@ -437,13 +483,16 @@ class BitparallelDriver:
         return max(1, math.ceil(self.dev.target_threads / chunks))
 
     # -- running --------------------------------------------------------------------
-    def run(self, alpha: np.ndarray, rs: np.ndarray, counters: np.ndarray) -> np.ndarray:
+    def run(self, alpha: np.ndarray, rs: np.ndarray, counters: np.ndarray,
+            lv: np.ndarray | None = None) -> np.ndarray:
         """c(r) for every r in ``rs`` (increasing, as the slices come), settled through the
-        lanes stages and the tiers (None when cancelled)."""
+        lanes stages and the tiers (None when cancelled). With levels, ``lv`` (starts x
+        levels) receives the lower levels."""
         K, m_end = self.K, alpha.shape[0]
         self._alpha = alpha  # the tiers' match words: self.tables.get(alpha, 64), when needed
         mps = m_end - rs
         c = np.minimum(K, mps).astype(np.int64)  # exact where known, else a lower bound
+        levels = level_floors(mps, self.levels)[:, :self.levels].astype(np.int64)
         if self.neighbours:
             bounds = SliceBounds(rs, c, np.zeros(len(rs), dtype=bool), mps,
                                  self._previous(alpha, rs))
@@ -455,15 +504,21 @@ class BitparallelDriver:
         else:
             todo = np.arange(len(rs))
             for stage in self.passes:
-                got = self._lanes(stage, alpha, rs[todo], counters)
-                # Outgrew the word: c >= word is then a proven lower bound.
+                part = levels[todo] if self.levels else None
+                got = self._lanes(stage, alpha, rs[todo], counters, lv=part)
+                # Outgrew the word: c >= word is then a proven lower bound (and the lower
+                # levels' maxima proven lower bounds of theirs).
                 out = (got >= stage.word) & (mps[todo] > stage.word)
                 c[todo] = got
+                if self.levels:
+                    levels[todo] = part
                 todo = todo[out]
                 if not len(todo):
                     break
-            if len(todo) and not self._ladder(rs, c, todo, m_end, mps, counters):
+            if len(todo) and not self._ladder(rs, c, todo, m_end, mps, counters, levels):
                 return None
+            if lv is not None:
+                lv[:] = levels
         self._adapt(c, mps)
         if len(rs):
             self._before = (alpha, int(rs[-1]), int(c[-1]))
@@ -476,9 +531,9 @@ class BitparallelDriver:
             return None
         return before[1], before[2]
 
-    def _lanes(self, stage, alpha, rs, counters, low=None, high=None) -> np.ndarray:
+    def _lanes(self, stage, alpha, rs, counters, low=None, high=None, lv=None) -> np.ndarray:
         cells = int(counters[0])
-        got = stage.run(alpha, rs, counters, low, high)
+        got = stage.run(alpha, rs, counters, low, high, lv)
         if self.counting:
             counters[1] += int(counters[0]) - cells  # one comparison per cell, as the tiers
         return got
@@ -514,18 +569,23 @@ class BitparallelDriver:
         scan(rest[~skip])
         return True
 
-    def _ladder(self, rs, c, pending, m_end, mps, counters) -> bool:
+    def _ladder(self, rs, c, pending, m_end, mps, counters, levels) -> bool:
         """Tiers of growing reach from ``self.first``, each re-running only the starts it could
-        not settle, then an exact tier sized to the longest suffix."""
+        not settle, then an exact tier sized to the longest suffix. ``levels`` (starts x
+        levels, lower bounds in) receives the lower levels."""
         K = self.K
         for index in range(self.first, len(self.tiers)):
             if self.dev.cancelled():
                 return False
             words, overlap = self.tiers[index]
+            lv = levels[pending]
             got, over, truncated = self._launch(rs[pending], c[pending], m_end, words, overlap,
-                                                counters)
+                                                counters, lv=lv)
             c[pending] = got
+            levels[pending] = lv
             unsure = over | (truncated & (got < mps[pending]) & (got + K >= overlap))
+            for t in range(self.levels):  # level t is exact when its occurrences fit the overlap
+                unsure |= truncated & (lv[:, t] < mps[pending]) & (lv[:, t] + t >= overlap)
             pending = pending[unsure]
             if not len(pending):
                 return True
@@ -533,9 +593,11 @@ class BitparallelDriver:
             return False
         # Exact tier: words for the longest suffix, an overlap past it, words in global memory.
         longest = int(mps[pending].max())
+        lv = levels[pending]
         got, _, _ = self._launch(rs[pending], c[pending], m_end, (longest + 63) // 64 + 1,
-                                 longest + K + 1, counters, exact=True)
+                                 longest + K + 1, counters, exact=True, lv=lv)
         c[pending] = got
+        levels[pending] = lv
         return True
 
     def _rounds(self, alpha, rs, bounds, counters) -> bool:
@@ -624,9 +686,10 @@ class BitparallelDriver:
                 return
         self.first = max(0, len(self.tiers) - 1)
 
-    def _launch(self, rs, c0, m_end, words, overlap, counters, exact=False):
+    def _launch(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=None):
         """One tier over ``rs`` (c0: their lower bounds); batched so that words kept in global
-        memory fit the budget. Returns (c found, overflowed, some chunk truncated)."""
+        memory fit the budget. Returns (c found, overflowed, some chunk truncated). With
+        levels, ``lv`` (starts x levels: their lower bounds) receives the levels found."""
         nr = len(rs)
         lo, hi, truncated = self.plan(overlap, nr)
         per_r = len(lo)
@@ -647,9 +710,10 @@ class BitparallelDriver:
             threads = n_part * per_r
             # c(r) and the overflow flags in one array: one copy back.
             results = np.concatenate([c0[part], np.zeros(n_part, np.int64)]).astype(np.int32)
-            rs_d, res_d, steps_d = self.dev.upload_many(
+            lv_part = lv[part] if self.levels else np.zeros((n_part, 1), np.int64)
+            rs_d, res_d, steps_d, lv_d = self.dev.upload_many(
                 "the starts and their results", rs[part].astype(np.int32), results,
-                np.zeros(2, np.int64))
+                np.zeros(2, np.int64), (lv_part, np.int32))
             if kernel_words:
                 spv = smv = self._no_scratch()
             else:
@@ -660,9 +724,11 @@ class BitparallelDriver:
             table = self.tables.get(self._alpha, 64)  # flat: one index a word
             self.dev.launch(kernel, blocks, tpb, 0, table.reshape(table.size), self.dev.beta,
                             rs_d, n_part, m_end, self.K, lo_d, hi_d, res_d[:n_part],
-                            res_d[n_part:], steps_d, spv, smv)
+                            res_d[n_part:], steps_d, spv, smv, lv_d)
             back = self.dev.fetch(res_d)
             got[part] = back[:n_part]
+            if self.levels:
+                lv[part] = self.dev.fetch(lv_d)
             over[part] = back[n_part:] != 0
             cells = 64 * int(self.dev.fetch(steps_d)[0])
             counters[0] += cells

@@ -22,6 +22,13 @@ the word: the host hands it on (to the 64-bit stage, or to the blocked tiers of
 ``cuda_bitparallel``); c >= W is then a proven lower bound, since a chunk's DP runs on a
 substring of its record and finds only real occurrences.
 
+**Lower levels** (``kdiff --all-k``: c for t = 0..L-1 edits besides c at K) probe their row
+c_t+1 in each column from the popcounts of the column's deltas above it (rows 1..c_t+1: D
+of the top row is 0), as cpu_lanes does; a lane then lives until level 0 has found its
+whole suffix, when the suffix fits the word (a lane that outgrew it is handed on whole, and
+the next stage or tier computes its levels again). Level t's occurrences span at most
+L + t <= W + K columns, so the chunks' overlap covers them and their max is exact too.
+
 The word operations keep their width (numba would widen uint32 arithmetic to 64 bits,
 two instructions each on the GPU): ``engine.bitops``' intrinsics, or plain numpy
 arithmetic at the operands' width under the CUDA simulator, which runs kernels as Python.
@@ -117,12 +124,16 @@ def overlap(K: int, word: int) -> int:
 
 
 @lru_cache(maxsize=None)
-def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255):
+def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, levels: int = 0):
     """The stage's kernel for words of ``word`` bits, ``per_thread`` starts a thread and
-    blocks of ``tpb`` (named lanes32 or lanes64)."""
+    blocks of ``tpb`` (named lanes32 or lanes64), with ``levels`` lower levels (kdiff --all-k;
+    named lanes32_levels3 ...)."""
     WT = _TYPES[word][0]
     W = word
     R = per_thread
+    LV = levels
+    LVN = max(1, levels)  # (a local array is never empty)
+    CTN = R * LVN  # (a local array's size is a constant of the closure, not an expression)
     SPAN = tpb * R
     SHARED = 16 * SPAN  # a compile-time constant: the shared array's size
     CAP = registers
@@ -133,9 +144,10 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255):
     EQS = COLS * R
     LIVE = uint32(1 << 30)
 
-    def lanes(table, beta, rs, nr, m_end, K, low, high, chunk_lo, chunk_hi, nrb, out_c, counters):
-        # W, CAP and SPAN in the closure: numba's disk cache keys on them.
-        if CAP == 0 or SPAN == 0 or W == 0:
+    def lanes(table, beta, rs, nr, m_end, K, low, high, chunk_lo, chunk_hi, nrb, out_c, counters,
+              out_lv):
+        # W, CAP, SPAN and LVN in the closure: numba's disk cache keys on them.
+        if CAP == 0 or SPAN == 0 or W == 0 or LVN == 0:
             return
         t = cuda.threadIdx.x
         chunk = cuda.blockIdx.x // nrb
@@ -157,14 +169,21 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255):
         dc = cuda.local.array(R, uint32)
         lim = cuda.local.array(R, uint32)
         eqs = cuda.local.array(EQS, WT)
+        ct = cuda.local.array(CTN, int32)  # c of each lower level
+        fits = cuda.local.array(R, int32)  # the suffix's length when it fits the word, else 0
         for i in range(R):
             q = base + t + i * tpb
             c0 = 0
             top = 0
+            mp = 0
             if q < nr:
                 c0 = low[q]
-                top = imin(imin(m_end - rs[q], W), high[q])
+                mp = m_end - rs[q]
+                top = imin(imin(mp, W), high[q])
             lim[i] = uint32(top)
+            fits[i] = int32(mp) if mp <= W else int32(0)
+            for v in range(LV):
+                ct[i * LVN + v] = int32(imin(v, mp))
             pv[i] = full
             mv[i] = zero
             if c0 < top:
@@ -222,20 +241,41 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255):
                                 c[i] = uint32(0)
                                 d = DONE
                         dc[i] = d
+                        for v in range(LV):  # the lower levels: row c_v+1 against v
+                            cv = ct[i * LVN + v]
+                            if cv < int32(lim[i]):
+                                rows = w_shr(full, WT(W - 1 - cv))  # rows 1..cv+1
+                                dv = int32(cuda.popc(w_and(pn, rows))) - int32(
+                                    cuda.popc(w_and(mn, rows)))
+                                if dv <= v:
+                                    ct[i * LVN + v] = cv + 1
             steps += (stop - j) * R
             j = stop
             live = False
             for i in range(R):
                 live = live | w_lt(dc[i], LIVE)
+                if LV > 0:  # (a lane whose suffix fits lives until level 0 has all of it)
+                    live = live | (ct[i * LVN] < fits[i])
             if not live:
                 break
         for i in range(R):
             q = base + t + i * tpb
             if q < nr:
                 cuda.atomic.max(out_c, q, int32(c[i]))
+                for v in range(LV):
+                    cuda.atomic.max(out_lv, (q, v), ct[i * LVN + v])
         cuda.atomic.add(counters, 0, steps)
 
-    return kernel_jit(registers)(named(lanes, f"lanes{word}"))
+    name = f"lanes{word}" + (f"_levels{levels}" if levels else "")
+    return kernel_jit(registers)(named(lanes, name))
+
+
+def level_floors(mps: np.ndarray, levels: int) -> np.ndarray:
+    """The lower levels' starting values, min(t, suffix length) for t = 0..levels-1 (rows
+    1..t are within t edits everywhere), as int32 starts x max(1, levels): the kernels'
+    atomic maxima start from them (one unused column without levels)."""
+    t = np.arange(max(1, levels), dtype=np.int64)
+    return np.minimum(t[None, :], np.asarray(mps, dtype=np.int64)[:, None]).astype(np.int32)
 
 
 class LanesStage:
@@ -247,8 +287,8 @@ class LanesStage:
         self.R = config.KDIFF_CUDA_LANES_PER_THREAD[word]
         self.tpb = config.KDIFF_CUDA_LANES_THREADS_PER_BLOCK
 
-    def kernel(self):
-        return lanes_kernel(self.word, self.R, self.tpb)
+    def kernel(self, levels: int = 0):
+        return lanes_kernel(self.word, self.R, self.tpb, 255, levels)
 
     def plan(self, nr: int) -> tuple[np.ndarray, np.ndarray]:
         """Chunks over every record, enough of them (with the blocks of starts) to fill the GPU."""
@@ -269,13 +309,16 @@ class LanesStage:
         return np.concatenate(los).astype(np.int32), np.concatenate(his).astype(np.int32)
 
     def run(self, alpha: np.ndarray, rs: np.ndarray, counters: np.ndarray,
-            low: np.ndarray | None = None, high: np.ndarray | None = None) -> np.ndarray:
+            low: np.ndarray | None = None, high: np.ndarray | None = None,
+            lv: np.ndarray | None = None) -> np.ndarray:
         """c(r) for the starts ``rs``; adds the cells (word-steps x word bits) to counters[0].
 
         ``low``/``high``, when given, are proven bounds on each c(r) (engine/kdiff/neighbours.py):
         a start's DP climbs from ``low`` instead of k (exact for any start value between k and
         c(r): rows above it are tracked as before) and is done on reaching ``high`` (then
-        c(r) = high)."""
+        c(r) = high). ``lv`` (starts x L), when given, receives the lower levels (kdiff
+        --all-k): exact where c(r) is (a start that outgrew the word has them to compute
+        again)."""
         table = self.tables.get(alpha, self.word)
         nr = rs.shape[0]
         lo, hi = self.plan(nr)
@@ -287,11 +330,16 @@ class LanesStage:
         c0 = c0.astype(np.int32)
         cap = (np.full(nr, self.word, np.int32) if high is None
                else np.minimum(high, self.word).astype(np.int32))
-        rs_d, low_d, cap_d, out_d, lo_d, hi_d, steps_d = self.dev.upload_many(
+        levels = 0 if lv is None else lv.shape[1]
+        lv0 = level_floors(alpha.shape[0] - rs, levels)
+        rs_d, low_d, cap_d, out_d, lo_d, hi_d, steps_d, lv_d = self.dev.upload_many(
             "the starts and chunk plan", rs.astype(np.int32), c0, cap, c0, lo, hi,
-            np.zeros(2, np.int64))
-        self.dev.launch(self.kernel(), nrb * lo.shape[0], self.tpb, 0, table, self.dev.beta, rs_d,
-                        nr, alpha.shape[0], self.K, low_d, cap_d, lo_d, hi_d, nrb, out_d, steps_d)
+            np.zeros(2, np.int64), lv0)
+        self.dev.launch(self.kernel(levels), nrb * lo.shape[0], self.tpb, 0, table, self.dev.beta,
+                        rs_d, nr, alpha.shape[0], self.K, low_d, cap_d, lo_d, hi_d, nrb, out_d,
+                        steps_d, lv_d)
         got = self.dev.fetch(out_d).astype(np.int64)
+        if levels:
+            lv[:] = self.dev.fetch(lv_d)
         counters[0] += self.word * int(self.dev.fetch(steps_d)[0])
         return got

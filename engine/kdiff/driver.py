@@ -21,7 +21,7 @@ from engine.columns import ColumnBuffer
 from engine.gaps import gap_runs, touches_gap
 from engine.jobs import Job
 from engine.kdiff.candidates import CandidateTable
-from engine.sequences import Record, concat_with_offsets, reverse_complement_record
+from engine.sequences import Record
 from engine.slices import Step
 
 
@@ -43,11 +43,21 @@ def _kernels(job: Job):
 
 def background_text(job: Job) -> tuple[np.ndarray, np.ndarray]:
     """The background records (and their reverse complements with both strands) as one
-    code array and its record offsets: matches never span two records."""
-    backgrounds = list(job.inputs["background"])
-    if job.params["strands"] == "both":
-        backgrounds += [reverse_complement_record(r) for r in job.inputs["background"]]
-    return concat_with_offsets(backgrounds)
+    code array and its segment offsets: matches never span two segments.
+
+    A segment is the stretch of a record between the insides of its long assembly gaps,
+    which are left out as streaming leaves them out (engine.streaming.gap_skips: a
+    candidate holds at most K gap bases, so K are kept at each gap end): the text is
+    streaming's plan as one chunk, read once. c(r) does not change; the gaps' bases
+    are not scanned."""
+    from engine.streaming import Background
+
+    background = Background(job.inputs["background"], job.params["strands"])
+    plan = background.chunks(0, max(1, int(background.lengths.sum())), job.params["k"] - 1)
+    if not plan:  # (no background base)
+        return np.zeros(0, dtype=np.uint8), np.zeros(1, dtype=np.int64)
+    text = background.text(plan[0])
+    return text.codes, text.offsets
 
 
 class KernelCall:
@@ -109,7 +119,7 @@ class KernelCall:
         if out_lv is None:
             out_lv = _no_levels(r_hi - r_lo)
         if self.device is not None:
-            return self.device(alpha, r_lo, r_hi, out_c, counters)
+            return self.device(alpha, r_lo, r_hi, out_c, counters, out_lv)
         job, m_end = self.job, alpha.shape[0]
         args_tail = (self.beta, self.offsets, self.K)
         if job.variant == "bitparallel" and "simd" in self.flags and self.K < 64:

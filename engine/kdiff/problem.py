@@ -122,6 +122,9 @@ class ScanProblem(ChunkedProblem):
         # The longest footprint of any candidate (m - r_lo + K would do for a range; one
         # overlap for every record keeps one chunk plan for all).
         self.overlap = max(len(t) for t in self.targets) + self.K
+        # A candidate holds at most K gap bases: the rest of a long gap is never read (not
+        # `overlap` bases at each end of every gap, 10 kb a gap for S1's 5 kb target).
+        self.gap_reach = self.K
         #: the job its tasks run (a Dask worker's, once known) and their time (sizes ranges)
         self.task_job = job
         self._worker_gpu = False
@@ -158,7 +161,8 @@ class ScanProblem(ChunkedProblem):
         return ScanRunner(self.job, KernelCall(self.job, beta, offsets, abort))
 
     def worker_job(self, gpu: bool) -> Job:
-        # kdiff --all-k: GPU workers run the CPU kernels too (the CUDA ones know one k)
+        # kdiff --all-k: GPU workers run the CPU kernels too (a GPU worker takes cuda's default
+        # flags, whose neighbours bounds know one k)
         gpu = gpu and not self.job.params.get("all_k")
         self.task_job, self._worker_gpu = super().worker_job(gpu), gpu
         return self.task_job

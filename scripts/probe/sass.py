@@ -35,7 +35,7 @@ if name.startswith("tier"):
     words = 0 if name == "tier_global" else int(name[4:])
     disp = chunk_kernel(words, register_cap(128))
     sig = (u64[::1], u8[::1], i32[::1], i64, i64, i64, i32[::1], i32[::1], i32[::1], i32[::1],
-           i64[::1], u64[:, ::1], u64[:, ::1])
+           i64[::1], u64[:, ::1], u64[:, ::1], i32[:, ::1])
     cap = register_cap(128)
 else:
     sys.exit(f"unknown kernel {name}")

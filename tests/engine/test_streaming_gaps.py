@@ -16,6 +16,7 @@ from engine import config, gaps, kdiff, store
 from engine.sequences import Record, decode, load
 from engine.streaming import Background, gap_skips, plan_chunks
 from tests.engine.edit.cuda_support import hit_rows, profile_rows
+from tests.engine.gap_cases import kdiff_expected, kdiff_rows
 from tests.strategies import examples
 
 BASES = np.array([1, 2, 4, 8], dtype=np.uint8)
@@ -198,3 +199,42 @@ def test_a_long_gap_is_not_read(fasta_and_store):
     assert 5000 <= read <= 5000 + 6 * overlap + n_pieces * overlap < 6000
     with_edits = Background([rec.with_gap_min(10)]).chunks(overlap, chunk_bases=1000, max_edits=3)
     assert sum(c.bases for c in with_edits) <= read
+
+
+def test_kdiff_reads_k_gap_bases_at_a_gap_end(fasta_and_store, monkeypatch):
+    """kdiff's candidates hold at most K = k-1 gap bases, so its text holds K gap bases at
+    each end of a long gap: in memory (not the whole gap), and streamed (not its overlap,
+    target length + K: 10 kb a gap for S1's 5 kb target), with the same answer as the
+    whole gapped text. Counted in the texts read (gap code 0)."""
+    from engine.kdiff.driver import background_text
+
+    rng = np.random.default_rng(11)
+    n = np.full
+    codes = np.concatenate([n(2_000, 15, np.uint8), BASES[rng.integers(0, 4, 3_000)],
+                            n(1_000, 15, np.uint8), BASES[rng.integers(0, 4, 2_000)],
+                            n(2_000, 15, np.uint8)])
+    from_fasta, (rec,) = fasta_and_store([("chr1", codes)])
+    target = [Record("t", np.concatenate([codes[2_100:2_160], BASES[rng.integers(0, 4, 140)]]))]
+    k = 3
+    want = kdiff_expected(target, [Record("chr1", codes)], k, 10)  # gaps as record breaks
+    # 6 gap ends (a skip stops short of the record's ends too), both strands, K bases each
+    most = 2 * 6 * (k - 1)
+    for background in (from_fasta, [rec]):
+        beta, _ = background_text(kdiff.make_job(target, background, k, backend="serial"))
+        assert int((beta == gaps.GAP_CODE).sum()) <= most
+        in_memory = kdiff.solve(target, background, k, backend="serial")
+        assert kdiff_rows(in_memory) == want
+    gap_bases = []
+    text = Background.text
+
+    def counted(self, chunk):
+        out = text(self, chunk)
+        gap_bases.append(int((out.codes == gaps.GAP_CODE).sum()))
+        return out
+
+    monkeypatch.setattr(Background, "text", counted)
+    _streaming(monkeypatch, 4_000)
+    got = kdiff.solve(target, [rec.with_gap_min(10)], k, backend="serial")
+    assert kdiff_rows(got) == want
+    assert got.profiles["t"].tolist() == in_memory.profiles["t"].tolist()
+    assert gap_bases and max(gap_bases) <= most

@@ -24,13 +24,14 @@ sys.setswitchinterval(1e-6)  # simulated threads hand the GIL over at every sync
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from engine import config  # noqa: E402
+from engine import config, kdiff  # noqa: E402
 from engine.kdiff import cuda as kcuda  # noqa: E402
 from engine.kdiff import cuda_bitparallel, cuda_lanes, neighbours  # noqa: E402
 from engine.kdiff.cuda import Device  # noqa: E402
 from engine.kdiff.reference import longest_prefix_within  # noqa: E402
 from engine.sequences import Record, reverse_complement  # noqa: E402
 from tests.engine.kdiff.cuda_sim_cases import _expected, _solve, small_gpu  # noqa: E402,F401
+from tests.engine.gap_cases import kdiff_expected  # noqa: E402
 from tests.strategies import codes, examples, mutate, random_codes  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
@@ -172,8 +173,8 @@ def _spy_stages(monkeypatch):
     calls = []
     original = cuda_lanes.LanesStage.run
 
-    def spy(self, alpha, rs, counters, low=None, high=None):
-        got = original(self, alpha, rs, counters, low, high)
+    def spy(self, alpha, rs, counters, low=None, high=None, lv=None):
+        got = original(self, alpha, rs, counters, low, high, lv)
         if alpha.shape[0] > 8:  # not the warm-up's
             calls.append((self.word, np.array(rs), np.array(got)))
         return got
@@ -214,8 +215,8 @@ def test_neighbours_settle_a_long_copy_with_few_scans(monkeypatch):
     launches = []
     original = cuda_bitparallel.BitparallelDriver._launch
 
-    def spy(self, rs, c0, m_end, words, overlap, counters, exact=False):
-        got, over, truncated = original(self, rs, c0, m_end, words, overlap, counters, exact)
+    def spy(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=None):
+        got, over, truncated = original(self, rs, c0, m_end, words, overlap, counters, exact, lv)
         launches.append((len(rs), words, exact, bool(over.any())))
         return got, over, truncated
 
@@ -257,9 +258,9 @@ def test_neighbours_across_slices_and_the_ladder(monkeypatch):
     rungs = []
     original = cuda_bitparallel.BitparallelDriver._launch
 
-    def spy(self, rs, c0, m_end, words, overlap, counters, exact=False):
+    def spy(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=None):
         rungs.append((words, overlap) in self.tiers)
-        return original(self, rs, c0, m_end, words, overlap, counters, exact)
+        return original(self, rs, c0, m_end, words, overlap, counters, exact, lv)
 
     monkeypatch.setattr(cuda_bitparallel.BitparallelDriver, "_launch", spy)
     befores = []
@@ -328,3 +329,80 @@ def test_tier_kernels_against_the_oracle(K, words):
         if overlap > m + K:  # c(r) > 64 x words needs a word more: flagged
             assert np.all(over[want > 64 * size]), (K, words)
     assert want.max() > 128 and (want < 64).any(), want  # long and short in one launch
+
+
+
+def _all_k_inputs(m, seed):
+    """Targets: ``m`` symbols with IUPAC codes, one holding a gap run, one of 2 symbols (K
+    past it). Backgrounds (both strands searched): a near-copy of the first m-1 target
+    symbols (one edit: at one edit its first start's length nears m, past 64 rows for
+    m = 65, at none it stays short) and a gap run; the target's tail reverse complemented
+    with two edits."""
+    rng = np.random.default_rng(seed)
+    alpha = random_codes(rng, m, iupac_rate=0.04)
+    first = np.concatenate([random_codes(rng, 3), mutate(rng, alpha[:m - 1], 1),
+                            np.full(6, 15, np.uint8), random_codes(rng, 3)])
+    second = reverse_complement(mutate(rng, alpha[m - 16:], 2))
+    gapped = np.concatenate([random_codes(rng, 3), np.full(6, 15, np.uint8), alpha[10:13]])
+    target = [Record("t", alpha), Record("gapped", gapped), Record("short", alpha[30:32].copy())]
+    return target, [Record("b1", first), Record("b2", second)]
+
+
+@pytest.mark.parametrize("flags,m,K", [({"word32", "word64"}, 65, 3), ({"word64"}, 64, 4),
+                                       (set(), 63, 3), ({"word32"}, 64, 1)],
+                         ids=lambda v: "+".join(sorted(v)) or "tiers" if isinstance(v, set)
+                         else str(v))
+def test_all_k_equals_the_oracle_at_every_k(flags, m, K):
+    """kdiff --all-k on cuda: at every k <= K the landscape's candidates are the oracle's
+    (a separate run's at that k), through the lanes stages (a length at the word's edge)
+    and the tiers (levels near and past 64 rows, words in global memory, chunks that cut a
+    level's occurrence so that its start runs again)."""
+    target, background = _all_k_inputs(m, m * 10 + K)
+    res = kdiff.solve(target, background, K, backend="cuda", flags=flags, all_k=True,
+                      gap_min=6)
+    assert res.info.backend == "cuda" and res.info.complete
+    land = res.landscape
+    assert len(land) == sum(len(t) for t in target)  # a row for every start
+    for k in land.k:
+        got = sorted((c.target_id, c.start, c.end) for c in land.candidates(k))
+        assert got == kdiff_expected(target, background, k, 6), (sorted(flags), k)
+
+
+def test_all_k_with_a_streamed_background():
+    """A background streamed through the device in chunks (engine.streaming): every level
+    merges as the max over the chunks, as on the CPU."""
+    from engine.streaming import Background
+
+    rng = np.random.default_rng(4)
+    alpha = random_codes(rng, 16, iupac_rate=0.05)
+    piece = mutate(rng, alpha[2:15], 1)
+    background = [Record("b", np.concatenate([random_codes(rng, 40), piece, random_codes(rng, 30)])),
+                  Record("s", piece[:5].copy())]
+    target = [Record("t", alpha)]
+    cpu = kdiff.solve(target, background, 3, backend="serial", all_k=True).landscape
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(config, "GPU_STREAM_BYTES", 90)
+        mp.setattr(config, "STREAM_OVERLAP_RATIO", 1)
+        assert not Background(background, "both", gpu=True).fits()
+        got = kdiff.solve(target, background, 3, backend="cuda", flags={"word32"},
+                          all_k=True).landscape
+    np.testing.assert_array_equal(got.lengths, cpu.lengths)
+    assert cpu.length_at(1).max() >= 8 and cpu.length_at(3).max() == 0  # the copy is found
+
+
+@settings(max_examples=examples(3), deadline=None)
+@given(alpha=codes(1, 40), texts=st.lists(codes(0, 30), min_size=1, max_size=2),
+       K=st.integers(1, 5), flags=st.sampled_from([{"word32"}, {"word64"}, set()]),
+       plant=st.integers(0, 10**6), strands=st.sampled_from(["both", "forward"]))
+def test_all_k_on_hypothesis_inputs(alpha, texts, K, flags, plant, strands):
+    """IUPAC codes, one or two background records with a planted near-copy of the target."""
+    rng = np.random.default_rng(plant)
+    a = plant % len(alpha)
+    texts = [_with_a_copy(rng, texts[0], alpha, a, 10 + plant % 30, plant % 2)] + texts[1:]
+    target = [Record("t", alpha)]
+    background = [Record(f"b{i}", t) for i, t in enumerate(texts)]
+    land = kdiff.solve(target, background, K, backend="cuda", flags=flags, strands=strands,
+                       all_k=True).landscape
+    for k in land.k:
+        got = sorted((c.target_id, c.start, c.end) for c in land.candidates(k))
+        assert got == kdiff_expected(target, background, k, 10**9, strands), (sorted(flags), k)

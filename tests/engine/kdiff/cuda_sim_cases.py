@@ -129,8 +129,8 @@ def test_bitparallel_tiers_overflow_and_reruns(monkeypatch):
 
     monkeypatch.setattr(cuda_bitparallel.BitparallelDriver, "__init__", from_the_first_tier)
 
-    def spy(self, rs, c0, m_end, words, overlap, counters, exact=False):
-        got, over, truncated = original(self, rs, c0, m_end, words, overlap, counters, exact)
+    def spy(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=None):
+        got, over, truncated = original(self, rs, c0, m_end, words, overlap, counters, exact, lv)
         calls.append((words, exact, int(over.sum()), truncated))
         return got, over, truncated
 
@@ -329,11 +329,14 @@ def test_bench_cases_run_on_tiny_workloads(monkeypatch):
     """The CUDA bench plumbing (peers, agreement, rates, sweeps) on simulator-sized workloads."""
     monkeypatch.setattr(cuda_bench, "WORKLOADS", {"W2": (14, 30, 3, "forward"),
                                                   "W2s": (12, 30, 3, "forward"),
-                                                  "W4": (10, 30, 2, "both")})
+                                                  "W4": (10, 30, 2, "both"),
+                                                  "W4k8": (12, 30, 3, "both")})
     monkeypatch.setattr(cuda_bench, "_profiles", {})
+    monkeypatch.setattr(cuda_bench, "_found", {})
     cases = [c for c in cuda_bench.cases(None) if "CLI" not in c.name]
     names = {c.name for c in cases}
-    assert "alternative/cuda+opt3+opt4+opt5+opt6 tpb=1024" in names and len(cases) == 23
+    assert "alternative/cuda+opt3+opt4+opt5+opt6 tpb=1024" in names and len(cases) == 26
+    assert "bitparallel/cuda+word32 all-k" in names  # W4k8: --all-k 8 against -k 8
     assert {"bitparallel/cuda", "bitparallel/cuda+word32", "bitparallel/cuda+neighbours+word32",
             "bitparallel/cuda+neighbours+word32+word64"} <= names  # W4: none, before, after
     for ratio in cuda_bench.RATIOS:

@@ -83,8 +83,8 @@ def test_stages_on_a_stretch_shared_with_the_background(shared_stretch, flags, m
     settled64 = []
     original = cuda_lanes.LanesStage.run
 
-    def spy(self, alpha, rs, counters, low=None, high=None):
-        got = original(self, alpha, rs, counters, low, high)
+    def spy(self, alpha, rs, counters, low=None, high=None, lv=None):
+        got = original(self, alpha, rs, counters, low, high, lv)
         if alpha.shape[0] > 8:
             given[self.word] += len(rs)
             if self.word == 64:
@@ -204,3 +204,31 @@ def test_bitparallel_words_live_in_registers(real_inputs):
         values = list(local.values()) if isinstance(local, dict) else [local]
         assert values and all(v == 0 for v in values), (words, local)
 
+
+
+@pytest.mark.parametrize("flags", [None, {"word32"}, {"word32", "word64"}, {"word64"}, set()],
+                         ids=lambda f: "default" if f is None else "+".join(sorted(f)) or "tiers")
+def test_all_k_equals_separate_runs_on_real_data(real_inputs, flags):
+    """kdiff --all-k 5 on the GPU: every k's candidates are a separate cuda run's at that k,
+    and the lengths are the multicore landscape's."""
+    target, background = real_inputs
+    got = kdiff.solve(target, background, 5, backend="cuda", flags=flags, all_k=True)
+    assert got.info.complete and got.info.backend == "cuda"
+    if flags is None:  # the default flags but neighbours (bounds on one k's c(r))
+        assert "neighbours" not in got.info.flags and "word32" in got.info.flags
+    cpu = kdiff.solve(target, background, 5, backend="multicore", all_k=True).landscape
+    np.testing.assert_array_equal(got.landscape.lengths, cpu.lengths)
+    for k in range(1, 6):
+        alone = kdiff.solve(target, background, k, backend="cuda")
+        assert got.landscape.candidates(k) == alone.candidates, k
+
+
+def test_all_k_long_candidates_in_the_global_tiers(lambda_record, ecoli_record):
+    """A stretch of lambda planted in the background: levels in the thousands of rows, which
+    the global-memory tier walks block by block."""
+    target = [lambda_record.slice(29_000, 31_000)]
+    background = [ecoli_record.slice(0, 200_000), lambda_record.slice(29_500, 30_800)]
+    want = kdiff.solve(target, background, 4, backend="multicore", all_k=True).landscape
+    got = kdiff.solve(target, background, 4, backend="cuda", all_k=True).landscape
+    assert want.lengths.max() > 1000
+    np.testing.assert_array_equal(got.lengths, want.lengths)

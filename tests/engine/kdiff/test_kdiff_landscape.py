@@ -95,7 +95,10 @@ def test_real_data_row_and_diagonal_variants(msx2_records, combo):
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"backend": "cuda"}, "kdiff --all-k does not run on the cuda backend"),
+    ({"backend": "cuda", "variant": "alternative"},
+     "kdiff --all-k does not run with --variant alternative on the cuda backend"),
+    ({"backend": "cuda", "flags": {"word32", "neighbours"}},
+     "kdiff --all-k does not run with the neighbours flag"),
     ({"backend": "multicore", "variant": "conventional", "parallel": "fine"},
      "kdiff --all-k does not run with --parallel fine"),
 ])
@@ -109,6 +112,21 @@ def test_refusals_name_what_cannot(monkeypatch, options, message):
             kdiff.make_job(load("ACGT"), load("ACGA"), 2, all_k=True, **options)
     finally:
         registry.backend_status.cache_clear()  # (the next asker sees the real machine)
+
+
+def test_cuda_defaults_drop_neighbours(monkeypatch):
+    """Without --opt, cuda's --all-k runs bitparallel with its default flags but neighbours."""
+    from engine import registry
+
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")  # (so that cuda is a backend here)
+    registry.backend_status.cache_clear()
+    try:
+        job = kdiff.make_job(load("ACGT"), load("ACGA"), 2, all_k=True, backend="cuda")
+        plain = kdiff.make_job(load("ACGT"), load("ACGA"), 2, backend="cuda")
+    finally:
+        registry.backend_status.cache_clear()
+    assert job.variant == "bitparallel" and "neighbours" in plain.flags
+    assert set(job.flags) == set(plain.flags) - {"neighbours"}
 
 
 def test_to_pandas_and_rows():
