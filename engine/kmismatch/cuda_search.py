@@ -85,8 +85,10 @@ _LOW16 = np.uint64(0xFFFF)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _FULL = np.uint32(0xFFFFFFFF)
 # A tile's shared scalars: where its hits start (-1: no room), how many of its first windows
-# surely count, the end of its first window's record.
-_BASE, _LIM, _END = range(3)
+# surely count, the end of its first window's record. Named apart from the hit status's _BASE
+# below: kernels read module globals once the whole module ran, so the shared name made a
+# tile's base land on its record end, which block-thread's other threads may still read.
+_TILE_BASE, _LIM, _END = range(3)
 _SCALARS = 3
 #: s(c) of the pair layout in nibble c: s(A=1) = 0, s(C=2) = 1, s(G=4) = 14, s(T=8) = 15.
 PAIR_SWIZZLE = 0xF000E0100
@@ -267,11 +269,11 @@ def tile_start(tile, run, per_tile, regular, counters, spill_cap, group_sums, gr
     records the tile (``tile_place``); only a tile whose hits outgrow its region (rare, and
     the same answer in every thread) waits at a barrier for thread 0's place."""
     if cuda.threadIdx.x == 0:
-        scal[_BASE] = tile_place(tile, int64(run), per_tile, regular, counters, spill_cap,
-                                 group_sums, group_shift, tile_base, tile_hits)
+        scal[_TILE_BASE] = tile_place(tile, int64(run), per_tile, regular, counters, spill_cap,
+                                      group_sums, group_shift, tile_base, tile_hits)
     if run > per_tile:
         cuda.syncthreads()
-        return scal[_BASE]
+        return scal[_TILE_BASE]
     return tile * per_tile
 
 
@@ -712,10 +714,10 @@ def block_thread_kernel():
                     counts[c_at + i] = hits
                     run += hits
             if t == 0:  # thread 0 knows every count: it places the tile itself
-                scal[_BASE] = tile_place(tile, run, per_tile, regular, counters, spill_cap,
-                                         group_sums, group_shift, tile_base, tile_hits)
+                scal[_TILE_BASE] = tile_place(tile, run, per_tile, regular, counters, spill_cap,
+                                              group_sums, group_shift, tile_base, tile_hits)
             cuda.syncthreads()
-            base = scal[_BASE]
+            base = scal[_TILE_BASE]
             if base >= 0:
                 at = base
                 for i in range(C):  # the windows with hits, in order (a uniform loop)

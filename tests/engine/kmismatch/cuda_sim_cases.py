@@ -416,6 +416,19 @@ def test_patterns_of_63_64_and_65_symbols(method):
     same_as_the_cpu(res, text, pats, 4)
 
 
+def test_block_thread_blocks_take_tiles_across_many_record_ends():
+    """block-thread's blocks take tiles in turn (32 blocks here: the simulator's device has
+    one SM). 30 records of 10-12 symbols, the pattern at each start, make 66 tiles of 5
+    windows, many ending in windows that cross a record end: thread 0 places such a tile
+    while the other threads may still be checking those windows against the record end."""
+    rng = np.random.default_rng(1)
+    pat = random_codes(rng, 6)
+    text = records([np.concatenate([pat, random_codes(rng, 4 + i % 3)]) for i in range(30)], "t")
+    assert sum(len(r) for r in text) > 2 * 32 * config.KMISMATCH_CUDA_BLOCK_THREAD_WINDOWS
+    res = check("block-thread", text, [Record("p", pat)], 1)
+    assert len(res.hits) >= 30
+
+
 @pytest.mark.parametrize("method", ["shared-mem", "pair-tile"])
 def test_no_hits_at_all(method):
     """An empty result: no hit columns copied, zero counts, the table and writers work."""

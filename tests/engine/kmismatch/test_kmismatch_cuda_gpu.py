@@ -174,6 +174,35 @@ def test_multi_record_text_with_short_records(lambda_record, ecoli_record):
         _same(kmismatch.solve(patterns, text, 5, variant=method, backend="cuda"), want, method)
 
 
+def _pattern_at_every_record_start(lambda_record, ecoli_record, records, length):
+    """``records`` records of a lambda pattern (40 or 65 symbols, one symbol changed in every
+    third) and 200-299 E. coli symbols: hits at every record start, right after the windows
+    that cross the previous record's end."""
+    patterns = _windows(lambda_record, 40, 2, 11) + _windows(lambda_record, 65, 2, 12)
+    rng = np.random.default_rng(13)
+    text = []
+    for i in range(records):
+        head = patterns[i % len(patterns)].codes.copy()
+        if i % 3 == 0:
+            head[int(rng.integers(0, len(head)))] = 1 << int(rng.integers(0, 4))
+        at = int(rng.integers(0, len(ecoli_record) - 300))
+        tail = ecoli_record.codes[at:at + length + i % 100]
+        text.append(Record(f"r{i}", np.concatenate([head, tail])))
+    return text, patterns
+
+
+def test_blocks_that_take_several_tiles_across_record_ends(lambda_record, ecoli_record):
+    """4000 records (about 1.2 M windows) are more tiles than block-thread's 32 blocks an SM
+    take at once, so its blocks take tiles in turn; patterns of 40 and 65 symbols make
+    blocks of two and three warps, where thread 0 places a tile while other warps may still
+    be checking its last windows against the record end (they once shared a scalar)."""
+    text, patterns = _pattern_at_every_record_start(lambda_record, ecoli_record, 4000, 200)
+    want = kmismatch.solve(patterns, text, 3, variant="pmasm", backend="multicore")
+    assert len(want.hits) >= 4000
+    for method in METHODS:
+        _same(kmismatch.solve(patterns, text, 3, variant=method, backend="cuda"), want, method)
+
+
 def test_out_of_memory_and_launch_failures_leave_everything_usable(mixed, mixed_cpu):
     from numba import cuda
 
