@@ -24,7 +24,7 @@ import zlib
 from pathlib import Path
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine import store
@@ -215,9 +215,18 @@ def fuzz_twobit_truncations() -> int:
         return len(cuts)
 
 
+def _upper(raw: bytes) -> str:
+    """Biopython's 2bit reader, upper-cased. It lowers a base by adding 32 once per mask block
+    over it, so where a changed header makes two blocks overlap it leaves bytes past 'z' (0x81
+    for 'A'); a base is its letter modulo 32 (the store reads overlapping blocks as their
+    union, as twoBitToFa does)."""
+    return bytes(0x41 + (b - 0x41) % 32 for b in raw).decode("ascii")
+
+
 @settings(deadline=None)
 @given(at=st.integers(0, 200), value=st.integers(0, 255),
        word=st.one_of(st.none(), st.integers(0, 2**32 - 1)))
+@example(at=91, value=9, word=None)  # chr1's mask blocks overlap (CI, stop 36)
 def fuzz_twobit_header(at, value, word):
     """A changed byte (or 32-bit word) in the header, the index or a record's counts."""
     with tempfile.TemporaryDirectory() as folder:
@@ -240,7 +249,7 @@ def fuzz_twobit_header(at, value, word):
         from Bio import SeqIO
 
         with open(source, "rb") as fh:
-            theirs = [(r.id, str(r.seq).upper()) for r in SeqIO.parse(fh, "twobit")]
+            theirs = [(r.id, _upper(bytes(r.seq))) for r in SeqIO.parse(fh, "twobit")]
         assert [(g[0], g[1]) for g in got] == theirs, (at, value, word, got, theirs)
 
 
