@@ -757,6 +757,17 @@ def iter_solve(job, cancel=None):
             # after them can be returned unless an unknown one fails: verify those, and repeat.
             # Overlapping tiles propose a pair twice: it counts once.
             pending, pending_excl, lookup, good = [], [], {}, []
+
+            def ask(primers, known, queue) -> bool:
+                """Queue the primers (key, oligo) that ``known`` has no verdict for, once
+                each; whether any had none (the pair is then unknown)."""
+                todo = [(key, o) for key, o in primers if key not in known]
+                for key, o in todo:
+                    if key not in lookup:
+                        lookup[key] = o
+                        queue.append(key)
+                return bool(todo)
+
             unknown = 0
             new_bad = False
             walked = set()
@@ -771,13 +782,8 @@ def iter_solve(job, cancel=None):
                 if (lk, rk) in bad_pairs or any(verdict.get(key, True) is not True
                                                 for key in (lk, rk)):
                     continue
-                todo = [(key, o) for key, o in ((lk, left), (rk, right)) if key not in sites_of]
-                if todo:   # inclusivity unknown
+                if ask(((lk, left), (rk, right)), sites_of, pending):  # inclusivity unknown
                     unknown += 1
-                    for key, o in todo:
-                        if key not in lookup:
-                            lookup[key] = o
-                            pending.append(key)
                     continue
                 products = products_of(lk, rk)
                 covered = sum(p is not None for p in products)
@@ -789,13 +795,9 @@ def iter_solve(job, cancel=None):
                         if p is None:
                             missing_products[names[gi]] += 1
                     continue
-                todo = [(key, o) for key, o in ((lk, left), (rk, right)) if key not in verdict]
-                if todo:   # covers enough genomes; exclusivity unknown
+                # covers enough genomes; exclusivity unknown
+                if ask(((lk, left), (rk, right)), verdict, pending_excl):
                     unknown += 1
-                    for key, o in todo:
-                        if key not in lookup:
-                            lookup[key] = o
-                            pending_excl.append(key)
                     continue
                 rec = ref_records[clusters[ci].record]
                 good.append(GroupPair(
