@@ -421,8 +421,9 @@ def iter_solve(job, cancel=None):
     import dataclasses
     import math
 
-    from engine import edit, gaps
+    from engine import edit, gaps, registry
     from engine.jobs import CancelToken, now
+    from engine.primers import group_exclusion as gx
     from engine.primers import group_seeds as gs
     from engine.primers import pcr
     from engine.primers.pairs import _in_child, best_pairs
@@ -684,21 +685,59 @@ def iter_solve(job, cancel=None):
         return True
 
     def _exclusivity(keys, lookup):
-        prims = [Record(str(i), encode(lookup[key].sequence)) for i, key in enumerate(keys)]
+        """Which of these primers lie within k-1 edits of an exclusion background: on this
+        process's CPU by the pigeonhole filter (engine.primers.group_exclusion), exact; the
+        edit search for the primers the filter cannot judge, or on another backend."""
+        codes = [encode(lookup[key].sequence) for key in keys]
         t1 = now()
-        ejob = edit.make_job(prims, excl_records, mode="search", k=k - 1,
-                             strands="both", report="hits", align=False, profile=False,
-                             backend=job.backend, threads=job.threads,
-                             scheduler=job.params["scheduler"], gap_min=gap_min)
-        found = yield from pcr.relabel(edit.iter_solve(ejob, cancel),
-                                       f"exclusivity: {len(keys)} primers at {k - 1} edits "
-                                       f"in {len(exclude)} backgrounds (round {rounds})")
-        pcr.absorb(meter, found.info)
+        hit_pattern, hit_record = [], []
+        if registry.on_cpu(job.backend):
+            quick = [j for j, c in enumerate(codes) if gx.usable(c, k - 1)]
+        else:
+            quick = []
+        if quick:
+            label = (f"exclusivity: {len(quick)} primers at {k - 1} edits in {len(exclude)} "
+                     f"backgrounds, seeded (round {rounds})")
+            yield meter.progress(0, 1, message=label, partial=result(False))
+            gen = gx.iter_hits([codes[j] for j in quick], excl_records, k - 1,
+                               meter.threads or 1, cancel)
+            t2 = now()
+            while True:
+                try:
+                    done, all_bases = next(gen)
+                except StopIteration as stop:
+                    found = stop.value
+                    break
+                if now() - t2 > 0.5:   # (a progress line every half second)
+                    t2 = now()
+                    yield meter.progress(done, all_bases, message=label, partial=result(False))
+            meter.elapsed += now() - t1
+            if found is None:
+                stages["exclusivity"] += now() - t1
+                return False
+            rec, pat = np.nonzero(found)
+            hit_pattern.append(np.asarray(quick, dtype=np.int64)[pat])
+            hit_record.append(rec.astype(np.int64))
+        rest = [j for j in range(len(keys)) if j not in set(quick)]
+        if rest:
+            prims = [Record(str(i), codes[j]) for i, j in enumerate(rest)]
+            ejob = edit.make_job(prims, excl_records, mode="search", k=k - 1,
+                                 strands="both", report="hits", align=False, profile=False,
+                                 backend=job.backend, threads=job.threads,
+                                 scheduler=job.params["scheduler"], gap_min=gap_min)
+            found = yield from pcr.relabel(edit.iter_solve(ejob, cancel),
+                                           f"exclusivity: {len(rest)} primers at {k - 1} edits "
+                                           f"in {len(exclude)} backgrounds (round {rounds})")
+            pcr.absorb(meter, found.info)
+            if not found.info.complete:
+                stages["exclusivity"] += now() - t1
+                return False
+            hit_pattern.append(np.asarray(rest, dtype=np.int64)[
+                np.asarray(found.hits.pattern, dtype=np.int64)])
+            hit_record.append(np.asarray(found.hits.record, dtype=np.int64))
         stages["exclusivity"] += now() - t1
-        if not found.info.complete:
-            return False
-        hit_pattern = np.asarray(found.hits.pattern, dtype=np.int64)
-        hit_record = np.asarray(found.hits.record, dtype=np.int64)
+        hit_pattern = np.concatenate(hit_pattern) if hit_pattern else np.zeros(0, np.int64)
+        hit_record = np.concatenate(hit_record) if hit_record else np.zeros(0, np.int64)
         for j, key in enumerate(keys):
             where = hit_record[hit_pattern == j]
             if len(where):
