@@ -422,7 +422,7 @@ def iter_solve(job, cancel=None):
     import math
 
     from engine import edit, gaps, registry
-    from engine.jobs import CancelToken, now
+    from engine.jobs import CancelToken, Progress, now
     from engine.primers import group_exclusion as gx
     from engine.primers import group_seeds as gs
     from engine.primers import pcr
@@ -459,8 +459,11 @@ def iter_solve(job, cancel=None):
         return GroupResult(info, k, settings, names, tuple(g.name for g in exclude), ref.name,
                            tuple(accepted), conservation, tuple(diagnosis), dict(stages), complete)
 
-    def progress(done, message):
-        return meter.progress(done, total, message=message, partial=result(False))
+    def progress(done, message, of=None):
+        """A Progress of the group's own stages: no DP cells counted (the bar shows no rate;
+        the searches' own Progress, relabelled, shows theirs)."""
+        return Progress(done, of or total, 0, 0, meter.elapsed, message=message,
+                        partial=result(False))
 
     # 1. seeds ---------------------------------------------------------------------------
     t0 = now()
@@ -555,6 +558,35 @@ def iter_solve(job, cancel=None):
                      f"bases a round")
     ref_texts = [r.text for r in ref_records]   # (decoded once: .text decodes the record)
 
+    def in_children(texts):
+        """Primer3's lists for the texts, in one child process per thread at once (Primer3
+        is single-threaded), the texts shared out by length; None after a cancel."""
+        workers = max(1, min(meter.threads or 1, len(texts)))
+        sizes = np.cumsum([len(t) for t in texts])
+        cuts = [0] + [int(np.searchsorted(sizes, sizes[-1] * w / workers)) + 1
+                      for w in range(1, workers)] + [len(texts)]
+        parts = [texts[a:b] for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+        gens = [_in_child(_propose, (part, design), cancel,
+                          lambda: progress(20, "Primer3: primers in the tiles")) for part in parts]
+        answers: list = [None] * len(gens)
+        try:
+            live = list(range(len(gens)))
+            while live:
+                for i in list(live):
+                    try:
+                        p = next(gens[i])
+                    except StopIteration as stop:
+                        if stop.value is None:
+                            return None
+                        answers[i] = stop.value
+                        live.remove(i)
+                        continue
+                    yield p
+        finally:
+            for g in gens:
+                g.close()
+        return [lists for answer in answers for lists in answer]
+
     def propose(batch):
         """Primer3 in these tiles, cut where a primer would hold an exclusion genome's
         17-mer: one cluster (template, oligos in its coordinates) per tile."""
@@ -573,8 +605,7 @@ def iter_solve(job, cancel=None):
         texts = [template_text(ref_texts[batch[ti][0]][lo:hi]) for ti, lo, hi in pieces]
         if not texts:
             return []
-        lists = yield from _in_child(_propose, (texts, design), cancel,
-                                     lambda: progress(20, "Primer3: primers in the tiles"))
+        lists = yield from in_children(texts)
         if lists is None:
             return None
         mine = [({}, {}) for _ in batch]
@@ -698,7 +729,7 @@ def iter_solve(job, cancel=None):
         if quick:
             label = (f"exclusivity: {len(quick)} primers at {k - 1} edits in {len(exclude)} "
                      f"backgrounds, seeded (round {rounds})")
-            yield meter.progress(0, 1, message=label, partial=result(False))
+            yield progress(0, label, 1)
             gen = gx.iter_hits([codes[j] for j in quick], excl_records, k - 1,
                                meter.threads or 1, cancel)
             t2 = now()
@@ -710,7 +741,7 @@ def iter_solve(job, cancel=None):
                     break
                 if now() - t2 > 0.5:   # (a progress line every half second)
                     t2 = now()
-                    yield meter.progress(done, all_bases, message=label, partial=result(False))
+                    yield progress(done, label, all_bases)
             meter.elapsed += now() - t1
             if found is None:
                 stages["exclusivity"] += now() - t1
