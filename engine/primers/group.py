@@ -12,9 +12,10 @@ A **group pair** (issue #30) is a primer pair for which both hold:
 Pairs are ranked by Primer3's pair penalty on the reference inclusion genome, under the
 settings of ``primerscope pairs``.
 
-Every reported pair is verified exactly (pcr over every inclusion genome, the edit search
-at k-1 over every exclusion background, both strands, batched: one search for all the
-primers of a round). What is *not* exhaustive is which primers Primer3 is asked about (the
+Every reported pair is verified exactly (pcr over every inclusion genome; exclusivity at
+k-1 edits over every exclusion background, both strands, batched: one pass for all the
+primers of a round, by a pigeonhole seed filter whose seeds are verified by Myers' scan,
+engine.primers.group_exclusion, or by the edit search where that filter does not apply). What is *not* exhaustive is which primers Primer3 is asked about (the
 shortlist), so a valid pair can be missing when:
 
 - a primer lies where fewer than ``min_coverage`` of the inclusion genomes share an exact
@@ -284,14 +285,14 @@ def write_bed(result: GroupResult, fh) -> None:
 #      surely within k-1 edits of it: see the module docstring's heuristics);
 #   3. pairs best penalty first (engine.primers.pairs.best_pairs); the primers of the best
 #      pairs are verified a batch at a time: inclusivity by in-silico PCR (engine.primers.pcr)
-#      over every inclusion genome, exclusivity by the edit search at k-1, both strands,
-#      over every exclusion background; a pair counts once its primers pass and its products
+#      over every inclusion genome, exclusivity at k-1 edits, both strands, over every
+#      exclusion background (engine.primers.group_exclusion: exact, seeded); a pair counts once its primers pass and its products
 #      cover ``min_coverage`` of the inclusion genomes. Rounds repeat until the best
 #      ``num_return`` pairs are all verified.
 
-#: Primers verified together at least: one edit search reads every background once for all of
-#: them (16 primer strands an AVX-512 instruction), and its cost grows with their number, so
-#: a round asks only about the primers of the best pairs still unverified.
+#: Primers verified together at least: one exclusivity pass reads every background once for
+#: all of them, whatever their number (seeded: ~1 CPU-s per 200 Mb), so a round asks only
+#: about the primers of the best pairs still unverified.
 VERIFY_BATCH = 16
 
 #: A round's new primers are all verified at once when there are at most this many (small
