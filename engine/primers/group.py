@@ -694,18 +694,58 @@ def iter_solve(job, cancel=None):
         ok = yield from _exclusivity(keys, lookup)
         return ok
 
+    def seeded(gen, label):
+        """Progress (a line at the start, then every half second) of a group_exclusion pass
+        that yields (bases read, bases in all); return its value."""
+        yield progress(0, label, 1)
+        t2 = now()
+        while True:
+            try:
+                done, all_bases = next(gen)
+            except StopIteration as stop:
+                return stop.value
+            if now() - t2 > 0.5:
+                t2 = now()
+                yield progress(done, label, all_bases)
+
     def _inclusivity(keys, lookup):
+        """Each primer's sites in the inclusion genomes (pcr at J edits, the 3' rule). On
+        this process's CPU, pcr reads only the windows where the pigeonhole seeds of
+        engine.primers.group_exclusion put a site (every site lies whole in one, with
+        context): the same sites as over the whole genomes."""
         prims = [Record(str(i), encode(lookup[key].sequence)) for i, key in enumerate(keys)]
         t1 = now()
-        search = pcr.search_job(prims, incl_records, settings.include_edits, backend=job.backend,
-                                threads=job.threads, scheduler=job.params["scheduler"],
-                                gap_min=gap_min)
-        sites = yield from pcr.iter_sites(pcr.sites_job(prims, incl_records, pset, search),
-                                          meter, cancel, f"inclusivity: {len(keys)} primers "
-                                          f"in {n} genomes (round {rounds})")
+        label = f"inclusivity: {len(keys)} primers in {n} genomes (round {rounds})"
+        where, owner = incl_records, None   # the records pcr reads, and their full records
+        if registry.on_cpu(job.backend) and all(
+                gx.usable(p.codes, settings.include_edits) for p in prims):
+            t2 = now()
+            windows = yield from seeded(gx.iter_windows(
+                [p.codes for p in prims], incl_records, settings.include_edits,
+                meter.threads or 1, cancel), label + ", seeded")
+            meter.elapsed += now() - t2
+            if windows is None:
+                stages["inclusivity"] += now() - t1
+                return False
+            where, owner = gx.regions(incl_records, windows)
+        if where:
+            search = pcr.search_job(prims, where, settings.include_edits, backend=job.backend,
+                                    threads=job.threads, scheduler=job.params["scheduler"],
+                                    gap_min=gap_min)
+            sites = yield from pcr.iter_sites(pcr.sites_job(prims, where, pset, search),
+                                              meter, cancel, label)
+        else:
+            sites = PcrSites.empty([str(i) for i in range(len(prims))],
+                                   [r.id for r in incl_records])
         stages["inclusivity"] += now() - t1
         if cancel.cancelled:
             return False
+        if owner is not None and len(owner):   # window -> its full inclusion record
+            sites = PcrSites({c: (owner[np.asarray(sites.record, dtype=np.int64)]
+                                  if c == "record" else np.asarray(getattr(sites, c)))
+                              for c in SITE_DTYPES},
+                             primer_ids=[str(i) for i in range(len(prims))],
+                             record_ids=[r.id for r in incl_records])
         for i, key in enumerate(keys):
             rows = np.flatnonzero(sites.primer == i)
             sites_of[key] = {c: np.asarray(getattr(sites, c))[rows] for c in SITE_DTYPES}
@@ -730,19 +770,8 @@ def iter_solve(job, cancel=None):
         if quick:
             label = (f"exclusivity: {len(quick)} primers at {k - 1} edits in {len(exclude)} "
                      f"backgrounds, seeded (round {rounds})")
-            yield progress(0, label, 1)
-            gen = gx.iter_hits([codes[j] for j in quick], excl_records, k - 1,
-                               meter.threads or 1, cancel)
-            t2 = now()
-            while True:
-                try:
-                    done, all_bases = next(gen)
-                except StopIteration as stop:
-                    found = stop.value
-                    break
-                if now() - t2 > 0.5:   # (a progress line every half second)
-                    t2 = now()
-                    yield progress(done, label, all_bases)
+            found = yield from seeded(gx.iter_hits([codes[j] for j in quick], excl_records,
+                                                   k - 1, meter.threads or 1, cancel), label)
             meter.elapsed += now() - t1
             if found is None:
                 stages["exclusivity"] += now() - t1

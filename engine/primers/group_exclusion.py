@@ -45,6 +45,9 @@ SEED_MIN = 6
 #: Longest primer (one 64-bit Myers word).
 PRIMER_MAX = 64
 
+#: Windows a chunk's scan has room for at first (doubled and read again when full).
+WINDOWS_START = 1024
+
 #: Bases of a record read at a time (a genome store unpacks just that range).
 CHUNK = 1 << 22
 
@@ -124,10 +127,15 @@ def _within(peq, m, codes, start, end, e, pv, mv):
 
 @njit(nogil=True, cache=True)
 def _scan(codes, two_bit, q, heads, entry_pattern, entry_offset, lengths, peqs, e, reach,
-          found):
+          found, windows, count):
     """One chunk of a record: set ``found[primer]`` for every primer (either strand) within e
     edits of a substring of ``codes``. Seeds verified by Myers; windows around ambiguity codes
-    verified against every pattern; primers already found skipped."""
+    verified against every pattern; primers already found skipped.
+
+    With ``windows`` (rows of [start, end), ``count[0]`` of them used) every hit is kept
+    instead, as the verified window widened by ``reach`` on each side (not merged); returns
+    -1 when ``windows`` is full (the caller grows it and reads the chunk again), else 0."""
+    collect = windows.shape[0] > 0
     n = len(codes)
     pv = np.zeros(1, dtype=np.uint64)
     mv = np.zeros(1, dtype=np.uint64)
@@ -135,6 +143,8 @@ def _scan(codes, two_bit, q, heads, entry_pattern, entry_offset, lengths, peqs, 
     val = 0
     run = 0
     covered = 0   # ambiguity windows verified up to here
+    last_lo = -1  # the last window kept (collect): a seed inside it needs no verifying
+    last_hi = -1
     n_pat = len(lengths)
     for p in range(n):
         t = two_bit[codes[p]]
@@ -154,7 +164,16 @@ def _scan(codes, two_bit, q, heads, entry_pattern, entry_offset, lengths, peqs, 
                     for i in range(n_pat):
                         if not found[i >> 1]:
                             if _within(peqs[i], lengths[i], codes, lo, hi, e, pv, mv):
-                                found[i >> 1] = True
+                                if not collect:
+                                    found[i >> 1] = True
+                                    continue
+                                if count[0] == windows.shape[0]:
+                                    return -1
+                                windows[count[0], 0] = max(0, lo - reach)
+                                windows[count[0], 1] = min(n, hi + reach)
+                                last_lo, last_hi = windows[count[0], 0], windows[count[0], 1]
+                                count[0] += 1
+                                break
                     covered = hi
             continue
         val = ((val << 2) | t) & mask
@@ -173,48 +192,131 @@ def _scan(codes, two_bit, q, heads, entry_pattern, entry_offset, lengths, peqs, 
                 a = 0
             if b > n:
                 b = n
+            if collect and a >= last_lo and b <= last_hi:
+                continue   # (a hit here lies in a window kept already)
             if _within(peqs[i], m, codes, a, b, e, pv, mv):
-                found[i >> 1] = True
+                if not collect:
+                    found[i >> 1] = True
+                    continue
+                if count[0] == windows.shape[0]:
+                    return -1
+                windows[count[0], 0] = max(0, a - reach)
+                windows[count[0], 1] = min(n, b + reach)
+                last_lo, last_hi = windows[count[0], 0], windows[count[0], 1]
+                count[0] += 1
     return 0
 
 
-def iter_hits(primers, records, e: int, threads: int | None = None, cancel=None):
-    """Yield (bases read, bases in all) as records are read; return a bool array
-    [record, primer]: whether the primer (either strand) is within e edits of a substring of
-    that record. Every primer must be :func:`usable`. ``records``: gap-masked
-    (engine.gaps.as_background). Threads read records (or chunks) in parallel."""
-    index = SeedIndex(primers, e)
-    found = np.zeros((len(records), index.count), dtype=np.bool_)
-    overlap = index.reach   # a hit in whole in one chunk or the next
+def _chunks(records, overlap):
+    """(record, start, end) pieces of every record, each overlapping the next by ``overlap``
+    (so a hit no longer than that lies whole in one)."""
     jobs = []
     for ri, r in enumerate(records):
         n = len(r)
         for a in range(0, max(n - overlap, 1), CHUNK):
             jobs.append((ri, a, min(n, a + CHUNK + overlap)))
+    return jobs
+
+
+def _run(jobs, work, threads, cancel):
+    """``work(job)`` for each job on a thread pool (the kernels release the GIL); yield
+    (bases done, bases in all) as jobs finish in order; return True, or False after a
+    cancel (the jobs not started are dropped)."""
     total = sum(b - a for _, a, b in jobs)
+    done = 0
+    if cancel is not None and cancel.cancelled:
+        return False
+    with ThreadPoolExecutor(max_workers=max(1, threads or 1)) as pool:
+        futures = [pool.submit(work, job) for job in jobs]
+        try:
+            for f, (_, a, b) in zip(futures, jobs):
+                f.result()
+                done += b - a
+                yield done, total
+                if cancel is not None and cancel.cancelled:
+                    return False
+        finally:
+            for f in futures:
+                f.cancel()
+    return True
+
+
+_NO_WINDOWS = np.zeros((0, 2), dtype=np.int64)
+
+
+def iter_hits(primers, records, e: int, threads: int | None = None, cancel=None):
+    """Yield (bases read, bases in all) as records are read; return a bool array
+    [record, primer]: whether the primer (either strand) is within e edits of a substring of
+    that record, or None after a cancel. Every primer must be :func:`usable`. ``records``:
+    gap-masked (engine.gaps.as_background). Threads read records (or chunks) in parallel."""
+    index = SeedIndex(primers, e)
+    found = np.zeros((len(records), index.count), dtype=np.bool_)
 
     def work(job):
         ri, a, b = job
         codes = np.ascontiguousarray(records[ri].chunk(a, b), dtype=np.uint8)
         _scan(codes, _TWO_BIT, index.q, index.heads, index.entry_pattern, index.entry_offset,
-              index.lengths, index.peqs, e, index.reach, found[ri])
-        return b - a
+              index.lengths, index.peqs, e, index.reach, found[ri], _NO_WINDOWS,
+              np.zeros(1, dtype=np.int64))
 
-    done = 0
-    if cancel is not None and cancel.cancelled:
+    ok = yield from _run(_chunks(records, index.reach), work, threads, cancel)
+    return found if ok else None
+
+
+def iter_windows(primers, records, e: int, threads: int | None = None, cancel=None):
+    """As :func:`iter_hits`, but return per record the (starts, ends) of disjoint windows
+    (0-based, half-open, sorted) that hold every substring within e edits of a primer
+    (either strand), each with ``m + e`` bases or more of context on either side; None after
+    a cancel. A search confined to these windows finds every site it would in the record."""
+    index = SeedIndex(primers, e)
+    none = np.zeros(index.count, dtype=np.bool_)   # (no primer is ever "found": keep all)
+    parts: dict = {}
+
+    def work(job):
+        ri, a, b = job
+        codes = np.ascontiguousarray(records[ri].chunk(a, b), dtype=np.uint8)
+        windows = np.zeros((WINDOWS_START, 2), dtype=np.int64)
+        count = np.zeros(1, dtype=np.int64)
+        while _scan(codes, _TWO_BIT, index.q, index.heads, index.entry_pattern,
+                    index.entry_offset, index.lengths, index.peqs, e, index.reach, none,
+                    windows, count) < 0:
+            windows = np.zeros((2 * len(windows), 2), dtype=np.int64)
+            count[0] = 0
+        parts[job] = windows[:count[0]] + a
+
+    jobs = _chunks(records, index.reach)
+    ok = yield from _run(jobs, work, threads, cancel)
+    if not ok:
         return None
-    with ThreadPoolExecutor(max_workers=max(1, threads or 1)) as pool:
-        futures = [pool.submit(work, job) for job in jobs]
-        try:
-            for f in futures:
-                done += f.result()
-                yield done, total
-                if cancel is not None and cancel.cancelled:
-                    return None
-        finally:
-            for f in futures:
-                f.cancel()
-    return found
+    out = []
+    for ri in range(len(records)):
+        rows = [parts[job] for job in jobs if job[0] == ri]
+        w = np.concatenate(rows) if rows else _NO_WINDOWS
+        w = w[np.argsort(w[:, 0], kind="stable")]
+        if len(w):   # merge overlapping or touching windows
+            reach = np.maximum.accumulate(w[:, 1])
+            new = np.concatenate(([True], w[1:, 0] > reach[:-1]))
+            starts = w[new, 0]
+            ends = np.append(reach[np.flatnonzero(new)[1:] - 1], reach[-1])
+        else:
+            starts = ends = np.zeros(0, dtype=np.int64)
+        out.append((starts, ends))
+    return out
+
+
+def regions(records, windows) -> tuple[list, np.ndarray]:
+    """The windows of :func:`iter_windows` as records of their own (same ids, ``offset`` so
+    that positions stay the full record's) and, per region, the index of its record."""
+    from engine.sequences import Record
+
+    out, owner = [], []
+    for ri, (starts, ends) in enumerate(windows):
+        rec = records[ri]
+        for a, b in zip(starts.tolist(), ends.tolist()):
+            out.append(Record(rec.id, np.array(rec.chunk(a, b), dtype=np.uint8),
+                              rec.description, rec.source, rec.offset + a))
+            owner.append(ri)
+    return out, np.asarray(owner, dtype=np.int64)
 
 
 def hits(primers, records, e: int, threads: int | None = None) -> np.ndarray:
@@ -228,4 +330,4 @@ def hits(primers, records, e: int, threads: int | None = None) -> np.ndarray:
 
 
 __all__ = ["CHUNK", "PRIMER_MAX", "SEED_MAX", "SEED_MIN", "SeedIndex", "hits", "iter_hits",
-           "pieces", "seed_length", "usable"]
+           "iter_windows", "pieces", "regions", "seed_length", "usable"]

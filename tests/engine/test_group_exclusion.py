@@ -134,3 +134,81 @@ def test_usable():
     assert not gx.usable(encode("ACGTN" * 4), 2)       # an ambiguity code in the primer
     assert not gx.usable(encode("ACGT" * 4), 2)        # pieces of 5 < SEED_MIN
     assert not gx.usable(encode("ACGT" * 17), 0)       # longer than one Myers word
+
+
+def windows(primers, records, e):
+    gen = gx.iter_windows(primers, records, e)
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value
+
+
+def site_rows(primers, records, settings, owner=None):
+    """pcr's sites as sorted (primer, record, strand, start, end, edits, 3' edits) tuples;
+    ``owner``: each record's index among the full records (windows)."""
+    from engine.primers import pcr
+    from engine.primers.pcr_columns import SITE_DTYPES
+    from engine.slices import Meter
+
+    prims = [Record(str(i), p) for i, p in enumerate(primers)]
+    search = pcr.search_job(prims, records, settings.max_edits, backend="serial")
+    job = pcr.sites_job(prims, records, settings, search)
+    from engine.jobs import CancelToken
+
+    sites = drive(pcr.iter_sites(job, Meter(job), CancelToken(), "sites"))
+    cols = {c: np.asarray(getattr(sites, c)).tolist() for c in SITE_DTYPES}
+    if owner is not None:
+        cols["record"] = [int(owner[r]) for r in cols["record"]]
+    return sorted(zip(*(cols[c] for c in SITE_DTYPES)))
+
+
+@settings(deadline=None, max_examples=40)
+@given(seed=st.integers(0, 2**32 - 1), j=st.integers(0, 2), ambiguous=st.integers(0, 4),
+       gap=st.booleans())
+def test_pcr_in_the_seeded_windows_finds_the_sites_of_the_whole_records(seed, j, ambiguous,
+                                                                         gap):
+    """Inclusivity reads only iter_windows' windows (engine.primers.group): the sites there,
+    mapped back to their records, are the sites of the whole records."""
+    from engine.primers import pcr
+
+    rng = np.random.default_rng(seed)
+    primers = ["".join(rng.choice(list(ACGT), 20)) for _ in range(4)]
+    texts = []
+    for r in range(2):
+        t = list("".join(rng.choice(list(ACGT), 500)))
+        for p in primers:
+            for _ in range(2):
+                site = mutate(rng, p if rng.integers(0, 2) else
+                              decode(reverse_complement(encode(p))), int(rng.integers(0, j + 2)))
+                at = int(rng.integers(0, len(t) - len(site)))
+                t[at:at + len(site)] = site
+        for _ in range(ambiguous):
+            t[int(rng.integers(0, len(t)))] = IUPAC[int(rng.integers(0, len(IUPAC)))]
+        if gap:
+            at = int(rng.integers(0, len(t) - 12))
+            t[at:at + 12] = "N" * 12
+        texts.append("".join(t))
+    records = gaps.as_background([Record(f"r{i}", encode(t)) for i, t in enumerate(texts)], 10)
+    codes = [encode(p) for p in primers]
+    s = pcr.PcrSettings(max_edits=j, max_3prime_edits=0, three_prime_window=3, min_product=1,
+                        max_product=1000)
+    whole = site_rows(codes, records, s)
+    where, owner = gx.regions(records, windows(codes, records, j))
+    seeded = site_rows(codes, where, s, owner) if where else []
+    assert seeded == whole
+
+
+def test_windows_grow_when_a_chunk_holds_more(monkeypatch):
+    rng = np.random.default_rng(11)
+    primer = "".join(rng.choice(list(ACGT), 20))
+    text = "".join(mutate(rng, primer, 1) + "".join(rng.choice(list(ACGT), 60))
+                   for _ in range(30))
+    records = [Record("r", encode(text))]
+    roomy = windows([encode(primer)], records, 1)
+    monkeypatch.setattr(gx, "WINDOWS_START", 1)
+    tight = windows([encode(primer)], records, 1)
+    assert len(roomy[0][0]) > 1
+    np.testing.assert_array_equal(roomy[0][0], tight[0][0])
+    np.testing.assert_array_equal(roomy[0][1], tight[0][1])
