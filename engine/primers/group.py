@@ -12,7 +12,8 @@ A **group pair** (issue #30) is a primer pair for which both hold:
 Pairs are ranked by Primer3's pair penalty on the reference inclusion genome, under the
 settings of ``primerscope pairs``.
 
-Every reported pair is verified exactly (pcr over every inclusion genome; exclusivity at
+Every reported pair is verified exactly (pcr over every inclusion genome, reading only the
+windows where seeds put a site; exclusivity at
 k-1 edits over every exclusion background, both strands, batched: one pass for all the
 primers of a round, by a pigeonhole seed filter whose seeds are verified by Myers' scan,
 engine.primers.group_exclusion, or by the edit search where that filter does not apply). What is *not* exhaustive is which primers Primer3 is asked about (the

@@ -1,5 +1,7 @@
-"""Exclusivity for the group search: which primers lie within e edits of an exclusion
-background, exactly, without running the edit search over every base for every primer.
+"""Seeded edit search for the group search, exact: which primers lie within e edits of an
+exclusion background (:func:`iter_hits`), and where in the inclusion genomes a primer's sites
+can be (:func:`iter_windows`: pcr then reads those windows only), without running the edit
+search over every base for every primer.
 
 **Pigeonhole filter.** Cut a primer P into e + 1 non-overlapping pieces. If some substring S
 of the background has ed(P, S) <= e, the alignment cuts S into e + 1 consecutive parts, one
