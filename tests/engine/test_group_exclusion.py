@@ -176,7 +176,7 @@ def test_pcr_in_the_seeded_windows_finds_the_sites_of_the_whole_records(seed, j,
     rng = np.random.default_rng(seed)
     primers = ["".join(rng.choice(list(ACGT), 20)) for _ in range(4)]
     texts = []
-    for r in range(2):
+    for _ in range(2):
         t = list("".join(rng.choice(list(ACGT), 500)))
         for p in primers:
             for _ in range(2):
