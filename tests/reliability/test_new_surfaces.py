@@ -93,6 +93,7 @@ TARGET = "ACGTTGCATGCCATGACTGACTGGCATCGATCGACTGACTGACTAGCTAGCTAGCTGACTGACTGATCG"
     (["pairs", TARGET, "ACGT", "-k", HUGE], "-k"),
     (["pairs", TARGET, "ACGT", "-k", "1", "--product-size", f"1-{HUGE}"], "product size"),
     (["panel", LITERALS[0], "--end-dimer-dg", "1e308"], "--end-dimer-dg"),
+    (["check", *LITERALS, "--end-dimer-dg", "nan"], "--end-dimer-dg"),  # (flagged nothing)
     (["kdiff", "ACGT", "ACGT", "-k", "1", "--scheduler-timeout", "nan"], "--scheduler-timeout"),
     (["library", "--library", "{db}", "add", "--name", "a", "--sequence", "ACGT", "--start", HUGE],
      "target_start"),
