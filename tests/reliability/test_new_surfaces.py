@@ -350,6 +350,35 @@ def test_reading_commands_write_nothing(tmp_path, monkeypatch):
         assert [e.name for e in lib.entries()] == ["F1"]
 
 
+def test_writing_a_library_on_read_only_media_says_so(tmp_path, monkeypatch):
+    """add/import/remove there read "not a primer library (unable to open database file)"
+    (checked on a read-only bind mount; here os.access and statvfs say what such a mount
+    says, as root could not otherwise be refused)."""
+    from engine.primers import library
+    from engine.primers.library import Library, LibraryEntry
+
+    db = tmp_path / "lib.sqlite"
+    with Library(db) as lib:
+        lib.add(LibraryEntry("F1", "ACGTTGCAAGGCTTAGCATG"))
+    before = db.read_bytes()
+
+    class ReadOnlyFs:
+        f_flag = library.os.ST_RDONLY
+
+    monkeypatch.setattr(library.os, "access", lambda path, mode: mode != library.os.W_OK)
+    monkeypatch.setattr(library.os, "statvfs", lambda path: ReadOnlyFs)
+    for path in (db, tmp_path / "new.sqlite"):
+        with pytest.raises(ValueError, match=r"cannot write to the library \(a read-only file "
+                                             r"system\); list and export can still read it"):
+            Library(path)
+    monkeypatch.setattr(library.os, "statvfs", lambda path: type("Fs", (), {"f_flag": 0}))
+    with pytest.raises(ValueError, match=f"no permission to write {db}"):
+        Library(db)
+    with Library(db, readonly=True) as lib:
+        assert [e.name for e in lib.entries()] == ["F1"]
+    assert db.read_bytes() == before and not (tmp_path / "new.sqlite").exists()
+
+
 @pytest.mark.parametrize("args,words", [
     (["--library", "{tmp}/afile/lib.sqlite", "list"], "is a file, not a folder"),
     (["--library", "{tmp}/afile/lib.sqlite", "add", "--name", "a", "--sequence", "ACGT"],
