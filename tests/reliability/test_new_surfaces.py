@@ -445,6 +445,27 @@ def test_spreadsheet_exports_defuse_formulas_and_read_back(tmp_path):
     name_cells = [c for line in panel.stdout.splitlines()[1:] for c in line.split(",")[:2]]
     assert name_cells and all(not c.startswith(("=", "+", "-", "@")) for c in name_cells)
     assert "'=HYPERLINK" in panel.stdout
+    check = run("check", exported, "".join(seqs), "--no-progress")  # its CSV named them raw
+    assert check.returncode == 0, check.stderr
+    name_cells = [line.split(",")[1] for line in check.stdout.splitlines()[1:]]
+    assert len(name_cells) >= len(names), check.stdout
+    assert all(not c.lstrip('"').startswith(("=", "+", "-", "@")) for c in name_cells), name_cells
+
+
+def test_a_pairs_csv_defuses_a_formula_target_id_and_reads_back(tmp_path):
+    """A target record named like a formula went raw into the pairs CSV; quoted, the CSV
+    still gives pcr the pairs' primers under the same names."""
+    rng = np.random.default_rng(34)
+    target = _fasta(tmp_path / "t.fa", [("=HYPERLINK(x)", _random_dna(rng, 250))])
+    background = _fasta(tmp_path / "bg.fa", [("bg", _random_dna(rng, 500))])
+    out = tmp_path / "pairs.csv"
+    done = run("pairs", target, background, "-k", "3", "-o", out, "--no-progress")
+    assert done.returncode == 0, done.stderr
+    cells = [line.split(",")[0] for line in out.read_text().splitlines()[1:]]
+    assert cells and all(c == "'=HYPERLINK(x)" for c in cells), cells
+    from engine.primers.primer_sets import load_primers
+
+    assert all(r.id.startswith("=HYPERLINK(x)_") for r in load_primers(str(out)))
 
 
 def test_genbank_export_keeps_features_inside_the_record(tmp_path):
