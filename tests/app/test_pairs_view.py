@@ -456,3 +456,28 @@ def test_a_primer_shared_by_pairs_is_one_library_entry(qtbot, window):
     distinct = design(qtbot, view)
     again = [s.sequence for p in distinct.pairs for s in (p.left, p.right)]
     assert len(set(again)) == len(again) == 10
+
+
+def test_the_sequence_tab_draws_the_chosen_pair_and_a_click_selects_one(qtbot, window):
+    """Issue 32, item 2: the target's bases with the chosen pair's primers on their strands
+    and its amplicon, every pair's primers as marks (a click selects that pair), the regions."""
+    view = slice_case(qtbot, window)
+    result = design(qtbot, view)
+    seq = view.sequence
+    target = window.inputs()["target"][0]
+    assert (seq.record_id, seq.text, seq.offset) == (target.id, target.text, target.offset)
+    first, other = result.pairs[0], result.pairs[-1]
+    forward, reverse = seq.pair
+    assert (forward.start, forward.end, forward.strand) == (first.left.start, first.left.end, "+")
+    assert (reverse.start, reverse.end, reverse.strand) == (first.right.start, first.right.end, "-")
+    assert seq.amplicon.isVisible() and seq.amplicon.getRegion() == (first.left.start - 0.5,
+                                                                       first.right.end + 0.5)
+    assert sorted((m.start, m.strand) for m in seq.candidates) == sorted(
+        [(p.left.start, "+") for p in result.pairs] + [(p.right.start, "-") for p in result.pairs])
+    view.track_tabs.setCurrentWidget(seq)
+    qtbot.wait(20)
+    seq.click_at((other.right.start + other.right.end) / 2, -1.7)  # the other pair's reverse
+    assert view._selected is other and view.products_label.text().startswith(f"Pair {other.rank}:")
+    assert seq.pair[1].start == other.right.start
+    view.add_region("exclude", (20_101, 20_120))
+    assert seq.intervals["exclude"] == [(20_101, 20_120)]
