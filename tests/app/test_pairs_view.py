@@ -481,3 +481,18 @@ def test_the_sequence_tab_draws_the_chosen_pair_and_a_click_selects_one(qtbot, w
     assert seq.pair[1].start == other.right.start
     view.add_region("exclude", (20_101, 20_120))
     assert seq.intervals["exclude"] == [(20_101, 20_120)]
+
+
+def test_a_design_that_finds_nothing_says_why(qtbot, window):
+    """Issue 32, item 12: no pair (products longer than the 200 bp target) is explained in
+    the window as ``pairs`` explains it on standard error, not an empty table alone."""
+    from engine.primers.export_pairs import why_none
+
+    view = slice_case(qtbot, window, {"product_ranges": "290-300", "num_return": 3})
+    window.input_panels["target"].set_region((20_001, 20_200))
+    result = design(qtbot, view)
+    assert result.info.complete and not result.pairs and view.model.rowCount() == 0
+    status = view.status.text()
+    assert status.startswith("No pair found: NC_001416.1 has ") and "Widen the product sizes" in status
+    assert why_none(result)[len("no pair found"):].split(". Widen")[0] in status
+    assert "No pair" in view.products_label.text()
