@@ -445,8 +445,10 @@ class MainWindow(QMainWindow):
     # ---------------------------------------------------------------------------------------
     # pages and views
     def refresh_pages(self) -> None:
+        controller = getattr(self, "controller", None)  # (not yet while the window is built)
+        running = controller is not None and controller.runner.running
         for page in self.pages:
-            page.refresh()
+            page.refresh(running)
 
     def current_view(self):
         page = self.tabs.currentWidget()
