@@ -446,7 +446,8 @@ class MainWindow(QMainWindow):
     # pages and views
     def refresh_pages(self) -> None:
         controller = getattr(self, "controller", None)  # (not yet while the window is built)
-        running = controller is not None and controller.runner.running
+        # (a comparison fills the Compare tab only: the others keep their note)
+        running = controller is not None and controller.mode == "running"
         for page in self.pages:
             page.refresh(running)
 
