@@ -129,6 +129,35 @@ def test_cuda_defaults_drop_neighbours(monkeypatch):
     assert set(job.flags) == set(plain.flags) - {"neighbours"}
 
 
+def test_dask_gpu_workers_run_all_k_on_cuda_without_neighbours(monkeypatch):
+    """A Dask --all-k job hands GPU workers bitparallel on CUDA with cuda's default flags but
+    neighbours (bounds on one k), as make_job does for a cuda job; a one-k job keeps them,
+    and CPU workers keep the job's own. (cuda_sim_bitparallel.py runs such tasks.)"""
+    from engine import config, registry
+    from engine.kdiff.problem import ScanProblem
+
+    pytest.importorskip("distributed")
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")  # (so that cuda is a backend here)
+    registry.backend_status.cache_clear()
+    try:
+        job = kdiff.make_job(load("ACGT"), load("ACGA"), 2, all_k=True, backend="dask")
+        cuda = kdiff.make_job(load("ACGT"), load("ACGA"), 2, all_k=True, backend="cuda")
+        plain = kdiff.make_job(load("ACGT"), load("ACGA"), 2, backend="dask")
+    finally:
+        registry.backend_status.cache_clear()
+    problem = ScanProblem(job)
+    worker = problem.worker_job(gpu=True)
+    assert (worker.variant, worker.backend) == ("bitparallel", "cuda")
+    assert worker.flags == cuda.flags and "neighbours" not in worker.flags
+    assert worker.params["all_k"] and "scheduler" not in worker.params
+    kdiff._check_all_k(worker)  # a selection --all-k runs on
+    problem.tasks([])
+    assert problem._granule == config.CLUSTER_GPU_STARTS  # ranges sized for a GPU's launch
+    assert "neighbours" in ScanProblem(plain).worker_job(gpu=True).flags
+    cpu = ScanProblem(job).worker_job(gpu=False)
+    assert (cpu.backend, cpu.flags) == ("multicore", job.flags)
+
+
 def test_to_pandas_and_rows():
     land = kdiff.landscape(load("ACTG"), load("AGCAAG"), 2, strands="forward", backend="serial")
     # k=1: AC, CT and T are absent from AGCAAG, G occurs; k=2: the seed example's ACT, CTG
