@@ -246,21 +246,26 @@ def test_avoid_masked_drops_each_ks_masked_candidates(lambda_record, ecoli_recor
     assert dropped > 0
 
 
-#: the simd forms, whose all-level lanes keep counters of D - M (engine/kdiff/cpu_lanes.py)
-SIMD_FORMS = [c for c in ALL_K if c[0] == "bitparallel" and "simd" in c[3]]
+#: the bitparallel forms, whose levels come from counters of D - M (the simd lanes:
+#: engine/kdiff/cpu_lanes.py; the blocked kernel, a word per 64 rows: cpu_bitparallel.py)
+COUNTER_FORMS = [c for c in ALL_K if c[0] == "bitparallel"]
 
 
 @given(data=st.data(), K=st.integers(1, 9), gap_min=st.integers(5, 10),
-       strands=st.sampled_from(["both", "forward"]), combo=st.sampled_from(SIMD_FORMS))
+       strands=st.sampled_from(["both", "forward"]), combo=st.sampled_from(COUNTER_FORMS))
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=HEALTH)
-def test_simd_every_k_equals_separate_runs_across_word_edges(data, K, gap_min, strands, combo):
-    """Near copies of 63-65 target bases in the background (candidates on the 32- and 64-bit
-    word edges: each width's lanes and the blocked tail), IUPAC codes, gaps, several
+def test_counters_every_k_equals_separate_runs_across_word_edges(data, K, gap_min, strands,
+                                                                 combo):
+    """Near copies of 31-33, 63-65 and 127-129 target bases in the background (candidates on
+    the 32- and 64-bit word edges, each width's lanes and the blocked tail, and on the
+    blocked kernel's block edges, blocks grown and dropped), IUPAC codes, gaps, several
     records, k = 1 and K past a short target: each k as its own run."""
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     background = data.draw(gapped(gap_min, pieces=(1, 3), piece_len=(10, 60)))
-    long_target = random_codes(rng, data.draw(st.integers(63, 90)), iupac_rate=0.03)
-    copy = long_target[2:2 + data.draw(st.sampled_from((31, 32, 33, 63, 64, 65)))]
+    size = data.draw(st.sampled_from((31, 32, 33, 63, 64, 65, 127, 128, 129)))
+    long_target = random_codes(rng, data.draw(st.integers(max(63, size + 2), size + 32)),
+                               iupac_rate=0.03)
+    copy = long_target[2:2 + size]
     background = np.concatenate([background, mutate(rng, copy, data.draw(st.integers(0, 2))),
                                  random_codes(rng, 20)])
     targets = [long_target, planted(rng, background, data.draw(st.integers(1, 30)))]
