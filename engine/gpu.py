@@ -20,7 +20,9 @@ readying its compiler (0.15 s), which it readies only for a kernel it must compi
 
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
 import math
 import threading
 import warnings
@@ -187,6 +189,23 @@ def imax(a, b):
 def register_cap(threads_per_block: int) -> int:
     """Most registers per thread that still let a block of this size launch (64K per block)."""
     return min(255, 65536 // max(1, threads_per_block))
+
+
+def kernel_factory(factory):
+    """``lru_cache`` for a function that builds a kernel, keyed on its arguments with the
+    defaults filled in: ``chunk_kernel(8, 255)`` and ``chunk_kernel(8, 255, 0)`` are one
+    dispatcher, so a kernel compiles once, and what it compiled (registers, local memory)
+    can be read back through any spelling of its arguments."""
+    signature = inspect.signature(factory)
+    cached = functools.lru_cache(maxsize=None)(factory)
+
+    @functools.wraps(factory)
+    def kernel(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return cached(*bound.args)
+
+    return kernel
 
 
 def kernel_jit(cap: int = 255):

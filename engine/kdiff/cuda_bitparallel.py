@@ -51,14 +51,13 @@ same background symbol (one broadcast).
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 from numba import cuda, int32, int64, uint64
 from numba import uint64 as U  # unsigned indices: numba then skips the negative-index wraparound
 
 from engine import config
-from engine.gpu import imin, kernel_jit, register_cap
+from engine.gpu import imin, kernel_factory, kernel_jit, register_cap
 from engine.kdiff.cuda_lanes import WORDS, LanesStage, TargetTables, level_floors, named
 from engine.kdiff.neighbours import SliceBounds
 
@@ -203,7 +202,7 @@ def probe_levels(pv, mv, top, ct, levels, mp):
                     ct[t] = int32(cv + 1)
 
 
-@lru_cache(maxsize=None)
+@kernel_factory
 def chunk_kernel(words: int, registers: int = 255, levels: int = 0):
     """The chunk kernel holding up to ``words`` blocks per thread in registers, or, for
     ``words == 0``, as many as the global arrays ``spv/smv`` of shape (capacity, threads)

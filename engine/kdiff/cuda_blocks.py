@@ -52,12 +52,11 @@ module, so such a helper in another module would race between simulated threads.
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from numba import cuda, int32, int64
 from numba import uint64 as U  # unsigned indices: numba then skips the negative-index wraparound
 
-from engine.gpu import imax, imin, kernel_jit
+from engine.gpu import imax, imin, kernel_factory, kernel_jit
 
 
 @cuda.jit(device=True, inline=True)
@@ -103,7 +102,7 @@ def conventional_shared_bytes(tpb: int) -> int:
     return 4 * 4 * tpb
 
 
-@lru_cache(maxsize=None)
+@kernel_factory
 def conventional_kernel(opt1: bool, opt3: bool, opt4: bool, opt5: bool, registers: int = 255):
     """The kernel for one flag combination, its registers capped at ``registers``."""
     OPT1, OPT3, OPT4, OPT5 = opt1, opt3, opt4, opt5
@@ -279,7 +278,7 @@ def extend(alpha, r, mp, beta, lo, n, d, row, dyn, o_alpha, pa, o_beta, pb, win,
     return row, cmps
 
 
-@lru_cache(maxsize=None)
+@kernel_factory
 def alternative_kernel(opt3: bool, opt4: bool, opt5: bool, opt6: bool, counting: bool,
                        registers: int = 255):
     """The kernel for one flag combination, its registers capped at ``registers``."""

@@ -36,13 +36,12 @@ arithmetic at the operands' width under the CUDA simulator, which runs kernels a
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 from numba import cuda, int32, int64, uint32, uint64
 
 from engine import config
-from engine.gpu import SIMULATOR, imin, kernel_jit
+from engine.gpu import SIMULATOR, imin, kernel_factory, kernel_jit
 
 #: The lanes stages' word widths, in the order a job runs them.
 WORDS = (32, 64)
@@ -76,7 +75,7 @@ def named(function, name: str):
     return function
 
 
-@lru_cache(maxsize=None)
+@kernel_factory
 def match_table_kernel(word: int):
     """table[s, p] = bits i < word with alpha[p+i] & s != 0 (16 IUPAC sets x every position)."""
     WT = _TYPES[word][0]
@@ -123,7 +122,7 @@ def overlap(K: int, word: int) -> int:
     return word + K + 1
 
 
-@lru_cache(maxsize=None)
+@kernel_factory
 def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, levels: int = 0):
     """The stage's kernel for words of ``word`` bits, ``per_thread`` starts a thread and
     blocks of ``tpb`` (named lanes32 or lanes64), with ``levels`` lower levels (kdiff --all-k;
