@@ -406,3 +406,46 @@ def test_all_k_on_hypothesis_inputs(alpha, texts, K, flags, plant, strands):
     for k in land.k:
         got = sorted((c.target_id, c.start, c.end) for c in land.candidates(k))
         assert got == kdiff_expected(target, background, k, 10**9, strands), (sorted(flags), k)
+
+
+def test_all_k_on_a_dask_gpu_worker(monkeypatch):
+    """A Dask job's --all-k tasks as a GPU worker runs them (engine.executors.dask.run_task
+    on the job ScanProblem.worker_job hands GPU workers), merged and settled as the client
+    does: on the CUDA bitparallel kernels, every k equal to the oracle, over background
+    chunks that cut the planted copy."""
+    from engine.executors.dask import Shared, run_task
+    from engine.kdiff.problem import ScanProblem
+    from engine.streaming import Background
+
+    calls = []
+    cuda_call = kcuda.CudaSliceRunner.__call__
+    monkeypatch.setattr(kcuda.CudaSliceRunner, "__call__",
+                        lambda self, *a, **kw: calls.append(self.levels) or cuda_call(self, *a, **kw))
+    monkeypatch.setattr(config, "GPU_STREAM_BYTES", 90)
+    monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
+    rng = np.random.default_rng(5)
+    alpha = random_codes(rng, 16, iupac_rate=0.05)
+    piece = mutate(rng, alpha[2:15], 1)
+    background = [Record("b", np.concatenate([random_codes(rng, 40), piece, random_codes(rng, 30)])),
+                  Record("s", piece[:5].copy())]
+    target, K = [Record("t", alpha), Record("u", alpha[9:].copy())], 3
+    job = kdiff.make_job(target, background, K, backend="dask", all_k=True, gap_min=6)
+    problem = ScanProblem(job)
+    worker = problem.worker_job(gpu=True)
+    chunks = Background(background, "both", gpu=True).chunks(problem.overlap, None,
+                                                             problem.gap_reach)
+    assert len(chunks) > 1
+    shared = Shared("all-k on a gpu worker", ScanProblem, worker)
+    for task in problem.tasks(chunks):
+        if problem.wanted(task):
+            problem.merge(task, run_task(shared, task)[0])
+            problem.task_done(task)
+            problem.settle()
+    assert problem.scan.finished
+    assert calls and set(calls) == {K - 1}  # the CUDA kernels, with every lower level
+    land = problem.landscape()
+    assert len(land) == sum(len(t) for t in target)
+    assert land.length_at(1).max() >= 8  # the copy is found
+    for k in land.k:
+        got = sorted((c.target_id, c.start, c.end) for c in land.candidates(k))
+        assert got == kdiff_expected(target, background, k, 6), k
