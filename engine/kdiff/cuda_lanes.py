@@ -24,10 +24,12 @@ substring of its record and finds only real occurrences.
 
 **Lower levels** (``kdiff --all-k``: c for t = 0..L-1 edits besides c at K) probe their row
 c_t+1 in each column from the popcounts of the column's deltas above it (rows 1..c_t+1: D
-of the top row is 0), as cpu_lanes does; a lane then lives until level 0 has found its
-whole suffix, when the suffix fits the word (a lane that outgrew it is handed on whole, and
-the next stage or tier computes its levels again). Level t's occurrences span at most
-L + t <= W + K columns, so the chunks' overlap covers them and their max is exact too.
+of the top row is 0); a lane lives until every level has reached its limit (the suffix's
+length, or W), even after c at K outgrew the word: a level below W is then exact for good,
+and the tiers compute only the levels that outgrew the word too (cuda_bitparallel; on W4 at
+k = 8 about 57% of the starts outgrow 32 at K, 9% at K-1, none below). Level t's occurrences
+span at most L + t <= W + K columns, so the chunks' overlap covers them and their max is
+exact too.
 
 The word operations keep their width (numba would widen uint32 arithmetic to 64 bits,
 two instructions each on the GPU): ``engine.bitops``' intrinsics, or plain numpy
@@ -169,7 +171,6 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
         lim = cuda.local.array(R, uint32)
         eqs = cuda.local.array(EQS, WT)
         ct = cuda.local.array(CTN, int32)  # c of each lower level
-        fits = cuda.local.array(R, int32)  # the suffix's length when it fits the word, else 0
         for i in range(R):
             q = base + t + i * tpb
             c0 = 0
@@ -180,7 +181,6 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
                 mp = m_end - rs[q]
                 top = imin(imin(mp, W), high[q])
             lim[i] = uint32(top)
-            fits[i] = int32(mp) if mp <= W else int32(0)
             for v in range(LV):
                 ct[i * LVN + v] = int32(imin(v, mp))
             pv[i] = full
@@ -253,8 +253,8 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
             live = False
             for i in range(R):
                 live = live | w_lt(dc[i], LIVE)
-                if LV > 0:  # (a lane whose suffix fits lives until level 0 has all of it)
-                    live = live | (ct[i * LVN] < fits[i])
+                if LV > 0:  # every level under its limit (level 0 is the lowest)
+                    live = live | (ct[i * LVN] < int32(lim[i]))
             if not live:
                 break
         for i in range(R):
@@ -316,8 +316,8 @@ class LanesStage:
         a start's DP climbs from ``low`` instead of k (exact for any start value between k and
         c(r): rows above it are tracked as before) and is done on reaching ``high`` (then
         c(r) = high). ``lv`` (starts x L), when given, receives the lower levels (kdiff
-        --all-k): exact where c(r) is (a start that outgrew the word has them to compute
-        again)."""
+        --all-k): exact where below the word, whatever c(r) did (a level at the word, with a
+        longer suffix, outgrew it: a proven lower bound)."""
         table = self.tables.get(alpha, self.word)
         nr = rs.shape[0]
         lo, hi = self.plan(nr)
