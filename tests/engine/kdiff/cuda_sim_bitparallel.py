@@ -406,3 +406,57 @@ def test_all_k_on_hypothesis_inputs(alpha, texts, K, flags, plant, strands):
     for k in land.k:
         got = sorted((c.target_id, c.start, c.end) for c in land.candidates(k))
         assert got == kdiff_expected(target, background, k, 10**9, strands), (sorted(flags), k)
+
+
+def _substituted(seq, positions):
+    """``seq`` with the bases at ``positions`` swapped for others (one mismatch each)."""
+    out = seq.copy()
+    swap = {1: 2, 2: 4, 4: 8, 8: 1}
+    for p in positions:
+        out[p] = swap[int(out[p])]
+    return out
+
+
+def test_all_k_tier_routes_after_the_32_bit_lanes(monkeypatch):
+    """kdiff --all-k with word32 at K = 3: the starts that outgrow 32 reach the tiers by what
+    the lanes left open. Near-copies with mismatches placed so that one start outgrows 32 at
+    K only (the register tiers without levels), one at K-1 and K-2 too but not at K-3 (the
+    register tiers probing the top two levels), one whose level 2 passes 64 rows (it leaves
+    block 0 there and is re-run on the tiers that probe every level) and an exact copy of 40
+    (level 0 past 32: those tiers directly). Every k equals the oracle."""
+    # Register tiers whose chunks see each copy whole (the tiny ones' overlap, 12, would send
+    # every long start to the exact tier).
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((2, 120), (4, 250)))
+    calls = []
+    original = cuda_bitparallel.BitparallelDriver._ladder
+
+    def spy(self, rs, c, pending, m_end, mps, counters, levels, top=0, left=None):
+        ok = original(self, rs, c, pending, m_end, mps, counters, levels, top, left)
+        if m_end > 100:  # not the warm-up's
+            calls.append((levels is not None, top, len(pending),
+                          sum(len(x) for x in left) if left is not None else 0))
+        return ok
+
+    monkeypatch.setattr(cuda_bitparallel.BitparallelDriver, "_ladder", spy)
+    rng = np.random.default_rng(33)
+    alpha = random_codes(rng, 230)
+    pieces = [random_codes(rng, 7),
+              _substituted(alpha[0:48], (9, 19, 29)),  # K only: c_2 < 32 <= c_3
+              random_codes(rng, 5),
+              _substituted(alpha[60:112], (12, 25)),  # levels 1, 2 past 32, level 0 short
+              random_codes(rng, 6),
+              _substituted(alpha[120:200], (4, 14)),  # level 2 past 64 rows
+              random_codes(rng, 5),
+              alpha[190:230].copy(),  # level 0 past 32
+              random_codes(rng, 4)]
+    target, background = [Record("t", alpha)], [Record("b", np.concatenate(pieces))]
+    land = kdiff.solve(target, background, 4, backend="cuda", flags={"word32"}, all_k=True,
+                       strands="forward").landscape
+    for k in land.k:
+        got = sorted((c.target_id, c.start, c.end) for c in land.candidates(k))
+        assert got == kdiff_expected(target, background, k, 10**9, "forward"), k
+    plain = sum(n for lv, _, n, _ in calls if not lv)
+    topped = sum(n for lv, top, n, _ in calls if lv and top)
+    every = sum(n for lv, top, n, _ in calls if lv and not top)
+    left = sum(x for *_, x in calls)
+    assert plain and topped and every and left, calls
