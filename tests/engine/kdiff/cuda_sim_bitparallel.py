@@ -114,6 +114,39 @@ def test_lanes_stage_with_neighbour_bounds(alpha, text, K, word, plant):
     np.testing.assert_array_equal(got, plain)
 
 
+@pytest.mark.parametrize("word,K", [(32, 4), (32, 7), (64, 3)])
+def test_lanes_stage_levels_against_the_oracle(word, K):
+    """kdiff --all-k in one lanes stage alone: every lower level is exact below the word, for
+    every start, also those whose c at K outgrew it (their lanes run the levels on), and at
+    the word where the level outgrew it too. Near-copies with 0..K edits of pieces past the
+    word make levels climb at every height; a background long against the chunks' overlap
+    makes the counters' settles (new minima, a counter wrapped past 15) happen mid-chunk."""
+    rng = np.random.default_rng(word + K)
+    alpha = random_codes(rng, word + 40, iupac_rate=0.03)
+    pieces = [random_codes(rng, 9)]
+    for start, edits in ((0, K), (5, K - 1), (12, 1), (20, 0), (3, K // 2)):
+        pieces += [mutate(rng, alpha[start:start + word + 12], edits), random_codes(rng, 7)]
+    texts = [np.concatenate(pieces), random_codes(rng, 3 * word)]
+    texts = texts + [reverse_complement(texts[0])]
+    beta = np.concatenate(texts)
+    offsets = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
+    dev = Device(beta, offsets, 8)
+    stage = cuda_lanes.LanesStage(dev, K, word, cuda_lanes.TargetTables(dev))
+    m = len(alpha)
+    lv = np.full((m, K), -1, np.int64)
+    stage.run(alpha, np.arange(m, dtype=np.int64), np.zeros(2, np.int64), lv=lv)
+    outgrew = 0
+    for r in range(m):
+        for t in range(K):
+            want = longest_prefix_within(alpha[r:], texts, t + 1)
+            if want >= word and m - r > word:
+                assert lv[r, t] == word, (r, t, want, lv[r, t])
+                outgrew += 1
+            else:
+                assert lv[r, t] == want, (r, t, want, lv[r, t])
+    assert outgrew and (lv < word).any()
+
+
 @pytest.mark.parametrize("length", (31, 32, 33, 63, 64, 65))
 @pytest.mark.parametrize("word", cuda_lanes.WORDS)
 def test_lanes_stage_at_the_word_edges(length, word):
