@@ -466,8 +466,9 @@ class BitparallelDriver:
     ``dev`` is the job's :class:`engine.kdiff.cuda.Device` (uploads, launches
     with clear errors, memory and occupancy figures); ``flags`` the job's flags.
     ``levels`` (kdiff --all-k: c for 0..levels-1 edits besides K) go through the lanes
-    stages and the tiers with their words in global memory; the neighbours' bounds are on
-    one k's c(r), so a job with levels has no neighbours flag (engine.kdiff.make_job).
+    stages, then only the levels the lanes left open through the tiers (:meth:`_tiers`);
+    the neighbours' bounds are on one k's c(r), so a job with levels has no neighbours flag
+    (engine.kdiff.make_job).
     """
 
     def __init__(self, dev, K: int, counting: bool, flags=frozenset(), levels: int = 0):

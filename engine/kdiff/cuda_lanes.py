@@ -22,14 +22,21 @@ the word: the host hands it on (to the 64-bit stage, or to the blocked tiers of
 ``cuda_bitparallel``); c >= W is then a proven lower bound, since a chunk's DP runs on a
 substring of its record and finds only real occurrences.
 
-**Lower levels** (``kdiff --all-k``: c for t = 0..L-1 edits besides c at K) probe their row
-c_t+1 in each column from the popcounts of the column's deltas above it (rows 1..c_t+1: D
-of the top row is 0); a lane lives until every level has reached its limit (the suffix's
-length, or W), even after c at K outgrew the word: a level below W is then exact for good,
-and the tiers compute only the levels that outgrew the word too (cuda_bitparallel; on W4 at
-k = 8 about 57% of the starts outgrow 32 at K, 9% at K-1, none below). Level t's occurrences
-span at most L + t <= W + K columns, so the chunks' overlap covers them and their max is
-exact too.
+**Lower levels** (``kdiff --all-k``: c for t = 0..L-1 edits besides c at K) come from
+counters, as in cpu_lanes, not from a probe a level (two popcounts each, a quarter-rate
+instruction here). M(i), the smallest D of row i over the columns so far, is non-decreasing
+in i and c_t = #{i: M(i) <= t}; a level changes only where some row falls below its M. Each
+row keeps e = D - M in a 4-bit counter sliced over four words: a column
+adds the rows' horizontal deltas to all of them with about twenty word operations, whatever
+L is. A counter at 0 that falls is held at 0, so a counter is always a lower bound of e (a
+wrap past 15 only lowers it) and a level never changes unseen; such a fall in a row 1..c_(L-1)+1
+(no row below can reach L-1 edits: Ukkonen) flags the lane, and the rare flagged row is
+settled exactly: its D from the column's deltas, the levels it reaches, its counter afresh.
+A lane lives until every level has reached its limit (the suffix's length, or W), even
+after c at K outgrew the word: a level below W is then exact for good, and the tiers compute
+only the levels that outgrew the word too (cuda_bitparallel; on W4 at k = 8 about 57% of
+the starts outgrow 32 at K, 9% at K-1, none below). Level t's occurrences span at most
+L + t <= W + K columns, so the chunks' overlap covers them and their max is exact too.
 
 The word operations keep their width (numba would widen uint32 arithmetic to 64 bits,
 two instructions each on the GPU): ``engine.bitops``' intrinsics, or plain numpy
@@ -204,7 +211,7 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
         lim = cuda.local.array(R, uint32)
         eqs = cuda.local.array(EQS, WT)
         ct = cuda.local.array(CTN, int32)  # c of each lower level
-        # the lower levels' counters of e = D - M, bit b of each row's in eb (LEVEL_COUNTERS)
+        # the lower levels' counters of e = D - M, bit b of each row's in eb (module docstring)
         e0 = cuda.local.array(R, WT)
         e1 = cuda.local.array(R, WT)
         e2 = cuda.local.array(R, WT)
@@ -296,7 +303,7 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
                                 c[i] = uint32(0)
                                 d = DONE
                         dc[i] = d
-                        if LV > 0:  # e += ph - mh on every row (see LEVEL_COUNTERS)
+                        if LV > 0:  # e += ph - mh on every row (see the module docstring)
                             a0 = e0[i]
                             a1 = e1[i]
                             a2 = e2[i]
