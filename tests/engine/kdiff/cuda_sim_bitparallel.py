@@ -114,20 +114,19 @@ def test_lanes_stage_with_neighbour_bounds(alpha, text, K, word, plant):
     np.testing.assert_array_equal(got, plain)
 
 
-@pytest.mark.parametrize("word,K", [(32, 4), (32, 7), (64, 3)])
+@pytest.mark.parametrize("word,K", [(32, 6)])
 def test_lanes_stage_levels_against_the_oracle(word, K):
     """kdiff --all-k in one lanes stage alone: every lower level is exact below the word, for
     every start, also those whose c at K outgrew it (their lanes run the levels on), and at
-    the word where the level outgrew it too. Near-copies with 0..K edits of pieces past the
-    word make levels climb at every height; a background long against the chunks' overlap
-    makes the counters' settles (new minima, a counter wrapped past 15) happen mid-chunk."""
+    the word where the level outgrew it too. Near-copies with K, K-1, 1 and 0 edits of
+    pieces past the word make levels climb at every height, in chunks (their overlap is
+    W + K + 1) that settle the counters mid-chunk."""
     rng = np.random.default_rng(word + K)
-    alpha = random_codes(rng, word + 40, iupac_rate=0.03)
-    pieces = [random_codes(rng, 9)]
-    for start, edits in ((0, K), (5, K - 1), (12, 1), (20, 0), (3, K // 2)):
-        pieces += [mutate(rng, alpha[start:start + word + 12], edits), random_codes(rng, 7)]
-    texts = [np.concatenate(pieces), random_codes(rng, 3 * word)]
-    texts = texts + [reverse_complement(texts[0])]
+    alpha = random_codes(rng, word + 16, iupac_rate=0.03)
+    pieces = [random_codes(rng, 5)]
+    for start, edits in ((0, K), (3, K - 1), (9, 1), (14, 0)):
+        pieces += [mutate(rng, alpha[start:start + word + 2], edits), random_codes(rng, 4)]
+    texts = [np.concatenate(pieces)]
     beta = np.concatenate(texts)
     offsets = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
     dev = Device(beta, offsets, 8)
@@ -451,43 +450,46 @@ def _substituted(seq, positions):
 
 
 def test_all_k_tier_routes_after_the_32_bit_lanes(monkeypatch):
-    """kdiff --all-k with word32 at K = 3: the starts that outgrow 32 reach the tiers by what
-    the lanes left open. Near-copies with mismatches placed so that one start outgrows 32 at
-    K only (the register tiers without levels), one at K-1 and K-2 too but not at K-3 (the
-    register tiers probing the top two levels), one whose level 2 passes 64 rows (it leaves
-    block 0 there and is re-run on the tiers that probe every level) and an exact copy of 40
-    (level 0 past 32: those tiers directly). Every k equals the oracle."""
+    """kdiff --all-k with word32 at K = 3, the driver alone on a few starts of each kind: the
+    starts that outgrow 32 reach the tiers by what the lanes left open. Near-copies with
+    mismatches placed so that some starts outgrow 32 at K only (the register tiers without
+    levels), some at K-1 and K-2 too but not at K-3 (the register tiers probing the top two
+    levels), some whose level 2 passes 64 rows (they leave block 0 there and are re-run on
+    the tiers that probe every level) and some with level 0 past 32 (those tiers directly).
+    c and every level equal the oracle's."""
     # Register tiers whose chunks see each copy whole (the tiny ones' overlap, 12, would send
     # every long start to the exact tier).
-    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((2, 120), (4, 250)))
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((2, 100), (3, 200)))
     calls = []
     original = cuda_bitparallel.BitparallelDriver._ladder
 
     def spy(self, rs, c, pending, m_end, mps, counters, levels, top=0, left=None):
         ok = original(self, rs, c, pending, m_end, mps, counters, levels, top, left)
-        if m_end > 100:  # not the warm-up's
-            calls.append((levels is not None, top, len(pending),
-                          sum(len(x) for x in left) if left is not None else 0))
+        calls.append((levels is not None, top, len(pending),
+                      sum(len(x) for x in left) if left is not None else 0))
         return ok
 
     monkeypatch.setattr(cuda_bitparallel.BitparallelDriver, "_ladder", spy)
     rng = np.random.default_rng(33)
-    alpha = random_codes(rng, 230)
-    pieces = [random_codes(rng, 7),
-              _substituted(alpha[0:48], (9, 19, 29)),  # K only: c_2 < 32 <= c_3
-              random_codes(rng, 5),
-              _substituted(alpha[60:112], (12, 25)),  # levels 1, 2 past 32, level 0 short
-              random_codes(rng, 6),
-              _substituted(alpha[120:200], (4, 14)),  # level 2 past 64 rows
-              random_codes(rng, 5),
-              alpha[190:230].copy(),  # level 0 past 32
-              random_codes(rng, 4)]
-    target, background = [Record("t", alpha)], [Record("b", np.concatenate(pieces))]
-    land = kdiff.solve(target, background, 4, backend="cuda", flags={"word32"}, all_k=True,
-                       strands="forward").landscape
-    for k in land.k:
-        got = sorted((c.target_id, c.start, c.end) for c in land.candidates(k))
-        assert got == kdiff_expected(target, background, k, 10**9, "forward"), k
+    alpha = random_codes(rng, 150)
+    pieces = [random_codes(rng, 3),
+              _substituted(alpha[0:38], (9, 19, 29)),  # K only: c_2 < 32 <= c_3
+              random_codes(rng, 2),
+              _substituted(alpha[40:80], (12, 25)),  # level 2 past 32, levels 0, 1 short
+              random_codes(rng, 2),
+              _substituted(alpha[82:150], (4, 14)),  # level 2 past 64 rows
+              random_codes(rng, 2),
+              alpha[112:150].copy()]  # level 0 past 32
+    beta = np.concatenate(pieces)
+    K = 3
+    rs = np.array([0, 3, 21, 40, 43, 60, 82, 85, 112, 114], dtype=np.int64)
+    driver = cuda_bitparallel.BitparallelDriver(
+        Device(beta, np.array([0, len(beta)], np.int64), 8), K, False, {"word32"}, levels=K)
+    lv = np.empty((len(rs), K), np.int64)
+    got = driver.run(alpha, rs, np.zeros(2, np.int64), lv)
+    for i, r in enumerate(rs):
+        want = [longest_prefix_within(alpha[r:], [beta], t + 1) for t in range(K + 1)]
+        assert list(lv[i]) + [got[i]] == want, (r, want, lv[i], got[i])
     plain = sum(n for lv, _, n, _ in calls if not lv)
     topped = sum(n for lv, top, n, _ in calls if lv and top)
     every = sum(n for lv, top, n, _ in calls if lv and not top)
