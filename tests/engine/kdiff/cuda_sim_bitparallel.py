@@ -146,6 +146,27 @@ def test_lanes_stage_levels_against_the_oracle(word, K):
     assert outgrew and (lv < word).any()
 
 
+def test_lanes_stage_levels_run_on_after_c_outgrew(monkeypatch):
+    """Every lane of a block outgrows 32 at K on a near-copy early in one long chunk; an
+    exact copy past the next liveness check (every 256 columns) raises level 0 of some of
+    them, which the stage still finds: their levels run on whatever c at K did."""
+    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_MIN_CHUNK", 1000)  # one chunk
+    rng = np.random.default_rng(8)
+    alpha = random_codes(rng, 44)
+    beta = np.concatenate([_substituted(alpha, (10, 20, 30)), random_codes(rng, 300),
+                           alpha[5:30].copy(), random_codes(rng, 5)])
+    K, rs = 3, np.arange(8, dtype=np.int64)  # one block of lanes (4 threads x 2)
+    dev = Device(beta, np.array([0, len(beta)], np.int64), 8)
+    stage = cuda_lanes.LanesStage(dev, K, 32, cuda_lanes.TargetTables(dev))
+    lv = np.full((len(rs), K), -1, np.int64)
+    c = stage.run(alpha, rs, np.zeros(2, np.int64), lv=lv)
+    assert np.all(c == 32)  # every lane outgrew the word at K
+    for r in rs:
+        want = [longest_prefix_within(alpha[r:], [beta], t + 1) for t in range(K)]
+        assert list(lv[r]) == [min(w, 32) for w in want], (r, want, lv[r])
+    assert lv[5, 0] >= 25  # the exact copy, found after the check
+
+
 @pytest.mark.parametrize("length", (31, 32, 33, 63, 64, 65))
 @pytest.mark.parametrize("word", cuda_lanes.WORDS)
 def test_lanes_stage_at_the_word_edges(length, word):
