@@ -181,7 +181,11 @@ def record_runs(record, code: int = N_CODE) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _ambiguous(record) -> int:
-    """How many bases of a record are IUPAC ambiguity codes (not A, C, G, T nor a gap)."""
+    """How many bases of a record are IUPAC ambiguity codes (not A, C, G, T nor a gap). A
+    genome store's record counts its packed codes itself (``ambiguous_bases()``)."""
+    own = getattr(record, "ambiguous_bases", None)
+    if callable(own):
+        return own()
     plain = np.zeros(256, dtype=bool)
     plain[[GAP_CODE, 1, 2, 4, 8]] = True
     size, count = len(record), 0

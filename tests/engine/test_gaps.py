@@ -112,6 +112,22 @@ def test_summary_counts_gaps_ambiguity_codes_and_warns_of_long_short_runs():
     assert "1 N run of 18-29 bases" in wide.warning()
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(alphabet="ACGTACGTNNRYKMSWBDHVacgtn", min_size=0, max_size=70), min_size=1,
+                max_size=4), st.integers(1, 12))
+def test_a_store_counts_its_ambiguity_codes_as_the_loaded_fasta(tmp_path, texts, gap_min):
+    """The summary reads a store's counts from its packed bytes (16 codes a word, odd
+    offsets at record edges): the same figures as the FASTA read into memory."""
+    from engine import store
+
+    fasta = tmp_path / f"b{len(list(tmp_path.iterdir()))}.fa"
+    fasta.write_text("".join(f">r{i}\n{t or 'A'}\n" for i, t in enumerate(texts)))
+    store.build(fasta, fasta.with_suffix(".psg"))
+    want = gaps.summarize(gaps.as_background(load(fasta), gap_min), gap_min)
+    got = gaps.summarize(gaps.as_background(store.open_store(fasta.with_suffix(".psg")).records(), gap_min), gap_min)
+    assert got == want
+
+
 def test_a_gap_base_reads_as_n_and_seqcolumns_take_it():
     masked = gaps.mask_gaps(encode("AC" + "N" * 10))
     assert decode(masked) == "AC" + "N" * 10

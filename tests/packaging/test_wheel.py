@@ -39,7 +39,7 @@ RECIPE = ROOT / "packaging" / "conda" / "meta.yaml"
 #: What the wheel may hold at its top level (besides its .dist-info).
 SHIPPED = {"engine", "app", "resources"}
 #: The checkout's parts a copy needs to build (and the two the wheel must leave out).
-SOURCE = ["pyproject.toml", "README.md", "engine", "app", "resources", "benchmarks", "tests"]
+SOURCE = ["pyproject.toml", "README.md", "LICENSE", "engine", "app", "resources", "benchmarks", "tests"]
 #: pyproject dependency -> conda-forge/bioconda package, where the names differ.
 CONDA_NAMES = {"pyside6-essentials": "pyside6"}
 
