@@ -445,8 +445,11 @@ class MainWindow(QMainWindow):
     # ---------------------------------------------------------------------------------------
     # pages and views
     def refresh_pages(self) -> None:
+        controller = getattr(self, "controller", None)  # (not yet while the window is built)
+        # (a comparison fills the Compare tab only: the others keep their note)
+        running = controller is not None and controller.mode == "running"
         for page in self.pages:
-            page.refresh()
+            page.refresh(running)
 
     def current_view(self):
         page = self.tabs.currentWidget()

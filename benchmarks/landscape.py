@@ -3,7 +3,9 @@
 the default variant (bitparallel simd), 2 threads: the time. (The --all-k 8 vs -k 8 ratio
 is the P8 workload of ``python -m benchmarks kdiff``.)
 
-Run: ``python -m benchmarks.landscape [LENGTH]`` (one JSON line; LENGTH defaults to 1 Mb).
+Run: ``python -m benchmarks.landscape [LENGTH]`` (one JSON line; LENGTH defaults to 1 Mb): the
+solve's wall and CPU time (user+sys of every thread), the process's peak RSS and the load
+average before and after, so that a run on a shared machine says what it had.
 ``python -m benchmarks.landscape ratio [TARGET BACKGROUND K [FORMS]]``: --all-k K against -k K
 on lambda[20000:20000+TARGET] vs E. coli[0:BACKGROUND], both strands, 2 threads, FORMS
 (``simd,blocked`` by default: the simd lanes and the blocked kernel), three alternating
@@ -13,6 +15,7 @@ repeats, wall and CPU time (a quick form of the P8 ratio on a busy machine).
 from __future__ import annotations
 
 import json
+import resource
 import sys
 import time
 
@@ -23,12 +26,24 @@ from engine import kdiff
 
 
 def _run(target, background, k, all_k, threads=2):
+    """The solve (after a small one that compiles or loads the kernels): the result, its wall
+    seconds and its CPU seconds (user+sys of the process, every thread)."""
     options = dict(variant="bitparallel", backend="multicore", parallel="coarse",
                    flags=frozenset({"simd"}), threads=threads, all_k=all_k)
     kdiff.solve(target, [background.slice(0, 2000)], k, **options)  # compile / load first
-    t0 = time.perf_counter()
+    c0, t0 = _cpu_seconds(), time.perf_counter()
     result = kdiff.solve(target, [background], k, **options)
-    return result, time.perf_counter() - t0
+    return result, time.perf_counter() - t0, _cpu_seconds() - c0
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _peak_rss_mb() -> float:
+    """The process's peak resident set (Linux reports ru_maxrss in KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def vector_width() -> str:
@@ -50,11 +65,14 @@ def vector_width() -> str:
 def m1(length: int = 1_000_000) -> dict:
     target = [data.synthetic_region(length)]
     background = data.ecoli()
-    every, seconds = _run(target, background, 5, True)
+    load_before = _load()
+    every, seconds, cpu = _run(target, background, 5, True)
     land = every.landscape
-    return {"workload": "M1", "all_k5_s": round(seconds, 1), "starts": len(land),
+    return {"workload": "M1", "target_bases": length, "all_k5_s": round(seconds, 1),
+            "solve_s": round(every.info.seconds, 1), "cpu_s": round(cpu, 1),
+            "peak_rss_mb": round(_peak_rss_mb()), "starts": len(land),
             "candidates": {k: int((land.length_at(k) > 0).sum()) for k in land.k},
-            "solve_s": round(every.info.seconds, 1), "vector": vector_width()}
+            "load_before": load_before, "load_after": _load(), "vector": vector_width()}
 
 
 def ratio(target_len: int = 300, background_len: int = 300_000, k: int = 8,

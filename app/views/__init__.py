@@ -26,6 +26,10 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QWidget
 #: What an empty tab says.
 EMPTY_HINT = ("Nothing to show yet. Load inputs (File or Demo menu, or drop a file on an input box) "
               "and press Run (Ctrl+R).")
+#: What it says instead while the window's run starts, compiles or has found nothing yet: not to
+#: load inputs that are loaded and press a Run that is running.
+RUNNING_HINT = ("Running: this tab fills in as results arrive (the status bar says how far the "
+                "run is; Cancel keeps what was found).")
 
 
 class ResultView(QWidget):
@@ -144,5 +148,8 @@ class TabPage(QStackedWidget):
         self.addWidget(view)
         self.refresh()
 
-    def refresh(self) -> None:
+    def refresh(self, running: bool = False) -> None:
+        """The view, or the note; ``running``: the window's run is under way."""
+        generic = self.view.empty_hint == EMPTY_HINT
+        self.note.setText(RUNNING_HINT if running and generic else self.view.empty_hint)
         self.setCurrentWidget(self.note if self.view.shows_note() else self.view)

@@ -2,7 +2,9 @@
 
 Left, the target as a track: the shortest specific primer at each 5′ end for both
 orientations (the kdiff profile pair design uses), the primer lengths Primer3 may choose,
-and the selected pair's sites and amplicon. Right, the pair table (the CSV's rows) and,
+and the selected pair's sites and amplicon; beside it, as a tab, the target's bases
+(:class:`app.views.sequence.SequenceView`) with the selected pair's primers on their strands,
+every pair's primers as marks to click, the regions, gaps and soft-masked stretches. Right, the pair table (the CSV's rows) and,
 for the selected pair, its in-silico PCR products in the background.
 
 *Design pairs* runs :func:`app.pairs.design_run` (``engine.primers.pairs``) on the
@@ -34,6 +36,7 @@ from app.settings import load_json, save_json
 from app.table import ResultsFilter, ResultsModel, table_view
 from app.views import ResultView
 from app.views.plotting import BLUE, GREEN, GREY, ORANGE, PURPLE, RED, SequenceBand
+from app.views.sequence import Mark, SequenceView
 
 SETTINGS_KEY = "pairs/design"
 #: The view's fields and their defaults (Primer3's, and the CLI's for the PCR).
@@ -343,8 +346,18 @@ class PairsView(ResultView):
         self.track_stack = QStackedWidget()
         self.track_stack.addWidget(self.track_empty)
         self.track_stack.addWidget(self.widget)
+        # The bases themselves, as Primer3Plus's result page and Benchling show a pair.
+        self.sequence = SequenceView()
+        self.sequence.candidate_clicked.connect(self.select_pair)
+        self.track_tabs = QTabWidget()
+        self.track_tabs.setDocumentMode(True)
+        self.track_tabs.addTab(self.track_stack, "Profile")
+        self.track_tabs.addTab(self.sequence, "Sequence")
+        self.track_tabs.setTabToolTip(1, "The target's bases with the selected pair's primers on "
+                                         "their strands; click another pair's primer to select it")
+        self.track_tabs.currentChanged.connect(lambda i: self.caption.setVisible(i == 0))
         layout.addWidget(self.record_combo)
-        layout.addWidget(self.track_stack, 1)
+        layout.addWidget(self.track_tabs, 1)
         layout.addWidget(self.caption)
         self._caption_idle()
         self._show_track()
@@ -474,6 +487,8 @@ class PairsView(ResultView):
 
     def _show_regions(self, *_) -> None:
         parts = [f"{kind} {start:,}–{end:,}" for kind, start, end in self.regions()]
+        for kind in REGION_KINDS:
+            self.sequence.set_intervals(kind, [(a, b) for k, a, b in self.regions() if k == kind])
         self.regions_label.setText("; ".join(parts) if parts else
                                    "No Primer3 regions: Regions ▸ adds one to drag on the track.")
 
@@ -633,6 +648,7 @@ class PairsView(ResultView):
                 curve.setData([], [])
             self.others.setData([], [])
             self.band.show(None, 0)
+            self.sequence.set_sequence("", "", 0)
             self._draw_selected()
             self._caption_idle()
             self._show_track()
@@ -654,6 +670,7 @@ class PairsView(ResultView):
         points = [{"pos": (p.left.start, p.left.length), "data": p} for p in mine]
         points += [{"pos": (p.right.end, -p.right.length), "data": p} for p in mine]
         self.others.setData(points)
+        self._draw_sequence(spec.target_id, mine)
         specific = int(np.count_nonzero((spec.left > 0) & (spec.left <= design.len_max)))
         specific_r = int(np.count_nonzero((spec.right > 0) & (spec.right <= design.len_max)))
         self.caption.setText(
@@ -668,6 +685,22 @@ class PairsView(ResultView):
             f"by at least k edits from every substring of the background, on both strands.")
         self._draw_selected()
 
+    def _draw_sequence(self, record_id: str, mine: list) -> None:
+        """The Sequence tab: the designed record's bases, its soft-masked stretches, the
+        regions, and every pair's primers as marks on their strands (a click selects the pair)."""
+        record = self._targets.get(record_id)
+        if record is None:
+            self.sequence.set_sequence("", "", 0)
+            return
+        from app.primers import sequence_bands
+
+        self.sequence.set_sequence(record.id, record.text, record.offset)
+        masked, _ = sequence_bands(record)  # gaps: the N runs the view finds in the text
+        self.sequence.set_intervals("masked", [(int(a), int(b)) for a, b in masked])
+        self._show_regions()
+        self.sequence.set_candidates([Mark(p.left.start, p.left.end, "+", p) for p in mine]
+                                     + [Mark(p.right.start, p.right.end, "-", p) for p in mine])
+
     def _draw_selected(self) -> None:
         p = self._selected
         shown = p is not None and p.target_id == self.current_record()
@@ -676,7 +709,9 @@ class PairsView(ResultView):
         if not shown:
             self.f_site.setData([], [])
             self.r_site.setData([], [])
+            self.sequence.set_pair(None, None, zoom=False)
             return
+        self.sequence.set_pair((p.left.start, p.left.end), (p.right.start, p.right.end))
         self.amplicon.setRegion((p.left.start - 0.5, p.right.end + 0.5))
         fy, ry = p.left.length, -p.right.length
         self.f_site.setData([p.left.start, p.left.end], [fy, fy])

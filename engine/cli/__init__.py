@@ -185,10 +185,29 @@ def load_input(args, role: str):
     """The records of positional input ``role``, cut to ``--<role>-region`` when given."""
     from engine.sequences import parse_region
 
-    region = getattr(args, f"{role}_region", None)
-    region = parse_region(region) if region else None  # a bad region fails before loading
+    text = getattr(args, f"{role}_region", None)
+    region = parse_region(text) if text else None  # a bad region fails before loading
     records = load_source(getattr(args, role))
-    return region.select(records) if region else records
+    if region is None:
+        return records
+    cut = region.select(records)
+    _say_clipped(f"--{role.replace('_', '-')}-region {text}", region.end, cut)
+    return cut
+
+
+def _say_clipped(option: str, end: int, records) -> None:
+    """One warning when a region runs past a record's end: the record was cut there, and a
+    silent cut let a typo pass for the region asked for."""
+    import warnings
+
+    from engine.sequences import SequenceWarning
+
+    for rec in records:
+        last = rec.offset + len(rec)
+        if end > last:
+            warnings.warn(SequenceWarning(
+                f"{option} ends after {rec.id} (its last base is {last:,}): used "
+                f"{rec.offset + 1:,}-{last:,}"), stacklevel=3)
 
 
 def load_source(source):

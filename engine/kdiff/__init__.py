@@ -29,7 +29,7 @@ from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads
 from engine.kdiff.candidates import Candidate, CandidateTable
 from engine.kdiff.closest import ClosestMatch, closest_match, iter_closest_match
 from engine.kdiff.cuda_options import cuda_params
-from engine.kdiff.spec import SPEC
+from engine.kdiff.spec import ONE_K_FLAGS, SPEC
 from engine.slices import Meter, numba_threads, run_info
 
 __all__ = ["Candidate", "CandidateTable", "ClosestMatch", "KdiffResult", "SPEC", "closest_match",
@@ -83,9 +83,10 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     scheduler's address (``tcp://HOST:PORT``; None or empty: a local cluster).
 
     ``all_k``: every k in 1..k at once (the result's ``landscape``), in the one scan at k.
-    The CPU kernels do it (on Dask too, and with a streamed background), and bitparallel
-    on CUDA (without flags: its default flags but neighbours); CUDA's conventional and
-    alternative, the neighbours flag and the fine forms refuse by name.
+    The CPU kernels do it (with a streamed background too), and bitparallel on CUDA
+    (without flags: its default flags but neighbours), on Dask as well (GPU workers run
+    the CUDA kernels, CPU workers the CPU ones); CUDA's conventional and alternative, the
+    neighbours flag and the fine forms refuse by name.
     """
     # The registry's rule for every parameter, as on the command line and in the GUI.
     checked = registry.check_params(SPEC, k=k, strands=strands, gap_min=gap_min,
@@ -100,10 +101,10 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     if not background:
         raise ValueError("no background records")
     sel = registry.resolve(SPEC, variant, backend, parallel, flags)
-    if all_k and flags is None and "neighbours" in sel.flags:
+    if all_k and flags is None and sel.flags & ONE_K_FLAGS:
         # the neighbours' bounds are on one k's c(r): the defaults but it
         sel = registry.resolve(SPEC, sel.variant, sel.backend, sel.parallel,
-                               sel.flags - {"neighbours"})
+                               sel.flags - ONE_K_FLAGS)
     gap_min = gaps.resolve_gap_min(background, gap_min)  # (unset: a store background's own)
     target = tuple(gaps.as_background(target, gap_min))
     background = tuple(gaps.as_background(background, gap_min))
@@ -130,14 +131,14 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
 
 def _check_all_k(sel) -> None:
     """``all_k`` runs on the CPU kernels' serial and coarse forms, the background whole,
-    streamed in chunks or on Dask (its workers run the CPU kernels), and on bitparallel's
-    CUDA kernels (engine/kdiff/cuda_bitparallel.py): CUDA's conventional and alternative
-    block kernels, the neighbours flag (bounds on one k's c(r)) and the fine forms know one
-    k only."""
+    streamed in chunks or on Dask, and on bitparallel's CUDA kernels
+    (engine/kdiff/cuda_bitparallel.py; a Dask GPU worker's too): CUDA's conventional and
+    alternative block kernels, the neighbours flag (bounds on one k's c(r)) and the fine
+    forms know one k only."""
     if registry.on_gpu(sel.backend) and sel.variant != "bitparallel":
         raise ValueError(f"kdiff --all-k does not run with --variant {sel.variant} on the "
                          f"{sel.backend} backend (use bitparallel)")
-    if "neighbours" in sel.flags:
+    if sel.flags & ONE_K_FLAGS:
         raise ValueError("kdiff --all-k does not run with the neighbours flag "
                          "(drop --opt neighbours)")
     if sel.parallel in ("fine", "coarse+fine"):

@@ -10,11 +10,16 @@ column, and only its first row can be newly active. c(r) is the largest
 active row over all columns; Ukkonen's lact(j) <= lact(j-1)+1 means one probe
 of row c+1 per column finds it.
 
-``lv`` (lanes x L) asks for the lower levels too (``kdiff --all-k``): column t is c for
-t edits (k = t+1), found by the same one probe per column, of row lv+1 against t. The
-row minima only grow down a column's active cells, whose values the blocks hold exactly
-(inactive ones stay > K > t), so one pass at the largest k answers every smaller one;
-the lane then lives until its suffix occurs within 0 edits. L = 0 is the plain scan.
+``lv`` (lanes x K) asks for the lower levels too (``kdiff --all-k``): column t is c for
+t edits (k = t+1). One pass at the largest k answers every smaller one: the blocks hold
+every active cell (D <= K) exactly, and an inactive one's computed D is above K too (it
+bounds the true one from above). The levels come from cpu_lanes' counters of e = D - M,
+M(i) the smallest D of row i so far (clipped at K+1, the inactive rows' floor): four
+words per live block (64 rows each) take each column's horizontal deltas, and a row of
+1..c_K+1 whose counter falls below 0 (D under M: the only way a level rises) has the
+lane settled exactly (``_settle_levels``, also when a block is grown: its counters are
+made then). No probe per level and column (those cost 1.97x one k). The lane then lives
+until its suffix occurs within 0 edits. L = 0 is the plain scan, one probe a column.
 
 The carry between blocks makes one matrix a chain of dependent word
 operations, so the kernel advances ``LANES`` consecutive starts r together in
@@ -33,6 +38,7 @@ import numpy as np
 from numba import njit, prange
 
 from engine.bitops import popcount64
+from engine.kdiff.cpu_lanes import counter_bits, counter_step
 
 
 _ONE = np.uint64(1)
@@ -49,6 +55,14 @@ def advance_block(pv, mv, eq, hin_p, hin_m):
     ``hin_p``/``hin_m`` are the +1/-1 horizontal delta entering the top row, as
     0/1 words. Returns the new (pv, mv) and the outgoing delta at the bottom.
     """
+    p, m, hout_p, hout_m, _, _ = advance_block_rows(pv, mv, eq, hin_p, hin_m)
+    return p, m, hout_p, hout_m
+
+
+@njit(nogil=True, cache=True, inline="always")
+def advance_block_rows(pv, mv, eq, hin_p, hin_m):
+    """:func:`advance_block`, also returning the rows' +1/-1 horizontal deltas (row i of
+    the block at bit i-1): the lower levels' counters take them."""
     xv = eq | mv
     eq = eq | hin_m
     xh = (((eq & pv) + pv) ^ pv) | eq
@@ -56,9 +70,9 @@ def advance_block(pv, mv, eq, hin_p, hin_m):
     mh = pv & xh
     hout_p = ph >> _SIXTYTHREE
     hout_m = mh >> _SIXTYTHREE
-    ph = (ph << _ONE) | hin_p
-    mh = (mh << _ONE) | hin_m
-    return mh | ~(xv | ph), ph & xv, hout_p, hout_m
+    phs = (ph << _ONE) | hin_p
+    mhs = (mh << _ONE) | hin_m
+    return mhs | ~(xv | phs), phs & xv, hout_p, hout_m, ph, mh
 
 
 @njit(nogil=True, cache=True)
@@ -96,13 +110,59 @@ def full_at(out_c, lv, i, mp):
 
 
 @njit(nogil=True, cache=True)
+def _settle_levels(l, pv, mv, score, yl, ct, mp, f, e0, e1, e2, e3, valid):
+    """Lane l after a column (or a record's first, or a block grown): the levels
+    ``ct[l, 0..K]`` this column raises (each by at most one: Ukkonen), read from D of its
+    live blocks' rows, then those rows' counters of e = D - M afresh and the rows whose fall
+    flags the lane, 1..c_K+1 (the module's docstring)."""
+    top = ct.shape[1] - 1
+    for b in range(yl + 1):  # f[i] = D at row i: each block from its bottom score up
+        d = score[l, b]
+        base = 64 * b
+        f[base + 64] = d
+        p = pv[l, b]
+        m = mv[l, b]
+        for i in range(63, 0, -1):
+            bit = _ONE << np.uint64(i)  # the vertical delta at row base+i+1
+            if p & bit:
+                d -= 1
+            if m & bit:
+                d += 1
+            f[base + i] = d
+    lim = min(mp, 64 * (yl + 1))
+    for t in range(top + 1):
+        c = ct[l, t]
+        if c < lim and f[c + 1] <= t:
+            ct[l, t] = c + 1
+    flagged = min(ct[l, top] + 1, mp)
+    below = 0  # M(i) = #{t: c_t < i}, at most K+1 (inactive rows' D, not exact, is above)
+    for b in range(yl + 1):
+        a0 = _ZERO
+        a1 = _ZERO
+        a2 = _ZERO
+        a3 = _ZERO
+        bit = _ONE
+        for i in range(64 * b + 1, 64 * b + 65):
+            while below <= top and ct[l, below] < i:
+                below += 1
+            a0, a1, a2, a3 = counter_bits(f[i] - below, bit, a0, a1, a2, a3)
+            bit = bit << _ONE
+        e0[l, b] = a0
+        e1[l, b] = a1
+        e2[l, b] = a2
+        e3[l, b] = a3
+        n = min(max(flagged - 64 * b, 0), 64)
+        valid[l, b] = _ALL if n == 64 else (_ONE << np.uint64(n)) - _ONE
+
+
+@njit(nogil=True, cache=True)
 def longest_prefixes(alpha, m_end, r_lo, lanes, beta, offsets, K, out_c, lv, counters, abort,
                      counting):
     """c(r) for r in [r_lo, r_lo+lanes), all advanced in one pass over beta.
 
     Writes ``out_c[0:lanes]`` (and ``lv[0:lanes]``); returns False when aborted.
     """
-    levels = lv.shape[1]
+    levels = lv.shape[1]  # 0, or K: then every level from the rows' counters
     nb = (m_end - r_lo + 63) // 64 + 1
     peq = np.empty((lanes, nb, 16), dtype=np.uint64)
     pv = np.empty((lanes, nb), dtype=np.uint64)
@@ -113,6 +173,16 @@ def longest_prefixes(alpha, m_end, r_lo, lanes, beta, offsets, K, out_c, lv, cou
     nblocks = np.zeros(lanes, dtype=np.int64)
     mps = np.zeros(lanes, dtype=np.int64)
     live = np.zeros(lanes, dtype=np.bool_)
+    # with levels: c at t = 0..K edits, and per live block the rows' counters of D - M and
+    # the rows whose fall flags the lane (cpu_lanes' counters, 64 rows a word)
+    wide = nb if levels > 0 else 0
+    ct = np.empty((lanes, levels + 1), dtype=np.int64)
+    e0 = np.zeros((lanes, wide), dtype=np.uint64)
+    e1 = np.zeros((lanes, wide), dtype=np.uint64)
+    e2 = np.zeros((lanes, wide), dtype=np.uint64)
+    e3 = np.zeros((lanes, wide), dtype=np.uint64)
+    valid = np.zeros((lanes, wide), dtype=np.uint64)
+    f = np.zeros(64 * wide + 1, dtype=np.int64)
     y0 = (K - 1) // 64 if K >= 1 else 0
     steps = 0
     for l in range(lanes):
@@ -120,9 +190,9 @@ def longest_prefixes(alpha, m_end, r_lo, lanes, beta, offsets, K, out_c, lv, cou
         mps[l] = mp
         nblocks[l] = (mp + 63) // 64
         out_c[l] = min(K, mp)
-        for t in range(levels):
-            lv[l, t] = min(t, mp)
-        live[l] = (lv[l, 0] if levels > 0 else out_c[l]) < mp
+        for t in range(levels + 1):
+            ct[l, t] = min(t if levels > 0 else K, mp)
+        live[l] = ct[l, 0] < mp
     for rec in range(offsets.shape[0] - 1):
         lo = offsets[rec]
         hi = offsets[rec + 1]
@@ -138,6 +208,8 @@ def longest_prefixes(alpha, m_end, r_lo, lanes, beta, offsets, K, out_c, lv, cou
                     pv[l, b] = _ALL
                     mv[l, b] = _ZERO
                     score[l, b] = 64 * (b + 1)
+                if levels > 0:
+                    _settle_levels(l, pv, mv, score, y0, ct, mps[l], f, e0, e1, e2, e3, valid)
         if remaining == 0:
             break
         for j in range(lo, hi):
@@ -150,14 +222,21 @@ def longest_prefixes(alpha, m_end, r_lo, lanes, beta, offsets, K, out_c, lv, cou
                 yl = y[l]
                 hin_p = _ZERO
                 hin_m = _ZERO
+                fell = _ZERO  # with levels: the flagged rows whose counter fell below 0
                 for b in range(yl + 1):
-                    p, m, hin_p, hin_m = advance_block(pv[l, b], mv[l, b], peq[l, b, s], hin_p, hin_m)
+                    p, m, hin_p, hin_m, ph, mh = advance_block_rows(pv[l, b], mv[l, b],
+                                                                    peq[l, b, s], hin_p, hin_m)
                     pv[l, b] = p
                     mv[l, b] = m
                     score[l, b] += np.int64(hin_p) - np.int64(hin_m)
+                    if levels > 0:
+                        e0[l, b], e1[l, b], e2[l, b], e3[l, b], borrow = counter_step(
+                            ph, mh, e0[l, b], e1[l, b], e2[l, b], e3[l, b])
+                        fell |= borrow & valid[l, b]
                 steps += yl + 1
                 # Grow: the first row of block y+1 can only become active from
                 # the bottom of block y (diagonal from j-1, or vertical in j).
+                grown = False
                 if yl < nblocks[l] - 1:
                     hin = np.int64(hin_p) - np.int64(hin_m)
                     prev = score[l, yl] - hin
@@ -176,30 +255,37 @@ def longest_prefixes(alpha, m_end, r_lo, lanes, beta, offsets, K, out_c, lv, cou
                         score[l, nxt] = prev + 64 + np.int64(hp) - np.int64(hm)
                         yl = nxt
                         steps += 1
+                        grown = True
                 # Shrink: a block whose bottom is >= K+64 is inactive throughout.
                 while yl > 0 and score[l, yl] >= K + 64:
                     yl -= 1
                 y[l] = yl
+                if levels > 0:
+                    # Every level at once: only a row falling under M can raise one (a grown
+                    # block's counters are made here too).
+                    if fell != _ZERO or grown:
+                        _settle_levels(l, pv, mv, score, yl, ct, mps[l], f, e0, e1, e2, e3,
+                                       valid)
+                        if ct[l, 0] == mps[l]:
+                            live[l] = False
+                            remaining -= 1
+                    continue
                 # Probe row c+1 (Ukkonen: lact(j) <= lact(j-1) + 1 <= c + 1).
                 row = out_c[l] + 1
                 b = (row - 1) >> 6
                 if b <= yl and row <= mps[l]:
                     if _row_score(pv[l, b], mv[l, b], score[l, b], row) <= K:
                         out_c[l] = row
-                        if row == mps[l] and levels == 0:
+                        if row == mps[l]:
                             live[l] = False
                             remaining -= 1
-                for t in range(levels):  # the lower levels, each its own probe
-                    row = lv[l, t] + 1
-                    b = (row - 1) >> 6
-                    if b <= yl and row <= mps[l]:
-                        if _row_score(pv[l, b], mv[l, b], score[l, b], row) <= t:
-                            lv[l, t] = row
-                            if t == 0 and row == mps[l]:
-                                live[l] = False
-                                remaining -= 1
             if remaining == 0:
                 break
+    if levels > 0:
+        for l in range(lanes):
+            out_c[l] = ct[l, levels]
+            for t in range(levels):
+                lv[l, t] = ct[l, t]
     counters[0] += 64 * steps
     if counting:
         counters[1] += 64 * steps  # 64 symbol comparisons per word operation

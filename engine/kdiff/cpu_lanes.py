@@ -156,6 +156,45 @@ def _match_words(alpha, rs, word, width, wbits):
 COUNTER_MAX = 15
 
 
+@njit(nogil=True, cache=True, inline="always")
+def counter_step(ph, mh, a0, a1, a2, a3):
+    """e += ph - mh on every row of the 4-bit counters sliced over the words a0..a3 (bit b
+    of e(i) in a_b, row i at bit i-1; ``ph``/``mh`` the rows' +1/-1 horizontal deltas): the
+    new words, and the rows whose counter was 0 and fell (the borrow out of the top bit).
+    Past COUNTER_MAX a counter wraps to 0, under e, never over it."""
+    carry = w_and(ph, a0)
+    borrow = w_and(mh, w_not(a0))
+    b0 = w_xor(a0, w_or(ph, mh))
+    step = w_or(carry, borrow)
+    carry = w_and(carry, a1)
+    borrow = w_and(borrow, w_not(a1))
+    b1 = w_xor(a1, step)
+    step = w_or(carry, borrow)
+    carry = w_and(carry, a2)
+    borrow = w_and(borrow, w_not(a2))
+    b2 = w_xor(a2, step)
+    step = w_or(carry, borrow)
+    borrow = w_and(borrow, w_not(a3))
+    b3 = w_xor(a3, step)
+    return b0, b1, b2, b3, borrow
+
+
+@njit(nogil=True, cache=True, inline="always")
+def counter_bits(e, bit, a0, a1, a2, a3):
+    """The words a0..a3 with a row's counter (its bit ``bit``, clear before) set to
+    min(max(e, 0), COUNTER_MAX)."""
+    e = min(max(e, 0), COUNTER_MAX)
+    if e & 1:
+        a0 = w_or(a0, bit)
+    if e & 2:
+        a1 = w_or(a1, bit)
+    if e & 4:
+        a2 = w_or(a2, bit)
+    if e & 8:
+        a3 = w_or(a3, bit)
+    return a0, a1, a2, a3
+
+
 @njit(nogil=True, cache=True)
 def _settle(l, pv, mv, word, ct, lim, f, e0, e1, e2, e3):
     """Lane l after a column (its deltas ``pv``/``mv``): the levels ``ct[:, l]`` this column
@@ -181,15 +220,7 @@ def _settle(l, pv, mv, word, ct, lim, f, e0, e1, e2, e3):
     for i in range(1, lim + 1):
         while below <= top and ct[below, l] < i:
             below += 1
-        e = min(max(f[i] - below, 0), COUNTER_MAX)
-        if e & 1:
-            a0 = w_or(a0, bit)
-        if e & 2:
-            a1 = w_or(a1, bit)
-        if e & 4:
-            a2 = w_or(a2, bit)
-        if e & 8:
-            a3 = w_or(a3, bit)
+        a0, a1, a2, a3 = counter_bits(f[i] - below, bit, a0, a1, a2, a3)
         bit = w_shl(bit, one)
     e0[l] = a0
     e1[l] = a1
@@ -270,25 +301,9 @@ def _lanes_levels(alpha, m_end, rs, beta, offsets, K, word, out_c, lv, outgrown,
                     ph, mh, pn, mn = _column(row[l], pv[l], mv[l], one)
                     pv[l] = pn
                     mv[l] = mn
-                    # e += ph - mh on every row, through the three bit planes.
-                    a0 = e0[l]
-                    a1 = e1[l]
-                    a2 = e2[l]
-                    a3 = e3[l]
-                    carry = w_and(ph, a0)
-                    borrow = w_and(mh, w_not(a0))
-                    e0[l] = w_xor(a0, w_or(ph, mh))
-                    step = w_or(carry, borrow)
-                    carry = w_and(carry, a1)
-                    borrow = w_and(borrow, w_not(a1))
-                    e1[l] = w_xor(a1, step)
-                    step = w_or(carry, borrow)
-                    carry = w_and(carry, a2)
-                    borrow = w_and(borrow, w_not(a2))
-                    e2[l] = w_xor(a2, step)
-                    step = w_or(carry, borrow)
-                    borrow = w_and(borrow, w_not(a3))
-                    e3[l] = w_xor(a3, step)
+                    # e += ph - mh on every row, through the four bit planes.
+                    e0[l], e1[l], e2[l], e3[l], borrow = counter_step(ph, mh, e0[l], e1[l],
+                                                                      e2[l], e3[l])
                     hit = w_and(borrow, valid[l])  # e was 0 and fell: D < M somewhere
                     flag[l] = hit
                     flagged = w_or(flagged, hit)

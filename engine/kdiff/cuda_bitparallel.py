@@ -65,6 +65,9 @@ _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ZERO = np.uint64(0)
 _SIXTYTHREE = np.uint64(63)
+#: kdiff --all-k: the lower levels the register tiers probe (the top ones, in block 0); a
+#: start with more levels past the lanes' word takes the tiers that probe every level.
+TIER_TOP_LEVELS = 2
 
 
 @cuda.jit(device=True, inline=True)
@@ -97,7 +100,7 @@ def rows_below(bit):
 
 @cuda.jit(device=True, inline=True)
 def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                nblocks):
+                nblocks, lt, lm, ntop, tbase):
     """The register tiers' column loop while block ``yy`` is the last live one. ``yy`` is a
     constant at every call site, so every word index is one (the words stay in registers:
     indices are clamped to NB-1 for the call sites a small tier never reaches) and a column
@@ -110,7 +113,15 @@ def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, belo
     reaches K+64 (rare) the bottoms of the blocks below are scored from their words by
     popcounts until one may hold a row <= K. Returns (j, y, sy, c, pb, below, done, over,
     steps) at the first column where y changes, the chunk ends, c reaches the suffix's
-    length, or the thread would need more than NB words (``over``)."""
+    length, or the thread would need more than NB words (``over``).
+
+    ``ntop`` lower levels (kdiff --all-k; a constant at every call site, 0 without levels),
+    those of tbase .. tbase+ntop-1 edits, are probed in block 0 (always computed, exact):
+    ``lt`` their c, ``lm`` the masks of their rows 1..c+1. Row c_t+1 scores <= t by the
+    popcounts of block 0's vertical deltas down to it (D of the top row is 0); a level
+    whose row leaves block 0 (c_t = 64, below its suffix's end) sets ``over`` (the driver
+    re-runs such a start on the tier that probes every level in any block). With levels,
+    ``done`` waits for the lowest one too."""
     live = int32(Kc + 64)  # a block whose bottom scores less may hold a row <= K
     j0 = j
     grown = int32(0)
@@ -168,11 +179,27 @@ def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, belo
                     if yy + 1 == pb and score_at(v, p, m, below) <= Kc:
                         hit = True
                     grown += 1
-        if hit:  # Ukkonen: at most one more row per column, and only row c+1
+        if hit and c < mp:  # Ukkonen: at most one more row per column, and only row c+1
             c = int32(c + 1)
             pb = int32(c >> 6)
             below = rows_below(c & 63)
-            done = c >= mp
+            done = c >= mp and (ntop == 0 or lt[0] >= mp)
+        if ntop > 0:
+            p0 = pv[0]
+            m0 = mv[0]
+            for u in range(ntop):
+                cv = lt[u]
+                if cv < mp:
+                    rows = lm[u]
+                    if int32(cuda.popc(p0 & rows)) - int32(cuda.popc(m0 & rows)) <= tbase + u:
+                        cv = int32(cv + 1)
+                        lt[u] = cv
+                        if cv < 64:
+                            lm[u] = _ALL >> U(63 - cv)
+                        elif cv < mp:
+                            over = True  # its next row is in block 1
+                        if u == 0:
+                            done = c >= mp and cv >= mp
         j = int32(j + 1)
         if y != yy or done or over or j >= hi:
             return (j, y, sy, c, pb, below, done, over,
@@ -203,7 +230,7 @@ def probe_levels(pv, mv, top, ct, levels, mp):
 
 
 @kernel_factory
-def chunk_kernel(words: int, registers: int = 255, levels: int = 0):
+def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0):
     """The chunk kernel holding up to ``words`` blocks per thread in registers, or, for
     ``words == 0``, as many as the global arrays ``spv/smv`` of shape (capacity, threads)
     hold. Its registers are capped at ``registers``.
@@ -212,23 +239,28 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0):
     for each count of live blocks, chosen again whenever the count changes; the words in
     global memory take the same steps in plain loops. All bookkeeping is 32-bit.
 
-    ``levels`` > 0 (kdiff --all-k, words in global memory only: a register stretch scores
-    only its last live block, and the lower levels' rows lie anywhere above it) also finds
-    c for 0..levels-1 edits (:func:`probe_levels`), into ``out_lv``; a thread then runs
-    until level 0 has found its whole suffix.
+    ``levels`` > 0 (kdiff --all-k) also finds c at lower levels, into ``out_lv``; a thread
+    then runs until the lowest it finds has its whole suffix. With words in global memory
+    every level, 0..levels-1 edits, in any block (:func:`probe_levels`). In registers
+    (``top`` > 0) only the ``top`` highest, levels-top .. levels-1 edits, in block 0 (a
+    stretch scores only its last live block, and block 0 is the one always computed): the
+    driver sends a start here only when the lanes stage settled its levels below them, and
+    one whose level leaves block 0 comes back flagged ``over`` with that level at 64.
     """
-    assert not (levels and words), "levels run on the tier with words in global memory"
+    assert not (levels and words) or 0 < top <= levels, "register tiers probe the top levels"
     NB = max(1, words)
     REG = words > 0
     CAP = registers
-    LV = levels
-    LVN = max(1, levels)  # (a local array is never empty)
+    LV = 0 if REG else levels  # the levels probe_levels finds (words in global memory)
+    TOP = top if REG else 0  # the levels run_stretch finds (words in registers)
+    TOPN = max(1, TOP)
+    LVN = max(1, LV)  # (a local array is never empty)
 
     def kernel(table, beta, rs, nr, m_end, K, chunk_lo, chunk_hi, out_c, overflow, counters,
                spv, smv, out_lv):
-        # CAP and LVN are never 0: naming them puts the register cap and the levels in the
-        # kernel's closure, which numba's disk cache keys on (it ignores max_registers).
-        if CAP == 0 or LVN == 0:
+        # CAP, LVN and TOPN are never 0: naming them puts the register cap and the levels in
+        # the kernel's closure, which numba's disk cache keys on (it ignores max_registers).
+        if CAP == 0 or LVN == 0 or TOPN == 0:
             return
         tid = cuda.grid(1)
         block_steps = cuda.shared.array(1, int64)
@@ -259,11 +291,24 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0):
                     mv[b] = _ZERO
             sy = int32(64 * (y + 1))  # block y's bottom row: D = its row in column -1
             over = False
-            ct = cuda.local.array(LVN, int32)  # c of each lower level
+            ct = cuda.local.array(LVN, int32)  # c of each lower level (words in global memory)
             for t in range(LV):
                 ct[t] = imin(t, mp)
-            # the scan of a start ends when its whole suffix occurs (with levels: within 0 edits)
-            done = (ct[0] >= mp) if LV > 0 else (c >= mp)
+            tbase = int32(levels - TOP)
+            lt = cuda.local.array(TOPN, int32)  # c of the top levels (words in registers)
+            lm = cuda.local.array(TOPN, uint64)  # their rows 1..c+1 in block 0
+            for u in range(TOP):
+                lt[u] = imin(tbase + u, mp)
+                lm[u] = _ALL >> U(63 - imin(lt[u], 63))
+                over = over or (lt[u] >= 64 and lt[u] < mp)  # (never: the lanes ran, K < 32)
+            # the scan of a start ends when its whole suffix occurs (with levels: within the
+            # fewest edits it finds)
+            if LV > 0:
+                done = ct[0] >= mp
+            elif TOP > 0:
+                done = c >= mp and lt[0] >= mp
+            else:
+                done = c >= mp
             pb = int32(c >> 6)  # the probe: row c+1 is bit c & 63 of block c >> 6
             below = rows_below(c & 63)
             j = int32(chunk_lo[tid // nr])
@@ -275,67 +320,67 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0):
                 if y == 0:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         0, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 elif y == 1:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         1, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 elif y == 2:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         2, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 elif y == 3:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         3, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 4 and y == 4:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         4, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 5 and y == 5:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         5, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 6 and y == 6:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         6, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 7 and y == 7:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         7, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 8 and y == 8:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         8, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 9 and y == 9:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         9, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 10 and y == 10:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         10, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 11 and y == 11:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         11, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 12 and y == 12:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         12, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 13 and y == 13:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         13, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 14 and y == 14:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         14, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 15 and y == 15:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         15, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks)
+                        nblocks, lt, lm, TOP, tbase)
                 else:  # never: y < NB always (a start that would need block NB is "over")
                     over = True
                     n = int64(0)
@@ -399,6 +444,8 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0):
             cuda.atomic.max(out_c, q, c)
             for t in range(LV):
                 cuda.atomic.max(out_lv, (q, t), ct[t])
+            for u in range(TOP):
+                cuda.atomic.max(out_lv, (q, tbase + u), lt[u])
             if over:
                 overflow[q] = 1
         cuda.atomic.add(block_steps, 0, steps)
@@ -407,7 +454,8 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0):
             cuda.atomic.add(counters, 0, block_steps[0])
 
     # Named tier4, tier8, ... or tier_global (ncu and the disk cache tell them apart by it).
-    name = (f"tier{words}" if words else "tier_global") + (f"_levels{levels}" if levels else "")
+    name = ((f"tier{words}" if words else "tier_global") + (f"_levels{levels}" if levels else "")
+            + (f"top{top}" if TOP else ""))
     return kernel_jit(registers)(named(kernel, name))
 
 
@@ -418,8 +466,9 @@ class BitparallelDriver:
     ``dev`` is the job's :class:`engine.kdiff.cuda.Device` (uploads, launches
     with clear errors, memory and occupancy figures); ``flags`` the job's flags.
     ``levels`` (kdiff --all-k: c for 0..levels-1 edits besides K) go through the lanes
-    stages and the tiers with their words in global memory; the neighbours' bounds are on
-    one k's c(r), so a job with levels has no neighbours flag (engine.kdiff.make_job).
+    stages, then only the levels the lanes left open through the tiers (:meth:`_tiers`);
+    the neighbours' bounds are on one k's c(r), so a job with levels has no neighbours flag
+    (engine.kdiff.make_job).
     """
 
     def __init__(self, dev, K: int, counting: bool, flags=frozenset(), levels: int = 0):
@@ -446,12 +495,13 @@ class BitparallelDriver:
         self._before = None  # (alpha, r, c(r)) of the previous slice's last start
         self._alpha = self._scratch = None
 
-    def _kernel(self, words: int):
-        return chunk_kernel(words, register_cap(self.dev.threads_per_block), self.levels)
+    def _kernel(self, words: int, levels: int = 0, top: int = 0):
+        return chunk_kernel(words, register_cap(self.dev.threads_per_block), levels,
+                            top if words else 0)
 
-    def _words(self, words: int) -> int:
-        """The tier kernel's register words (0: in global memory, always with levels)."""
-        return words if words <= config.KDIFF_CUDA_REGISTER_WORDS and not self.levels else 0
+    def _words(self, words: int, every_level: bool = False) -> int:
+        """The tier kernel's register words (0: in global memory, always for every level)."""
+        return words if words <= config.KDIFF_CUDA_REGISTER_WORDS and not every_level else 0
 
     # -- planning -------------------------------------------------------------------
     def plan(self, overlap: int, nr: int):
@@ -514,7 +564,8 @@ class BitparallelDriver:
                 todo = todo[out]
                 if not len(todo):
                     break
-            if len(todo) and not self._ladder(rs, c, todo, m_end, mps, counters, levels):
+            word = self.passes[-1].word if self.passes else 0  # (todo: every pass ran)
+            if len(todo) and not self._tiers(rs, c, todo, m_end, mps, counters, levels, word):
                 return None
             if lv is not None:
                 lv[:] = levels
@@ -568,35 +619,74 @@ class BitparallelDriver:
         scan(rest[~skip])
         return True
 
-    def _ladder(self, rs, c, pending, m_end, mps, counters, levels) -> bool:
+    def _tiers(self, rs, c, pending, m_end, mps, counters, levels, word) -> bool:
+        """The ladder for the starts that outgrew the lanes (``word``: the last stage's, 0
+        when none ran). With levels the lanes leave each start's levels below the word exact
+        (cuda_lanes: a lane runs its levels over every column even after c at K outgrew), so
+        a start whose levels all stayed below the word climbs the register tiers without
+        levels, one whose only open levels are the top ``TIER_TOP_LEVELS`` (rows in block 0,
+        word < 64) climbs them probing those, and the rest (and those whose level left block
+        0) the tiers that probe every level, words in global memory."""
+        if not self.levels:
+            return self._ladder(rs, c, pending, m_end, mps, counters, None)
+        K = self.levels
+        open_ = (levels[pending] >= word) if word else np.ones((len(pending), K), dtype=bool)
+        top = min(TIER_TOP_LEVELS, K) if 0 < word < 64 else 0
+        some = open_.any(axis=1)
+        below = open_[:, :K - top].any(axis=1)
+        if not self._ladder(rs, c, pending[~some], m_end, mps, counters, None):
+            return False
+        left = []
+        if top and not self._ladder(rs, c, pending[some & ~below], m_end, mps, counters, levels,
+                                    top, left):
+            return False
+        rest = np.concatenate([pending[some & below]] + left)
+        return self._ladder(rs, c, np.sort(rest), m_end, mps, counters, levels)
+
+    def _ladder(self, rs, c, pending, m_end, mps, counters, levels, top=0, left=None) -> bool:
         """Tiers of growing reach from ``self.first``, each re-running only the starts it could
         not settle, then an exact tier sized to the longest suffix. ``levels`` (starts x
-        levels, lower bounds in) receives the lower levels."""
+        levels, lower bounds in; None: none computed) receives the lower levels, every one or
+        (``top`` > 0, in the register tiers) the top ``top``: a start whose level leaves block
+        0 there is appended to ``left`` instead."""
         K = self.K
+        if not len(pending):
+            return True
+        nlv = 0 if levels is None else self.levels
+        more = {"top": top} if top else {}
         for index in range(self.first, len(self.tiers)):
             if self.dev.cancelled():
                 return False
             words, overlap = self.tiers[index]
-            lv = levels[pending]
+            lv = levels[pending] if nlv else None
             got, over, truncated = self._launch(rs[pending], c[pending], m_end, words, overlap,
-                                                counters, lv=lv)
+                                                counters, lv=lv, **more)
             c[pending] = got
-            levels[pending] = lv
+            if nlv:
+                levels[pending] = lv
+            if top:  # a top level at 64 below its suffix's end: its row left block 0
+                gone = over & np.any((lv[:, nlv - top:] >= 64)
+                                     & (lv[:, nlv - top:] < mps[pending, None]), axis=1)
+                left.append(pending[gone])
+                keep = ~gone
+                pending, over, got, lv = pending[keep], over[keep], got[keep], lv[keep]
             unsure = over | (truncated & (got < mps[pending]) & (got + K >= overlap))
-            for t in range(self.levels):  # level t is exact when its occurrences fit the overlap
+            for t in range(nlv):  # level t is exact when its occurrences fit the overlap
                 unsure |= truncated & (lv[:, t] < mps[pending]) & (lv[:, t] + t >= overlap)
             pending = pending[unsure]
             if not len(pending):
                 return True
         if self.dev.cancelled():
             return False
-        # Exact tier: words for the longest suffix, an overlap past it, words in global memory.
+        # Exact tier: words for the longest suffix, an overlap past it, words in global memory
+        # (with levels: every one).
         longest = int(mps[pending].max())
-        lv = levels[pending]
+        lv = levels[pending] if nlv else None
         got, _, _ = self._launch(rs[pending], c[pending], m_end, (longest + 63) // 64 + 1,
                                  longest + K + 1, counters, exact=True, lv=lv)
         c[pending] = got
-        levels[pending] = lv
+        if nlv:
+            levels[pending] = lv
         return True
 
     def _rounds(self, alpha, rs, bounds, counters) -> bool:
@@ -685,14 +775,14 @@ class BitparallelDriver:
                 return
         self.first = max(0, len(self.tiers) - 1)
 
-    def _launch(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=None):
+    def _launch(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=None, top=0):
         """One tier over ``rs`` (c0: their lower bounds); batched so that words kept in global
         memory fit the budget. Returns (c found, overflowed, some chunk truncated). With
         levels, ``lv`` (starts x levels: their lower bounds) receives the levels found."""
         nr = len(rs)
         lo, hi, truncated = self.plan(overlap, nr)
         per_r = len(lo)
-        kernel_words = 0 if exact else self._words(words)
+        kernel_words = 0 if exact else self._words(words, lv is not None and not top)
         if kernel_words:
             group = nr
         else:
@@ -700,7 +790,7 @@ class BitparallelDriver:
             group = max(1, self.dev.scratch_budget() // max(1, per_thread * per_r))
         got = np.empty(nr, dtype=np.int32)
         over = np.zeros(nr, dtype=bool)
-        kernel = self._kernel(kernel_words)
+        kernel = self._kernel(kernel_words, 0 if lv is None else self.levels, top)
         lo_d, hi_d = self.dev.upload_many("the chunk plan", lo, hi)
         tpb = self.dev.threads_per_block
         for start in range(0, nr, group):
@@ -709,7 +799,7 @@ class BitparallelDriver:
             threads = n_part * per_r
             # c(r) and the overflow flags in one array: one copy back.
             results = np.concatenate([c0[part], np.zeros(n_part, np.int64)]).astype(np.int32)
-            lv_part = lv[part] if self.levels else np.zeros((n_part, 1), np.int64)
+            lv_part = lv[part] if lv is not None else np.zeros((n_part, 1), np.int64)
             rs_d, res_d, steps_d, lv_d = self.dev.upload_many(
                 "the starts and their results", rs[part].astype(np.int32), results,
                 np.zeros(2, np.int64), (lv_part, np.int32))
@@ -726,7 +816,7 @@ class BitparallelDriver:
                             res_d[n_part:], steps_d, spv, smv, lv_d)
             back = self.dev.fetch(res_d)
             got[part] = back[:n_part]
-            if self.levels:
+            if lv is not None:
                 lv[part] = self.dev.fetch(lv_d)
             over[part] = back[n_part:] != 0
             cells = 64 * int(self.dev.fetch(steps_d)[0])

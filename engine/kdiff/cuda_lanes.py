@@ -22,11 +22,20 @@ the word: the host hands it on (to the 64-bit stage, or to the blocked tiers of
 ``cuda_bitparallel``); c >= W is then a proven lower bound, since a chunk's DP runs on a
 substring of its record and finds only real occurrences.
 
-**Lower levels** (``kdiff --all-k``: c for t = 0..L-1 edits besides c at K) probe their row
-c_t+1 in each column from the popcounts of the column's deltas above it (rows 1..c_t+1: D
-of the top row is 0), as cpu_lanes does; a lane then lives until level 0 has found its
-whole suffix, when the suffix fits the word (a lane that outgrew it is handed on whole, and
-the next stage or tier computes its levels again). Level t's occurrences span at most
+**Lower levels** (``kdiff --all-k``: c for t = 0..L-1 edits besides c at K) come from
+counters, as in cpu_lanes, not from a probe a level (two popcounts each, a quarter-rate
+instruction here). M(i), the smallest D of row i over the columns so far, is non-decreasing
+in i and c_t = #{i: M(i) <= t}; a level changes only where some row falls below its M. Each
+row keeps e = D - M in a 4-bit counter sliced over four words: a column
+adds the rows' horizontal deltas to all of them with about twenty word operations, whatever
+L is. A counter at 0 that falls is held at 0, so a counter is always a lower bound of e (a
+wrap past 15 only lowers it) and a level never changes unseen; such a fall in a row 1..c_(L-1)+1
+(no row below can reach L-1 edits: Ukkonen) flags the lane, and the rare flagged row is
+settled exactly: its D from the column's deltas, the levels it reaches, its counter afresh.
+A lane lives until every level has reached its limit (the suffix's length, or W), even
+after c at K outgrew the word: a level below W is then exact for good, and the tiers compute
+only the levels that outgrew the word too (cuda_bitparallel; on W4 at k = 8 about 57% of
+the starts outgrow 32 at K, 9% at K-1, none below). Level t's occurrences span at most
 L + t <= W + K columns, so the chunks' overlap covers them and their max is exact too.
 
 The word operations keep their width (numba would widen uint32 arithmetic to 64 bits,
@@ -143,6 +152,39 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
     EQS = COLS * R
     LIVE = uint32(1 << 30)
 
+    @cuda.jit(device=True, inline=True)
+    def level_rows(ct, off, lim):
+        """The rows whose falling counter can raise a lower level: 1..c_(L-1)+1 (a row below
+        it is over L-1 edits: Ukkonen), none once every level is at its limit."""
+        if LV == 0 or ct[off] >= lim:
+            return WT(0)
+        return w_shr(w_not(WT(0)), WT(W - imin(ct[off + LV - 1] + 1, lim)))
+
+    @cuda.jit(device=True, inline=True)
+    def settle_row(p, m, low, ct, off, e0, e1, e2, e3, i):
+        """A counted row (its bit ``low``) fell below its counter: the levels its D now
+        reaches, from the column's vertical deltas ``p``/``m`` (D of rows 1..r), and its
+        counter afresh: min(e, 15), or 0 where M is not known exactly (no lower level has
+        reached the row: M >= L)."""
+        one = WT(1)
+        rows = w_sub(w_add(low, low), one)  # rows 1..r (wraps to every row at the top bit)
+        r = int32(cuda.popc(w_sub(low, one))) + 1
+        d = int32(cuda.popc(w_and(p, rows))) - int32(cuda.popc(w_and(m, rows)))
+        under = 0  # M(r): the levels still above row r
+        for v in range(LV):
+            cv = ct[off + v]
+            if v >= d and cv < r:  # row r within v edits: c_v reaches it (by one: Ukkonen)
+                cv = r
+                ct[off + v] = r
+            if cv < r:
+                under += 1
+        x = imin(d - under, 15) if under < LV else 0
+        keep = w_not(low)
+        e0[i] = w_or(w_and(e0[i], keep), low if x & 1 else WT(0))
+        e1[i] = w_or(w_and(e1[i], keep), low if x & 2 else WT(0))
+        e2[i] = w_or(w_and(e2[i], keep), low if x & 4 else WT(0))
+        e3[i] = w_or(w_and(e3[i], keep), low if x & 8 else WT(0))
+
     def lanes(table, beta, rs, nr, m_end, K, low, high, chunk_lo, chunk_hi, nrb, out_c, counters,
               out_lv):
         # W, CAP, SPAN and LVN in the closure: numba's disk cache keys on them.
@@ -169,7 +211,13 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
         lim = cuda.local.array(R, uint32)
         eqs = cuda.local.array(EQS, WT)
         ct = cuda.local.array(CTN, int32)  # c of each lower level
-        fits = cuda.local.array(R, int32)  # the suffix's length when it fits the word, else 0
+        # the lower levels' counters of e = D - M, bit b of each row's in eb (module docstring)
+        e0 = cuda.local.array(R, WT)
+        e1 = cuda.local.array(R, WT)
+        e2 = cuda.local.array(R, WT)
+        e3 = cuda.local.array(R, WT)
+        valid = cuda.local.array(R, WT)  # the rows whose falling counter matters
+        fell = cuda.local.array(R, WT)  # the column's rows that fell below their counter
         for i in range(R):
             q = base + t + i * tpb
             c0 = 0
@@ -180,9 +228,13 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
                 mp = m_end - rs[q]
                 top = imin(imin(mp, W), high[q])
             lim[i] = uint32(top)
-            fits[i] = int32(mp) if mp <= W else int32(0)
             for v in range(LV):
                 ct[i * LVN + v] = int32(imin(v, mp))
+            e0[i] = zero  # D = M = the row's index in the column before the chunk
+            e1[i] = zero
+            e2[i] = zero
+            e3[i] = zero
+            valid[i] = level_rows(ct, i * LVN, int32(lim[i]))
             pv[i] = full
             mv[i] = zero
             if c0 < top:
@@ -201,14 +253,23 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
                 # the loads' latency overlaps instead of stalling each column. Columns past
                 # the chunk's end read symbol 0, which matches nothing: such a column never
                 # lowers a D (D[i][j] >= D[i][j-1] by induction on i), so c never grows there.
+                # With levels the rare settle below makes the column loop too long to
+                # unroll, so its match words are loaded a column at a time (a local array
+                # indexed by u would live in local memory): the symbols, packed, come first.
+                syms = uint32(0)
                 for u in range(COLS):
                     sym = beta[uint64(jj + u)] if jj + u < stop else 0
-                    row = uint64(sym) * uint64(SPAN) + uint64(t)
-                    for i in range(R):
-                        eqs[u * R + i] = peq[row + uint64(i * tpb)]
+                    if LV == 0:
+                        row = uint64(sym) * uint64(SPAN) + uint64(t)
+                        for i in range(R):
+                            eqs[u * R + i] = peq[row + uint64(i * tpb)]
+                    else:
+                        syms |= uint32(sym) << uint32(8 * u)
                 for u in range(COLS):
+                    alarm = zero  # some lane's counted row fell below its minimum
+                    srow = uint64((syms >> uint32(8 * u)) & uint32(255)) * uint64(SPAN) + uint64(t)
                     for i in range(R):
-                        eq = eqs[u * R + i]
+                        eq = eqs[u * R + i] if LV == 0 else peq[srow + uint64(i * tpb)]
                         p = pv[i]
                         m = mv[i]
                         xv = w_or(eq, m)
@@ -219,6 +280,8 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
                         # D[c+1] of this column: the row's horizontal delta added.
                         d = w_sub(w_add(dc[i], uint32(w_and(w_shr(ph, at), one))),
                                   uint32(w_and(w_shr(mh, at), one)))
+                        hp = ph  # the rows' horizontal deltas, row r at bit r-1 (the levels)
+                        hm = mh
                         ph = w_shl(ph, one)
                         mh = w_shl(mh, one)
                         pn = w_or(mh, w_not(w_or(xv, ph)))
@@ -240,21 +303,45 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
                                 c[i] = uint32(0)
                                 d = DONE
                         dc[i] = d
-                        for v in range(LV):  # the lower levels: row c_v+1 against v
-                            cv = ct[i * LVN + v]
-                            if cv < int32(lim[i]):
-                                rows = w_shr(full, WT(W - 1 - cv))  # rows 1..cv+1
-                                dv = int32(cuda.popc(w_and(pn, rows))) - int32(
-                                    cuda.popc(w_and(mn, rows)))
-                                if dv <= v:
-                                    ct[i * LVN + v] = cv + 1
+                        if LV > 0:  # e += ph - mh on every row (see the module docstring)
+                            a0 = e0[i]
+                            a1 = e1[i]
+                            a2 = e2[i]
+                            a3 = e3[i]
+                            # rows at 0 that fall: a new minimum or a wrapped counter; held at 0
+                            z = w_and(hm, w_not(w_or(w_or(a0, a1), w_or(a2, a3))))
+                            keep = w_not(z)
+                            carry = w_and(hp, a0)
+                            borrow = w_and(hm, w_not(a0))
+                            e0[i] = w_and(w_xor(a0, w_or(hp, hm)), keep)
+                            step = w_or(carry, borrow)
+                            carry = w_and(carry, a1)
+                            borrow = w_and(borrow, w_not(a1))
+                            e1[i] = w_and(w_xor(a1, step), keep)
+                            step = w_or(carry, borrow)
+                            carry = w_and(carry, a2)
+                            borrow = w_and(borrow, w_not(a2))
+                            e2[i] = w_and(w_xor(a2, step), keep)
+                            e3[i] = w_and(w_xor(a3, w_or(carry, borrow)), keep)
+                            fell[i] = w_and(z, valid[i])
+                            alarm = w_or(alarm, fell[i])
+                    if LV > 0 and w_lt(zero, alarm):  # rare: settle the lanes exactly
+                        alarm = zero
+                        for i in range(R):
+                            a = fell[i]
+                            while w_lt(zero, a):  # each fallen row, top down
+                                low = w_and(a, w_sub(zero, a))
+                                a = w_xor(a, low)
+                                settle_row(pv[i], mv[i], low, ct, i * LVN, e0, e1, e2, e3, i)
+                            if w_lt(zero, fell[i]):
+                                valid[i] = level_rows(ct, i * LVN, int32(lim[i]))
             steps += (stop - j) * R
             j = stop
             live = False
             for i in range(R):
                 live = live | w_lt(dc[i], LIVE)
-                if LV > 0:  # (a lane whose suffix fits lives until level 0 has all of it)
-                    live = live | (ct[i * LVN] < fits[i])
+                if LV > 0:  # every level under its limit (level 0 is the lowest)
+                    live = live | (ct[i * LVN] < int32(lim[i]))
             if not live:
                 break
         for i in range(R):
@@ -316,8 +403,8 @@ class LanesStage:
         a start's DP climbs from ``low`` instead of k (exact for any start value between k and
         c(r): rows above it are tracked as before) and is done on reaching ``high`` (then
         c(r) = high). ``lv`` (starts x L), when given, receives the lower levels (kdiff
-        --all-k): exact where c(r) is (a start that outgrew the word has them to compute
-        again)."""
+        --all-k): exact where below the word, whatever c(r) did (a level at the word, with a
+        longer suffix, outgrew it: a proven lower bound)."""
         table = self.tables.get(alpha, self.word)
         nr = rs.shape[0]
         lo, hi = self.plan(nr)

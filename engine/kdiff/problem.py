@@ -15,6 +15,7 @@ plain ScanRunner over the whole text.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from engine.kdiff.driver import (
     chunk_task,
     merge_chunk,
 )
-from engine.kdiff.spec import SPEC
+from engine.kdiff.spec import ONE_K_FLAGS, SPEC
 from engine.slices import Step
 
 
@@ -161,11 +162,14 @@ class ScanProblem(ChunkedProblem):
         return ScanRunner(self.job, KernelCall(self.job, beta, offsets, abort))
 
     def worker_job(self, gpu: bool) -> Job:
-        # kdiff --all-k: GPU workers run the CPU kernels too (a GPU worker takes cuda's default
-        # flags, whose neighbours bounds know one k)
-        gpu = gpu and not self.job.params.get("all_k")
-        self.task_job, self._worker_gpu = super().worker_job(gpu), gpu
-        return self.task_job
+        """The job a worker runs (engine.cluster.worker_job): on GPU workers bitparallel's
+        CUDA kernels with cuda's default flags, but for ``all_k`` without the flags of one k
+        (ONE_K_FLAGS), as make_job leaves them out of a cuda job's defaults."""
+        job = super().worker_job(gpu)
+        if gpu and self.job.params.get("all_k"):
+            job = dataclasses.replace(job, flags=frozenset(job.flags) - ONE_K_FLAGS)
+        self.task_job, self._worker_gpu = job, gpu
+        return job
 
     # -- tasks -----------------------------------------------------------------------------------
     def open(self, task: Task, text, abort: np.ndarray, threads: int | None) -> RangeRun:

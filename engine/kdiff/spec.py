@@ -22,6 +22,11 @@ _CUDA_ALTERNATIVE_REQUIRES = {"opt6": ("opt4",)}
 # c(r) rarely falls by exactly one per start, and the tier ladder's one batch is better).
 _CUDA_BITPARALLEL_REQUIRES = {"neighbours": ("word32",)}
 
+#: Flags whose work holds for one k only: the neighbours' bounds are on one k's c(r). An
+#: ``all_k`` run takes a backend's default flags without them (make_job, and a GPU worker's
+#: job: engine/kdiff/problem.py), and refuses them when asked for by name.
+ONE_K_FLAGS = frozenset({"neighbours"})
+
 SPEC = FamilySpec(
     name="kdiff",
     title="k-difference primers",
@@ -133,6 +138,7 @@ SPEC = FamilySpec(
                             flag_requires=_CUDA_BITPARALLEL_REQUIRES, kernels=_CUDA),
                 # tasks (starts x background chunks) on a Dask cluster (engine/cluster.py);
                 # simd acts on CPU workers; GPU workers run the cuda kernels with its default flags
+                # (but ONE_K_FLAGS for --all-k)
                 BackendSpec("dask", flags=("simd",), default_flags=("simd",)),
             ),
         ),

@@ -13,6 +13,7 @@ from engine.cli import add_gap_option, add_region_options, gap_min_of, load_inpu
 from engine.primers import export_check as export  # noqa: F401  (the writers: engine.cli's plug-in contract)
 from engine.primers import panel
 from engine.primers.cli_options import add_condition_options, conditions_from
+from engine.primers.cli_panel import add_end_dimer_option
 from engine.primers.cli_pcr import add_pcr_options, settings_from
 from engine.primers.panel import iter_solve  # noqa: F401  (the plug-in's job generator)
 from engine.primers.primer_sets import load_primers
@@ -27,9 +28,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("primers", help="FASTA/GenBank file, CSV/TSV of name,sequence, a pairs "
                                         "CSV/JSON, or literals (comma-separated; NAME=SEQ names one)")
     parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal")
-    parser.add_argument("--end-dimer-dg", type=float, default=-5.0, metavar="KCAL",
-                        help="flag a 3'-end dimer whose ΔG is at or below this (kcal/mol, "
-                             "default -5)")
+    add_end_dimer_option(parser)
     add_gap_option(parser)
     add_pcr_options(parser)
     add_condition_options(parser)

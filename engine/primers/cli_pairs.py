@@ -83,9 +83,7 @@ def make_job(args):
                                   args.avoid_masked)
     from engine.cli import selected_flags
 
-    target = load_input(args, "target")
-    _say_clipped(args, target)
-    return pairs.make_job(target, load_input(args, "background"), args.k, settings,
+    return pairs.make_job(load_input(args, "target"), load_input(args, "background"), args.k, settings,
                           variant=args.variant, backend=args.backend, parallel=args.parallel,
                           flags=selected_flags(args), threads=args.threads,
                           scheduler=args.scheduler, gap_min=gap_min_of(args))
@@ -108,19 +106,6 @@ def regions_from(args) -> Regions:
                    tuple(_region(t, "--exclude-region") for t in args.exclude_region),
                    _region(args.include_region, "--include-region") if args.include_region
                    else None)
-
-
-def _say_clipped(args, target) -> None:
-    """One line when --target-region runs past a record's end (the record is cut there)."""
-    if not args.target_region:
-        return
-    end = parse_region(args.target_region).end
-    for rec in target:
-        last = rec.offset + len(rec)
-        if end > last:
-            warnings.warn(SequenceWarning(
-                f"--target-region {args.target_region} ends after {rec.id} (its last base is "
-                f"{last:,}): used {rec.offset + 1:,}-{last:,}"), stacklevel=2)
 
 
 def extra_outputs(result, args) -> dict:

@@ -20,14 +20,19 @@ FAMILY = "edit"  # the family whose variants and backends search the sites
 DEFAULT_VARIANT = "myers for primers of up to 64 nt, else myers-blocked"
 
 
+def add_end_dimer_option(parser) -> None:
+    """--end-dimer-dg, bounded (panel and check): NaN or 1e400 flagged nothing, silently."""
+    parser.add_argument("--end-dimer-dg", type=real(-1000.0, 1000.0), default=-5.0, metavar="KCAL",
+                        help="flag a 3'-end dimer whose ΔG is at or below this (kcal/mol, "
+                             "default -5)")
+
+
 def add_arguments(parser) -> None:
     parser.add_argument("primers", help="FASTA/GenBank file, CSV/TSV of name,sequence, or "
                                         "literals (comma-separated; NAME=SEQ names one)")
     parser.add_argument("background", nargs="?", help="optional: FASTA/GenBank/EMBL file (.gz ok); "
                                                       "adds the in-silico PCR cross-products")
-    parser.add_argument("--end-dimer-dg", type=real(-1000.0, 1000.0), default=-5.0, metavar="KCAL",
-                        help="flag a 3'-end dimer whose ΔG is at or below this (kcal/mol, "
-                             "default -5)")
+    add_end_dimer_option(parser)
     parser.add_argument("--matrix", choices=("dg", "tm", "end"),
                         help="CSV as one matrix (heterodimer ΔG, Tm, or 3'-end ΔG) instead of "
                              "one row per primer pair")

@@ -22,6 +22,7 @@ import math
 
 from engine.primers.export_panel import pair_rows
 from engine.primers.export_pcr import SITE_FIELDS, product_dict
+from engine.primers.primer_sets import spreadsheet_cell
 
 COLUMNS = ("kind", "primer", "partner", "record", "strand", "start", "end", "length", "edits",
            "edits_3prime", "dimer_dg", "dimer_tm", "end_dimer")
@@ -80,7 +81,7 @@ def write_csv(result, fh) -> None:
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(COLUMNS)
     for row in rows(result):
-        w.writerow(["" if v is None else v for v in row])
+        w.writerow(["" if v is None else spreadsheet_cell(v) for v in row])
 
 
 def to_json(result) -> dict:

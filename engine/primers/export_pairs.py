@@ -14,6 +14,7 @@ import io
 from dataclasses import asdict
 
 from engine.primers.export_pcr import product_dict
+from engine.primers.primer_sets import spreadsheet_cell
 
 SIDE_FIELDS = ("sequence", "start", "end", "tm", "gc_percent")
 CLOSEST_FIELDS = ("record", "start", "end", "length", "forward", "reverse", "forward_edits",
@@ -58,14 +59,15 @@ def _blank(v):
 def write_csv(result, fh) -> None:
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(COLUMNS)
-    w.writerows(rows(result))
+    w.writerows([spreadsheet_cell(v) for v in row] for row in rows(result))
 
 
 def write_rejected_csv(result, fh) -> None:
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(REJECTED_COLUMNS)
     for r in result.rejected:
-        w.writerow((r.target_id, r.orientation, r.start, r.end, r.sequence, r.reason))
+        w.writerow((spreadsheet_cell(r.target_id), r.orientation, r.start, r.end, r.sequence,
+                    r.reason))
 
 
 def rejected_csv_text(result) -> str:

@@ -215,6 +215,9 @@ class Library:
         self.readonly = readonly
         self._before_commit = before_commit
         fresh = _check_path(self.path, readonly)
+        if not readonly:
+            _check_writable(self.path)
+        known = False
         try:
             if readonly and fresh:  # nothing to read: an empty library, nothing created
                 target, uri = ":memory:", False
@@ -227,7 +230,8 @@ class Library:
             raise ValueError(f"{self.path}: cannot open the library ({exc})") from None
         try:
             self._db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-            if self._recognise() and readonly:
+            known = self._recognise()
+            if known and readonly:
                 return
             if readonly:  # (an in-memory stand-in for a library not made yet)
                 self._db.executescript(_SCHEMA)
@@ -244,6 +248,8 @@ class Library:
                 db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         except sqlite3.DatabaseError as exc:
             self._db.close()
+            if known:  # (a library it could read: writing it failed, e.g. locked too long)
+                raise ValueError(f"{self.path}: cannot write to the library ({exc})") from None
             raise ValueError(f"{self.path}: not a primer library ({exc})") from None
         except BaseException:
             self._db.close()
@@ -537,6 +543,21 @@ def _check_path(path: Path, readonly: bool) -> bool:
     except OSError as exc:
         raise ValueError(f"{path}: cannot make its folder ({exc.strerror or exc})") from None
     return True
+
+
+def _check_writable(path: Path) -> None:
+    """One line when the library (or, for SQLite's journal, its folder) cannot be written:
+    a library on read-only media read as "not a primer library (unable to open database
+    file)" when a command tried to change it."""
+    for place in (path, path.parent):
+        if place.exists() and not os.access(place, os.W_OK):
+            try:
+                read_only = bool(os.statvfs(place).f_flag & os.ST_RDONLY)
+            except OSError:
+                read_only = False
+            why = "a read-only file system" if read_only else f"no permission to write {place}"
+            raise ValueError(f"{path}: cannot write to the library ({why}); list and export "
+                             "can still read it")
 
 
 def _read_only_uri(path: Path) -> str:

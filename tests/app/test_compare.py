@@ -72,3 +72,43 @@ def test_compare_probes_first_skips_the_slow_runs_and_its_estimates_hold(qtbot, 
         estimate = next(v for k, v in estimates.items() if row.label.startswith(k))
         assert estimate / 3 <= row.seconds <= estimate * 3, (row.label, estimate, row.seconds)
     assert "Skipped" in window.compare_view.caption.text()
+
+
+def test_a_compiling_comparison_names_the_run_it_compiles(qtbot, window, monkeypatch):
+    """Issue 32, item 6: while kernels compiled the status named the last single run's
+    variant, not the compared run being compiled."""
+    import threading
+
+    from app import run_controller
+    from app.jobs import CompareStep
+    from app.warmup import COMPILING
+    from engine.jobs import Progress
+
+    real = run_controller.compare_backends
+    release = threading.Event()
+
+    def compiling_second(adapter, inputs, choice, token, selections):
+        gen = real(adapter, inputs, choice, token, selections)
+        while True:
+            try:
+                step = next(gen)
+            except StopIteration as stop:
+                return stop.value  # the rows
+            yield step
+            if step.index == 1 and step.progress is None and step.finished is None:
+                yield CompareStep(1, step.total, step.label, Progress(0, 1, 0, 0, 0.0, phase="compiling"))
+                release.wait(60)  # stands for the compile, until the test has read the status
+
+    monkeypatch.setattr(run_controller, "compare_backends", compiling_second)
+    window.params.set_family("nw")
+    a = Record("a", encode("GATTACAGATTACACCGGTTAACG" * 4))
+    window.input_panels["a"].set_records([a], "test")
+    window.input_panels["b"].set_records([a], "test")
+    second = combinations(registry.family("nw"))[1]
+    with qtbot.waitSignal(window.compare_finished, timeout=120_000):
+        assert window.controller.compare()
+        qtbot.waitUntil(lambda: window.controller._compare_phase == "running"
+                        and COMPILING in window.state_label.text(), timeout=60_000)
+        said = window.state_label.text()
+        release.set()
+    assert said.startswith(f"nw {second.variant}/{second.backend}"), said

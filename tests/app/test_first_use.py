@@ -103,3 +103,33 @@ def test_the_window_warms_once_per_selection(qtbot, window, monkeypatch):
     window.start_warmup()
     qtbot.waitUntil(lambda: bool(started), timeout=5000)
     assert started[0] == ("nw", state["variant"])
+
+
+def test_an_empty_tab_says_the_run_is_under_way_not_load_and_run(qtbot, window, monkeypatch):
+    """Issue 32 (polish): while a run compiled, the Specificity tab said "Nothing to show yet.
+    Load inputs … and press Run" over inputs that were loaded and a Run that was running."""
+    from app.views import EMPTY_HINT, RUNNING_HINT
+
+    real = run_controller.run_job
+    release = []
+
+    def compiling_first(adapter, inputs, choice, token):
+        gen = real(adapter, inputs, choice, token)
+        yield next(gen)  # JobStarted
+        yield Progress(0, 1, 0, 0, 0.0, phase="compiling")
+        while not release:  # stands for the compile, until the test has looked
+            time.sleep(0.01)
+        return (yield from gen)
+
+    monkeypatch.setattr(run_controller, "run_job", compiling_first)
+    window.params.set_family("kdiff")
+    load_demo(qtbot, window, "lambda-ecoli")
+    page = window.tabs.widget(0)
+    assert page.note.text() == EMPTY_HINT
+    with qtbot.waitSignal(window.run_finished, timeout=300_000):
+        assert window.controller.run()
+        qtbot.waitUntil(lambda: COMPILING in window.state_label.text(), timeout=60_000)
+        assert page.currentWidget() is page.note and page.note.text() == RUNNING_HINT
+        release.append(True)
+    assert page.currentWidget() is page.view  # the candidates
+    assert all(p.note.text() != RUNNING_HINT for p in window.pages)

@@ -456,3 +456,43 @@ def test_a_primer_shared_by_pairs_is_one_library_entry(qtbot, window):
     distinct = design(qtbot, view)
     again = [s.sequence for p in distinct.pairs for s in (p.left, p.right)]
     assert len(set(again)) == len(again) == 10
+
+
+def test_the_sequence_tab_draws_the_chosen_pair_and_a_click_selects_one(qtbot, window):
+    """Issue 32, item 2: the target's bases with the chosen pair's primers on their strands
+    and its amplicon, every pair's primers as marks (a click selects that pair), the regions."""
+    view = slice_case(qtbot, window)
+    result = design(qtbot, view)
+    seq = view.sequence
+    target = window.inputs()["target"][0]
+    assert (seq.record_id, seq.text, seq.offset) == (target.id, target.text, target.offset)
+    first, other = result.pairs[0], result.pairs[-1]
+    forward, reverse = seq.pair
+    assert (forward.start, forward.end, forward.strand) == (first.left.start, first.left.end, "+")
+    assert (reverse.start, reverse.end, reverse.strand) == (first.right.start, first.right.end, "-")
+    assert seq.amplicon.isVisible() and seq.amplicon.getRegion() == (first.left.start - 0.5,
+                                                                       first.right.end + 0.5)
+    assert sorted((m.start, m.strand) for m in seq.candidates) == sorted(
+        [(p.left.start, "+") for p in result.pairs] + [(p.right.start, "-") for p in result.pairs])
+    view.track_tabs.setCurrentWidget(seq)
+    qtbot.wait(20)
+    seq.click_at((other.right.start + other.right.end) / 2, -1.7)  # the other pair's reverse
+    assert view._selected is other and view.products_label.text().startswith(f"Pair {other.rank}:")
+    assert seq.pair[1].start == other.right.start
+    view.add_region("exclude", (20_101, 20_120))
+    assert seq.intervals["exclude"] == [(20_101, 20_120)]
+
+
+def test_a_design_that_finds_nothing_says_why(qtbot, window):
+    """Issue 32, item 12: no pair (products longer than the 200 bp target) is explained in
+    the window as ``pairs`` explains it on standard error, not an empty table alone."""
+    from engine.primers.export_pairs import why_none
+
+    view = slice_case(qtbot, window, {"product_ranges": "290-300", "num_return": 3})
+    window.input_panels["target"].set_region((20_001, 20_200))
+    result = design(qtbot, view)
+    assert result.info.complete and not result.pairs and view.model.rowCount() == 0
+    status = view.status.text()
+    assert status.startswith("No pair found: NC_001416.1 has ") and "Widen the product sizes" in status
+    assert why_none(result)[len("no pair found"):].split(". Widen")[0] in status
+    assert "No pair" in view.products_label.text()

@@ -129,3 +129,17 @@ def test_pairs_checked_as_a_panel_in_the_window(qtbot, window):
     distinct = panel_primers(result.pairs)  # pairs may share a primer (as Primer3's do)
     assert list(checked.primers) == distinct and checked.has_background
     assert checked.dimer_dg.shape == (len(distinct), len(distinct)) and view.result is result
+
+
+def test_a_new_check_clears_the_last_panels_hover_text(qtbot):
+    """Issue 32 (stale views): the read-out named a cell of the panel checked before."""
+    view = PanelView()
+    qtbot.addWidget(view)
+    view.resize(900, 600)
+    view.show()
+    check(qtbot, view, lambda_primers())
+    qtbot.wait(50)
+    view.widget.scene().sigMouseMoved.emit(view.plot.vb.mapViewToScene(QPointF(5.5, 5.5)))
+    assert view.readout.text().startswith("iupac × itself"), view.readout.text()
+    check(qtbot, view, lambda_primers()[:2])  # iupac is gone
+    assert view.readout.text() == "Hover a cell to read its values."

@@ -131,6 +131,12 @@ def test_every_kdiff_tab_at_1280x720(qtbot, app_style, window, tmp_path):
     window.show_view(pairs_view)
     qtbot.wait(150)
     _pairs_fit(window)
+    # The Pairs tab's Sequence page: the chosen pair on the target's bases.
+    pairs_view.track_tabs.setCurrentWidget(pairs_view.sequence)
+    qtbot.wait(150)
+    assert window.grab().save(str(folder / "kdiff-pairs-sequence.png"))
+    _check_no_clipping(window, "kdiff-pairs-sequence")
+    pairs_view.track_tabs.setCurrentIndex(0)
     # The pairs' product sizes and Tm show in the first panel with the Pairs tab only.
     window.show_view(window.view_titled("Specificity"))
     assert not pairs_view.ranges.isVisibleTo(window) and not pairs_view.tm_opt.isVisibleTo(window)

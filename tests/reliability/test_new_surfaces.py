@@ -93,6 +93,7 @@ TARGET = "ACGTTGCATGCCATGACTGACTGGCATCGATCGACTGACTGACTAGCTAGCTAGCTGACTGACTGATCG"
     (["pairs", TARGET, "ACGT", "-k", HUGE], "-k"),
     (["pairs", TARGET, "ACGT", "-k", "1", "--product-size", f"1-{HUGE}"], "product size"),
     (["panel", LITERALS[0], "--end-dimer-dg", "1e308"], "--end-dimer-dg"),
+    (["check", *LITERALS, "--end-dimer-dg", "nan"], "--end-dimer-dg"),  # (flagged nothing)
     (["kdiff", "ACGT", "ACGT", "-k", "1", "--scheduler-timeout", "nan"], "--scheduler-timeout"),
     (["library", "--library", "{db}", "add", "--name", "a", "--sequence", "ACGT", "--start", HUGE],
      "target_start"),
@@ -349,6 +350,35 @@ def test_reading_commands_write_nothing(tmp_path, monkeypatch):
         assert [e.name for e in lib.entries()] == ["F1"]
 
 
+def test_writing_a_library_on_read_only_media_says_so(tmp_path, monkeypatch):
+    """add/import/remove there read "not a primer library (unable to open database file)"
+    (checked on a read-only bind mount; here os.access and statvfs say what such a mount
+    says, as root could not otherwise be refused)."""
+    from engine.primers import library
+    from engine.primers.library import Library, LibraryEntry
+
+    db = tmp_path / "lib.sqlite"
+    with Library(db) as lib:
+        lib.add(LibraryEntry("F1", "ACGTTGCAAGGCTTAGCATG"))
+    before = db.read_bytes()
+
+    class ReadOnlyFs:
+        f_flag = library.os.ST_RDONLY
+
+    monkeypatch.setattr(library.os, "access", lambda path, mode: mode != library.os.W_OK)
+    monkeypatch.setattr(library.os, "statvfs", lambda path: ReadOnlyFs)
+    for path in (db, tmp_path / "new.sqlite"):
+        with pytest.raises(ValueError, match=r"cannot write to the library \(a read-only file "
+                                             r"system\); list and export can still read it"):
+            Library(path)
+    monkeypatch.setattr(library.os, "statvfs", lambda path: type("Fs", (), {"f_flag": 0}))
+    with pytest.raises(ValueError, match=f"no permission to write {db}"):
+        Library(db)
+    with Library(db, readonly=True) as lib:
+        assert [e.name for e in lib.entries()] == ["F1"]
+    assert db.read_bytes() == before and not (tmp_path / "new.sqlite").exists()
+
+
 @pytest.mark.parametrize("args,words", [
     (["--library", "{tmp}/afile/lib.sqlite", "list"], "is a file, not a folder"),
     (["--library", "{tmp}/afile/lib.sqlite", "add", "--name", "a", "--sequence", "ACGT"],
@@ -415,6 +445,27 @@ def test_spreadsheet_exports_defuse_formulas_and_read_back(tmp_path):
     name_cells = [c for line in panel.stdout.splitlines()[1:] for c in line.split(",")[:2]]
     assert name_cells and all(not c.startswith(("=", "+", "-", "@")) for c in name_cells)
     assert "'=HYPERLINK" in panel.stdout
+    check = run("check", exported, "".join(seqs), "--no-progress")  # its CSV named them raw
+    assert check.returncode == 0, check.stderr
+    name_cells = [line.split(",")[1] for line in check.stdout.splitlines()[1:]]
+    assert len(name_cells) >= len(names), check.stdout
+    assert all(not c.lstrip('"').startswith(("=", "+", "-", "@")) for c in name_cells), name_cells
+
+
+def test_a_pairs_csv_defuses_a_formula_target_id_and_reads_back(tmp_path):
+    """A target record named like a formula went raw into the pairs CSV; quoted, the CSV
+    still gives pcr the pairs' primers under the same names."""
+    rng = np.random.default_rng(34)
+    target = _fasta(tmp_path / "t.fa", [("=HYPERLINK(x)", _random_dna(rng, 250))])
+    background = _fasta(tmp_path / "bg.fa", [("bg", _random_dna(rng, 500))])
+    out = tmp_path / "pairs.csv"
+    done = run("pairs", target, background, "-k", "3", "-o", out, "--no-progress")
+    assert done.returncode == 0, done.stderr
+    cells = [line.split(",")[0] for line in out.read_text().splitlines()[1:]]
+    assert cells and all(c == "'=HYPERLINK(x)" for c in cells), cells
+    from engine.primers.primer_sets import load_primers
+
+    assert all(r.id.startswith("=HYPERLINK(x)_") for r in load_primers(str(out)))
 
 
 def test_genbank_export_keeps_features_inside_the_record(tmp_path):

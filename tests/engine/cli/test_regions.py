@@ -99,3 +99,16 @@ def test_parse_region_forms():
     for bad in ("x", ":1-10", "chr1:10", "chr1:1-2-3"):
         with pytest.raises(ValueError, match="region must be"):
             parse_region(bad)
+
+
+@pytest.mark.parametrize("args, option", [
+    (("kmismatch", LAMBDA, "GGATCC", "-k", "0", "--text-region", "48001-49000"), "--text-region 48001-49000"),
+    (("nw", "ACGTACGTAC", "ACGTTT", "--b-region", "2-9"), "--b-region 2-9"),
+])
+def test_a_region_past_the_records_end_is_said_not_clamped_silently(args, option):
+    """Issue 32: the region is cut at the record's end, and the command says so in one line."""
+    done = run_cli(*args)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("primerscope: warning: " + option), lines
+    assert "ends after" in lines[0] and lines[0].endswith(("48,001-48,502", "2-6"))

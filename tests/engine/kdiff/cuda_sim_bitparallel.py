@@ -114,6 +114,59 @@ def test_lanes_stage_with_neighbour_bounds(alpha, text, K, word, plant):
     np.testing.assert_array_equal(got, plain)
 
 
+@pytest.mark.parametrize("word,K", [(32, 6)])
+def test_lanes_stage_levels_against_the_oracle(word, K):
+    """kdiff --all-k in one lanes stage alone: every lower level is exact below the word, for
+    every start, also those whose c at K outgrew it (their lanes run the levels on), and at
+    the word where the level outgrew it too. Near-copies with K, K-1, 1 and 0 edits of
+    pieces past the word make levels climb at every height, in chunks (their overlap is
+    W + K + 1) that settle the counters mid-chunk."""
+    rng = np.random.default_rng(word + K)
+    alpha = random_codes(rng, word + 16, iupac_rate=0.03)
+    pieces = [random_codes(rng, 5)]
+    for start, edits in ((0, K), (3, K - 1), (9, 1), (14, 0)):
+        pieces += [mutate(rng, alpha[start:start + word + 2], edits), random_codes(rng, 4)]
+    texts = [np.concatenate(pieces)]
+    beta = np.concatenate(texts)
+    offsets = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
+    dev = Device(beta, offsets, 8)
+    stage = cuda_lanes.LanesStage(dev, K, word, cuda_lanes.TargetTables(dev))
+    m = len(alpha)
+    lv = np.full((m, K), -1, np.int64)
+    stage.run(alpha, np.arange(m, dtype=np.int64), np.zeros(2, np.int64), lv=lv)
+    outgrew = 0
+    for r in range(m):
+        for t in range(K):
+            want = longest_prefix_within(alpha[r:], texts, t + 1)
+            if want >= word and m - r > word:
+                assert lv[r, t] == word, (r, t, want, lv[r, t])
+                outgrew += 1
+            else:
+                assert lv[r, t] == want, (r, t, want, lv[r, t])
+    assert outgrew and (lv < word).any()
+
+
+def test_lanes_stage_levels_run_on_after_c_outgrew(monkeypatch):
+    """Every lane of a block outgrows 32 at K on a near-copy early in one long chunk; an
+    exact copy past the next liveness check (every 256 columns) raises level 0 of some of
+    them, which the stage still finds: their levels run on whatever c at K did."""
+    monkeypatch.setattr(config, "KDIFF_CUDA_LANES_MIN_CHUNK", 1000)  # one chunk
+    rng = np.random.default_rng(8)
+    alpha = random_codes(rng, 44)
+    beta = np.concatenate([_substituted(alpha, (10, 20, 30)), random_codes(rng, 300),
+                           alpha[5:30].copy(), random_codes(rng, 5)])
+    K, rs = 3, np.arange(8, dtype=np.int64)  # one block of lanes (4 threads x 2)
+    dev = Device(beta, np.array([0, len(beta)], np.int64), 8)
+    stage = cuda_lanes.LanesStage(dev, K, 32, cuda_lanes.TargetTables(dev))
+    lv = np.full((len(rs), K), -1, np.int64)
+    c = stage.run(alpha, rs, np.zeros(2, np.int64), lv=lv)
+    assert np.all(c == 32)  # every lane outgrew the word at K
+    for r in rs:
+        want = [longest_prefix_within(alpha[r:], [beta], t + 1) for t in range(K)]
+        assert list(lv[r]) == [min(w, 32) for w in want], (r, want, lv[r])
+    assert lv[5, 0] >= 25  # the exact copy, found after the check
+
+
 @pytest.mark.parametrize("length", (31, 32, 33, 63, 64, 65))
 @pytest.mark.parametrize("word", cuda_lanes.WORDS)
 def test_lanes_stage_at_the_word_edges(length, word):
@@ -406,3 +459,103 @@ def test_all_k_on_hypothesis_inputs(alpha, texts, K, flags, plant, strands):
     for k in land.k:
         got = sorted((c.target_id, c.start, c.end) for c in land.candidates(k))
         assert got == kdiff_expected(target, background, k, 10**9, strands), (sorted(flags), k)
+
+
+def test_all_k_on_a_dask_gpu_worker(monkeypatch):
+    """A Dask job's --all-k tasks as a GPU worker runs them (engine.executors.dask.run_task
+    on the job ScanProblem.worker_job hands GPU workers), merged and settled as the client
+    does: on the CUDA bitparallel kernels, every k equal to the oracle, over background
+    chunks that cut the planted copy."""
+    from engine.executors.dask import Shared, run_task
+    from engine.kdiff.problem import ScanProblem
+    from engine.streaming import Background
+
+    calls = []
+    cuda_call = kcuda.CudaSliceRunner.__call__
+    monkeypatch.setattr(kcuda.CudaSliceRunner, "__call__",
+                        lambda self, *a, **kw: calls.append(self.levels) or cuda_call(self, *a, **kw))
+    monkeypatch.setattr(config, "GPU_STREAM_BYTES", 90)
+    monkeypatch.setattr(config, "STREAM_OVERLAP_RATIO", 1)
+    rng = np.random.default_rng(5)
+    alpha = random_codes(rng, 16, iupac_rate=0.05)
+    piece = mutate(rng, alpha[2:15], 1)
+    background = [Record("b", np.concatenate([random_codes(rng, 40), piece, random_codes(rng, 30)])),
+                  Record("s", piece[:5].copy())]
+    target, K = [Record("t", alpha), Record("u", alpha[9:].copy())], 3
+    job = kdiff.make_job(target, background, K, backend="dask", all_k=True, gap_min=6)
+    problem = ScanProblem(job)
+    worker = problem.worker_job(gpu=True)
+    chunks = Background(background, "both", gpu=True).chunks(problem.overlap, None,
+                                                             problem.gap_reach)
+    assert len(chunks) > 1
+    shared = Shared("all-k on a gpu worker", ScanProblem, worker)
+    for task in problem.tasks(chunks):
+        if problem.wanted(task):
+            problem.merge(task, run_task(shared, task)[0])
+            problem.task_done(task)
+            problem.settle()
+    assert problem.scan.finished
+    assert calls and set(calls) == {K - 1}  # the CUDA kernels, with every lower level
+    land = problem.landscape()
+    assert len(land) == sum(len(t) for t in target)
+    assert land.length_at(1).max() >= 8  # the copy is found
+    for k in land.k:
+        got = sorted((c.target_id, c.start, c.end) for c in land.candidates(k))
+        assert got == kdiff_expected(target, background, k, 6), k
+
+
+def _substituted(seq, positions):
+    """``seq`` with the bases at ``positions`` swapped for others (one mismatch each)."""
+    out = seq.copy()
+    swap = {1: 2, 2: 4, 4: 8, 8: 1}
+    for p in positions:
+        out[p] = swap[int(out[p])]
+    return out
+
+
+def test_all_k_tier_routes_after_the_32_bit_lanes(monkeypatch):
+    """kdiff --all-k with word32 at K = 3, the driver alone on a few starts of each kind: the
+    starts that outgrow 32 reach the tiers by what the lanes left open. Near-copies with
+    mismatches placed so that some starts outgrow 32 at K only (the register tiers without
+    levels), some at K-1 and K-2 too but not at K-3 (the register tiers probing the top two
+    levels), some whose level 2 passes 64 rows (they leave block 0 there and are re-run on
+    the tiers that probe every level) and some with level 0 past 32 (those tiers directly).
+    c and every level equal the oracle's."""
+    # Register tiers whose chunks see each copy whole (the tiny ones' overlap, 12, would send
+    # every long start to the exact tier).
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((2, 100), (3, 200)))
+    calls = []
+    original = cuda_bitparallel.BitparallelDriver._ladder
+
+    def spy(self, rs, c, pending, m_end, mps, counters, levels, top=0, left=None):
+        ok = original(self, rs, c, pending, m_end, mps, counters, levels, top, left)
+        calls.append((levels is not None, top, len(pending),
+                      sum(len(x) for x in left) if left is not None else 0))
+        return ok
+
+    monkeypatch.setattr(cuda_bitparallel.BitparallelDriver, "_ladder", spy)
+    rng = np.random.default_rng(33)
+    alpha = random_codes(rng, 150)
+    pieces = [random_codes(rng, 3),
+              _substituted(alpha[0:38], (9, 19, 29)),  # K only: c_2 < 32 <= c_3
+              random_codes(rng, 2),
+              _substituted(alpha[40:80], (12, 25)),  # level 2 past 32, levels 0, 1 short
+              random_codes(rng, 2),
+              _substituted(alpha[82:150], (4, 14)),  # level 2 past 64 rows
+              random_codes(rng, 2),
+              alpha[112:150].copy()]  # level 0 past 32
+    beta = np.concatenate(pieces)
+    K = 3
+    rs = np.array([0, 3, 21, 40, 43, 60, 82, 85, 112, 114], dtype=np.int64)
+    driver = cuda_bitparallel.BitparallelDriver(
+        Device(beta, np.array([0, len(beta)], np.int64), 8), K, False, {"word32"}, levels=K)
+    lv = np.empty((len(rs), K), np.int64)
+    got = driver.run(alpha, rs, np.zeros(2, np.int64), lv)
+    for i, r in enumerate(rs):
+        want = [longest_prefix_within(alpha[r:], [beta], t + 1) for t in range(K + 1)]
+        assert list(lv[i]) + [got[i]] == want, (r, want, lv[i], got[i])
+    plain = sum(n for lv, _, n, _ in calls if not lv)
+    topped = sum(n for lv, top, n, _ in calls if lv and top)
+    every = sum(n for lv, top, n, _ in calls if lv and not top)
+    left = sum(x for *_, x in calls)
+    assert plain and topped and every and left, calls

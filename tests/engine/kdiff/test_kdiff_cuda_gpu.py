@@ -226,6 +226,42 @@ def test_all_k_equals_separate_runs_on_real_data(real_inputs, flags):
         assert got.landscape.candidates(k) == alone.candidates, k
 
 
+def test_all_k_routes_through_the_tiers(lambda_record, ecoli_record):
+    """--all-k 4 with word32 on real DNA with near-copies of the target planted, mismatches
+    placed so that starts outgrow the 32-bit lanes at K only (register tiers without levels),
+    at the top two levels too (register tiers probing them), past 64 rows at level 2 (back
+    to the every-level tiers) and at level 0: the landscape is the multicore one's, and the
+    levels kernels that ran keep no local memory."""
+    from engine.gpu import register_cap
+    from engine.kdiff.cuda_bitparallel import chunk_kernel
+    from engine.kdiff.cuda_lanes import lanes_kernel
+
+    alpha = lambda_record.codes[1000:1300]
+    swap = {1: 2, 2: 4, 4: 8, 8: 1}
+
+    def copy(a, b, positions):
+        out = alpha[a:b].copy()
+        for p in positions:
+            out[p] = swap.get(int(out[p]), 1)
+        return out
+
+    planted = np.concatenate([copy(0, 38, (9, 19, 29)), copy(40, 80, (12, 25)),
+                              copy(82, 150, (4, 14)), copy(116, 150, ())])
+    target = [Record("t", alpha)]
+    background = [ecoli_record.slice(0, 60_000), Record("planted", planted)]
+    want = kdiff.solve(target, background, 4, backend="multicore", all_k=True).landscape
+    got = kdiff.solve(target, background, 4, backend="cuda", flags={"word32"}, all_k=True)
+    np.testing.assert_array_equal(got.landscape.lengths, want.lengths)
+    lanes = lanes_kernel(32, config.KDIFF_CUDA_LANES_PER_THREAD[32],
+                         config.KDIFF_CUDA_LANES_THREADS_PER_BLOCK, 255, 3)
+    tier = chunk_kernel(config.KDIFF_CUDA_BITPARALLEL_TIERS[0][0],
+                        register_cap(config.KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK), 3, 2)
+    for kernel in (lanes, tier):
+        local = kernel.get_local_mem_per_thread()
+        values = list(local.values()) if isinstance(local, dict) else [local]
+        assert values and all(v == 0 for v in values), (kernel.py_func.__name__, local)
+
+
 def test_all_k_long_candidates_in_the_global_tiers(lambda_record, ecoli_record):
     """A stretch of lambda planted in the background: levels in the thousands of rows, which
     the global-memory tier walks block by block."""

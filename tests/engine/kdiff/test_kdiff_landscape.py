@@ -129,6 +129,35 @@ def test_cuda_defaults_drop_neighbours(monkeypatch):
     assert set(job.flags) == set(plain.flags) - {"neighbours"}
 
 
+def test_dask_gpu_workers_run_all_k_on_cuda_without_neighbours(monkeypatch):
+    """A Dask --all-k job hands GPU workers bitparallel on CUDA with cuda's default flags but
+    neighbours (bounds on one k), as make_job does for a cuda job; a one-k job keeps them,
+    and CPU workers keep the job's own. (cuda_sim_bitparallel.py runs such tasks.)"""
+    from engine import config, registry
+    from engine.kdiff.problem import ScanProblem
+
+    pytest.importorskip("distributed")
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")  # (so that cuda is a backend here)
+    registry.backend_status.cache_clear()
+    try:
+        job = kdiff.make_job(load("ACGT"), load("ACGA"), 2, all_k=True, backend="dask")
+        cuda = kdiff.make_job(load("ACGT"), load("ACGA"), 2, all_k=True, backend="cuda")
+        plain = kdiff.make_job(load("ACGT"), load("ACGA"), 2, backend="dask")
+    finally:
+        registry.backend_status.cache_clear()
+    problem = ScanProblem(job)
+    worker = problem.worker_job(gpu=True)
+    assert (worker.variant, worker.backend) == ("bitparallel", "cuda")
+    assert worker.flags == cuda.flags and "neighbours" not in worker.flags
+    assert worker.params["all_k"] and "scheduler" not in worker.params
+    kdiff._check_all_k(worker)  # a selection --all-k runs on
+    problem.tasks([])
+    assert problem._granule == config.CLUSTER_GPU_STARTS  # ranges sized for a GPU's launch
+    assert "neighbours" in ScanProblem(plain).worker_job(gpu=True).flags
+    cpu = ScanProblem(job).worker_job(gpu=False)
+    assert (cpu.backend, cpu.flags) == ("multicore", job.flags)
+
+
 def test_to_pandas_and_rows():
     land = kdiff.landscape(load("ACTG"), load("AGCAAG"), 2, strands="forward", backend="serial")
     # k=1: AC, CT and T are absent from AGCAAG, G occurs; k=2: the seed example's ACT, CTG
@@ -217,21 +246,26 @@ def test_avoid_masked_drops_each_ks_masked_candidates(lambda_record, ecoli_recor
     assert dropped > 0
 
 
-#: the simd forms, whose all-level lanes keep counters of D - M (engine/kdiff/cpu_lanes.py)
-SIMD_FORMS = [c for c in ALL_K if c[0] == "bitparallel" and "simd" in c[3]]
+#: the bitparallel forms, whose levels come from counters of D - M (the simd lanes:
+#: engine/kdiff/cpu_lanes.py; the blocked kernel, a word per 64 rows: cpu_bitparallel.py)
+COUNTER_FORMS = [c for c in ALL_K if c[0] == "bitparallel"]
 
 
 @given(data=st.data(), K=st.integers(1, 9), gap_min=st.integers(5, 10),
-       strands=st.sampled_from(["both", "forward"]), combo=st.sampled_from(SIMD_FORMS))
+       strands=st.sampled_from(["both", "forward"]), combo=st.sampled_from(COUNTER_FORMS))
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=HEALTH)
-def test_simd_every_k_equals_separate_runs_across_word_edges(data, K, gap_min, strands, combo):
-    """Near copies of 63-65 target bases in the background (candidates on the 32- and 64-bit
-    word edges: each width's lanes and the blocked tail), IUPAC codes, gaps, several
+def test_counters_every_k_equals_separate_runs_across_word_edges(data, K, gap_min, strands,
+                                                                 combo):
+    """Near copies of 31-33, 63-65 and 127-129 target bases in the background (candidates on
+    the 32- and 64-bit word edges, each width's lanes and the blocked tail, and on the
+    blocked kernel's block edges, blocks grown and dropped), IUPAC codes, gaps, several
     records, k = 1 and K past a short target: each k as its own run."""
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     background = data.draw(gapped(gap_min, pieces=(1, 3), piece_len=(10, 60)))
-    long_target = random_codes(rng, data.draw(st.integers(63, 90)), iupac_rate=0.03)
-    copy = long_target[2:2 + data.draw(st.sampled_from((31, 32, 33, 63, 64, 65)))]
+    size = data.draw(st.sampled_from((31, 32, 33, 63, 64, 65, 127, 128, 129)))
+    long_target = random_codes(rng, data.draw(st.integers(max(63, size + 2), size + 32)),
+                               iupac_rate=0.03)
+    copy = long_target[2:2 + size]
     background = np.concatenate([background, mutate(rng, copy, data.draw(st.integers(0, 2))),
                                  random_codes(rng, 20)])
     targets = [long_target, planted(rng, background, data.draw(st.integers(1, 30)))]

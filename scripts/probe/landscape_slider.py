@@ -1,0 +1,133 @@
+"""The k slider's redraw time on a 1 Mb landscape (issue #33: goal under 50 ms), offscreen.
+
+A real main window shows a kdiff --all-k result whose landscape is 1 Mb of starts x k 1..K:
+the target is benchmarks.data.synthetic_region(LENGTH) (M1's), the lengths are synthetic
+(running a real 1 Mb landscape takes about half an hour of two free cores). They are shaped
+like M1's first 20 kb: nearly every start has a candidate at every k (a small share has
+none), lengths grow with k. The result goes through the run controller's own finish path
+(the table, every view's show_result: the heatmap and each k's candidates made once), the
+Landscape tab is shown, and the slider is moved MOVES times, cycling through the k.
+
+Per move it prints two times: the slider's callback alone (LandscapeView.redraw_ms: the
+results table, the specificity profile and the summary at the new k), and the move with the
+event loop run after it (the repaint of what is visible: the Landscape tab, the table); then
+the latter again with the results table hidden, to say how much of it the table's is.
+
+Run: ``QT_QPA_PLATFORM=offscreen python scripts/probe/landscape_slider.py [LENGTH [K [MOVES]]]``
+(defaults 1,000,000 5 20); one JSON line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import numpy as np  # noqa: E402
+
+
+def synthetic_landscape(length: int, K: int, seed: int = 33):
+    """A Landscape of ``length`` starts of M1's target, lengths made up (see the docstring)."""
+    from benchmarks import data
+    from engine.kdiff.landscape_table import Landscape
+
+    region = data.synthetic_region(length)
+    rng = np.random.default_rng(seed)
+    first = rng.integers(9, 16, length)  # k=1
+    steps = rng.integers(2, 7, (length, K - 1))  # each further edit lengthens the candidate
+    lengths = np.concatenate([first[:, None], first[:, None] + np.cumsum(steps, axis=1)], axis=1)
+    lengths = np.minimum(lengths, length - np.arange(length)[:, None])  # within the record
+    lengths[rng.random((length, K)) < 0.001] = 0  # a few starts without a candidate
+    lengths[length - 64:] = 0  # the suffixes too short to differ
+    land = Landscape(np.zeros(length, np.int32), np.arange(length), lengths.astype(np.int32),
+                     target_ids=(region.id,), texts=(region.codes,))
+    return land, region
+
+
+def _moves(app, view, window, land, moves: int) -> tuple[list, list, list]:
+    """``moves`` slider moves cycling through k 1..K: each move's callback time, its time
+    with the event loop run after it, and that in CPU time (the process's, every thread;
+    a shared machine's load moves it less) (ms)."""
+    K = len(land.k)
+    callback, whole, cpu, at = [], [], [], view.slider.value()
+    for k in (k for _ in range(moves) for k in range(1, K + 1)):
+        if len(whole) == moves:
+            break
+        if k == at:
+            continue
+        c0, t0 = time.process_time(), time.perf_counter()
+        view.set_k(k)
+        app.processEvents()
+        whole.append(1000 * (time.perf_counter() - t0))
+        cpu.append(1000 * (time.process_time() - c0))
+        callback.append(view.redraw_ms)
+        at = k
+        assert window.results.model.rowCount() == int(np.count_nonzero(land.length_at(k)))
+    return callback, whole, cpu
+
+
+def main(length: int = 1_000_000, K: int = 5, moves: int = 20) -> dict:
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from app.views.kdiff import LandscapeView
+    from app.window import MainWindow
+    from engine import kdiff
+    from engine.sequences import load
+
+    app = QApplication.instance() or QApplication([])
+    settings = QSettings(str(Path(tempfile.mkdtemp()) / "settings.ini"),
+                         QSettings.Format.IniFormat)
+    window = MainWindow(settings)
+    window.resize(1280, 800)
+    window.show()
+    window.params.set_family("kdiff")
+    assert window.adapter.name == "kdiff", window.adapter.name
+    land, region = synthetic_landscape(length, K)
+    # A real all-k result's metadata (a tiny run), with the 1 Mb landscape in it.
+    template = kdiff.solve(load("ACGTTGCAAC"), load("ACGTAGCAAC"), K, backend="serial",
+                           all_k=True)
+    result = replace(template, candidates=land.candidates(K), landscape=land,
+                     profiles={region.id: np.maximum(land.length_at(K) - 1, 0)},
+                     settled={region.id: length})
+    t0 = time.perf_counter()
+    window.controller._finish_run(result)  # the run controller's own path for a finished run
+    app.processEvents()
+    shown_s = time.perf_counter() - t0
+    view = next(v for v in window.family_views if isinstance(v, LandscapeView))
+    page = next(window.tabs.widget(i) for i in range(window.tabs.count())
+                if window.tabs.tabText(i) == view.title)
+    window.tabs.setCurrentWidget(page)
+    app.processEvents()
+    assert view.slider.isEnabled() and view.slider.maximum() == K
+    callback, whole, cpu = _moves(app, view, window, land, moves)
+    # Where the repaint goes: the same moves with the results table hidden.
+    window.results.hide()
+    app.processEvents()
+    _, no_table, no_table_cpu = _moves(app, view, window, land, moves)
+    window.hide()  # (closing asks about unsaved results: a modal question)
+    with open("/proc/loadavg") as fh:
+        load_avg = " ".join(fh.read().split()[:3])
+    return {"starts": length, "K": K, "moves": len(whole),
+            "candidates_per_k": [int(np.count_nonzero(land.length_at(k))) for k in land.k],
+            "callback_ms_median": round(float(np.median(callback)), 1),
+            "with_repaint_ms_median": round(float(np.median(whole)), 1),
+            "with_repaint_ms_max": round(max(whole), 1),
+            "with_repaint_cpu_ms_median": round(float(np.median(cpu)), 1),
+            "no_table_with_repaint_ms_median": round(float(np.median(no_table)), 1),
+            "no_table_with_repaint_cpu_ms_median": round(float(np.median(no_table_cpu)), 1),
+            "callback_ms": [round(t, 1) for t in callback],
+            "with_repaint_ms": [round(t, 1) for t in whole],
+            "first_show_s": round(shown_s, 2), "load": load_avg}
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(*map(int, sys.argv[1:4]))), flush=True)
+    os._exit(0)  # (the window's teardown at exit only adds Qt's warnings)
