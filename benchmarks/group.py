@@ -68,6 +68,8 @@ def _case(backend, threads):
                "peak_rss_primer3_mb": round(_peak_mb(resource.RUSAGE_CHILDREN)),
                "genome_mb": _mb(), "diagnosis": list(result.diagnosis)}
         out.update({f"{stage}_s": round(s, 1) for stage, s in result.stage_seconds.items()})
+        out.update({f"exact_{stage}_s": round(s, 1) for stage, s in exact.stage_seconds.items()})
+        out["exact_diagnosis"] = list(exact.diagnosis)
         return out
 
     return Case("group", "G1", f"group/{backend}", run,

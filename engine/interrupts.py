@@ -39,9 +39,10 @@ class Interrupted(BaseException):
     """SIGINT or SIGTERM arrived; ``status`` is the exit status, 128 + the signal number.
     A BaseException, so that no ``except Exception`` on the way swallows it."""
 
-    def __init__(self, signum: int) -> None:
+    def __init__(self, signum: int, result=None) -> None:
         super().__init__(signum)
         self.signum = signum
+        self.result = result   # what the cancelled job returned (run_job), if anything
 
     @property
     def status(self) -> int:
@@ -193,7 +194,7 @@ def run_job(work, cancel):
     finally:
         signum, _state.cancel, _state.signum = _state.signum, None, None
     if signum is not None:
-        raise Interrupted(signum)
+        raise Interrupted(signum, box.get("result"))
     if "error" in box:
         raise box["error"]
     _state.ran = True

@@ -338,7 +338,9 @@ class ProgressBar:
         width = 30
         filled = int(width * p.fraction)
         text = (f"[{'#' * filled}{'.' * (width - filled)}] {100 * p.fraction:5.1f}% "
-                f"{p.elapsed:6.1f}s {p.cells_per_second / 1e9:7.2f} Gcells/s")
+                f"{p.elapsed:6.1f}s")
+        if p.cells:   # (a stage that counts no DP cells, such as Primer3's, shows no rate)
+            text += f" {p.cells_per_second / 1e9:7.2f} Gcells/s"
         if 0 < p.fraction < 1 and p.elapsed >= 0.5:
             left = int(round(p.elapsed * (1 - p.fraction) / p.fraction))
             text += f" ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}" if left >= 3600 \
@@ -376,8 +378,14 @@ def run_family(args) -> int:
     bar = ProgressBar(not args.no_progress)
     cancel = CancelToken()
     _StartUpGC.end()
+    interrupted = None
     try:
         result = interrupts.run_job(lambda: drive(iter_solve(job, cancel), bar), cancel)
+    except interrupts.Interrupted as exc:
+        # A family whose cancelled result is worth keeping (``partial_note``) writes it.
+        if exc.result is None or not hasattr(plugin, "partial_note"):
+            raise
+        result, interrupted = exc.result, exc
     finally:
         bar.close()
     _StartUpGC.freeze()  # (what the job imported and set up: numba's targets, kernels)
@@ -404,6 +412,9 @@ def run_family(args) -> int:
             sys.stdout.write(body)
         sys.stdout.flush()
     write_texts(outputs, before_commit=interrupts.settle)
+    if interrupted is not None:
+        print(f"primerscope: interrupted; wrote {plugin.partial_note(result)}", file=sys.stderr)
+        return interrupted.status
     return 0
 
 

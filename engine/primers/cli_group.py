@@ -71,6 +71,11 @@ def make_job(args):
                           gap_min=gap_min_of(args))
 
 
+def partial_note(result) -> str:
+    """What an interrupted run writes (engine.cli): the pairs verified before the cancel."""
+    return f"the {len(result.pairs)} group pairs verified so far"
+
+
 def extra_outputs(result, args) -> dict:
     if result.complete and not result.pairs:  # the CSV is a header alone: say why
         warnings.warn(SequenceWarning(f"no group pairs: {'; '.join(result.diagnosis)}"),

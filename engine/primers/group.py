@@ -12,9 +12,11 @@ A **group pair** (issue #30) is a primer pair for which both hold:
 Pairs are ranked by Primer3's pair penalty on the reference inclusion genome, under the
 settings of ``primerscope pairs``.
 
-Every reported pair is verified exactly (pcr over every inclusion genome, the edit search
-at k-1 over every exclusion background, both strands, batched: one search for all the
-primers of a round). What is *not* exhaustive is which primers Primer3 is asked about (the
+Every reported pair is verified exactly (pcr over every inclusion genome, reading only the
+windows where seeds put a site; exclusivity at
+k-1 edits over every exclusion background, both strands, batched: one pass for all the
+primers of a round, by a pigeonhole seed filter whose seeds are verified by Myers' scan,
+engine.primers.group_exclusion, or by the edit search where that filter does not apply). What is *not* exhaustive is which primers Primer3 is asked about (the
 shortlist), so a valid pair can be missing when:
 
 - a primer lies where fewer than ``min_coverage`` of the inclusion genomes share an exact
@@ -284,14 +286,14 @@ def write_bed(result: GroupResult, fh) -> None:
 #      surely within k-1 edits of it: see the module docstring's heuristics);
 #   3. pairs best penalty first (engine.primers.pairs.best_pairs); the primers of the best
 #      pairs are verified a batch at a time: inclusivity by in-silico PCR (engine.primers.pcr)
-#      over every inclusion genome, exclusivity by the edit search at k-1, both strands,
-#      over every exclusion background; a pair counts once its primers pass and its products
+#      over every inclusion genome, exclusivity at k-1 edits, both strands, over every
+#      exclusion background (engine.primers.group_exclusion: exact, seeded); a pair counts once its primers pass and its products
 #      cover ``min_coverage`` of the inclusion genomes. Rounds repeat until the best
 #      ``num_return`` pairs are all verified.
 
-#: Primers verified together at least: one edit search reads every background once for all of
-#: them (16 primer strands an AVX-512 instruction), and its cost grows with their number, so
-#: a round asks only about the primers of the best pairs still unverified.
+#: Primers verified together at least: one exclusivity pass reads every background once for
+#: all of them, whatever their number (seeded: ~1 CPU-s per 200 Mb), so a round asks only
+#: about the primers of the best pairs still unverified.
 VERIFY_BATCH = 16
 
 #: A round's new primers are all verified at once when there are at most this many (small
@@ -421,8 +423,9 @@ def iter_solve(job, cancel=None):
     import dataclasses
     import math
 
-    from engine import edit, gaps
-    from engine.jobs import CancelToken, now
+    from engine import edit, gaps, registry
+    from engine.jobs import CancelToken, Progress, now
+    from engine.primers import group_exclusion as gx
     from engine.primers import group_seeds as gs
     from engine.primers import pcr
     from engine.primers.pairs import _in_child, best_pairs
@@ -458,8 +461,11 @@ def iter_solve(job, cancel=None):
         return GroupResult(info, k, settings, names, tuple(g.name for g in exclude), ref.name,
                            tuple(accepted), conservation, tuple(diagnosis), dict(stages), complete)
 
-    def progress(done, message):
-        return meter.progress(done, total, message=message, partial=result(False))
+    def progress(done, message, of=None):
+        """A Progress of the group's own stages: no DP cells counted (the bar shows no rate;
+        the searches' own Progress, relabelled, shows theirs)."""
+        return Progress(done, of or total, 0, 0, meter.elapsed, message=message,
+                        partial=result(False))
 
     # 1. seeds ---------------------------------------------------------------------------
     t0 = now()
@@ -554,6 +560,35 @@ def iter_solve(job, cancel=None):
                      f"bases a round")
     ref_texts = [r.text for r in ref_records]   # (decoded once: .text decodes the record)
 
+    def in_children(texts):
+        """Primer3's lists for the texts, in one child process per thread at once (Primer3
+        is single-threaded), the texts shared out by length; None after a cancel."""
+        workers = max(1, min(meter.threads or 1, len(texts)))
+        sizes = np.cumsum([len(t) for t in texts])
+        cuts = [0] + [int(np.searchsorted(sizes, sizes[-1] * w / workers)) + 1
+                      for w in range(1, workers)] + [len(texts)]
+        parts = [texts[a:b] for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+        gens = [_in_child(_propose, (part, design), cancel,
+                          lambda: progress(20, "Primer3: primers in the tiles")) for part in parts]
+        answers: list = [None] * len(gens)
+        try:
+            live = list(range(len(gens)))
+            while live:
+                for i in list(live):
+                    try:
+                        p = next(gens[i])
+                    except StopIteration as stop:
+                        if stop.value is None:
+                            return None
+                        answers[i] = stop.value
+                        live.remove(i)
+                        continue
+                    yield p
+        finally:
+            for g in gens:
+                g.close()
+        return [lists for answer in answers for lists in answer]
+
     def propose(batch):
         """Primer3 in these tiles, cut where a primer would hold an exclusion genome's
         17-mer: one cluster (template, oligos in its coordinates) per tile."""
@@ -572,8 +607,7 @@ def iter_solve(job, cancel=None):
         texts = [template_text(ref_texts[batch[ti][0]][lo:hi]) for ti, lo, hi in pieces]
         if not texts:
             return []
-        lists = yield from _in_child(_propose, (texts, design), cancel,
-                                     lambda: progress(20, "Primer3: primers in the tiles"))
+        lists = yield from in_children(texts)
         if lists is None:
             return None
         mine = [({}, {}) for _ in batch]
@@ -661,18 +695,58 @@ def iter_solve(job, cancel=None):
         ok = yield from _exclusivity(keys, lookup)
         return ok
 
+    def seeded(gen, label):
+        """Progress (a line at the start, then every half second) of a group_exclusion pass
+        that yields (bases read, bases in all); return its value."""
+        yield progress(0, label, 1)
+        t2 = now()
+        while True:
+            try:
+                done, all_bases = next(gen)
+            except StopIteration as stop:
+                return stop.value
+            if now() - t2 > 0.5:
+                t2 = now()
+                yield progress(done, label, all_bases)
+
     def _inclusivity(keys, lookup):
+        """Each primer's sites in the inclusion genomes (pcr at J edits, the 3' rule). On
+        this process's CPU, pcr reads only the windows where the pigeonhole seeds of
+        engine.primers.group_exclusion put a site (every site lies whole in one, with
+        context): the same sites as over the whole genomes."""
         prims = [Record(str(i), encode(lookup[key].sequence)) for i, key in enumerate(keys)]
         t1 = now()
-        search = pcr.search_job(prims, incl_records, settings.include_edits, backend=job.backend,
-                                threads=job.threads, scheduler=job.params["scheduler"],
-                                gap_min=gap_min)
-        sites = yield from pcr.iter_sites(pcr.sites_job(prims, incl_records, pset, search),
-                                          meter, cancel, f"inclusivity: {len(keys)} primers "
-                                          f"in {n} genomes (round {rounds})")
+        label = f"inclusivity: {len(keys)} primers in {n} genomes (round {rounds})"
+        where, owner = incl_records, None   # the records pcr reads, and their full records
+        if registry.on_cpu(job.backend) and all(
+                gx.usable(p.codes, settings.include_edits) for p in prims):
+            t2 = now()
+            windows = yield from seeded(gx.iter_windows(
+                [p.codes for p in prims], incl_records, settings.include_edits,
+                meter.threads or 1, cancel), label + ", seeded")
+            meter.elapsed += now() - t2
+            if windows is None:
+                stages["inclusivity"] += now() - t1
+                return False
+            where, owner = gx.regions(incl_records, windows)
+        if where:
+            search = pcr.search_job(prims, where, settings.include_edits, backend=job.backend,
+                                    threads=job.threads, scheduler=job.params["scheduler"],
+                                    gap_min=gap_min)
+            sites = yield from pcr.iter_sites(pcr.sites_job(prims, where, pset, search),
+                                              meter, cancel, label)
+        else:
+            sites = PcrSites.empty([str(i) for i in range(len(prims))],
+                                   [r.id for r in incl_records])
         stages["inclusivity"] += now() - t1
         if cancel.cancelled:
             return False
+        if owner is not None and len(owner):   # window -> its full inclusion record
+            sites = PcrSites({c: (owner[np.asarray(sites.record, dtype=np.int64)]
+                                  if c == "record" else np.asarray(getattr(sites, c)))
+                              for c in SITE_DTYPES},
+                             primer_ids=[str(i) for i in range(len(prims))],
+                             record_ids=[r.id for r in incl_records])
         for i, key in enumerate(keys):
             rows = np.flatnonzero(sites.primer == i)
             sites_of[key] = {c: np.asarray(getattr(sites, c))[rows] for c in SITE_DTYPES}
@@ -684,21 +758,48 @@ def iter_solve(job, cancel=None):
         return True
 
     def _exclusivity(keys, lookup):
-        prims = [Record(str(i), encode(lookup[key].sequence)) for i, key in enumerate(keys)]
+        """Which of these primers lie within k-1 edits of an exclusion background: on this
+        process's CPU by the pigeonhole filter (engine.primers.group_exclusion), exact; the
+        edit search for the primers the filter cannot judge, or on another backend."""
+        codes = [encode(lookup[key].sequence) for key in keys]
         t1 = now()
-        ejob = edit.make_job(prims, excl_records, mode="search", k=k - 1,
-                             strands="both", report="hits", align=False, profile=False,
-                             backend=job.backend, threads=job.threads,
-                             scheduler=job.params["scheduler"], gap_min=gap_min)
-        found = yield from pcr.relabel(edit.iter_solve(ejob, cancel),
-                                       f"exclusivity: {len(keys)} primers at {k - 1} edits "
-                                       f"in {len(exclude)} backgrounds (round {rounds})")
-        pcr.absorb(meter, found.info)
+        hit_pattern, hit_record = [], []
+        if registry.on_cpu(job.backend):
+            quick = [j for j, c in enumerate(codes) if gx.usable(c, k - 1)]
+        else:
+            quick = []
+        if quick:
+            label = (f"exclusivity: {len(quick)} primers at {k - 1} edits in {len(exclude)} "
+                     f"backgrounds, seeded (round {rounds})")
+            found = yield from seeded(gx.iter_hits([codes[j] for j in quick], excl_records,
+                                                   k - 1, meter.threads or 1, cancel), label)
+            meter.elapsed += now() - t1
+            if found is None:
+                stages["exclusivity"] += now() - t1
+                return False
+            rec, pat = np.nonzero(found)
+            hit_pattern.append(np.asarray(quick, dtype=np.int64)[pat])
+            hit_record.append(rec.astype(np.int64))
+        rest = [j for j in range(len(keys)) if j not in set(quick)]
+        if rest:
+            prims = [Record(str(i), codes[j]) for i, j in enumerate(rest)]
+            ejob = edit.make_job(prims, excl_records, mode="search", k=k - 1,
+                                 strands="both", report="hits", align=False, profile=False,
+                                 backend=job.backend, threads=job.threads,
+                                 scheduler=job.params["scheduler"], gap_min=gap_min)
+            found = yield from pcr.relabel(edit.iter_solve(ejob, cancel),
+                                           f"exclusivity: {len(rest)} primers at {k - 1} edits "
+                                           f"in {len(exclude)} backgrounds (round {rounds})")
+            pcr.absorb(meter, found.info)
+            if not found.info.complete:
+                stages["exclusivity"] += now() - t1
+                return False
+            hit_pattern.append(np.asarray(rest, dtype=np.int64)[
+                np.asarray(found.hits.pattern, dtype=np.int64)])
+            hit_record.append(np.asarray(found.hits.record, dtype=np.int64))
         stages["exclusivity"] += now() - t1
-        if not found.info.complete:
-            return False
-        hit_pattern = np.asarray(found.hits.pattern, dtype=np.int64)
-        hit_record = np.asarray(found.hits.record, dtype=np.int64)
+        hit_pattern = np.concatenate(hit_pattern) if hit_pattern else np.zeros(0, np.int64)
+        hit_record = np.concatenate(hit_record) if hit_record else np.zeros(0, np.int64)
         for j, key in enumerate(keys):
             where = hit_record[hit_pattern == j]
             if len(where):

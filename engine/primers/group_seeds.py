@@ -1,4 +1,4 @@
-"""Exact shared seeds for the group search's shortlist (numpy only, no kernels).
+"""Exact shared seeds for the group search's shortlist (two small numba loops).
 
 A seed is a 16-mer of unambiguous bases, compared in canonical form (the smaller of it and
 its reverse complement as 2-bit integers), so one lookup covers both strands. Every genome
@@ -12,6 +12,7 @@ exactly afterwards (engine.primers.group).
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 #: Seed length: 4^16 = 4.3e9 seeds, so a random 16-mer occurs by chance in a 5 Mb genome
 #: (both strands) with probability ~0.2 %; shorter seeds match everywhere in a bacterium.
@@ -23,22 +24,57 @@ for _code, _two in ((1, 0), (2, 1), (4, 2), (8, 3)):
     _TWO_BIT[_code] = _two
 
 
+@njit(nogil=True, cache=True)
+def _seeds(two, fwd_out, valid_out):
+    """One pass: the canonical 2-bit seed of every start and whether it is all A/C/G/T."""
+    fwd = np.uint64(0)
+    rev = np.uint64(0)
+    mask = np.uint64((1 << (2 * SEED)) - 1)
+    top = np.uint64(2 * (SEED - 1))
+    run = 0
+    for i in range(len(two)):
+        t = np.uint64(two[i])
+        if t == 4:
+            run = 0
+            t = np.uint64(0)
+        else:
+            run += 1
+        fwd = ((fwd << np.uint64(2)) | t) & mask
+        rev = (rev >> np.uint64(2)) | ((np.uint64(3) - t) << top)
+        p = i - SEED + 1
+        if p >= 0:
+            fwd_out[p] = min(fwd, rev)
+            valid_out[p] = run >= SEED
+
+
 def seeds(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per start p of ``codes`` (len - SEED + 1 of them): the canonical seed of
     codes[p:p+SEED] (uint32) and whether it is made of A/C/G/T only."""
     n = len(codes) - SEED + 1
     if n <= 0:
         return np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=bool)
-    two = _TWO_BIT[np.asarray(codes, dtype=np.uint8)]
-    bad = np.cumsum(np.concatenate(([0], two == 4)))
-    valid = bad[SEED:] - bad[:n] == 0
-    bits = (two & 3).astype(np.uint32)
-    fwd = np.zeros(n, dtype=np.uint32)
-    rev = np.zeros(n, dtype=np.uint32)
-    for i in range(SEED):
-        fwd = (fwd << np.uint32(2)) | bits[i:i + n]
-        rev |= (np.uint32(3) - bits[i:i + n]) << np.uint32(2 * i)
-    return np.minimum(fwd, rev), valid
+    out, valid = np.empty(n, dtype=np.uint32), np.empty(n, dtype=bool)
+    _seeds(_TWO_BIT[np.asarray(codes, dtype=np.uint8)], out, valid)
+    return out, valid
+
+
+#: The lookup's buckets: the top BUCKET_BITS of a seed index the sorted seeds directly
+#: (4**SEED / 2**BUCKET_BITS values a bucket; a 5 Mb reference puts about one seed in each).
+BUCKET_BITS = 22
+
+
+@njit(nogil=True, cache=True)
+def _mark(query, valid, unique, heads, shift, found):
+    """found[i] = True for every unique[i] among the valid query seeds."""
+    for p in range(len(query)):
+        if not valid[p]:
+            continue
+        s = query[p]
+        b = s >> shift
+        for i in range(heads[b], heads[b + 1]):
+            if unique[i] == s:
+                found[i] = True
+                break
 
 
 class SeedTable:
@@ -52,6 +88,9 @@ class SeedTable:
         everything = np.concatenate(parts)
         self.valid = np.concatenate(valids)
         self.unique, self.inverse = np.unique(everything[self.valid], return_inverse=True)
+        self.shift = np.uint32(2 * SEED - BUCKET_BITS)
+        self.heads = np.searchsorted(self.unique >> self.shift,
+                                     np.arange(2 ** BUCKET_BITS + 1)).astype(np.int64)
 
     def lookup(self, records) -> np.ndarray:
         """Per reference seed position: does that seed occur in ``records`` (bool, over the
@@ -59,10 +98,7 @@ class SeedTable:
         found = np.zeros(len(self.unique), dtype=bool)
         for r in records:
             s, ok = seeds(np.asarray(r.chunk(0, len(r))))
-            s = s[ok]
-            at = np.searchsorted(self.unique, s)
-            at[at == len(self.unique)] = 0
-            found[at[self.unique[at] == s]] = True
+            _mark(s, ok, self.unique, self.heads, self.shift, found)
         out = np.zeros(len(self.valid), dtype=bool)
         out[self.valid] = found[self.inverse]
         return out

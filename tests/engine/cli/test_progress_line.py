@@ -24,3 +24,9 @@ def test_index_reports_bases_per_second(tmp_path, capsys):
     out = capsys.readouterr().out
     rate = re.search(r"\(([\d.e+]+) Mbases/s\)", out)
     assert rate and float(rate.group(1)) > 0, out
+
+
+def test_a_stage_without_dp_cells_shows_no_rate():
+    """Group's Primer3 and seeded exclusivity count no cells: no "0.00 Gcells/s" (issue 30)."""
+    assert "Gcells/s" not in ProgressBar.line(Progress(5, 10, 0, 0, 4.0, message="Primer3"))
+    assert "2.50 Gcells/s" in ProgressBar.line(Progress(5, 10, 10**10, 0, 4.0))
