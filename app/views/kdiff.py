@@ -449,8 +449,9 @@ class LandscapeView(ResultView):
         self._shown_k = shown_k  # the k the family shows now (None: the run's)
         self.every_k = QCheckBox("Every k up to k in the next run")
         self.every_k.setToolTip("One scan at k also gives every smaller k (the slider below); "
-                                "it takes about 2.5 times as long as one k. Serial, multicore or Dask, "
-                                "coarse form (not CUDA).")
+                                "on the CPU it costs about 1.1 times one k (measured 1.03-1.10x). "
+                                "Serial, multicore, Dask or CUDA's bitparallel (without "
+                                "neighbours), coarse form.")
         self.every_k.setChecked(every_k)
         if want_every_k is not None:
             self.every_k.toggled.connect(want_every_k)
@@ -596,7 +597,7 @@ class LandscapeView(ResultView):
 
 
 #: The Landscape tab before any run.
-BEFORE_A_RUN = ("Tick 'Every k up to k in the next run' and run kdiff (Ctrl+R; not on CUDA): "
+BEFORE_A_RUN = ("Tick 'Every k up to k in the next run' and run kdiff (Ctrl+R): "
                 "every k from 1 to k comes from the one scan, and a slider here shows the table, "
                 "the profile and the exports at any of them at once, under a heatmap of "
                 "candidate length per start and k.")
@@ -604,12 +605,13 @@ BEFORE_A_RUN = ("Tick 'Every k up to k in the next run' and run kdiff (Ctrl+R; n
 
 def one_k_caption(k: int) -> str:
     """What the Landscape tab says after a run that computed one k: how to get the landscape
-    and what it costs (docs/benchmarks.md, issue 33: 2.4-2.6x one k's time)."""
+    and what it costs (docs/benchmarks.md, issue 33: 1.03-1.10x one k's CPU time)."""
     return (f"This run computed k = {k} only, so there is no landscape to show. To see every k "
             f"from 1 to {k} (a slider and a heatmap), tick 'Every k up to k in the next run' "
-            "above and run again (Ctrl+R). That run takes about 2.5 times as long as one k "
-            "(measured 2.4-2.6x). It runs on the serial, multicore and Dask backends with the "
-            "coarse form; the CUDA kernels and the fine forms compute one k.")
+            "above and run again (Ctrl+R). On the CPU that run costs about 1.1 times one k "
+            "(measured 1.03-1.10x). It runs on the serial, multicore and Dask backends with the "
+            "coarse form and on CUDA's bitparallel without neighbours; CUDA's conventional and "
+            "alternative kernels and the fine forms compute one k.")
 
 
 def alignment_lines(candidate_label: str, match, candidate_start: int) -> str:
