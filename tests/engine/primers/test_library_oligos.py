@@ -155,7 +155,7 @@ def test_a_failed_migration_leaves_the_version_1_file(tmp_path, monkeypatch):
     v1_file(path, old)
     monkeypatch.setattr(library_module, "_SCHEMA",
                         library_module._SCHEMA + "; CREATE TABLE primers (x)")  # fails last
-    with pytest.raises(ValueError, match="not a primer library"):
+    with pytest.raises(ValueError, match="cannot write to the library"):
         Library(path)
     db = sqlite3.connect(path)
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
