@@ -128,6 +128,18 @@ def _within(peq, m, codes, start, end, e, pv, mv):
 
 
 @njit(nogil=True, cache=True)
+def _keep_window(windows, count, lo, hi, reach, n):
+    """Append the window around a verified hit in [lo, hi), widened by ``reach`` and clipped
+    to the record's n bases; False when the buffer is full (the caller grows it and rescans)."""
+    if count[0] == windows.shape[0]:
+        return False
+    windows[count[0], 0] = max(0, lo - reach)
+    windows[count[0], 1] = min(n, hi + reach)
+    count[0] += 1
+    return True
+
+
+@njit(nogil=True, cache=True)
 def _scan(codes, two_bit, q, heads, entry_pattern, entry_offset, lengths, peqs, e, reach,
           found, windows, count):
     """One chunk of a record: set ``found[primer]`` for every primer (either strand) within e
@@ -169,12 +181,9 @@ def _scan(codes, two_bit, q, heads, entry_pattern, entry_offset, lengths, peqs, 
                                 if not collect:
                                     found[i >> 1] = True
                                     continue
-                                if count[0] == windows.shape[0]:
+                                if not _keep_window(windows, count, lo, hi, reach, n):
                                     return -1
-                                windows[count[0], 0] = max(0, lo - reach)
-                                windows[count[0], 1] = min(n, hi + reach)
-                                last_lo, last_hi = windows[count[0], 0], windows[count[0], 1]
-                                count[0] += 1
+                                last_lo, last_hi = windows[count[0] - 1, 0], windows[count[0] - 1, 1]
                                 break
                     covered = hi
             continue
@@ -200,12 +209,9 @@ def _scan(codes, two_bit, q, heads, entry_pattern, entry_offset, lengths, peqs, 
                 if not collect:
                     found[i >> 1] = True
                     continue
-                if count[0] == windows.shape[0]:
+                if not _keep_window(windows, count, a, b, reach, n):
                     return -1
-                windows[count[0], 0] = max(0, a - reach)
-                windows[count[0], 1] = min(n, b + reach)
-                last_lo, last_hi = windows[count[0], 0], windows[count[0], 1]
-                count[0] += 1
+                last_lo, last_hi = windows[count[0] - 1, 0], windows[count[0] - 1, 1]
     return 0
 
 
