@@ -28,16 +28,24 @@ def test_the_compile_clock_counts_only_the_compiling_phase():
     assert CompileClock().note() == ""
 
 
-def test_a_compiling_run_says_so_and_reports_compile_time_apart(qtbot, window, monkeypatch):
+def compiling_then(wait):
+    """run_controller.run_job as a first run: it starts, reports the 'compiling' phase, runs
+    ``wait()`` in the compile's place, then goes on as the real run."""
     real = run_controller.run_job
-    said = []
 
-    def compiling_first(adapter, inputs, choice, token):
+    def run_job(adapter, inputs, choice, token):
         gen = real(adapter, inputs, choice, token)
         yield next(gen)  # JobStarted
         yield Progress(0, 1, 0, 0, 0.0, phase="compiling")
-        time.sleep(0.6)  # stands for the compile
+        wait()
         return (yield from gen)
+
+    return run_job
+
+
+def test_a_compiling_run_says_so_and_reports_compile_time_apart(qtbot, window, monkeypatch):
+    said = []
+    compiling_first = compiling_then(lambda: time.sleep(0.6))  # stands for the compile
 
     monkeypatch.setattr(run_controller, "run_job", compiling_first)
     window.params.set_family("kdiff")
@@ -110,16 +118,13 @@ def test_an_empty_tab_says_the_run_is_under_way_not_load_and_run(qtbot, window, 
     Load inputs … and press Run" over inputs that were loaded and a Run that was running."""
     from app.views import EMPTY_HINT, RUNNING_HINT
 
-    real = run_controller.run_job
     release = []
 
-    def compiling_first(adapter, inputs, choice, token):
-        gen = real(adapter, inputs, choice, token)
-        yield next(gen)  # JobStarted
-        yield Progress(0, 1, 0, 0, 0.0, phase="compiling")
-        while not release:  # stands for the compile, until the test has looked
+    def until_released():  # stands for the compile, until the test has looked
+        while not release:
             time.sleep(0.01)
-        return (yield from gen)
+
+    compiling_first = compiling_then(until_released)
 
     monkeypatch.setattr(run_controller, "run_job", compiling_first)
     window.params.set_family("kdiff")
