@@ -11,6 +11,7 @@ set rule, and positions never move: a gap keeps its place and length.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,10 +112,34 @@ def as_background(records, gap_min: int | None = None) -> list[Record]:
         if type(record).chunk is not Record.chunk:  # codes read on demand: masked as read
             out.append(GapMaskedRecord(record, gap_min))
             continue
-        masked = mask_gaps(record.codes, gap_min)
-        # (replace: the record's other fields, its soft mask included, stay)
-        out.append(record if masked is record.codes else dataclasses.replace(record, codes=masked))
+        out.append(_masked_record(record, gap_min))
     return out
+
+
+#: (id(record), gap_min) -> (weakref to the record, its masked copy or None: no gap). Solving
+#: the same in-memory background again (the GUI's, a notebook's, a benchmark's repeated runs)
+#: then skips the scan for N runs, a pass over the whole text, and gets the same masked record
+#: back, so that the GPU's caches of packed and uploaded texts (kept by record identity,
+#: engine.gpu.TextCache) find it again instead of packing and uploading it each run.
+_MASKED: dict = {}
+
+
+def _masked_record(record: Record, gap_min: int) -> Record:
+    """``record`` with its gaps masked (:func:`mask_gaps`), once per record and gap_min while
+    the record lives (its codes are not changed in place: records are values)."""
+    key = (id(record), gap_min)
+    entry = _MASKED.get(key)
+    if entry is not None and entry[0]() is record:
+        return record if entry[1] is None else entry[1]
+    masked = mask_gaps(record.codes, gap_min)
+    # (replace: the record's other fields, its soft mask included, stay)
+    out = None if masked is record.codes else dataclasses.replace(record, codes=masked)
+    try:
+        ref = weakref.ref(record, lambda _, key=key: _MASKED.pop(key, None))
+    except TypeError:  # (not weakly referenceable: not kept)
+        return record if out is None else out
+    _MASKED[key] = (ref, out)
+    return record if out is None else out
 
 
 class GapMaskedRecord(Record):

@@ -88,6 +88,27 @@ def test_as_background_keeps_ids_offsets_and_asks_a_record_for_its_own_view():
     assert gaps.as_background([Stored("s", encode("NNNNNNNNNNNN"))], 7) == [("own view", 7)]
 
 
+def test_as_background_masks_a_record_once_while_it_lives(monkeypatch):
+    """The same record solved again gets the same masked record back, without a second scan,
+    so the GPU's text caches (kept by record identity) find it; another gap_min is its own."""
+    import gc
+
+    scans = []
+    monkeypatch.setattr(gaps, "mask_gaps", lambda codes, gap_min, real=gaps.mask_gaps:
+                        scans.append(gap_min) or real(codes, gap_min))
+    rec = Record("chr1", encode("ACGT" + "N" * 12 + "ACGT"))
+    first = gaps.as_background([rec])[0]
+    assert gaps.as_background([rec])[0] is first and scans == [10]
+    assert first.codes.tolist()[4:16] == [0] * 12
+    wide = gaps.as_background([rec], 20)[0]
+    assert wide is rec and scans == [10, 20]
+    assert gaps.as_background([rec], 20)[0] is rec and scans == [10, 20]
+    key = (id(rec), 10)
+    del rec, first, wide
+    gc.collect()
+    assert key not in gaps._MASKED  # (the entry goes with its record)
+
+
 def test_touches_gap_and_runs_read_in_blocks(monkeypatch):
     codes = encode("ACGT" + "N" * 11 + "AC" + "N" * 30 + "G")
     masked = gaps.mask_gaps(codes)
