@@ -5,9 +5,11 @@ One case runs the whole search (seeds, Primer3 in the conserved windows, verific
 pcr and the edit search) and reports the pairs found, the time per stage and the peak RSS
 (this process, and Primer3's child). The comparison with an exact-k-mer-only shortlist
 (RUCS, primerForge: a primer must occur exactly in every strain) is the same search at
-J = 0, 3' rule unchanged: ``exact_pairs``; ``tolerant_only``: pairs of the J = 1 run with
-a mismatch in some strain, which an exact shortlist cannot propose.
-``PRIMERSCOPE_GROUP_MB`` sets the genome size in Mb (default 5).
+J = 0, 3' rule unchanged (at J = 0 the shortlist keeps only stretches whose 16-mers occur
+in every strain): ``exact_pairs``; ``tolerant_only``: pairs of the J = 1 run with a
+mismatch in some strain, which an exact shortlist cannot propose.
+``PRIMERSCOPE_GROUP_MB`` sets the genome size in Mb (default 5). On a backend other than
+multicore (cuda) ``threads`` is None: the CPU stages then use every core.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ def _case(backend, threads):
                "tolerant_only": tolerant, "exact_pairs": len(exact.pairs),
                "exact_wall_s": round(exact_wall, 1), "exact_cpu_s": round(exact_cpu, 1),
                "load_average_at_start": round(load, 1),
+               "load_average_at_end": round(os.getloadavg()[0], 1),
                "peak_rss_mb": round(_peak_mb(resource.RUSAGE_SELF)),
                "peak_rss_primer3_mb": round(_peak_mb(resource.RUSAGE_CHILDREN)),
                "genome_mb": _mb(), "diagnosis": list(result.diagnosis)}

@@ -21,7 +21,12 @@ shortlist), so a valid pair can be missing when:
 
 - a primer lies where fewer than ``min_coverage`` of the inclusion genomes share an exact
   16-mer with the reference within 24 bases (:data:`SUPPORT_RADIUS`): a stretch with a
-  difference every 16 bases in some strain is not a conserved window;
+  difference every 16 bases in some strain is not a conserved window. At J = 0 (the
+  exact-k-mer-only shortlist, as RUCS and primerForge) the conserved windows are made of
+  shortest-primer stretches whose every 16-mer occurs in enough inclusion genomes (the
+  same genomes for the whole stretch): a primer binding exactly holds only 16-mers of the
+  genome, so this drops no primer, except one that binds only through an ambiguity code
+  of the genome (a seed holding one is never found);
 - a primer holds an exact 17-mer of an exclusion genome (two consecutive shared 16-mer
   seeds, either strand): such a primer is almost always within k-1 edits of it, but with
   k <= L - 17 it need not be (a random 17-mer occurs by chance in a 5 Mb background with
@@ -287,14 +292,19 @@ def write_bed(result: GroupResult, fh) -> None:
 #   3. pairs best penalty first (engine.primers.pairs.best_pairs); the primers of the best
 #      pairs are verified a batch at a time: inclusivity by in-silico PCR (engine.primers.pcr)
 #      over every inclusion genome, exclusivity at k-1 edits, both strands, over every
-#      exclusion background (engine.primers.group_exclusion: exact, seeded); a pair counts once its primers pass and its products
-#      cover ``min_coverage`` of the inclusion genomes. Rounds repeat until the best
-#      ``num_return`` pairs are all verified.
+#      exclusion background (engine.primers.group_exclusion: exact, seeded); a pair counts
+#      once its primers pass and its products cover ``min_coverage`` of the inclusion
+#      genomes. A round runs one inclusivity pass and one exclusivity pass (the primers of
+#      pairs known to cover enough genomes, and of those its inclusivity pass shows so);
+#      rounds repeat until the best ``num_return`` pairs are all verified. No primer is
+#      verified twice, no pair's products worked out twice, no pair checked by Primer3
+#      twice.
 
-#: Primers verified together at least: one exclusivity pass reads every background once for
-#: all of them, whatever their number (seeded: ~1 CPU-s per 200 Mb), so a round asks only
-#: about the primers of the best pairs still unverified.
-VERIFY_BATCH = 16
+#: Primers verified together at least. A seeded pass reads every genome once whatever the
+#: number of primers (~0.2 CPU-s per 200 Mb), and each primer adds its seed hits (~10 ms at
+#: 2 edits over 200 Mb): a round verifies the primers of the best unverified pairs and some
+#: beyond, so that few rounds (each also ranks the pairs anew) are needed.
+VERIFY_BATCH = 48
 
 #: A round's new primers are all verified at once when there are at most this many (small
 #: groups: one search instead of rounds).
@@ -401,6 +411,12 @@ class _Cluster:
     template: str
     lefts: list
     rights: list
+    left_keys: list = field(default_factory=list)    # _key of each oligo, in order
+    right_keys: list = field(default_factory=list)
+
+    def __post_init__(self):
+        self.left_keys = [_key(self.record, self.offset, o) for o in self.lefts]
+        self.right_keys = [_key(self.record, self.offset, o) for o in self.rights]
 
 
 def _key(record: int, offset: int, o) -> tuple:
@@ -424,13 +440,14 @@ def iter_solve(job, cancel=None):
     import math
 
     from engine import edit, gaps, registry
+    from engine.cluster import local_cores
     from engine.jobs import CancelToken, Progress, now
     from engine.primers import group_exclusion as gx
     from engine.primers import group_seeds as gs
     from engine.primers import pcr
     from engine.primers.pairs import _in_child, best_pairs
     from engine.primers.pcr_columns import SITE_DTYPES, PcrSites
-    from engine.primers.primer3_design import template_text
+    from engine.primers.primer3_design import check_pair, template_text
     from engine.sequences import encode
     from engine.slices import Meter, numba_threads, run_info
 
@@ -444,6 +461,16 @@ def iter_solve(job, cancel=None):
     ref_index = names.index(settings.reference) if settings.reference else 0
     ref = include[ref_index]
     meter = Meter(job, threads=numba_threads(job))
+    # The stages with no GPU kernel (seeds, Primer3, the seeded filters, pcr over their
+    # windows) run on this process's CPU: with every core when the backend is not a CPU
+    # one (cuda, dask: ``threads`` is theirs, or None).
+    cpu_threads = meter.threads or (1 if registry.serial(job.backend) else local_cores())
+    if not registry.on_cpu(job.backend):
+        from engine import numba_setup
+
+        numba_setup.ready("cpu")   # (numba_threads does it for the CPU backends)
+    cpu_backend = (job.backend if registry.on_cpu(job.backend)
+                   else "multicore" if cpu_threads > 1 else "serial")
     stages = {"seeds": 0.0, "shortlist": 0.0, "primer3": 0.0, "inclusivity": 0.0,
               "exclusivity": 0.0, "pairs": 0.0}
     diagnosis: list[str] = []
@@ -471,42 +498,75 @@ def iter_solve(job, cancel=None):
     t0 = now()
     table = gs.SeedTable(ref_records)
     count = table.valid.astype(np.int32)          # the reference shares its own seeds
-    support = [gs.dilate(f, SUPPORT_RADIUS).astype(np.int32)
-               for f in table.per_record(table.valid)]
-    for i, g in enumerate(include):
-        if i == ref_index:
-            continue
-        if cancel.cancelled:
-            return result(False)
-        yield progress(20 * i // (n + len(exclude)), f"seeds: {g.name}")
-        found = table.lookup(gaps.as_background(g.records, gap_min))
-        count += found
-        for row, flags in zip(support, table.per_record(found)):
-            row += gs.dilate(flags, SUPPORT_RADIUS)
-    conservation.update({r.id: (c / n).astype(np.float32) for r, c in
-                         zip(ref_records, table.per_record(count))})
+    own = table.per_record(table.valid)
+    support = [gs.dilate(f, SUPPORT_RADIUS).astype(np.int32) for f in own]
+    # J = 0, the exact-k-mer-only shortlist: a primer that binds exactly in a genome holds
+    # only 16-mers of that genome, so each of its shortest-primer stretches has every seed
+    # found there. Per stretch start: in how many inclusion genomes that holds.
+    exact = settings.include_edits == 0 and design.len_min >= gs.SEED
+    span = design.len_min - gs.SEED + 1           # seed starts in a shortest primer
+    ref_exact = [gs.all_of(f, span) for f in own] if exact else []
+    exact_count = [f.astype(np.int32) for f in ref_exact]
+    exact_in = {}                                 # genome -> per record, its exact stretches
+    others = [g for i, g in enumerate(include) if i != ref_index]
     excluded_seed = np.zeros(len(table.valid), dtype=bool)   # (a 17-mer starts there)
     excl_any = np.zeros(len(table.valid), dtype=bool)        # (a 16-mer of some exclusion)
     seed_hits = {}
-    for j, g in enumerate(exclude):
-        if cancel.cancelled:
-            return result(False)
-        yield progress(20 * (n + j) // (n + len(exclude)), f"exclusion seeds: {g.name}")
-        found = table.lookup(gaps.as_background(g.records, gap_min))
-        seed_hits[g.name] = int(found.sum())
-        pair = found[:-1] & found[1:]
-        pair[table.starts[1:-1] - 1] = False   # (no 17-mer from one record into the next)
-        excluded_seed[:-1] |= pair
-        excl_any |= found
+    everyone = others + list(exclude)
+    lookups = table.lookups((gaps.as_background(g.records, gap_min) for g in everyone),
+                            cpu_threads)
+    try:
+        for j, found in enumerate(lookups):
+            g = everyone[j]
+            if cancel.cancelled:
+                return result(False)
+            if j < len(others):
+                yield progress(20 * j // len(everyone), f"seeds: {g.name}")
+                count += found
+                rows = table.per_record(found)
+                for row, flags in zip(support, rows):
+                    row += gs.dilate(flags, SUPPORT_RADIUS)
+                if exact:
+                    exact_in[g.name] = [gs.all_of(f, span) for f in rows]
+                    for row, flags in zip(exact_count, exact_in[g.name]):
+                        row += flags
+                continue
+            yield progress(20 * j // len(everyone), f"exclusion seeds: {g.name}")
+            seed_hits[g.name] = int(found.sum())
+            pair = found[:-1] & found[1:]
+            pair[table.starts[1:-1] - 1] = False   # (no 17-mer from one record into the next)
+            excluded_seed[:-1] |= pair
+            excl_any |= found
+    finally:
+        lookups.close()
+    conservation.update({r.id: (c / n).astype(np.float32) for r, c in
+                         zip(ref_records, table.per_record(count))})
     excluded_rows = table.per_record(excluded_seed)
-    conserved = [np.asarray(s) >= need for s in support]
+    near = [np.asarray(s) >= need for s in support]   # a shared seed within the radius
+    if exact:
+        conserved = [gs.covered(c >= need, design.len_min) for c in exact_count]
+    else:
+        conserved = near
     windows = [(ri, a, b) for ri, row in enumerate(conserved) for a, b in gs.runs(row)
                if b - a >= design.len_min]
     stages["seeds"] = now() - t0
     meter.elapsed += stages["seeds"]
-    diagnosis.append(f"conserved windows: {len(windows)} ({sum(b - a for _, a, b in windows):,} "
-                     f"bases of {ref.name}) with exact 16-mer seeds in at least {need} of {n} "
-                     f"inclusion genomes")
+    bases = sum(b - a for _, a, b in windows)
+    if exact:
+        # the stretches one genome short of `need`: which genomes lack them
+        short = [ok & (c == need - 1) for ok, c in zip(ref_exact, exact_count)]
+        lacking = ", ".join(f"{name} {c:,}" for name, c in (
+            (name, sum(int((s & ~e).sum()) for s, e in zip(short, rows)))
+            for name, rows in exact_in.items()) if c)
+        diagnosis.append(f"conserved windows: {len(windows)} ({bases:,} bases of {ref.name}) of "
+                         f"{design.len_min}-nt stretches whose every 16-mer is in at least "
+                         f"{need} of {n} inclusion genomes (J=0: exact k-mers only)")
+        diagnosis.append(f"J=0: {sum(int(s.sum()) for s in short):,} {design.len_min}-nt "
+                         f"stretches have every 16-mer in {need - 1} inclusion genomes, one "
+                         f"short; the genomes lacking them: {lacking or 'none'}")
+    else:
+        diagnosis.append(f"conserved windows: {len(windows)} ({bases:,} bases of {ref.name}) "
+                         f"with exact 16-mer seeds in at least {need} of {n} inclusion genomes")
     diagnosis.append("reference seeds found in an exclusion genome: " + (", ".join(
         f"{name} {c:,}" for name, c in seed_hits.items() if c) or "none"))
 
@@ -563,7 +623,7 @@ def iter_solve(job, cancel=None):
     def in_children(texts):
         """Primer3's lists for the texts, in one child process per thread at once (Primer3
         is single-threaded), the texts shared out by length; None after a cancel."""
-        workers = max(1, min(meter.threads or 1, len(texts)))
+        workers = max(1, min(cpu_threads, len(texts)))
         sizes = np.cumsum([len(t) for t in texts])
         cuts = [0] + [int(np.searchsorted(sizes, sizes[-1] * w / workers)) + 1
                       for w in range(1, workers)] + [len(texts)]
@@ -651,11 +711,29 @@ def iter_solve(job, cancel=None):
     fail_excl = {g.name: 0 for g in exclude}
     fail_incl = {g: 0 for g in names}
     missing_products = {g: 0 for g in names}
+    products_known: dict = {}   # (left key, right key) -> products_of
+    checks: dict = {}           # Primer3's pair checks, kept across rounds
     rounds = 0
+
+    def kept_check(ci):
+        """Primer3's pair check on cluster ``ci``'s template, each pair asked once: a
+        cluster is ranked again after every round whose verdicts touch it."""
+        def check(template, left, right, product_range, d, regions):
+            key = (ci, left.pos, left.length, right.pos, right.length, product_range)
+            if key not in checks:
+                checks[key] = check_pair(template, left, right, product_range, d, regions)
+            return checks[key]
+        return check
 
     def products_of(lk, rk) -> tuple:
         """Per inclusion genome, the pair's best product (fewest edits, then leftmost): the
-        two primers facing each other on one record, in the size range, across no gap."""
+        two primers facing each other on one record, in the size range, across no gap.
+        (A primer's sites never change: each pair's products are worked out once.)"""
+        if (lk, rk) not in products_known:
+            products_known[(lk, rk)] = _products(lk, rk)
+        return products_known[(lk, rk)]
+
+    def _products(lk, rk) -> tuple:
         cols = {c: np.concatenate([sites_of[lk][c], sites_of[rk][c]]) for c in SITE_DTYPES}
         cols["primer"] = np.repeat(np.array([0, 1], dtype=np.int64),
                                    [len(sites_of[lk]["primer"]), len(sites_of[rk]["primer"])])
@@ -677,19 +755,25 @@ def iter_solve(job, cancel=None):
                                         end - start + 1, le, rgt)
         return tuple(best)
 
-    def verify(keys, lookup, exclusive: bool):
-        """Inclusivity of those of these primers not checked yet; with ``exclusive``, then
-        exclusivity of those binding in enough inclusion genomes. (Exclusivity reads every
-        exclusion background whatever the number of primers: it waits until the best pairs'
-        primers have passed inclusivity and their pairs the coverage.)"""
-        keys_all, keys = keys, [key for key in keys if key not in sites_of]
-        if keys:
-            ok = yield from _inclusivity(keys, lookup)
+    def verify(incl, excl, lookup, followers=()):
+        """One round's passes: inclusivity of the primers ``incl`` not checked yet; then
+        exclusivity of ``excl`` and of the primers of ``followers`` (pairs whose inclusivity
+        this round decides) whose pair covers enough genomes, those with no verdict yet.
+        (Exclusivity reads every exclusion background once whatever the number of
+        primers: it takes only primers whose pairs passed the coverage.)"""
+        incl = [key for key in incl if key not in sites_of]
+        if incl:
+            ok = yield from _inclusivity(incl, lookup)
             if not ok:
                 return False
-        if not exclusive:
-            return True
-        keys = [key for key in keys_all if key not in verdict]
+        excl = list(excl)
+        for (lk, left), (rk, right) in followers:
+            passed = all(key in sites_of and verdict.get(key, True) is True for key in (lk, rk))
+            if passed and sum(p is not None for p in products_of(lk, rk)) >= need:
+                excl += [lk, rk]
+                lookup.setdefault(lk, left)
+                lookup.setdefault(rk, right)
+        keys = [key for key in dict.fromkeys(excl) if key not in verdict]
         if not keys:
             return True
         ok = yield from _exclusivity(keys, lookup)
@@ -710,31 +794,38 @@ def iter_solve(job, cancel=None):
                 yield progress(done, label, all_bases)
 
     def _inclusivity(keys, lookup):
-        """Each primer's sites in the inclusion genomes (pcr at J edits, the 3' rule). On
-        this process's CPU, pcr reads only the windows where the pigeonhole seeds of
-        engine.primers.group_exclusion put a site (every site lies whole in one, with
-        context): the same sites as over the whole genomes."""
+        """Each primer's sites in the inclusion genomes (pcr at J edits, the 3' rule). pcr
+        reads only the windows where the pigeonhole seeds of engine.primers.group_exclusion
+        put a site (every site lies whole in one, with context): the same sites as over the
+        whole genomes. The seeds and that small pcr run on this process's CPU whatever the
+        backend; the job's backend searches the whole genomes when the filter cannot judge
+        a primer."""
         prims = [Record(str(i), encode(lookup[key].sequence)) for i, key in enumerate(keys)]
         t1 = now()
         label = f"inclusivity: {len(keys)} primers in {n} genomes (round {rounds})"
         where, owner = incl_records, None   # the records pcr reads, and their full records
-        if registry.on_cpu(job.backend) and all(
-                gx.usable(p.codes, settings.include_edits) for p in prims):
+        backend, threads, scheduler = job.backend, job.threads, job.params["scheduler"]
+        if all(gx.usable(p.codes, settings.include_edits) for p in prims):
             t2 = now()
             windows = yield from seeded(gx.iter_windows(
                 [p.codes for p in prims], incl_records, settings.include_edits,
-                meter.threads or 1, cancel), label + ", seeded")
+                cpu_threads, cancel), label + ", seeded")
             meter.elapsed += now() - t2
             if windows is None:
                 stages["inclusivity"] += now() - t1
                 return False
             where, owner = gx.regions(incl_records, windows)
+            if cpu_backend != backend:
+                backend, threads, scheduler = cpu_backend, cpu_threads, None
         if where:
-            search = pcr.search_job(prims, where, settings.include_edits, backend=job.backend,
-                                    threads=job.threads, scheduler=job.params["scheduler"],
-                                    gap_min=gap_min)
+            search = pcr.search_job(prims, where, settings.include_edits, backend=backend,
+                                    threads=threads, scheduler=scheduler, gap_min=gap_min)
+            # (on the CPU for a cuda job: a meter of the CPU's, whose threads the search uses)
+            sub = meter if backend == job.backend else Meter(search, threads=cpu_threads)
             sites = yield from pcr.iter_sites(pcr.sites_job(prims, where, pset, search),
-                                              meter, cancel, label)
+                                              sub, cancel, label)
+            if sub is not meter:
+                pcr.absorb(meter, run_info(search, sub))
         else:
             sites = PcrSites.empty([str(i) for i in range(len(prims))],
                                    [r.id for r in incl_records])
@@ -758,21 +849,21 @@ def iter_solve(job, cancel=None):
         return True
 
     def _exclusivity(keys, lookup):
-        """Which of these primers lie within k-1 edits of an exclusion background: on this
-        process's CPU by the pigeonhole filter (engine.primers.group_exclusion), exact; the
-        edit search for the primers the filter cannot judge, or on another backend."""
+        """Which of these primers lie within k-1 edits of an exclusion background: by the
+        pigeonhole filter (engine.primers.group_exclusion), exact, on this process's CPU
+        whatever the backend (it reads each background once for all primers, ~56x less
+        work than the edit search: a full search a round would cost the GPU more in
+        transfers than the filter costs the CPU); the edit search, on the job's backend,
+        for the primers the filter cannot judge."""
         codes = [encode(lookup[key].sequence) for key in keys]
         t1 = now()
         hit_pattern, hit_record = [], []
-        if registry.on_cpu(job.backend):
-            quick = [j for j, c in enumerate(codes) if gx.usable(c, k - 1)]
-        else:
-            quick = []
+        quick = [j for j, c in enumerate(codes) if gx.usable(c, k - 1)]
         if quick:
             label = (f"exclusivity: {len(quick)} primers at {k - 1} edits in {len(exclude)} "
                      f"backgrounds, seeded (round {rounds})")
             found = yield from seeded(gx.iter_hits([codes[j] for j in quick], excl_records,
-                                                   k - 1, meter.threads or 1, cancel), label)
+                                                   k - 1, cpu_threads, cancel), label)
             meter.elapsed += now() - t1
             if found is None:
                 stages["exclusivity"] += now() - t1
@@ -780,7 +871,7 @@ def iter_solve(job, cancel=None):
             rec, pat = np.nonzero(found)
             hit_pattern.append(np.asarray(quick, dtype=np.int64)[pat])
             hit_record.append(rec.astype(np.int64))
-        rest = [j for j in range(len(keys)) if j not in set(quick)]
+        rest = sorted(set(range(len(keys))) - set(quick))
         if rest:
             prims = [Record(str(i), codes[j]) for i, j in enumerate(rest)]
             ejob = edit.make_job(prims, excl_records, mode="search", k=k - 1,
@@ -823,9 +914,12 @@ def iter_solve(job, cancel=None):
                     new.setdefault(key, o)
         if 0 < len(new) <= VERIFY_ALL:   # few enough for one search: no rounds needed
             rounds += 1
-            ok = yield from verify(list(new), new, True)
+            ok = yield from verify(list(new), list(new), new)
             if not ok:
                 return False
+        # Each cluster's best pairs, enough of them that a round finds a batch to verify
+        # (those past num_return are verified only when the walk reaches them).
+        pool = settings.num_return + VERIFY_BATCH // 2
         while True:
             rounds += 1
             if cancel.cancelled:
@@ -834,19 +928,20 @@ def iter_solve(job, cancel=None):
             t1 = now()
             ranked = []   # (penalty, cluster, check, left, right, left key, right key)
             for ci, c in enumerate(clusters):
-                lefts = [o for o in c.lefts if verdict.get(_key(c.record, c.offset, o), True) is True]
-                rights = [o for o in c.rights
-                          if verdict.get(_key(c.record, c.offset, o), True) is True]
+                lefts = [o for o, key in zip(c.lefts, c.left_keys)
+                         if verdict.get(key, True) is True]
+                rights = [o for o, key in zip(c.rights, c.right_keys)
+                          if verdict.get(key, True) is True]
                 mine_bad = bad_in.get(ci, 0)
                 state = (len(lefts), len(rights), mine_bad)
-                if cluster_pairs.get(ci, (None,))[0] != state:   # (Primer3's checks: only
-                    d = dataclasses.replace(                      # anew where a verdict
-                        design, num_return=min(1000, settings.num_return + mine_bad))  # changed
+                if cluster_pairs.get(ci, (None,))[0] != state:   # (ranked anew only where a
+                    d = dataclasses.replace(                      # verdict changed)
+                        design, num_return=min(1000, pool + mine_bad))
                     cluster_pairs[ci] = (state, [
                         (check.penalty, ci, check, left, right, _key(c.record, c.offset, left),
                          _key(c.record, c.offset, right))
                         for check, left, right, _ in best_pairs(c.template, lefts, rights, d,
-                                                                cancel)])
+                                                                cancel, check=kept_check(ci))])
                 ranked += cluster_pairs[ci][1]
             if cancel.cancelled:   # the ranking stopped part-way: keep the pairs verified so far
                 return False
@@ -872,6 +967,7 @@ def iter_solve(job, cancel=None):
             unknown = 0
             new_bad = False
             walked = set()
+            followers = []   # unknown pairs whose inclusivity this round decides
             for pen, ci, _check, left, right, lk, rk in ranked:
                 if len(good) >= settings.num_return or (
                         len(good) + unknown >= settings.num_return
@@ -885,6 +981,7 @@ def iter_solve(job, cancel=None):
                     continue
                 if ask(((lk, left), (rk, right)), sites_of, pending):  # inclusivity unknown
                     unknown += 1
+                    followers.append(((lk, left), (rk, right)))
                     continue
                 products = products_of(lk, rk)
                 covered = sum(p is not None for p in products)
@@ -913,8 +1010,9 @@ def iter_solve(job, cancel=None):
                     return True
                 continue
             # The pairs ranked before the ones still unverified stay (the partial result).
-            # Inclusivity first; exclusivity once the best pairs all cover enough genomes.
-            ok = yield from verify(pending or pending_excl, lookup, not pending)
+            # Inclusivity first; exclusivity of the pairs that cover enough genomes, those
+            # known before this round and those this round's inclusivity shows.
+            ok = yield from verify(pending, pending_excl, lookup, followers)
             if not ok:
                 return False
 

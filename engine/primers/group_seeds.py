@@ -103,6 +103,27 @@ class SeedTable:
         out[self.valid] = found[self.inverse]
         return out
 
+    def lookups(self, record_sets, threads: int):
+        """:meth:`lookup` of each set of records, yielded in order; ``threads`` sets are
+        looked up at once (the seed kernels release the GIL), at most ``threads + 1``
+        answers held."""
+        from collections import deque
+        from concurrent.futures import ThreadPoolExecutor
+
+        threads = max(1, threads)
+        queue: deque = deque()
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            try:
+                for records in record_sets:
+                    queue.append(pool.submit(self.lookup, records))
+                    if len(queue) > threads:
+                        yield queue.popleft().result()
+                while queue:
+                    yield queue.popleft().result()
+            finally:
+                for f in queue:
+                    f.cancel()
+
     def per_record(self, flags: np.ndarray) -> list[np.ndarray]:
         """``flags`` over seed positions split per reference record, each padded with False
         to the record's length (a seed position p stands for bases p..p+SEED-1)."""
@@ -122,6 +143,22 @@ def dilate(flags: np.ndarray, radius: int) -> np.ndarray:
     lo = np.maximum(idx - radius, 0)
     hi = np.minimum(idx + radius + 1, len(flags))
     return csum[hi] - csum[lo] > 0
+
+
+def all_of(flags: np.ndarray, span: int) -> np.ndarray:
+    """Starts p with flags[p:p + span] all True (a stretch running past the end: False)."""
+    csum = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
+    out = np.zeros(len(flags), dtype=bool)
+    if len(flags) >= span:
+        out[:len(flags) - span + 1] = csum[span:] - csum[:-span] == span
+    return out
+
+
+def covered(starts: np.ndarray, length: int) -> np.ndarray:
+    """Positions inside a stretch of ``length`` that begins at a True of ``starts``."""
+    csum = np.concatenate(([0], np.cumsum(starts, dtype=np.int64)))
+    idx = np.arange(len(starts))
+    return csum[idx + 1] - csum[np.maximum(idx - length + 1, 0)] > 0
 
 
 def runs(flags: np.ndarray) -> list[tuple[int, int]]:

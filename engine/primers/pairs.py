@@ -288,11 +288,13 @@ def _diverse(accepted: list, distance: int) -> list:
 
 
 def best_pairs(template: str, lefts, rights, design: DesignSettings,
-               cancel: CancelToken, regions: dict | None = None) -> list[tuple]:
+               cancel: CancelToken, regions: dict | None = None, check=check_pair) -> list[tuple]:
     """The ``design.num_return`` best pairs of these primers, ranges in order (see the
     module docstring), pairs distinct by ``design.min_three_prime_distance`` over all
     ranges: ``(check, left, right, range)`` tuples, best first. ``regions``: Primer3's
-    sequence arguments (:meth:`Regions.sequence_args`), for its pair checks."""
+    sequence arguments (:meth:`Regions.sequence_args`), for its pair checks. ``check``:
+    :func:`check_pair` or a caller's memo of it (the group search ranks one template's
+    primers again after each verification round)."""
     lefts, rights = list(lefts), list(rights)  # in Primer3's order (best first), its tie-break
     out: list[tuple] = []
     if not lefts or not rights:
@@ -302,6 +304,10 @@ def best_pairs(template: str, lefts, rights, design: DesignSettings,
     r_pen = np.array([o.penalty for o in rights], dtype=np.float64)
     by_pos = np.argsort(r_pos, kind="stable")
     sorted_pos = r_pos[by_pos]
+    l_pos = np.array([o.pos for o in lefts], dtype=np.int64)
+    l_pen = [o.penalty for o in lefts]
+    # (each range's min by one reduceat: a trailing inf keeps every index in bounds)
+    pen_by_pos = np.append(r_pen[by_pos], np.inf)
     for product_range in design.product_ranges:
         need = design.num_return - len(out)
         if need <= 0:
@@ -310,12 +316,12 @@ def best_pairs(template: str, lefts, rights, design: DesignSettings,
         windows: dict[int, np.ndarray] = {}
         bounds = {}
         heap = []
-        for i, left in enumerate(lefts):
-            a = int(np.searchsorted(sorted_pos, left.pos + lo - 1, side="left"))
-            b = int(np.searchsorted(sorted_pos, left.pos + hi - 1, side="right"))
-            if a < b:
-                bounds[i] = (a, b)
-                heap.append((left.penalty + float(r_pen[by_pos[a:b]].min()), i, 0))
+        starts = np.searchsorted(sorted_pos, l_pos + lo - 1, side="left")
+        ends = np.searchsorted(sorted_pos, l_pos + hi - 1, side="right")
+        lowest = np.minimum.reduceat(pen_by_pos, np.stack([starts, ends], 1).ravel())[::2]
+        for i in np.flatnonzero(starts < ends).tolist():
+            bounds[i] = (int(starts[i]), int(ends[i]))
+            heap.append((l_pen[i] + float(lowest[i]), i, 0))
         heapq.heapify(heap)
         accepted: list[tuple] = []
         last = None  # the highest (penalty, i, -w) accepted so far
@@ -347,7 +353,7 @@ def best_pairs(template: str, lefts, rights, design: DesignSettings,
                 continue  # Primer3's own rule on its own Tms: no need to ask it
             if taken[1].lowest(right) <= key:
                 continue
-            verdict = check_pair(template, left, right, product_range, design, regions)
+            verdict = check(template, left, right, product_range, design, regions)
             if not verdict.ok:
                 continue
             # Equal penalties: left in list order, right in reverse list order (as Primer3's
