@@ -410,9 +410,16 @@ def pair_sites(sites, background, settings: PcrSettings, primers=None) -> PcrPro
     rank[sorted(range(len(sites.primer_ids)), key=sites.primer_ids.__getitem__)] = \
         np.arange(len(sites.primer_ids))
     fwd, rev = sites.primer[a], sites.primer[b]
-    order = np.lexsort((rank[rev], rank[fwd], end[b], start[a], rec[a]))
-    a, b = a[order], b[order]
     edits, e3 = sites.edits, sites.edits_3prime
+    row = (e3[b], e3[a], edits[b], edits[a], rank[rev], rank[fwd], end[b], start[a], rec[a])
+    order = np.lexsort(row)
+    # One row per product: two alignments of one binding site can share the end that makes
+    # the product (a plus site's start, a minus site's end) and its edits, differing only at
+    # the other end (an indel at the primer's 3' end), which would list the product twice.
+    row = np.stack(row)[:, order]
+    keep = np.ones(len(order), dtype=bool)
+    keep[1:] = (row[:, 1:] != row[:, :-1]).any(axis=0)
+    a, b = a[order[keep]], b[order[keep]]
     return PcrProducts({"forward": sites.primer[a], "reverse": sites.primer[b], "record": rec[a],
                         "start": start[a], "end": end[b], "forward_edits": edits[a],
                         "reverse_edits": edits[b], "forward_3prime_edits": e3[a],

@@ -231,6 +231,18 @@ def test_facing_rule():
     assert pcr.pair_sites([a, same], bg, pcr.PcrSettings(min_product=22)) == []
 
 
+def test_one_row_per_product_when_two_alignments_share_its_ends():
+    """Two alignments of one binding site with the same start and edits (an indel at the
+    primer's 3' end moves only its site's end) make one product, not two equal rows."""
+    bg = [Record("r", encode("A" * 400))]
+    f1, f2 = pcr.Site("F", "r", "+", 100, 120, 2, 0), pcr.Site("F", "r", "+", 100, 121, 2, 0)
+    worse = pcr.Site("F", "r", "+", 100, 119, 3, 1)
+    r = pcr.Site("R", "r", "-", 180, 200, 1, 0)
+    products = pcr.pair_sites([f1, f2, worse, r], bg, pcr.PcrSettings(min_product=1))
+    assert [(p.start, p.end, p.forward_edits, p.forward_3prime_edits) for p in products] == \
+        [(100, 200, 2, 0), (100, 200, 3, 1)]
+
+
 def _cli(*args):
     return subprocess.run([sys.executable, "-m", "engine.cli", *args], capture_output=True,
                           text=True, timeout=600)
