@@ -7,7 +7,8 @@ NSTARTS may instead name a workload of benchmarks/kdiff_cuda.py (W2, W2s, W4): i
 length, background length, k and strands.
 FLAGS: comma-separated flags, ``none``, or ``default`` (the registry's defaults); NSTARTS
 48502 is all of lambda (W4); NAME=VALUE sets an ``engine.config`` tunable (an int or a
-Python literal), e.g. KDIFF_CUDA_NEIGHBOUR_SPLIT=2. Prints one line: the flags run,
+Python literal), e.g. KDIFF_CUDA_NEIGHBOUR_SPLIT=2. PROBE_ALL_K=1 runs ``--all-k`` (every k up
+to the workload's). Prints one line: the flags run,
 candidates, solve seconds (compiling excluded), cells and a digest of the c(r) profile
 (equal digests: equal answers). With PROBE_CPROFILE=FILE a cProfile of the measured solve is
 saved there.
@@ -47,7 +48,7 @@ if os.environ.get("PROBE_CPROFILE"):  # a cProfile of the measured solve, saved 
     profiler = cProfile.Profile()
     profiler.enable()
 res = kdiff.solve([target], [background], k, variant="bitparallel", backend="cuda",
-                  flags=flags, strands=strands)
+                  flags=flags, strands=strands, all_k=os.environ.get("PROBE_ALL_K") == "1")
 if profiler:
     profiler.disable()
     profiler.dump_stats(os.environ["PROBE_CPROFILE"])
