@@ -21,7 +21,14 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QFrame, QHBoxLay
                                QLabel, QLineEdit, QMenu, QPushButton, QScrollArea, QSizePolicy,
                                QSpinBox, QTableView, QVBoxLayout, QWidget)
 
-from app.table import SORT_ROLE, ElidedTipDelegate, ResultsFilter, ResultsModel, as_numbers
+from app.table import (SORT_ROLE, ElidedTipDelegate, ResultsFilter, ResultsModel, RowNumbers,
+                       as_numbers)
+
+
+#: Source rows whose computed values are kept (a few screens of rows; then made again).
+COMPUTED_ROWS_KEPT = 4096
+
+RIGHT_ALIGNED = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
 class ComputedColumnsModel(ResultsModel):
@@ -35,16 +42,23 @@ class ComputedColumnsModel(ResultsModel):
         self.computed: tuple = ()
         self._values: Callable | None = None
         self._text: Callable | None = None
+        self._computed_rows: dict[int, tuple] = {}  # source row -> values, until they change
+
+    def _set(self, items, rows: list) -> None:
+        super()._set(items, rows)
+        self._computed_rows.clear()
 
     def set_computed(self, columns, values: Callable | None, text: Callable | None = None) -> None:
         """``text(j, row_values)``: the shown text of computed column j where it is not the
         number (None: the number)."""
         self.beginResetModel()
         self.computed, self._values, self._text = tuple(columns), values, text
+        self._computed_rows.clear()
         self.endResetModel()
 
     def computed_changed(self) -> None:
         """The computed values changed (the table repaints and re-sorts)."""
+        self._computed_rows.clear()
         if self.computed and self.rowCount():
             first = len(self.columns)
             self.dataChanged.emit(self.index(0, first),
@@ -63,25 +77,35 @@ class ComputedColumnsModel(ResultsModel):
     def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.columns) + len(self.computed)
 
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or index.column() < len(self.columns):
-            return super().data(index, role)
-        j = index.column() - len(self.columns)
-        column = self.computed[j]
-        row = self._values(self.item(index.row()))
+    def computed_row(self, source_row: int) -> tuple:
+        """The computed values of a source row, made once until the rows or the values
+        change: Qt asks a cell for several roles as it paints, and each computed column of
+        the row would make the row's item and its values again."""
+        row = self._computed_rows.get(source_row)
+        if row is None:
+            if len(self._computed_rows) >= COMPUTED_ROWS_KEPT:
+                self._computed_rows.clear()
+            row = self._computed_rows[source_row] = self._values(self.item(source_row))
+        return row
+
+    def cell(self, row: int, col: int, role):
+        if col < len(self.columns):
+            return super().cell(row, col, role)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return RIGHT_ALIGNED
+        if role != Qt.ItemDataRole.DisplayRole and role != SORT_ROLE:
+            return None  # (the font, colours, check state... Qt asks for: nothing to compute)
+        j = col - len(self.columns)
+        row = self.computed_row(row)
         value = row[j]
-        if role == Qt.ItemDataRole.DisplayRole:
-            if value is None:
-                return ""
-            shown = self._text(j, row) if self._text is not None else None
-            if shown is not None:
-                return shown
-            return f"{value:.4g}" if column.kind == "float" else str(value)
         if role == SORT_ROLE:
             return value
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
+        if value is None:
+            return ""
+        shown = self._text(j, row) if self._text is not None else None
+        if shown is not None:
+            return shown
+        return f"{value:.4g}" if self.computed[j].kind == "float" else str(value)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         first = len(self.columns)
@@ -178,6 +202,7 @@ class ResultsPanel(QWidget):
         row.addWidget(self.count)
 
         self.view = QTableView()
+        self.view.setVerticalHeader(RowNumbers(self.view))  # (cheap to size at a million rows)
         self.view.setModel(self.proxy)
         self.view.setItemDelegate(ElidedTipDelegate(self.view))  # an elided cell's text as a tip
         self.view.setSortingEnabled(True)

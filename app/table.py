@@ -17,7 +17,8 @@ from collections import OrderedDict
 from typing import Callable, Sequence
 
 import numpy as np
-from PySide6.QtCore import QAbstractProxyModel, QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import (QAbstractProxyModel, QAbstractTableModel, QEvent, QModelIndex, QSize, Qt,
+                            QTimer, Signal)
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QStyledItemDelegate, QTableView,
                                QToolTip)
 
@@ -53,6 +54,16 @@ def cell_data(column: Column, value, role):
     if role == Qt.ItemDataRole.ToolTipRole and column.kind == "str" and len(str(value)) > 30:
         return str(value)
     return None
+
+
+#: The roles :func:`cell_data` answers (Qt asks a painted cell for others too: font, colours...).
+CELL_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, SORT_ROLE, Qt.ItemDataRole.TextAlignmentRole,
+                        Qt.ItemDataRole.ToolTipRole})
+
+
+#: The flags of a results model's cells (QAbstractTableModel's for a valid index).
+CELL_FLAGS = (Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
+              | Qt.ItemFlag.ItemNeverHasChildren)
 
 
 def column_header(columns: Sequence[Column], section: int, role):
@@ -140,6 +151,9 @@ class ResultsModel(QAbstractTableModel):
         self.endResetModel()
 
     def item(self, source_row: int):
+        if self._columnar(self._items) and 0 <= source_row < self._shown:
+            # From the block of rows kept for display (what indexing the table would read).
+            return self._items.make_row(self.row_values(source_row))
         return self._items[source_row]
 
     def row_values(self, source_row: int) -> tuple:
@@ -203,8 +217,14 @@ class ResultsModel(QAbstractTableModel):
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        return cell_data(self.columns[index.column()], self.row_values(index.row())[index.column()],
-                         role)
+        return self.cell(index.row(), index.column(), role)
+
+    def cell(self, row: int, col: int, role):
+        """:meth:`data` of a row and column: a proxy asks this without making a source
+        index (Qt asks each painted cell for seven roles)."""
+        if role not in CELL_ROLES:
+            return None
+        return cell_data(self.columns[col], self.row_values(row)[col], role)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal:
@@ -475,10 +495,64 @@ class ResultsFilter(QAbstractProxyModel):
                 return QModelIndex()
         return self.index(row, source_index.column())
 
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        """The source's cell, read by row and column: as QAbstractProxyModel.data would,
+        without making a source index for each of the roles a painted cell is asked for
+        (that and the calls from C++ it takes were most of a repaint of a million rows). A
+        source whose own data() says more (a subclass's) is asked through it."""
+        if not index.isValid():
+            return None
+        source = self.sourceModel()
+        if type(source).data is not ResultsModel.data:
+            return super().data(index, role)
+        row = index.row()
+        if self._map is not None:
+            if row >= self._map.shape[0]:
+                return None
+            row = int(self._map[row])
+        elif row >= source.rowCount():
+            return None
+        return source.cell(row, index.column(), role)
+
+    def flags(self, index):
+        """A results model's flags (QAbstractTableModel's), without making a source index."""
+        if type(self.sourceModel()).flags is not ResultsModel.flags:
+            return super().flags(index)
+        return CELL_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
+
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
-            return section + 1
+        if orientation == Qt.Orientation.Vertical:  # row numbers, in the table's order
+            return section + 1 if role == Qt.ItemDataRole.DisplayRole else None
         return self.sourceModel().headerData(section, orientation, role)
+
+
+class RowNumbers(QHeaderView):
+    """A vertical header of row numbers (clickable, as QTableView's own) whose size hint
+    measures its first and last sections only: QHeaderView's measures 200 (four calls into
+    the model each) every time the rows are replaced, as the k slider does on each move. The
+    numbers are 1..count, so the last is the widest."""
+
+    def __init__(self, parent=None):
+        super().__init__(Qt.Orientation.Vertical, parent)
+        self.setSectionsClickable(True)
+        self.setHighlightSections(True)
+        self._hint: tuple | None = None  # (count, size)
+
+    def sizeHint(self) -> QSize:
+        n = self.count()
+        if n == 0:
+            return super().sizeHint()  # (nothing to measure)
+        if self._hint is None or self._hint[0] != n:
+            size = QSize(0, 0)
+            for section in sorted({0, n - 1}):
+                size = size.expandedTo(self.sectionSizeFromContents(section))
+            self._hint = (n, size)
+        return self._hint[1]
+
+    def changeEvent(self, event) -> None:
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._hint = None  # measured again in the new font
+        super().changeEvent(event)
 
 
 class ElidedTipDelegate(QStyledItemDelegate):

@@ -98,6 +98,7 @@ class SpecificityView(ResultView):
         self._highlight: list | None = None
         self._selected = None
         self._prepared: dict = {}  # id(CandidateTable) -> (table, profiles): the k slider's
+        self._stale = False  # candidates shown while hidden: drawn when shown
         self._set_record_choices([])
 
     # -- data ---------------------------------------------------------------------------------
@@ -151,9 +152,17 @@ class SpecificityView(ResultView):
             self.scan_line.setVisible(True)
 
     def show_result(self, result) -> None:
-        if len(result.candidates) < self._seen or not self._profiles:
-            self.reset_from(result)
-        self._add(result.candidates)
+        from engine.kdiff.candidates import CandidateTable
+
+        if isinstance(result.candidates, CandidateTable):
+            # Columns: the profile reads them, and the objects made while the run drew go
+            # now, not at the k slider's first move (a million took ~0.3 s to free).
+            self._profiles = self.prepare(result.candidates)
+            self._seen = len(result.candidates)
+        else:
+            if len(result.candidates) < self._seen or not self._profiles:
+                self.reset_from(result)
+            self._add(result.candidates)
         self.scan_line.setVisible(False)
         self._redraw_all()
 
@@ -168,6 +177,7 @@ class SpecificityView(ResultView):
 
     # -- drawing --------------------------------------------------------------------------------
     def _redraw_all(self) -> None:
+        self._stale = False
         self._draw_band()
         self._draw_curve()
         self._draw_highlight()
@@ -244,10 +254,20 @@ class SpecificityView(ResultView):
 
     def show_candidates(self, table) -> None:
         """Every candidate at once from a CandidateTable's columns (the k slider): the
-        profile arrays are its columns, the items the table itself (rows made when read)."""
+        profile arrays are its columns, the items the table itself (rows made when read).
+        While the view is hidden (the slider is on the Landscape tab) it is drawn when next
+        shown: a million points drawn unseen cost each move several ms."""
         self._profiles = self.prepare(table)
         self._seen = len(table)
-        self._redraw_all()
+        if self.isVisible():
+            self._redraw_all()
+        else:
+            self._stale = True
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self._redraw_all()
 
     def prepare(self, table) -> dict:
         """The per-record profiles of a CandidateTable, made once and kept (the k slider's

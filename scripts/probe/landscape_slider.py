@@ -10,11 +10,17 @@ Landscape tab is shown, and the slider is moved MOVES times, cycling through the
 
 Per move it prints two times: the slider's callback alone (LandscapeView.redraw_ms: the
 results table, the specificity profile and the summary at the new k), and the move with the
-event loop run after it (the repaint of what is visible: the Landscape tab, the table); then
-the latter again with the results table hidden, to say how much of it the table's is.
+event loop run after it (the repaint of what is visible: the Landscape tab, the table), also
+in the GUI thread's CPU time (the machine's load and the GIL moving it less); then the moves
+again with the results table hidden, to say how much of it the table's is, and with the
+table shown once the primer annotations are over. A real run's end starts annotating its
+candidates with Primer3 on a worker thread (minutes for a million), so the first moves
+share the GIL with it, as they do here.
 
 Run: ``QT_QPA_PLATFORM=offscreen python scripts/probe/landscape_slider.py [LENGTH [K [MOVES]]]``
-(defaults 1,000,000 5 20); one JSON line.
+(defaults 1,000,000 5 20); one JSON line. With ``LANDSCAPE_PROFILE=N`` in the environment the
+first moves (table shown) run under cProfile and its N costliest functions (cumulative time)
+go to stderr: where the move's time goes.
 """
 
 from __future__ import annotations
@@ -51,26 +57,46 @@ def synthetic_landscape(length: int, K: int, seed: int = 33):
     return land, region
 
 
-def _moves(app, view, window, land, moves: int) -> tuple[list, list, list]:
-    """``moves`` slider moves cycling through k 1..K: each move's callback time, its time
-    with the event loop run after it, and that in CPU time (the process's, every thread;
-    a shared machine's load moves it less) (ms)."""
+def _moves(app, view, window, land, moves: int, profile: int = 0) -> dict:
+    """``moves`` slider moves cycling through k 1..K, in ms each: ``callback`` (the slider's
+    callback alone), ``whole`` (with the event loop run after it), ``cpu`` (that in the
+    process's CPU time, every thread: the Primer3 worker's too) and ``main`` (in the GUI
+    thread's CPU time: what the move itself costs, apart from the load of a shared machine
+    and from waiting for the worker to let go of the GIL). ``profile``: print that many of
+    cProfile's costliest functions of the moves to stderr."""
+    if profile:
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+        try:
+            return _moves(app, view, window, land, moves)
+        finally:
+            profiler.disable()
+            pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(profile)
     K = len(land.k)
-    callback, whole, cpu, at = [], [], [], view.slider.value()
+    out: dict[str, list] = {"callback": [], "whole": [], "cpu": [], "main": []}
+    at = view.slider.value()
     for k in (k for _ in range(moves) for k in range(1, K + 1)):
-        if len(whole) == moves:
+        if len(out["whole"]) == moves:
             break
         if k == at:
             continue
-        c0, t0 = time.process_time(), time.perf_counter()
+        m0, c0, t0 = time.thread_time(), time.process_time(), time.perf_counter()
         view.set_k(k)
         app.processEvents()
-        whole.append(1000 * (time.perf_counter() - t0))
-        cpu.append(1000 * (time.process_time() - c0))
-        callback.append(view.redraw_ms)
+        out["whole"].append(1000 * (time.perf_counter() - t0))
+        out["cpu"].append(1000 * (time.process_time() - c0))
+        out["main"].append(1000 * (time.thread_time() - m0))
+        out["callback"].append(view.redraw_ms)
         at = k
         assert window.results.model.rowCount() == int(np.count_nonzero(land.length_at(k)))
-    return callback, whole, cpu
+    return out
+
+
+def _median(times: list) -> float:
+    return round(float(np.median(times)), 1)
 
 
 def main(length: int = 1_000_000, K: int = 5, moves: int = 20) -> dict:
@@ -107,24 +133,41 @@ def main(length: int = 1_000_000, K: int = 5, moves: int = 20) -> dict:
     window.tabs.setCurrentWidget(page)
     app.processEvents()
     assert view.slider.isEnabled() and view.slider.maximum() == K
-    callback, whole, cpu = _moves(app, view, window, land, moves)
+    from app.views.primers import PrimerTools
+
+    tools = next(v for v in window.family_views if isinstance(v, PrimerTools))
+    annotating = tools.runner.running  # (Primer3 on a worker thread, as after a real run)
+    profile = int(os.environ.get("LANDSCAPE_PROFILE", "0"))
+    shown = _moves(app, view, window, land, moves, profile)
     # Where the repaint goes: the same moves with the results table hidden.
     window.results.hide()
     app.processEvents()
-    _, no_table, no_table_cpu = _moves(app, view, window, land, moves)
+    no_table = _moves(app, view, window, land, moves)
+    # And once the annotations are over (here: stopped), the table shown again.
+    window.results.show()
+    tools.runner.cancel()
+    while tools.runner.running:
+        app.processEvents()
+        time.sleep(0.01)
+    after = _moves(app, view, window, land, moves)
     window.hide()  # (closing asks about unsaved results: a modal question)
     with open("/proc/loadavg") as fh:
         load_avg = " ".join(fh.read().split()[:3])
-    return {"starts": length, "K": K, "moves": len(whole),
+    return {"starts": length, "K": K, "moves": len(shown["whole"]),
             "candidates_per_k": [int(np.count_nonzero(land.length_at(k))) for k in land.k],
-            "callback_ms_median": round(float(np.median(callback)), 1),
-            "with_repaint_ms_median": round(float(np.median(whole)), 1),
-            "with_repaint_ms_max": round(max(whole), 1),
-            "with_repaint_cpu_ms_median": round(float(np.median(cpu)), 1),
-            "no_table_with_repaint_ms_median": round(float(np.median(no_table)), 1),
-            "no_table_with_repaint_cpu_ms_median": round(float(np.median(no_table_cpu)), 1),
-            "callback_ms": [round(t, 1) for t in callback],
-            "with_repaint_ms": [round(t, 1) for t in whole],
+            "annotating_during_moves": annotating,
+            "callback_ms_median": _median(shown["callback"]),
+            "with_repaint_ms_median": _median(shown["whole"]),
+            "with_repaint_ms_max": round(max(shown["whole"]), 1),
+            "with_repaint_cpu_ms_median": _median(shown["cpu"]),
+            "with_repaint_main_cpu_ms_median": _median(shown["main"]),
+            "no_table_with_repaint_ms_median": _median(no_table["whole"]),
+            "no_table_with_repaint_main_cpu_ms_median": _median(no_table["main"]),
+            "no_annotating_callback_ms_median": _median(after["callback"]),
+            "no_annotating_with_repaint_ms_median": _median(after["whole"]),
+            "no_annotating_with_repaint_main_cpu_ms_median": _median(after["main"]),
+            "callback_ms": [round(t, 1) for t in shown["callback"]],
+            "with_repaint_ms": [round(t, 1) for t in shown["whole"]],
             "first_show_s": round(shown_s, 2), "load": load_avg}
 
 

@@ -76,6 +76,7 @@ def test_redraw_of_a_megabase_landscape_is_under_the_goal(qtbot):
                      texts=(codes,))
     profile = SpecificityView()
     qtbot.addWidget(profile)
+    profile.show()  # (a hidden profile is drawn when shown, not at each move)
     for k in range(1, K + 1):  # as LandscapeView.show_result does after the run
         profile.prepare(land.candidates(k))
     timings = []
@@ -84,6 +85,7 @@ def test_redraw_of_a_megabase_landscape_is_under_the_goal(qtbot):
         profile.show_candidates(land.candidates(k))
         timings.append(1000 * (time.perf_counter() - t0))
     assert len(profile._profiles["chr"].items) == int(np.count_nonzero(lengths[:, 1]))
+    assert len(profile.curve.xData) == int(np.count_nonzero(lengths[:, 1]))  # drawn
     # the goal, with room for a machine shared by other work (the probe prints the figures)
     assert sorted(timings)[1] < 2 * REDRAW_GOAL_MS, timings
     print("1 Mb redraw ms:", [round(t, 1) for t in timings])
@@ -153,3 +155,117 @@ def test_every_k_drops_the_neighbours_flag_instead_of_falling_back_to_one_k(monk
                              backend_options=dict)
     job = adapter.make_job({"target": "T", "background": "B"}, choice)
     assert job.get("all_k") and job["flags"] == {"word32"}, calls
+
+
+def _synthetic_every_k_run(window, n: int = 400, K: int = 4):
+    """A kdiff --all-k result of ``n`` starts with made-up lengths (as the slider probe's),
+    shown through the run controller's own finish path; (landscape, Landscape view)."""
+    from dataclasses import replace
+
+    from engine.sequences import load
+
+    rng = np.random.default_rng(3)
+    first = rng.integers(9, 16, n)
+    lengths = np.concatenate([first[:, None], first[:, None]
+                              + np.cumsum(rng.integers(1, 4, (n, K - 1)), axis=1)], axis=1)
+    lengths = np.minimum(lengths, n - np.arange(n)[:, None])
+    lengths[rng.random((n, K)) < 0.05] = 0
+    lengths[n - 40:] = 0
+    codes = rng.choice(np.array([1, 2, 4, 8], np.uint8), n)
+    land = Landscape(np.zeros(n, np.int32), np.arange(n), lengths.astype(np.int32),
+                     target_ids=("chr",), texts=(codes,))
+    window.params.set_family("kdiff")
+    template = kdiff.solve(load("ACGTTGCAAC"), load("ACGTAGCAAC"), K, backend="serial",
+                           all_k=True)
+    result = replace(template, candidates=land.candidates(K), landscape=land,
+                     profiles={"chr": np.maximum(land.length_at(K) - 1, 0)}, settled={"chr": n})
+    window.controller._finish_run(result)
+    return land, _view(window, LandscapeView)
+
+
+def _shown(panel, columns=range(5), role=None) -> list[tuple]:
+    """What the results table's cells say (its order: sorted and filtered)."""
+    from PySide6.QtCore import Qt
+
+    proxy = panel.proxy
+    role = Qt.ItemDataRole.DisplayRole if role is None else role
+    return [tuple(proxy.data(proxy.index(r, c), role) for c in columns)
+            for r in range(proxy.rowCount())]
+
+
+def _cells(candidates) -> list[tuple]:
+    return [(c.target_id, str(c.start), str(c.end), str(c.length), c.sequence) for c in candidates]
+
+
+def test_the_slider_shows_that_ks_candidates_in_the_tables_cells(qtbot, window):
+    """The table's cells (through the view's model, as painted) are the candidates of the
+    slider's k after each move, sorted or filtered as the person left the table."""
+    from PySide6.QtCore import Qt
+
+    land, view = _synthetic_every_k_run(window)
+    panel = window.results
+    qtbot.wait(1)  # painted once: rows of the run's k were read
+    for k in (2, 4, 1, 3):
+        view.set_k(k)
+        qtbot.wait(1)
+        assert _shown(panel) == _cells(land.candidates(k)), k
+        first = panel.proxy.index(0, 0)
+        assert panel.model.item(panel.proxy.mapToSource(first).row()) == land.candidates(k)[0]
+    panel.view.sortByColumn(3, Qt.SortOrder.DescendingOrder)  # by length, longest first
+    panel.set_filters(position=(50, 300))
+    for k in (1, 4):
+        view.set_k(k)
+        qtbot.wait(1)
+        kept = [c for c in land.candidates(k) if c.start >= 50 and c.end <= 300]
+        kept.sort(key=lambda c: -c.length)  # (stable, as the table sorts)
+        assert _shown(panel) == _cells(kept), k
+    panel.clear_filters()
+    panel.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+    assert panel.select_item(land.candidates(4)[7])  # a selection and its row still match
+    assert panel.selected_source_rows() == [7]
+    c = land.candidates(4)[7]
+    assert panel.table_rows(selected=True)[1][0][:5] == (c.target_id, c.start, c.end, c.length,
+                                                         c.sequence)
+
+
+def test_the_annotation_columns_follow_the_slider(qtbot, window):
+    """Each k's rows show their own candidates' annotations (none where that k's sequence was
+    not annotated), never the row of another k that sat at the same place."""
+    from app.primers import annotation_values
+    from app.table import SORT_ROLE
+
+    tools = window.results.tools
+    with qtbot.waitSignal(tools.annotated, timeout=120_000):
+        land, view = _synthetic_every_k_run(window)
+    panel = window.results
+    first = len(panel.model.columns)
+    computed = range(first, first + len(panel.model.computed))
+
+    def expected(k):
+        return [annotation_values(tools.annotation(c.sequence)) for c in land.candidates(k)]
+
+    at_k = _shown(panel, computed, SORT_ROLE)  # read (and kept) at the run's k
+    assert at_k == expected(4) and any(v is not None for v in at_k[0])
+    for k in (3, 4, 1):
+        view.set_k(k)
+        qtbot.wait(1)
+        assert _shown(panel, computed, SORT_ROLE) == expected(k), k
+    assert expected(1)[:20] != expected(4)[:20]  # (k = 1's sequences are not annotated)
+
+
+def test_a_hidden_profile_draws_the_sliders_k_when_shown(qtbot):
+    """The slider moves while the profile's tab is hidden: it draws that k once shown."""
+    lengths = np.array([[12, 14], [11, 0], [0, 12], [13, 15]], np.int32)
+    land = Landscape(np.zeros(4, np.int32), np.arange(4), lengths, target_ids=("chr",),
+                     texts=(np.ones(4 + 64, np.uint8),))
+    profile = SpecificityView()
+    qtbot.addWidget(profile)
+    profile.show_candidates(land.candidates(1))
+    profile.show_candidates(land.candidates(2))
+    assert profile.curve.xData is None or len(profile.curve.xData) == 0  # not drawn hidden
+    profile.show()
+    qtbot.waitExposed(profile)
+    assert profile.curve.xData.tolist() == [1.0, 3.0, 4.0]
+    assert profile.curve.yData.tolist() == [14.0, 12.0, 15.0]
+    profile.show_candidates(land.candidates(1))  # shown: drawn at once
+    assert profile.curve.yData.tolist() == [12.0, 11.0, 13.0]
