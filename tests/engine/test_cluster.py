@@ -559,9 +559,7 @@ def test_gpu_workers_take_the_chunks_of_a_cuda_job(monkeypatch):
     problem = SearchProblem(job)
 
     def chunks(gpu: bool):
-        grid = cluster.TaskGrid(None, lambda gpu: None, None, None)
-        monkeypatch.setattr(cluster.TaskGrid, "gpu", property(lambda self: gpu))
-        plan = grid.chunks(problem.records, problem.strands, problem.overlap)
+        plan = cluster.task_chunks(problem.records, problem.strands, problem.overlap, gpu=gpu)
         for index, n in enumerate(lengths):  # owned ranges tile each record
             owned = sorted((p.own, p.end) for c in plan for p in c.pieces if p.record == index)
             assert owned[0][0] == 0 and owned[-1][1] == n
