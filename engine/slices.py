@@ -62,6 +62,33 @@ class SliceRunner(Protocol):
         ``snapshot_shape``, ``message``); ``{}`` if none."""
 
 
+class CallsRunner:
+    """A SliceRunner over ``work``: a generator of kernel calls that yields each call's cells
+    and returns its answer when done, None when cancelled (lcs's recovery, nw's traceback:
+    many small calls). A slice runs calls until about ``budget`` cells (the units);
+    :attr:`left` is what the slice under way may still run, to size the next call by."""
+
+    def __init__(self, work: Generator[int, None, Any]):
+        self._work = work
+        self.done = self.left = 0
+        self.finished = False
+        self.answer = None
+
+    def step(self, budget: int) -> Step:
+        cells, aborted = 0, False
+        while cells < budget:
+            self.left = budget - cells
+            try:
+                cells += next(self._work)
+            except StopIteration as stop:
+                self.answer = stop.value
+                aborted = self.answer is None
+                self.finished = not aborted
+                break
+        self.done += cells
+        return Step(cells, cells, cells, aborted)
+
+
 _compile_clock = threading.local()
 
 
