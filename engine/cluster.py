@@ -42,17 +42,6 @@ from typing import Any, Callable
 from engine import config, registry, scheduler_address
 
 
-def status() -> tuple[bool, str]:
-    """(available, reason): whether Dask is installed (the registry's answer)."""
-    return registry.backend_status("dask")
-
-
-def check_scheduler(value) -> str | None:
-    """A scheduler address (``tcp://HOST:PORT``; ``HOST:PORT`` too), or None for a local
-    cluster (None or empty). ValueError on anything else."""
-    return scheduler_address.check(value)
-
-
 def worker_selection(spec, variant: str, flags, gpu: bool) -> tuple[str, str, str | None, frozenset]:
     """(variant, backend, parallel form, flags) a worker runs: the job's variant on the
     workers' backend (cuda on GPU workers, else multicore) with the job's flags, or that
@@ -128,7 +117,7 @@ class Session:
     ``scheduler``. ``gpu``: every worker runs the CUDA kernels; ``threads``: worker threads."""
 
     def __init__(self, scheduler: str | None = None):
-        ok, reason = status()
+        ok, reason = registry.backend_status("dask")
         if not ok:
             raise ValueError(f"the dask backend is not available: {reason}")
         import dask

@@ -121,9 +121,9 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     params.update(cuda_params(sel.variant, sel.backend, sel.flags, threads_per_block, prefetch_factor))
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
     if registry.on_cluster(sel.backend):
-        from engine.cluster import check_scheduler
+        from engine import scheduler_address
 
-        params["scheduler"] = check_scheduler(scheduler)
+        params["scheduler"] = scheduler_address.check(scheduler)
     return Job(family="kdiff", inputs={"target": target, "background": background},
                variant=sel.variant, backend=sel.backend, parallel=sel.parallel, flags=sel.flags,
                params=params, threads=threads, count_comparisons=count_comparisons)
