@@ -521,15 +521,14 @@ class GenomeStore:
         lo, hi = int(m_first[index]), int(m_first[index + 1])
         return m_starts[lo:hi], m_ends[lo:hi]
 
-    def gap_counts(self, gap_min: int | None = None) -> tuple[int, int, int]:
-        """(assembly gaps, gap bases, soft-masked bases) over all records, from the tables
-        (the soft-masked bases are 0 for a format-1 store)."""
-        gap_min = self.gap_min if gap_min is None else gap_min
+    def gap_counts(self) -> tuple[int, int, int]:
+        """(assembly gaps of the store's gap_min, gap bases, soft-masked bases) over all
+        records, from the tables (the soft-masked bases are 0 for a format-1 store)."""
         gaps = gap_bases = masked = 0
         for i in range(self.n_records):
             starts, ends = self.n_runs(i)
             lengths = ends - starts
-            long_runs = lengths >= gap_min
+            long_runs = lengths >= self.gap_min
             gaps += int(long_runs.sum())
             gap_bases += int(lengths[long_runs].sum())
             mask = self.soft_mask(i)

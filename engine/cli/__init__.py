@@ -133,14 +133,14 @@ def _seconds(text: str) -> float:
 
 
 def add_param_options(parser: argparse.ArgumentParser, fam,
-                      skip: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> None:
+                      only: tuple[str, ...] | None = None) -> None:
     """One option per family parameter, from the registry (name, help, range, backends);
     ``only``: just these (a tool built on the family takes its backend's, e.g. --scheduler).
     Values are checked by the registry (:func:`param_values`), not by argparse's choices,
     so a bad value reads as it does from the Python API and the GUI."""
     types = {"int": int, "float": float, "choice": str, "text": str}
     for p in fam.params:
-        if p.name in skip or (only is not None and p.name not in only):
+        if only is not None and p.name not in only:
             continue
         metavar = "{" + ",".join(p.choices) + "}" if p.kind == "choice" else p.metavar or None
         text = plain(p.help)
@@ -151,9 +151,9 @@ def add_param_options(parser: argparse.ArgumentParser, fam,
                             metavar=metavar, default=None if unset else p.default, help=text)
 
 
-def param_values(args, fam, skip: tuple[str, ...] = ()) -> dict:
+def param_values(args, fam) -> dict:
     """The family parameters given on the command line, checked by the registry."""
-    return {p.name: p.check(getattr(args, p.name)) for p in fam.params if p.name not in skip}
+    return {p.name: p.check(getattr(args, p.name)) for p in fam.params}
 
 
 def add_gap_option(parser: argparse.ArgumentParser) -> None:
