@@ -73,7 +73,8 @@ class ChunkedProblem(ABC):
     """A family's problem over a background (see the module docstring). A subclass sets
     :attr:`family`, :attr:`overlap` and :attr:`strands` and gives :meth:`open`,
     :meth:`merge` and, when it has one, :meth:`whole`; the client's merge
-    state is built lazily, so a worker that only runs tasks never builds it.
+    state is built lazily or in :meth:`tasks` (which only the client calls), so a worker
+    that only runs tasks never builds it.
 
     Made from a job alone (``type(problem)(job)``): that is how workers rebuild it from
     :meth:`worker_job`."""
