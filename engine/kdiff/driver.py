@@ -6,7 +6,7 @@ record on the job's variant and backend (CUDA jobs through ``engine.kdiff.cuda``
 imported only for them). A job whose background is too large to hold whole
 (:mod:`engine.streaming`: in memory, or on the GPU for cuda jobs), or that runs on
 Dask, is an ordered chunked problem (engine/kdiff/problem.py): tasks of one range of
-starts against one background chunk (:func:`chunk_task`), merged by :func:`merge_chunk`;
+starts against one background chunk, merged by :func:`merge_chunk`;
 a cuda job uploads each chunk in turn into one device buffer.
 """
 
@@ -226,19 +226,6 @@ class KernelCall:
 def _no_levels(count: int) -> np.ndarray:
     """The empty levels array of a plain (single k) call."""
     return np.empty((count, 0), dtype=np.int64)
-
-
-def chunk_task(call: KernelCall, alpha, r_lo: int, r_hi: int, beta, offsets, counters):
-    """One task of a streamed slice: c(r) for starts [r_lo, r_hi) against one chunk's text.
-
-    Returns (c, levels, settled): the chunk's c(r) (and, for ``kdiff --all-k``, the lower
-    levels: starts x levels) for the first ``settled`` starts (fewer than asked when a
-    start's whole suffix occurs in the chunk: the scan stops there, or when cancelled)."""
-    part = np.full(r_hi - r_lo, -1, dtype=np.int64)
-    part_lv = np.full((r_hi - r_lo, call.levels), -1, dtype=np.int64)
-    call.use_background(beta, offsets)
-    settled = call(alpha, r_lo, r_hi, part, counters, part_lv)
-    return part, part_lv, settled
 
 
 def merge_chunk(best: np.ndarray, best_lv: np.ndarray, settled: int, part: np.ndarray,

@@ -2,9 +2,9 @@
 
 The task grid of :mod:`engine.streaming`: the starts of each target record are cut into
 ranges, and each range is one task per background chunk (:class:`RangeRun`: c(r) for
-the range against the chunk, :func:`~engine.kdiff.driver.chunk_task`). Ranges come in
-scan order and are sized so that a task takes about ``task_seconds`` (a slice in this
-process, ``config.CLUSTER_TASK_SECONDS`` on Dask), from the tasks done so far. A range's
+the range against the chunk). Ranges come in scan order and are sized so that a task
+takes about ``task_seconds`` (a slice in this process, ``config.CLUSTER_TASK_SECONDS`` on
+Dask), from the tasks done so far. A range's
 answers merge in any order (:func:`~engine.kdiff.driver.merge_chunk`: the max of c(r),
 the scan stopping at the first start whose whole suffix occurs in some chunk); merged
 ranges are committed in order to an inner :class:`~engine.kdiff.driver.ScanRunner`,
@@ -30,7 +30,6 @@ from engine.kdiff.driver import (
     KernelCall,
     ScanRunner,
     background_text,
-    chunk_task,
     merge_chunk,
 )
 from engine.kdiff.spec import ONE_K_FLAGS, SPEC
@@ -80,7 +79,10 @@ class _Merged:
 
 class RangeRun:
     """One task (an engine.executors.ChunkRun): c(r) for a range of starts against one
-    chunk's text, in one step; its answer is (c, levels, settled, counters, seconds)."""
+    chunk's text, in one step; its answer is (c, levels, settled, counters, seconds): c(r)
+    and, for ``kdiff --all-k``, the lower levels (starts x levels) of the first ``settled``
+    starts (fewer than asked when a start's whole suffix occurs in the chunk: the scan
+    stops there; or when cancelled)."""
 
     def __init__(self, call: KernelCall, alpha: np.ndarray, r_lo: int, r_hi: int, text):
         self.call, self.alpha, self.r_lo, self.r_hi, self.text = call, alpha, r_lo, r_hi, text
@@ -95,8 +97,10 @@ class RangeRun:
     def step(self, budget: int) -> Step:
         t0 = time.perf_counter()
         counters = np.zeros(2, dtype=np.int64)
-        part, part_lv, got = chunk_task(self.call, self.alpha, self.r_lo, self.r_hi,
-                                        self.text.codes, self.text.offsets, counters)
+        part = np.full(self.total, -1, dtype=np.int64)
+        part_lv = np.full((self.total, self.call.levels), -1, dtype=np.int64)  # (--all-k)
+        self.call.use_background(self.text.codes, self.text.offsets)  # (cuda: uploaded)
+        got = self.call(self.alpha, self.r_lo, self.r_hi, part, counters, part_lv)
         self._answer = part, part_lv, got, counters, time.perf_counter() - t0
         self.done = self.total
         m = self.alpha.shape[0]
