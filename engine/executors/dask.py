@@ -84,13 +84,10 @@ class Dask:
         """The session the tasks run in (closed when the job ends)."""
         return cluster.Session(self.scheduler)
 
-    def runner(self, problem: ChunkedProblem, abort: np.ndarray) -> "DaskTasks":
-        return DaskTasks(problem, self, abort)
-
     def run(self, problem: ChunkedProblem, meter, cancel):
         """Start or reach the cluster (the compile phase), run the tasks; return the problem
         with its merged answers, the session closed whatever happens."""
-        runner = self.runner(problem, cancel.flag)
+        runner = DaskTasks(problem, self, cancel.flag)
         try:
             yield Progress(0, runner.total, 0, 0, 0.0, phase="compiling",
                            message="starting the Dask cluster…")
