@@ -26,7 +26,8 @@ COLUMNS = (("target", "rank", "penalty", "product_size")
 REJECTED_COLUMNS = ("target", "orientation", "start", "end", "sequence", "reason")
 
 
-def _side(site) -> dict:
+def side_dict(site) -> dict:
+    """A primer of a pair as JSON (pairs and group)."""
     return {"sequence": site.sequence, "start": site.start, "end": site.end, "tm": site.tm,
             "gc_percent": site.gc_percent, "penalty": site.penalty}
 
@@ -34,7 +35,8 @@ def _side(site) -> dict:
 def pair_dict(p) -> dict:
     closest = p.closest_offtarget
     return {"target": p.target_id, "rank": p.rank, "penalty": p.penalty,
-            "product_size": p.product_size, "left": _side(p.left), "right": _side(p.right),
+            "product_size": p.product_size, "left": side_dict(p.left),
+            "right": side_dict(p.right),
             "compl_any_tm": p.compl_any_tm, "compl_end_tm": p.compl_end_tm,
             "product_tm": p.product_tm, "offtarget_products": p.offtarget_products,
             "closest_offtarget": None if closest is None else product_dict(closest, False),
