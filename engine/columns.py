@@ -109,6 +109,8 @@ class ColumnTable(Sequence):
     COLUMNS: tuple[str, ...] = ()
     #: (id, start, end) columns of each row's interval (:func:`with_coords`), or None.
     INTERVAL: tuple[str, str, str] | None = None
+    #: the column (and row attribute) that narrows :meth:`find`'s search
+    KEY = "start"
     __hash__ = None  # equality is by rows
 
     def __len__(self) -> int:
@@ -198,8 +200,8 @@ class ColumnTable(Sequence):
         return found
 
     def find_candidates(self, row):
-        """Indices that may hold ``row`` (subclasses narrow them with a column)."""
-        return range(len(self))
+        """Indices that may hold ``row``: those whose :attr:`KEY` column holds its value."""
+        return np.flatnonzero(getattr(self, self.KEY) == getattr(row, self.KEY))
 
     def to_pandas(self, coords: str = "one-based"):
         """A pandas DataFrame with :attr:`COLUMNS` (pandas is the optional extra

@@ -96,9 +96,6 @@ class CandidateTable(ColumnTable):
     def numeric(self, name: str):
         return getattr(self, name) if name in ("start", "end", "length") else None
 
-    def find_candidates(self, row):
-        return np.flatnonzero(self.start == row.start)
-
     def frame_columns(self) -> dict:
         return {"target_id": categorical(self.target, self.target_ids), "start": self.start,
                 "end": self.end, "length": self.length,

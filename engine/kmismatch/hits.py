@@ -97,9 +97,6 @@ class HitTable(ColumnTable):
     def numeric(self, name: str):
         return getattr(self, name) if name in ("start", "end", "mismatches") else None
 
-    def find_candidates(self, row):
-        return np.flatnonzero(self.start == row.start)
-
     @cached_property
     def record(self) -> np.ndarray:
         if self._offsets.shape[0] == 2:

@@ -137,9 +137,6 @@ class PcrSites(_Columns):
     def make_row(self, cells: tuple) -> Site:
         return Site(*cells)
 
-    def find_candidates(self, row):
-        return np.flatnonzero(self.start == row.start)
-
 
 #: A product table's columns: forward and reverse are indices into ``primer_ids``, record
 #: into ``record_ids``; coordinates 1-based in the record's own numbering.
@@ -184,6 +181,3 @@ class PcrProducts(_Columns):
 
     def make_row(self, cells: tuple) -> Product:
         return Product(*cells)
-
-    def find_candidates(self, row):
-        return np.flatnonzero(self.start == row.start)
