@@ -103,7 +103,7 @@ class ColumnTable(Sequence):
     and gives ``__len__``, :meth:`take` (the same table over some rows: a slice
     or an index array), :meth:`block` (the cells of rows lo..hi-1, one list or
     array per column in :attr:`COLUMNS` order, as the CSV writes them) and
-    :meth:`make_row` (the row object from one tuple of those cells).
+    :attr:`ROW` (the row type, made from one tuple of those cells) or :meth:`make_row`.
     """
 
     COLUMNS: tuple[str, ...] = ()
@@ -111,6 +111,9 @@ class ColumnTable(Sequence):
     INTERVAL: tuple[str, str, str] | None = None
     #: the column (and row attribute) that narrows :meth:`find`'s search
     KEY = "start"
+    ROW: type | None = None
+    #: the columns :meth:`numeric` gives whole, as the table stores them
+    NUMERIC: tuple[str, ...] = ()
     __hash__ = None  # equality is by rows
 
     def __len__(self) -> int:
@@ -123,7 +126,7 @@ class ColumnTable(Sequence):
         raise NotImplementedError
 
     def make_row(self, cells: tuple):
-        raise NotImplementedError
+        return self.ROW(*cells)
 
     def record_block(self, lo: int, hi: int) -> list:
         """:meth:`block` for :meth:`to_records` (a subclass gives None for an empty cell)."""
@@ -177,7 +180,7 @@ class ColumnTable(Sequence):
 
     def numeric(self, name: str) -> np.ndarray | None:
         """The whole column ``name`` as numbers where the table stores it so (else None)."""
-        return None
+        return getattr(self, name) if name in self.NUMERIC else None
 
     def find(self, row) -> int:
         """The index of the first row equal to ``row`` (-1 if none), narrowed by a column."""
