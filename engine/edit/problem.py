@@ -153,16 +153,13 @@ class SearchProblem(ChunkedProblem):
     ``collector`` and ``prof`` that engine.edit.iter_solve reads of a ScanRunner."""
 
     spec = SPEC
+    role = "text"
 
     def __init__(self, job: Job):
         super().__init__(job)
         self.overlap = search_overlap(job)
         self.instances = len(job.inputs["pattern"]) * (2 if job.params["strands"] == "both"
                                                         else 1)
-
-    @property
-    def records(self) -> tuple:
-        return self.job.inputs["text"]
 
     @cached_property
     def lengths(self) -> np.ndarray:

@@ -148,10 +148,6 @@ class ScanProblem(ChunkedProblem):
         self._cursor = (0, 0)  # the next range's record and first start
         self.chunks: list = []
 
-    @property
-    def records(self) -> tuple:
-        return self.job.inputs["background"]
-
     @cached_property
     def alphas(self) -> list:
         return [np.ascontiguousarray(t.codes) for t in self.targets]
