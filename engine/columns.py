@@ -25,6 +25,11 @@ BLOCK = 1 << 16
 COORDS = ("one-based", "bed")
 
 
+def blank(value):
+    """A CSV cell: "" for None (an empty cell), else the value."""
+    return "" if value is None else value
+
+
 def _minus_one(column):
     """A column of 1-based starts as 0-based (an empty cell stays empty)."""
     if isinstance(column, list):

@@ -13,6 +13,7 @@ import csv
 import io
 from dataclasses import asdict
 
+from engine.columns import blank
 from engine.primers.export_pcr import product_dict
 from engine.primers.primer_sets import spreadsheet_cell
 
@@ -49,13 +50,9 @@ def rows(result):
         closest = d["closest_offtarget"] or {}
         yield ((d["target"], d["rank"], d["penalty"], d["product_size"])
                + tuple(d["left"][f] for f in SIDE_FIELDS) + tuple(d["right"][f] for f in SIDE_FIELDS)
-               + (_blank(d["compl_any_tm"]), _blank(d["compl_end_tm"]), _blank(d["product_tm"]),
+               + (blank(d["compl_any_tm"]), blank(d["compl_end_tm"]), blank(d["product_tm"]),
                   d["offtarget_products"])
-               + tuple(_blank(closest.get(f)) for f in CLOSEST_FIELDS))
-
-
-def _blank(v):
-    return "" if v is None else v
+               + tuple(blank(closest.get(f)) for f in CLOSEST_FIELDS))
 
 
 def write_csv(result, fh) -> None:
