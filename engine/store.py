@@ -65,7 +65,6 @@ import json
 import mmap
 import os
 import struct
-import sys
 import time
 import warnings
 import zlib
@@ -1264,30 +1263,3 @@ def build(source: str | os.PathLike, output: str | os.PathLike,
     finally:
         src.fh.close()
     return GenomeStore(output).info()
-
-
-class BuildProgress:
-    """``progress(done, total)`` drawn as a bar on stderr when it is a terminal."""
-
-    def __init__(self, label: str, enabled: bool = True):
-        self.label, self.enabled = label, enabled and sys.stderr.isatty()
-        self.t0 = time.perf_counter()
-        self.last = 0.0
-        self.drawn = False
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.perf_counter()
-        if not self.enabled or now - self.last < 0.1:
-            return
-        self.last = now
-        frac = done / total if total else 1.0
-        rate = done / max(now - self.t0, 1e-9) / 1e6
-        bar = "#" * int(30 * frac)
-        sys.stderr.write(f"\r{self.label} [{bar:.<30}] {100 * frac:5.1f}% {rate:7.1f} MB/s")
-        sys.stderr.flush()
-        self.drawn = True
-
-    def close(self) -> None:
-        if self.drawn:
-            sys.stderr.write("\r" + " " * 72 + "\r")
-            sys.stderr.flush()

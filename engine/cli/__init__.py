@@ -313,19 +313,34 @@ def _remember_inputs(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(input_paths=tuple(dests))
 
 
-class ProgressBar:
-    """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
+class StderrLine:
+    """One line on stderr, redrawn in place (:meth:`draw`) only when stderr is a terminal;
+    :meth:`close` blanks its :attr:`WIDTH` columns. The progress of a job, an index, an
+    import."""
 
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and sys.stderr.isatty()
+    WIDTH = 84
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled and sys.stderr is not None and sys.stderr.isatty()
         self.drawn = False
 
-    def __call__(self, p) -> None:
-        if not self.enabled:
-            return
-        sys.stderr.write("\r" + self.line(p))
+    def draw(self, text: str) -> None:
+        sys.stderr.write("\r" + text)
         sys.stderr.flush()
         self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            sys.stderr.write("\r" + " " * self.WIDTH + "\r")
+            sys.stderr.flush()
+
+
+class ProgressBar(StderrLine):
+    """A job's progress bar on stderr (when it is a terminal)."""
+
+    def __call__(self, p) -> None:
+        if self.enabled:
+            self.draw(self.line(p))
 
     @staticmethod
     def line(p) -> str:
@@ -346,11 +361,6 @@ class ProgressBar:
             text += f" ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}" if left >= 3600 \
                 else f" ETA {left // 60}:{left % 60:02d}"
         return text
-
-    def close(self) -> None:
-        if self.drawn:
-            sys.stderr.write("\r" + " " * 84 + "\r")
-            sys.stderr.flush()
 
 
 def run_family(args) -> int:
