@@ -219,7 +219,7 @@ def _kdiff_case(total: int, target: int, threads: int | None, backend: str = "mu
 def _need_gpu(dask: bool = False) -> None:
     """Skip a GPU case (its row says why) where no CUDA GPU is, or, for ``dask``, where the
     local cluster would not be a LocalCUDACluster (engine.cluster: dask_cuda missing)."""
-    from engine import cluster, registry
+    from engine import registry
 
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
         raise Skip("the CUDA simulator is no GPU to time (NUMBA_ENABLE_CUDASIM=1)")
@@ -227,7 +227,7 @@ def _need_gpu(dask: bool = False) -> None:
     if not ok:
         raise Skip(reason)
     if dask:
-        ok, reason = cluster.status()
+        ok, reason = registry.backend_status("dask")
         if not ok:
             raise Skip(reason)
         if importlib.util.find_spec("dask_cuda") is None:

@@ -1,10 +1,10 @@
-"""The ``dask`` backend's cluster side: a client, and a job's tasks in flight on it.
+"""The ``dask`` backend's cluster side: a client, what workers keep, a job's chunk plan.
 
 A family runs a job on a Dask cluster as the task grid of :mod:`engine.streaming`:
 (range of target starts, or none) x (background chunk), each task small to ship:
 
 - the job's data (targets, patterns, an in-memory background) is scattered to every
-  worker once (:class:`TaskGrid`, broadcast), so a task carries only indices and the
+  worker once (broadcast, engine/executors/dask.py), so a task carries only indices and the
   :class:`~engine.streaming.Chunk` it reads;
 - a genome store's records travel as (path, checksum): a worker opens the store by its
   path (a shared file system) and keeps it open for later tasks (``engine.store``
@@ -36,25 +36,10 @@ import importlib.util
 import logging
 import os
 import threading
-import time
-import uuid
 from collections import OrderedDict
 from typing import Any, Callable
 
-import numpy as np
-
 from engine import config, registry, scheduler_address
-
-
-def status() -> tuple[bool, str]:
-    """(available, reason): whether Dask is installed (the registry's answer)."""
-    return registry.backend_status("dask")
-
-
-def check_scheduler(value) -> str | None:
-    """A scheduler address (``tcp://HOST:PORT``; ``HOST:PORT`` too), or None for a local
-    cluster (None or empty). ValueError on anything else."""
-    return scheduler_address.check(value)
 
 
 def worker_selection(spec, variant: str, flags, gpu: bool) -> tuple[str, str, str | None, frozenset]:
@@ -132,7 +117,7 @@ class Session:
     ``scheduler``. ``gpu``: every worker runs the CUDA kernels; ``threads``: worker threads."""
 
     def __init__(self, scheduler: str | None = None):
-        ok, reason = status()
+        ok, reason = registry.backend_status("dask")
         if not ok:
             raise ValueError(f"the dask backend is not available: {reason}")
         import dask
@@ -214,131 +199,35 @@ def task_threads(backend: str) -> None:
         numba.set_num_threads(1)
 
 
-# ---------------------------------------------------------------------------- the grid
+# ---------------------------------------------------------------------------- tasks
 
-class TaskGrid:
-    """One job's tasks on a cluster: ``task(shared, *args)`` for each :meth:`submit`, at
-    most :attr:`window` in flight, results handed back as they complete (:meth:`collect`).
+def task_chunks(records, strands: str, overlap: int, gap_reach: int | None = None,
+                gpu: bool = False) -> list:
+    """The chunk plan of a job's background (engine.streaming) that its tasks take: a CPU
+    worker's chunks at most config.CLUSTER_CHUNK_BASES a strand (tasks short enough to
+    spread over the workers and to stop soon on cancel); GPU workers' those a cuda job
+    streams (config.GPU_STREAM_BYTES of text), as in one process. (STREAM_CHUNK_BASES
+    there cut a 3.1 Gb kdiff into 4x the chunks, each a launch too small to fill the
+    GPU: 0.68x the plain cuda run.)"""
+    from engine.streaming import Background
 
-    ``make_shared(gpu)`` builds the job's data (with a ``token`` attribute) once the
-    session says whether the workers are GPUs; it is scattered to every worker, and
-    ``warm(shared)`` runs once on each (kernels compiled or loaded) before any task.
-    """
+    bases = None if gpu else min(config.STREAM_CHUNK_BASES, config.CLUSTER_CHUNK_BASES)
+    return Background(records, strands, gpu=gpu).chunks(overlap, bases, gap_reach)
 
-    def __init__(self, scheduler: str | None, make_shared: Callable[[bool], Any],
-                 task: Callable, warm: Callable, connect: Callable[[], Any] | None = None):
-        self.scheduler = scheduler
-        self.connect = connect or (lambda: Session(scheduler))
-        self.make_shared = make_shared
-        self.task, self.warm = task, warm
-        self.session: Session | None = None
-        self.shared = None
-        self._shared_future = None
-        self._futures: dict = {}  # future -> key
 
-    @staticmethod
-    def token() -> str:
-        return uuid.uuid4().hex
+def task_result(future):
+    """A completed task's result. A task's error is raised here; a task whose workers kept
+    dying, or that the cluster forgot, raises RuntimeError."""
+    from concurrent.futures import CancelledError
 
-    # -- opening (the job's "compile" phase) --------------------------------------------------
-    def open(self) -> None:
-        """Start or reach the cluster, scatter the job's data, warm every worker."""
-        self.session = self.connect()
-        client = self.session.client
-        self.shared = self.make_shared(self.session.gpu)
-        self._shared_future = client.scatter(self.shared, broadcast=True, hash=False)
-        warm = [client.submit(self.warm, self._shared_future, workers=[w], pure=False,
-                              allow_other_workers=True) for w in self.session.workers]
-        client.gather(warm)  # a worker that cannot open the store says so here
+    from distributed.scheduler import KilledWorker
 
-    @property
-    def gpu(self) -> bool:
-        return bool(self.session and self.session.gpu)
-
-    @property
-    def threads(self) -> int:
-        return self.session.threads if self.session else 1
-
-    def chunks(self, records, strands: str, overlap: int, gap_reach: int | None = None) -> list:
-        """The chunk plan of a job's background (engine.streaming) that its tasks take: a CPU
-        worker's chunks at most config.CLUSTER_CHUNK_BASES a strand (tasks short enough to
-        spread over the workers and to stop soon on cancel); GPU workers' those a cuda job
-        streams (config.GPU_STREAM_BYTES of text), as in one process. (STREAM_CHUNK_BASES
-        there cut a 3.1 Gb kdiff into 4x the chunks, each a launch too small to fill the
-        GPU: 0.68x the plain cuda run.)"""
-        from engine.streaming import Background
-
-        bases = None if self.gpu else min(config.STREAM_CHUNK_BASES, config.CLUSTER_CHUNK_BASES)
-        return Background(records, strands, gpu=self.gpu).chunks(overlap, bases, gap_reach)
-
-    @property
-    def window(self) -> int:
-        """Tasks kept in flight: two per worker thread, so none waits for the next."""
-        return 2 * self.threads + 1
-
-    @property
-    def in_flight(self) -> int:
-        return len(self._futures)
-
-    # -- tasks ------------------------------------------------------------------------------------
-    def submit(self, key, *args) -> None:
-        future = self.session.client.submit(self.task, self._shared_future, *args, pure=False)
-        self._futures[future] = key
-
-    def collect(self, timeout: float, abort: np.ndarray | None = None) -> list[tuple[Any, Any]]:
-        """(key, result) of the tasks that completed within ``timeout`` seconds (returns as
-        soon as one has, or when ``abort[0]`` is set). A task's error is raised here; a
-        task whose workers kept dying raises RuntimeError."""
-        if not self._futures:
-            return []
-        deadline = time.perf_counter() + timeout
-        while True:  # futures' states are local: polling them costs nothing on the cluster
-            done = [f for f in self._futures if f.done()]
-            if done or time.perf_counter() >= deadline or (abort is not None and abort[0]):
-                break
-            time.sleep(0.005)
-        out = []
-        for future in done:
-            key = self._futures.pop(future)
-            out.append((key, self._result(future)))
-        return out
-
-    @staticmethod
-    def _result(future):
-        from concurrent.futures import CancelledError
-
-        from distributed.scheduler import KilledWorker
-
-        try:
-            return future.result()
-        except CancelledError:  # (distributed's FutureCancelledError: the cluster forgot it)
-            raise RuntimeError("the Dask cluster dropped a task: its workers are gone or the "
-                               "scheduler restarted") from None
-        except KilledWorker as exc:
-            raise RuntimeError(f"a Dask task failed: its workers died "
-                               f"{config.CLUSTER_ALLOWED_FAILURES + 1} times ({_one_line(exc)})"
-                               ) from None
-
-    def drop(self, keys: Callable[[Any], bool]) -> None:
-        """Cancel the tasks in flight whose key ``keys(key)`` is true (no longer needed)."""
-        gone = [f for f, k in self._futures.items() if keys(k)]
-        for future in gone:
-            del self._futures[future]
-        if gone:
-            self.session.client.cancel(gone)
-
-    def close(self) -> None:
-        """Cancel what is in flight, release the job's data, close the session."""
-        if self.session is None:
-            return
-        session, self.session = self.session, None
-        try:
-            pending = list(self._futures)
-            if self._shared_future is not None:
-                pending.append(self._shared_future)
-            if pending:
-                session.client.cancel(pending, force=True)
-        finally:
-            self._futures.clear()
-            self._shared_future = None
-            session.close()
+    try:
+        return future.result()
+    except CancelledError:  # (distributed's FutureCancelledError: the cluster forgot it)
+        raise RuntimeError("the Dask cluster dropped a task: its workers are gone or the "
+                           "scheduler restarted") from None
+    except KilledWorker as exc:
+        raise RuntimeError(f"a Dask task failed: its workers died "
+                           f"{config.CLUSTER_ALLOWED_FAILURES + 1} times ({_one_line(exc)})"
+                           ) from None

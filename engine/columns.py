@@ -25,6 +25,11 @@ BLOCK = 1 << 16
 COORDS = ("one-based", "bed")
 
 
+def blank(value):
+    """A CSV cell: "" for None (an empty cell), else the value."""
+    return "" if value is None else value
+
+
 def _minus_one(column):
     """A column of 1-based starts as 0-based (an empty cell stays empty)."""
     if isinstance(column, list):
@@ -103,12 +108,17 @@ class ColumnTable(Sequence):
     and gives ``__len__``, :meth:`take` (the same table over some rows: a slice
     or an index array), :meth:`block` (the cells of rows lo..hi-1, one list or
     array per column in :attr:`COLUMNS` order, as the CSV writes them) and
-    :meth:`make_row` (the row object from one tuple of those cells).
+    :attr:`ROW` (the row type, made from one tuple of those cells) or :meth:`make_row`.
     """
 
     COLUMNS: tuple[str, ...] = ()
     #: (id, start, end) columns of each row's interval (:func:`with_coords`), or None.
     INTERVAL: tuple[str, str, str] | None = None
+    #: the column (and row attribute) that narrows :meth:`find`'s search
+    KEY = "start"
+    ROW: type | None = None
+    #: the columns :meth:`numeric` gives whole, as the table stores them
+    NUMERIC: tuple[str, ...] = ()
     __hash__ = None  # equality is by rows
 
     def __len__(self) -> int:
@@ -121,7 +131,7 @@ class ColumnTable(Sequence):
         raise NotImplementedError
 
     def make_row(self, cells: tuple):
-        raise NotImplementedError
+        return self.ROW(*cells)
 
     def record_block(self, lo: int, hi: int) -> list:
         """:meth:`block` for :meth:`to_records` (a subclass gives None for an empty cell)."""
@@ -175,7 +185,7 @@ class ColumnTable(Sequence):
 
     def numeric(self, name: str) -> np.ndarray | None:
         """The whole column ``name`` as numbers where the table stores it so (else None)."""
-        return None
+        return getattr(self, name) if name in self.NUMERIC else None
 
     def find(self, row) -> int:
         """The index of the first row equal to ``row`` (-1 if none), narrowed by a column."""
@@ -198,8 +208,8 @@ class ColumnTable(Sequence):
         return found
 
     def find_candidates(self, row):
-        """Indices that may hold ``row`` (subclasses narrow them with a column)."""
-        return range(len(self))
+        """Indices that may hold ``row``: those whose :attr:`KEY` column holds its value."""
+        return np.flatnonzero(getattr(self, self.KEY) == getattr(row, self.KEY))
 
     def to_pandas(self, coords: str = "one-based"):
         """A pandas DataFrame with :attr:`COLUMNS` (pandas is the optional extra

@@ -273,22 +273,49 @@ class _PinnedBlock:
 
     def __del__(self):
         try:
-            self._pool.give_back(self._raw)
+            self._pool.give(self._raw.shape[0], self._raw)
         except Exception:  # (interpreter shutdown)
             pass
 
 
-class PinnedPool:
+class _Kept:
+    """Free memory kept for later use, by key (``free``: key -> allocations), at most the
+    config tunable :attr:`BUDGET` bytes in all (``bytes``). The lock is re-entrant: memory
+    is given back wherever the garbage collector runs an owner's ``__del__``, also inside
+    :meth:`take` on the same thread (a plain lock hung there)."""
+
+    BUDGET = ""
+
+    def __init__(self):
+        self.lock = threading.RLock()
+        self.free: dict = {}
+        self.bytes = 0
+
+    def give(self, key, raw) -> None:
+        from engine import config
+
+        with self.lock:
+            if self.bytes + raw.shape[0] <= getattr(config, self.BUDGET):
+                self.free.setdefault(key, []).append(raw)
+                self.bytes += raw.shape[0]
+
+    def clear(self) -> int:
+        """Drop everything kept; returns the bytes it held."""
+        with self.lock:
+            held = self.bytes
+            self.free.clear()
+            self.bytes = 0
+        return held
+
+
+class PinnedPool(_Kept):
     """Page-locked host memory for arrays that transfers go to and from asynchronously:
     allocating it costs about as much as the transfer itself (the driver pins every page), so
     blocks are reused. A block is in use while any array made from it lives (a result's hit
-    columns, say); it then goes back to the pool, which keeps at most
+    columns, say); it then goes back to the pool (by its size), which keeps at most
     ``config.GPU_PINNED_POOL_BYTES`` of free blocks."""
 
-    def __init__(self):
-        self.lock = threading.RLock()  # (a block's __del__ may run inside take)
-        self.free: dict[int, list] = {}
-        self.held = 0
+    BUDGET = "GPU_PINNED_POOL_BYTES"
 
     def take(self, nbytes: int) -> np.ndarray:
         """A uint8 array of at least ``nbytes`` page-locked bytes."""
@@ -298,7 +325,7 @@ class PinnedPool:
             spare = self.free.get(size)
             if spare:
                 raw = spare.pop()
-                self.held -= size
+                self.bytes -= size
         if raw is None:
             tally_event("pinned")
             if SIMULATOR:
@@ -307,22 +334,6 @@ class PinnedPool:
                 with cuda_errors("allocating page-locked host memory", size):
                     raw = cuda.pinned_array(size, dtype=np.uint8)
         return np.asarray(_PinnedBlock(raw, self))
-
-    def give_back(self, raw) -> None:
-        from engine import config
-
-        with self.lock:
-            if self.held + raw.shape[0] <= config.GPU_PINNED_POOL_BYTES:
-                self.free.setdefault(raw.shape[0], []).append(raw)
-                self.held += raw.shape[0]
-
-    def clear(self) -> int:
-        """Drop every free block; returns the bytes they held."""
-        with self.lock:
-            held = self.held
-            self.free.clear()
-            self.held = 0
-        return held
 
 
 PINNED = PinnedPool()
@@ -505,19 +516,13 @@ PACKED_TEXTS = TextCache("GPU_TEXT_CACHE_BYTES")
 DEVICE_TEXTS = TextCache("GPU_DEVICE_TEXT_BYTES")
 
 
-class DeviceSpares:
+class DeviceSpares(_Kept):
     """Device memory a finished job left for the next one (by purpose): an allocation and its
     free cost about 0.1 ms each, and freeing waits for the whole device, which would stall the
     streams of a job that overlaps its transfers with its kernels. A job gives its arrays back
-    only after its streams are idle; at most ``config.GPU_SPARE_BYTES`` are kept.
+    only after its streams are idle; at most ``config.GPU_SPARE_BYTES`` are kept."""
 
-    The lock is re-entrant: a search's ``__del__`` gives its arrays back wherever the garbage
-    collector runs it, also inside :meth:`take` on the same thread (a plain lock hung there)."""
-
-    def __init__(self):
-        self.lock = threading.RLock()
-        self.free: dict[str, list] = {}
-        self.bytes = 0
+    BUDGET = "GPU_SPARE_BYTES"
 
     def take(self, key: str, nbytes: int):
         """A spare uint8 device array of at least ``nbytes`` (at most 4x), or None."""
@@ -529,22 +534,6 @@ class DeviceSpares:
             best = spare.pop(min(fits, key=lambda i: spare[i].shape[0]))
             self.bytes -= best.shape[0]
             return best
-
-    def give(self, key: str, raw) -> None:
-        from engine import config
-
-        with self.lock:
-            if self.bytes + raw.shape[0] <= config.GPU_SPARE_BYTES:
-                self.free.setdefault(key, []).append(raw)
-                self.bytes += raw.shape[0]
-
-    def clear(self) -> int:
-        """Drop every spare; returns the bytes they held."""
-        with self.lock:
-            held = self.bytes
-            self.free.clear()
-            self.bytes = 0
-        return held
 
 
 SPARES = DeviceSpares()

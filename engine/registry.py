@@ -255,13 +255,15 @@ def check_params(spec: FamilySpec, **values) -> dict:
     return {name: spec.param(name).check(value) for name, value in values.items()}
 
 
-def check_backend_only(spec: FamilySpec, backend: str, **values) -> None:
-    """ValueError naming the first given (not None) parameter that does not apply on this
-    backend (``ParamSpec.backends``), e.g. threads per block on a CPU backend."""
+def check_backend_only(spec: FamilySpec, backend: str, **values) -> dict:
+    """The given (not None) values, as job parameters; ValueError naming the first that does
+    not apply on this backend (``ParamSpec.backends``), e.g. threads per block on a CPU
+    backend."""
     for name, value in values.items():
         param = spec.param(name)
         if value is not None and param.backends and backend not in param.backends:
             raise ValueError(f"{name} applies to the {'/'.join(param.backends)} backend only")
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def backend_refusal(fam: FamilySpec, variant: str, backend: str,

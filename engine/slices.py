@@ -62,6 +62,33 @@ class SliceRunner(Protocol):
         ``snapshot_shape``, ``message``); ``{}`` if none."""
 
 
+class CallsRunner:
+    """A SliceRunner over ``work``: a generator of kernel calls that yields each call's cells
+    and returns its answer when done, None when cancelled (lcs's recovery, nw's traceback:
+    many small calls). A slice runs calls until about ``budget`` cells (the units);
+    :attr:`left` is what the slice under way may still run, to size the next call by."""
+
+    def __init__(self, work: Generator[int, None, Any]):
+        self._work = work
+        self.done = self.left = 0
+        self.finished = False
+        self.answer = None
+
+    def step(self, budget: int) -> Step:
+        cells, aborted = 0, False
+        while cells < budget:
+            self.left = budget - cells
+            try:
+                cells += next(self._work)
+            except StopIteration as stop:
+                self.answer = stop.value
+                aborted = self.answer is None
+                self.finished = not aborted
+                break
+        self.done += cells
+        return Step(cells, cells, cells, aborted)
+
+
 _compile_clock = threading.local()
 
 
@@ -136,13 +163,13 @@ def warm_once(key: tuple, warm_up: Callable[[], None]) -> None:
     _WARMED.add(key)
 
 
-def compile_once(key: tuple, warm_up: Callable[[], None], total: int = 0,
-                 message: str = "compiling kernels…") -> Generator[Progress, None, None]:
+def compile_once(key: tuple, warm_up: Callable[[], None],
+                 total: int = 0) -> Generator[Progress, None, None]:
     """The generic warm-up: announce compilation (one "compiling" Progress) and run
     :func:`warm_once`, only when needed. The message stays up until the first slice's
     Progress, which covers the kernels that load at their first call."""
     if key not in _WARMED and not getattr(_warming, "on", False):
-        yield Progress(0, total, 0, 0, 0.0, phase="compiling", message=message)
+        yield Progress(0, total, 0, 0, 0.0, phase="compiling", message="compiling kernels…")
         warm_once(key, warm_up)
 
 
@@ -189,15 +216,14 @@ def count_numba_compiles() -> None:
 
 
 def run_slices(runner: SliceRunner, meter: Meter, cancel: CancelToken, *, done_before: int = 0,
-               total_after: Callable[[], int] | None = None,
-               clock: SliceClock | None = None) -> Generator[Progress, None, bool]:
+               total_after: Callable[[], int] | None = None) -> Generator[Progress, None, bool]:
     """Drive ``runner`` to its end, the cancel or a kernel's abort.
 
     Yields a Progress after each slice (``done_before`` and ``total_after()`` place
     this phase within a job of several). Returns True when the phase finished; on a
     cancel or abort it sets ``meter.complete = False`` and returns False.
     """
-    clock = clock or SliceClock(first=runner.first_slice, maximum=max(1, runner.total))
+    clock = SliceClock(first=runner.first_slice, maximum=max(1, runner.total))
     count_numba_compiles()
     while not runner.finished:
         if cancel.cancelled:
@@ -242,8 +268,8 @@ def numba_threads(job: Job) -> int | None:
     return threads
 
 
-def run_info(job: Job, meter: Meter, *, flags: tuple[str, ...] | None = None) -> RunInfo:
+def run_info(job: Job, meter: Meter) -> RunInfo:
     """The result's metadata from the job and its meter."""
-    return RunInfo(job.family, job.variant, job.backend, job.parallel,
-                   tuple(sorted(job.flags)) if flags is None else flags, meter.elapsed,
-                   int(meter.cells), int(meter.comparisons), meter.complete, meter.threads)
+    return RunInfo(job.family, job.variant, job.backend, job.parallel, tuple(sorted(job.flags)),
+                   meter.elapsed, int(meter.cells), int(meter.comparisons), meter.complete,
+                   meter.threads)

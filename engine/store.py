@@ -65,7 +65,6 @@ import json
 import mmap
 import os
 import struct
-import sys
 import time
 import warnings
 import zlib
@@ -521,15 +520,14 @@ class GenomeStore:
         lo, hi = int(m_first[index]), int(m_first[index + 1])
         return m_starts[lo:hi], m_ends[lo:hi]
 
-    def gap_counts(self, gap_min: int | None = None) -> tuple[int, int, int]:
-        """(assembly gaps, gap bases, soft-masked bases) over all records, from the tables
-        (the soft-masked bases are 0 for a format-1 store)."""
-        gap_min = self.gap_min if gap_min is None else gap_min
+    def gap_counts(self) -> tuple[int, int, int]:
+        """(assembly gaps of the store's gap_min, gap bases, soft-masked bases) over all
+        records, from the tables (the soft-masked bases are 0 for a format-1 store)."""
         gaps = gap_bases = masked = 0
         for i in range(self.n_records):
             starts, ends = self.n_runs(i)
             lengths = ends - starts
-            long_runs = lengths >= gap_min
+            long_runs = lengths >= self.gap_min
             gaps += int(long_runs.sum())
             gap_bases += int(lengths[long_runs].sum())
             mask = self.soft_mask(i)
@@ -1265,30 +1263,3 @@ def build(source: str | os.PathLike, output: str | os.PathLike,
     finally:
         src.fh.close()
     return GenomeStore(output).info()
-
-
-class BuildProgress:
-    """``progress(done, total)`` drawn as a bar on stderr when it is a terminal."""
-
-    def __init__(self, label: str, enabled: bool = True):
-        self.label, self.enabled = label, enabled and sys.stderr.isatty()
-        self.t0 = time.perf_counter()
-        self.last = 0.0
-        self.drawn = False
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.perf_counter()
-        if not self.enabled or now - self.last < 0.1:
-            return
-        self.last = now
-        frac = done / total if total else 1.0
-        rate = done / max(now - self.t0, 1e-9) / 1e6
-        bar = "#" * int(30 * frac)
-        sys.stderr.write(f"\r{self.label} [{bar:.<30}] {100 * frac:5.1f}% {rate:7.1f} MB/s")
-        sys.stderr.flush()
-        self.drawn = True
-
-    def close(self) -> None:
-        if self.drawn:
-            sys.stderr.write("\r" + " " * 72 + "\r")
-            sys.stderr.flush()

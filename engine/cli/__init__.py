@@ -133,14 +133,14 @@ def _seconds(text: str) -> float:
 
 
 def add_param_options(parser: argparse.ArgumentParser, fam,
-                      skip: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> None:
+                      only: tuple[str, ...] | None = None) -> None:
     """One option per family parameter, from the registry (name, help, range, backends);
     ``only``: just these (a tool built on the family takes its backend's, e.g. --scheduler).
     Values are checked by the registry (:func:`param_values`), not by argparse's choices,
     so a bad value reads as it does from the Python API and the GUI."""
     types = {"int": int, "float": float, "choice": str, "text": str}
     for p in fam.params:
-        if p.name in skip or (only is not None and p.name not in only):
+        if only is not None and p.name not in only:
             continue
         metavar = "{" + ",".join(p.choices) + "}" if p.kind == "choice" else p.metavar or None
         text = plain(p.help)
@@ -151,9 +151,9 @@ def add_param_options(parser: argparse.ArgumentParser, fam,
                             metavar=metavar, default=None if unset else p.default, help=text)
 
 
-def param_values(args, fam, skip: tuple[str, ...] = ()) -> dict:
+def param_values(args, fam) -> dict:
     """The family parameters given on the command line, checked by the registry."""
-    return {p.name: p.check(getattr(args, p.name)) for p in fam.params if p.name not in skip}
+    return {p.name: p.check(getattr(args, p.name)) for p in fam.params}
 
 
 def add_gap_option(parser: argparse.ArgumentParser) -> None:
@@ -313,19 +313,34 @@ def _remember_inputs(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(input_paths=tuple(dests))
 
 
-class ProgressBar:
-    """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
+class StderrLine:
+    """One line on stderr, redrawn in place (:meth:`draw`) only when stderr is a terminal;
+    :meth:`close` blanks its :attr:`WIDTH` columns. The progress of a job, an index, an
+    import."""
 
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and sys.stderr.isatty()
+    WIDTH = 84
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled and sys.stderr is not None and sys.stderr.isatty()
         self.drawn = False
 
-    def __call__(self, p) -> None:
-        if not self.enabled:
-            return
-        sys.stderr.write("\r" + self.line(p))
+    def draw(self, text: str) -> None:
+        sys.stderr.write("\r" + text)
         sys.stderr.flush()
         self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            sys.stderr.write("\r" + " " * self.WIDTH + "\r")
+            sys.stderr.flush()
+
+
+class ProgressBar(StderrLine):
+    """A job's progress bar on stderr (when it is a terminal)."""
+
+    def __call__(self, p) -> None:
+        if self.enabled:
+            self.draw(self.line(p))
 
     @staticmethod
     def line(p) -> str:
@@ -346,11 +361,6 @@ class ProgressBar:
             text += f" ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}" if left >= 3600 \
                 else f" ETA {left // 60}:{left % 60:02d}"
         return text
-
-    def close(self) -> None:
-        if self.drawn:
-            sys.stderr.write("\r" + " " * 84 + "\r")
-            sys.stderr.flush()
 
 
 def run_family(args) -> int:

@@ -11,6 +11,7 @@ import sys
 import time
 
 from engine import store
+from engine.cli import StderrLine
 from engine.gaps import GAP_MIN
 from engine.jobs import check_int
 from engine.output import check_outputs
@@ -39,8 +40,31 @@ def default_output(genome: str) -> str:
     return os.path.join(os.path.dirname(genome), stem + store.SUFFIX)
 
 
+class BuildProgress(StderrLine):
+    """``progress(done, total)`` of a build or check, drawn as a bar on stderr when it is a
+    terminal (at most ten times a second)."""
+
+    WIDTH = 72
+
+    def __init__(self, label: str, enabled: bool = True):
+        super().__init__(enabled)
+        self.label = label
+        self.t0 = time.perf_counter()
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.perf_counter()
+        if not self.enabled or now - self.last < 0.1:
+            return
+        self.last = now
+        frac = done / total if total else 1.0
+        rate = done / max(now - self.t0, 1e-9) / 1e6
+        bar = "#" * int(30 * frac)
+        self.draw(f"{self.label} [{bar:.<30}] {100 * frac:5.1f}% {rate:7.1f} MB/s")
+
+
 def run(args) -> int:
-    bar = store.BuildProgress("checking" if args.check else "indexing", not args.no_progress)
+    bar = BuildProgress("checking" if args.check else "indexing", not args.no_progress)
     t0 = time.perf_counter()
     try:
         if args.check:

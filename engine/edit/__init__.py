@@ -270,9 +270,9 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     # (dask: its tasks are the chunks of whole records, engine/edit/problem.py: searches only)
     registry.check_backend_takes(SPEC, sel.variant, sel.backend, params)
     if registry.on_cluster(sel.backend):
-        from engine.cluster import check_scheduler
+        from engine import scheduler_address
 
-        params["scheduler"] = check_scheduler(scheduler)
+        params["scheduler"] = scheduler_address.check(scheduler)
     return Job(family="edit", inputs={"pattern": patterns, "text": texts}, variant=sel.variant,
                backend=sel.backend, parallel=sel.parallel, flags=sel.flags, params=params,
                threads=threads)

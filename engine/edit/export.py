@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import csv
 
-from engine.columns import BLOCK, ColumnTable, labels
+from engine.columns import BLOCK, ColumnTable, blank, labels
 
 SEARCH_COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "distance", "cigar", "matched")
 GLOBAL_COLUMNS = ("pattern_id", "record_id", "distance", "cigar")
-
-
-def _blank(value):
-    return "" if value is None else value
 
 
 def rows(result):
@@ -27,11 +23,11 @@ def rows(result):
             yield from result.hits.tuples()
             return
         for h in result.hits:
-            yield (h.pattern_id, h.record_id, _blank(h.start), h.end, h.strand, h.distance,
-                   _blank(h.cigar), _blank(h.matched))
+            yield (h.pattern_id, h.record_id, blank(h.start), h.end, h.strand, h.distance,
+                   blank(h.cigar), blank(h.matched))
     else:
         for d in result.distances:
-            yield d.pattern_id, d.record_id, _blank(d.distance), _blank(d.cigar)
+            yield d.pattern_id, d.record_id, blank(d.distance), blank(d.cigar)
 
 
 def write_csv(result, fh) -> None:

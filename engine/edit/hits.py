@@ -62,6 +62,7 @@ class EditHits(ColumnTable):
 
     COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "distance", "cigar", "matched")
     INTERVAL = ("record_id", "start", "end")
+    KEY = "end"  # (start is None without an alignment)
 
     def __init__(self, columns: dict, *, pattern_ids, record_ids, text, starts, cigars,
                  shifts=None):
@@ -136,9 +137,6 @@ class EditHits(ColumnTable):
         if name == "start":
             return np.where(self.start >= 0, self.start, np.nan)  # NaN: no alignment
         return getattr(self, name) if name in ("end", "distance") else None
-
-    def find_candidates(self, row):
-        return np.flatnonzero(self.end == row.end)
 
     def frame_columns(self) -> dict:
         import pandas as pd

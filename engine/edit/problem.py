@@ -15,7 +15,7 @@ knows where each piece lies in its record (:class:`~engine.edit.driver.Pieces`):
 - profile bins are the record's (binned from its column 0), each piece lowering those
   of its own columns.
 
-The merge (:class:`ChunkMerge`, in any order of chunks): ``report="hits"`` hits are
+The merge (:class:`SearchProblem`'s, in any order of chunks): ``report="hits"`` hits are
 appended as found; a best hit of (pattern, strand, record) is the smallest (distance,
 end) over the record's pieces, final once every chunk holding a piece of the record is
 merged; a profile bin is the minimum over pieces. The result (hits, profiles) equals the
@@ -145,29 +145,63 @@ class ChunkSearch(InnerRunnerRun):
         return where, np.repeat(value, count)
 
 
-class ChunkMerge:
-    """The whole records' answer of a search read in chunks, merged as chunks' hits and
-    profiles come, in any order of chunks (the ``collector`` and ``prof`` that
-    engine.edit.iter_solve reads of a ScanRunner)."""
+class SearchProblem(ChunkedProblem):
+    """An edit search over whole text records (``pairing="all"``) as a chunked problem:
+    one task per chunk (all patterns and strands). Units are text columns x pattern
+    instances. The merge (the client's, made with the tasks: a worker only runs them)
+    takes chunks' hits and profiles as they come, in any order of chunks, into the
+    ``collector`` and ``prof`` that engine.edit.iter_solve reads of a ScanRunner."""
 
-    def __init__(self, job: Job, records, plan: Plan | None = None):
-        self.job = job
-        self.records = tuple(records)
-        self.plan = plan if plan is not None else whole_plan(job, self.records)
-        self.collector = Collector(self.plan, self, job.params["align"])
-        self.best = self.plan.report == "best"
-        self._prof = np.full(int(self.plan.prof_offs[-1]), UNSEEN, dtype=np.int64)
+    spec = SPEC
+    role = "text"
+
+    def __init__(self, job: Job):
+        super().__init__(job)
+        self.overlap = search_overlap(job)
+        self.instances = len(job.inputs["pattern"]) * (2 if job.params["strands"] == "both"
+                                                        else 1)
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        return np.array([len(r) for r in self.records], dtype=np.int64)
+
+    @cached_property
+    def plan(self) -> Plan:
+        """The whole records' plan (what a chunk's groups and profile bins map into)."""
+        return whole_plan(self.job, self.records)
+
+    def total_units(self) -> int:
+        return self.instances * int(self.lengths.sum())
+
+    def weight(self, task: Task) -> int:
+        return self.instances * task.owned
+
+    def tasks(self, chunks) -> list[Task]:
+        """One task a chunk, and the merge: the result's collector, the record profiles
+        (``prof``, what Collector.profiles reads), the best mode's candidates, and the
+        chunks of each record to merge (a record's best is final once all of its are)."""
+        self.collector = Collector(self.plan, self, self.job.params["align"])
+        self.prof = np.full(int(self.plan.prof_offs[-1]), UNSEEN, dtype=np.int64)
         self._candidates = ColumnBuffer(group=np.int64, **HIT_DTYPES)  # best mode, per piece
-        self._left = np.zeros(len(self.records), dtype=np.int64)  # chunks of each record to merge
-
-    def expect(self, chunks) -> None:
-        """The chunks to merge (a record's best is final once all of its are)."""
+        self._left = np.zeros(len(self.records), dtype=np.int64)
         for chunk in chunks:
             np.add.at(self._left, [p.record for p in chunk.pieces], 1)
+        return super().tasks(chunks)
 
-    def add_hits(self, rows: dict, cigar: np.ndarray) -> None:
-        """A chunk's hit rows (:meth:`ChunkSearch.new_hits`): into the result, or with
-        report="best" among the candidates of their record's best."""
+    def open(self, task: Task, text, abort: np.ndarray, threads: int | None) -> ChunkSearch:
+        return ChunkSearch(self.job, self.plan, self.records, self.lengths, text, abort, threads)
+
+    def whole(self, abort: np.ndarray, threads: int | None):
+        return make_runner(self.job, abort, threads)
+
+    def merge(self, task: Task, answer) -> None:
+        """A chunk's hit rows (:meth:`ChunkSearch.new_hits`) into the result, or with
+        report="best" among the candidates of their record's best; the record profiles
+        lowered by its bins (:meth:`ChunkSearch.profile`). A bin may come more than once
+        (two pieces of a record either side of a skipped gap share a chunk, and the skip's
+        own bins): an unbuffered minimum, not a last write."""
+        rows, cigar, where, values = answer
+        np.minimum.at(self.prof, where, values)
         if not len(rows["end"]):
             return
         base = len(self.collector.cigar_text)
@@ -176,23 +210,17 @@ class ChunkMerge:
         rows = dict(rows, cig_lo=np.where(aligned, rows["cig_lo"] + base, -1),
                     cig_hi=np.where(aligned, rows["cig_hi"] + base, -1))
         group = rows.pop("group")
-        if self.best:
+        if self.plan.report == "best":
             self._candidates.append(group=group, **rows)
         else:
             self.collector.found.append(**rows)
 
-    def add_profile(self, where: np.ndarray, values: np.ndarray) -> None:
-        """Lower the record profiles by a chunk's (:meth:`ChunkSearch.profile`). A bin may
-        come more than once (two pieces of a record either side of a skipped gap share a
-        chunk, and the skip's own bins): an unbuffered minimum, not a last write."""
-        np.minimum.at(self._prof, where, values)
-
-    def chunk_done(self, chunk) -> None:
-        """Every hit and profile bin of ``chunk`` is merged: settle the bests of the records
-        it was the last chunk of."""
-        records = np.array([p.record for p in chunk.pieces], dtype=np.int64)
+    def task_done(self, task: Task) -> None:
+        """Every hit and profile bin of the task's chunk is merged: settle the bests of the
+        records it was the last chunk of."""
+        records = np.array([p.record for p in task.chunk.pieces], dtype=np.int64)
         np.subtract.at(self._left, records, 1)
-        if self.best:
+        if self.plan.report == "best":
             self._settle_bests(records[self._left[records] == 0])
 
     def _settle_bests(self, records: np.ndarray) -> None:
@@ -209,76 +237,9 @@ class ChunkMerge:
         first = order[np.concatenate(([True], group[1:] != group[:-1]))]
         self.collector.found.append(**{name: rows[name][first] for name in HIT_DTYPES})
 
-    @property
-    def prof(self) -> np.ndarray:
-        """The record profiles (what Collector.profiles reads)."""
-        return self._prof
-
     def report(self) -> dict:
         return {"partial": self.collector.hit_table()}
 
-
-class SearchProblem(ChunkedProblem):
-    """An edit search over whole text records (``pairing="all"``) as a chunked problem:
-    one task per chunk (all patterns and strands), merged by :class:`ChunkMerge`. Units
-    are text columns x pattern instances."""
-
-    spec = SPEC
-
-    def __init__(self, job: Job):
-        super().__init__(job)
-        self.overlap = search_overlap(job)
-        self.instances = len(job.inputs["pattern"]) * (2 if job.params["strands"] == "both"
-                                                        else 1)
-
-    @property
-    def records(self) -> tuple:
-        return self.job.inputs["text"]
-
-    @cached_property
-    def lengths(self) -> np.ndarray:
-        return np.array([len(r) for r in self.records], dtype=np.int64)
-
-    @cached_property
-    def plan(self) -> Plan:
-        """The whole records' plan (what a chunk's groups and profile bins map into)."""
-        return whole_plan(self.job, self.records)
-
-    @cached_property
-    def merged(self) -> ChunkMerge:
-        """The client's answer (its ``collector`` is what edit.iter_solve reads)."""
-        return ChunkMerge(self.job, self.records, self.plan)
-
-    @property
-    def collector(self) -> Collector:
-        return self.merged.collector
-
-    def total_units(self) -> int:
-        return self.instances * int(self.lengths.sum())
-
-    def weight(self, task: Task) -> int:
-        return self.instances * task.owned
-
-    def tasks(self, chunks) -> list[Task]:
-        self.merged.expect(chunks)
-        return super().tasks(chunks)
-
-    def open(self, task: Task, text, abort: np.ndarray, threads: int | None) -> ChunkSearch:
-        return ChunkSearch(self.job, self.plan, self.records, self.lengths, text, abort, threads)
-
-    def whole(self, abort: np.ndarray, threads: int | None):
-        return make_runner(self.job, abort, threads)
-
-    def merge(self, task: Task, answer) -> None:
-        rows, cigar, where, values = answer
-        self.merged.add_hits(rows, cigar)
-        self.merged.add_profile(where, values)
-
-    def task_done(self, task: Task) -> None:
-        self.merged.chunk_done(task.chunk)
-
-    def report(self) -> dict:
-        return self.merged.report()
 
 def _ranks(count: np.ndarray) -> np.ndarray:
     """0 .. count[i] - 1 for each i, end to end."""

@@ -1,4 +1,4 @@
-"""The Dask executor: a problem's tasks on a cluster (engine.cluster's sessions and grid).
+"""The Dask executor: a problem's tasks on a cluster (engine.cluster's sessions).
 
 The job as the workers run it (:meth:`ChunkedProblem.worker_job`) and the problem's type
 are scattered once; each worker rebuilds the problem from them once per job and process
@@ -10,6 +10,8 @@ task order and drops the tasks it no longer wants), inside run_slices' slices.
 
 from __future__ import annotations
 
+import time
+import uuid
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -82,13 +84,10 @@ class Dask:
         """The session the tasks run in (closed when the job ends)."""
         return cluster.Session(self.scheduler)
 
-    def runner(self, problem: ChunkedProblem, abort: np.ndarray) -> "DaskTasks":
-        return DaskTasks(problem, self, abort)
-
     def run(self, problem: ChunkedProblem, meter, cancel):
         """Start or reach the cluster (the compile phase), run the tasks; return the problem
         with its merged answers, the session closed whatever happens."""
-        runner = self.runner(problem, cancel.flag)
+        runner = DaskTasks(problem, self, cancel.flag)
         try:
             yield Progress(0, runner.total, 0, 0, 0.0, phase="compiling",
                            message="starting the Dask cluster…")
@@ -101,62 +100,97 @@ class Dask:
 
 
 class DaskTasks:
-    """A problem's tasks on a cluster (a SliceRunner): submitted in order, at most the
-    grid's window in flight; each slice waits up to config.SLICE_SECONDS for answers."""
+    """A problem's tasks on a cluster (a SliceRunner). :meth:`start` (the job's compile
+    phase) reaches the cluster, scatters the :class:`Shared` to every worker and warms
+    each; tasks are then submitted in order, at most :attr:`window` in flight, and each
+    slice waits up to config.SLICE_SECONDS for answers, merged as they complete."""
 
     first_slice = 1
 
     def __init__(self, problem: ChunkedProblem, executor: Dask, abort: np.ndarray):
-        self.problem, self.abort = problem, abort
-        self.grid = cluster.TaskGrid(executor.scheduler, self._shared, run_task, warm,
-                                     connect=executor.connect)
+        self.problem, self.executor, self.abort = problem, executor, abort
+        self.session = None
+        self._shared = None  # the scattered Shared's future
+        self._futures: dict = {}  # future -> its task, in flight
         self.total = problem.total_units()
         self.done = 0
         self._todo: Iterator[Task] | None = None
         self._next: Task | None = None
-        self._pending: dict = {}  # task -> merged? (ordered problems settle in this order)
         self._stopped = False
 
     def start(self) -> None:
-        """The cluster reached, its workers warm, the tasks planned."""
-        self.grid.open()
-        self.problem.task_seconds = config.CLUSTER_TASK_SECONDS
-        chunks = self.grid.chunks(self.problem.records, self.problem.strands,
-                                  self.problem.overlap, self.problem.gap_reach)
-        self._todo = iter(self.problem.tasks(chunks))
+        """The cluster reached, the job's data on every worker, each warm (a worker that cannot
+        open the store says so here), the tasks planned."""
+        problem = self.problem
+        self.session = session = self.executor.connect()
+        shared = Shared(uuid.uuid4().hex, type(problem), problem.worker_job(session.gpu))
+        client = session.client
+        self._shared = client.scatter(shared, broadcast=True, hash=False)
+        client.gather([client.submit(warm, self._shared, workers=[w], pure=False,
+                                     allow_other_workers=True) for w in session.workers])
+        problem.task_seconds = config.CLUSTER_TASK_SECONDS
+        self._todo = iter(problem.tasks(cluster.task_chunks(
+            problem.records, problem.strands, problem.overlap, problem.gap_reach, session.gpu)))
         self._next = next(self._todo, None)
-
-    def _shared(self, gpu: bool) -> Shared:
-        return Shared(self.grid.token(), type(self.problem), self.problem.worker_job(gpu))
 
     @property
     def threads(self) -> int:
-        return self.grid.threads
+        return self.session.threads if self.session else 1
+
+    @property
+    def window(self) -> int:
+        """Tasks kept in flight: two per worker thread, so none waits for the next."""
+        return 2 * self.threads + 1
 
     def close(self) -> None:
-        self.grid.close()
+        """Cancel what is in flight, release the job's data, close the session."""
+        if self.session is None:
+            return
+        session, self.session = self.session, None
+        try:
+            pending = list(self._futures) + ([self._shared] if self._shared is not None else [])
+            if pending:
+                session.client.cancel(pending, force=True)
+        finally:
+            self._futures.clear()
+            self._shared = None
+            session.close()
 
     # -- the SliceRunner protocol -------------------------------------------------------------
     @property
     def finished(self) -> bool:
         return self._stopped or (self._todo is not None and self._next is None
-                                 and not self.grid.in_flight)
+                                 and not self._futures)
 
     def report(self) -> dict:
         return self.problem.report()
 
     def _fill(self) -> None:
-        while self._next is not None and self.grid.in_flight < self.grid.window:
+        while self._next is not None and len(self._futures) < self.window:
             task, self._next = self._next, next(self._todo, None)
-            if not self.problem.wanted(task):
-                continue
-            self.grid.submit(task, task)
+            if self.problem.wanted(task):
+                future = self.session.client.submit(run_task, self._shared, task, pure=False)
+                self._futures[future] = task
+
+    def _collect(self) -> list:
+        """The futures in flight that completed within config.SLICE_SECONDS (returns as soon
+        as one has, or when the abort flag is set)."""
+        if not self._futures:
+            return []
+        deadline = time.perf_counter() + config.SLICE_SECONDS
+        while True:  # futures' states are local: polling them costs nothing on the cluster
+            done = [f for f in self._futures if f.done()]
+            if done or time.perf_counter() >= deadline or self.abort[0]:
+                return done
+            time.sleep(0.005)
 
     def step(self, budget: int) -> Step:
         problem = self.problem
         self._fill()
         units = cells = comparisons = 0
-        for task, (answer, c, q) in self.grid.collect(config.SLICE_SECONDS, self.abort):
+        for future in self._collect():
+            task = self._futures.pop(future)
+            answer, c, q = cluster.task_result(future)
             problem.merge(task, answer)
             problem.task_done(task)
             owned = problem.weight(task)
@@ -169,8 +203,12 @@ class DaskTasks:
         if not problem.settle():
             self._stopped = True
             self.done = self.total
-        elif problem.ordered:
-            self.grid.drop(lambda task: not problem.wanted(task))
+        elif problem.ordered:  # cancel the tasks in flight no longer wanted
+            gone = [f for f, task in self._futures.items() if not problem.wanted(task)]
+            for future in gone:
+                del self._futures[future]
+            if gone:
+                self.session.client.cancel(gone)
         known = problem.units_done()
         if known is not None:
             self.done = known

@@ -22,13 +22,10 @@ class InProcess:
     def __init__(self, backend: str = "serial", scheduler: str | None = None):
         self.gpu = registry.on_gpu(backend)
 
-    def background(self, problem: ChunkedProblem) -> Background:
-        return Background(problem.records, problem.strands, gpu=self.gpu)
-
     def runner(self, problem: ChunkedProblem, abort: np.ndarray, threads: int | None):
         """The whole-text run when the background fits and the family has one, else a
         :class:`ChunkLoop`."""
-        background = self.background(problem)
+        background = Background(problem.records, problem.strands, gpu=self.gpu)
         whole = problem.whole(abort, threads) if background.fits() else None
         return whole if whole is not None else ChunkLoop(problem, background, abort, threads)
 

@@ -71,15 +71,18 @@ class InnerRunnerRun:
 
 class ChunkedProblem(ABC):
     """A family's problem over a background (see the module docstring). A subclass sets
-    :attr:`family`, :attr:`overlap` and :attr:`strands` and gives :meth:`open`,
+    :attr:`spec`, :attr:`role`, :attr:`overlap` and :attr:`strands` and gives :meth:`open`,
     :meth:`merge` and, when it has one, :meth:`whole`; the client's merge
-    state is built lazily, so a worker that only runs tasks never builds it.
+    state is built lazily or in :meth:`tasks` (which only the client calls), so a worker
+    that only runs tasks never builds it.
 
     Made from a job alone (``type(problem)(job)``): that is how workers rebuild it from
     :meth:`worker_job`."""
 
     #: the family's FamilySpec (the variant and flags a Dask worker runs come from it)
     spec = None
+    #: the job's input that is the background the chunks cut
+    role: str = "background"
     #: merges must come in task order (kdiff: a record's scan stops at the first start
     #: whose suffix occurs whole, so later tasks may be dropped)
     ordered: bool = False
@@ -100,9 +103,10 @@ class ChunkedProblem(ABC):
 
     # -- described once, known to every process ----------------------------------------------
     @property
-    @abstractmethod
     def records(self) -> tuple:
-        """The background records (a genome store's travel to workers as its path)."""
+        """The background records, the job's input :attr:`role` (a genome store's travel to
+        workers as its path)."""
+        return self.job.inputs[self.role]
 
     def tasks(self, chunks) -> list[Task]:
         """The tasks over a chunk plan, in the order to run them: one per chunk."""

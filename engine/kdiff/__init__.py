@@ -28,7 +28,6 @@ from engine import api, gaps, registry
 from engine.jobs import CancelToken, Job, Progress, RunInfo, check_threads
 from engine.kdiff.candidates import Candidate, CandidateTable
 from engine.kdiff.closest import ClosestMatch, closest_match, iter_closest_match
-from engine.kdiff.cuda_options import cuda_params
 from engine.kdiff.spec import ONE_K_FLAGS, SPEC
 from engine.slices import Meter, numba_threads, run_info
 
@@ -118,12 +117,15 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     if all_k:
         _check_all_k(sel)
         params["all_k"] = True
-    params.update(cuda_params(sel.variant, sel.backend, sel.flags, threads_per_block, prefetch_factor))
+    # (the CUDA options' ranges are the registry's, checked above; flags that need flags:
+    # BackendSpec.flag_requires, checked by registry.resolve)
+    params.update(registry.check_backend_only(
+        SPEC, sel.backend, threads_per_block=threads_per_block, prefetch_factor=prefetch_factor))
     registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
     if registry.on_cluster(sel.backend):
-        from engine.cluster import check_scheduler
+        from engine import scheduler_address
 
-        params["scheduler"] = check_scheduler(scheduler)
+        params["scheduler"] = scheduler_address.check(scheduler)
     return Job(family="kdiff", inputs={"target": target, "background": background},
                variant=sel.variant, backend=sel.backend, parallel=sel.parallel, flags=sel.flags,
                params=params, threads=threads, count_comparisons=count_comparisons)

@@ -52,6 +52,7 @@ class CandidateTable(ColumnTable):
 
     COLUMNS = ("target_id", "start", "end", "length", "sequence")
     INTERVAL = ("target_id", "start", "end")
+    NUMERIC = ("start", "end", "length")
 
     def __init__(self, target, start0, length, *, target_ids, texts, shifts=None):
         self.target = target
@@ -92,12 +93,6 @@ class CandidateTable(ColumnTable):
 
     def make_row(self, cells: tuple) -> Candidate:
         return Candidate(cells[0], cells[1], cells[2], cells[4])
-
-    def numeric(self, name: str):
-        return getattr(self, name) if name in ("start", "end", "length") else None
-
-    def find_candidates(self, row):
-        return np.flatnonzero(self.start == row.start)
 
     def frame_columns(self) -> dict:
         return {"target_id": categorical(self.target, self.target_ids), "start": self.start,

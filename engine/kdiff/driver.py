@@ -6,8 +6,8 @@ record on the job's variant and backend (CUDA jobs through ``engine.kdiff.cuda``
 imported only for them). A job whose background is too large to hold whole
 (:mod:`engine.streaming`: in memory, or on the GPU for cuda jobs), or that runs on
 Dask, is an ordered chunked problem (engine/kdiff/problem.py): tasks of one range of
-starts against one background chunk (:func:`chunk_task`), merged by :func:`merge_chunk`;
-a cuda job uploads each chunk in turn into one device buffer.
+starts against one background chunk; a cuda job uploads each chunk in turn into one
+device buffer.
 """
 
 from __future__ import annotations
@@ -226,41 +226,6 @@ class KernelCall:
 def _no_levels(count: int) -> np.ndarray:
     """The empty levels array of a plain (single k) call."""
     return np.empty((count, 0), dtype=np.int64)
-
-
-def chunk_task(call: KernelCall, alpha, r_lo: int, r_hi: int, beta, offsets, counters):
-    """One task of a streamed slice: c(r) for starts [r_lo, r_hi) against one chunk's text.
-
-    Returns (c, levels, settled): the chunk's c(r) (and, for ``kdiff --all-k``, the lower
-    levels: starts x levels) for the first ``settled`` starts (fewer than asked when a
-    start's whole suffix occurs in the chunk: the scan stops there, or when cancelled)."""
-    part = np.full(r_hi - r_lo, -1, dtype=np.int64)
-    part_lv = np.full((r_hi - r_lo, call.levels), -1, dtype=np.int64)
-    call.use_background(beta, offsets)
-    settled = call(alpha, r_lo, r_hi, part, counters, part_lv)
-    return part, part_lv, settled
-
-
-def merge_chunk(best: np.ndarray, best_lv: np.ndarray, settled: int, part: np.ndarray,
-                part_lv: np.ndarray, got: int, m: int, r_lo: int) -> int:
-    """Fold a chunk's (c, levels, settled) into the running maxima ``best`` and ``best_lv``;
-    return the starts settled so far, or -1 when the chunk was cancelled (its missing maxima
-    make the slice unusable).
-
-    c(r) is the max over chunks (engine.streaming's overlap argument), and so is c at each
-    lower level (a match within t edits is no longer than one within K). A chunk that stops
-    at start r found r's whole suffix (with levels: within 0 edits, where the scan of every
-    k stops), so the merged scan stops there too: the merged settled count is the smallest
-    stop, and every chunk computed every start before it.
-    """
-    whole = part_lv[:, 0] if part_lv.shape[1] else part
-    full = got > 0 and whole[got - 1] >= m - (r_lo + got - 1)
-    if got < settled and not full:
-        return -1
-    settled = min(settled, got)
-    np.maximum(best[:settled], part[:settled], out=best[:settled])
-    np.maximum(best_lv[:settled], part_lv[:settled], out=best_lv[:settled])
-    return settled
 
 
 class ScanRunner:

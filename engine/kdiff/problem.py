@@ -2,13 +2,13 @@
 
 The task grid of :mod:`engine.streaming`: the starts of each target record are cut into
 ranges, and each range is one task per background chunk (:class:`RangeRun`: c(r) for
-the range against the chunk, :func:`~engine.kdiff.driver.chunk_task`). Ranges come in
-scan order and are sized so that a task takes about ``task_seconds`` (a slice in this
-process, ``config.CLUSTER_TASK_SECONDS`` on Dask), from the tasks done so far. A range's
-answers merge in any order (:func:`~engine.kdiff.driver.merge_chunk`: the max of c(r),
-the scan stopping at the first start whose whole suffix occurs in some chunk); merged
-ranges are committed in order to an inner :class:`~engine.kdiff.driver.ScanRunner`,
-which keeps the candidates, the profiles and the early stop exactly as in one process.
+the range against the chunk). Ranges come in scan order and are sized so that a task
+takes about ``task_seconds`` (a slice in this process, ``config.CLUSTER_TASK_SECONDS`` on
+Dask), from the tasks done so far. A range's answers merge in any order
+(:meth:`_Range.merge`: the max of c(r), the scan stopping at the first start whose whole
+suffix occurs in some chunk); merged ranges are committed in order to an inner
+:class:`~engine.kdiff.driver.ScanRunner`, which keeps the candidates, the profiles and
+the early stop exactly as in one process.
 A record that stops drops its later ranges' tasks. A background that fits runs as the
 plain ScanRunner over the whole text.
 """
@@ -26,27 +26,19 @@ import numpy as np
 from engine import config
 from engine.executors import ChunkedProblem, Task
 from engine.jobs import Job
-from engine.kdiff.driver import (
-    KernelCall,
-    ScanRunner,
-    background_text,
-    chunk_task,
-    merge_chunk,
-)
+from engine.kdiff.driver import KernelCall, ScanRunner, background_text
 from engine.kdiff.spec import ONE_K_FLAGS, SPEC
 from engine.slices import Step
 
 
 @dataclass(eq=False)
 class _Range:
-    """Starts [r_lo, r_hi) of target ``record`` (of length ``m``): its chunks' answers merged
-    so far (``best``, ``settled``; -1 once a chunk was cut short), ``pending`` chunk tasks
-    still to merge."""
+    """Starts [r_lo, r_hi) of target ``record``: its chunks' answers merged so far (``best``,
+    ``settled``; -1 once a chunk was cut short), ``pending`` chunk tasks still to merge."""
 
     record: int
     r_lo: int
     r_hi: int
-    m: int
     pending: int
     levels: int = 0  # kdiff --all-k: the lower levels merged besides c
 
@@ -56,6 +48,21 @@ class _Range:
         self.settled = self.r_hi - self.r_lo
         self.counters = np.zeros(2, dtype=np.int64)
         self.seconds = 0.0
+
+    def merge(self, part: np.ndarray, part_lv: np.ndarray, got: int, stopped: bool) -> None:
+        """Fold a chunk's c(r) and levels of the range's first ``got`` starts into the running
+        maxima ``best`` and ``best_lv``. c(r) is the max over chunks (engine.streaming's
+        overlap argument), and so is c at each lower level (a match within t edits is no
+        longer than one within K). A chunk that ``stopped`` at start r found r's whole suffix
+        (with levels: within 0 edits, where the scan of every k stops), so the merged scan
+        stops there too: ``settled`` is the smallest stop, and every chunk computed every
+        start before it. A chunk cancelled before it makes the range unusable (-1)."""
+        if self.settled < 0 or (got < self.settled and not stopped):
+            self.settled = -1
+            return
+        self.settled = n = min(self.settled, got)
+        np.maximum(self.best[:n], part[:n], out=self.best[:n])
+        np.maximum(self.best_lv[:n], part_lv[:n], out=self.best_lv[:n])
 
 
 class _Merged:
@@ -80,7 +87,10 @@ class _Merged:
 
 class RangeRun:
     """One task (an engine.executors.ChunkRun): c(r) for a range of starts against one
-    chunk's text, in one step; its answer is (c, levels, settled, counters, seconds)."""
+    chunk's text, in one step; its answer is (c, levels, settled, stopped, counters,
+    seconds): c(r) and, for ``kdiff --all-k``, the lower levels (starts x levels) of the
+    first ``settled`` starts (fewer than asked when a start's whole suffix occurs in the
+    chunk: the scan ``stopped`` there; or when cancelled)."""
 
     def __init__(self, call: KernelCall, alpha: np.ndarray, r_lo: int, r_hi: int, text):
         self.call, self.alpha, self.r_lo, self.r_hi, self.text = call, alpha, r_lo, r_hi, text
@@ -95,13 +105,14 @@ class RangeRun:
     def step(self, budget: int) -> Step:
         t0 = time.perf_counter()
         counters = np.zeros(2, dtype=np.int64)
-        part, part_lv, got = chunk_task(self.call, self.alpha, self.r_lo, self.r_hi,
-                                        self.text.codes, self.text.offsets, counters)
-        self._answer = part, part_lv, got, counters, time.perf_counter() - t0
-        self.done = self.total
-        m = self.alpha.shape[0]
+        part = np.full(self.total, -1, dtype=np.int64)
+        part_lv = np.full((self.total, self.call.levels), -1, dtype=np.int64)  # (--all-k)
+        self.call.use_background(self.text.codes, self.text.offsets)  # (cuda: uploaded)
+        got = self.call(self.alpha, self.r_lo, self.r_hi, part, counters, part_lv)
         whole = part_lv[:, 0] if part_lv.shape[1] else part
-        stopped = got > 0 and whole[got - 1] >= m - (self.r_lo + got - 1)
+        stopped = got > 0 and whole[got - 1] >= self.alpha.shape[0] - (self.r_lo + got - 1)
+        self._answer = part, part_lv, got, stopped, counters, time.perf_counter() - t0
+        self.done = self.total
         return Step(self.total, int(counters[0]), int(counters[1]),
                     aborted=got < self.total and not stopped)
 
@@ -136,10 +147,6 @@ class ScanProblem(ChunkedProblem):
         self._by_key: dict = {}
         self._cursor = (0, 0)  # the next range's record and first start
         self.chunks: list = []
-
-    @property
-    def records(self) -> tuple:
-        return self.job.inputs["background"]
 
     @cached_property
     def alphas(self) -> list:
@@ -213,8 +220,7 @@ class ScanProblem(ChunkedProblem):
             if rec >= scan.position[0] and r < r_end:
                 r_hi = min(r_end, r + self._size)
                 self._cursor = (rec, r_hi)
-                return _Range(rec, r, r_hi, len(self.targets[rec]), len(self.chunks),
-                              scan.levels)
+                return _Range(rec, r, r_hi, len(self.chunks), scan.levels)
             rec, r = rec + 1, 0
         self._cursor = (rec, r)
         return None
@@ -246,10 +252,8 @@ class ScanProblem(ChunkedProblem):
         rng = self._by_key.get(task.key)
         if rng is None or answer is None:
             return
-        part, part_lv, got, counters, seconds = answer
-        if rng.settled >= 0:
-            rng.settled = merge_chunk(rng.best, rng.best_lv, rng.settled, part, part_lv, got,
-                                      rng.m, rng.r_lo)
+        part, part_lv, got, stopped, counters, seconds = answer
+        rng.merge(part, part_lv, got, stopped)
         rng.counters += counters
         rng.seconds += seconds
 

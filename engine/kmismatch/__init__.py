@@ -141,9 +141,9 @@ def make_job(patterns, text, k: int, *, variant=None, backend=None, strands: str
     registry.check_backend_only(SPEC, sel.backend, threads_per_block=threads_per_block,
                                 scheduler=scheduler or None)
     if registry.on_cluster(sel.backend):
-        from engine.cluster import check_scheduler
+        from engine import scheduler_address
 
-        params["scheduler"] = check_scheduler(scheduler)
+        params["scheduler"] = scheduler_address.check(scheduler)
     if threads_per_block is not None:
         params["threads_per_block"] = check_threads_per_block(sel.variant, threads_per_block)
     if registry.on_gpu(sel.backend):

@@ -438,6 +438,7 @@ class ScanProblem(ChunkedProblem):
     counted, so the result is one in-memory scan's. Progress counts text positions."""
 
     spec = SPEC
+    role = "text"
     setup_is_solve_time = True  # (the text packed, or uploaded to the GPU)
 
     def __init__(self, job: Job):
@@ -451,10 +452,6 @@ class ScanProblem(ChunkedProblem):
         self.offsets = self.flat.offsets
         self.done = 0  # text positions of the tasks merged whole
         self._sorted = True
-
-    @property
-    def records(self) -> tuple:
-        return self.job.inputs["text"]
 
     @cached_property
     def groups(self) -> list:

@@ -56,6 +56,8 @@ class HitTable(ColumnTable):
     """
 
     COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "mismatches", "matched")
+    ROW = Hit
+    NUMERIC = ("start", "end", "mismatches")
     INTERVAL = ("record_id", "start", "end")
 
     def __init__(self, pos, code, mismatches, *, pattern_ids, pattern_lengths, record_ids, text,
@@ -90,15 +92,6 @@ class HitTable(ColumnTable):
         return [labels(self.pattern_ids, part.pattern), labels(self.record_ids, part.record),
                 part.start, part.end, [STRANDS[s] for s in (part.code & 1).tolist()],
                 part.mismatches, part.matched()]
-
-    def make_row(self, cells: tuple) -> Hit:
-        return Hit(*cells)
-
-    def numeric(self, name: str):
-        return getattr(self, name) if name in ("start", "end", "mismatches") else None
-
-    def find_candidates(self, row):
-        return np.flatnonzero(self.start == row.start)
 
     @cached_property
     def record(self) -> np.ndarray:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from engine import registry
 from engine.lcs.spec import SPEC
 from engine.registry import check_backend_only
 
@@ -15,14 +14,10 @@ def cuda_params(variant: str, backend: str, parallel: str | None, threads_per_bl
     The band kernels (bitparallel, tiled wavefront) run one band per warp, so a block
     of more than 32 threads must hold whole warps; fewer than 32 make one narrower band.
     """
-    check_backend_only(SPEC, backend, threads_per_block=threads_per_block)
-    if not registry.on_gpu(backend):
-        return {}
-    if threads_per_block is None:
-        return {}
-    tpb = threads_per_block  # in the registry's range already (make_job: registry.check_params)
+    params = check_backend_only(SPEC, backend, threads_per_block=threads_per_block)
+    tpb = params.get("threads_per_block", 0)  # (in the registry's range: make_job checked it)
     banded = not (variant == "wavefront" and parallel == "diagonal")
     if banded and tpb > WARP and tpb % WARP:
         raise ValueError(f"threads_per_block of lcs {variant}/cuda above {WARP} must be a multiple "
                          f"of {WARP} (one band per warp), got {tpb}")
-    return {"threads_per_block": tpb}
+    return params

@@ -17,7 +17,7 @@ imported only for cuda jobs) and compiles them.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Generator
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from engine import config
 from engine.jobs import Job
 from engine.lcs.cpu_common import BITS, PLAIN, SNAPSHOT, Sampling, traceback
 from engine.sequences import DECODE_TABLE
-from engine.slices import Step
+from engine.slices import CallsRunner, Step
 
 from engine.lcs.passes import FIRST_SLICE_CELLS, Pass, cpu_module
 
@@ -77,9 +77,9 @@ class Recovery:
             yield cells
         self.active_left = after
 
-    def steps(self, budget, abort: np.ndarray) -> Iterator[int]:
-        """Yield the cells of each kernel call (``budget()``: cells for the next one); stop
-        early when ``abort[0]`` is set."""
+    def steps(self, budget, abort: np.ndarray) -> Generator[int, None, bool | None]:
+        """Yield the cells of each kernel call (``budget()``: cells for the next one); return
+        True when done, or None early when ``abort[0]`` is set."""
         a, b = self.a, self.b
         while self.stack:
             # Stays set until the subproblem is done, so an abort leaves it unfinished.
@@ -116,6 +116,7 @@ class Recovery:
                 self.stack.append((mid, ahi, split, bhi))
                 self.stack.append((alo, mid, blo, split))
             self.current = None
+        return True
 
 
 def lcs_text(a: np.ndarray, b: np.ndarray, pairs0: np.ndarray) -> str:
@@ -180,7 +181,7 @@ class ScoreRunner:
         return {"message": "score pass", "snapshot": image, "snapshot_shape": self.shape}
 
 
-class RecoveryRunner:
+class RecoveryRunner(CallsRunner):
     """Hirschberg's recovery (units: cells; ``total`` is an estimate until it ends).
 
     Its subproblems make many small kernel calls, so a slice runs calls until about
@@ -188,30 +189,14 @@ class RecoveryRunner:
     """
 
     def __init__(self, recovery: Recovery, abort: np.ndarray, shape, first=1):
+        super().__init__(recovery.steps(lambda: max(1, self.left), abort))
         self.recovery, self.shape = recovery, shape
         self.first = first  # 1-based position of a[0], b[0] in the loaded records
         self.first_slice = FIRST_SLICE_CELLS
-        self.done = 0
-        self.finished = False
-        self._left = 0  # cells the slice under way may still run
-        self._calls = recovery.steps(lambda: max(1, self._left), abort)
 
     @property
     def total(self) -> int:
         return self.done + self.recovery.remaining()
-
-    def step(self, budget: int) -> Step:
-        cells, aborted = 0, False
-        while cells < budget:
-            self._left = budget - cells
-            try:
-                cells += next(self._calls)
-            except StopIteration:
-                aborted = not self.recovery.finished
-                self.finished = not aborted
-                break
-        self.done += cells
-        return Step(cells, cells, cells, aborted)
 
     def report(self) -> dict:
         return {"message": "recovering the LCS", "snapshot_shape": self.shape,

@@ -219,7 +219,7 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
                               top_row=score_pass.sweep.kept)
     if not (yield from run_slices(tracing, meter, cancel, done_before=m * n)):
         return result(best)
-    alignment = meter.timed(lambda: build(a, b, tracing.ops))
+    alignment = meter.timed(lambda: build(a, b, tracing.answer))
     found = alignment.matches * sc.match + alignment.mismatches * sc.mismatch + alignment.gaps * sc.gap
     if found != best:
         raise RuntimeError(f"internal error: traceback scores {found}, score pass {best}")

@@ -19,7 +19,7 @@ import numpy as np
 from engine import registry
 from engine import config
 from engine.nw.scoring import Scores, cast_scores, snapshot_scale, value_type
-from engine.slices import Step
+from engine.slices import CallsRunner, Step
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 
@@ -203,40 +203,22 @@ class ScoreRunner:
         return {"message": "score pass", **self.recorder.report()}
 
 
-class TracebackRunner:
+class TracebackRunner(CallsRunner):
     """Hirschberg's recursion in slices (units: cells; ``total`` is the 1.5 m n estimate
     until it ends). A slice runs sub-problem bands and base cases until about ``budget``
-    cells; ``ops`` holds the column operations once finished."""
+    cells; :attr:`answer` holds the column operations once finished."""
 
     def __init__(self, kernels, a, b, sc: Scores, vtype, abort, recorder: Recorder, top_row=None):
         m, n = a.shape[0], b.shape[0]
+        super().__init__(hirschberg(kernels, a, b, sc, vtype, abort,
+                                    lambda w: max(1, self.left // max(1, w)), top_row))
         self.recorder = recorder
         self.estimate = int(1.5 * m * n)   # at most about 1.5 m n: the halves shrink per level
         self.first_slice = kernels.first_rows(m, n) * n
-        self.done = 0
-        self.finished = False
-        self.ops: np.ndarray | None = None
-        self._left = 0   # cells the slice under way may still run
-        self._work = hirschberg(kernels, a, b, sc, vtype, abort,
-                                lambda w: max(1, self._left // max(1, w)), top_row)
 
     @property
     def total(self) -> int:
         return self.done if self.finished else max(self.done, self.estimate)
-
-    def step(self, budget: int) -> Step:
-        cells = 0
-        while cells < budget:
-            self._left = budget - cells
-            try:
-                cells += next(self._work)
-            except StopIteration as stop:
-                self.ops = stop.value
-                self.finished = self.ops is not None
-                self.done += cells
-                return Step(cells, cells, cells, aborted=self.ops is None)
-        self.done += cells
-        return Step(cells, cells, cells)
 
     def report(self) -> dict:
         return {"message": "traceback", **self.recorder.report()}

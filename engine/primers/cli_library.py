@@ -10,6 +10,7 @@ import json
 import sys
 import time
 
+from engine.cli import StderrLine
 from engine.output import check_outputs, write_text
 
 FAMILY = None  # a command of its own (engine.cli runs ``run(args)``)
@@ -84,23 +85,14 @@ def _read_csv(path: str) -> str:
         raise ValueError(f"{path}: cannot read file ({exc.strerror or exc})") from None
 
 
-class _ImportProgress:
+class _ImportProgress(StderrLine):
     """Rows inserted so far, on standard error when it is a terminal."""
 
-    def __init__(self) -> None:
-        self.enabled = sys.stderr is not None and sys.stderr.isatty()
-        self.drawn = False
+    WIDTH = 60
 
     def __call__(self, done: int, total: int) -> None:
         if self.enabled:
-            sys.stderr.write(f"\rimporting: {done:,} of {total:,} rows")
-            sys.stderr.flush()
-            self.drawn = True
-
-    def close(self) -> None:
-        if self.drawn:
-            sys.stderr.write("\r" + " " * 60 + "\r")
-            sys.stderr.flush()
+            self.draw(f"importing: {done:,} of {total:,} rows")
 
 
 def run(args) -> int:

@@ -20,7 +20,7 @@ FAMILY = "edit"  # the family whose variants and backends search the sites
 DEFAULT_VARIANT = "myers for primers of up to 64 nt, else myers-blocked"
 
 
-def add_pcr_options(parser, *, defaults: bool = True) -> None:
+def add_pcr_options(parser) -> None:
     """The site and product options (shared with ``pairs`` and ``panel``)."""
     g = parser.add_argument_group("in-silico PCR")
     edits = integer(0, MAX_PRIMER_LENGTH)

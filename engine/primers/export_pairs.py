@@ -13,6 +13,7 @@ import csv
 import io
 from dataclasses import asdict
 
+from engine.columns import blank
 from engine.primers.export_pcr import product_dict
 from engine.primers.primer_sets import spreadsheet_cell
 
@@ -26,7 +27,8 @@ COLUMNS = (("target", "rank", "penalty", "product_size")
 REJECTED_COLUMNS = ("target", "orientation", "start", "end", "sequence", "reason")
 
 
-def _side(site) -> dict:
+def side_dict(site) -> dict:
+    """A primer of a pair as JSON (pairs and group)."""
     return {"sequence": site.sequence, "start": site.start, "end": site.end, "tm": site.tm,
             "gc_percent": site.gc_percent, "penalty": site.penalty}
 
@@ -34,7 +36,8 @@ def _side(site) -> dict:
 def pair_dict(p) -> dict:
     closest = p.closest_offtarget
     return {"target": p.target_id, "rank": p.rank, "penalty": p.penalty,
-            "product_size": p.product_size, "left": _side(p.left), "right": _side(p.right),
+            "product_size": p.product_size, "left": side_dict(p.left),
+            "right": side_dict(p.right),
             "compl_any_tm": p.compl_any_tm, "compl_end_tm": p.compl_end_tm,
             "product_tm": p.product_tm, "offtarget_products": p.offtarget_products,
             "closest_offtarget": None if closest is None else product_dict(closest, False),
@@ -47,13 +50,9 @@ def rows(result):
         closest = d["closest_offtarget"] or {}
         yield ((d["target"], d["rank"], d["penalty"], d["product_size"])
                + tuple(d["left"][f] for f in SIDE_FIELDS) + tuple(d["right"][f] for f in SIDE_FIELDS)
-               + (_blank(d["compl_any_tm"]), _blank(d["compl_end_tm"]), _blank(d["product_tm"]),
+               + (blank(d["compl_any_tm"]), blank(d["compl_end_tm"]), blank(d["product_tm"]),
                   d["offtarget_products"])
-               + tuple(_blank(closest.get(f)) for f in CLOSEST_FIELDS))
-
-
-def _blank(v):
-    return "" if v is None else v
+               + tuple(blank(closest.get(f)) for f in CLOSEST_FIELDS))
 
 
 def write_csv(result, fh) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import math
 
+from engine.columns import blank
 from engine.primers.export_pcr import product_dict
 from engine.primers.primer_sets import spreadsheet_cell
 
@@ -24,10 +25,6 @@ COLUMNS = ("primer_a", "primer_b", "dimer_dg", "dimer_tm", "end_dg_ab", "end_dg_
 
 def _num(v):
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else round(float(v), 4)
-
-
-def _blank(v):
-    return "" if v is None else v
 
 
 def pair_rows(result):
@@ -49,11 +46,11 @@ def write_csv(result, fh, *, matrix: str | None = None) -> None:
         values = {"dg": result.dimer_dg, "tm": result.dimer_tm, "end": result.end_dg}[matrix]
         w.writerow([""] + [spreadsheet_cell(n) for n in names])
         for name, row in zip(names, values):
-            w.writerow([spreadsheet_cell(name)] + [_blank(_num(v)) for v in row])
+            w.writerow([spreadsheet_cell(name)] + [blank(_num(v)) for v in row])
         return
     w.writerow(COLUMNS)
     for r in pair_rows(result):  # (names a spreadsheet would run get a leading quote: OWASP)
-        w.writerow([spreadsheet_cell(_blank(r[c])) for c in COLUMNS])
+        w.writerow([spreadsheet_cell(blank(r[c])) for c in COLUMNS])
 
 
 def to_json(result, *, matrix: str | None = None) -> dict:

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.jobs import RunInfo
+from engine.primers.export_pairs import side_dict
 from engine.primers.pairs import PairSettings, PrimerSite
 from engine.sequences import Record, SequenceError, load
 
@@ -232,15 +233,10 @@ class GroupResult:
         }
 
 
-def _side(site: PrimerSite) -> dict:
-    return {"sequence": site.sequence, "start": site.start, "end": site.end, "tm": site.tm,
-            "gc_percent": site.gc_percent, "penalty": site.penalty}
-
-
 def pair_dict(p: GroupPair, rank: int) -> dict:
     return {"rank": rank, "record": p.record, "penalty": p.penalty,
             "product_size": p.product_size, "coverage": p.coverage,
-            "left": _side(p.left), "right": _side(p.right),
+            "left": side_dict(p.left), "right": side_dict(p.right),
             "products": [None if q is None else {
                 "genome": q.genome, "record": q.record, "start": q.start, "end": q.end,
                 "size": q.size, "left_edits": q.left_edits, "right_edits": q.right_edits}

@@ -490,10 +490,6 @@ class SitesProblem(ChunkedProblem):
         self.overlap = self.search.overlap
         self._parts: list[tuple] = []
 
-    @property
-    def records(self) -> tuple:
-        return self.job.inputs["background"]
-
     @cached_property
     def refine(self) -> Refinement:
         return Refinement(self.job.inputs["primers"], self.settings)

@@ -101,6 +101,7 @@ class PcrSites(_Columns):
 
     COLUMNS = ("primer", "record_id", "strand", "start", "end", "edits", "edits_3prime")
     INTERVAL = ("record_id", "start", "end")
+    ROW = Site
 
     def __init__(self, columns: dict, *, primer_ids, record_ids):
         super().__init__(columns, primer_ids=tuple(primer_ids), record_ids=tuple(record_ids))
@@ -134,12 +135,6 @@ class PcrSites(_Columns):
                 [STRANDS[s] for s in self.strand[lo:hi].tolist()], self.start[lo:hi],
                 self.end[lo:hi], self.edits[lo:hi], self.edits_3prime[lo:hi]]
 
-    def make_row(self, cells: tuple) -> Site:
-        return Site(*cells)
-
-    def find_candidates(self, row):
-        return np.flatnonzero(self.start == row.start)
-
 
 #: A product table's columns: forward and reverse are indices into ``primer_ids``, record
 #: into ``record_ids``; coordinates 1-based in the record's own numbering.
@@ -156,6 +151,7 @@ class PcrProducts(_Columns):
     COLUMNS = ("forward", "reverse", "record_id", "start", "end", "forward_edits",
                "reverse_edits", "forward_3prime_edits", "reverse_3prime_edits", "sequence",
                "spans_gap")
+    ROW = Product
     INTERVAL = ("record_id", "start", "end")
 
     def __init__(self, columns: dict, *, primer_ids, background, with_sequence: bool):
@@ -181,9 +177,3 @@ class PcrProducts(_Columns):
                 self.reverse_edits[lo:hi], self.forward_3prime_edits[lo:hi],
                 self.reverse_3prime_edits[lo:hi], self.sequences(lo, hi),
                 self.spans_gap[lo:hi].tolist()]
-
-    def make_row(self, cells: tuple) -> Product:
-        return Product(*cells)
-
-    def find_candidates(self, row):
-        return np.flatnonzero(self.start == row.start)

@@ -12,7 +12,7 @@ import pytest
 
 import benchmarks
 from benchmarks import Skip, scale
-from engine import cluster, kdiff, registry
+from engine import kdiff, registry
 from engine.sequences import load
 
 S1 = ("index", "open", "kdiff/multicore", "kdiff/dask")
@@ -62,7 +62,9 @@ def test_without_a_gpu_the_s2_rows_are_skipped_before_any_data_is_made(tiny, mon
 def test_dask_cuda_is_skipped_without_dask_cuda_and_gpu_rows_under_the_simulator(
         tiny, monkeypatch):
     _gpu(monkeypatch, True)
-    monkeypatch.setattr(cluster, "status", lambda: (True, ""))
+    status = registry.backend_status  # (dask installed, as far as the case can tell)
+    monkeypatch.setattr(registry, "backend_status",
+                        lambda name: (True, "") if name == "dask" else status(name))
     find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "dask_cuda" else find_spec(name, *a))

@@ -20,7 +20,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from engine import cli, cluster, config, kdiff, kmismatch, store  # noqa: E402
+from engine import cli, cluster, config, kdiff, kmismatch, scheduler_address, store  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.sequences import Record, decode, load, reverse_complement  # noqa: E402
 from engine.streaming import plan_chunks  # noqa: E402
@@ -487,11 +487,11 @@ def test_workers_run_the_jobs_variant_on_their_backend_or_that_backends_default(
         ("pair-tile", "cuda", None, frozenset())
     assert cluster.worker_selection(kmismatch.SPEC, "naive", (), False) == \
         ("naive", "multicore", None, frozenset())
-    assert cluster.check_scheduler(" tcp://scheduler.example:8786 ") == "tcp://scheduler.example:8786"
-    assert cluster.check_scheduler("[::1]:8786") == "[::1]:8786"
-    assert cluster.check_scheduler("") is None and cluster.check_scheduler(None) is None
+    assert scheduler_address.check(" tcp://scheduler.example:8786 ") == "tcp://scheduler.example:8786"
+    assert scheduler_address.check("[::1]:8786") == "[::1]:8786"
+    assert scheduler_address.check("") is None and scheduler_address.check(None) is None
     with pytest.raises(ValueError, match="--scheduler must be"):
-        cluster.check_scheduler("tcp://host:8786/path")
+        scheduler_address.check("tcp://host:8786/path")
 
 
 @pytest.fixture
@@ -559,9 +559,7 @@ def test_gpu_workers_take_the_chunks_of_a_cuda_job(monkeypatch):
     problem = SearchProblem(job)
 
     def chunks(gpu: bool):
-        grid = cluster.TaskGrid(None, lambda gpu: None, None, None)
-        monkeypatch.setattr(cluster.TaskGrid, "gpu", property(lambda self: gpu))
-        plan = grid.chunks(problem.records, problem.strands, problem.overlap)
+        plan = cluster.task_chunks(problem.records, problem.strands, problem.overlap, gpu=gpu)
         for index, n in enumerate(lengths):  # owned ranges tile each record
             owned = sorted((p.own, p.end) for c in plan for p in c.pieces if p.record == index)
             assert owned[0][0] == 0 and owned[-1][1] == n

@@ -178,14 +178,14 @@ def test_a_task_the_cluster_forgot_is_one_line():
     """Every worker lost: Dask cancels the futures ("already forgotten")."""
     from distributed.client import FutureCancelledError
 
-    from engine.cluster import TaskGrid
+    from engine.cluster import task_result
 
     class Forgotten:
         def result(self):
             raise FutureCancelledError("task-1", "already forgotten")
 
     with pytest.raises(RuntimeError, match="the Dask cluster dropped a task"):
-        TaskGrid._result(Forgotten())
+        task_result(Forgotten())
 
 
 # ---------------------------------------------------------------------------- memory bounds
