@@ -43,6 +43,9 @@ METHODS = kcuda.METHODS
 
 @pytest.fixture(autouse=True)
 def small_gpu(monkeypatch):
+    # The passes over the text and the hits (unpack, merge, tally) take 8 threads a block,
+    # not 256: the simulator runs each thread in Python, and most of 256 had nothing to do.
+    monkeypatch.setattr(kcuda, "_PASS_THREADS", 8)
     monkeypatch.setattr(config, "KMISMATCH_CUDA_THREADS_PER_BLOCK", 8)
     monkeypatch.setattr(config, "KMISMATCH_CUDA_SHARED_MEM_THREADS_PER_BLOCK", 8)
     monkeypatch.setattr(config, "KMISMATCH_CUDA_BLOCK_THREAD_WINDOWS", 5)
