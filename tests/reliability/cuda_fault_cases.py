@@ -27,10 +27,11 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
 
 sys.setswitchinterval(1e-6)  # simulated threads hand the GIL over at every syncthreads
 
-from engine import cli, gpu, registry  # noqa: E402
+from engine import cli, config, gpu, registry  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.sequences import Record, encode, load  # noqa: E402
 from tests.cuda_support import DriverError  # noqa: E402
+from tests.engine.kdiff.cuda_support import tiny_kdiff_gpu  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 
@@ -41,6 +42,17 @@ ERRORS = {
     "lost": ("[719] Call to cuCtxSynchronize results in CUDA_ERROR_LAUNCH_FAILED",
              "CUDA error while running"),
 }
+
+
+@pytest.fixture(autouse=True)
+def small_gpu(monkeypatch):
+    """kdiff's and kmismatch's blocks of a few threads, as in their simulator cases: the
+    simulator runs every thread of a block in Python (their default 128-256 took most of
+    this file's time), and the faults hit the same device operations."""
+    tiny_kdiff_gpu(monkeypatch)
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_THREADS_PER_BLOCK", 8)
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_SHARED_MEM_THREADS_PER_BLOCK", 8)
+    monkeypatch.setattr(config, "KMISMATCH_CUDA_ORDER_THREADS", 4)
 #: Device operations each fault hits, and what engine.gpu says it was doing.
 ALLOCATIONS = {"upload": lambda a: a[1], "empty": lambda a: a[2], "upload_many": lambda a: a[0],
                "spare": lambda a: a[2]}

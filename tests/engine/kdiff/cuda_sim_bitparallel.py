@@ -31,6 +31,7 @@ from engine.kdiff.cuda import Device  # noqa: E402
 from engine.kdiff.reference import longest_prefix_within  # noqa: E402
 from engine.sequences import Record, reverse_complement  # noqa: E402
 from tests.engine.kdiff.cuda_sim_cases import _expected, _solve, small_gpu  # noqa: E402,F401
+from tests.engine.kdiff.oracle_rows import longest_prefixes  # noqa: E402
 from tests.engine.gap_cases import kdiff_expected  # noqa: E402
 from tests.strategies import codes, examples, mutate, random_codes  # noqa: E402
 
@@ -59,9 +60,10 @@ def _stage(texts, alpha, K, word):
 
 def _check_stage(alpha, texts, K, word):
     out, cells = _stage(texts, alpha, K, word)
+    wants = longest_prefixes(alpha, texts, K + 1)
     handed = 0
     for r in range(len(alpha)):
-        want = longest_prefix_within(alpha[r:], texts, K + 1)
+        want = wants[r]
         if out[r] >= word and len(alpha) - r > word:  # outgrew the word: handed on
             assert want >= word and out[r] == word, (word, r, want, out[r])
             handed += 1
@@ -102,7 +104,7 @@ def test_lanes_stage_with_neighbour_bounds(alpha, text, K, word, plant):
     texts = texts + [reverse_complement(t) for t in texts]
     plain, _ = _stage(texts, alpha, K, word)
     m = len(alpha)
-    want = np.array([longest_prefix_within(alpha[r:], texts, K + 1) for r in range(m)])
+    want = longest_prefixes(alpha, texts, K + 1)
     floor = np.minimum(K, m - np.arange(m))
     low = floor + (rng.random(m) * (want - floor + 1)).astype(np.int64)
     high = want + (rng.random(m) * (m - np.arange(m) - want + 1)).astype(np.int64)
@@ -135,9 +137,10 @@ def test_lanes_stage_levels_against_the_oracle(word, K):
     lv = np.full((m, K), -1, np.int64)
     stage.run(alpha, np.arange(m, dtype=np.int64), np.zeros(2, np.int64), lv=lv)
     outgrew = 0
+    levels = [longest_prefixes(alpha, texts, t + 1) for t in range(K)]
     for r in range(m):
         for t in range(K):
-            want = longest_prefix_within(alpha[r:], texts, t + 1)
+            want = levels[t][r]
             if want >= word and m - r > word:
                 assert lv[r, t] == word, (r, t, want, lv[r, t])
                 outgrew += 1
@@ -365,7 +368,7 @@ def test_tier_kernels_against_the_oracle(K, words):
     # record, and the long one's other strand (588 columns) would double each launch.
     texts = texts + [reverse_complement(texts[1])]
     m = len(alpha)
-    want = np.array([longest_prefix_within(alpha[r:], texts, K + 1) for r in range(m)])
+    want = longest_prefixes(alpha, texts, K + 1)
     beta = np.concatenate(texts)
     offsets = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
     driver = cuda_bitparallel.BitparallelDriver(Device(beta, offsets, 8), K, False)
@@ -551,8 +554,9 @@ def test_all_k_tier_routes_after_the_32_bit_lanes(monkeypatch):
         Device(beta, np.array([0, len(beta)], np.int64), 8), K, False, {"word32"}, levels=K)
     lv = np.empty((len(rs), K), np.int64)
     got = driver.run(alpha, rs, np.zeros(2, np.int64), lv)
+    levels = [longest_prefixes(alpha, [beta], t + 1) for t in range(K + 1)]
     for i, r in enumerate(rs):
-        want = [longest_prefix_within(alpha[r:], [beta], t + 1) for t in range(K + 1)]
+        want = [int(level[r]) for level in levels]
         assert list(lv[i]) + [got[i]] == want, (r, want, lv[i], got[i])
     plain = sum(n for lv, _, n, _ in calls if not lv)
     topped = sum(n for lv, top, n, _ in calls if lv and top)

@@ -31,11 +31,11 @@ from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.kdiff import cuda as kcuda  # noqa: E402
 from benchmarks import kdiff_cuda as cuda_bench
 from engine.kdiff import cuda_bitparallel  # noqa: E402
-from engine.kdiff.reference import kdiff_reference  # noqa: E402
 from engine.kdiff.spec import SPEC  # noqa: E402
 from engine.registry import missing_requirements  # noqa: E402
 from engine.sequences import Record, load, reverse_complement  # noqa: E402
 from tests.engine.kdiff.cuda_support import cuda_combos, label, tiny_kdiff_gpu  # noqa: E402
+from tests.engine.kdiff.oracle_rows import candidates  # noqa: E402
 from tests.strategies import mutate, random_codes  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
@@ -54,7 +54,7 @@ def _expected(target, background, k, strands):
         betas = betas + [reverse_complement(b) for b in betas]
     out = []
     for t in target:
-        out += [(t.id, r + 1, r + length) for r, length in kdiff_reference(t.codes, betas, k)]
+        out += [(t.id, r + 1, r + length) for r, length in candidates(t.codes, betas, k)]
     return out
 
 

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.cuda_support import (check_cli_without_a_gpu, numba_cuda_modules_loaded_by,
                                  run_simulator_cases)
 from engine import kdiff, registry
 from engine.kdiff.spec import SPEC
 from engine.sequences import load
+from tests.strategies import codes, examples
 
 HERE = Path(__file__).resolve().parent
 
@@ -81,3 +85,20 @@ def test_bitparallel_stages_in_the_cuda_simulator(part):
     """bitparallel's lanes stages (32 and 64 bits) and the neighbour rounds against the oracle,
     in the simulator (see cuda_sim_bitparallel.py), in two parts like the above."""
     run_simulator_cases(HERE / "cuda_sim_bitparallel.py", part)
+
+
+@settings(max_examples=examples(60))
+@given(alpha=codes(0, 30), texts=st.lists(codes(0, 30, alphabet=st.integers(0, 15)), max_size=3),
+       k=st.integers(0, 6), piece=st.tuples(st.integers(0, 30), st.integers(0, 30)))
+def test_the_simulator_cases_oracle_equals_the_reference(alpha, texts, k, piece):
+    """The all-starts oracle of the simulator cases (oracle_rows) gives the reference's c(r)
+    and candidates, start by start (a guard on the guards): IUPAC and gap codes, no text or
+    empty ones, k = 0, and a piece of the target planted so that prefixes run long."""
+    from engine.kdiff.reference import kdiff_reference, longest_prefix_within
+    from tests.engine.kdiff.oracle_rows import candidates, longest_prefixes
+
+    if texts:
+        texts[0] = np.concatenate([texts[0], alpha[min(piece):max(piece)]])
+    want = [longest_prefix_within(alpha[r:], texts, k) for r in range(len(alpha))]
+    assert longest_prefixes(alpha, texts, k).tolist() == want
+    assert candidates(alpha, texts, k) == kdiff_reference(alpha, texts, k)
