@@ -83,5 +83,9 @@ def test_no_display_is_explained_before_qt_starts(monkeypatch):
     assert display_problem({"QT_QPA_PLATFORM": "offscreen"}) is None
     assert display_problem({"WAYLAND_DISPLAY": "wayland-0"}) is None
     unused = next(n for n in range(90, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    # (the xcb libraries pinned: this machine's own may lack them, which is said first)
+    monkeypatch.setattr("app.main.XCB_LIBRARIES", {"libxcb-not-here.so.0": "libxcb-not-here0"})
+    assert "apt-get install libxcb-not-here0" in display_problem({"DISPLAY": f":{unused}"})
+    monkeypatch.setattr("app.main.XCB_LIBRARIES", {})
     assert "no X server" in display_problem({"DISPLAY": f":{unused}"})
 
