@@ -449,9 +449,10 @@ def iter_solve(job, cancel=None):
     from engine.primers.pcr_columns import SITE_DTYPES, PcrSites
     from engine.primers.primer3_design import check_pair, template_text
     from engine.sequences import encode
-    from engine.slices import Meter, numba_threads, run_info
+    from engine.slices import Meter, compile_time, numba_threads, run_info
 
     cancel = cancel or CancelToken()
+    started, compiled = now(), compile_time()
     settings: GroupSettings = job.params["settings"]
     k, gap_min = job.params["k"], job.params["gap_min"]
     include, exclude = job.inputs["include"], job.inputs["exclude"]
@@ -482,8 +483,15 @@ def iter_solve(job, cancel=None):
     lo_size, hi_size = settings.product_size
     total = 100
 
+    def solve_seconds() -> float:
+        """The search's wall time so far less kernel compilation (SPEC: ``seconds``): every
+        stage and the Python between them (the pair walk, products), not only the timed
+        kernels."""
+        return now() - started - (compile_time() - compiled)
+
     def result(complete: bool) -> GroupResult:
         meter.complete = complete
+        meter.elapsed = solve_seconds()
         info = run_info(job, meter)
         return GroupResult(info, k, settings, names, tuple(g.name for g in exclude), ref.name,
                            tuple(accepted), conservation, tuple(diagnosis), dict(stages), complete)
@@ -491,7 +499,7 @@ def iter_solve(job, cancel=None):
     def progress(done, message, of=None):
         """A Progress of the group's own stages: no DP cells counted (the bar shows no rate;
         the searches' own Progress, relabelled, shows theirs)."""
-        return Progress(done, of or total, 0, 0, meter.elapsed, message=message,
+        return Progress(done, of or total, 0, 0, solve_seconds(), message=message,
                         partial=result(False))
 
     # 1. seeds ---------------------------------------------------------------------------
@@ -550,7 +558,6 @@ def iter_solve(job, cancel=None):
     windows = [(ri, a, b) for ri, row in enumerate(conserved) for a, b in gs.runs(row)
                if b - a >= design.len_min]
     stages["seeds"] = now() - t0
-    meter.elapsed += stages["seeds"]
     bases = sum(b - a for _, a, b in windows)
     if exact:
         # the stretches one genome short of `need`: which genomes lack them
@@ -614,7 +621,6 @@ def iter_solve(job, cancel=None):
         batches.append(batch)
     clean = sum(1 for t in tiles if rank(t)[0] == 0)
     stages["shortlist"] = now() - t0
-    meter.elapsed += stages["shortlist"]
     diagnosis.append(f"shortlist: {len(tiles):,} tiles of the conserved windows, {clean:,} with "
                      f"no exclusion 16-mer; Primer3 reads them best first, {ROUND_BASES:,} "
                      f"bases a round")
@@ -806,11 +812,9 @@ def iter_solve(job, cancel=None):
         where, owner = incl_records, None   # the records pcr reads, and their full records
         backend, threads, scheduler = job.backend, job.threads, job.params["scheduler"]
         if all(gx.usable(p.codes, settings.include_edits) for p in prims):
-            t2 = now()
             windows = yield from seeded(gx.iter_windows(
                 [p.codes for p in prims], incl_records, settings.include_edits,
                 cpu_threads, cancel), label + ", seeded")
-            meter.elapsed += now() - t2
             if windows is None:
                 stages["inclusivity"] += now() - t1
                 return False
@@ -864,7 +868,6 @@ def iter_solve(job, cancel=None):
                      f"backgrounds, seeded (round {rounds})")
             found = yield from seeded(gx.iter_hits([codes[j] for j in quick], excl_records,
                                                    k - 1, cpu_threads, cancel), label)
-            meter.elapsed += now() - t1
             if found is None:
                 stages["exclusivity"] += now() - t1
                 return False
@@ -947,7 +950,6 @@ def iter_solve(job, cancel=None):
                 return False
             ranked.sort(key=lambda t: (t[0], t[5], t[6]))
             stages["pairs"] += now() - t1
-            meter.elapsed += now() - t1
             # Walk the pairs best first: a pair is known good, known bad, or unknown (a primer
             # not verified yet). Once the good and the unknown reach num_return, nothing ranked
             # after them can be returned unless an unknown one fails: verify those, and repeat.
@@ -1026,7 +1028,6 @@ def iter_solve(job, cancel=None):
                            f"{len(batches)})")
         fresh = yield from propose(batch)
         stages["primer3"] += now() - t0
-        meter.elapsed += now() - t0
         if fresh is None:
             return result(False)
         read = bi + 1
