@@ -445,9 +445,10 @@ def iter_solve(job, cancel=None):
     from engine.primers.pcr_columns import SITE_DTYPES, PcrSites
     from engine.primers.primer3_design import check_pair, template_text
     from engine.sequences import encode
-    from engine.slices import Meter, numba_threads, run_info
+    from engine.slices import Meter, compile_time, numba_threads, run_info
 
     cancel = cancel or CancelToken()
+    started, compiled = now(), compile_time()
     settings: GroupSettings = job.params["settings"]
     k, gap_min = job.params["k"], job.params["gap_min"]
     include, exclude = job.inputs["include"], job.inputs["exclude"]
@@ -478,8 +479,15 @@ def iter_solve(job, cancel=None):
     lo_size, hi_size = settings.product_size
     total = 100
 
+    def solve_seconds() -> float:
+        """The search's wall time so far less kernel compilation (SPEC: ``seconds``): every
+        stage and the Python between them (the pair walk, products), not only the timed
+        kernels."""
+        return now() - started - (compile_time() - compiled)
+
     def result(complete: bool) -> GroupResult:
         meter.complete = complete
+        meter.elapsed = solve_seconds()
         info = run_info(job, meter)
         return GroupResult(info, k, settings, names, tuple(g.name for g in exclude), ref.name,
                            tuple(accepted), conservation, tuple(diagnosis), dict(stages), complete)
@@ -487,7 +495,7 @@ def iter_solve(job, cancel=None):
     def progress(done, message, of=None):
         """A Progress of the group's own stages: no DP cells counted (the bar shows no rate;
         the searches' own Progress, relabelled, shows theirs)."""
-        return Progress(done, of or total, 0, 0, meter.elapsed, message=message,
+        return Progress(done, of or total, 0, 0, solve_seconds(), message=message,
                         partial=result(False))
 
     # 1. seeds ---------------------------------------------------------------------------
@@ -546,7 +554,6 @@ def iter_solve(job, cancel=None):
     windows = [(ri, a, b) for ri, row in enumerate(conserved) for a, b in gs.runs(row)
                if b - a >= design.len_min]
     stages["seeds"] = now() - t0
-    meter.elapsed += stages["seeds"]
     bases = sum(b - a for _, a, b in windows)
     if exact:
         # the stretches one genome short of `need`: which genomes lack them
@@ -610,7 +617,6 @@ def iter_solve(job, cancel=None):
         batches.append(batch)
     clean = sum(1 for t in tiles if rank(t)[0] == 0)
     stages["shortlist"] = now() - t0
-    meter.elapsed += stages["shortlist"]
     diagnosis.append(f"shortlist: {len(tiles):,} tiles of the conserved windows, {clean:,} with "
                      f"no exclusion 16-mer; Primer3 reads them best first, {ROUND_BASES:,} "
                      f"bases a round")
@@ -802,11 +808,9 @@ def iter_solve(job, cancel=None):
         where, owner = incl_records, None   # the records pcr reads, and their full records
         backend, threads, scheduler = job.backend, job.threads, job.params["scheduler"]
         if all(gx.usable(p.codes, settings.include_edits) for p in prims):
-            t2 = now()
             windows = yield from seeded(gx.iter_windows(
                 [p.codes for p in prims], incl_records, settings.include_edits,
                 cpu_threads, cancel), label + ", seeded")
-            meter.elapsed += now() - t2
             if windows is None:
                 stages["inclusivity"] += now() - t1
                 return False
@@ -860,7 +864,6 @@ def iter_solve(job, cancel=None):
                      f"backgrounds, seeded (round {rounds})")
             found = yield from seeded(gx.iter_hits([codes[j] for j in quick], excl_records,
                                                    k - 1, cpu_threads, cancel), label)
-            meter.elapsed += now() - t1
             if found is None:
                 stages["exclusivity"] += now() - t1
                 return False
@@ -916,38 +919,16 @@ def iter_solve(job, cancel=None):
         # Each cluster's best pairs, enough of them that a round finds a batch to verify
         # (those past num_return are verified only when the walk reaches them).
         pool = settings.num_return + VERIFY_BATCH // 2
-        while True:
-            rounds += 1
-            if cancel.cancelled:
-                return False
-            yield progress(40, f"pairs, round {rounds}")
-            t1 = now()
-            ranked = []   # (penalty, cluster, check, left, right, left key, right key)
-            for ci, c in enumerate(clusters):
-                lefts = [o for o, key in zip(c.lefts, c.left_keys)
-                         if verdict.get(key, True) is True]
-                rights = [o for o, key in zip(c.rights, c.right_keys)
-                          if verdict.get(key, True) is True]
-                mine_bad = bad_in.get(ci, 0)
-                state = (len(lefts), len(rights), mine_bad)
-                if cluster_pairs.get(ci, (None,))[0] != state:   # (ranked anew only where a
-                    d = dataclasses.replace(                      # verdict changed)
-                        design, num_return=min(1000, pool + mine_bad))
-                    cluster_pairs[ci] = (state, [
-                        (check.penalty, ci, check, left, right, _key(c.record, c.offset, left),
-                         _key(c.record, c.offset, right))
-                        for check, left, right, _ in best_pairs(c.template, lefts, rights, d,
-                                                                cancel, check=kept_check(ci))])
-                ranked += cluster_pairs[ci][1]
-            if cancel.cancelled:   # the ranking stopped part-way: keep the pairs verified so far
-                return False
-            ranked.sort(key=lambda t: (t[0], t[5], t[6]))
-            stages["pairs"] += now() - t1
-            meter.elapsed += now() - t1
-            # Walk the pairs best first: a pair is known good, known bad, or unknown (a primer
-            # not verified yet). Once the good and the unknown reach num_return, nothing ranked
-            # after them can be returned unless an unknown one fails: verify those, and repeat.
-            # Overlapping tiles propose a pair twice: it counts once.
+
+        def walk(ranked, dry=False) -> tuple:
+            """Walk the pairs best first: a pair is known good, known bad, or unknown (a
+            primer not verified yet). Once the good and the unknown reach num_return,
+            nothing ranked after them can be returned unless an unknown one fails: verify
+            those, and repeat. Overlapping tiles propose a pair twice: it counts once.
+            Returns the penalty it stopped at (None: the end), the good pairs, the primers
+            to verify (inclusivity, exclusivity, their oligos), the unknown pairs whose
+            inclusivity this round decides, and whether a pair fell short of the coverage.
+            ``dry``: only where it stops (nothing recorded)."""
             pending, pending_excl, lookup, good = [], [], {}, []
 
             def ask(primers, known, queue) -> bool:
@@ -968,7 +949,7 @@ def iter_solve(job, cancel=None):
                 if len(good) >= settings.num_return or (
                         len(good) + unknown >= settings.num_return
                         and len(pending) + len(pending_excl) >= VERIFY_BATCH):
-                    break
+                    return pen, good, pending, pending_excl, lookup, followers, new_bad
                 if (lk, rk) in walked:
                     continue
                 walked.add((lk, rk))
@@ -982,16 +963,20 @@ def iter_solve(job, cancel=None):
                 products = products_of(lk, rk)
                 covered = sum(p is not None for p in products)
                 if covered < need:
-                    bad_pairs[(lk, rk)] = covered
-                    bad_in[ci] = bad_in.get(ci, 0) + 1
-                    new_bad = True
-                    for gi, p in enumerate(products):
-                        if p is None:
-                            missing_products[names[gi]] += 1
+                    if not dry:
+                        bad_pairs[(lk, rk)] = covered
+                        bad_in[ci] = bad_in.get(ci, 0) + 1
+                        new_bad = True
+                        for gi, p in enumerate(products):
+                            if p is None:
+                                missing_products[names[gi]] += 1
                     continue
                 # covers enough genomes; exclusivity unknown
                 if ask(((lk, left), (rk, right)), verdict, pending_excl):
                     unknown += 1
+                    continue
+                if dry:
+                    good.append(None)
                     continue
                 rec = ref_records[clusters[ci].record]
                 good.append(GroupPair(
@@ -1000,6 +985,57 @@ def iter_solve(job, cancel=None):
                     PrimerSite(right.sequence, rec.offset + rk[2] + 1, rec.offset + rk[3],
                                right.tm, right.gc_percent, right.penalty),
                     rec.id, float(pen), products))
+            return None, good, pending, pending_excl, lookup, followers, new_bad
+
+        while True:
+            rounds += 1
+            if cancel.cancelled:
+                return False
+            yield progress(40, f"pairs, round {rounds}")
+            t1 = now()
+            ranked = []   # (penalty, cluster, check, left, right, left key, right key)
+            stale = []    # (best penalty before, cluster, lefts, rights, state): to rank anew
+
+            def rerank(ci, lefts, rights, state) -> list:
+                c = clusters[ci]
+                d = dataclasses.replace(design, num_return=min(1000, pool + state[2]))
+                cluster_pairs[ci] = (state, [
+                    (check.penalty, ci, check, left, right, _key(c.record, c.offset, left),
+                     _key(c.record, c.offset, right))
+                    for check, left, right, _ in best_pairs(c.template, lefts, rights, d,
+                                                            cancel, check=kept_check(ci))])
+                return cluster_pairs[ci][1]
+
+            for ci, c in enumerate(clusters):
+                lefts = [o for o, key in zip(c.lefts, c.left_keys)
+                         if verdict.get(key, True) is True]
+                rights = [o for o, key in zip(c.rights, c.right_keys)
+                          if verdict.get(key, True) is True]
+                state = (len(lefts), len(rights), bad_in.get(ci, 0))
+                before = cluster_pairs.get(ci, (None, []))
+                if before[0] == state:      # (ranked anew only where a verdict changed)
+                    ranked += before[1]
+                elif before[1]:
+                    stale.append((before[1][0][0], ci, lefts, rights, state))
+                else:
+                    ranked += rerank(ci, lefts, rights, state)
+            ranked.sort(key=lambda t: (t[0], t[5], t[6]))
+            if stale:
+                # A cluster whose primers failed or whose pairs fell short ranks anew only when
+                # the walk could reach its pairs: its best penalty can only have grown (fewer
+                # primers, or more pairs asked of the same ones), and a walk over fewer pairs
+                # stops no sooner (its counts only lag), so those best past where the walk
+                # over the others stops cannot change the round.
+                stop = walk(ranked, dry=True)[0]
+                for best, ci, lefts, rights, state in sorted(stale, key=lambda t: t[:2]):
+                    if stop is not None and best > stop:
+                        break
+                    ranked += rerank(ci, lefts, rights, state)
+                ranked.sort(key=lambda t: (t[0], t[5], t[6]))
+            if cancel.cancelled:   # the ranking stopped part-way: keep the pairs verified so far
+                return False
+            stages["pairs"] += now() - t1
+            stop, good, pending, pending_excl, lookup, followers, new_bad = walk(ranked)
             accepted[:] = good[:settings.num_return]
             if not pending and not pending_excl:
                 if not new_bad:
@@ -1022,7 +1058,6 @@ def iter_solve(job, cancel=None):
                            f"{len(batches)})")
         fresh = yield from propose(batch)
         stages["primer3"] += now() - t0
-        meter.elapsed += now() - t0
         if fresh is None:
             return result(False)
         read = bi + 1

@@ -325,6 +325,8 @@ def test_engine_iter_solve_and_to_pandas():
     again = engine.primers.group(case.include, case.exclude, 3, settings(num_return=2),
                                  backend="serial")   # the callable module: the same answer
     assert again.pairs == result.pairs
+    # ``seconds`` times the whole search (compiled by now), not only its kernels
+    assert again.info.seconds >= sum(again.stage_seconds.values())
 
 
 def write_fasta(path, genome):
