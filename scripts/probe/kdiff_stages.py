@@ -1,0 +1,84 @@
+"""Where a kdiff bitparallel/cuda solve spends its GPU time, stage by stage (the device has
+no nsys): every lanes stage and tier launch of :class:`BitparallelDriver` is timed with a
+device synchronisation before and after it, keyed by what ran.
+
+    python3 scripts/probe/kdiff_stages.py WORKLOAD FLAGS [all-k]
+
+WORKLOAD names one of benchmarks/kdiff_cuda.py (W4k8: lambda vs E. coli 536, k=8, both
+strands); FLAGS is comma-separated (word32). Prints, per key (lanes word / tier kernel words,
+levels, top, exact), the launches, starts, seconds and cells, then the solve's total.
+The synchronisations add a little to each launch; compare the shares, not the total.
+"""
+import collections
+import sys
+import time
+
+from numba import cuda
+
+from benchmarks import data
+from benchmarks.kdiff_cuda import WORKLOADS
+from engine import config, kdiff
+from engine.kdiff import cuda_bitparallel as cbp
+
+work, flag_arg = sys.argv[1], sys.argv[2]
+all_k = len(sys.argv) > 3 and sys.argv[3] == "all-k"
+flags = frozenset(flag_arg.split(","))
+starts, length, k, strands = WORKLOADS[work]
+lam, eco = data.lambda_phage(), data.ecoli()
+target = lam.slice(0, starts) if starts else lam
+background = eco.slice(0, length) if length else eco
+
+table = collections.defaultdict(lambda: [0, 0, 0.0, 0])  # launches, starts, seconds, cells
+lanes_run, launch = cbp.BitparallelDriver._lanes, cbp.BitparallelDriver._launch
+
+
+def timed_lanes(self, stage, alpha, rs, counters, low=None, high=None, lv=None):
+    cuda.synchronize()
+    t0, c0 = time.perf_counter(), int(counters[0])
+    got = lanes_run(self, stage, alpha, rs, counters, low, high, lv)
+    cuda.synchronize()
+    row = table[f"lanes word{stage.word}" + (" levels" if lv is not None else "")]
+    row[0] += 1
+    row[1] += len(rs)
+    row[2] += time.perf_counter() - t0
+    row[3] += int(counters[0]) - c0
+    return got
+
+
+def timed_launch(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=None, top=0):
+    cuda.synchronize()
+    t0, cells0 = time.perf_counter(), int(counters[0])
+    out = launch(self, rs, c0, m_end, words, overlap, counters, exact, lv, top)
+    cuda.synchronize()
+    kw = 0 if exact else self._words(words, lv is not None and not top)
+    key = (f"tier words={words} {'registers' if kw else 'global'}"
+           + (f" levels top={top}" if lv is not None else "") + (" exact" if exact else ""))
+    row = table[key]
+    row[0] += 1
+    row[1] += len(rs)
+    row[2] += time.perf_counter() - t0
+    row[3] += int(counters[0]) - cells0
+    return out
+
+
+cbp.BitparallelDriver._lanes = timed_lanes
+cbp.BitparallelDriver._launch = timed_launch
+
+
+def solve():
+    return kdiff.solve([target], [background], k, variant="bitparallel", backend="cuda",
+                       flags=flags, strands=strands, all_k=all_k)
+
+
+solve()  # compile or load the kernels on the real shapes
+table.clear()
+t0 = time.perf_counter()
+res = solve()
+wall = time.perf_counter() - t0
+print(f"{work} flags={flag_arg} all_k={all_k} register_words={config.KDIFF_CUDA_REGISTER_WORDS}"
+      f" top_levels={cbp.TIER_TOP_LEVELS}: candidates={len(res.candidates)} "
+      f"solve={res.info.seconds:.3f}s wall={wall:.3f}s cells={res.info.cells:.3e}")
+total = sum(r[2] for r in table.values())
+for key, (n, s, sec, cells) in sorted(table.items(), key=lambda kv: -kv[1][2]):
+    print(f"  {key:48s} launches={n:5d} starts={s:9d} seconds={sec:8.3f} "
+          f"({100 * sec / max(total, 1e-9):5.1f} %) cells={cells:.3e}")
