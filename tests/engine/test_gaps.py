@@ -109,6 +109,34 @@ def test_as_background_masks_a_record_once_while_it_lives(monkeypatch):
     assert key not in gaps._MASKED  # (the entry goes with its record)
 
 
+def test_record_runs_reads_a_record_once_while_it_lives(monkeypatch):
+    """The runs of a record without tables of its own are found by one pass over it, read
+    through Record.chunk; asked again (kmismatch drops hits over gaps at every solve: the
+    T3x20 benchmark's 98.8 MB text was read for its gap bases each time, issue #29) they come
+    without a read, as read-only arrays; another code is its own pass, and the runs go with
+    the record."""
+    import gc
+
+    read = []
+    real = Record.chunk
+    monkeypatch.setattr(Record, "chunk", lambda self, a, z: read.append(z - a) or real(self, a, z))
+    (rec,) = gaps.as_background([Record("chr1", encode("ACGT" + "N" * 12 + "AC" + "N" * 3))])
+    runs = gaps.record_runs(rec, gaps.GAP_CODE)
+    assert [r.tolist() for r in runs] == [[4], [16]] and read == [21]
+    again = gaps.record_runs(rec, gaps.GAP_CODE)
+    assert all(a is b for a, b in zip(again, runs)) and read == [21]
+    assert not runs[0].flags.writeable and not runs[1].flags.writeable
+    assert [r.tolist() for r in gaps.record_runs(rec, gaps.N_CODE)] == [[18], [21]]
+    assert read == [21, 21]
+    assert [r.tolist() for r in gaps.text_gaps([rec, rec])] == [[4, 25], [16, 37]]
+    assert read == [21, 21]
+    key = (id(rec), gaps.GAP_CODE)
+    assert key in gaps._RUNS
+    del rec, runs, again
+    gc.collect()
+    assert key not in gaps._RUNS  # (the entry goes with its record)
+
+
 def test_touches_gap_and_runs_read_in_blocks(monkeypatch):
     codes = encode("ACGT" + "N" * 11 + "AC" + "N" * 30 + "G")
     masked = gaps.mask_gaps(codes)
