@@ -47,11 +47,15 @@ _BLOCK = 1 << 24
 
 
 def _runs(hit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends) of the runs of True in a bool array."""
+    """(starts, ends) of the runs of True in a bool array, with a byte a base of scratch (not a
+    ``np.diff`` with a prepended 0 computed in int64: 16 bytes a base, 1.6 GB for a 98.8 MB
+    text with an N run)."""
     if not hit.any():
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy()
-    edges = np.flatnonzero(np.diff(hit.view(np.int8), prepend=0, append=0))
+    edges = np.flatnonzero(hit[1:] != hit[:-1]) + 1  # where a run starts or ends, inside
+    edges = np.concatenate((np.zeros(int(hit[0]), dtype=np.int64), edges,
+                            np.full(int(hit[-1]), hit.shape[0], dtype=np.int64)))
     return edges[0::2].astype(np.int64), edges[1::2].astype(np.int64)
 
 
