@@ -47,11 +47,15 @@ _BLOCK = 1 << 24
 
 
 def _runs(hit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends) of the runs of True in a bool array."""
+    """(starts, ends) of the runs of True in a bool array, with a byte a base of scratch (not a
+    ``np.diff`` with a prepended 0 computed in int64: 16 bytes a base, 1.6 GB for a 98.8 MB
+    text with an N run)."""
     if not hit.any():
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy()
-    edges = np.flatnonzero(np.diff(hit.view(np.int8), prepend=0, append=0))
+    edges = np.flatnonzero(hit[1:] != hit[:-1]) + 1  # where a run starts or ends, inside
+    edges = np.concatenate((np.zeros(int(hit[0]), dtype=np.int64), edges,
+                            np.full(int(hit[-1]), hit.shape[0], dtype=np.int64)))
     return edges[0::2].astype(np.int64), edges[1::2].astype(np.int64)
 
 
@@ -123,22 +127,44 @@ def as_background(records, gap_min: int | None = None) -> list[Record]:
 #: engine.gpu.TextCache) find it again instead of packing and uploading it each run.
 _MASKED: dict = {}
 
+#: (id(record), code) -> (weakref to the record, (starts, ends) of its runs of code): what
+#: :func:`record_runs` found by a pass over a record without a table of its own, kept while the
+#: record lives, so that solving it again does not scan it again (issue #29: kmismatch looked
+#: for the gap bases of its 98.8 MB T3x20 text at every solve, 20 ms of a 24 ms resident run).
+_RUNS: dict = {}
+
+
+def _per_record(cache: dict, record, key, make):
+    """``make()``, kept in ``cache`` for (``record``, ``key``) while the record lives (records
+    are values: their codes never change); a record that is not weakly referenceable is not
+    kept."""
+    full = (id(record), key)
+    entry = cache.get(full)
+    if entry is not None and entry[0]() is record:
+        return entry[1]
+    value = make()
+
+    def forget(ref, full=full):  # (only its own entry: the id may belong to another by now)
+        if cache.get(full, (None,))[0] is ref:
+            cache.pop(full, None)
+
+    try:
+        ref = weakref.ref(record, forget)
+    except TypeError:
+        return value
+    cache[full] = (ref, value)
+    return value
+
 
 def _masked_record(record: Record, gap_min: int) -> Record:
     """``record`` with its gaps masked (:func:`mask_gaps`), once per record and gap_min while
     the record lives (its codes are not changed in place: records are values)."""
-    key = (id(record), gap_min)
-    entry = _MASKED.get(key)
-    if entry is not None and entry[0]() is record:
-        return record if entry[1] is None else entry[1]
-    masked = mask_gaps(record.codes, gap_min)
-    # (replace: the record's other fields, its soft mask included, stay)
-    out = None if masked is record.codes else dataclasses.replace(record, codes=masked)
-    try:
-        ref = weakref.ref(record, lambda _, key=key: _MASKED.pop(key, None))
-    except TypeError:  # (not weakly referenceable: not kept)
-        return record if out is None else out
-    _MASKED[key] = (ref, out)
+    def make():
+        masked = mask_gaps(record.codes, gap_min)
+        # (replace: the record's other fields, its soft mask included, stay)
+        return None if masked is record.codes else dataclasses.replace(record, codes=masked)
+
+    out = _per_record(_MASKED, record, gap_min, make)
     return record if out is None else out
 
 
@@ -177,12 +203,19 @@ class GapMaskedRecord(Record):
 
 
 def record_runs(record, code: int = N_CODE) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends) of the runs of ``code`` in a record, read in blocks of a few Mb (a run
-    carried across block edges), so that a genome store is never unpacked whole. A genome
-    store's record answers from its tables instead (``n_runs()``, ``gap_runs()``: no scan)."""
+    """(starts, ends) of the runs of ``code`` in a record (read-only arrays), read in blocks
+    of a few Mb (a run carried across block edges), so that a genome store is never unpacked
+    whole. A genome store's record answers from its tables instead (``n_runs()``,
+    ``gap_runs()``: no scan); any other record is scanned once while it lives (the same
+    record solved again, the GUI's background or a benchmark's text, is not read again)."""
     own = getattr(record, {N_CODE: "n_runs", GAP_CODE: "gap_runs"}.get(code, ""), None)
     if callable(own):
         return own()
+    return _per_record(_RUNS, record, code, lambda: _scan_runs(record, code))
+
+
+def _scan_runs(record, code: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`record_runs` by a pass over the record's codes, a block at a time."""
     size = len(record)
     starts, ends = [], []
     open_start = -1  # the start of a run that reaches the end of the block before
@@ -201,8 +234,12 @@ def record_runs(record, code: int = N_CODE) -> tuple[np.ndarray, np.ndarray]:
             s, e = s[:-1], e[:-1]
         starts.append(s), ends.append(e)
     if not starts:
-        return _runs(np.zeros(0, dtype=bool))
-    return np.concatenate(starts).astype(np.int64), np.concatenate(ends).astype(np.int64)
+        out = _runs(np.zeros(0, dtype=bool))
+    else:
+        out = (np.concatenate(starts).astype(np.int64), np.concatenate(ends).astype(np.int64))
+    for array in out:  # (kept and shared: nobody may change them)
+        array.flags.writeable = False
+    return out
 
 
 def _ambiguous(record) -> int:

@@ -622,6 +622,35 @@ def test_a_repeated_search_finds_its_text_on_the_gpu(monkeypatch):
     assert len(gpu.DEVICE_TEXTS) == 1
 
 
+def test_a_resident_search_reads_nothing_of_its_text_on_the_host(monkeypatch):
+    """The benchmark's resident case (T3x20's "cuda resident" row, issue #29): a repeated
+    solve of the same record with a gap finds its text on the GPU and reads none of it on the
+    host (no pass for its gap bases: 20 ms of T3x20's 24 ms), with the hits over the gap
+    dropped as before. Reads are counted at Record.chunk, the accessor a record is read
+    through a piece at a time."""
+    from engine import gpu
+
+    rng = np.random.default_rng(41)
+    pat = random_codes(rng, 8)
+    codes = random_codes(rng, 90)
+    codes[10:18] = codes[60:68] = pat
+    codes[64:80] = 15  # an assembly gap over the second copy
+    pats, text = [Record("p", pat)], [Record("chr", codes)]
+    cpu = kmismatch.solve(pats, text, 1, variant="pmasm", backend="serial")
+    options = dict(variant="shared-mem", backend="cuda", strands="both")
+    kmismatch.solve(pats, text, 1, **options)  # (compiled; the text left on the GPU)
+    read = []
+    real = Record.chunk
+    monkeypatch.setattr(Record, "chunk", lambda self, a, z: read.append(z - a) or real(self, a, z))
+    with gpu.tally() as counts:
+        again = kmismatch.solve(pats, text, 1, **options)
+    assert _uploaded(counts) == 0 and counts.packs == 0 and counts.batches == 1
+    assert sum(read) == 0
+    assert engine_rows(again) == engine_rows(cpu)
+    starts = again.hits.start0.tolist()
+    assert 10 in starts and 60 not in starts
+
+
 def test_texts_left_on_the_gpu_keep_to_their_budget(monkeypatch):
     """Beyond GPU_DEVICE_TEXT_BYTES the least recently used text goes; a text larger than
     the budget, or than its share of the free device memory, is not kept (and is uploaded
