@@ -76,6 +76,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import config
+from engine.gaps import GAP_CODE, record_runs
 from engine.sequences import COMPLEMENT_TABLE, Record
 
 
@@ -200,17 +201,6 @@ def gap_skips(starts: np.ndarray, ends: np.ndarray, reach: int):
     return starts[keep], ends[keep]
 
 
-def record_gap_runs(record) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends) of a record's gap bases (code :data:`engine.gaps.GAP_CODE`): a genome
-    store's gapped view lists them from its table; a record in memory is scanned once."""
-    from engine.gaps import gap_runs
-
-    own = getattr(record, "gap_runs", None)
-    if callable(own):
-        return own()
-    return gap_runs(record.codes)
-
-
 class Background:
     """Background records, read a chunk at a time (see the module docstring)."""
 
@@ -271,9 +261,10 @@ class Background:
                 "smallest_chunk": min((c.bases for c in plan), default=0)}
 
     def gap_runs(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Each record's gap runs (:func:`record_gap_runs`), found once."""
+        """Each record's gap runs (:func:`engine.gaps.record_runs`: a store's from its table, a
+        record in memory scanned once while it lives)."""
         if self._gap_runs is None:
-            self._gap_runs = [record_gap_runs(r) for r in self.records]
+            self._gap_runs = [record_runs(r, GAP_CODE) for r in self.records]
         return self._gap_runs
 
     def text(self, chunk: Chunk) -> ChunkText:

@@ -46,6 +46,7 @@ from types import SimpleNamespace
 import engine
 from engine import interrupts
 from engine.cli import preload
+from engine.cli.terminal import StderrLine
 
 # The rest of the engine is imported where it is used: a `--backend cuda` run starts
 # creating the CUDA context (engine.cuda_start) before numpy, numba and the inputs load.
@@ -311,28 +312,6 @@ def _remember_inputs(parser: argparse.ArgumentParser) -> None:
     """Positional arguments are the inputs (files or literals) no output may overwrite."""
     dests = [a.dest for a in parser._actions if not a.option_strings and a.dest != "help"]
     parser.set_defaults(input_paths=tuple(dests))
-
-
-class StderrLine:
-    """One line on stderr, redrawn in place (:meth:`draw`) only when stderr is a terminal;
-    :meth:`close` blanks its :attr:`WIDTH` columns. The progress of a job, an index, an
-    import."""
-
-    WIDTH = 84
-
-    def __init__(self, enabled: bool = True) -> None:
-        self.enabled = enabled and sys.stderr is not None and sys.stderr.isatty()
-        self.drawn = False
-
-    def draw(self, text: str) -> None:
-        sys.stderr.write("\r" + text)
-        sys.stderr.flush()
-        self.drawn = True
-
-    def close(self) -> None:
-        if self.drawn:
-            sys.stderr.write("\r" + " " * self.WIDTH + "\r")
-            sys.stderr.flush()
 
 
 class ProgressBar(StderrLine):

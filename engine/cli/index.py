@@ -11,7 +11,7 @@ import sys
 import time
 
 from engine import store
-from engine.cli import StderrLine
+from engine.cli.terminal import StderrLine
 from engine.gaps import GAP_MIN
 from engine.jobs import check_int
 from engine.output import check_outputs

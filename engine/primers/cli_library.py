@@ -10,7 +10,7 @@ import json
 import sys
 import time
 
-from engine.cli import StderrLine
+from engine.cli.terminal import StderrLine
 from engine.output import check_outputs, write_text
 
 FAMILY = None  # a command of its own (engine.cli runs ``run(args)``)
