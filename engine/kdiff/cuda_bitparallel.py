@@ -550,11 +550,15 @@ class BitparallelDriver:
         return lo.astype(np.int32), hi.astype(np.int32), truncated
 
     def min_slice(self) -> int:
-        """Starts per slice that fill the GPU with chunks no shorter than the plan allows."""
+        """Starts per slice that fill the GPU with chunks no shorter than the plans allow: the
+        tiers' and the first lanes stage's (whose launch takes every start of a slice, in
+        whole blocks of starts). The slices then do not shrink below a full launch where the
+        starts cost more (kdiff --all-k: the slice clock sizes slices by time)."""
         overlap = self.tiers[self.first][1] if self.tiers else 0
         shortest = max(config.KDIFF_CUDA_MIN_CHUNK, config.KDIFF_CUDA_CHUNK_OVERLAP_RATIO * overlap)
         chunks = max(len(self.lengths), int(self.dev.offsets[-1]) // max(1, shortest))
-        return max(1, math.ceil(self.dev.target_threads / chunks))
+        tiers = max(1, math.ceil(self.dev.target_threads / chunks))
+        return max(tiers, self.passes[0].min_starts()) if self.passes else tiers
 
     # -- running --------------------------------------------------------------------
     def run(self, alpha: np.ndarray, rs: np.ndarray, counters: np.ndarray,

@@ -591,3 +591,33 @@ def test_all_k_register_window_and_the_global_tiers(monkeypatch):
     assert any(n.startswith("tier_global_levels3") for n in names), launches
     assert any(n.startswith("tier2_levels3window1") for n in names), launches
 
+
+def test_a_slice_fills_the_first_lanes_launch(monkeypatch):
+    """The first slice of a word32 job (all-k or not: the same) holds enough starts, in whole
+    blocks of lanes, that its lanes launch makes the threads the job wants, though the tiers
+    alone would take fewer starts."""
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_THREADS", 128)
+    rng = np.random.default_rng(8)
+    alpha = random_codes(rng, 90)
+    beta = np.concatenate([random_codes(rng, 60), mutate(rng, alpha[:50], 2)])
+    seen = []
+    launch = Device.launch
+
+    def spy(self, kernel, blocks, tpb, *args, **kw):
+        seen.append((kernel.py_func.__name__, blocks * tpb))
+        return launch(self, kernel, blocks, tpb, *args, **kw)
+
+    monkeypatch.setattr(Device, "launch", spy)
+    firsts = []
+    for all_k in (False, True):
+        for _ in range(2):  # the first solve warms up (a tiny job's launches)
+            seen.clear()
+            res = kdiff.solve([Record("t", alpha)], [Record("b", beta)], 3, backend="cuda",
+                              flags={"word32"}, strands="forward", all_k=all_k)
+        assert res.info.complete
+        firsts.append(next(threads for name, threads in seen if name.startswith("lanes")))
+        want = kdiff_expected([Record("t", alpha)], [Record("b", beta)], 3, 10**9, "forward")
+        got = sorted((c.target_id, c.start, c.end) for c in
+                     (res.landscape.candidates(3) if all_k else res.candidates))
+        assert got == want
+    assert firsts[0] == firsts[1] >= 128, firsts
