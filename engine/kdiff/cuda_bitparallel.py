@@ -676,13 +676,14 @@ class BitparallelDriver:
         if not len(pending):
             return True
         nlv = 0 if levels is None else self.levels
+        more = {"lw": lw} if nlv else {}
         for index in range(self.first, len(self.tiers)):
             if self.dev.cancelled():
                 return False
             words, overlap = self.tiers[index]
             lv = levels[pending] if nlv else None
             got, over, truncated = self._launch(rs[pending], c[pending], m_end, words, overlap,
-                                                counters, exact=not registers, lv=lv, lw=lw)
+                                                counters, exact=not registers, lv=lv, **more)
             c[pending] = got
             if nlv:
                 levels[pending] = lv
@@ -699,7 +700,7 @@ class BitparallelDriver:
         longest = int(mps[pending].max())
         lv = levels[pending] if nlv else None
         got, _, _ = self._launch(rs[pending], c[pending], m_end, (longest + 63) // 64 + 1,
-                                 longest + K + 1, counters, exact=True, lv=lv, lw=lw)
+                                 longest + K + 1, counters, exact=True, lv=lv, **more)
         c[pending] = got
         if nlv:
             levels[pending] = lv
