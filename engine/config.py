@@ -32,10 +32,6 @@ KDIFF_CUDA_PREFETCH_FACTOR = 3
 #: with an upper bound is sized from it: the register tiers' words, its own overlap.)
 KDIFF_CUDA_BITPARALLEL_TIERS = ((4, 256), (8, 512), (16, 1024), (64, 4096))
 KDIFF_CUDA_REGISTER_WORDS = 16
-#: kdiff --all-k on CUDA: the open lower levels (those the lanes stages left past their word)
-#: a register tier finds alongside c, in registers too; a start with more open levels climbs
-#: the tiers with their words in global memory.
-KDIFF_CUDA_REGISTER_LEVELS = 8
 
 #: bitparallel on CUDA with the word32/word64 flags (engine/kdiff/cuda_lanes.py): starts a
 #: thread for each word width, threads a block (the block's starts share its match words

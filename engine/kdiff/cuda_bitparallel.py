@@ -65,6 +65,11 @@ _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ZERO = np.uint64(0)
 _SIXTYTHREE = np.uint64(63)
+#: kdiff --all-k: the lower levels the register tiers probe (the top ones, in block 0); a
+#: start with more levels past the lanes' word takes the tiers that probe every level.
+TIER_TOP_LEVELS = 2
+
+
 @cuda.jit(device=True, inline=True)
 def advance_block(pv, mv, eq, hin_p, hin_m):
     """One column of one 64-row block (Myers 1999, block form), as on the CPU."""
@@ -95,7 +100,7 @@ def rows_below(bit):
 
 @cuda.jit(device=True, inline=True)
 def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                nblocks, sb, lt, nl, t0):
+                nblocks, lt, lm, ntop, tbase):
     """The register tiers' column loop while block ``yy`` is the last live one. ``yy`` is a
     constant at every call site, so every word index is one (the words stay in registers:
     indices are clamped to NB-1 for the call sites a small tier never reaches) and a column
@@ -110,15 +115,13 @@ def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, belo
     steps) at the first column where y changes, the chunk ends, c reaches the suffix's
     length, or the thread would need more than NB words (``over``).
 
-    ``nl`` lower levels (kdiff --all-k; a constant at every call site, 0 without levels),
-    those of t0 .. t0+nl-1 edits (t0: the thread's first open level), are probed in every
-    block this column computed, exactly: ``lt`` holds their c. Row c_t+1 scores <= t where
-    the bottom of the block above it (``sb``: each live block's bottom score, kept up to
-    date a column by the blocks' horizontal deltas; D of the top row is 0) plus the
-    popcounts of its block's vertical deltas down to it is; the block is picked by an
-    unrolled select over blocks 0..yy+1 (constant indices: the words stay in registers). A
-    row below the blocks computed is inactive (> K >= t). With levels, ``done`` waits for
-    the lowest one (``lt[0]``) too."""
+    ``ntop`` lower levels (kdiff --all-k; a constant at every call site, 0 without levels),
+    those of tbase .. tbase+ntop-1 edits, are probed in block 0 (always computed, exact):
+    ``lt`` their c, ``lm`` the masks of their rows 1..c+1. Row c_t+1 scores <= t by the
+    popcounts of block 0's vertical deltas down to it (D of the top row is 0); a level
+    whose row leaves block 0 (c_t = 64, below its suffix's end) sets ``over`` (the driver
+    re-runs such a start on the tier that probes every level in any block). With levels,
+    ``done`` waits for the lowest one too."""
     live = int32(Kc + 64)  # a block whose bottom scores less may hold a row <= K
     j0 = j
     grown = int32(0)
@@ -133,16 +136,11 @@ def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, belo
         p, m, hp, hm = advance_block(pv[0], mv[0], table[at], _ZERO, _ZERO)
         pv[0] = p
         mv[0] = m
-        if nl > 0:
-            sb[0] = int32(sb[0] + int32(hp) - int32(hm))
         for b in range(1, yy + 1):
             w = imin(b, NB - 1)
             p, m, hp, hm = advance_block(pv[w], mv[w], eqs[w], hp, hm)
             pv[w] = p
             mv[w] = m
-            if nl > 0:
-                sb[w] = int32(sb[w] + int32(hp) - int32(hm))
-        top = int32(yy)  # the last block this column computed (the levels' probes)
         prev = sy  # block yy's bottom in the column before
         last = int32(sy + int32(hp) - int32(hm))
         sy = last
@@ -175,9 +173,6 @@ def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, belo
                     v = int32(prev + 64 + int32(hp2) - int32(hm2))
                     pv[w] = p
                     mv[w] = m
-                    if nl > 0:
-                        sb[w] = v
-                        top = int32(yy + 1)
                     if v < live:
                         y = int32(yy + 1)
                         sy = v
@@ -188,28 +183,23 @@ def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, belo
             c = int32(c + 1)
             pb = int32(c >> 6)
             below = rows_below(c & 63)
-            done = c >= mp and (nl == 0 or lt[0] >= mp)
-        if nl > 0:
-            for u in range(nl):
+            done = c >= mp and (ntop == 0 or lt[0] >= mp)
+        if ntop > 0:
+            p0 = pv[0]
+            m0 = mv[0]
+            for u in range(ntop):
                 cv = lt[u]
                 if cv < mp:
-                    rb = int32(cv >> 6)  # row cv+1 is bit cv & 63 of block rb
-                    if rb <= top:
-                        bp = _ZERO
-                        bm = _ZERO
-                        above = int32(0)  # D at the row above block rb (0 for block 0)
-                        for b in range(yy + 2):  # unrolled: constant indices only
-                            if b == rb:
-                                w = imin(b, NB - 1)
-                                bp = pv[w]
-                                bm = mv[w]
-                                if b > 0:
-                                    above = sb[imin(b - 1, NB - 1)]
-                        rows = _ALL >> U(63 - (cv & 63))  # the block's rows down to row cv+1
-                        if (above + int32(cuda.popc(bp & rows)) - int32(cuda.popc(bm & rows))
-                                <= t0 + u):
-                            lt[u] = int32(cv + 1)
-            done = c >= mp and lt[0] >= mp
+                    rows = lm[u]
+                    if int32(cuda.popc(p0 & rows)) - int32(cuda.popc(m0 & rows)) <= tbase + u:
+                        cv = int32(cv + 1)
+                        lt[u] = cv
+                        if cv < 64:
+                            lm[u] = _ALL >> U(63 - cv)
+                        elif cv < mp:
+                            over = True  # its next row is in block 1
+                        if u == 0:
+                            done = c >= mp and cv >= mp
         j = int32(j + 1)
         if y != yy or done or over or j >= hi:
             return (j, y, sy, c, pb, below, done, over,
@@ -217,16 +207,15 @@ def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, belo
 
 
 @cuda.jit(device=True, inline=True)
-def probe_levels(pv, mv, top, ct, t0, levels, mp):
+def probe_levels(pv, mv, top, ct, levels, mp):
     """The lower levels of kdiff --all-k in one column: level t's c grows by one where row
     c_t+1 scores <= t (Ukkonen, as for c at K). Its score is the sum of the vertical deltas
     of rows 1..c_t+1 (the top row is 0), from the words of blocks 0..``top`` (those this
     column computed: a row below them is inactive, > K >= t). The levels' rows only grow
-    downwards (c_0 <= c_1 <= ...), so one walk down the blocks scores them all. Levels below
-    ``t0`` are settled already (the lanes left them exact) and not probed."""
+    downwards (c_0 <= c_1 <= ...), so one walk down the blocks scores them all."""
     acc = int32(0)  # the deltas of the blocks above block b
     b = int32(0)
-    for t in range(t0, levels):
+    for t in range(levels):
         cv = ct[t]
         if cv < mp:
             rb = int32(cv >> 6)  # row cv+1 is bit cv & 63 of block cv >> 6
@@ -241,7 +230,7 @@ def probe_levels(pv, mv, top, ct, t0, levels, mp):
 
 
 @kernel_factory
-def chunk_kernel(words: int, registers: int = 255, levels: int = 0, window: int = 0):
+def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0):
     """The chunk kernel holding up to ``words`` blocks per thread in registers, or, for
     ``words == 0``, as many as the global arrays ``spv/smv`` of shape (capacity, threads)
     hold. Its registers are capped at ``registers``.
@@ -250,30 +239,28 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, window: int 
     for each count of live blocks, chosen again whenever the count changes; the words in
     global memory take the same steps in plain loops. All bookkeeping is 32-bit.
 
-    ``levels`` > 0 (kdiff --all-k) also finds c at lower levels 0..levels-1, into
-    ``out_lv``, which holds their lower bounds on entry: a level below ``lw`` there (the
-    word of the lanes stage that ran, 0 if none) is exact already and left alone, the others
-    (the open ones, a suffix t0..levels-1: the levels grow with t) are found in any block; a
-    thread then runs until the lowest open one has its whole suffix. With words in global
-    memory every open level (:func:`probe_levels`); in registers up to ``window`` of them,
-    kept in registers too (:func:`run_stretch`): a start with more open levels comes back
-    flagged ``over`` (the driver sends such starts to the global-memory tiers).
+    ``levels`` > 0 (kdiff --all-k) also finds c at lower levels, into ``out_lv``; a thread
+    then runs until the lowest it finds has its whole suffix. With words in global memory
+    every level, 0..levels-1 edits, in any block (:func:`probe_levels`). In registers
+    (``top`` > 0) only the ``top`` highest, levels-top .. levels-1 edits, in block 0 (a
+    stretch scores only its last live block, and block 0 is the one always computed): the
+    driver sends a start here only when the lanes stage settled its levels below them, and
+    one whose level leaves block 0 comes back flagged ``over`` with that level at 64.
     """
-    assert not (levels and words) or 0 < window <= levels, "register levels need a window"
+    assert not (levels and words) or 0 < top <= levels, "register tiers probe the top levels"
     NB = max(1, words)
     REG = words > 0
     CAP = registers
-    LV = levels
-    LVG = 0 if REG else levels  # the levels probe_levels finds (words in global memory)
-    NL = window if REG else 0  # the window of levels run_stretch finds (words in registers)
-    NLN = max(1, NL)
-    LVN = max(1, LVG)  # (a local array is never empty)
+    LV = 0 if REG else levels  # the levels probe_levels finds (words in global memory)
+    TOP = top if REG else 0  # the levels run_stretch finds (words in registers)
+    TOPN = max(1, TOP)
+    LVN = max(1, LV)  # (a local array is never empty)
 
-    def kernel(table, beta, rs, nr, m_end, K, lw, chunk_lo, chunk_hi, out_c, overflow, counters,
+    def kernel(table, beta, rs, nr, m_end, K, chunk_lo, chunk_hi, out_c, overflow, counters,
                spv, smv, out_lv):
-        # CAP, LVN and NLN are never 0: naming them puts the register cap and the levels in
+        # CAP, LVN and TOPN are never 0: naming them puts the register cap and the levels in
         # the kernel's closure, which numba's disk cache keys on (it ignores max_registers).
-        if CAP == 0 or LVN == 0 or NLN == 0:
+        if CAP == 0 or LVN == 0 or TOPN == 0:
             return
         tid = cuda.grid(1)
         block_steps = cuda.shared.array(1, int64)
@@ -303,28 +290,22 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, window: int 
                     pv[b] = _ALL
                     mv[b] = _ZERO
             sy = int32(64 * (y + 1))  # block y's bottom row: D = its row in column -1
-            sb = cuda.local.array(NB, int32)  # each live block's bottom (register levels)
-            for b in range(NB):
-                if NL > 0 and b <= y:
-                    sb[b] = int32(64 * (b + 1))
             over = False
-            t0 = int32(0)  # the first open level: those below are exact already
-            for t in range(LV):
-                if out_lv[q, t] < lw:
-                    t0 = int32(t + 1)
             ct = cuda.local.array(LVN, int32)  # c of each lower level (words in global memory)
-            for t in range(LVG):
+            for t in range(LV):
                 ct[t] = imin(t, mp)
-            lt = cuda.local.array(NLN, int32)  # c of levels t0.. (words in registers)
-            for u in range(NL):
-                lt[u] = imin(t0 + u, mp) if t0 + u < LV else mp  # (mp: no such level)
-            if NL > 0 and LV - t0 > NL:
-                over = True  # more open levels than the window (the driver sends none)
+            tbase = int32(levels - TOP)
+            lt = cuda.local.array(TOPN, int32)  # c of the top levels (words in registers)
+            lm = cuda.local.array(TOPN, uint64)  # their rows 1..c+1 in block 0
+            for u in range(TOP):
+                lt[u] = imin(tbase + u, mp)
+                lm[u] = _ALL >> U(63 - imin(lt[u], 63))
+                over = over or (lt[u] >= 64 and lt[u] < mp)  # (never: the lanes ran, K < 32)
             # the scan of a start ends when its whole suffix occurs (with levels: within the
             # fewest edits it finds)
-            if LVG > 0:
-                done = c >= mp and (t0 >= LVG or ct[t0] >= mp)
-            elif NL > 0:
+            if LV > 0:
+                done = ct[0] >= mp
+            elif TOP > 0:
                 done = c >= mp and lt[0] >= mp
             else:
                 done = c >= mp
@@ -339,67 +320,67 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, window: int 
                 if y == 0:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         0, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 elif y == 1:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         1, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 elif y == 2:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         2, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 elif y == 3:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         3, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 4 and y == 4:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         4, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 5 and y == 5:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         5, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 6 and y == 6:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         6, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 7 and y == 7:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         7, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 8 and y == 8:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         8, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 9 and y == 9:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         9, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 10 and y == 10:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         10, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 11 and y == 11:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         11, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 12 and y == 12:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         12, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 13 and y == 13:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         13, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 14 and y == 14:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         14, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 15 and y == 15:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         15, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, sb, lt, NL, t0)
+                        nblocks, lt, lm, TOP, tbase)
                 else:  # never: y < NB always (a start that would need block NB is "over")
                     over = True
                     n = int64(0)
@@ -454,18 +435,17 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, window: int 
                     pb = int32(c >> 6)
                     below = rows_below(c & 63)
                     done = c >= mp
-                if LVG > 0:
-                    probe_levels(pv, mv, computed, ct, t0, LVG, mp)
-                    done = c >= mp and (t0 >= LVG or ct[t0] >= mp)
+                if LV > 0:
+                    probe_levels(pv, mv, computed, ct, LV, mp)
+                    done = ct[0] >= mp
                 if over:
                     break
                 j = int32(j + 1)
             cuda.atomic.max(out_c, q, c)
-            for t in range(t0, LVG):
+            for t in range(LV):
                 cuda.atomic.max(out_lv, (q, t), ct[t])
-            for u in range(NL):
-                if t0 + u < LV:
-                    cuda.atomic.max(out_lv, (q, t0 + u), lt[u])
+            for u in range(TOP):
+                cuda.atomic.max(out_lv, (q, tbase + u), lt[u])
             if over:
                 overflow[q] = 1
         cuda.atomic.add(block_steps, 0, steps)
@@ -475,7 +455,7 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, window: int 
 
     # Named tier4, tier8, ... or tier_global (ncu and the disk cache tell them apart by it).
     name = ((f"tier{words}" if words else "tier_global") + (f"_levels{levels}" if levels else "")
-            + (f"window{window}" if NL else ""))
+            + (f"top{top}" if TOP else ""))
     return kernel_jit(registers)(named(kernel, name))
 
 
@@ -515,18 +495,13 @@ class BitparallelDriver:
         self._before = None  # (alpha, r, c(r)) of the previous slice's last start
         self._alpha = self._scratch = None
 
-    def _kernel(self, words: int, levels: int = 0):
+    def _kernel(self, words: int, levels: int = 0, top: int = 0):
         return chunk_kernel(words, register_cap(self.dev.threads_per_block), levels,
-                            self.window() if words and levels else 0)
+                            top if words else 0)
 
-    def _words(self, words: int) -> int:
-        """The tier kernel's register words (0: in global memory)."""
-        return words if words <= config.KDIFF_CUDA_REGISTER_WORDS else 0
-
-    def window(self) -> int:
-        """kdiff --all-k: the open levels a register tier finds (all of them up to
-        ``config.KDIFF_CUDA_REGISTER_LEVELS``)."""
-        return min(self.levels, config.KDIFF_CUDA_REGISTER_LEVELS)
+    def _words(self, words: int, every_level: bool = False) -> int:
+        """The tier kernel's register words (0: in global memory, always for every level)."""
+        return words if words <= config.KDIFF_CUDA_REGISTER_WORDS and not every_level else 0
 
     # -- planning -------------------------------------------------------------------
     def plan(self, overlap: int, nr: int):
@@ -550,15 +525,11 @@ class BitparallelDriver:
         return lo.astype(np.int32), hi.astype(np.int32), truncated
 
     def min_slice(self) -> int:
-        """Starts per slice that fill the GPU with chunks no shorter than the plans allow: the
-        tiers' and the first lanes stage's (whose launch takes every start of a slice, in
-        whole blocks of starts). The slices then do not shrink below a full launch where the
-        starts cost more (kdiff --all-k: the slice clock sizes slices by time)."""
+        """Starts per slice that fill the GPU with chunks no shorter than the plan allows."""
         overlap = self.tiers[self.first][1] if self.tiers else 0
         shortest = max(config.KDIFF_CUDA_MIN_CHUNK, config.KDIFF_CUDA_CHUNK_OVERLAP_RATIO * overlap)
         chunks = max(len(self.lengths), int(self.dev.offsets[-1]) // max(1, shortest))
-        tiers = max(1, math.ceil(self.dev.target_threads / chunks))
-        return max(tiers, self.passes[0].min_starts()) if self.passes else tiers
+        return max(1, math.ceil(self.dev.target_threads / chunks))
 
     # -- running --------------------------------------------------------------------
     def run(self, alpha: np.ndarray, rs: np.ndarray, counters: np.ndarray,
@@ -651,42 +622,54 @@ class BitparallelDriver:
     def _tiers(self, rs, c, pending, m_end, mps, counters, levels, word) -> bool:
         """The ladder for the starts that outgrew the lanes (``word``: the last stage's, 0
         when none ran). With levels the lanes leave each start's levels below the word exact
-        (cuda_lanes: a lane runs its levels over every column even after c at K outgrew), and
-        the tiers find the others, the open ones, alongside c: every pending start climbs
-        one ladder, as without levels (the same launches), but for starts with more open
-        levels than a register tier holds (:meth:`window`), which climb the tiers with their
-        words in global memory."""
+        (cuda_lanes: a lane runs its levels over every column even after c at K outgrew), so
+        a start whose levels all stayed below the word climbs the register tiers without
+        levels, one whose only open levels are the top ``TIER_TOP_LEVELS`` (rows in block 0,
+        word < 64) climbs them probing those, and the rest (and those whose level left block
+        0) the tiers that probe every level, words in global memory."""
         if not self.levels:
             return self._ladder(rs, c, pending, m_end, mps, counters, None)
-        opened = (levels[pending] >= word).sum(axis=1) if word else np.full(len(pending),
-                                                                               self.levels)
-        wide = opened > self.window()
-        if not self._ladder(rs, c, pending[~wide], m_end, mps, counters, levels, word):
+        K = self.levels
+        open_ = (levels[pending] >= word) if word else np.ones((len(pending), K), dtype=bool)
+        top = min(TIER_TOP_LEVELS, K) if 0 < word < 64 else 0
+        some = open_.any(axis=1)
+        below = open_[:, :K - top].any(axis=1)
+        if not self._ladder(rs, c, pending[~some], m_end, mps, counters, None):
             return False
-        return self._ladder(rs, c, pending[wide], m_end, mps, counters, levels, word,
-                            registers=False)
+        left = []
+        if top and not self._ladder(rs, c, pending[some & ~below], m_end, mps, counters, levels,
+                                    top, left):
+            return False
+        rest = np.concatenate([pending[some & below]] + left)
+        return self._ladder(rs, c, np.sort(rest), m_end, mps, counters, levels)
 
-    def _ladder(self, rs, c, pending, m_end, mps, counters, levels, lw=0,
-                registers=True) -> bool:
+    def _ladder(self, rs, c, pending, m_end, mps, counters, levels, top=0, left=None) -> bool:
         """Tiers of growing reach from ``self.first``, each re-running only the starts it could
         not settle, then an exact tier sized to the longest suffix. ``levels`` (starts x
-        levels, lower bounds in; None: none computed) receives the open lower levels (those
-        at ``lw`` or more); ``registers``: False keeps every tier's words in global memory."""
+        levels, lower bounds in; None: none computed) receives the lower levels, every one or
+        (``top`` > 0, in the register tiers) the top ``top``: a start whose level leaves block
+        0 there is appended to ``left`` instead."""
         K = self.K
         if not len(pending):
             return True
         nlv = 0 if levels is None else self.levels
-        more = {"lw": lw} if nlv else {}
+        more = {"top": top} if top else {}
         for index in range(self.first, len(self.tiers)):
             if self.dev.cancelled():
                 return False
             words, overlap = self.tiers[index]
             lv = levels[pending] if nlv else None
             got, over, truncated = self._launch(rs[pending], c[pending], m_end, words, overlap,
-                                                counters, exact=not registers, lv=lv, **more)
+                                                counters, lv=lv, **more)
             c[pending] = got
             if nlv:
                 levels[pending] = lv
+            if top:  # a top level at 64 below its suffix's end: its row left block 0
+                gone = over & np.any((lv[:, nlv - top:] >= 64)
+                                     & (lv[:, nlv - top:] < mps[pending, None]), axis=1)
+                left.append(pending[gone])
+                keep = ~gone
+                pending, over, got, lv = pending[keep], over[keep], got[keep], lv[keep]
             unsure = over | (truncated & (got < mps[pending]) & (got + K >= overlap))
             for t in range(nlv):  # level t is exact when its occurrences fit the overlap
                 unsure |= truncated & (lv[:, t] < mps[pending]) & (lv[:, t] + t >= overlap)
@@ -696,11 +679,11 @@ class BitparallelDriver:
         if self.dev.cancelled():
             return False
         # Exact tier: words for the longest suffix, an overlap past it, words in global memory
-        # (with levels: every open one).
+        # (with levels: every one).
         longest = int(mps[pending].max())
         lv = levels[pending] if nlv else None
         got, _, _ = self._launch(rs[pending], c[pending], m_end, (longest + 63) // 64 + 1,
-                                 longest + K + 1, counters, exact=True, lv=lv, **more)
+                                 longest + K + 1, counters, exact=True, lv=lv)
         c[pending] = got
         if nlv:
             levels[pending] = lv
@@ -792,15 +775,14 @@ class BitparallelDriver:
                 return
         self.first = max(0, len(self.tiers) - 1)
 
-    def _launch(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=None, lw=0):
+    def _launch(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=None, top=0):
         """One tier over ``rs`` (c0: their lower bounds); batched so that words kept in global
-        memory fit the budget (``exact``: words in global memory, whatever their count).
-        Returns (c found, overflowed, some chunk truncated). With levels, ``lv`` (starts x
-        levels: their lower bounds, exact below ``lw``) receives the levels found."""
+        memory fit the budget. Returns (c found, overflowed, some chunk truncated). With
+        levels, ``lv`` (starts x levels: their lower bounds) receives the levels found."""
         nr = len(rs)
         lo, hi, truncated = self.plan(overlap, nr)
         per_r = len(lo)
-        kernel_words = 0 if exact else self._words(words)
+        kernel_words = 0 if exact else self._words(words, lv is not None and not top)
         if kernel_words:
             group = nr
         else:
@@ -808,7 +790,7 @@ class BitparallelDriver:
             group = max(1, self.dev.scratch_budget() // max(1, per_thread * per_r))
         got = np.empty(nr, dtype=np.int32)
         over = np.zeros(nr, dtype=bool)
-        kernel = self._kernel(kernel_words, 0 if lv is None else self.levels)
+        kernel = self._kernel(kernel_words, 0 if lv is None else self.levels, top)
         lo_d, hi_d = self.dev.upload_many("the chunk plan", lo, hi)
         tpb = self.dev.threads_per_block
         for start in range(0, nr, group):
@@ -830,7 +812,7 @@ class BitparallelDriver:
             blocks = (threads + tpb - 1) // tpb
             table = self.tables.get(self._alpha, 64)  # flat: one index a word
             self.dev.launch(kernel, blocks, tpb, 0, table.reshape(table.size), self.dev.beta,
-                            rs_d, n_part, m_end, self.K, lw, lo_d, hi_d, res_d[:n_part],
+                            rs_d, n_part, m_end, self.K, lo_d, hi_d, res_d[:n_part],
                             res_d[n_part:], steps_d, spv, smv, lv_d)
             back = self.dev.fetch(res_d)
             got[part] = back[:n_part]

@@ -376,33 +376,16 @@ class LanesStage:
     def kernel(self, levels: int = 0):
         return lanes_kernel(self.word, self.R, self.tpb, 255, levels)
 
-    def _shortest(self) -> int:
-        """The shortest chunk the plan cuts (its overlap is a small share of it)."""
-        ratio = config.KDIFF_CUDA_LANES_CHUNK_OVERLAP_RATIO
-        return max(config.KDIFF_CUDA_LANES_MIN_CHUNK, ratio * overlap(self.K, self.word))
-
-    def _want_blocks(self) -> int:
-        return max(1, 4 * self.dev.resident_threads() // self.tpb)
-
-    def min_starts(self) -> int:
-        """The fewest starts whose launch fills the GPU (the job's target threads, 4x the
-        resident ones unless config says otherwise): whole blocks of starts (``tpb x R``
-        each; a block's unused lanes cost as much as used ones), enough of them that the
-        chunks no shorter than the plan allows make that many threads."""
-        offsets = self.dev.offsets
-        chunks = sum(max(1, -(-int(offsets[i + 1] - offsets[i]) // self._shortest()))
-                     for i in range(len(offsets) - 1))
-        want = max(1, -(-int(self.dev.target_threads) // self.tpb))
-        return self.tpb * self.R * max(1, -(-want // max(1, chunks)))
-
     def plan(self, nr: int) -> tuple[np.ndarray, np.ndarray]:
         """Chunks over every record, enough of them (with the blocks of starts) to fill the GPU."""
         offsets = self.dev.offsets
         v = overlap(self.K, self.word)
         span = self.tpb * self.R
         start_blocks = max(1, -(-nr // span))
-        chunks = max(1, -(-self._want_blocks() // start_blocks))
-        length = max(self._shortest(), -(-int(offsets[-1]) // chunks))
+        want_blocks = max(1, 4 * self.dev.resident_threads() // self.tpb)
+        chunks = max(1, -(-want_blocks // start_blocks))
+        ratio = config.KDIFF_CUDA_LANES_CHUNK_OVERLAP_RATIO
+        length = max(config.KDIFF_CUDA_LANES_MIN_CHUNK, ratio * v, -(-int(offsets[-1]) // chunks))
         los, his = [], []
         for rec in range(len(offsets) - 1):
             a, b = int(offsets[rec]), int(offsets[rec + 1])

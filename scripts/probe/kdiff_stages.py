@@ -45,14 +45,14 @@ def timed_lanes(self, stage, alpha, rs, counters, low=None, high=None, lv=None):
     return got
 
 
-def timed_launch(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=None, lw=0):
+def timed_launch(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=None, top=0):
     cuda.synchronize()
     t0, cells0 = time.perf_counter(), int(counters[0])
-    out = launch(self, rs, c0, m_end, words, overlap, counters, exact, lv, lw)
+    out = launch(self, rs, c0, m_end, words, overlap, counters, exact, lv, top)
     cuda.synchronize()
-    kw = 0 if exact else self._words(words)
+    kw = 0 if exact else self._words(words, lv is not None and not top)
     key = (f"tier words={words} {'registers' if kw else 'global'}"
-           + (" levels" if lv is not None else "") + (" exact" if exact else ""))
+           + (f" levels top={top}" if lv is not None else "") + (" exact" if exact else ""))
     row = table[key]
     row[0] += 1
     row[1] += len(rs)
@@ -76,7 +76,7 @@ t0 = time.perf_counter()
 res = solve()
 wall = time.perf_counter() - t0
 print(f"{work} flags={flag_arg} all_k={all_k} register_words={config.KDIFF_CUDA_REGISTER_WORDS}"
-      f" register_levels={config.KDIFF_CUDA_REGISTER_LEVELS}: candidates={len(res.candidates)} "
+      f" top_levels={cbp.TIER_TOP_LEVELS}: candidates={len(res.candidates)} "
       f"solve={res.info.seconds:.3f}s wall={wall:.3f}s cells={res.info.cells:.3e}")
 total = sum(r[2] for r in table.values())
 for key, (n, s, sec, cells) in sorted(table.items(), key=lambda kv: -kv[1][2]):

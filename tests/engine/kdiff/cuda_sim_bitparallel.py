@@ -24,7 +24,7 @@ sys.setswitchinterval(1e-6)  # simulated threads hand the GIL over at every sync
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from engine import config, gpu, kdiff  # noqa: E402
+from engine import config, kdiff  # noqa: E402
 from engine.kdiff import cuda as kcuda  # noqa: E402
 from engine.kdiff import cuda_bitparallel, cuda_lanes, neighbours  # noqa: E402
 from engine.kdiff.cuda import Device  # noqa: E402
@@ -516,108 +516,50 @@ def _substituted(seq, positions):
     return out
 
 
-def _levels_in_the_blocks():
-    """A target and a background of near-copies with mismatches placed so that, at K = 3,
-    starts outgrow the 32-bit lanes at K only (levels all below 32), with level 2 in block 1
-    and levels 0, 1 short, with levels 1 and 2 in blocks 1 and 2 (rows past 64 and 128), and
-    with level 0 past 32 too (every level open); the starts of each kind."""
+def test_all_k_tier_routes_after_the_32_bit_lanes(monkeypatch):
+    """kdiff --all-k with word32 at K = 3, the driver alone on a few starts of each kind: the
+    starts that outgrow 32 reach the tiers by what the lanes left open. Near-copies with
+    mismatches placed so that some starts outgrow 32 at K only (the register tiers without
+    levels), some at K-1 and K-2 too but not at K-3 (the register tiers probing the top two
+    levels), some whose level 2 passes 64 rows (they leave block 0 there and are re-run on
+    the tiers that probe every level) and some with level 0 past 32 (those tiers directly).
+    c and every level equal the oracle's."""
+    # Register tiers whose chunks see each copy whole (the tiny ones' overlap, 12, would send
+    # every long start to the exact tier).
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((2, 100), (3, 200)))
+    calls = []
+    original = cuda_bitparallel.BitparallelDriver._ladder
+
+    def spy(self, rs, c, pending, m_end, mps, counters, levels, top=0, left=None):
+        ok = original(self, rs, c, pending, m_end, mps, counters, levels, top, left)
+        calls.append((levels is not None, top, len(pending),
+                      sum(len(x) for x in left) if left is not None else 0))
+        return ok
+
+    monkeypatch.setattr(cuda_bitparallel.BitparallelDriver, "_ladder", spy)
     rng = np.random.default_rng(33)
-    alpha = random_codes(rng, 240)
+    alpha = random_codes(rng, 150)
     pieces = [random_codes(rng, 3),
               _substituted(alpha[0:38], (9, 19, 29)),  # K only: c_2 < 32 <= c_3
               random_codes(rng, 2),
-              _substituted(alpha[40:120], (12, 25)),  # level 2 past 64, levels 0, 1 short
+              _substituted(alpha[40:80], (12, 25)),  # level 2 past 32, levels 0, 1 short
               random_codes(rng, 2),
-              _substituted(alpha[60:240], (20, 90, 140)),  # levels 1, 2 in blocks 1, 2
+              _substituted(alpha[82:150], (4, 14)),  # level 2 past 64 rows
               random_codes(rng, 2),
-              alpha[190:240].copy()]  # level 0 past 32
-    rs = np.array([0, 3, 40, 43, 60, 62, 190, 192], dtype=np.int64)
-    return alpha, np.concatenate(pieces), rs
-
-
-def _driver_run(alpha, beta, rs, K, levels):
+              alpha[112:150].copy()]  # level 0 past 32
+    beta = np.concatenate(pieces)
+    K = 3
+    rs = np.array([0, 3, 21, 40, 43, 60, 82, 85, 112, 114], dtype=np.int64)
     driver = cuda_bitparallel.BitparallelDriver(
-        Device(beta, np.array([0, len(beta)], np.int64), 8), K, False, {"word32"},
-        levels=K if levels else 0)
-    lv = np.empty((len(rs), K), np.int64) if levels else None
-    with gpu.tally() as counts:
-        got = driver.run(alpha, rs, np.zeros(2, np.int64), lv)
-    return got, lv, counts.launches
-
-
-def test_all_k_levels_in_every_block_of_the_register_tiers(monkeypatch):
-    """kdiff --all-k with word32 at K = 3, the driver alone: the starts that outgrow 32 reach
-    the tiers with the levels the lanes left open, whose rows lie in blocks 0, 1 and 2 of a
-    register tier (:func:`_levels_in_the_blocks`). c and every level equal the oracle's; every
-    tier launch keeps its words in registers (none in global memory, as before for a level
-    past block 0), and the tiers launch as often as for the same starts without levels."""
-    # Register tiers whose chunks see each copy whole (the tiny ones' overlap, 12, would send
-    # every long start to the exact tier).
-    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((2, 250), (4, 500)))
-    alpha, beta, rs = _levels_in_the_blocks()
-    K = 3
-    got, lv, launches = _driver_run(alpha, beta, rs, K, True)
+        Device(beta, np.array([0, len(beta)], np.int64), 8), K, False, {"word32"}, levels=K)
+    lv = np.empty((len(rs), K), np.int64)
+    got = driver.run(alpha, rs, np.zeros(2, np.int64), lv)
     levels = [longest_prefixes(alpha, [beta], t + 1) for t in range(K + 1)]
     for i, r in enumerate(rs):
         want = [int(level[r]) for level in levels]
         assert list(lv[i]) + [got[i]] == want, (r, want, lv[i], got[i])
-    past = [int(levels[t][r]) for r in rs for t in range(K) if levels[t][r] >= 32]
-    assert max(past) >= 128 and any(64 <= x < 128 for x in past), past  # blocks 1 and 2
-    assert any(levels[0][r] >= 32 for r in rs) and any(levels[K - 1][r] < 32 <= levels[K][r]
-                                                       for r in rs)
-    tiers = {name: n for name, n in launches.items() if name.startswith("tier")}
-    assert tiers and all(name.startswith(("tier2_levels3", "tier4_levels3"))
-                         for name in tiers), launches
-    _, _, plain = _driver_run(alpha, beta, rs, K, False)
-    assert sum(tiers.values()) == sum(n for name, n in plain.items() if name.startswith("tier"))
-    assert sum(n for name, n in launches.items() if name.startswith("lanes")) == \
-        sum(n for name, n in plain.items() if name.startswith("lanes"))
-
-
-def test_all_k_register_window_and_the_global_tiers(monkeypatch):
-    """More open levels than a register tier holds (a window of 1 at K = 3): those starts
-    climb the tiers with their words in global memory, the others the register tiers with
-    their one open level; every level stays exact."""
-    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((2, 250), (4, 500)))
-    monkeypatch.setattr(config, "KDIFF_CUDA_REGISTER_LEVELS", 1)
-    alpha, beta, rs = _levels_in_the_blocks()
-    K = 3
-    got, lv, launches = _driver_run(alpha, beta, rs, K, True)
-    levels = [longest_prefixes(alpha, [beta], t + 1) for t in range(K + 1)]
-    for i, r in enumerate(rs):
-        want = [int(level[r]) for level in levels]
-        assert list(lv[i]) + [got[i]] == want, (r, want, lv[i], got[i])
-    names = set(launches)
-    assert any(n.startswith("tier_global_levels3") for n in names), launches
-    assert any(n.startswith("tier2_levels3window1") for n in names), launches
-
-
-def test_a_slice_fills_the_first_lanes_launch(monkeypatch):
-    """The first slice of a word32 job (all-k or not: the same) holds enough starts, in whole
-    blocks of lanes, that its lanes launch makes the threads the job wants, though the tiers
-    alone would take fewer starts."""
-    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_THREADS", 128)
-    rng = np.random.default_rng(8)
-    alpha = random_codes(rng, 90)
-    beta = np.concatenate([random_codes(rng, 60), mutate(rng, alpha[:50], 2)])
-    seen = []
-    launch = Device.launch
-
-    def spy(self, kernel, blocks, tpb, *args, **kw):
-        seen.append((kernel.py_func.__name__, blocks * tpb))
-        return launch(self, kernel, blocks, tpb, *args, **kw)
-
-    monkeypatch.setattr(Device, "launch", spy)
-    firsts = []
-    for all_k in (False, True):
-        for _ in range(2):  # the first solve warms up (a tiny job's launches)
-            seen.clear()
-            res = kdiff.solve([Record("t", alpha)], [Record("b", beta)], 3, backend="cuda",
-                              flags={"word32"}, strands="forward", all_k=all_k)
-        assert res.info.complete
-        firsts.append(next(threads for name, threads in seen if name.startswith("lanes")))
-        want = kdiff_expected([Record("t", alpha)], [Record("b", beta)], 3, 10**9, "forward")
-        got = sorted((c.target_id, c.start, c.end) for c in
-                     (res.landscape.candidates(3) if all_k else res.candidates))
-        assert got == want
-    assert firsts[0] == firsts[1] >= 128, firsts
+    plain = sum(n for lv, _, n, _ in calls if not lv)
+    topped = sum(n for lv, top, n, _ in calls if lv and top)
+    every = sum(n for lv, top, n, _ in calls if lv and not top)
+    left = sum(x for *_, x in calls)
+    assert plain and topped and every and left, calls

@@ -228,12 +228,10 @@ def test_all_k_equals_separate_runs_on_real_data(real_inputs, flags):
 
 def test_all_k_routes_through_the_tiers(lambda_record, ecoli_record):
     """--all-k 4 with word32 on real DNA with near-copies of the target planted, mismatches
-    placed so that starts outgrow the 32-bit lanes at K only (levels all settled by the
-    lanes), at the top two levels too, past 64 rows at level 2 (block 1 of a register tier)
-    and at level 0: the landscape is the multicore one's, every tier launch keeps its words
-    in registers (every open level found in any block), and the levels kernels that ran keep
-    no local memory."""
-    from engine import gpu
+    placed so that starts outgrow the 32-bit lanes at K only (register tiers without levels),
+    at the top two levels too (register tiers probing them), past 64 rows at level 2 (back
+    to the every-level tiers) and at level 0: the landscape is the multicore one's, and the
+    levels kernels that ran keep no local memory."""
     from engine.gpu import register_cap
     from engine.kdiff.cuda_bitparallel import chunk_kernel
     from engine.kdiff.cuda_lanes import lanes_kernel
@@ -252,42 +250,16 @@ def test_all_k_routes_through_the_tiers(lambda_record, ecoli_record):
     target = [Record("t", alpha)]
     background = [ecoli_record.slice(0, 60_000), Record("planted", planted)]
     want = kdiff.solve(target, background, 4, backend="multicore", all_k=True).landscape
-    with gpu.tally() as counts:
-        got = kdiff.solve(target, background, 4, backend="cuda", flags={"word32"}, all_k=True)
+    got = kdiff.solve(target, background, 4, backend="cuda", flags={"word32"}, all_k=True)
     np.testing.assert_array_equal(got.landscape.lengths, want.lengths)
-    tiers = [name for name in counts.launches if name.startswith("tier")]
-    assert tiers and not any(name.startswith("tier_global") for name in tiers), counts.launches
     lanes = lanes_kernel(32, config.KDIFF_CUDA_LANES_PER_THREAD[32],
                          config.KDIFF_CUDA_LANES_THREADS_PER_BLOCK, 255, 3)
     tier = chunk_kernel(config.KDIFF_CUDA_BITPARALLEL_TIERS[0][0],
-                        register_cap(config.KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK), 3,
-                        min(3, config.KDIFF_CUDA_REGISTER_LEVELS))
+                        register_cap(config.KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK), 3, 2)
     for kernel in (lanes, tier):
         local = kernel.get_local_mem_per_thread()
         values = list(local.values()) if isinstance(local, dict) else [local]
         assert values and all(v == 0 for v in values), (kernel.py_func.__name__, local)
-
-
-def test_all_k_register_tiers_find_every_level_in_registers(real_inputs, monkeypatch):
-    """--all-k 5 without a lanes stage (every level open) on each register tier alone: the
-    landscape is the multicore one's and the tier's levels kernel keeps no local memory (its
-    words, block bottoms and levels stay in registers)."""
-    from engine.gpu import register_cap
-    from engine.kdiff.cuda_bitparallel import chunk_kernel
-
-    target, background = real_inputs
-    want = kdiff.solve(target, background, 5, backend="multicore", all_k=True).landscape
-    cap = register_cap(config.KDIFF_CUDA_BITPARALLEL_THREADS_PER_BLOCK)
-    for words, overlap in config.KDIFF_CUDA_BITPARALLEL_TIERS:
-        if words > config.KDIFF_CUDA_REGISTER_WORDS:
-            continue
-        monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((words, overlap),))
-        got = kdiff.solve(target, background, 5, backend="cuda", flags=set(), all_k=True)
-        np.testing.assert_array_equal(got.landscape.lengths, want.lengths)
-        kernel = chunk_kernel(words, cap, 4, min(4, config.KDIFF_CUDA_REGISTER_LEVELS))
-        local = kernel.get_local_mem_per_thread()
-        values = list(local.values()) if isinstance(local, dict) else [local]
-        assert values and all(v == 0 for v in values), (words, local)
 
 
 def test_all_k_long_candidates_in_the_global_tiers(lambda_record, ecoli_record):
