@@ -24,6 +24,7 @@ from engine.output import write_text
 from engine.primers import merge_candidates
 
 from app import primers
+from app.annotations import annotate_in_children
 from app.jobs import call
 from app.primer3_guard import steps
 from app.settings import load_json, save_json
@@ -63,7 +64,9 @@ class PrimerTools(ResultView):
     """Primer filters, reaction conditions, region merging and exports, above the results table.
 
     Annotations of every candidate are computed when a run ends (and again when the conditions
-    change) on a worker thread; they fill the computed columns of the table. The filter keeps
+    change) in child processes driven from a worker thread (:mod:`app.annotations`: Primer3
+    never runs in the window's process, so it never holds up a repaint); they fill the
+    computed columns of the table. The filter keeps
     the candidates :func:`engine.primers.passes` keeps; with *Merge into regions* the table
     shows :func:`engine.primers.merge_candidates` of the kept candidates instead.
 
@@ -320,7 +323,7 @@ class PrimerTools(ResultView):
         if self.filter_box.isChecked():
             self.filter_box.setChecked(False)
 
-    # -- annotations (worker thread) -------------------------------------------------------------
+    # -- annotations (child processes, driven from a worker thread) ---------------------------
     def _annotate(self) -> None:
         if self.runner.running:
             self._pending = True
@@ -333,8 +336,9 @@ class PrimerTools(ResultView):
         self._generation += 1
         self._task = ("annotate", self._generation)
         self._show_status(f"Annotating {len(candidates):,}…")
-        sequences = [c.sequence for c in candidates]
-        self.runner.start(lambda token: steps(primers.annotate_all(sequences, conditions, token)))
+        # Primer3 in child processes (app.annotations): it holds Python's lock for a whole
+        # call, which in this process would make every repaint wait for it (issue #33).
+        self.runner.start(lambda token: annotate_in_children(candidates, conditions, token))
 
     def _on_p3_progress(self, fraction) -> None:
         if self._task == ("annotate", self._generation) and self._result is not None:

@@ -1,0 +1,155 @@
+"""Primer3 annotations of a run's candidates, computed in child processes (issue #33).
+
+primer3-py (2.4.0) holds Python's lock for the whole of each call, so annotating a
+million candidates on a worker thread of the window's process made the window's thread
+wait for it at every turn: a k slider move of the uniqueness landscape took 40-114 ms
+instead of 45 while the annotation ran (minutes). Here every Primer3 call runs in a child
+process, through the engine's own mechanism (:func:`engine.primers.pairs._in_child`:
+spawned, polled every ``CHILD_POLL_S``, ended on a cancel, as pair design runs Primer3).
+
+The window's process only reads the candidates' sequences (:data:`ROWS` rows a step),
+keeps the distinct ones and hands them over :data:`BATCH` at a time; each batch comes
+back as columns (numbers, a None mask, the few notes), which unpickle in well under a
+millisecond, and stays columns: an :class:`~engine.primers.Annotation` is made when one
+is asked for (the rows the table paints, the filter). No Qt here: the child imports this
+module to run :func:`annotation_columns`.
+"""
+
+from __future__ import annotations
+
+import os
+from bisect import bisect_right
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Generator, Iterator
+
+import numpy as np
+
+from engine.jobs import CancelToken
+from engine.primers import Annotation, Conditions, annotate_many
+
+#: Distinct sequences a child process annotates: about 6 s of Primer3 (0.6 ms a sequence
+#: on one core), against the ~0.3 s a spawned child takes to start (~5 %).
+BATCH = 10_000
+
+#: Candidates whose sequences the window's process reads in one go (a few ms of Python).
+ROWS = 2_000
+
+#: Added to the child's nice value (Unix): a background job's. (A worker thread could not be
+#: lowered so: preempted while it holds Python's lock, it would hold the window up too.)
+NICE = 19
+
+#: The Annotation fields kept as numbers (the note apart), and those that are ints.
+NUMBERS = tuple(f.name for f in fields(Annotation) if f.name != "note")
+INTS = frozenset({"length", "gc_clamp", "max_run"})
+
+
+def annotation_columns(sequences: list[str], conditions: Conditions):
+    """(In the child) :func:`engine.primers.annotate_many` of ``sequences`` as columns:
+    ``values`` (n x len(NUMBERS) float64), ``none`` (where a field is None) and
+    ``{row: note}`` for the rows with a note. The child runs at the lowest priority
+    (:data:`NICE`): where the cores are busy, the window's thread goes first."""
+    if hasattr(os, "nice"):
+        os.nice(NICE)
+    notes = annotate_many(sequences, conditions)
+    values = np.zeros((len(notes), len(NUMBERS)))
+    none = np.zeros(values.shape, dtype=bool)
+    for i, note in enumerate(notes):
+        for j, name in enumerate(NUMBERS):
+            value = getattr(note, name)
+            if value is None:
+                none[i, j] = True
+            else:
+                values[i, j] = value
+    return values, none, {i: n.note for i, n in enumerate(notes) if n.note}
+
+
+class AnnotationTable(Mapping):
+    """``{sequence: Annotation}`` over the columns the children sent back; an Annotation is
+    made (equal to :func:`engine.primers.annotate`'s) each time one is read."""
+
+    def __init__(self):
+        self._row: dict[str, int] = {}
+        self._starts: list[int] = []
+        self._blocks: list[tuple] = []
+
+    def add(self, sequences: list[str], columns) -> None:
+        values, none, notes = columns
+        if len(sequences) != values.shape[0]:
+            raise ValueError(f"{len(sequences)} sequences, {values.shape[0]} annotations")
+        first = len(self._row)
+        self._starts.append(first)
+        self._blocks.append((values, none, notes))
+        self._row.update(zip(sequences, range(first, first + len(sequences))))
+
+    def __getitem__(self, sequence: str) -> Annotation:
+        row = self._row[sequence]
+        b = bisect_right(self._starts, row) - 1
+        values, none, notes = self._blocks[b]
+        i = row - self._starts[b]
+        cells = {name: None if gone else (int(v) if name in INTS else v)
+                 for name, v, gone in zip(NUMBERS, values[i].tolist(), none[i].tolist())}
+        return Annotation(**cells, note=notes.get(i, ""))
+
+    def __contains__(self, sequence) -> bool:
+        return sequence in self._row
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._row)
+
+    def __len__(self) -> int:
+        return len(self._row)
+
+
+def _sequences(candidates, lo: int, hi: int) -> list[str]:
+    if hasattr(candidates, "sequences"):  # a CandidateTable: read from the columns
+        return candidates.sequences(lo, hi)
+    return [c.sequence for c in candidates[lo:hi]]
+
+
+def annotate_in_children(candidates, conditions: Conditions, cancel: CancelToken,
+                         batch: int | None = None) -> Generator[float, None, AnnotationTable | None]:
+    """Annotate the distinct sequences of ``candidates`` (Candidates or a CandidateTable),
+    ``batch`` (:data:`BATCH`) at a time, each batch in a child process.
+
+    Yields the fraction done when it changes (each batch; the share of distinct sequences
+    among the rows not read yet is estimated from those read); returns the
+    :class:`AnnotationTable`, or None when cancelled (a partial set would make the filter
+    drop candidates it never saw): the child then working is ended.
+    """
+    from engine.primers.pairs import _in_child
+
+    batch = batch or BATCH
+    table = AnnotationTable()
+    queued: dict[str, None] = {}
+    n, read, shown = len(candidates), 0, None
+    while read < n or queued:
+        if cancel.cancelled:
+            return None
+        if read < n and len(queued) < batch:
+            hi = min(n, read + ROWS)
+            for seq in _sequences(candidates, read, hi):
+                if seq not in table and seq not in queued:
+                    queued[seq] = None
+            read = hi
+            continue
+        chunk = list(queued)[:batch]
+        for seq in chunk:
+            del queued[seq]
+        gen = _in_child(annotation_columns, (chunk, conditions), cancel, lambda: None)
+        while True:  # (the child's polls yield None: only a new fraction goes on)
+            try:
+                next(gen)
+            except StopIteration as stop:
+                columns = stop.value
+                break
+        if columns is None:  # cancelled: _in_child has ended the child
+            return None
+        table.add(chunk, columns)
+        distinct = len(table) + len(queued)
+        ahead = (n - read) * distinct / read if read else 0
+        fraction = round(len(table) / (distinct + ahead), 3)
+        if fraction != shown:
+            shown = fraction
+            yield fraction
+    return table
