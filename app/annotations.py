@@ -10,18 +10,16 @@ spawned, polled every ``CHILD_POLL_S``, ended on a cancel, as pair design runs P
 The window's process only reads the candidates' sequences (:data:`ROWS` rows a step),
 keeps the distinct ones and hands them over :data:`BATCH` at a time; each batch comes
 back as columns (numbers, a None mask, the few notes), which unpickle in well under a
-millisecond, and stays columns: an :class:`~engine.primers.Annotation` is made when one
-is asked for (the rows the table paints, the filter). No Qt here: the child imports this
-module to run :func:`annotation_columns`.
+millisecond, and become :class:`~engine.primers.Annotation` objects in Python
+(:func:`annotations_from`). No Qt here: the child imports this module to run
+:func:`annotation_columns`.
 """
 
 from __future__ import annotations
 
 import os
-from bisect import bisect_right
-from collections.abc import Mapping
 from dataclasses import fields
-from typing import Generator, Iterator
+from typing import Generator
 
 import numpy as np
 
@@ -44,13 +42,29 @@ NUMBERS = tuple(f.name for f in fields(Annotation) if f.name != "note")
 INTS = frozenset({"length", "gc_clamp", "max_run"})
 
 
+def _background() -> None:
+    """(In a child) the lowest priority, :data:`NICE`: where the cores are busy, the
+    window's thread goes first."""
+    if hasattr(os, "nice"):
+        os.nice(NICE)
+
+
+def _answer(gen: Generator):
+    """Drive :func:`~engine.primers.pairs._in_child`'s generator to its value without
+    passing on its polls (None every ``CHILD_POLL_S``)."""
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value
+    yield  # (never reached: a generator, for ``yield from``)
+
+
 def annotation_columns(sequences: list[str], conditions: Conditions):
     """(In the child) :func:`engine.primers.annotate_many` of ``sequences`` as columns:
     ``values`` (n x len(NUMBERS) float64), ``none`` (where a field is None) and
-    ``{row: note}`` for the rows with a note. The child runs at the lowest priority
-    (:data:`NICE`): where the cores are busy, the window's thread goes first."""
-    if hasattr(os, "nice"):
-        os.nice(NICE)
+    ``{row: note}`` for the rows with a note, at the lowest priority (:func:`_background`)."""
+    _background()
     notes = annotate_many(sequences, conditions)
     values = np.zeros((len(notes), len(NUMBERS)))
     none = np.zeros(values.shape, dtype=bool)
@@ -64,41 +78,21 @@ def annotation_columns(sequences: list[str], conditions: Conditions):
     return values, none, {i: n.note for i, n in enumerate(notes) if n.note}
 
 
-class AnnotationTable(Mapping):
-    """``{sequence: Annotation}`` over the columns the children sent back; an Annotation is
-    made (equal to :func:`engine.primers.annotate`'s) each time one is read."""
-
-    def __init__(self):
-        self._row: dict[str, int] = {}
-        self._starts: list[int] = []
-        self._blocks: list[tuple] = []
-
-    def add(self, sequences: list[str], columns) -> None:
-        values, none, notes = columns
-        if len(sequences) != values.shape[0]:
-            raise ValueError(f"{len(sequences)} sequences, {values.shape[0]} annotations")
-        first = len(self._row)
-        self._starts.append(first)
-        self._blocks.append((values, none, notes))
-        self._row.update(zip(sequences, range(first, first + len(sequences))))
-
-    def __getitem__(self, sequence: str) -> Annotation:
-        row = self._row[sequence]
-        b = bisect_right(self._starts, row) - 1
-        values, none, notes = self._blocks[b]
-        i = row - self._starts[b]
-        cells = {name: None if gone else (int(v) if name in INTS else v)
-                 for name, v, gone in zip(NUMBERS, values[i].tolist(), none[i].tolist())}
-        return Annotation(**cells, note=notes.get(i, ""))
-
-    def __contains__(self, sequence) -> bool:
-        return sequence in self._row
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._row)
-
-    def __len__(self) -> int:
-        return len(self._row)
+def annotations_from(columns) -> list[Annotation]:
+    """The Annotations of :func:`annotation_columns`' answer, equal to
+    :func:`engine.primers.annotate`'s. Made here in Python, which lets the window's thread
+    have Python's lock every few ms; unpickling the objects themselves would be one C call
+    that holds it throughout (10,000: 55 ms of CPU at load 7; these take about 40)."""
+    values, none, notes = columns
+    cells = [values[:, j].astype(np.int64).tolist() if name in INTS else values[:, j].tolist()
+             for j, name in enumerate(NUMBERS)]
+    rows = list(zip(*cells))
+    for i in np.flatnonzero(none.any(axis=1)).tolist():
+        rows[i] = tuple(None if gone else v for v, gone in zip(rows[i], none[i].tolist()))
+    texts = [""] * len(rows)
+    for i, text in notes.items():
+        texts[i] = text
+    return [Annotation(*row, text) for row, text in zip(rows, texts)]
 
 
 def _sequences(candidates, lo: int, hi: int) -> list[str]:
@@ -108,19 +102,19 @@ def _sequences(candidates, lo: int, hi: int) -> list[str]:
 
 
 def annotate_in_children(candidates, conditions: Conditions, cancel: CancelToken,
-                         batch: int | None = None) -> Generator[float, None, AnnotationTable | None]:
+                         batch: int | None = None) -> Generator[float, None, dict | None]:
     """Annotate the distinct sequences of ``candidates`` (Candidates or a CandidateTable),
     ``batch`` (:data:`BATCH`) at a time, each batch in a child process.
 
     Yields the fraction done when it changes (each batch; the share of distinct sequences
-    among the rows not read yet is estimated from those read); returns the
-    :class:`AnnotationTable`, or None when cancelled (a partial set would make the filter
+    among the rows not read yet is estimated from those read); returns
+    ``{sequence: Annotation}``, or None when cancelled (a partial set would make the filter
     drop candidates it never saw): the child then working is ended.
     """
     from engine.primers.pairs import _in_child
 
     batch = batch or BATCH
-    table = AnnotationTable()
+    table: dict[str, Annotation] = {}
     queued: dict[str, None] = {}
     n, read, shown = len(candidates), 0, None
     while read < n or queued:
@@ -136,16 +130,11 @@ def annotate_in_children(candidates, conditions: Conditions, cancel: CancelToken
         chunk = list(queued)[:batch]
         for seq in chunk:
             del queued[seq]
-        gen = _in_child(annotation_columns, (chunk, conditions), cancel, lambda: None)
-        while True:  # (the child's polls yield None: only a new fraction goes on)
-            try:
-                next(gen)
-            except StopIteration as stop:
-                columns = stop.value
-                break
+        columns = yield from _answer(_in_child(annotation_columns, (chunk, conditions), cancel,
+                                               lambda: None))
         if columns is None:  # cancelled: _in_child has ended the child
             return None
-        table.add(chunk, columns)
+        table.update(zip(chunk, annotations_from(columns)))
         distinct = len(table) + len(queued)
         ahead = (n - read) * distinct / read if read else 0
         fraction = round(len(table) / (distinct + ahead), 3)
@@ -153,3 +142,4 @@ def annotate_in_children(candidates, conditions: Conditions, cancel: CancelToken
             shown = fraction
             yield fraction
     return table
+
