@@ -49,6 +49,12 @@ def _background() -> None:
         os.nice(NICE)
 
 
+def in_background(function, *args):
+    """(In a child) ``function(*args)`` at the lowest priority."""
+    _background()
+    return function(*args)
+
+
 def _answer(gen: Generator):
     """Drive :func:`~engine.primers.pairs._in_child`'s generator to its value without
     passing on its polls (None every ``CHILD_POLL_S``)."""
@@ -143,3 +149,15 @@ def annotate_in_children(candidates, conditions: Conditions, cancel: CancelToken
             yield fraction
     return table
 
+
+def annotated_csv(result, conditions: Conditions, filters, cancel: CancelToken) -> Generator:
+    """What ``primerscope kdiff ... --annotate [--filter]`` writes
+    (:func:`engine.primers.export_kdiff.csv_text`), made in a child process: it annotates
+    every candidate with Primer3 again. Returns the text, None after a cancel."""
+    from functools import partial
+
+    from engine.primers import export_kdiff
+    from engine.primers.pairs import _in_child
+
+    write = partial(export_kdiff.csv_text, annotate=True, conditions=conditions, filters=filters)
+    return (yield from _answer(_in_child(in_background, (write, result), cancel, lambda: None)))

@@ -24,9 +24,7 @@ from engine.output import write_text
 from engine.primers import merge_candidates
 
 from app import primers
-from app.annotations import annotate_in_children
-from app.jobs import call
-from app.primer3_guard import steps
+from app.annotations import annotate_in_children, annotated_csv
 from app.settings import load_json, save_json
 from app.views import ResultView
 from app.widgets import FlowBar
@@ -347,7 +345,10 @@ class PrimerTools(ResultView):
     def _on_p3_finished(self, value) -> None:
         task, self._task = self._task, None
         if task[0] == "export":
-            self._written(task[1], value)
+            if value is None:  # cancelled (a new run): nothing written
+                self._show_status(f"Not written (cancelled): {task[1]}")
+            else:
+                self._written(task[1], value)
         elif value is not None and not self._pending and task[1] == self._generation:
             self._notes = value
             self.results.model.computed_changed()
@@ -554,8 +555,8 @@ class PrimerTools(ResultView):
     def export_annotated(self, path: str | None = None) -> str | None:
         """Candidates with annotation columns, as ``primerscope kdiff ... --annotate [--filter]``.
 
-        The kdiff CLI's writer annotates on the primer3 worker; ``exported`` tells when the
-        file is written.
+        The kdiff CLI's writer annotates again, in a child process
+        (:func:`app.annotations.annotated_csv`); ``exported`` tells when the file is written.
         """
         if self._result is None or self._notes is None or self.runner.running:
             return None
@@ -574,7 +575,6 @@ class PrimerTools(ResultView):
         filters = self.filters if self.filter_box.isChecked() else None
         self._task = ("export", path)
         self._show_status(f"Writing {path}…")
-        self.runner.start(lambda token: steps(call(lambda: export.csv_text(
-            result, annotate=True, conditions=conditions, filters=filters))))
+        self.runner.start(lambda token: annotated_csv(result, conditions, filters, token))
         self._update_actions()
         return path

@@ -110,3 +110,25 @@ def test_the_columns_give_back_engine_annotations():
     assert done == dict(zip(seqs, expected)) and len(done) == 5
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
 
+
+def test_the_annotated_export_annotates_in_a_child(qtbot, window, primer3_here, tmp_path):
+    tools = window.results.tools
+    with qtbot.waitSignal(tools.annotated, timeout=120_000):
+        land, _ = _synthetic_every_k_run(window, n=300)
+    with qtbot.waitSignal(tools.exported, timeout=120_000):
+        assert tools.export_annotated(str(tmp_path / "a.csv"))
+    assert primer3_here == []  # (the writer annotated again, in a child)
+    from dataclasses import replace
+
+    from engine.primers.export_kdiff import csv_text
+
+    result = replace(window.controller.result, landscape=None)
+    assert (tmp_path / "a.csv").read_text() == csv_text(result, annotate=True,
+                                                        conditions=tools.conditions)
+    # A new run while the export runs: its child ends, nothing is written.
+    assert tools.export_annotated(str(tmp_path / "b.csv"))
+    _until(qtbot, lambda: multiprocessing.active_children())
+    tools.reset(None)  # (what a new run's start does)
+    _until(qtbot, lambda: not tools.runner.running and not multiprocessing.active_children(), 5.0)
+    qtbot.wait(50)
+    assert not (tmp_path / "b.csv").exists()
