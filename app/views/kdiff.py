@@ -502,7 +502,7 @@ class LandscapeView(ResultView):
         self.plot.setMenuEnabled(False)
         self.plot.setLabel("bottom", "start position in the target (1-based)")
         self.plot.setLabel("left", "k (edits)")
-        self.image = pg.ImageItem()
+        self.image = pg.ImageItem(axisOrder="col-major")  # (bins x k): x the starts, y the k
         self.image.setColorMap(pg.colormap.get("viridis"))
         self.plot.addItem(self.image)
         self.bar = pg.ColorBarItem(colorMap=pg.colormap.get("viridis"), label="candidate length (bp)",

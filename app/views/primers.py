@@ -24,8 +24,7 @@ from engine.output import write_text
 from engine.primers import merge_candidates
 
 from app import primers
-from app.jobs import call
-from app.primer3_guard import steps
+from app.annotations import annotate_in_children, annotated_csv
 from app.settings import load_json, save_json
 from app.views import ResultView
 from app.widgets import FlowBar
@@ -63,7 +62,9 @@ class PrimerTools(ResultView):
     """Primer filters, reaction conditions, region merging and exports, above the results table.
 
     Annotations of every candidate are computed when a run ends (and again when the conditions
-    change) on a worker thread; they fill the computed columns of the table. The filter keeps
+    change) in child processes driven from a worker thread (:mod:`app.annotations`: Primer3
+    never runs in the window's process, so it never holds up a repaint); they fill the
+    computed columns of the table. The filter keeps
     the candidates :func:`engine.primers.passes` keeps; with *Merge into regions* the table
     shows :func:`engine.primers.merge_candidates` of the kept candidates instead.
 
@@ -320,7 +321,7 @@ class PrimerTools(ResultView):
         if self.filter_box.isChecked():
             self.filter_box.setChecked(False)
 
-    # -- annotations (worker thread) -------------------------------------------------------------
+    # -- annotations (child processes, driven from a worker thread) ---------------------------
     def _annotate(self) -> None:
         if self.runner.running:
             self._pending = True
@@ -333,8 +334,9 @@ class PrimerTools(ResultView):
         self._generation += 1
         self._task = ("annotate", self._generation)
         self._show_status(f"Annotating {len(candidates):,}…")
-        sequences = [c.sequence for c in candidates]
-        self.runner.start(lambda token: steps(primers.annotate_all(sequences, conditions, token)))
+        # Primer3 in child processes (app.annotations): it holds Python's lock for a whole
+        # call, which in this process would make every repaint wait for it (issue #33).
+        self.runner.start(lambda token: annotate_in_children(candidates, conditions, token))
 
     def _on_p3_progress(self, fraction) -> None:
         if self._task == ("annotate", self._generation) and self._result is not None:
@@ -343,7 +345,10 @@ class PrimerTools(ResultView):
     def _on_p3_finished(self, value) -> None:
         task, self._task = self._task, None
         if task[0] == "export":
-            self._written(task[1], value)
+            if value is None:  # cancelled (a new run): nothing written
+                self._show_status(f"Not written (cancelled): {task[1]}")
+            else:
+                self._written(task[1], value)
         elif value is not None and not self._pending and task[1] == self._generation:
             self._notes = value
             self.results.model.computed_changed()
@@ -550,8 +555,8 @@ class PrimerTools(ResultView):
     def export_annotated(self, path: str | None = None) -> str | None:
         """Candidates with annotation columns, as ``primerscope kdiff ... --annotate [--filter]``.
 
-        The kdiff CLI's writer annotates on the primer3 worker; ``exported`` tells when the
-        file is written.
+        The kdiff CLI's writer annotates again, in a child process
+        (:func:`app.annotations.annotated_csv`); ``exported`` tells when the file is written.
         """
         if self._result is None or self._notes is None or self.runner.running:
             return None
@@ -570,7 +575,6 @@ class PrimerTools(ResultView):
         filters = self.filters if self.filter_box.isChecked() else None
         self._task = ("export", path)
         self._show_status(f"Writing {path}…")
-        self.runner.start(lambda token: steps(call(lambda: export.csv_text(
-            result, annotate=True, conditions=conditions, filters=filters))))
+        self.runner.start(lambda token: annotated_csv(result, conditions, filters, token))
         self._update_actions()
         return path

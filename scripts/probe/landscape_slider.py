@@ -14,11 +14,16 @@ event loop run after it (the repaint of what is visible: the Landscape tab, the 
 in the GUI thread's CPU time (the machine's load and the GIL moving it less); then the moves
 again with the results table hidden, to say how much of it the table's is, and with the
 table shown once the primer annotations are over. A real run's end starts annotating its
-candidates with Primer3 on a worker thread (minutes for a million), so the first moves
-share the GIL with it, as they do here.
+candidates with Primer3 (minutes for a million), so the first moves happen while it runs,
+as they do here: ``annotating_*`` are the moves made while the annotation runs (checked
+before and after them), ANNOT_REPEATS passes of MOVES moves, after ANNOT_WARM_S seconds of
+event loop (the annotation past its start), each pass's median and max wall and GUI-thread
+CPU, and ``annotation_children``: the child processes annotating meanwhile (0: Primer3 in
+this process, on a worker thread, holding the GIL in each call).
 
 Run: ``QT_QPA_PLATFORM=offscreen python scripts/probe/landscape_slider.py [LENGTH [K [MOVES]]]``
-(defaults 1,000,000 5 20); one JSON line. With ``LANDSCAPE_PROFILE=N`` in the environment the
+(defaults 1,000,000 5 20); one JSON line. ``ANNOT_REPEATS`` (3) and ``ANNOT_WARM_S`` (3) in the
+environment set the passes during the annotation. With ``LANDSCAPE_PROFILE=N`` the
 first moves (table shown) run under cProfile and its N costliest functions (cumulative time)
 go to stderr: where the move's time goes.
 """
@@ -136,7 +141,22 @@ def main(length: int = 1_000_000, K: int = 5, moves: int = 20) -> dict:
     from app.views.primers import PrimerTools
 
     tools = next(v for v in window.family_views if isinstance(v, PrimerTools))
-    annotating = tools.runner.running  # (Primer3 on a worker thread, as after a real run)
+    # While the annotation runs (as after a real run): past its start, then passes of moves.
+    import multiprocessing
+
+    warm_until = time.perf_counter() + float(os.environ.get("ANNOT_WARM_S", "3"))
+    while time.perf_counter() < warm_until:
+        app.processEvents()
+        time.sleep(0.01)
+    with open("/proc/loadavg") as fh:
+        load_before = " ".join(fh.read().split()[:3])
+    annotating = tools.runner.running
+    children = len(multiprocessing.active_children())
+    passes = []
+    for _ in range(int(os.environ.get("ANNOT_REPEATS", "3"))):
+        passes.append(_moves(app, view, window, land, moves))
+    still = tools.runner.running
+    during = {key: [t for p in passes for t in p[key]] for key in passes[0]}
     profile = int(os.environ.get("LANDSCAPE_PROFILE", "0"))
     shown = _moves(app, view, window, land, moves, profile)
     # Where the repaint goes: the same moves with the results table hidden.
@@ -155,7 +175,15 @@ def main(length: int = 1_000_000, K: int = 5, moves: int = 20) -> dict:
         load_avg = " ".join(fh.read().split()[:3])
     return {"starts": length, "K": K, "moves": len(shown["whole"]),
             "candidates_per_k": [int(np.count_nonzero(land.length_at(k))) for k in land.k],
-            "annotating_during_moves": annotating,
+            "annotating_during_moves": annotating and still,
+            "annotation_children": children,
+            "annotating_wall_ms_median": _median(during["whole"]),
+            "annotating_wall_ms_max": round(max(during["whole"]), 1),
+            "annotating_main_cpu_ms_median": _median(during["main"]),
+            "annotating_process_cpu_ms_median": _median(during["cpu"]),
+            "annotating_passes_wall_ms_median": [_median(p["whole"]) for p in passes],
+            "annotating_passes_wall_ms_max": [round(max(p["whole"]), 1) for p in passes],
+            "annotating_passes_main_cpu_ms_median": [_median(p["main"]) for p in passes],
             "callback_ms_median": _median(shown["callback"]),
             "with_repaint_ms_median": _median(shown["whole"]),
             "with_repaint_ms_max": round(max(shown["whole"]), 1),
@@ -168,7 +196,7 @@ def main(length: int = 1_000_000, K: int = 5, moves: int = 20) -> dict:
             "no_annotating_with_repaint_main_cpu_ms_median": _median(after["main"]),
             "callback_ms": [round(t, 1) for t in shown["callback"]],
             "with_repaint_ms": [round(t, 1) for t in shown["whole"]],
-            "first_show_s": round(shown_s, 2), "load": load_avg}
+            "first_show_s": round(shown_s, 2), "load_before": load_before, "load": load_avg}
 
 
 if __name__ == "__main__":

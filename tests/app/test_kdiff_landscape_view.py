@@ -130,6 +130,33 @@ def test_the_every_k_box_stays_in_reach_and_a_one_k_run_says_how_to_get_a_landsc
 
 
 
+def test_the_heatmap_has_the_starts_along_x_and_the_k_along_y(qtbot):
+    """The pixel under (start, k) in the plot's coordinates is that start's length at k (the
+    window sets pyqtgraph's images row-major: a (starts x k) grid drawn so lay on its side)."""
+    from types import SimpleNamespace
+
+    from PySide6.QtCore import QPointF
+
+    from app.views.plotting import configure
+
+    lengths = np.array([[12, 14, 0], [11, 13, 15], [0, 12, 14], [10, 16, 17], [9, 0, 20]],
+                       np.int32)
+    land = Landscape(np.zeros(5, np.int32), np.arange(5), lengths, target_ids=("chr",),
+                     texts=(np.ones(5 + 64, np.uint8),))
+    configure()  # (as the window does)
+    view = LandscapeView(lambda k: None, lambda prefix=None: [])
+    qtbot.addWidget(view)
+    view.show_result(SimpleNamespace(landscape=land, k=3))
+    assert (view.image.width(), view.image.height()) == (5, 3)
+    grid = view.image.image
+    for start in range(5):
+        for k in (1, 2, 3):
+            at = view.image.mapFromView(QPointF(start + 1, k))  # (1-based starts)
+            cell = grid[int(at.x()), int(at.y())]
+            want = lengths[start, k - 1]
+            assert (np.isnan(cell) if want == 0 else cell == want), (start, k)
+
+
 def test_every_k_drops_the_neighbours_flag_instead_of_falling_back_to_one_k(monkeypatch):
     """neighbours (CUDA's default) speeds up one k only and --all-k refuses it: with the box
     ticked the run goes without it, instead of quietly falling back to a one-k run."""

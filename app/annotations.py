@@ -1,0 +1,163 @@
+"""Primer3 annotations of a run's candidates, computed in child processes (issue #33).
+
+primer3-py (2.4.0) holds Python's lock for the whole of each call, so annotating a
+million candidates on a worker thread of the window's process made the window's thread
+wait for it at every turn: a k slider move of the uniqueness landscape took 40-114 ms
+instead of 45 while the annotation ran (minutes). Here every Primer3 call runs in a child
+process, through the engine's own mechanism (:func:`engine.primers.pairs._in_child`:
+spawned, polled every ``CHILD_POLL_S``, ended on a cancel, as pair design runs Primer3).
+
+The window's process only reads the candidates' sequences (:data:`ROWS` rows a step),
+keeps the distinct ones and hands them over :data:`BATCH` at a time; each batch comes
+back as columns (numbers, a None mask, the few notes), which unpickle in well under a
+millisecond, and become :class:`~engine.primers.Annotation` objects in Python
+(:func:`annotations_from`). No Qt here: the child imports this module to run
+:func:`annotation_columns`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import fields
+from typing import Generator
+
+import numpy as np
+
+from engine.jobs import CancelToken
+from engine.primers import Annotation, Conditions, annotate_many
+
+#: Distinct sequences a child process annotates: about 6 s of Primer3 (0.6 ms a sequence
+#: on one core), against the ~0.3 s a spawned child takes to start (~5 %).
+BATCH = 10_000
+
+#: Candidates whose sequences the window's process reads in one go (a few ms of Python).
+ROWS = 2_000
+
+#: Added to the child's nice value (Unix): a background job's. (A worker thread could not be
+#: lowered so: preempted while it holds Python's lock, it would hold the window up too.)
+NICE = 19
+
+#: The Annotation fields kept as numbers (the note apart), and those that are ints.
+NUMBERS = tuple(f.name for f in fields(Annotation) if f.name != "note")
+INTS = frozenset({"length", "gc_clamp", "max_run"})
+
+
+def _background() -> None:
+    """(In a child) the lowest priority, :data:`NICE`: where the cores are busy, the
+    window's thread goes first."""
+    if hasattr(os, "nice"):
+        os.nice(NICE)
+
+
+def in_background(function, *args):
+    """(In a child) ``function(*args)`` at the lowest priority."""
+    _background()
+    return function(*args)
+
+
+def _answer(gen: Generator):
+    """Drive :func:`~engine.primers.pairs._in_child`'s generator to its value without
+    passing on its polls (None every ``CHILD_POLL_S``)."""
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value
+    yield  # (never reached: a generator, for ``yield from``)
+
+
+def annotation_columns(sequences: list[str], conditions: Conditions):
+    """(In the child) :func:`engine.primers.annotate_many` of ``sequences`` as columns:
+    ``values`` (n x len(NUMBERS) float64), ``none`` (where a field is None) and
+    ``{row: note}`` for the rows with a note, at the lowest priority (:func:`_background`)."""
+    _background()
+    notes = annotate_many(sequences, conditions)
+    values = np.zeros((len(notes), len(NUMBERS)))
+    none = np.zeros(values.shape, dtype=bool)
+    for i, note in enumerate(notes):
+        for j, name in enumerate(NUMBERS):
+            value = getattr(note, name)
+            if value is None:
+                none[i, j] = True
+            else:
+                values[i, j] = value
+    return values, none, {i: n.note for i, n in enumerate(notes) if n.note}
+
+
+def annotations_from(columns) -> list[Annotation]:
+    """The Annotations of :func:`annotation_columns`' answer, equal to
+    :func:`engine.primers.annotate`'s. Made here in Python, which lets the window's thread
+    have Python's lock every few ms; unpickling the objects themselves would be one C call
+    that holds it throughout (10,000: 55 ms of CPU at load 7; these take about 40)."""
+    values, none, notes = columns
+    cells = [values[:, j].astype(np.int64).tolist() if name in INTS else values[:, j].tolist()
+             for j, name in enumerate(NUMBERS)]
+    rows = list(zip(*cells))
+    for i in np.flatnonzero(none.any(axis=1)).tolist():
+        rows[i] = tuple(None if gone else v for v, gone in zip(rows[i], none[i].tolist()))
+    texts = [""] * len(rows)
+    for i, text in notes.items():
+        texts[i] = text
+    return [Annotation(*row, text) for row, text in zip(rows, texts)]
+
+
+def _sequences(candidates, lo: int, hi: int) -> list[str]:
+    if hasattr(candidates, "sequences"):  # a CandidateTable: read from the columns
+        return candidates.sequences(lo, hi)
+    return [c.sequence for c in candidates[lo:hi]]
+
+
+def annotate_in_children(candidates, conditions: Conditions, cancel: CancelToken,
+                         batch: int | None = None) -> Generator[float, None, dict | None]:
+    """Annotate the distinct sequences of ``candidates`` (Candidates or a CandidateTable),
+    ``batch`` (:data:`BATCH`) at a time, each batch in a child process.
+
+    Yields the fraction done when it changes (each batch; the share of distinct sequences
+    among the rows not read yet is estimated from those read); returns
+    ``{sequence: Annotation}``, or None when cancelled (a partial set would make the filter
+    drop candidates it never saw): the child then working is ended.
+    """
+    from engine.primers.pairs import _in_child
+
+    batch = batch or BATCH
+    table: dict[str, Annotation] = {}
+    queued: dict[str, None] = {}
+    n, read, shown = len(candidates), 0, None
+    while read < n or queued:
+        if cancel.cancelled:
+            return None
+        if read < n and len(queued) < batch:
+            hi = min(n, read + ROWS)
+            for seq in _sequences(candidates, read, hi):
+                if seq not in table and seq not in queued:
+                    queued[seq] = None
+            read = hi
+            continue
+        chunk = list(queued)[:batch]
+        for seq in chunk:
+            del queued[seq]
+        columns = yield from _answer(_in_child(annotation_columns, (chunk, conditions), cancel,
+                                               lambda: None))
+        if columns is None:  # cancelled: _in_child has ended the child
+            return None
+        table.update(zip(chunk, annotations_from(columns)))
+        distinct = len(table) + len(queued)
+        ahead = (n - read) * distinct / read if read else 0
+        fraction = round(len(table) / (distinct + ahead), 3)
+        if fraction != shown:
+            shown = fraction
+            yield fraction
+    return table
+
+
+def annotated_csv(result, conditions: Conditions, filters, cancel: CancelToken) -> Generator:
+    """What ``primerscope kdiff ... --annotate [--filter]`` writes
+    (:func:`engine.primers.export_kdiff.csv_text`), made in a child process: it annotates
+    every candidate with Primer3 again. Returns the text, None after a cancel."""
+    from functools import partial
+
+    from engine.primers import export_kdiff
+    from engine.primers.pairs import _in_child
+
+    write = partial(export_kdiff.csv_text, annotate=True, conditions=conditions, filters=filters)
+    return (yield from _answer(_in_child(in_background, (write, result), cancel, lambda: None)))

@@ -1,0 +1,134 @@
+"""Primer3 annotations of a run's candidates run in child processes (issue #33): never in
+the window's process, whose repaints (the k slider's) Primer3 would hold up, since
+primer3-py holds Python's lock for the whole of each call. Results arrive complete after
+slider moves made meanwhile; a new run or closing the window ends the child."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
+
+import primer3
+import pytest
+
+from engine.jobs import CancelToken
+from engine.kdiff import Candidate
+from engine.primers import Conditions, annotate
+
+from app import annotations
+from app.annotations import annotate_in_children, annotation_columns, annotations_from
+from tests.app.test_kdiff_landscape_view import _synthetic_every_k_run
+
+PRIMER3_CALLS = ("calc_tm", "calc_hairpin", "calc_homodimer", "calc_end_stability")
+
+
+@pytest.fixture
+def primer3_here(monkeypatch):
+    """The threads of this process that call Primer3 (each call's thread name)."""
+    calls: list[str] = []
+    for name in PRIMER3_CALLS:
+        real = getattr(primer3, name)
+
+        def spy(*args, _real=real, **kwargs):
+            calls.append(threading.current_thread().name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(primer3, name, spy)
+    return calls
+
+
+def _until(qtbot, condition, timeout_s: float = 60.0) -> None:
+    end = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        qtbot.wait(5)
+
+
+def test_annotations_run_in_children_and_arrive_complete_after_slider_moves(
+        qtbot, window, primer3_here, monkeypatch):
+    monkeypatch.setattr(annotations, "BATCH", 150)  # (several children for 400 candidates)
+    tools = window.results.tools
+    children = set()
+    with qtbot.waitSignal(tools.annotated, timeout=120_000):
+        land, view = _synthetic_every_k_run(window)
+        assert tools.runner.running
+        moves = 0
+        while tools.runner.running:  # the slider moves while Primer3 works
+            children.update(p.pid for p in multiprocessing.active_children())
+            view.set_k(1 + moves % 4)
+            moves += 1
+            qtbot.wait(20)
+    assert primer3_here == []  # no thread of the window's process called Primer3
+    assert moves >= 5 and len(children) >= 2, (moves, children)
+    candidates = land.candidates(4)  # the run's k: what the annotation is of
+    distinct = {c.sequence for c in candidates}
+    assert len(tools._notes) == len(distinct)
+    for seq in distinct:
+        assert tools.annotation(seq) == annotate(seq, tools.conditions), seq
+    assert multiprocessing.active_children() == []
+
+
+def test_a_new_run_and_closing_the_window_end_the_annotating_child(qtbot, window, primer3_here):
+    tools = window.results.tools
+    _synthetic_every_k_run(window, n=4000)  # ~4,000 sequences: seconds of Primer3
+    _until(qtbot, lambda: multiprocessing.active_children())
+    first = multiprocessing.active_children()
+    land, _ = _synthetic_every_k_run(window, n=300)  # a new result: its own annotations
+    _until(qtbot, lambda: not any(p.is_alive() for p in first), 5.0)
+    with qtbot.waitSignal(tools.annotated, timeout=120_000):
+        pass
+    assert set(tools._notes) == {c.sequence for c in land.candidates(4)}
+    _synthetic_every_k_run(window, n=4000)
+    _until(qtbot, lambda: multiprocessing.active_children())
+    working = multiprocessing.active_children()
+    started = time.monotonic()
+    window.close()  # (the dialogs fixture answers its question)
+    assert not window.isVisible()
+    assert not any(p.is_alive() for p in working) and multiprocessing.active_children() == []
+    assert time.monotonic() - started < 5.0
+    assert not tools.runner.running and primer3_here == []
+
+
+def test_the_columns_give_back_engine_annotations():
+    """Every kind of answer survives the trip: plain, ambiguous (no thermodynamics), too long
+    for Primer3's alignments (a note), a repeat (annotated once)."""
+    seqs = ["ACGTTGCAGGCTAGCATCGA", "ACGTNACGTACGTAGGA", "A" * 23, "GC" * 40, "ACG",
+            "ACGTTGCAGGCTAGCATCGA"]
+    conditions = Conditions(mv_conc=35.0, dv_conc=2.5)
+    expected = [annotate(s, conditions) for s in seqs]
+    assert annotations_from(annotation_columns(seqs, conditions)) == expected
+    assert expected[1].tm is None and expected[3].note
+    cands = [Candidate("t", i + 1, i + len(s), s) for i, s in enumerate(seqs)]
+    gen = annotate_in_children(cands, conditions, CancelToken(), batch=2)
+    fractions = []
+    try:
+        while True:
+            fractions.append(next(gen))
+    except StopIteration as stop:
+        done = stop.value
+    assert done == dict(zip(seqs, expected)) and len(done) == 5
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+
+
+def test_the_annotated_export_annotates_in_a_child(qtbot, window, primer3_here, tmp_path):
+    tools = window.results.tools
+    with qtbot.waitSignal(tools.annotated, timeout=120_000):
+        land, _ = _synthetic_every_k_run(window, n=300)
+    with qtbot.waitSignal(tools.exported, timeout=120_000):
+        assert tools.export_annotated(str(tmp_path / "a.csv"))
+    assert primer3_here == []  # (the writer annotated again, in a child)
+    from dataclasses import replace
+
+    from engine.primers.export_kdiff import csv_text
+
+    result = replace(window.controller.result, landscape=None)
+    assert (tmp_path / "a.csv").read_text() == csv_text(result, annotate=True,
+                                                        conditions=tools.conditions)
+    # A new run while the export runs: its child ends, nothing is written.
+    assert tools.export_annotated(str(tmp_path / "b.csv"))
+    _until(qtbot, lambda: multiprocessing.active_children())
+    tools.reset(None)  # (what a new run's start does)
+    _until(qtbot, lambda: not tools.runner.running and not multiprocessing.active_children(), 5.0)
+    qtbot.wait(50)
+    assert not (tmp_path / "b.csv").exists()
