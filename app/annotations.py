@@ -108,19 +108,24 @@ def _sequences(candidates, lo: int, hi: int) -> list[str]:
 
 
 def annotate_in_children(candidates, conditions: Conditions, cancel: CancelToken,
-                         batch: int | None = None) -> Generator[float, None, dict | None]:
+                         batch: int | None = None, known=(), into: dict | None = None
+                         ) -> Generator[float, None, dict | None]:
     """Annotate the distinct sequences of ``candidates`` (Candidates or a CandidateTable),
-    ``batch`` (:data:`BATCH`) at a time, each batch in a child process.
+    ``batch`` (:data:`BATCH`) at a time, each batch in a child process. Sequences in
+    ``known`` (annotated already under these conditions: another k of a landscape) are
+    left out.
 
     Yields the fraction done when it changes (each batch; the share of distinct sequences
     among the rows not read yet is estimated from those read); returns
-    ``{sequence: Annotation}``, or None when cancelled (a partial set would make the filter
-    drop candidates it never saw): the child then working is ended.
+    ``{sequence: Annotation}`` of the sequences it annotated, or None when cancelled (a
+    partial set would make the filter drop candidates it never saw): the child then working
+    is ended. ``into``, when given, receives each batch as it is done, so that a cancelled
+    run's finished batches are not lost (the caller reads it once this generator ended).
     """
     from engine.primers.pairs import _in_child
 
     batch = batch or BATCH
-    table: dict[str, Annotation] = {}
+    table: dict[str, Annotation] = {} if into is None else into
     queued: dict[str, None] = {}
     n, read, shown = len(candidates), 0, None
     while read < n or queued:
@@ -129,7 +134,7 @@ def annotate_in_children(candidates, conditions: Conditions, cancel: CancelToken
         if read < n and len(queued) < batch:
             hi = min(n, read + ROWS)
             for seq in _sequences(candidates, read, hi):
-                if seq not in table and seq not in queued:
+                if seq not in table and seq not in queued and seq not in known:
                     queued[seq] = None
             read = hi
             continue

@@ -180,6 +180,7 @@ class KdiffAdapter(FamilyAdapter):
             host.results.model.replace(self.items(shown), self.rows)
             profile.show_candidates(shown.candidates)
             host.results.set_summary(self.summary(shown))
+            tools.show_k(shown)  # its annotations: those made stay, the new k's are added
 
         def export_tracks(prefix: str | None = None) -> list[str]:
             """One bedGraph per k (and bigWig with pyBigWig), as `kdiff --all-k --bedgraph`."""

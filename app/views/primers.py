@@ -14,7 +14,7 @@ import dataclasses
 import os
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QAbstractSpinBox, QCheckBox, QDoubleSpinBox, QFileDialog, QHBoxLayout,
                                QLabel, QMenu, QPushButton, QSizePolicy, QSpinBox, QToolButton,
                                QVBoxLayout, QWidget)
@@ -31,6 +31,11 @@ from app.widgets import FlowBar
 from app.worker import JobRunner
 
 SETTINGS_KEY = "primers"
+
+
+#: The landscape's k slider annotates the new k's candidates once it has rested this long: a
+#: drag across k does not start (and end) a child process at every step.
+K_SETTLE_MS = 400
 
 
 def _spin(field: primers.Field) -> QSpinBox | QDoubleSpinBox:
@@ -84,11 +89,20 @@ class PrimerTools(ResultView):
         self.runner.progress.connect(self._on_p3_progress)
         self.runner.finished.connect(self._on_p3_finished)
         self.runner.failed.connect(self._on_p3_failed)
-        self._task = None            # what the runner does: ("annotate", generation) | ("export", path)
-        self._pending = False        # annotate again when the runner is free
+        self._task = None            # what the runner does: ("annotate", generation, conditions,
+        #                              batches done) | ("export", path)
+        self._pending = None         # annotate again when the runner is free: "all" | "missing"
         self._generation = 0         # of the annotations wanted: a new run or new conditions
         self._result = None
         self._notes: dict | None = None
+        # Batches annotated under the current conditions by a cancelled annotation (the k
+        # slider moved on): not lost, left out of the next one, merged when it completes.
+        self._spare: dict = {}
+        # The landscape's k slider: the new k's candidates are annotated once it rests.
+        self._k_settle = QTimer(self)
+        self._k_settle.setSingleShot(True)
+        self._k_settle.setInterval(K_SETTLE_MS)
+        self._k_settle.timeout.connect(lambda: self._annotate(missing=True))
         self._passing: frozenset | None = None
         self._regions: list = []
         self._merged_shown = False
@@ -322,24 +336,44 @@ class PrimerTools(ResultView):
             self.filter_box.setChecked(False)
 
     # -- annotations (child processes, driven from a worker thread) ---------------------------
-    def _annotate(self) -> None:
+    def _annotate(self, missing: bool = False) -> None:
+        """Annotate the shown candidates: all of them (a new run, new conditions), or with
+        ``missing`` only the sequences not annotated yet (another k of the landscape)."""
+        self._k_settle.stop()
         if self.runner.running:
-            self._pending = True
+            self._pending = "all" if not missing or self._pending == "all" else "missing"
             if self._task[0] == "annotate":
                 self.runner.cancel()
             return
-        self._pending = False
+        self._pending = None
         candidates = self._result.candidates
         conditions = self.conditions
+        if not missing:
+            self._spare = {}
+        # (the spare batches are in _notes already once it exists: see _on_p3_finished)
+        known = {} if not missing else self._spare if self._notes is None else self._notes
+        done: dict = {}
         self._generation += 1
-        self._task = ("annotate", self._generation)
+        self._task = ("annotate", self._generation, conditions, done, missing)
         self._show_status(f"Annotating {len(candidates):,}…")
         # Primer3 in child processes (app.annotations): it holds Python's lock for a whole
         # call, which in this process would make every repaint wait for it (issue #33).
-        self.runner.start(lambda token: annotate_in_children(candidates, conditions, token))
+        self.runner.start(lambda token: annotate_in_children(candidates, conditions, token,
+                                                             known=known, into=done))
+
+    def show_k(self, result) -> None:
+        """The landscape's k slider: ``result`` at another k (its candidates, from the one
+        scan). The annotations already made stay; the sequences new at this k go to Primer3
+        once the slider rests (:data:`K_SETTLE_MS`). Until then the primer filter waits."""
+        self._take(result)
+        if self.filter_box.isChecked():
+            self._passing = None  # (waiting: the filter is applied when they are in)
+        self._apply()
+        self._k_settle.start()
 
     def _on_p3_progress(self, fraction) -> None:
-        if self._task == ("annotate", self._generation) and self._result is not None:
+        if self._task is not None and self._task[:2] == ("annotate", self._generation) \
+                and self._result is not None:
             self._show_status(f"Annotating {len(self._result.candidates):,}… {100 * fraction:.0f}%")
 
     def _on_p3_finished(self, value) -> None:
@@ -349,14 +383,26 @@ class PrimerTools(ResultView):
                 self._show_status(f"Not written (cancelled): {task[1]}")
             else:
                 self._written(task[1], value)
-        elif value is not None and not self._pending and task[1] == self._generation:
-            self._notes = value
+        elif task[2] != self.conditions:
+            pass  # made under conditions no longer set: dropped
+        elif value is None or self._pending or task[1] != self._generation:
+            # Cancelled (the slider moved on, a new k): its finished batches are kept, in
+            # the annotations when they exist (more sequences than shown do no harm there)
+            (self._spare if self._notes is None else self._notes).update(task[3])
+        else:
+            if task[4] and self._notes is not None:  # another k's sequences: added
+                self._notes.update(self._spare)
+                self._notes.update(value)
+            else:
+                value.update(self._spare)
+                self._notes = value
+            self._spare = {}
             self.results.model.computed_changed()
             self._update_passing()
             self._apply()
             self.annotated.emit()
         if self._pending and self._result is not None:
-            self._annotate()
+            self._annotate(missing=self._pending == "missing")
         self._update_actions()
 
     def _on_p3_failed(self, message: str) -> None:
@@ -365,7 +411,7 @@ class PrimerTools(ResultView):
                            + message)
         self.error.setVisible(True)
         if self._pending and self._result is not None:
-            self._annotate()
+            self._annotate(missing=self._pending == "missing")
         self._update_actions()
 
     def annotation(self, sequence: str):
@@ -477,9 +523,10 @@ class PrimerTools(ResultView):
             self._targets = tuple(job.inputs["target"])
             return
         self.runner.cancel()
-        self._pending = False
+        self._k_settle.stop()
+        self._pending = None
         self._generation += 1  # annotations still on their way belong to the previous run
-        self._result, self._notes, self._passing = None, None, None
+        self._result, self._notes, self._passing, self._spare = None, None, None, {}
         self._regions, self._merged_shown = [], False
         self._targets, self._masked = (), frozenset()
         self.results.proxy.set_keep(None)
@@ -487,6 +534,12 @@ class PrimerTools(ResultView):
         self._update_actions()
 
     def show_result(self, result) -> None:
+        self._take(result)
+        self._apply()
+        self._annotate()
+
+    def _take(self, result) -> None:
+        """``result`` becomes the shown one, with its soft-masked candidates."""
         self._result = result
         try:
             self._masked = primers.masked_keys(result.candidates, self._targets) \
@@ -495,8 +548,6 @@ class PrimerTools(ResultView):
             self._masked = frozenset()
             self.error.setText(str(err))
             self.error.setVisible(self.mask_box.isChecked())
-        self._apply()
-        self._annotate()
 
     def has_data(self) -> bool:
         return self._notes is not None and not self.runner.running

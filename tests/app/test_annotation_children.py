@@ -63,10 +63,29 @@ def test_annotations_run_in_children_and_arrive_complete_after_slider_moves(
     assert moves >= 5 and len(children) >= 2, (moves, children)
     candidates = land.candidates(4)  # the run's k: what the annotation is of
     distinct = {c.sequence for c in candidates}
-    assert len(tools._notes) == len(distinct)
+    assert distinct <= set(tools._notes)
     for seq in distinct:
         assert tools.annotation(seq) == annotate(seq, tools.conditions), seq
     assert multiprocessing.active_children() == []
+
+
+def test_another_k_gets_its_own_annotations_and_keeps_the_runs(qtbot, window, primer3_here):
+    """The k slider: the candidates at another k are annotated too (only the sequences new
+    there), once the slider rests; the run's k's stay."""
+    tools = window.results.tools
+    with qtbot.waitSignal(tools.annotated, timeout=120_000):
+        land, view = _synthetic_every_k_run(window, n=300)
+    run_k = {c.sequence for c in land.candidates(4)}
+    other = {c.sequence for c in land.candidates(2)}
+    assert other - run_k  # (shorter candidates: sequences the run's annotation has not)
+    assert not any(tools.annotation(seq) for seq in other - run_k)
+    with qtbot.waitSignal(tools.annotated, timeout=60_000):
+        view.set_k(3)
+        view.set_k(2)  # (within the settle time: one annotation, of k=2's candidates)
+    assert primer3_here == []  # (before the checks below call Primer3 here)
+    for seq in run_k | other:
+        assert tools.annotation(seq) == annotate(seq, tools.conditions), seq
+    _until(qtbot, lambda: not multiprocessing.active_children(), 5.0)
 
 
 def test_a_new_run_and_closing_the_window_end_the_annotating_child(qtbot, window, primer3_here):
