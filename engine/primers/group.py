@@ -306,6 +306,12 @@ VERIFY_BATCH = 48
 #: groups: one search instead of rounds).
 VERIFY_ALL = 64
 
+#: Inclusivity's pcr over the seeded windows runs on one thread up to this many cells
+#: (primers x 2 strands x window bases): a round's windows are small (G1: ~350 windows,
+#: ~25 kb, 2.4 M cells, 28 ms on one thread, 57 ms on two, 50-190 ms with 16 threads
+#: on 2 cores), and a parallel kernel launched over them costs more than it shares out.
+WINDOWS_SERIAL_CELLS = 1 << 26
+
 #: A cluster's pairs are ranked this many at first, then twice as many each time the walk
 #: over every cluster's pairs could reach past them: the walk reads a few pairs of each
 #: cluster a round (2-13 of 44 on G1), and each pair ranked is a Primer3 check.
@@ -839,7 +845,10 @@ def _search(job, cancel, children):
                 stages["inclusivity"] += now() - t1
                 return False
             where, owner = gx.regions(incl_records, windows)
-            if cpu_backend != backend:
+            cells = 2 * len(prims) * sum(len(r) for r in where)
+            if cells <= WINDOWS_SERIAL_CELLS:
+                backend, threads, scheduler = "serial", None, None
+            elif cpu_backend != backend:
                 backend, threads, scheduler = cpu_backend, cpu_threads, None
         if where:
             search = pcr.search_job(prims, where, settings.include_edits, backend=backend,

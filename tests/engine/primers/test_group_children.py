@@ -187,3 +187,23 @@ def test_the_same_pairs_whatever_the_first_ranking_depth(monkeypatch):
         r = G.group(include, exclude, 3, distinct(), backend="serial")
         runs.append((r.pairs, r.diagnosis))
     assert runs[0][0] and runs[0] == runs[1]
+
+
+# -- inclusivity's pcr over the seeded windows ---------------------------------------------------
+
+@pytest.mark.parametrize("cells, wanted", [(G.WINDOWS_SERIAL_CELLS, "serial"), (0, "multicore")])
+def test_small_windows_are_searched_on_one_thread(monkeypatch, cells, wanted):
+    # a round's windows are a few kb: one thread beats a parallel launch over them
+    monkeypatch.setattr(G, "WINDOWS_SERIAL_CELLS", cells)
+    backends = []
+    real = pcr.search_job
+
+    def search_job(*args, **kwargs):
+        backends.append(kwargs["backend"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pcr, "search_job", search_job)
+    case = Case(3)
+    G.group(case.include, case.exclude, 3, settings(num_return=2), backend="multicore",
+            threads=2)
+    assert backends and set(backends) == {wanted}
