@@ -2,9 +2,11 @@
 relatives at 10-20 %, 20 unrelated) of about 5 Mb each, synthetic (benchmarks.data).
 
 One case runs the whole search (seeds, Primer3 in the conserved windows, verification by
-pcr and the edit search) and reports the pairs found, the time per stage and the peak RSS
-(this process, and Primer3's child). The comparison with an exact-k-mer-only shortlist
-(RUCS, primerForge: a primer must occur exactly in every strain) is the same search at
+pcr and the edit search) and reports the pairs found, the time per stage, the peak RSS
+(this process, and Primer3's children) and the Primer3 children the J=1 search started
+(one pool a search: ``threads`` of them, every core on cuda). The comparison with an
+exact-k-mer-only shortlist (RUCS, primerForge: a primer must occur exactly in every
+strain) is the same search at
 J = 0, 3' rule unchanged (at J = 0 the shortlist keeps only stretches whose 16-mers occur
 in every strain): ``exact_pairs``; ``tolerant_only``: pairs of the J = 1 run with a
 mismatch in some strain, which an exact shortlist cannot propose.
@@ -20,6 +22,7 @@ import time
 
 from benchmarks import Case, data
 from engine.primers import group
+from engine.primers.pairs import ChildPool
 
 K = 3
 RATIOS = ()
@@ -48,11 +51,13 @@ def _case(backend, threads):
         tiny = data.synthetic_group(2, 1, 0, 600, islands=1, island_length=200, seed=1)
         group.group(tiny.include, tiny.exclude, K, backend=backend, threads=threads)
         load = os.getloadavg()[0]
+        children = ChildPool.started
         t0, c0 = time.perf_counter(), _cpu_s()
         settings = group.GroupSettings(num_return=20)
         result = group.group(sg.include, sg.exclude, K, settings, backend=backend,
                              threads=threads)
         wall, cpu = time.perf_counter() - t0, _cpu_s() - c0
+        children = ChildPool.started - children
         t1, c1 = time.perf_counter(), _cpu_s()
         exact = group.group(sg.include, sg.exclude, K,
                             group.GroupSettings(num_return=20, include_edits=0),
@@ -69,6 +74,7 @@ def _case(backend, threads):
                "load_average_at_end": round(os.getloadavg()[0], 1),
                "peak_rss_mb": round(_peak_mb(resource.RUSAGE_SELF)),
                "peak_rss_primer3_mb": round(_peak_mb(resource.RUSAGE_CHILDREN)),
+               "primer3_children": children,
                "genome_mb": _mb(), "diagnosis": list(result.diagnosis)}
         out.update({f"{stage}_s": round(s, 1) for stage, s in result.stage_seconds.items()})
         out.update({f"exact_{stage}_s": round(s, 1) for stage, s in exact.stage_seconds.items()})

@@ -306,6 +306,17 @@ VERIFY_BATCH = 48
 #: groups: one search instead of rounds).
 VERIFY_ALL = 64
 
+#: Inclusivity's pcr over the seeded windows runs on one thread up to this many cells
+#: (primers x 2 strands x window bases): a round's windows are small (G1: ~350 windows,
+#: ~25 kb, 2.4 M cells, 28 ms on one thread, 57 ms on two, 50-190 ms with 16 threads
+#: on 2 cores), and a parallel kernel launched over them costs more than it shares out.
+WINDOWS_SERIAL_CELLS = 1 << 26
+
+#: A cluster's pairs are ranked this many at first, then twice as many each time the walk
+#: over every cluster's pairs could reach past them: the walk reads a few pairs of each
+#: cluster a round (2-13 of 44 on G1), and each pair ranked is a Primer3 check.
+RANK_FIRST = 8
+
 #: Tile length: conserved windows are cut into tiles this long (at least the longest
 #: product), overlapping by the longest product so every product lies whole in one.
 TILE = 1_000
@@ -428,10 +439,52 @@ def _propose(texts: list[str], design) -> list[tuple[list, list]]:
     return [primer_lists(t, design)[:2] for t in texts]
 
 
+#: The clusters this process ranks, as a child of the search's ChildPool: cluster -> its
+#: template, its left and right primers, and Primer3's pair checks asked so far.
+_RANKINGS: dict = {}
+
+
+def _rank(ci: int, cluster, lefts, rights, design) -> list[tuple]:
+    """Cluster ``ci``'s best ``design.num_return`` pairs (engine.primers.pairs.best_pairs)
+    of its primers at the indices ``lefts`` and ``rights``, as (check, left index, right
+    index). ``cluster``: its (template, lefts, rights) on its first call in this process,
+    kept here with its pair checks (each pair is asked of Primer3 once); None after."""
+    from engine.jobs import CancelToken
+    from engine.primers.pairs import best_pairs
+    from engine.primers.primer3_design import check_pair
+
+    if cluster is not None:
+        _RANKINGS[ci] = (*cluster, {})
+    template, all_lefts, all_rights, checks = _RANKINGS[ci]
+
+    def check(template, left, right, product_range, d, regions):
+        key = (left.pos, left.length, right.pos, right.length, product_range)
+        if key not in checks:
+            checks[key] = check_pair(template, left, right, product_range, d, regions)
+        return checks[key]
+
+    ls, rs = [all_lefts[i] for i in lefts], [all_rights[i] for i in rights]
+    where_left = {id(o): i for o, i in zip(ls, lefts)}
+    where_right = {id(o): i for o, i in zip(rs, rights)}
+    return [(verdict, where_left[id(left)], where_right[id(right)]) for verdict, left, right, _
+            in best_pairs(template, ls, rs, design, CancelToken(), check=check)]
+
+
 def iter_solve(job, cancel=None):
     """Yield Progress through the stages (seeds, Primer3, verification rounds); return a
     :class:`GroupResult`. Progress.partial: the pairs verified so far. After a cancel:
-    those pairs, ``complete`` False."""
+    those pairs, ``complete`` False. Primer3 (its primer lists and pair checks) runs in
+    child processes kept for the whole search, ended when it ends, however it ends."""
+    from engine.primers.pairs import ChildPool
+
+    children = ChildPool()
+    try:
+        return (yield from _search(job, cancel, children))
+    finally:
+        children.close()
+
+
+def _search(job, cancel, children):
     import dataclasses
     import math
 
@@ -441,9 +494,8 @@ def iter_solve(job, cancel=None):
     from engine.primers import group_exclusion as gx
     from engine.primers import group_seeds as gs
     from engine.primers import pcr
-    from engine.primers.pairs import _in_child, best_pairs
     from engine.primers.pcr_columns import SITE_DTYPES, PcrSites
-    from engine.primers.primer3_design import check_pair, template_text
+    from engine.primers.primer3_design import template_text
     from engine.sequences import encode
     from engine.slices import Meter, compile_time, numba_threads, run_info
 
@@ -623,32 +675,18 @@ def iter_solve(job, cancel=None):
     ref_texts = [r.text for r in ref_records]   # (decoded once: .text decodes the record)
 
     def in_children(texts):
-        """Primer3's lists for the texts, in one child process per thread at once (Primer3
-        is single-threaded), the texts shared out by length; None after a cancel."""
+        """Primer3's lists for the texts, one child process per thread at once (Primer3 is
+        single-threaded), the texts shared out by length; None after a cancel."""
         workers = max(1, min(cpu_threads, len(texts)))
         sizes = np.cumsum([len(t) for t in texts])
         cuts = [0] + [int(np.searchsorted(sizes, sizes[-1] * w / workers)) + 1
                       for w in range(1, workers)] + [len(texts)]
         parts = [texts[a:b] for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
-        gens = [_in_child(_propose, (part, design), cancel,
-                          lambda: progress(20, "Primer3: primers in the tiles")) for part in parts]
-        answers: list = [None] * len(gens)
-        try:
-            live = list(range(len(gens)))
-            while live:
-                for i in list(live):
-                    try:
-                        p = next(gens[i])
-                    except StopIteration as stop:
-                        if stop.value is None:
-                            return None
-                        answers[i] = stop.value
-                        live.remove(i)
-                        continue
-                    yield p
-        finally:
-            for g in gens:
-                g.close()
+        answers = yield from children.run(
+            [(w, _propose, (part, design)) for w, part in enumerate(parts)], cancel,
+            lambda: progress(20, "Primer3: primers in the tiles"))
+        if answers is None:
+            return None
         return [lists for answer in answers for lists in answer]
 
     def propose(batch):
@@ -709,23 +747,15 @@ def iter_solve(job, cancel=None):
     sites_of: dict = {}     # primer key -> its inclusion sites (columns)
     bad_pairs: dict = {}    # (left key, right key) -> coverage
     bad_in: dict = {}       # cluster -> its pairs below the coverage
-    cluster_pairs: dict = {}   # cluster -> (its state, its best pairs): Primer3's answer kept
+    # cluster -> (its state, pairs asked, its best pairs so far, a penalty no pair after
+    # them ranks below: inf once they are all its pairs, -inf before its first ranking)
+    cluster_pairs: dict = {}
+    homed: set = set()          # the clusters whose child holds them
     fail_excl = {g.name: 0 for g in exclude}
     fail_incl = {g: 0 for g in names}
     missing_products = {g: 0 for g in names}
     products_known: dict = {}   # (left key, right key) -> products_of
-    checks: dict = {}           # Primer3's pair checks, kept across rounds
     rounds = 0
-
-    def kept_check(ci):
-        """Primer3's pair check on cluster ``ci``'s template, each pair asked once: a
-        cluster is ranked again after every round whose verdicts touch it."""
-        def check(template, left, right, product_range, d, regions):
-            key = (ci, left.pos, left.length, right.pos, right.length, product_range)
-            if key not in checks:
-                checks[key] = check_pair(template, left, right, product_range, d, regions)
-            return checks[key]
-        return check
 
     def products_of(lk, rk) -> tuple:
         """Per inclusion genome, the pair's best product (fewest edits, then leftmost): the
@@ -815,7 +845,10 @@ def iter_solve(job, cancel=None):
                 stages["inclusivity"] += now() - t1
                 return False
             where, owner = gx.regions(incl_records, windows)
-            if cpu_backend != backend:
+            cells = 2 * len(prims) * sum(len(r) for r in where)
+            if cells <= WINDOWS_SERIAL_CELLS:
+                backend, threads, scheduler = "serial", None, None
+            elif cpu_backend != backend:
                 backend, threads, scheduler = cpu_backend, cpu_threads, None
         if where:
             search = pcr.search_job(prims, where, settings.include_edits, backend=backend,
@@ -920,6 +953,33 @@ def iter_solve(job, cancel=None):
         # (those past num_return are verified only when the walk reaches them).
         pool = settings.num_return + VERIFY_BATCH // 2
 
+        def rank(grow, alive):
+            """Rank these clusters further (twice the pairs asked before, at least
+            RANK_FIRST, at most the cluster's share), each in the child that holds it, the
+            children at once; False after a cancel."""
+            calls, asked = [], []
+            for ci in grow:
+                state, m, _, _ = cluster_pairs[ci]
+                share = min(1000, pool + state[2])
+                m = min(share, max(RANK_FIRST, 2 * m))
+                c = clusters[ci]
+                cluster = None if ci in homed else (c.template, c.lefts, c.rights)
+                homed.add(ci)
+                calls.append((ci % cpu_threads, _rank, (ci, cluster, *alive[ci],
+                                                        dataclasses.replace(design, num_return=m))))
+                asked.append((ci, state, m, share))
+            answers = yield from children.run(calls, cancel,
+                                              lambda: progress(40, f"pairs, round {rounds}"))
+            if answers is None:
+                return False
+            for (ci, state, m, share), answer in zip(asked, answers):
+                c = clusters[ci]
+                pairs = [(check.penalty, ci, check, c.lefts[li], c.rights[ri], c.left_keys[li],
+                          c.right_keys[ri]) for check, li, ri in answer]
+                end = len(pairs) < m or m >= share
+                cluster_pairs[ci] = (state, m, pairs, math.inf if end else pairs[-1][0])
+            return True
+
         def walk(ranked, dry=False) -> tuple:
             """Walk the pairs best first: a pair is known good, known bad, or unknown (a
             primer not verified yet). Once the good and the unknown reach num_return,
@@ -993,45 +1053,41 @@ def iter_solve(job, cancel=None):
                 return False
             yield progress(40, f"pairs, round {rounds}")
             t1 = now()
-            ranked = []   # (penalty, cluster, check, left, right, left key, right key)
-            stale = []    # (best penalty before, cluster, lefts, rights, state): to rank anew
-
-            def rerank(ci, lefts, rights, state) -> list:
-                c = clusters[ci]
-                d = dataclasses.replace(design, num_return=min(1000, pool + state[2]))
-                cluster_pairs[ci] = (state, [
-                    (check.penalty, ci, check, left, right, _key(c.record, c.offset, left),
-                     _key(c.record, c.offset, right))
-                    for check, left, right, _ in best_pairs(c.template, lefts, rights, d,
-                                                            cancel, check=kept_check(ci))])
-                return cluster_pairs[ci][1]
-
+            alive = {}   # cluster -> the indices of its primers still in the running
             for ci, c in enumerate(clusters):
-                lefts = [o for o, key in zip(c.lefts, c.left_keys)
-                         if verdict.get(key, True) is True]
-                rights = [o for o, key in zip(c.rights, c.right_keys)
+                lefts = [i for i, key in enumerate(c.left_keys) if verdict.get(key, True) is True]
+                rights = [i for i, key in enumerate(c.right_keys)
                           if verdict.get(key, True) is True]
                 state = (len(lefts), len(rights), bad_in.get(ci, 0))
-                before = cluster_pairs.get(ci, (None, []))
-                if before[0] == state:      # (ranked anew only where a verdict changed)
-                    ranked += before[1]
-                elif before[1]:
-                    stale.append((before[1][0][0], ci, lefts, rights, state))
+                alive[ci] = (lefts, rights)
+                before = cluster_pairs.get(ci)
+                if before is None:
+                    cluster_pairs[ci] = (state, 0, [], -math.inf)
+                elif before[0] != state:
+                    # Its primers failed or its pairs fell short: ranked anew. Its best penalty
+                    # can only have grown (fewer primers, or more pairs asked of the same ones).
+                    _, _, pairs, bound = before
+                    cluster_pairs[ci] = (state, 0, [], pairs[0][0] if pairs else bound)
+            # Each cluster's best pairs only as far as the walk can reach: a walk over fewer
+            # pairs stops no sooner (its counts only lag), so once it stops below the bound
+            # of every cluster not ranked to its end, the pairs left out cannot change it.
+            while True:
+                ranked = sorted((t for e in cluster_pairs.values() for t in e[2]),
+                                key=lambda t: (t[0], t[5], t[6], t[1]))
+                bounds = {ci: e[3] for ci, e in cluster_pairs.items() if e[3] < math.inf}
+                if not bounds:
+                    break
+                low = min(bounds.values())
+                if low == -math.inf:   # never ranked: no walk tells anything before that
+                    grow = [ci for ci, b in bounds.items() if b == low]
                 else:
-                    ranked += rerank(ci, lefts, rights, state)
-            ranked.sort(key=lambda t: (t[0], t[5], t[6]))
-            if stale:
-                # A cluster whose primers failed or whose pairs fell short ranks anew only when
-                # the walk could reach its pairs: its best penalty can only have grown (fewer
-                # primers, or more pairs asked of the same ones), and a walk over fewer pairs
-                # stops no sooner (its counts only lag), so those best past where the walk
-                # over the others stops cannot change the round.
-                stop = walk(ranked, dry=True)[0]
-                for best, ci, lefts, rights, state in sorted(stale, key=lambda t: t[:2]):
-                    if stop is not None and best > stop:
+                    stop = walk(ranked, dry=True)[0]
+                    if stop is not None and stop < low:
                         break
-                    ranked += rerank(ci, lefts, rights, state)
-                ranked.sort(key=lambda t: (t[0], t[5], t[6]))
+                    grow = [ci for ci, b in bounds.items() if stop is None or b <= stop]
+                ok = yield from rank(grow, alive)
+                if not ok:
+                    return False
             if cancel.cancelled:   # the ranking stopped part-way: keep the pairs verified so far
                 return False
             stages["pairs"] += now() - t1
