@@ -22,7 +22,7 @@ import time
 
 from benchmarks import Case, data
 from engine.primers import group
-from engine.primers.pairs import ChildPool
+from engine.primers.children import ChildPool
 
 K = 3
 RATIOS = ()

@@ -24,7 +24,7 @@ from engine.output import write_text
 from engine.primers import merge_candidates
 
 from app import primers
-from app.annotations import annotate_in_children, annotated_csv
+from engine.primers.annotate_children import annotate_in_children, annotated_csv
 from app.settings import load_json, save_json
 from app.views import ResultView
 from app.widgets import FlowBar
@@ -67,7 +67,7 @@ class PrimerTools(ResultView):
     """Primer filters, reaction conditions, region merging and exports, above the results table.
 
     Annotations of every candidate are computed when a run ends (and again when the conditions
-    change) in child processes driven from a worker thread (:mod:`app.annotations`: Primer3
+    change) in child processes driven from a worker thread (:mod:`engine.primers.annotate_children`: Primer3
     never runs in the window's process, so it never holds up a repaint); they fill the
     computed columns of the table. The filter keeps
     the candidates :func:`engine.primers.passes` keeps; with *Merge into regions* the table
@@ -356,7 +356,7 @@ class PrimerTools(ResultView):
         self._generation += 1
         self._task = ("annotate", self._generation, conditions, done, missing)
         self._show_status(f"Annotating {len(candidates):,}…")
-        # Primer3 in child processes (app.annotations): it holds Python's lock for a whole
+        # Primer3 in a child process (engine.primers.annotate_children): it holds Python's lock for a whole
         # call, which in this process would make every repaint wait for it (issue #33).
         self.runner.start(lambda token: annotate_in_children(candidates, conditions, token,
                                                              known=known, into=done))
@@ -607,7 +607,7 @@ class PrimerTools(ResultView):
         """Candidates with annotation columns, as ``primerscope kdiff ... --annotate [--filter]``.
 
         The kdiff CLI's writer annotates again, in a child process
-        (:func:`app.annotations.annotated_csv`); ``exported`` tells when the file is written.
+        (:func:`engine.primers.annotate_children.annotated_csv`); ``exported`` tells when the file is written.
         """
         if self._result is None or self._notes is None or self.runner.running:
             return None

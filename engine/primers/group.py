@@ -475,7 +475,7 @@ def iter_solve(job, cancel=None):
     :class:`GroupResult`. Progress.partial: the pairs verified so far. After a cancel:
     those pairs, ``complete`` False. Primer3 (its primer lists and pair checks) runs in
     child processes kept for the whole search, ended when it ends, however it ends."""
-    from engine.primers.pairs import ChildPool
+    from engine.primers.children import ChildPool
 
     children = ChildPool()
     try:

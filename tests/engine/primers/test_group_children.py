@@ -12,7 +12,7 @@ import pytest
 
 from engine.jobs import CancelToken, drive
 from engine.primers import group as G
-from engine.primers import pairs, pcr
+from engine.primers import children, pairs, pcr
 from engine.primers.primer3_design import DesignSettings, primer_lists, template_text
 from engine.sequences import Record, encode
 from tests.engine.test_group import Case, settings
@@ -59,8 +59,8 @@ def _slow(seconds):
 
 
 def test_pool_runs_calls_in_order_and_children_keep_their_state():
-    pool = pairs.ChildPool()
-    before = pairs.ChildPool.started
+    pool = children.ChildPool()
+    before = children.ChildPool.started
     try:
         calls = [(w % 2, _count, (1,)) for w in range(6)]
         out = drive_pool(pool.run(calls, CancelToken(), lambda: None))
@@ -71,12 +71,12 @@ def test_pool_runs_calls_in_order_and_children_keep_their_state():
     assert [n for n, _ in out] == [1, 1, 2, 2, 3, 3]   # each child its own calls, in order
     assert {pid for _, pid in out[0::2]} == {again[0][1]}   # the same child, its count kept
     assert [n for n, _ in again] == [13, 13]
-    assert pairs.ChildPool.started - before == 2
+    assert children.ChildPool.started - before == 2
     assert not _ours()
 
 
 def test_pool_raises_a_childs_error_and_ends_its_children():
-    pool = pairs.ChildPool()
+    pool = children.ChildPool()
     with pytest.raises(ValueError, match="no luck"):
         drive_pool(pool.run([(0, _slow, (5,)), (1, _fail, ("no luck",))], CancelToken(),
                             lambda: None))
@@ -84,7 +84,7 @@ def test_pool_raises_a_childs_error_and_ends_its_children():
 
 
 def test_pool_cancel_ends_a_busy_child():
-    pool, cancel = pairs.ChildPool(), CancelToken()
+    pool, cancel = children.ChildPool(), CancelToken()
     gen = pool.run([(0, _slow, (30,))], cancel, lambda: "waiting")
     assert next(gen) == "waiting" and len(_ours()) == 1
     cancel.cancel()
@@ -109,11 +109,11 @@ def test_one_pool_for_the_whole_search(monkeypatch):
     # two Primer3 rounds and several ranking rounds, on two threads: two children in all
     monkeypatch.setattr(G, "ROUND_BASES", 1)
     include, exclude = two_loci()
-    before = pairs.ChildPool.started
+    before = children.ChildPool.started
     result = G.group(include, exclude, 3, distinct(), backend="multicore", threads=2)
     assert any("(2 of 2 rounds)" in line for line in result.diagnosis)
     assert result.pairs
-    assert pairs.ChildPool.started - before == 2
+    assert children.ChildPool.started - before == 2
     assert not _ours()
 
 

@@ -1,18 +1,17 @@
-"""Primer3 annotations of a run's candidates, computed in child processes (issue #33).
+"""Primer3 annotations of many candidates in a child process (issue #33).
 
-primer3-py (2.4.0) holds Python's lock for the whole of each call, so annotating a
-million candidates on a worker thread of the window's process made the window's thread
-wait for it at every turn: a k slider move of the uniqueness landscape took 40-114 ms
-instead of 45 while the annotation ran (minutes). Here every Primer3 call runs in a child
-process, through the engine's own mechanism (:func:`engine.primers.pairs._in_child`:
-spawned, polled every ``CHILD_POLL_S``, ended on a cancel, as pair design runs Primer3).
+primer3-py (2.4.0) holds Python's lock for the whole of each call, so annotating a million
+candidates on a worker thread of a window's process made the window's thread wait for it at
+every turn: a k slider move of the uniqueness landscape took 40-114 ms instead of 45 while
+the annotation ran (minutes). Here every Primer3 call runs in one child process kept for
+all the batches (:class:`engine.primers.children.ChildPool`: spawned, polled every
+``CHILD_POLL_S``, ended on a cancel).
 
-The window's process only reads the candidates' sequences (:data:`ROWS` rows a step),
+The caller's process only reads the candidates' sequences (:data:`ROWS` rows a step),
 keeps the distinct ones and hands them over :data:`BATCH` at a time; each batch comes
 back as columns (numbers, a None mask, the few notes), which unpickle in well under a
 millisecond, and become :class:`~engine.primers.Annotation` objects in Python
-(:func:`annotations_from`). No Qt here: the child imports this module to run
-:func:`annotation_columns`.
+(:func:`annotations_from`).
 """
 
 from __future__ import annotations
@@ -24,10 +23,11 @@ from typing import Generator
 import numpy as np
 
 from engine.jobs import CancelToken
-from engine.primers import Annotation, Conditions, annotate_many
+from engine.primers.annotate import Annotation, Conditions, annotate_many
+from engine.primers.children import ChildPool, in_child
 
-#: Distinct sequences a child process annotates: about 6 s of Primer3 (0.6 ms a sequence
-#: on one core), against the ~0.3 s a spawned child takes to start (~5 %).
+#: Distinct sequences a batch holds: about 6 s of Primer3 (0.6 ms a sequence on one core);
+#: the caller hears of progress (and its cancel is read) between batches too.
 BATCH = 10_000
 
 #: Candidates whose sequences the window's process reads in one go (a few ms of Python).
@@ -44,9 +44,9 @@ INTS = frozenset({"length", "gc_clamp", "max_run"})
 
 def _background() -> None:
     """(In a child) the lowest priority, :data:`NICE`: where the cores are busy, the
-    window's thread goes first."""
-    if hasattr(os, "nice"):
-        os.nice(NICE)
+    window's thread goes first. (``os.nice`` adds: raised once, to NICE.)"""
+    if hasattr(os, "nice") and os.nice(0) < NICE:
+        os.nice(NICE - os.nice(0))
 
 
 def in_background(function, *args):
@@ -56,7 +56,7 @@ def in_background(function, *args):
 
 
 def _answer(gen: Generator):
-    """Drive :func:`~engine.primers.pairs._in_child`'s generator to its value without
+    """Drive a child's generator (:mod:`engine.primers.children`) to its value without
     passing on its polls (None every ``CHILD_POLL_S``)."""
     while True:
         try:
@@ -111,7 +111,7 @@ def annotate_in_children(candidates, conditions: Conditions, cancel: CancelToken
                          batch: int | None = None, known=(), into: dict | None = None
                          ) -> Generator[float, None, dict | None]:
     """Annotate the distinct sequences of ``candidates`` (Candidates or a CandidateTable),
-    ``batch`` (:data:`BATCH`) at a time, each batch in a child process. Sequences in
+    ``batch`` (:data:`BATCH`) at a time, in one child process kept for them all. Sequences in
     ``known`` (annotated already under these conditions: another k of a landscape) are
     left out.
 
@@ -122,10 +122,17 @@ def annotate_in_children(candidates, conditions: Conditions, cancel: CancelToken
     is ended. ``into``, when given, receives each batch as it is done, so that a cancelled
     run's finished batches are not lost (the caller reads it once this generator ended).
     """
-    from engine.primers.pairs import _in_child
-
     batch = batch or BATCH
     table: dict[str, Annotation] = {} if into is None else into
+    pool = ChildPool(name="primerscope-annotate")
+    try:
+        return (yield from _batches(candidates, conditions, cancel, batch, known, table, pool))
+    finally:
+        pool.close()
+
+
+def _batches(candidates, conditions, cancel, batch, known, table, pool):
+    """:func:`annotate_in_children`'s loop, its child ``pool`` made and closed around it."""
     queued: dict[str, None] = {}
     n, read, shown = len(candidates), 0, None
     while read < n or queued:
@@ -141,10 +148,11 @@ def annotate_in_children(candidates, conditions: Conditions, cancel: CancelToken
         chunk = list(queued)[:batch]
         for seq in chunk:
             del queued[seq]
-        columns = yield from _answer(_in_child(annotation_columns, (chunk, conditions), cancel,
-                                               lambda: None))
-        if columns is None:  # cancelled: _in_child has ended the child
+        answer = yield from _answer(pool.run([(0, annotation_columns, (chunk, conditions))],
+                                             cancel, lambda: None))
+        if answer is None:  # cancelled: the pool has ended the child
             return None
+        columns = answer[0]
         table.update(zip(chunk, annotations_from(columns)))
         distinct = len(table) + len(queued)
         ahead = (n - read) * distinct / read if read else 0
@@ -162,7 +170,6 @@ def annotated_csv(result, conditions: Conditions, filters, cancel: CancelToken) 
     from functools import partial
 
     from engine.primers import export_kdiff
-    from engine.primers.pairs import _in_child
 
     write = partial(export_kdiff.csv_text, annotate=True, conditions=conditions, filters=filters)
-    return (yield from _answer(_in_child(in_background, (write, result), cancel, lambda: None)))
+    return (yield from _answer(in_child(in_background, (write, result), cancel, lambda: None)))
