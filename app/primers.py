@@ -3,17 +3,18 @@
 Everything here calls the engine's own code (:mod:`engine.primers`), so the GUI and
 ``primerscope kdiff --annotate/--filter/--merge`` give the same answers:
 
-- annotations come from :func:`engine.primers.annotate_many` (primer3-py), computed by a
-  generator on a worker thread in chunks, so thousands of candidates never block the window;
+- annotations come from :func:`engine.primers.annotate_many` (primer3-py), computed in a
+  child process (:mod:`engine.primers.annotate_children`, driven from a worker thread), so a
+  million candidates never hold up the window: primer3-py holds Python's lock for a whole call;
 - the filter is :func:`engine.primers.passes`;
 - regions are :func:`engine.primers.merge_candidates`; every file (regions CSV, BED, the
   annotated CSV) is written by :mod:`engine.primers.export_kdiff`, the command line's own writers
-  (the annotated CSV on the worker thread: it annotates again);
+  (the annotated CSV in a child process too: it annotates again);
 - the off-target report is :func:`engine.primers.offtarget.make_job` run through
   :func:`engine.iter_solve` (the edit family's search) and ``sites_from_result``.
 
 Primer3's thermodynamics run on one shared object in primer3-py (its arguments are set before
-each call, and the call releases the GIL), so primer3 work runs through
+each call), so the primer3 work of this process (pairs, panels, the library) runs through
 :func:`app.primer3_guard.steps` (one step of one job at a time, whichever view started it).
 """
 
@@ -22,20 +23,17 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, fields
-from typing import Generator, Iterable, Mapping, Sequence
+from typing import Generator, Mapping, Sequence
 
 import numpy as np
 
 import engine
 from engine.jobs import CancelToken, Job
-from engine.primers import Annotation, Conditions, Filters, annotate_many, passes
+from engine.primers import Annotation, Conditions, Filters, passes
 from engine.primers import offtarget
 from engine.sequences import Record, encode
 
 from app.families import Column
-
-#: Sequences per call of annotate_many: about 50-100 ms of primer3 work between progress reports.
-ANNOTATE_CHUNK = 200
 
 #: Table columns after kdiff's own, in the order of :attr:`Annotation.COLUMNS` (and the CSV's).
 ANNOTATION_COLUMNS = (
@@ -167,24 +165,6 @@ def _number(f: Field, value):
 
 
 # -- annotations and filters ------------------------------------------------------------------------
-def annotate_all(sequences: Iterable[str], conditions: Conditions,
-                 cancel: CancelToken) -> Generator[float, None, dict | None]:
-    """Annotate every distinct sequence with annotate_many, in chunks.
-
-    Yields the fraction done after each chunk; returns ``{sequence: Annotation}``, or None
-    when cancelled (a partial set would make the filter drop candidates it never saw).
-    """
-    unique = list(dict.fromkeys(sequences))
-    notes: dict[str, Annotation] = {}
-    for first in range(0, len(unique), ANNOTATE_CHUNK):
-        if cancel.cancelled:
-            return None
-        chunk = unique[first:first + ANNOTATE_CHUNK]
-        notes.update(zip(chunk, annotate_many(chunk, conditions)))
-        yield len(notes) / len(unique)
-    return notes
-
-
 #: Primer3 reports a structure it did not find as 0 (ΔG and Tm), and one that melts at or below
 #: 0 °C does not form in a PCR: either reads "none" in a table (CSV exports keep the number).
 #: Each structure's ΔG column -> its Tm column, in :data:`ANNOTATION_COLUMNS`.
