@@ -107,7 +107,10 @@ class PrimerTools(ResultView):
         self._regions: list = []
         self._merged_shown = False
         self._targets: tuple = ()          # the run's target records (their soft masks)
-        self._masked: frozenset = frozenset()  # (target, start) of 3'-masked candidates
+        # (target, start) of the shown candidates with a 3' end in a soft mask; None until
+        # needed (_hidden): a million candidates take about a second, and a k slider move
+        # with the switch off must not pay it
+        self._masked: frozenset | None = None
 
         state = self._load_state()
         self._build(state)
@@ -368,7 +371,8 @@ class PrimerTools(ResultView):
         self._take(result)
         if self.filter_box.isChecked():
             self._passing = None  # (waiting: the filter is applied when they are in)
-        self._apply()
+        if self.filter_box.isChecked() or self.mask_box.isChecked() or self.merge_box.isChecked():
+            self._apply()  # (with every switch off the family's table is what to show)
         self._k_settle.start()
 
     def _on_p3_progress(self, fraction) -> None:
@@ -436,7 +440,18 @@ class PrimerTools(ResultView):
 
     def _hidden(self) -> frozenset:
         """(target, start) of the candidates the soft-mask switch hides (none when it is off)."""
-        return self._masked if self.mask_box.isChecked() else frozenset()
+        return self._masked_keys() if self.mask_box.isChecked() else frozenset()
+
+    def _masked_keys(self) -> frozenset:
+        if self._masked is None:
+            try:
+                self._masked = primers.masked_keys(self._result.candidates, self._targets) \
+                    if self._targets and self._result is not None else frozenset()
+            except ValueError as err:  # a format-1 store's target: its mask is unknown
+                self._masked = frozenset()
+                self.error.setText(str(err))
+                self.error.setVisible(True)
+        return self._masked
 
     def kept(self) -> list:
         """The candidates the primer filter and the soft-mask switch keep (all when off)."""
@@ -528,7 +543,7 @@ class PrimerTools(ResultView):
         self._generation += 1  # annotations still on their way belong to the previous run
         self._result, self._notes, self._passing, self._spare = None, None, None, {}
         self._regions, self._merged_shown = [], False
-        self._targets, self._masked = (), frozenset()
+        self._targets, self._masked = (), None
         self.results.proxy.set_keep(None)
         self._show_status("Annotated when the run ends")
         self._update_actions()
@@ -539,15 +554,9 @@ class PrimerTools(ResultView):
         self._annotate()
 
     def _take(self, result) -> None:
-        """``result`` becomes the shown one, with its soft-masked candidates."""
+        """``result`` becomes the shown one (its soft-masked candidates found when needed)."""
         self._result = result
-        try:
-            self._masked = primers.masked_keys(result.candidates, self._targets) \
-                if self._targets else frozenset()
-        except ValueError as err:  # a format-1 store's target: its mask is unknown
-            self._masked = frozenset()
-            self.error.setText(str(err))
-            self.error.setVisible(self.mask_box.isChecked())
+        self._masked = None
 
     def has_data(self) -> bool:
         return self._notes is not None and not self.runner.running
