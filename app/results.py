@@ -290,7 +290,7 @@ class ResultsPanel(QWidget):
     def eventFilter(self, watched, event) -> bool:
         # Tools whose rows wrap (the primer filters) change height with the width: follow them.
         if watched is self.tools and event.type() in (QEvent.Type.LayoutRequest, QEvent.Type.Resize):
-            QTimer.singleShot(0, self._fit_tools)
+            QTimer.singleShot(0, self.tools_area, self._fit_tools)  # (dropped once it is gone)
         return super().eventFilter(watched, event)
 
     def _fit_tools(self) -> None:
