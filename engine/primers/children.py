@@ -90,9 +90,11 @@ class ChildPool:
                 busy[conn] = (worker, i)
 
         def ended(worker):
+            """Raise: the child of ``worker`` ended without answering (killed, out of memory,
+            or Primer3's C code aborted)."""
             child = self._children[worker][0]
-            return RuntimeError(f"Primer3's process ended without an answer (exit code "
-                                f"{child.exitcode})")
+            raise RuntimeError(f"Primer3's process ended without an answer (exit code "
+                               f"{child.exitcode})") from None
 
         try:
             for worker in queues:
@@ -107,7 +109,7 @@ class ChildPool:
                     try:
                         status, value = conn.recv()
                     except (EOFError, OSError):
-                        raise ended(worker) from None
+                        ended(worker)
                     if status == "error":
                         raise value
                     out[i] = value
@@ -115,7 +117,7 @@ class ChildPool:
                 if not ready:
                     for conn, (worker, _) in busy.items():
                         if not self._children[worker][0].is_alive() and not conn.poll(0):
-                            raise ended(worker)
+                            ended(worker)
                 if now() - shown >= CHILD_POLL_S:
                     shown = now()
                     yield progress()
