@@ -181,6 +181,11 @@ class ScanProblem(ChunkedProblem):
     # -- tasks -----------------------------------------------------------------------------------
     def open(self, task: Task, text, abort: np.ndarray, threads: int | None) -> RangeRun:
         record, r_lo, r_hi = task.key
+        rng = self._by_key.get(task.key)  # (None in a Dask worker: its tasks run at once)
+        if rng is not None and rng.settled >= 0:
+            # A chunk merged before stopped at a start (its whole suffix occurs there): the
+            # range's scan stops there too, so this chunk scans only the starts before it.
+            r_hi = r_lo + max(1, min(rng.settled, r_hi - r_lo))
         return RangeRun(self._call(abort), self.alphas[record], r_lo, r_hi, text)
 
     def warm_task(self, chunk) -> Task:
