@@ -1,5 +1,5 @@
 """Where G1's group search spends its time (issue #30): the bench's warm-up, then the J=1
-search once or more, each with its stage seconds, and a cProfile of the last one.
+search once or more (benchmarks.group.warm_up first), each with its stage seconds, and a cProfile of the last one.
 
     python3 scripts/probe/group_profile.py BACKEND RUNS [MB] [PROFILE_FILE]
 
@@ -20,6 +20,7 @@ import sys
 import time
 
 from benchmarks import data
+from benchmarks.group import warm_up
 from engine.primers import group
 
 SPLIT = collections.defaultdict(float)
@@ -78,9 +79,8 @@ def main():
     t0 = time.perf_counter()
     sg = data.synthetic_group(12, 20, 20, int(mb * 1_000_000))
     print(f"made the group in {time.perf_counter() - t0:.1f} s", flush=True)
-    tiny = data.synthetic_group(2, 1, 0, 600, islands=1, island_length=200, seed=1)
     t0 = time.perf_counter()
-    group.group(tiny.include, tiny.exclude, 3, backend=backend, threads=threads)
+    warm_up(backend, threads)
     print(f"warm-up {time.perf_counter() - t0:.1f} s", flush=True)
     profiler = cProfile.Profile()
     for run in range(runs):
