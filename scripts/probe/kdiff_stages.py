@@ -6,7 +6,8 @@ device synchronisation before and after it, keyed by what ran.
 
 WORKLOAD names one of benchmarks/kdiff_cuda.py (W4k8: lambda vs E. coli 536, k=8, both
 strands); FLAGS is comma-separated (word32). Prints, per key (lanes word / tier kernel words,
-levels, top, exact), the launches, starts, seconds and cells, then the solve's total.
+levels, top, exact), the launches, starts, seconds and cells, then the solve's total,
+and the starts entering each kind of tier ladder (none, the top levels, every level).
 The synchronisations add a little to each launch; compare the shares, not the total.
 """
 import collections
@@ -61,7 +62,20 @@ def timed_launch(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=
     return out
 
 
+ladders = collections.defaultdict(lambda: [0, 0])  # (levels?, top) -> ladders, starts
+ladder = cbp.BitparallelDriver._ladder
+
+
+def counted_ladder(self, rs, c, pending, m_end, mps, counters, levels, top=0, left=None):
+    row = ladders[("every level" if levels is not None and not top else
+                   f"top {top} levels" if top else "no levels")]
+    row[0] += 1
+    row[1] += len(pending)
+    return ladder(self, rs, c, pending, m_end, mps, counters, levels, top, left)
+
+
 cbp.BitparallelDriver._lanes = timed_lanes
+cbp.BitparallelDriver._ladder = counted_ladder
 cbp.BitparallelDriver._launch = timed_launch
 
 
@@ -72,6 +86,7 @@ def solve():
 
 solve()  # compile or load the kernels on the real shapes
 table.clear()
+ladders.clear()
 t0 = time.perf_counter()
 res = solve()
 wall = time.perf_counter() - t0
@@ -82,3 +97,13 @@ total = sum(r[2] for r in table.values())
 for key, (n, s, sec, cells) in sorted(table.items(), key=lambda kv: -kv[1][2]):
     print(f"  {key:48s} launches={n:5d} starts={s:9d} seconds={sec:8.3f} "
           f"({100 * sec / max(total, 1e-9):5.1f} %) cells={cells:.3e}")
+for key, (n, s) in ladders.items():
+    print(f"  ladder {key:14s} calls={n:4d} starts entering={s:9d}")
+if all_k:  # how long the candidates are at each k (lengths past a word need the tiers)
+    import numpy as np
+
+    for kk in res.landscape.k:
+        n = np.asarray(res.landscape.length_at(kk), dtype=np.float64)
+        n = n[np.isfinite(n) & (n > 0)]
+        print(f"  k={kk}: starts={len(n)} mean={n.mean():.1f} "
+              + " ".join(f">{w}:{int((n > w).sum())}" for w in (32, 64, 128, 256, 1024)))
