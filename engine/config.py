@@ -32,6 +32,10 @@ KDIFF_CUDA_PREFETCH_FACTOR = 3
 #: with an upper bound is sized from it: the register tiers' words, its own overlap.)
 KDIFF_CUDA_BITPARALLEL_TIERS = ((4, 256), (8, 512), (16, 1024), (64, 4096))
 KDIFF_CUDA_REGISTER_WORDS = 16
+#: kdiff --all-k on CUDA: the starts whose lower levels outgrew the lanes' word run the
+#: every-level tiers first on every 16th of them, then every 4th of those their neighbours'
+#: bounds left open, then on the rest (BitparallelDriver._every_level).
+KDIFF_CUDA_LEVEL_STRIDES = (16, 4)
 
 #: bitparallel on CUDA with the word32/word64 flags (engine/kdiff/cuda_lanes.py): starts a
 #: thread for each word width, threads a block (the block's starts share its match words

@@ -641,7 +641,39 @@ class BitparallelDriver:
                                     top, left):
             return False
         rest = np.concatenate([pending[some & below]] + left)
-        return self._ladder(rs, c, np.sort(rest), m_end, mps, counters, levels)
+        return self._every_level(rs, c, np.sort(rest), m_end, mps, counters, levels, word)
+
+    def _every_level(self, rs, c, pending, m_end, mps, counters, levels, word) -> bool:
+        """The ladder that probes every level, over samples of ``pending`` and what their
+        neighbours' bounds then settle (engine/kdiff/neighbours.py; the proof holds at any
+        number of edits, so for c at K and for each level alike). These starts lie where
+        the target shares a stretch with the background (their lower levels outgrew the
+        lanes' word), and there c and every level fall by one a start until the next
+        difference: between two scanned starts whose every value falls by their distance,
+        each start is settled without a scan. The starts left are sampled again, more
+        densely (config.KDIFF_CUDA_LEVEL_STRIDES), the last time every one of them."""
+        if not len(pending):
+            return True
+        # c at K, then each level: exact already where a lanes stage left it below its word
+        cols = [SliceBounds(rs[pending], values, known, mps[pending]) for values, known in
+                [(c[pending], np.zeros(len(pending), dtype=bool))]
+                + [(levels[pending, t], (levels[pending, t] < word) | (levels[pending, t] >= mps[pending]))
+                   for t in range(self.levels)]]
+        for stride in tuple(config.KDIFF_CUDA_LEVEL_STRIDES) + (1,):
+            todo = np.flatnonzero(~np.logical_and.reduce([b.known for b in cols]))
+            if not len(todo):
+                break
+            pick = todo if stride == 1 else np.unique(np.append(todo[::stride], todo[-1]))
+            at = pending[pick]
+            if not self._ladder(rs, c, at, m_end, mps, counters, levels):
+                return False
+            for t, bounds in enumerate(cols):
+                bounds.settle(pick, c[at] if t == 0 else levels[at, t - 1])
+                bounds.infer()
+        c[pending] = cols[0].c
+        for t in range(self.levels):
+            levels[pending, t] = cols[t + 1].c
+        return True
 
     def _ladder(self, rs, c, pending, m_end, mps, counters, levels, top=0, left=None) -> bool:
         """Tiers of growing reach from ``self.first``, each re-running only the starts it could

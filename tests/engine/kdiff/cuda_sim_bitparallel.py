@@ -563,3 +563,37 @@ def test_all_k_tier_routes_after_the_32_bit_lanes(monkeypatch):
     every = sum(n for lv, top, n, _ in calls if lv and not top)
     left = sum(x for *_, x in calls)
     assert plain and topped and every and left, calls
+
+
+def test_all_k_every_level_starts_settled_from_samples(monkeypatch):
+    """kdiff --all-k with word32 at K = 3: a 200-base stretch of the target shared with the
+    background (two mismatches, exact runs of 59-75 bases, so every level outgrows 32)
+    sends long runs of starts to the every-level tiers. Those run on samples of the run first and settle the
+    starts between two samples from their bounds: c and every level still equal the oracle's
+    start by start (within and across the mismatches, where the values jump), and the tiers
+    scan fewer starts than the run holds."""
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((2, 100), (3, 200), (4, 400)))
+    monkeypatch.setattr(config, "KDIFF_CUDA_LEVEL_STRIDES", (16, 4))
+    scanned = []
+    original = cuda_bitparallel.BitparallelDriver._ladder
+
+    def spy(self, rs, c, pending, m_end, mps, counters, levels, top=0, left=None):
+        if levels is not None and not top:
+            scanned.extend(pending.tolist())
+        return original(self, rs, c, pending, m_end, mps, counters, levels, top, left)
+
+    monkeypatch.setattr(cuda_bitparallel.BitparallelDriver, "_ladder", spy)
+    rng = np.random.default_rng(17)
+    alpha = random_codes(rng, 220)
+    beta = np.concatenate([random_codes(rng, 5), _substituted(alpha[10:210], (75, 140)),
+                           random_codes(rng, 5)])
+    K = 3
+    rs = np.arange(len(alpha), dtype=np.int64)
+    driver = cuda_bitparallel.BitparallelDriver(
+        Device(beta, np.array([0, len(beta)], np.int64), 8), K, False, {"word32"}, levels=K)
+    lv = np.empty((len(rs), K), np.int64)
+    got = driver.run(alpha, rs, np.zeros(2, np.int64), lv)
+    want = np.column_stack([longest_prefixes(alpha, [beta], t + 1) for t in range(K + 1)])
+    np.testing.assert_array_equal(np.column_stack([lv, got]), want)
+    long_run = int(np.sum(want[:, 0] >= 32))  # level 0 outgrew the word: the every-level tiers
+    assert long_run > 90 and 0 < len(scanned) < long_run / 2, (long_run, len(scanned))
