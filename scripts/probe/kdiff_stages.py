@@ -100,7 +100,12 @@ for key, (n, s, sec, cells) in sorted(table.items(), key=lambda kv: -kv[1][2]):
 for key, (n, s) in ladders.items():
     print(f"  ladder {key:14s} calls={n:4d} starts entering={s:9d}")
 if all_k:  # how long the candidates are at each k (lengths past a word need the tiers)
+    import os
+
     import numpy as np
+
+    if os.environ.get("SAVE_LANDSCAPE"):  # starts x k candidate lengths (0: none), for replays
+        np.save(os.environ["SAVE_LANDSCAPE"], np.asarray(res.landscape.lengths))
 
     for kk in res.landscape.k:
         n = np.asarray(res.landscape.length_at(kk), dtype=np.float64)
