@@ -822,3 +822,23 @@ def test_the_counts_come_back_with_the_last_scans_hits():
     assert np.array_equal(counts.pattern_hits, cpu.pattern_hits)
     assert np.array_equal(counts.bins, cpu.density[0].counts)
     search.close()
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["block-histograms", "global-atomics"])
+def test_counts_of_one_batch_whose_hits_span_many_tally_blocks(shared, monkeypatch):
+    """Over 700 hits in one batch, so the tally pass (8 threads a block here, 32 hits
+    a thread) runs several blocks: every block's per-pattern counts (through its shared
+    histogram, or straight to global memory) and density bins reach the totals, which equal
+    the CPU's."""
+    if not shared:
+        monkeypatch.setattr(kcuda, "_SHARED_PATTERNS", 0)
+    rng = np.random.default_rng(61)
+    pats = records([random_codes(rng, 5), random_codes(rng, 5)], "p")
+    text = records([random_codes(rng, 1500), random_codes(rng, 300)], "t")
+    from engine import gpu
+
+    warmed("thread", pats, 2)
+    with gpu.tally() as counts:
+        res = check("thread", text, pats, 2)
+    assert counts.batches == 1 and len(res.hits) > 2 * 8 * 32, (counts.batches, len(res.hits))
+    same_as_the_cpu(res, text, pats, 2)
