@@ -58,10 +58,22 @@ def numba_cuda_modules_loaded_by(code: str) -> list[str]:
     return eval(out.stdout.strip().splitlines()[-1])  # a printed list of names
 
 
+def _loaded_profile() -> str:
+    """The hypothesis profile this run loaded (tests/conftest.py's "ci" or "thorough", e.g.
+    from --hypothesis-profile), for a child process to load too (its conftest reads
+    HYPOTHESIS_PROFILE). Imported here: the GPU machine's runs have no hypothesis."""
+    from hypothesis import settings
+
+    return next((name for name in ("thorough", "ci")
+                 if settings.get_profile(name).max_examples == settings.default.max_examples),
+                "ci")
+
+
 def run_simulator_cases(cases_file: Path, selection: str) -> None:
     """Run the ``-k selection`` part of a family's cuda_sim_cases.py under the simulator, in a
-    subprocess, and fail with its last lines unless it passed and skipped nothing."""
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    subprocess in this run's hypothesis profile, and fail with its last lines unless it passed
+    and skipped nothing."""
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", HYPOTHESIS_PROFILE=_loaded_profile())
     env.pop("PYTEST_XDIST_WORKER", None)
     proc = subprocess.run([sys.executable, "-m", "pytest", str(cases_file), "-q", "-n", "0",
                            "-p", "no:cacheprovider", "-x", "-k", selection],
