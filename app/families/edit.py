@@ -9,6 +9,7 @@ import numpy as np
 from app import demo
 from app.families import Column, DemoInput, FamilyAdapter
 from app.families.common import best_table, spaced, windows
+from engine.columns import blank
 
 SEARCH_COLUMNS = (
     Column("pattern", "str", "", "Pattern record"),
@@ -29,10 +30,6 @@ GLOBAL_COLUMNS = (
     Column("cigar", "str", ""),
 )
 _CIGAR = re.compile(r"(\d+)([=XID])")
-
-
-def _blank(value):
-    return "" if value is None else value
 
 
 class EditAdapter(FamilyAdapter):
@@ -64,9 +61,9 @@ class EditAdapter(FamilyAdapter):
 
     def row(self, item) -> tuple:
         if hasattr(item, "strand"):
-            return (item.pattern_id, item.record_id, _blank(item.start), item.end, item.strand,
-                    item.distance, _blank(item.cigar), _blank(item.matched))
-        return (item.pattern_id, item.record_id, _blank(item.distance), _blank(item.cigar))
+            return (item.pattern_id, item.record_id, blank(item.start), item.end, item.strand,
+                    item.distance, blank(item.cigar), blank(item.matched))
+        return (item.pattern_id, item.record_id, blank(item.distance), blank(item.cigar))
 
 
     library_what = "patterns"
