@@ -113,10 +113,9 @@ def add_common_options(parser: argparse.ArgumentParser, fam, default_variant: st
                             help="optimisation flag, repeatable; without --opt the backend's "
                                  "defaults apply; '--opt none' switches all off")
     parser.add_argument("--threads", type=int, metavar="N", help="threads for multicore")
-    if "dask" in registry.BACKENDS:
-        parser.add_argument("--scheduler-timeout", type=_seconds, metavar="S",
-                            help="dask: seconds to reach --scheduler and find a worker there "
-                                 "before giving up with one line (default: 10)")
+    parser.add_argument("--scheduler-timeout", type=_seconds, metavar="S",
+                        help="dask: seconds to reach --scheduler and find a worker there "
+                             "before giving up with one line (default: 10)")
     parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of CSV")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
