@@ -97,6 +97,12 @@ def run(args) -> int:
     else:
         tables = f"format {info.version} (no gap or mask table; rebuild to add them), "
     print(f"{info.path}: {verb}, {info.records} records, {info.bases} bases, {tables}"
-          f"{info.file_bytes / 1e6:.1f} MB, {seconds:.2f} s ({rate / 1e6:.3g} Mbases/s), "
+          f"{_size(info.file_bytes)}, {seconds:.2f} s ({rate / 1e6:.3g} Mbases/s), "
           f"source sha256 {info.source_sha256}")
     return 0
+
+
+def _size(nbytes: int) -> str:
+    """The store file's size: megabytes, or bytes below 0.1 MB (a small genome's store
+    read "0.0 MB")."""
+    return f"{nbytes / 1e6:.1f} MB" if nbytes >= 100_000 else f"{nbytes:,} bytes"

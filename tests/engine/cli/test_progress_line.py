@@ -24,6 +24,8 @@ def test_index_reports_bases_per_second(tmp_path, capsys):
     out = capsys.readouterr().out
     rate = re.search(r"\(([\d.e+]+) Mbases/s\)", out)
     assert rate and float(rate.group(1)) > 0, out
+    size = (tmp_path / "small.psg").stat().st_size
+    assert f" {size:,} bytes, " in out and "0.0 MB" not in out, out  # a small store's size
 
 
 def test_a_stage_without_dp_cells_shows_no_rate():
