@@ -111,6 +111,9 @@ class Meter:
     def __init__(self, job: Job, threads: int | None = None) -> None:
         self.job = job
         self.threads = threads if threads is not None else job.threads
+        #: the job as its kernels ran it, where that is another (a Dask cluster's workers run
+        #: the job of ChunkedProblem.worker_job: on GPU workers cuda's variant and flags)
+        self.ran: Job | None = None
         self.elapsed = 0.0
         self.cells = 0
         self.comparisons = 0
@@ -269,7 +272,9 @@ def numba_threads(job: Job) -> int | None:
 
 
 def run_info(job: Job, meter: Meter) -> RunInfo:
-    """The result's metadata from the job and its meter."""
-    return RunInfo(job.family, job.variant, job.backend, job.parallel, tuple(sorted(job.flags)),
+    """The result's metadata from the job and its meter: the backend the job asked for,
+    the variant, parallel form and flags its kernels ran (``meter.ran``, when set)."""
+    ran = meter.ran or job
+    return RunInfo(job.family, ran.variant, job.backend, ran.parallel, tuple(sorted(ran.flags)),
                    meter.elapsed, int(meter.cells), int(meter.comparisons), meter.complete,
                    meter.threads)

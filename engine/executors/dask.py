@@ -93,6 +93,7 @@ class Dask:
                            message="starting the Dask cluster…")
             runner.start()
             meter.threads = runner.threads
+            meter.ran = runner.worker_job
             yield from run_slices(runner, meter, cancel)
         finally:
             runner.close()
@@ -110,6 +111,7 @@ class DaskTasks:
     def __init__(self, problem: ChunkedProblem, executor: Dask, abort: np.ndarray):
         self.problem, self.executor, self.abort = problem, executor, abort
         self.session = None
+        self.worker_job = None  # the job as the workers run it (after start)
         self._shared = None  # the scattered Shared's future
         self._futures: dict = {}  # future -> its task, in flight
         self.total = problem.total_units()
@@ -123,7 +125,8 @@ class DaskTasks:
         open the store says so here), the tasks planned."""
         problem = self.problem
         self.session = session = self.executor.connect()
-        shared = Shared(uuid.uuid4().hex, type(problem), problem.worker_job(session.gpu))
+        self.worker_job = problem.worker_job(session.gpu)
+        shared = Shared(uuid.uuid4().hex, type(problem), self.worker_job)
         client = session.client
         self._shared = client.scatter(shared, broadcast=True, hash=False)
         client.gather([client.submit(warm, self._shared, workers=[w], pure=False,

@@ -76,3 +76,26 @@ def test_an_ordered_kdiff_job_runs_on_the_callers_client(own_client, monkeypatch
     assert got.candidates.start0.tolist() == want.candidates.start0.tolist()
     assert got.candidates.length.tolist() == want.candidates.length.tolist()
     assert len(want.candidates) > 0
+
+
+def test_the_result_names_the_kernels_the_workers_ran(own_client, monkeypatch):
+    """A Dask job's workers run the job of ChunkedProblem.worker_job (on GPU workers cuda's
+    variant and flags); the result's info says so, the backend staying dask. Here the CPU
+    workers are made to run kmismatch's naive variant for a pmasm job: the same hits, and
+    the info names naive."""
+    from engine import cluster
+
+    chosen = cluster.worker_selection
+
+    def naive(spec, variant, flags, gpu):
+        _, backend, parallel, _ = chosen(spec, variant, flags, gpu)
+        return "naive", backend, parallel, frozenset()
+
+    monkeypatch.setattr(cluster, "worker_selection", naive)
+    text, patterns = _case(7)
+    want = kmismatch.solve(patterns, text, 2, backend="serial", variant="pmasm")
+    got = on_client.solve(own_client, kmismatch.make_job(patterns, text, 2, backend="dask",
+                                                         variant="pmasm"))
+    assert (got.info.backend, got.info.variant, got.info.flags) == ("dask", "naive", ())
+    assert want.info.variant == "pmasm"
+    assert list(got.hits.tuples()) == list(want.hits.tuples())
