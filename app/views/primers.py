@@ -63,6 +63,25 @@ def _unit(text: str) -> QLabel:
     return label
 
 
+@dataclasses.dataclass
+class _Annotation:
+    """The runner annotates: the wanted annotations' generation (a new run or new
+    conditions makes another), under ``conditions``, batches finished so far in ``done``;
+    ``missing``: only the sequences not annotated yet (another k of the landscape)."""
+
+    generation: int
+    conditions: object
+    done: dict
+    missing: bool
+
+
+@dataclasses.dataclass
+class _Export:
+    """The runner writes the annotated CSV to ``path``."""
+
+    path: str
+
+
 class PrimerTools(ResultView):
     """Primer filters, reaction conditions, region merging and exports, above the results table.
 
@@ -89,8 +108,7 @@ class PrimerTools(ResultView):
         self.runner.progress.connect(self._on_p3_progress)
         self.runner.finished.connect(self._on_p3_finished)
         self.runner.failed.connect(self._on_p3_failed)
-        self._task = None            # what the runner does: ("annotate", generation, conditions,
-        #                              batches done) | ("export", path)
+        self._task: _Annotation | _Export | None = None  # what the runner does
         self._pending = None         # annotate again when the runner is free: "all" | "missing"
         self._generation = 0         # of the annotations wanted: a new run or new conditions
         self._result = None
@@ -345,7 +363,7 @@ class PrimerTools(ResultView):
         self._k_settle.stop()
         if self.runner.running:
             self._pending = "all" if not missing or self._pending == "all" else "missing"
-            if self._task[0] == "annotate":
+            if isinstance(self._task, _Annotation):
                 self.runner.cancel()
             return
         self._pending = None
@@ -357,7 +375,7 @@ class PrimerTools(ResultView):
         known = {} if not missing else self._spare if self._notes is None else self._notes
         done: dict = {}
         self._generation += 1
-        self._task = ("annotate", self._generation, conditions, done, missing)
+        self._task = _Annotation(self._generation, conditions, done, missing)
         self._show_status(f"Annotating {len(candidates):,}…")
         # Primer3 in a child process (engine.primers.annotate_children): it holds Python's lock for a whole
         # call, which in this process would make every repaint wait for it (issue #33).
@@ -376,25 +394,26 @@ class PrimerTools(ResultView):
         self._k_settle.start()
 
     def _on_p3_progress(self, fraction) -> None:
-        if self._task is not None and self._task[:2] == ("annotate", self._generation) \
+        task = self._task
+        if isinstance(task, _Annotation) and task.generation == self._generation \
                 and self._result is not None:
             self._show_status(f"Annotating {len(self._result.candidates):,}… {100 * fraction:.0f}%")
 
     def _on_p3_finished(self, value) -> None:
         task, self._task = self._task, None
-        if task[0] == "export":
+        if isinstance(task, _Export):
             if value is None:  # cancelled (a new run): nothing written
-                self._show_status(f"Not written (cancelled): {task[1]}")
+                self._show_status(f"Not written (cancelled): {task.path}")
             else:
-                self._written(task[1], value)
-        elif task[2] != self.conditions:
+                self._written(task.path, value)
+        elif task.conditions != self.conditions:
             pass  # made under conditions no longer set: dropped
-        elif value is None or self._pending or task[1] != self._generation:
+        elif value is None or self._pending or task.generation != self._generation:
             # Cancelled (the slider moved on, a new k): its finished batches are kept, in
             # the annotations when they exist (more sequences than shown do no harm there)
-            (self._spare if self._notes is None else self._notes).update(task[3])
+            (self._spare if self._notes is None else self._notes).update(task.done)
         else:
-            if task[4] and self._notes is not None:  # another k's sequences: added
+            if task.missing and self._notes is not None:  # another k's sequences: added
                 self._notes.update(self._spare)
                 self._notes.update(value)
             else:
@@ -411,7 +430,7 @@ class PrimerTools(ResultView):
 
     def _on_p3_failed(self, message: str) -> None:
         task, self._task = self._task, None
-        self.error.setText(("Cannot annotate: " if task[0] == "annotate" else "Cannot export: ")
+        self.error.setText(("Cannot annotate: " if isinstance(task, _Annotation) else "Cannot export: ")
                            + message)
         self.error.setVisible(True)
         if self._pending and self._result is not None:
@@ -633,7 +652,7 @@ class PrimerTools(ResultView):
             result = dataclasses.replace(result, candidates=drop_masked_candidates(
                 result.candidates, self._targets))
         filters = self.filters if self.filter_box.isChecked() else None
-        self._task = ("export", path)
+        self._task = _Export(path)
         self._show_status(f"Writing {path}…")
         self.runner.start(lambda token: annotated_csv(result, conditions, filters, token))
         self._update_actions()
