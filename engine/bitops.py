@@ -65,16 +65,3 @@ def w_lt(typingctx, a, b):
         return None
     return types.boolean(a, b), lambda context, builder, sig, args: builder.icmp_unsigned(
         "<", *args)
-
-
-@intrinsic
-def w_popcount(typingctx, a):
-    """LLVM's ctpop at the operand's width (a loop over uint32 lanes stays 16 wide)."""
-    if not isinstance(a, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [args[0].type])
-        return builder.call(fn, args)
-
-    return a(a), codegen

@@ -226,19 +226,13 @@ def _site(o: Oligo, offset: int = 0) -> PrimerSite:
     return PrimerSite(o.sequence, offset + lo + 1, offset + hi, o.tm, o.gc_percent, o.penalty)
 
 
-def _conflicts(a, b, distance: int) -> bool:
-    """Two primers of one orientation too close for two returned pairs (Primer3's
-    PRIMER_MIN_THREE_PRIME_DISTANCE: the same primer, or 3' ends under ``distance`` apart)."""
-    if distance < 0:
-        return False
-    return (a.pos, a.length) == (b.pos, b.length) or abs(a.three_prime - b.three_prime) < distance
-
-
 class _Taken:
-    """The primers of kept pairs, one orientation, for :func:`_conflicts` in O(1) a query
-    instead of a scan of every kept pair (that scan made ``--num-return 1000`` run for
-    over 20 minutes on a 3 kb target): :meth:`lowest` is the lowest penalty of a kept
-    pair whose primer conflicts with a given one (inf: none does)."""
+    """The primers of kept pairs, one orientation, against which a primer conflicts
+    (Primer3's PRIMER_MIN_THREE_PRIME_DISTANCE: at ``distance`` 0 the same primer, at 1 or
+    more a 3' end under ``distance`` away; below 0 none), in O(1) a query instead of a scan
+    of every kept pair (that scan made ``--num-return 1000`` run for over 20 minutes on a
+    3 kb target): :meth:`lowest` is the lowest penalty of a kept pair whose primer
+    conflicts with a given one (inf: none does)."""
 
     def __init__(self, distance: int):
         self.distance = distance
@@ -277,7 +271,7 @@ def _taken(pairs, distance: int, penalty=lambda pair: pair[0]) -> tuple[_Taken, 
 
 def _diverse(accepted: list, distance: int) -> list:
     """Greedy, best first, as Primer3 returns pairs: each pair that conflicts with none kept
-    before it (see :func:`_conflicts`)."""
+    before it (:class:`_Taken`)."""
     kept = []
     lefts, rights = _Taken(distance), _Taken(distance)
     for a in sorted(accepted, key=lambda a: a[:3]):
