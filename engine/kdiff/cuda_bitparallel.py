@@ -654,11 +654,13 @@ class BitparallelDriver:
         densely (config.KDIFF_CUDA_LEVEL_STRIDES), the last time every one of them."""
         if not len(pending):
             return True
-        # c at K, then each level: exact already where a lanes stage left it below its word
-        cols = [SliceBounds(rs[pending], values, known, mps[pending]) for values, known in
-                [(c[pending], np.zeros(len(pending), dtype=bool))]
-                + [(levels[pending, t], (levels[pending, t] < word) | (levels[pending, t] >= mps[pending]))
-                   for t in range(self.levels)]]
+        # One SliceBounds a value: c at K (open), then each level, exact already where a
+        # lanes stage left it below its word or at the whole suffix.
+        at_start, suffix = rs[pending], mps[pending]
+        lower = levels[pending]
+        exact = (lower < word) | (lower >= suffix[:, None])
+        cols = [SliceBounds(at_start, c[pending], np.zeros(len(pending), dtype=bool), suffix)]
+        cols += [SliceBounds(at_start, lower[:, t], exact[:, t], suffix) for t in range(self.levels)]
         for stride in tuple(config.KDIFF_CUDA_LEVEL_STRIDES) + (1,):
             todo = np.flatnonzero(~np.logical_and.reduce([b.known for b in cols]))
             if not len(todo):
