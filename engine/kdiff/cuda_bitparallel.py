@@ -207,12 +207,13 @@ def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, belo
 
 
 @cuda.jit(device=True, inline=True)
-def probe_levels(pv, mv, top, ct, levels, mp):
+def probe_levels(p0, m0, pv, mv, top, ct, levels, mp):
     """The lower levels of kdiff --all-k in one column: level t's c grows by one where row
     c_t+1 scores <= t (Ukkonen, as for c at K). Its score is the sum of the vertical deltas
     of rows 1..c_t+1 (the top row is 0), from the words of blocks 0..``top`` (those this
-    column computed: a row below them is inactive, > K >= t). The levels' rows only grow
-    downwards (c_0 <= c_1 <= ...), so one walk down the blocks scores them all."""
+    column computed: a row below them is inactive, > K >= t): block 0's in registers
+    (``p0``/``m0``), where most levels' rows lie, the others' in ``pv``/``mv``. The levels'
+    rows only grow downwards (c_0 <= c_1 <= ...), so one walk down the blocks scores them all."""
     acc = int32(0)  # the deltas of the blocks above block b
     b = int32(0)
     for t in range(levels):
@@ -220,11 +221,17 @@ def probe_levels(pv, mv, top, ct, levels, mp):
         if cv < mp:
             rb = int32(cv >> 6)  # row cv+1 is bit cv & 63 of block cv >> 6
             if rb <= top:
-                while b < rb:
-                    acc += int32(cuda.popc(pv[b])) - int32(cuda.popc(mv[b]))
-                    b += 1
                 rows = _ALL >> uint64(63 - (cv & 63))  # the block's rows down to row cv+1
-                d = acc + int32(cuda.popc(pv[rb] & rows)) - int32(cuda.popc(mv[rb] & rows))
+                if rb == 0:
+                    d = int32(cuda.popc(p0 & rows)) - int32(cuda.popc(m0 & rows))
+                else:
+                    if b == 0:
+                        acc = int32(cuda.popc(p0)) - int32(cuda.popc(m0))
+                        b = int32(1)
+                    while b < rb:
+                        acc += int32(cuda.popc(pv[b])) - int32(cuda.popc(mv[b]))
+                        b += 1
+                    d = acc + int32(cuda.popc(pv[rb] & rows)) - int32(cuda.popc(mv[rb] & rows))
                 if d <= t:
                     ct[t] = int32(cv + 1)
 
@@ -289,6 +296,10 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
                 if b <= y:
                     pv[b] = _ALL
                     mv[b] = _ZERO
+            # With words in global memory block 0, the one every column computes, stays in
+            # registers (its slot in spv/smv is unused): most columns touch no other word.
+            p0 = _ALL
+            m0 = _ZERO
             sy = int32(64 * (y + 1))  # block y's bottom row: D = its row in column -1
             over = False
             ct = cuda.local.array(LVN, int32)  # c of each lower level (words in global memory)
@@ -388,9 +399,9 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
             while not REG and j < hi and not done:  # words in global memory: plain loops
                 s = U(beta[U(j)])
                 at = s * row + U(r)
-                p, m, hp, hm = advance_block(pv[0], mv[0], table[at], _ZERO, _ZERO)
-                pv[0] = p
-                mv[0] = m
+                p, m, hp, hm = advance_block(p0, m0, table[at], _ZERO, _ZERO)
+                p0 = p
+                m0 = m
                 for b in range(1, y + 1):
                     p, m, hp, hm = advance_block(pv[b], mv[b], table[at + U(b << 6)], hp, hm)
                     pv[b] = p
@@ -436,7 +447,7 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
                     below = rows_below(c & 63)
                     done = c >= mp
                 if LV > 0:
-                    probe_levels(pv, mv, computed, ct, LV, mp)
+                    probe_levels(p0, m0, pv, mv, computed, ct, LV, mp)
                     done = ct[0] >= mp
                 if over:
                     break
