@@ -292,14 +292,14 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
             capacity = int32(NB) if REG else int32(spv.shape[0])  # (words in global memory)
             nblocks = int32((mp + 63) >> 6)
             y = int32((Kc - 1) >> 6) if Kc >= 1 else int32(0)
-            for b in range(NB if REG else y + 1):
-                if b <= y:
-                    pv[b] = _ALL
-                    mv[b] = _ZERO
             # With words in global memory block 0, the one every column computes, stays in
             # registers (its slot in spv/smv is unused): most columns touch no other word.
             p0 = _ALL
             m0 = _ZERO
+            for b in range(0 if REG else 1, NB if REG else y + 1):
+                if b <= y:
+                    pv[b] = _ALL
+                    mv[b] = _ZERO
             sy = int32(64 * (y + 1))  # block y's bottom row: D = its row in column -1
             over = False
             ct = cuda.local.array(LVN, int32)  # c of each lower level (words in global memory)
