@@ -42,14 +42,17 @@ def _striped_index(j, nl, seg):
 
 
 @njit(nogil=True, cache=True)
-def _setup(b, top, nl, seg, gap):
-    """Striped b, the shifted top row and its minimum.
+def _setup(b, top, lanes, match, mismatch, gap):
+    """What both kernels start a tile from: the layout (:func:`_layout`), striped b, the
+    shifted top row and the second row buffer, the lane carries and maxima, and the
+    match and mismatch scores less a gap.
 
     Padding columns lie right of column w, so they feed only each other and the
     lanes' maxima right of the last real column: their values never reach a real
     cell (they may even wrap around). They get code 0 and the last top value.
     """
     w = b.shape[0]
+    nl, seg = _layout(w, lanes)
     bs = np.zeros(nl * seg, dtype=np.uint8)
     lp = np.empty(nl * seg, dtype=top.dtype)
     last = top[w] - w * gap
@@ -60,7 +63,12 @@ def _setup(b, top, nl, seg, gap):
             lp[idx] = top[j] - j * gap
         else:
             lp[idx] = last
-    return bs, lp, lp.min()
+    lc = np.empty_like(lp)
+    cp = np.full(nl, lp.min(), dtype=top.dtype)   # raising the top row to its minimum: no change
+    cc = np.empty_like(cp)
+    z = np.empty_like(cp)
+    return (nl, seg, bs, lp, lc, cp, cc, z, top.dtype.type(match - gap),
+            top.dtype.type(mismatch - gap))
 
 
 @njit(nogil=True, cache=True)
@@ -127,14 +135,7 @@ def prefix_tile(a, b, top, left, bottom, right, match, mismatch, gap,
     """One tile by prefix-max rows on ``lanes`` SIMD segments (serial). False when aborted."""
     h = a.shape[0]
     w = b.shape[0]
-    nl, seg = _layout(w, lanes)
-    bs, lp, floor = _setup(b, top, nl, seg, gap)
-    lc = np.empty_like(lp)
-    cp = np.full(nl, floor, dtype=top.dtype)   # raising the top row to its minimum: no change
-    cc = np.empty_like(cp)
-    z = np.empty_like(cp)
-    match_g = top.dtype.type(match - gap)
-    mismatch_g = top.dtype.type(mismatch - gap)
+    nl, seg, bs, lp, lc, cp, cc, z, match_g, mismatch_g = _setup(b, top, lanes, match, mismatch, gap)
     right[0] = top[w]
     r_ptr, r_end = sample_span(rec_rows, row0 + 1, row0 + h + 1)
     c_lo, c_hi = sample_span(rec_cols, col0 + 1, col0 + w + 1)
@@ -157,15 +158,8 @@ def prefix_tile_parallel(a, b, top, left, bottom, right, match, mismatch, gap,
     """One tile by prefix-max rows; each row's lanes are split between ``threads`` threads."""
     h = a.shape[0]
     w = b.shape[0]
-    nl, seg = _layout(w, lanes)
+    nl, seg, bs, lp, lc, cp, cc, z, match_g, mismatch_g = _setup(b, top, lanes, match, mismatch, gap)
     nb = max(1, min(threads, nl))
-    bs, lp, floor = _setup(b, top, nl, seg, gap)
-    lc = np.empty_like(lp)
-    cp = np.full(nl, floor, dtype=top.dtype)
-    cc = np.empty_like(cp)
-    z = np.empty_like(cp)
-    match_g = top.dtype.type(match - gap)
-    mismatch_g = top.dtype.type(mismatch - gap)
     right[0] = top[w]
     r_ptr, r_end = sample_span(rec_rows, row0 + 1, row0 + h + 1)
     c_lo, c_hi = sample_span(rec_cols, col0 + 1, col0 + w + 1)

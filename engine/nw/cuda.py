@@ -157,8 +157,15 @@ class CudaKernels:
         self._epoch += nbands
         return buf, buf[:16].view(np.int32), ring, stride, right, right_at, epoch
 
-    def _rows_out(self, h: int, w: int):
-        return self._buffer("bottom", w + 1), self._buffer("right", h + 1)
+    def _diagonal_buffers(self, h: int, w: int, top_w, left_w):
+        """What both anti-diagonal forms start from: scratch for three anti-diagonals
+        (``stride`` apart), the output rows and the boundary on the device."""
+        stride = h + 1
+        diags = self._buffer("diags", 3 * stride)
+        bottom_d, right_d = self._buffer("bottom", w + 1), self._buffer("right", h + 1)
+        top_d = self.dev.upload(top_w, "the tile's top row")
+        left_d = self.dev.upload(left_w, "the tile's left column")
+        return stride, diags, bottom_d, right_d, top_d, left_d
 
     def _fetch(self, bottom_d, right_d, h: int, w: int):
         return self.dev.fetch(bottom_d[:w + 1]), self.dev.fetch(right_d[:h + 1])
@@ -167,11 +174,7 @@ class CudaKernels:
     def _diagonal_one_block(self, a_d, b, b_d, h, w, top_w, left_w, sm2, sx2, snaps):
         from engine.nw.cuda_diagonal import one_block_kernel
 
-        stride = h + 1
-        diags = self._buffer("diags", 3 * stride)
-        bottom_d, right_d = self._rows_out(h, w)
-        top_d = self.dev.upload(top_w, "the tile's top row")
-        left_d = self.dev.upload(left_w, "the tile's left column")
+        stride, diags, bottom_d, right_d, top_d, left_d = self._diagonal_buffers(h, w, top_w, left_w)
         self.dev.launch(one_block_kernel(snaps.on, self.cap), 1, self.tpb, 0, a_d, b_d, h, w, top_d,
                         left_d, diags, stride, sm2, sx2, bottom_d, right_d, *snaps.args)
         return self._fetch(bottom_d, right_d, h, w)
@@ -179,11 +182,7 @@ class CudaKernels:
     def _per_launch(self, a_d, b, b_d, h, w, top_w, left_w, sm2, sx2, snaps):
         from engine.nw.cuda_diagonal import per_launch_kernel
 
-        stride = h + 1
-        diags = self._buffer("diags", 3 * stride)
-        bottom_d, right_d = self._rows_out(h, w)
-        top_d = self.dev.upload(top_w, "the tile's top row")
-        left_d = self.dev.upload(left_w, "the tile's left column")
+        stride, diags, bottom_d, right_d, top_d, left_d = self._diagonal_buffers(h, w, top_w, left_w)
         kernel = per_launch_kernel(snaps.on, self.cap)
         tpb = self.tpb
         for d in range(h + w + 1):
@@ -243,8 +242,9 @@ class CudaKernels:
             self._stripes[key] = cols
         return cols
 
-    def _prefix_rows(self, b, top_w, w, seg):
-        """The striped b and top row on the device, and the column map to undo the striping."""
+    def _prefix_rows(self, b, top_w, left_w, h, w, seg):
+        """What both prefix forms start from: the striped b and top row on the device, the
+        column map to undo the striping, the right column's buffer and the left column."""
         cols = self._striped(w, seg)
         valid = cols >= 0
         bs = np.zeros(cols.shape[0], dtype=np.uint8)
@@ -252,7 +252,8 @@ class CudaKernels:
         prow = np.zeros(cols.shape[0], dtype=np.int32)
         prow[valid] = top_w[cols[valid] + 1]
         return (self.dev.upload(bs, "sequence B (striped)"),
-                self.dev.upload(prow, "the tile's top row (striped)"), cols, valid)
+                self.dev.upload(prow, "the tile's top row (striped)"), cols, valid,
+                self._buffer("right", h + 1), self.dev.upload(left_w, "the tile's left column"))
 
     def _unstripe(self, prow_d, cols, valid, top_w, w):
         prow = self.dev.fetch(prow_d)
@@ -265,9 +266,7 @@ class CudaKernels:
         from engine.nw.cuda_prefix import one_block_kernel, shared_bytes
 
         seg = -(-w // self.tpb)
-        bs_d, prow_d, cols, valid = self._prefix_rows(b, top_w, w, seg)
-        right_d = self._buffer("right", h + 1)
-        left_d = self.dev.upload(left_w, "the tile's left column")
+        bs_d, prow_d, cols, valid, right_d, left_d = self._prefix_rows(b, top_w, left_w, h, w, seg)
         self.dev.launch(one_block_kernel(snaps.on, self.cap), 1, self.tpb, shared_bytes(self.tpb),
                         a_d, bs_d, h, w, seg, prow_d, left_d, sm2, sx2, right_d, *snaps.args)
         return (self._unstripe(prow_d, cols, valid, top_w, w),
@@ -285,9 +284,7 @@ class CudaKernels:
 
         seg = -(-w // (self.prefix_blocks(w) * self.tpb))
         nb = -(-w // (self.tpb * seg))
-        bs_d, prow_d, cols, valid = self._prefix_rows(b, top_w, w, seg)
-        right_d = self._buffer("right", h + 1)
-        left_d = self.dev.upload(left_w, "the tile's left column")
+        bs_d, prow_d, cols, valid, right_d, left_d = self._prefix_rows(b, top_w, left_w, h, w, seg)
         top_d = self.dev.upload(top_w, "the tile's top row")
         budget = self.dev.scratch_budget(config.NW_CUDA_MEMORY_FRACTION)
         rows_per_launch = max(1, min(h, budget // (4 * nb)))

@@ -15,10 +15,6 @@ import numpy as np
 from engine.nw.spec import SPEC
 from engine.registry import check_params
 
-#: Largest absolute score accepted (keeps every range computation far from int64 limits):
-#: the range of the match, mismatch and gap parameters in engine/nw/spec.py.
-SCORE_LIMIT = 1000
-
 _TYPES = (np.int16, np.int32, np.int64)
 
 
@@ -85,7 +81,7 @@ def value_type(m: int, n: int, sc: Scores, *, shifted: bool = False):
     for dtype in _TYPES:
         if need < np.iinfo(dtype).max:
             return dtype, offset
-    raise ValueError("scores too large for 64-bit arithmetic")  # unreachable with SCORE_LIMIT
+    raise ValueError("scores too large for 64-bit arithmetic")  # unreachable: spec.py caps |s| at 1000
 
 
 def cast_scores(sc: Scores, dtype) -> tuple:
