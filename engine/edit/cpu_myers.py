@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.edit.cpu_bits import ALL, ONE, ZERO, advance_at, advance_column, build_peq, reset_column
+from engine.edit.cpu_bits import ALL, ONE, ZERO, advance_at, advance_column, blocks, build_peq
 from engine.edit.cpu_common import (CELLS, INF, NEVER, SCORE, T, bin_edge, flush_profile, lane,
                                     record)
 
@@ -99,21 +99,10 @@ def run_word(n, two, anchored, mode, p_offs, text, tasks, prof, ix, ux, hx, iy, 
 
 
 @njit(nogil=True, cache=True)
-def init_blocked(pat, m, state):
-    nb = (m + 63) // 64
-    reset_column(state[0:nb], state[nb:2 * nb], nb)
-    build_peq(pat, m, state[2 * nb:18 * nb], False)
-
-
-@njit(nogil=True, cache=True)
 def run_blocked(n, anchored, mode, p_offs, text, tasks, prof, info, state, hits):
     """n columns of one lane, ceil(m/64) words; returns the columns done (as :func:`run_word`)."""
     task, pos, _, m, owned = lane(tasks, p_offs, info)
-    nb = (m + 63) // 64
-    pvs = state[0:nb]
-    mvs = state[nb:2 * nb]
-    peq = state[2 * nb:18 * nb]
-    last = np.uint64((m - 1) & 63)
+    nb, last, pvs, mvs, peq = blocks(state, m)
     hin = ONE if anchored else ZERO
     score = info[SCORE]
     t = info[T]
