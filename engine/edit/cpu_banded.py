@@ -42,7 +42,7 @@ from numba import njit
 
 from engine.edit.cpu_bits import ALL, ONE, SIXTYTHREE, ZERO, advance_at, blocks, init_blocked
 from engine.edit.cpu_common import (CELLS, CUT, INF, NEVER, SCORE, T, T_CUT, T_HI, T_SCAN_LO,
-                                    bin_edge, flush_profile, lane, record)
+                                    bin_edge, flush_profile, lane, profile_column, record)
 from engine.bitops import popcount64
 
 #: Columns between two looks at every cell of the last block (a power of two).
@@ -163,10 +163,8 @@ def run_search(n, mode, p_offs, text, tasks, prof, info, ist, ust, hits):
                 break
             bottom = above_y
             y -= 1
-        low = min(low, bottom if y == top else beyond)
-        if pos + j + 1 == edge:
-            edge = flush_profile(prof, tasks, task, pos + j, low)
-            low = INF
+        edge, low = profile_column(prof, tasks, task, pos + j,
+                                   min(low, bottom if y == top else beyond), edge)
         if y == top and bottom <= t and owned:
             t, stop = record(bottom, pos + j, mode, task, info, hits)
             cut = max(t, floor)
