@@ -63,7 +63,7 @@ def init_global(pat, m, n, t, ist, ust):
     if t < abs(n - m):
         return False
     nb = (m + 63) // 64
-    init_blocked(pat, m, ust)
+    init_blocked(pat, m, ust, False)
     dmin, _ = band(m, n, t)
     last_row = min(m, -dmin)  # rows 0..-dmin of column 0 are in the band
     ist[0] = 0
@@ -77,7 +77,7 @@ def init_global(pat, m, n, t, ist, ust):
 def init_search(pat, m, info, ist, ust):
     """Search: column 0 (C[i,0] = i), with the blocks that hold a row <= K on."""
     nb = (m + 63) // 64
-    init_blocked(pat, m, ust)
+    init_blocked(pat, m, ust, False)
     cut = max(info[T], info[CUT])
     y = min((cut - 1) // 64, nb - 1) if cut >= 1 else 0
     ist[0] = y

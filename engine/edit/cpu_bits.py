@@ -95,11 +95,12 @@ def blocks(state, m):
 
 
 @njit(nogil=True, cache=True)
-def init_blocked(pat, m, state):
-    """Column 0 of a blocked state row (C[i,0] = i) and the pattern's match words."""
+def init_blocked(pat, m, state, reverse):
+    """Column 0 of a blocked state row (C[i,0] = i) and the match words of the pattern (or
+    of its reverse)."""
     nb, _, pvs, mvs, peq = blocks(state, m)
     reset_column(pvs, mvs, nb)
-    build_peq(pat, m, peq, False)
+    build_peq(pat, m, peq, reverse)
 
 
 @njit(nogil=True, cache=True, inline="always")

@@ -70,7 +70,7 @@ def _init_state(variant, anchored, pats, p_offs, tasks, info, ist, ust):
     elif variant == MYERS:
         cpu_myers.init_word(pat, m, ust)
     elif variant == BLOCKED:
-        init_blocked(pat, m, ust)
+        init_blocked(pat, m, ust, False)
     elif not anchored:
         cpu_banded.init_search(pat, m, info, ist, ust)
     elif not cpu_banded.init_global(pat, m, tasks[task, T_HI] - tasks[task, T_SCAN_LO], info[T],
