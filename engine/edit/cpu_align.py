@@ -27,7 +27,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from engine.edit.cpu_bits import ONE, advance_column, build_peq, reset_column, row_delta, rows_sum
+from engine.edit.cpu_bits import ONE, advance_column, blocks, init_blocked, row_delta, rows_sum
 
 OPS = "=XID"
 OP_CODES = np.frombuffer(OPS.encode("ascii"), dtype=np.uint8).copy()
@@ -39,13 +39,9 @@ ABORTED = -3
 def find_start(pat, m, text, e, lo_bound, d):
     """Smallest start s >= lo_bound with ed(pat, text[s:e]) == d and no gap base (code 0) in
     text[s:e]; -1 if the data disagree."""
-    nb = (m + 63) // 64
-    last = np.uint64((m - 1) & 63)
-    peq = np.empty(16 * nb, dtype=np.uint64)
-    build_peq(pat, m, peq, True)
-    pvs = np.empty(nb, dtype=np.uint64)
-    mvs = np.empty(nb, dtype=np.uint64)
-    reset_column(pvs, mvs, nb)
+    state = np.empty(18 * ((m + 63) // 64), dtype=np.uint64)  # a row as the lanes keep it
+    init_blocked(pat, m, state, True)
+    nb, last, pvs, mvs, peq = blocks(state, m)
     score = np.int64(m)
     best = 0 if score == d else -1
     longest = min(e - lo_bound, m + d)
@@ -93,17 +89,13 @@ def align_window(pat, m, text, start, length, d, store_words, ops, abort):
         for i in range(m):
             ops[i] = OP_INS
         return m if d == m else -1
-    nb = (m + 63) // 64
-    last = np.uint64((m - 1) & 63)
-    peq = np.empty(16 * nb, dtype=np.uint64)
-    build_peq(pat, m, peq, False)
+    state = np.empty(18 * ((m + 63) // 64), dtype=np.uint64)  # a row as the lanes keep it
+    init_blocked(pat, m, state, False)
+    nb, last, pvs, mvs, peq = blocks(state, m)
     if (length + 1) * 2 * nb <= store_words:
         stride = length
     else:
         stride = max(1, int(math.sqrt(length)))
-    pvs = np.empty(nb, dtype=np.uint64)
-    mvs = np.empty(nb, dtype=np.uint64)
-    reset_column(pvs, mvs, nb)
     ck = np.empty((length // stride + 1, 2 * nb), dtype=np.uint64)
     _store(ck[0], pvs, mvs, nb)
     if stride < length:

@@ -40,9 +40,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.edit.cpu_bits import ALL, ONE, SIXTYTHREE, ZERO, advance_at, build_peq, reset_column
+from engine.edit.cpu_bits import ALL, ONE, SIXTYTHREE, ZERO, advance_at, blocks, init_blocked
 from engine.edit.cpu_common import (CELLS, CUT, INF, NEVER, SCORE, T, T_CUT, T_HI, T_SCAN_LO,
-                                    bin_edge, flush_profile, lane, record)
+                                    bin_edge, flush_profile, lane, profile_column, record)
 from engine.bitops import popcount64
 
 #: Columns between two looks at every cell of the last block (a power of two).
@@ -63,8 +63,7 @@ def init_global(pat, m, n, t, ist, ust):
     if t < abs(n - m):
         return False
     nb = (m + 63) // 64
-    reset_column(ust[0:nb], ust[nb:2 * nb], nb)
-    build_peq(pat, m, ust[2 * nb:18 * nb], False)
+    init_blocked(pat, m, ust, False)
     dmin, _ = band(m, n, t)
     last_row = min(m, -dmin)  # rows 0..-dmin of column 0 are in the band
     ist[0] = 0
@@ -78,8 +77,7 @@ def init_global(pat, m, n, t, ist, ust):
 def init_search(pat, m, info, ist, ust):
     """Search: column 0 (C[i,0] = i), with the blocks that hold a row <= K on."""
     nb = (m + 63) // 64
-    reset_column(ust[0:nb], ust[nb:2 * nb], nb)
-    build_peq(pat, m, ust[2 * nb:18 * nb], False)
+    init_blocked(pat, m, ust, False)
     cut = max(info[T], info[CUT])
     y = min((cut - 1) // 64, nb - 1) if cut >= 1 else 0
     ist[0] = y
@@ -108,13 +106,9 @@ def run_search(n, mode, p_offs, text, tasks, prof, info, ist, ust, hits):
     fills the buffer, or a best of 0.
     """
     task, pos, _, m, owned = lane(tasks, p_offs, info)
-    nb = (m + 63) // 64
+    nb, last, pvs, mvs, peq = blocks(ust, m)
     top = nb - 1
-    last = np.uint64((m - 1) & 63)
     last_rows = ((m - 1) & 63) + 1
-    pvs = ust[0:nb]
-    mvs = ust[nb:2 * nb]
-    peq = ust[2 * nb:18 * nb]
     y = ist[0]
     bottom = ist[1]
     t = info[T]
@@ -169,10 +163,8 @@ def run_search(n, mode, p_offs, text, tasks, prof, info, ist, ust, hits):
                 break
             bottom = above_y
             y -= 1
-        low = min(low, bottom if y == top else beyond)
-        if pos + j + 1 == edge:
-            edge = flush_profile(prof, tasks, task, pos + j, low)
-            low = INF
+        edge, low = profile_column(prof, tasks, task, pos + j,
+                                   min(low, bottom if y == top else beyond), edge)
         if y == top and bottom <= t and owned:
             t, stop = record(bottom, pos + j, mode, task, info, hits)
             cut = max(t, floor)
@@ -191,13 +183,9 @@ def run_search(n, mode, p_offs, text, tasks, prof, info, ist, ust, hits):
 def run_global(n, p_offs, text, tasks, info, ist, ust):
     """n global columns of one lane, blocks first..last of its band of threshold T; returns n."""
     task, pos, _, m, _ = lane(tasks, p_offs, info)
-    nb = (m + 63) // 64
+    nb, last, pvs, mvs, peq = blocks(ust, m)
     top = nb - 1
-    last = np.uint64((m - 1) & 63)
     last_rows = ((m - 1) & 63) + 1
-    pvs = ust[0:nb]
-    mvs = ust[nb:2 * nb]
-    peq = ust[2 * nb:18 * nb]
     t = info[T]
     base = tasks[task, T_SCAN_LO]
     dmin, dmax = band(m, tasks[task, T_HI] - base, t)

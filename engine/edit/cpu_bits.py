@@ -87,6 +87,23 @@ def reset_column(pvs, mvs, nb):
 
 
 @njit(nogil=True, cache=True, inline="always")
+def blocks(state, m):
+    """(nb, last bit, pvs, mvs, peq) of a lane's blocked state row ``[pv x nb, mv x nb,
+    peq x 16 nb]`` for a pattern of m rows: myers-blocked and banded share the layout."""
+    nb = (m + 63) // 64
+    return nb, np.uint64((m - 1) & 63), state[0:nb], state[nb:2 * nb], state[2 * nb:18 * nb]
+
+
+@njit(nogil=True, cache=True)
+def init_blocked(pat, m, state, reverse):
+    """Column 0 of a blocked state row (C[i,0] = i) and the match words of the pattern (or
+    of its reverse)."""
+    nb, _, pvs, mvs, peq = blocks(state, m)
+    reset_column(pvs, mvs, nb)
+    build_peq(pat, m, peq, reverse)
+
+
+@njit(nogil=True, cache=True, inline="always")
 def rows_sum(col, nb, i):
     """C[i,j] - C[0,j] for a column stored as ``[pv x nb, mv x nb]``: the deltas of rows 1..i."""
     total = np.int64(0)

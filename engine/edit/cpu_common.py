@@ -117,6 +117,16 @@ def flush_profile(prof, tasks, task, col, low):
 
 
 @njit(nogil=True, cache=True, inline="always")
+def profile_column(prof, tasks, task, col, low, edge):
+    """Column ``col`` done, ``low`` its bin's minimum so far: at the bin's edge the bin is
+    flushed (:func:`flush_profile`). Returns (edge, low) to go on with; every scan's
+    column loop calls it."""
+    if col + 1 == edge:
+        return flush_profile(prof, tasks, task, col, low), INF
+    return edge, low
+
+
+@njit(nogil=True, cache=True, inline="always")
 def record(v, j, mode, task, info, hits):
     """Record C[m,j+1] = v <= T. Returns (new threshold, stop scanning).
 

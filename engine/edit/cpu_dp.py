@@ -10,7 +10,7 @@ from __future__ import annotations
 from numba import njit
 
 from engine.edit.cpu_common import (CELLS, CMPS, INF, NEVER, SCORE, T, T_SCAN_LO, bin_edge,
-                                    flush_profile, lane, record)
+                                    flush_profile, lane, profile_column, record)
 
 
 @njit(nogil=True, cache=True)
@@ -46,10 +46,7 @@ def run(n, anchored, mode, pats, p_offs, text, tasks, prof, info, col, hits):
             col[i] = v
             diag = left
             up = v
-        low = min(low, up)
-        if pos + j + 1 == edge:
-            edge = flush_profile(prof, tasks, task, pos + j, low)
-            low = INF
+        edge, low = profile_column(prof, tasks, task, pos + j, min(low, up), edge)
         if up <= t and owned:
             t, stop = record(up, pos + j, mode, task, info, hits)
             if stop:

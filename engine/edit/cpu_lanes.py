@@ -32,6 +32,7 @@ from __future__ import annotations
 from numba import njit, prange
 
 from engine.edit import cpu_banded, cpu_dp, cpu_myers
+from engine.edit.cpu_bits import init_blocked
 from engine.edit.cpu_common import (BEST, BEST_END, COLS, CUT, END, INF, MODE_BEST, MODE_GLOBAL,
                                     MODE_HITS, NEXT, NHITS, POS, SCORE, SHARE_BITS, T, TASK,
                                     T_BEST, T_BINW, T_CUT, T_DONE, T_END, T_HI, T_LEAD, T_OWN_LO,
@@ -69,7 +70,7 @@ def _init_state(variant, anchored, pats, p_offs, tasks, info, ist, ust):
     elif variant == MYERS:
         cpu_myers.init_word(pat, m, ust)
     elif variant == BLOCKED:
-        cpu_myers.init_blocked(pat, m, ust)
+        init_blocked(pat, m, ust, False)
     elif not anchored:
         cpu_banded.init_search(pat, m, info, ist, ust)
     elif not cpu_banded.init_global(pat, m, tasks[task, T_HI] - tasks[task, T_SCAN_LO], info[T],

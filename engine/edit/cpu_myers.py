@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.edit.cpu_bits import ALL, ONE, ZERO, advance_at, advance_column, build_peq, reset_column
+from engine.edit.cpu_bits import ALL, ONE, ZERO, advance_at, advance_column, blocks, build_peq
 from engine.edit.cpu_common import (CELLS, INF, NEVER, SCORE, T, bin_edge, flush_profile, lane,
-                                    record)
+                                    profile_column, record)
 
 
 def words_needed(m: int, blocked: bool) -> int:
@@ -62,20 +62,14 @@ def run_word(n, two, anchored, mode, p_offs, text, tasks, prof, ix, ux, hx, iy, 
     for j in range(n):
         pvx, mvx, hp, hm = advance_at(pvx, mvx, ux[2 + text[px + j]], hin, ZERO, lastx)
         sx += np.int64(hp) - np.int64(hm)
-        lowx = min(lowx, sx)
-        if px + j + 1 == edgex:
-            edgex = flush_profile(prof, tasks, tx, px + j, lowx)
-            lowx = INF
+        edgex, lowx = profile_column(prof, tasks, tx, px + j, min(lowx, sx), edgex)
         stop = False
         if sx <= thx:
             thx, stop = record(sx, px + j, mode, tx, ix, hx)
         if two:
             pvy, mvy, hp, hm = advance_at(pvy, mvy, uy[2 + text[py + j]], hin, ZERO, lasty)
             sy += np.int64(hp) - np.int64(hm)
-            lowy = min(lowy, sy)
-            if py + j + 1 == edgey:
-                edgey = flush_profile(prof, tasks, ty, py + j, lowy)
-                lowy = INF
+            edgey, lowy = profile_column(prof, tasks, ty, py + j, min(lowy, sy), edgey)
             if sy <= thy:
                 thy, stop_y = record(sy, py + j, mode, ty, iy, hy)
                 stop = stop or stop_y
@@ -99,21 +93,10 @@ def run_word(n, two, anchored, mode, p_offs, text, tasks, prof, ix, ux, hx, iy, 
 
 
 @njit(nogil=True, cache=True)
-def init_blocked(pat, m, state):
-    nb = (m + 63) // 64
-    reset_column(state[0:nb], state[nb:2 * nb], nb)
-    build_peq(pat, m, state[2 * nb:18 * nb], False)
-
-
-@njit(nogil=True, cache=True)
 def run_blocked(n, anchored, mode, p_offs, text, tasks, prof, info, state, hits):
     """n columns of one lane, ceil(m/64) words; returns the columns done (as :func:`run_word`)."""
     task, pos, _, m, owned = lane(tasks, p_offs, info)
-    nb = (m + 63) // 64
-    pvs = state[0:nb]
-    mvs = state[nb:2 * nb]
-    peq = state[2 * nb:18 * nb]
-    last = np.uint64((m - 1) & 63)
+    nb, last, pvs, mvs, peq = blocks(state, m)
     hin = ONE if anchored else ZERO
     score = info[SCORE]
     t = info[T]
@@ -122,10 +105,7 @@ def run_blocked(n, anchored, mode, p_offs, text, tasks, prof, info, state, hits)
     done = n
     for j in range(n):
         score += advance_column(pvs, mvs, peq, text[pos + j], nb, hin, last)
-        low = min(low, score)
-        if pos + j + 1 == edge:
-            edge = flush_profile(prof, tasks, task, pos + j, low)
-            low = INF
+        edge, low = profile_column(prof, tasks, task, pos + j, min(low, score), edge)
         if score <= t and owned:
             t, stop = record(score, pos + j, mode, task, info, hits)
             if stop:

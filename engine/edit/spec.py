@@ -11,17 +11,16 @@ _DASK_TAKES = {"mode": ("search",), "pairing": ("all",)}
 # The CPU kernels of every variant (engine.registry.Binding.kernels: the variant is a
 # run-time argument of the lanes; simd's many-pattern scan is engine/edit/cpu_simd.py).
 _LANES = "engine.edit.cpu_lanes"
-_CPU = (
-    BackendSpec("serial", kernels=_LANES),
-    BackendSpec("multicore", parallel=("coarse",), kernels=_LANES),
-    BackendSpec("dask", takes=_DASK_TAKES),
-)
-_CPU_SIMD = (
-    BackendSpec("serial", flags=("simd",), default_flags=("simd",), kernels=_LANES),
-    BackendSpec("multicore", parallel=("coarse",), flags=("simd",), default_flags=("simd",),
-                kernels=_LANES),
-    BackendSpec("dask", flags=("simd",), default_flags=("simd",), takes=_DASK_TAKES),
-)
+
+
+def _cpu(*flags: str) -> tuple:
+    """A CPU variant's backends, ``flags`` (myers: simd) on by default."""
+    on = {"flags": flags, "default_flags": flags}
+    return (BackendSpec("serial", kernels=_LANES, **on),
+            BackendSpec("multicore", parallel=("coarse",), kernels=_LANES, **on),
+            BackendSpec("dask", takes=_DASK_TAKES, **on))
+
+
 # The GPU variants (engine/edit/cuda*.py), as in Chacon et al.; CUDA-only parameters below.
 _CUDA = (BackendSpec("cuda", kernels="engine.edit.cuda:CudaRunner"),)
 
@@ -79,17 +78,17 @@ SPEC = FamilySpec(
     ),
     variants=(
         VariantSpec("dp", "dp (Sellers)",
-                    "Column-by-column dynamic programming; O(mn) cells, one column of memory.", _CPU),
+                    "Column-by-column dynamic programming; O(mn) cells, one column of memory.", _cpu()),
         VariantSpec("myers", "myers (one word)",
                     "Myers' bit-vector algorithm, the whole pattern in one 64-bit word (m <= 64).",
-                    _CPU_SIMD),
+                    _cpu("simd")),
         VariantSpec("myers-blocked", "myers-blocked (any m)",
                     "Myers' block-based bit-vectors: 64 rows per word, carries passed between words.",
-                    _CPU),
+                    _cpu()),
         VariantSpec("banded", "banded (Ukkonen cut-off)",
                     "Myers' blocks, only those that can still hold a value <= k (Ukkonen's cut-off, "
                     "as in edlib): down to the last such block (search), or the diagonal band, "
-                    "doubled until the distance fits when no k is given (global).", _CPU),
+                    "doubled until the distance fits when no k is given (global).", _cpu()),
         VariantSpec("task", "task (GPU, thread per pair)",
                     "Myers' blocks on the GPU, one thread per (query, text) pair with the query's "
                     "words in registers (long queries: in global memory). Long texts are searched "
