@@ -830,9 +830,6 @@ class _HashingReader:
         self.count += n
         return n
 
-    def readable(self):
-        return True
-
     def close(self):
         pass
 
