@@ -332,12 +332,8 @@ class GenomeStore:
 
     def __init__(self, path: str | os.PathLike):
         self.path = os.fspath(path)
-        try:
+        with reading_errors(self.path, StoreError):
             fd = os.open(self.path, os.O_RDONLY)
-        except FileNotFoundError:
-            raise StoreError(f"{self.path}: no such file") from None
-        except OSError as exc:
-            raise StoreError(f"{self.path}: cannot read file ({exc.strerror or exc})") from None
         try:
             size = os.fstat(fd).st_size
             head = os.pread(fd, _HEADER.size + _HEADER_CRC.size, 0)
