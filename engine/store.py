@@ -1159,7 +1159,7 @@ def source_format(path: Path) -> str:
     with reading_errors(path, StoreError), open(path, "rb") as fh:
         head = fh.read(4)
         fh.seek(0)
-        if head in (b"\x43\x27\x41\x1a", b"\x1a\x41\x27\x43"):
+        if head in _TWOBIT_SIGNATURES:
             return "twobit"
         if head[:2] == b"\x1f\x8b":
             try:
