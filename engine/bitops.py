@@ -24,12 +24,14 @@ def popcount64(typingctx, x):
 # uint32 words; these emit the LLVM instruction at the operands' own width, so a loop over
 # uint32 lanes vectorises 16 to an AVX-512 register. Both operands must have one type.
 
-def _word_binop(emit):
+def _word_binop(emit, boolean=False):
+    """``emit(builder, a, b)`` as an intrinsic: of their type, or a boolean (comparisons)."""
     @intrinsic
     def op(typingctx, a, b):
         if not isinstance(a, types.Integer) or a != b:
             return None
-        return a(a, b), lambda context, builder, sig, args: emit(builder, *args)
+        result = types.boolean if boolean else a
+        return result(a, b), lambda context, builder, sig, args: emit(builder, *args)
     return op
 
 
@@ -40,6 +42,9 @@ w_or = _word_binop(lambda b, x, y: b.or_(x, y))
 w_xor = _word_binop(lambda b, x, y: b.xor(x, y))
 w_shl = _word_binop(lambda b, x, y: b.shl(x, y))
 w_shr = _word_binop(lambda b, x, y: b.lshr(x, y))
+# unsigned a <= b and a < b at the operands' width
+w_le = _word_binop(lambda b, x, y: b.icmp_unsigned("<=", x, y), boolean=True)
+w_lt = _word_binop(lambda b, x, y: b.icmp_unsigned("<", x, y), boolean=True)
 
 
 @intrinsic
@@ -47,21 +52,3 @@ def w_not(typingctx, a):
     if not isinstance(a, types.Integer):
         return None
     return a(a), lambda context, builder, sig, args: builder.not_(args[0])
-
-
-@intrinsic
-def w_le(typingctx, a, b):
-    """Unsigned a <= b at the operands' width."""
-    if not isinstance(a, types.Integer) or a != b:
-        return None
-    return types.boolean(a, b), lambda context, builder, sig, args: builder.icmp_unsigned(
-        "<=", *args)
-
-
-@intrinsic
-def w_lt(typingctx, a, b):
-    """Unsigned a < b at the operands' width."""
-    if not isinstance(a, types.Integer) or a != b:
-        return None
-    return types.boolean(a, b), lambda context, builder, sig, args: builder.icmp_unsigned(
-        "<", *args)

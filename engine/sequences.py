@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from collections.abc import Sequence
+from contextlib import contextmanager
 from operator import attrgetter
 from typing import Iterator
 
@@ -72,6 +73,20 @@ class SequenceError(ValueError):
 class SequenceWarning(UserWarning):
     """Input read, but perhaps not as meant (duplicate ids, a file named like a literal);
     the command line shows it as one line on stderr."""
+
+
+@contextmanager
+def reading_errors(path, error: type[Exception] = SequenceError, what: str = "a sequence file"):
+    """The OS's errors on opening or reading ``path`` inside the block as one-line ``error``s
+    (``what``: the kind of file a directory was given for), worded alike for every input."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise error(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a directory, not {what}") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read file ({exc.strerror or exc})") from None
 
 
 @dataclass(frozen=True)
@@ -362,6 +377,13 @@ def _text_limit() -> int | None:
     return None if free is None else free // READ_BYTES_PER_TEXT_BYTE
 
 
+def _too_much_text(path: Path, what: str, limit: int) -> SequenceError:
+    """The one line for a file (plain or unpacked) larger than :func:`_text_limit`."""
+    return SequenceError(f"{path}: {what} more text than this process can read into memory "
+                         f"(about {limit:,} bytes): build a genome store with "
+                         f"'primerscope index {path} -o NAME.psg' and give that instead")
+
+
 def _gunzip(fh, path: Path, limit: int | None) -> bytes:
     """The unpacked bytes of a gzip stream, read a block at a time and never more than
     ``limit`` of them: a small file may unpack to gigabytes (a gzip bomb)."""
@@ -371,11 +393,7 @@ def _gunzip(fh, path: Path, limit: int | None) -> bytes:
             while block := gz.read(1 << 24):
                 total += len(block)
                 if limit is not None and total > limit:
-                    what = "unpacks to"
-                    raise SequenceError(f"{path}: {what} more text than this process can read into "
-                                        f"memory (about {limit:,} bytes): build a genome store "
-                                        f"with 'primerscope index {path} -o NAME.psg' and give "
-                                        f"that instead")
+                    raise _too_much_text(path, "unpacks to", limit)
                 blocks.append(block)
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise SequenceError(f"{path}: corrupt gzip file ({exc})") from None
@@ -386,26 +404,15 @@ def _read_text(path: Path) -> str:
     """The file's text: gunzipped, UTF-8 (a byte-order mark dropped) or else latin-1, with
     every line ending (CR LF, and the old Mac's lone CR) made LF."""
     limit = _text_limit()
-    try:
-        with open(path, "rb") as fh:
-            gzipped = fh.peek(2)[:2] == b"\x1f\x8b"
-            if not gzipped:
-                size = os.fstat(fh.fileno()).st_size
-                if limit is not None and size > limit:
-                    what = f"holds {size:,} bytes,"
-                    raise SequenceError(f"{path}: {what} more text than this process can read into "
-                                        f"memory (about {limit:,} bytes): build a genome store "
-                                        f"with 'primerscope index {path} -o NAME.psg' and give "
-                                        f"that instead")
-                data = fh.read()
-            else:
-                data = _gunzip(fh, path, limit)
-    except FileNotFoundError:
-        raise SequenceError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise SequenceError(f"{path}: is a directory, not a sequence file") from None
-    except OSError as exc:
-        raise SequenceError(f"{path}: cannot read file ({exc.strerror or exc})") from None
+    with reading_errors(path), open(path, "rb") as fh:
+        gzipped = fh.peek(2)[:2] == b"\x1f\x8b"
+        if not gzipped:
+            size = os.fstat(fh.fileno()).st_size
+            if limit is not None and size > limit:
+                raise _too_much_text(path, f"holds {size:,} bytes,", limit)
+            data = fh.read()
+        else:
+            data = _gunzip(fh, path, limit)
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise SequenceError(f"{path}: is UTF-16 text; save it as plain text (ASCII or UTF-8)")
     if data[:3] == b"\xef\xbb\xbf":

@@ -80,7 +80,8 @@ from engine.jobs import check_int
 from engine.output import open_output
 from engine.sequences import (COMPLEMENT_TABLE, IUPAC_CODES, STORE_MAGIC, STORE_SUFFIX, Record,
                               SequenceError, SequenceWarning, _describe_bad, _description,
-                              clip_intervals, record_id, _sniff_format, unique_names, warn_renamed)
+                              clip_intervals, reading_errors, record_id, _sniff_format, unique_names,
+                              warn_renamed)
 
 MAGIC = STORE_MAGIC
 VERSION = 2
@@ -331,12 +332,8 @@ class GenomeStore:
 
     def __init__(self, path: str | os.PathLike):
         self.path = os.fspath(path)
-        try:
+        with reading_errors(self.path, StoreError):
             fd = os.open(self.path, os.O_RDONLY)
-        except FileNotFoundError:
-            raise StoreError(f"{self.path}: no such file") from None
-        except OSError as exc:
-            raise StoreError(f"{self.path}: cannot read file ({exc.strerror or exc})") from None
         try:
             size = os.fstat(fd).st_size
             head = os.pread(fd, _HEADER.size + _HEADER_CRC.size, 0)
@@ -829,9 +826,6 @@ class _HashingReader:
         self.count += n
         return n
 
-    def readable(self):
-        return True
-
     def close(self):
         pass
 
@@ -1149,14 +1143,8 @@ class _Source:
     """The source file opened once: hashed as it is read, with its first bytes kept."""
 
     def __init__(self, path: Path):
-        try:
+        with reading_errors(path, StoreError):
             self.fh = open(path, "rb")
-        except FileNotFoundError:
-            raise StoreError(f"{path}: no such file") from None
-        except IsADirectoryError:
-            raise StoreError(f"{path}: is a directory, not a sequence file") from None
-        except OSError as exc:
-            raise StoreError(f"{path}: cannot read file ({exc.strerror or exc})") from None
         st = os.fstat(self.fh.fileno())
         self.size, self.mtime_ns = st.st_size, st.st_mtime_ns
         self.reader = _HashingReader(self.fh)
@@ -1168,25 +1156,18 @@ def source_format(path: Path) -> str:
     name = path.name.lower()
     if name.endswith(".2bit"):
         return "twobit"
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4)
-            fh.seek(0)
-            if head in (b"\x43\x27\x41\x1a", b"\x1a\x41\x27\x43"):
-                return "twobit"
-            if head[:2] == b"\x1f\x8b":
-                try:
-                    head_text = gzip.GzipFile(fileobj=fh).read(200)
-                except (OSError, EOFError) as exc:
-                    raise StoreError(f"{path}: corrupt gzip file ({exc})") from None
-            else:
-                head_text = fh.read(200)
-    except FileNotFoundError:
-        raise StoreError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise StoreError(f"{path}: is a directory, not a sequence file") from None
-    except OSError as exc:
-        raise StoreError(f"{path}: cannot read file ({exc.strerror or exc})") from None
+    with reading_errors(path, StoreError), open(path, "rb") as fh:
+        head = fh.read(4)
+        fh.seek(0)
+        if head in _TWOBIT_SIGNATURES:
+            return "twobit"
+        if head[:2] == b"\x1f\x8b":
+            try:
+                head_text = gzip.GzipFile(fileobj=fh).read(200)
+            except (OSError, EOFError) as exc:
+                raise StoreError(f"{path}: corrupt gzip file ({exc})") from None
+        else:
+            head_text = fh.read(200)
     try:
         return _sniff_format(path, head_text.decode("latin-1"))
     except SequenceError as exc:

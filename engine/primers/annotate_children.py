@@ -22,7 +22,7 @@ from typing import Generator
 
 import numpy as np
 
-from engine.jobs import CancelToken
+from engine.jobs import CancelToken, drive
 from engine.primers.annotate import Annotation, Conditions, annotate_many
 from engine.primers.children import ChildPool, in_child
 
@@ -58,11 +58,7 @@ def in_background(function, *args):
 def _answer(gen: Generator):
     """Drive a child's generator (:mod:`engine.primers.children`) to its value without
     passing on its polls (None every ``CHILD_POLL_S``)."""
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value
+    return drive(gen)
     yield  # (never reached: a generator, for ``yield from``)
 
 

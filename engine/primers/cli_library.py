@@ -74,15 +74,11 @@ def _emit(text: str, output) -> None:
 
 def _read_csv(path: str) -> str:
     """The text of an import's CSV; one line for a path that is not a readable file."""
-    try:
-        with open(path, encoding="utf-8-sig", errors="replace") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ValueError(f"{path}: is a directory, not a CSV file") from None
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read file ({exc.strerror or exc})") from None
+    from engine.sequences import reading_errors
+
+    with (reading_errors(path, ValueError, "a CSV file"),
+          open(path, encoding="utf-8-sig", errors="replace") as fh):
+        return fh.read()
 
 
 class _ImportProgress(StderrLine):

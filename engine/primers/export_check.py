@@ -36,10 +36,6 @@ def site_dicts(result) -> list[dict]:
     return [dict(zip(SITE_FIELDS, row)) for row in result.sites.tuples()]
 
 
-def _value(v):
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
-
-
 def summary(result) -> list[dict]:
     """Per primer: its sites, the products it takes part in, its 3'-end dimers and its
     most stable dimer (lowest ΔG, itself included)."""

@@ -725,19 +725,18 @@ def _search(job, cancel, children):
     n_left = n_right = 0
 
     # 3. verification rounds ---------------------------------------------------------------
-    incl_records, genome_of = [], []
-    for gi, g in enumerate(include):
-        for r in gaps.as_background(g.records, gap_min):
-            incl_records.append(r)
-            genome_of.append(gi)
-    incl_records = tuple(incl_records)
+    def backgrounds(genomes):
+        """The genomes' records as backgrounds (gaps.as_background), and each one's genome."""
+        records, owners = [], []
+        for gi, g in enumerate(genomes):
+            for r in gaps.as_background(g.records, gap_min):
+                records.append(r)
+                owners.append(gi)
+        return tuple(records), owners
+
+    incl_records, genome_of = backgrounds(include)
     genome_of = np.asarray(genome_of, dtype=np.int64)
-    excl_records, excl_genome = [], []
-    for gi, g in enumerate(exclude):
-        for r in gaps.as_background(g.records, gap_min):
-            excl_records.append(r)
-            excl_genome.append(gi)
-    excl_records = tuple(excl_records)
+    excl_records, excl_genome = backgrounds(exclude)
     three = settings.include_3prime_exact
     pset = pcr.PcrSettings(max_edits=settings.include_edits,
                            max_3prime_edits=0 if three else 1,

@@ -34,6 +34,7 @@ import numpy as np
 from numba import njit
 
 from engine.edit.cpu_bits import ZERO, advance_column, build_peq, reset_column
+from engine.jobs import drive
 from engine.sequences import reverse_complement
 
 #: Longest seed: the lookup table has 4**SEED_MAX entries (int32: 16 MB at 11).
@@ -329,12 +330,7 @@ def regions(records, windows) -> tuple[list, np.ndarray]:
 
 def hits(primers, records, e: int, threads: int | None = None) -> np.ndarray:
     """:func:`iter_hits` run to the end."""
-    gen = iter_hits(primers, records, e, threads)
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value
+    return drive(iter_hits(primers, records, e, threads))
 
 
 __all__ = ["CHUNK", "PRIMER_MAX", "SEED_MAX", "SEED_MIN", "SeedIndex", "hits", "iter_hits",
