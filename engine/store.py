@@ -332,11 +332,12 @@ class GenomeStore:
 
     def __init__(self, path: str | os.PathLike):
         self.path = os.fspath(path)
-        with reading_errors(self.path, StoreError):
+        with reading_errors(self.path, StoreError, "a genome store"):
             fd = os.open(self.path, os.O_RDONLY)
         try:
             size = os.fstat(fd).st_size
-            head = os.pread(fd, _HEADER.size + _HEADER_CRC.size, 0)
+            with reading_errors(self.path, StoreError, "a genome store"):  # (a directory opens)
+                head = os.pread(fd, _HEADER.size + _HEADER_CRC.size, 0)
             self._read_header(head, size)
             table = os.pread(fd, self.table_bytes, self.table_offset)
             if len(table) != self.table_bytes or zlib.crc32(table) != self._table_crc:

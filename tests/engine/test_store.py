@@ -335,3 +335,11 @@ def test_cli_index_default_name_and_refusals(tmp_path, capsys):
     assert cli_main(["index", str(genome), "-o", str(tmp_path / "x.txt")]) == 2
     assert cli_main(["index", str(genome), "-o", str(genome)]) == 2
     assert "ends with .psg" in capsys.readouterr().err
+
+
+def test_a_directory_or_a_missing_path_is_a_one_line_store_error(tmp_path):
+    """Opening a directory read-only succeeds on Linux; the header's read then fails."""
+    with pytest.raises(store.StoreError, match="is a directory, not a genome store"):
+        store.GenomeStore(tmp_path)
+    with pytest.raises(store.StoreError, match="no such file"):
+        store.GenomeStore(tmp_path / "absent.psg")
