@@ -3,13 +3,15 @@
 Everything here calls the engine's own code (:mod:`engine.primers`), so the GUI and
 ``primerscope kdiff --annotate/--filter/--merge`` give the same answers:
 
-- annotations come from :func:`engine.primers.annotate_many` (primer3-py), computed in a
-  child process (:mod:`engine.primers.annotate_children`, driven from a worker thread), so a
-  million candidates never hold up the window: primer3-py holds Python's lock for a whole call;
+- annotations come from :func:`engine.primers.annotate_many` (primer3-py), computed in child
+  processes (:mod:`engine.primers.annotate_children`, driven from a worker thread, one a core
+  but one), so a million candidates never hold up the window: primer3-py holds Python's lock
+  for a whole call;
 - the filter is :func:`engine.primers.passes`;
 - regions are :func:`engine.primers.merge_candidates`; every file (regions CSV, BED, the
   annotated CSV) is written by :mod:`engine.primers.export_kdiff`, the command line's own writers
-  (the annotated CSV in a child process too: it annotates again);
+  (the annotated CSV from the table's annotations; in a child process, which annotates again,
+  where some are missing);
 - the off-target report is :func:`engine.primers.offtarget.make_job` run through
   :func:`engine.iter_solve` (the edit family's search) and ``sites_from_result``.
 

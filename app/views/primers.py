@@ -634,8 +634,9 @@ class PrimerTools(ResultView):
     def export_annotated(self, path: str | None = None) -> str | None:
         """Candidates with annotation columns, as ``primerscope kdiff ... --annotate [--filter]``.
 
-        The kdiff CLI's writer annotates again, in a child process
-        (:func:`engine.primers.annotate_children.annotated_csv`); ``exported`` tells when the file is written.
+        The kdiff CLI's writer, from the table's annotations
+        (:func:`engine.primers.annotate_children.annotated_csv`: in a child process, which
+        annotates again, where some are missing); ``exported`` tells when the file is written.
         """
         if self._result is None or self._notes is None or self.runner.running:
             return None
@@ -654,6 +655,7 @@ class PrimerTools(ResultView):
         filters = self.filters if self.filter_box.isChecked() else None
         self._task = _Export(path)
         self._show_status(f"Writing {path}…")
-        self.runner.start(lambda token: annotated_csv(result, conditions, filters, token))
+        notes = self._notes
+        self.runner.start(lambda token: annotated_csv(result, conditions, filters, token, notes))
         self._update_actions()
         return path

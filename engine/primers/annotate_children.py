@@ -1,16 +1,17 @@
-"""Primer3 annotations of many candidates in a child process (issue #33).
+"""Primer3 annotations of many candidates in child processes (issue #33).
 
 primer3-py (2.4.0) holds Python's lock for the whole of each call, so annotating a million
 candidates on a worker thread of a window's process made the window's thread wait for it at
 every turn: a k slider move of the uniqueness landscape took 40-114 ms instead of 45 while
-the annotation ran (minutes). Here every Primer3 call runs in one child process kept for
-all the batches (:class:`engine.primers.children.ChildPool`: spawned, polled every
-``CHILD_POLL_S``, ended on a cancel).
+the annotation ran (minutes). Here every Primer3 call runs in child processes kept for all
+the batches (:class:`engine.primers.children.ChildPool`: spawned, polled every
+``CHILD_POLL_S``, ended on a cancel), one a core but the caller's (:func:`children`):
+Primer3 takes about 0.6 ms a sequence, ten minutes for a million on one core.
 
 The caller's process only reads the candidates' sequences (:data:`ROWS` rows a step),
-keeps the distinct ones and hands them over :data:`BATCH` at a time; each batch comes
-back as columns (numbers, a None mask, the few notes), which unpickle in well under a
-millisecond, and become :class:`~engine.primers.Annotation` objects in Python
+keeps the distinct ones and hands them over :data:`BATCH` at a time to each child; each
+batch comes back as columns (numbers, a None mask, the few notes), which unpickle in well
+under a millisecond, and become :class:`~engine.primers.Annotation` objects in Python
 (:func:`annotations_from`).
 """
 
@@ -33,6 +34,10 @@ BATCH = 10_000
 #: Candidates whose sequences the window's process reads in one go (a few ms of Python).
 ROWS = 2_000
 
+#: The fewest sequences worth a child of their own (about a second of Primer3; starting a
+#: child costs a fraction of one): fewer go to fewer children.
+CHILD_MIN = 2_000
+
 #: Added to the child's nice value (Unix): a background job's. (A worker thread could not be
 #: lowered so: preempted while it holds Python's lock, it would hold the window up too.)
 NICE = 19
@@ -47,6 +52,15 @@ def _background() -> None:
     window's thread goes first. (``os.nice`` adds: raised once, to NICE.)"""
     if hasattr(os, "nice") and os.nice(0) < NICE:
         os.nice(NICE - os.nice(0))
+
+
+def children() -> int:
+    """Child processes annotating at once: every core this process may use but one (the
+    caller's process makes the answers' Annotations and, in the window, draws), at least
+    one. Tests set it by monkeypatching."""
+    from engine.cluster import local_cores
+
+    return max(1, local_cores() - 1)
 
 
 def in_background(function, *args):
@@ -107,49 +121,56 @@ def annotate_in_children(candidates, conditions: Conditions, cancel: CancelToken
                          batch: int | None = None, known=(), into: dict | None = None
                          ) -> Generator[float, None, dict | None]:
     """Annotate the distinct sequences of ``candidates`` (Candidates or a CandidateTable),
-    ``batch`` (:data:`BATCH`) at a time, in one child process kept for them all. Sequences in
-    ``known`` (annotated already under these conditions: another k of a landscape) are
-    left out.
+    ``batch`` (:data:`BATCH`) at a time a child, in :func:`children` child processes kept for
+    them all. Sequences in ``known`` (annotated already under these conditions: another k of
+    a landscape) are left out.
 
-    Yields the fraction done when it changes (each batch; the share of distinct sequences
-    among the rows not read yet is estimated from those read); returns
+    Yields the fraction done when it changes (each round of batches; the share of distinct
+    sequences among the rows not read yet is estimated from those read); returns
     ``{sequence: Annotation}`` of the sequences it annotated, or None when cancelled (a
-    partial set would make the filter drop candidates it never saw): the child then working
-    is ended. ``into``, when given, receives each batch as it is done, so that a cancelled
-    run's finished batches are not lost (the caller reads it once this generator ended).
+    partial set would make the filter drop candidates it never saw): the children then
+    working are ended. ``into``, when given, receives each round as it is done, so that a
+    cancelled run's finished rounds are not lost (the caller reads it once this generator
+    ended).
     """
     batch = batch or BATCH
     table: dict[str, Annotation] = {} if into is None else into
     pool = ChildPool(name="primerscope-annotate")
     try:
-        return (yield from _batches(candidates, conditions, cancel, batch, known, table, pool))
+        return (yield from _batches(candidates, conditions, cancel, batch, known, table, pool,
+                                    children()))
     finally:
         pool.close()
 
 
-def _batches(candidates, conditions, cancel, batch, known, table, pool):
-    """:func:`annotate_in_children`'s loop, its child ``pool`` made and closed around it."""
+def _batches(candidates, conditions, cancel, batch, known, table, pool, workers):
+    """:func:`annotate_in_children`'s loop, its child ``pool`` made and closed around it:
+    rounds of up to ``workers`` batches, one a child, the sequences of a round shared out
+    evenly (a child for every :data:`CHILD_MIN` of them at least)."""
     queued: dict[str, None] = {}
     n, read, shown = len(candidates), 0, None
     while read < n or queued:
         if cancel.cancelled:
             return None
-        if read < n and len(queued) < batch:
+        if read < n and len(queued) < batch * workers:
             hi = min(n, read + ROWS)
             for seq in _sequences(candidates, read, hi):
                 if seq not in table and seq not in queued and seq not in known:
                     queued[seq] = None
             read = hi
             continue
-        chunk = list(queued)[:batch]
-        for seq in chunk:
+        todo = list(queued)[:batch * workers]
+        for seq in todo:
             del queued[seq]
-        answer = yield from _answer(pool.run([(0, annotation_columns, (chunk, conditions))],
-                                             cancel, lambda: None))
-        if answer is None:  # cancelled: the pool has ended the child
+        parts = max(1, min(workers, len(todo) // CHILD_MIN), -(-len(todo) // batch))  # <= workers
+        chunks = [todo[i::parts] for i in range(parts)]
+        answer = yield from _answer(pool.run(
+            [(w, annotation_columns, (chunk, conditions)) for w, chunk in enumerate(chunks)],
+            cancel, lambda: None))
+        if answer is None:  # cancelled: the pool has ended the children
             return None
-        columns = answer[0]
-        table.update(zip(chunk, annotations_from(columns)))
+        for chunk, columns in zip(chunks, answer):
+            table.update(zip(chunk, annotations_from(columns)))
         distinct = len(table) + len(queued)
         ahead = (n - read) * distinct / read if read else 0
         fraction = round(len(table) / (distinct + ahead), 3)
@@ -159,13 +180,44 @@ def _batches(candidates, conditions, cancel, batch, known, table, pool):
     return table
 
 
-def annotated_csv(result, conditions: Conditions, filters, cancel: CancelToken) -> Generator:
+def annotated_csv(result, conditions: Conditions, filters, cancel: CancelToken,
+                  known=None) -> Generator:
     """What ``primerscope kdiff ... --annotate [--filter]`` writes
-    (:func:`engine.primers.export_kdiff.csv_text`), made in a child process: it annotates
-    every candidate with Primer3 again. Returns the text, None after a cancel."""
+    (:func:`engine.primers.export_kdiff.csv_text`). When ``known`` (``{sequence:
+    Annotation}`` under these conditions: the window's) holds every candidate's, it is
+    written here from them, :data:`WRITE_ROWS` rows a step (no Primer3: seconds for a
+    million candidates, which Primer3 takes minutes to annotate again); otherwise in a child
+    process, which annotates every candidate again. Returns the text, None after a cancel."""
     from functools import partial
 
     from engine.primers import export_kdiff
 
+    cands = result.candidates
+    if known is not None and all(s in known for s in _sequences(cands, 0, len(cands))):
+        return (yield from _csv_from(cands, conditions, filters, known, cancel))
     write = partial(export_kdiff.csv_text, annotate=True, conditions=conditions, filters=filters)
     return (yield from _answer(in_child(in_background, (write, result), cancel, lambda: None)))
+
+
+#: Rows of an annotated CSV written from known annotations in one step (:func:`annotated_csv`).
+WRITE_ROWS = 20_000
+
+
+def _csv_from(candidates, conditions, filters, known, cancel) -> Generator:
+    """:func:`annotated_csv` from annotations at hand: the kdiff writer's rows, a block a
+    step (the fraction written between them, a cancel read)."""
+    import io
+
+    from engine.primers.export_kdiff import write_candidates_csv
+    from engine.primers.filters import select_candidates
+
+    cands, notes = select_candidates(candidates, annotate=True, conditions=conditions,
+                                     filters=filters, known=known)
+    buf = io.StringIO(newline="")
+    for lo in range(0, max(1, len(cands)), WRITE_ROWS):
+        if cancel.cancelled:
+            return None
+        hi = lo + WRITE_ROWS
+        write_candidates_csv(cands[lo:hi], buf, notes[lo:hi], header=lo == 0)
+        yield min(1.0, hi / max(1, len(cands)))
+    return buf.getvalue()

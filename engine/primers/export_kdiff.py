@@ -39,12 +39,14 @@ def annotation_cells(a: Annotation) -> tuple:
     return tuple(fmt(getattr(a, name)) for name in Annotation.COLUMNS)
 
 
-def write_candidates_csv(candidates, fh, notes=None) -> None:
+def write_candidates_csv(candidates, fh, notes=None, header: bool = True) -> None:
     """Candidates, with the annotation columns after the standard ones when ``notes`` are given.
     A :class:`~engine.kdiff.CandidateTable` without notes is written from its columns, a
-    block at a time (no object per candidate)."""
+    block at a time (no object per candidate). ``header=False``: the rows alone (a file
+    written a block at a time)."""
     w = csv.writer(fh, lineterminator="\n")
-    w.writerow(CSV_COLUMNS + (Annotation.COLUMNS if notes is not None else ()))
+    if header:
+        w.writerow(CSV_COLUMNS + (Annotation.COLUMNS if notes is not None else ()))
     if notes is None and isinstance(candidates, ColumnTable):
         w.writerows(candidates.tuples())
         return

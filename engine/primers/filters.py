@@ -66,12 +66,14 @@ def passes(a: Annotation, flt: Filters) -> bool:
 
 
 def select_candidates(candidates, *, annotate: bool = False, conditions: Conditions | None = None,
-                      filters: Filters | None = None) -> tuple[list, list[Annotation] | None]:
+                      filters: Filters | None = None, known=None) -> tuple[list, list[Annotation] | None]:
     """The candidates ``filters`` keep and their annotations (in the same order).
 
     The annotations are None when neither annotations nor filters were asked for (the
     candidates then come back as given: kdiff's columns stay columns). Without ``annotate``,
-    the length bounds are checked first: they are free, Primer3 is not.
+    the length bounds are checked first: they are free, Primer3 is not. ``known``
+    (``{sequence: Annotation}`` under these conditions, the window's) is read before
+    Primer3 is asked.
     """
     if not (annotate or filters):
         return candidates, None
@@ -79,7 +81,11 @@ def select_candidates(candidates, *, annotate: bool = False, conditions: Conditi
     if filters and not annotate:
         cands = [c for c in cands if (filters.len_min is None or c.length >= filters.len_min)
                  and (filters.len_max is None or c.length <= filters.len_max)]
-    notes = annotate_many([c.sequence for c in cands], conditions)
+    sequences = [c.sequence for c in cands]
+    if known is None:
+        notes = annotate_many(sequences, conditions)
+    else:
+        notes = [known.get(s) or annotate_many([s], conditions)[0] for s in sequences]
     if filters:
         kept = [(c, a) for c, a in zip(cands, notes) if passes(a, filters)]
         cands, notes = [c for c, _ in kept], [a for _, a in kept]

@@ -47,7 +47,10 @@ def _until(qtbot, condition, timeout_s: float = 60.0) -> None:
 
 def test_annotations_run_in_children_and_arrive_complete_after_slider_moves(
         qtbot, window, primer3_here, monkeypatch):
-    monkeypatch.setattr(annotations, "BATCH", 150)  # (several children for 400 candidates)
+    # several rounds of two children for 400 candidates, whatever the machine's cores
+    monkeypatch.setattr(annotations, "BATCH", 75)
+    monkeypatch.setattr(annotations, "CHILD_MIN", 50)
+    monkeypatch.setattr(annotations, "children", lambda: 2)
     tools = window.results.tools
     children = set()
     with qtbot.waitSignal(tools.annotated, timeout=120_000):
@@ -60,7 +63,7 @@ def test_annotations_run_in_children_and_arrive_complete_after_slider_moves(
             moves += 1
             qtbot.wait(20)
     assert primer3_here == []  # no thread of the window's process called Primer3
-    assert moves >= 5 and len(children) == 1, (moves, children)  # one child, every batch
+    assert moves >= 5 and len(children) == 2, (moves, children)  # two children, every round
     candidates = land.candidates(4)  # the run's k: what the annotation is of
     distinct = {c.sequence for c in candidates}
     assert distinct <= set(tools._notes)
@@ -109,9 +112,12 @@ def test_a_new_run_and_closing_the_window_end_the_annotating_child(qtbot, window
     assert not tools.runner.running and primer3_here == []
 
 
-def test_the_columns_give_back_engine_annotations():
+@pytest.mark.parametrize("workers", [1, 3])
+def test_the_columns_give_back_engine_annotations(monkeypatch, workers):
     """Every kind of answer survives the trip: plain, ambiguous (no thermodynamics), too long
-    for Primer3's alignments (a note), a repeat (annotated once)."""
+    for Primer3's alignments (a note), a repeat (annotated once); with one child or three."""
+    monkeypatch.setattr(annotations, "children", lambda: workers)
+    monkeypatch.setattr(annotations, "CHILD_MIN", 1)
     seqs = ["ACGTTGCAGGCTAGCATCGA", "ACGTNACGTACGTAGGA", "A" * 23, "GC" * 40, "ACG",
             "ACGTTGCAGGCTAGCATCGA"]
     conditions = Conditions(mv_conc=35.0, dv_conc=2.5)
@@ -119,6 +125,7 @@ def test_the_columns_give_back_engine_annotations():
     assert annotations_from(annotation_columns(seqs, conditions)) == expected
     assert expected[1].tm is None and expected[3].note
     cands = [Candidate("t", i + 1, i + len(s), s) for i, s in enumerate(seqs)]
+    started = annotations.ChildPool.started
     gen = annotate_in_children(cands, conditions, CancelToken(), batch=2)
     fractions = []
     try:
@@ -128,22 +135,51 @@ def test_the_columns_give_back_engine_annotations():
         done = stop.value
     assert done == dict(zip(seqs, expected)) and len(done) == 5
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    # batches of 2: one child does three rounds; three children share the five in one
+    assert annotations.ChildPool.started - started == workers
+    assert len(fractions) == (3 if workers == 1 else 1)
 
 
-def test_the_annotated_export_annotates_in_a_child(qtbot, window, primer3_here, tmp_path):
+def test_the_annotated_export_is_written_from_the_tables_annotations(qtbot, window, primer3_here,
+                                                                     tmp_path, monkeypatch):
+    """The annotations in the table are the export's: no Primer3 again (minutes for a million
+    candidates), no child; where some are missing a child annotates every candidate again."""
     tools = window.results.tools
     with qtbot.waitSignal(tools.annotated, timeout=120_000):
         land, _ = _synthetic_every_k_run(window, n=300)
+    monkeypatch.setattr(annotations, "WRITE_ROWS", 64)  # (several steps for 300 rows)
+    steps = []
+    tools.runner.progress.connect(steps.append)
+    children = annotations.ChildPool.started
     with qtbot.waitSignal(tools.exported, timeout=120_000):
         assert tools.export_annotated(str(tmp_path / "a.csv"))
-    assert primer3_here == []  # (the writer annotated again, in a child)
+    assert primer3_here == [] and annotations.ChildPool.started == children
     from dataclasses import replace
 
     from engine.primers.export_kdiff import csv_text
 
     result = replace(window.controller.result, landscape=None)
-    assert (tmp_path / "a.csv").read_text() == csv_text(result, annotate=True,
-                                                        conditions=tools.conditions)
+    rows = len(result.candidates)
+    assert steps == sorted(steps) and len(steps) == -(-rows // 64) > 2 and steps[-1] == 1.0
+    expected = csv_text(result, annotate=True, conditions=tools.conditions)
+    assert (tmp_path / "a.csv").read_text() == expected
+    # With the primer filter on: the rows it keeps, as the command line writes them.
+    tools.filter_box.setChecked(True)
+    with qtbot.waitSignal(tools.exported, timeout=120_000):
+        assert tools.export_annotated(str(tmp_path / "f.csv"))
+    assert (tmp_path / "f.csv").read_text() == csv_text(
+        result, annotate=True, conditions=tools.conditions, filters=tools.filters)
+    tools.filter_box.setChecked(False)
+
+    # An annotation missing (a failed batch, say): the child path, equal again.
+    tools._notes.pop(result.candidates[7].sequence)
+    del primer3_here[:]  # (the expected files above called Primer3 here)
+    with qtbot.waitSignal(tools.exported, timeout=120_000):
+        assert tools.export_annotated(str(tmp_path / "c.csv"))
+    assert annotations.ChildPool.started == children + 1
+    assert (tmp_path / "c.csv").read_text() == expected
+    assert primer3_here == []  # (the writer annotated again, in a child)
+
     # A new run while the export runs: its child ends, nothing is written.
     assert tools.export_annotated(str(tmp_path / "b.csv"))
     _until(qtbot, lambda: multiprocessing.active_children())
