@@ -136,6 +136,27 @@ def test_export_writers_take_typed_options(real_candidates):
     assert "annotations" not in export.to_json(result)
 
 
+def test_known_annotations_are_used_and_the_missing_ones_made(real_candidates, monkeypatch):
+    """select_candidates(known=...): the window's annotations are the writer's, read, not made
+    again; a sequence missing from them is annotated as without them."""
+    from dataclasses import replace
+
+    from engine.primers.filters import select_candidates
+
+    cands = real_candidates[:40]
+    made = annotate_many([c.sequence for c in cands])
+    # marked copies: a known annotation that came back from Primer3 would not carry the mark
+    known = {c.sequence: replace(a, note="known") for c, a in zip(cands, made)}
+    missing = cands[3].sequence
+    del known[missing]
+    calls = []
+    monkeypatch.setattr("engine.primers.filters.annotate_many",
+                        lambda seqs, cond=None: calls.append(list(seqs)) or made[3:4])
+    kept, notes = select_candidates(cands, annotate=True, known=known)
+    assert kept == list(cands) and calls == [[missing]]
+    assert notes[3] == made[3] and all(n.note == "known" for i, n in enumerate(notes) if i != 3)
+
+
 def run_cli(*args):
     return subprocess.run([sys.executable, "-m", "engine.cli", *map(str, args)],
                           capture_output=True, text=True)
