@@ -1,6 +1,7 @@
 """SASS of a kdiff CUDA kernel for sm_90, made on a machine without a GPU.
 
     PYTHONPATH=/tmp/sasspkgs:$PWD python scripts/probe/sass.py tier8 [OUT.sass]
+    ... sass.py lanes32 | lanes64 | lanes32_levels7 (kdiff --all-k 8's lanes) [OUT.sass]
 
 Needs numba-cuda and nvidia-cuda-nvcc-cu12 (libnvvm, ptxas) on the path, and nvdisasm
 (NVDISASM=...; the nvidia-cuda-nvdisasm wheel has one). Compiles the kernel's Python
@@ -37,6 +38,18 @@ if name.startswith("tier"):
     sig = (u64[::1], u8[::1], i32[::1], i64, i64, i64, i32[::1], i32[::1], i32[::1], i32[::1],
            i64[::1], u64[:, ::1], u64[:, ::1], i32[:, ::1])
     cap = register_cap(128)
+elif name.startswith("lanes"):
+    from engine import config
+    from engine.kdiff.cuda_lanes import lanes_kernel
+
+    word, _, levels = name[5:].partition("_levels")
+    word = int(word)
+    disp = lanes_kernel(word, config.KDIFF_CUDA_LANES_PER_THREAD[word],
+                        config.KDIFF_CUDA_LANES_THREADS_PER_BLOCK, 255, int(levels or 0))
+    w = types.uint32 if word == 32 else u64
+    sig = (w[:, ::1], u8[::1], i32[::1], i64, i64, i64, i32[::1], i32[::1], i32[::1], i32[::1],
+           i64, i32[::1], i64[::1], i32[:, ::1])
+    cap = int(os.environ.get("CAP", "255"))
 else:
     sys.exit(f"unknown kernel {name}")
 ptx, _ = cuda.compile_ptx(disp.py_func, sig, cc=(9, 0), lineinfo=False)
