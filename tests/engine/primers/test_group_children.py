@@ -95,6 +95,27 @@ def test_pool_cancel_ends_a_busy_child():
     assert not _ours()
 
 
+def test_a_script_without_a_main_guard_runs_once(tmp_path):
+    """A plain script calling the API (pairs, group: Primer3 in children) has no ``if
+    __name__ == "__main__"`` guard; a spawned child must not run it again (it did, and
+    multiprocessing stopped the child: "Primer3's process ended without an answer")."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "plain.py"
+    script.write_text("import operator\n"
+                      "from engine.jobs import CancelToken, drive\n"
+                      "from engine.primers.children import in_child\n"
+                      "print('top', flush=True)\n"
+                      "print(drive(in_child(operator.add, (2, 3), CancelToken(), lambda: None)))\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    for argv in ([str(script)], ["-m", "plain"]):
+        done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=120,
+                              cwd=tmp_path, env=dict(os.environ, PYTHONPATH=root))
+        assert (done.returncode, done.stdout) == (0, "top\n5\n"), done.stderr
+    assert "__spec__" in vars(sys.modules["__main__"])  # (this process's main as it was)
+
+
 def drive_pool(gen):
     while True:
         try:
