@@ -67,6 +67,19 @@ TOOLS = {"offtarget": "engine.primers.cli", "pcr": "engine.primers.cli_pcr",
          "check": "engine.primers.cli_check", "library": "engine.primers.cli_library",
          "group": "engine.primers.cli_group"}
 
+#: The tools' lines in ``primerscope --help``, short as the families' titles (the plug-in's
+#: docstring is the subcommand's own --help description).
+TOOL_HELP = {"offtarget": "where a primer would still bind (off-target sites)",
+             "pcr": "in-silico PCR: the products a primer set amplifies",
+             "pairs": "specific primer pairs, designed by Primer3, with their PCR",
+             "panel": "multiplex panel check: dimers and cross-products",
+             "check": "check primers you have: sites, products and dimers",
+             "library": "the primer library (SQLite): add, list, import, export",
+             "group": "group-specific primers: every inclusion genome, no exclusion"}
+
+#: Subcommands that are neither a family nor a tool.
+OTHER_COMMANDS = ("gui", "index", "bench", "install-desktop")
+
 
 #: Families whose command-line plug-in sits above them, in the primer layer (kdiff's output
 #: takes primer annotations and filters; no family imports engine.primers).
@@ -284,8 +297,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                 fam = registry.family(plugin.FAMILY)
             except ValueError:
                 continue  # the family it builds on is not installed
-        p = sub.add_parser(name, help=plain((plugin.__doc__ or "").split("\n")[0]),
-                           description=plain(plugin.__doc__))
+        p = sub.add_parser(name, help=TOOL_HELP[name], description=plain(plugin.__doc__))
         plugin.add_arguments(p)
         if fam is not None:
             add_common_options(p, fam, getattr(plugin, "DEFAULT_VARIANT", None))
@@ -549,6 +561,8 @@ def main(argv=None) -> int:
         with warnings.catch_warnings(), numba_setup.numba_without_extras():
             warnings.showwarning = _show_warning
             command = argv[0] if argv and not argv[0].startswith("-") else None
+            if command is None and argv and not {"-h", "--help", "--version"} & set(argv):
+                return report_errors(lambda: _no_command(argv))
             return report_errors(lambda: _dispatch(build_parser(command).parse_args(argv)))
     finally:
         _StartUpGC.restore()
@@ -560,6 +574,19 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     if category.__module__.split(".")[0] == "numba":
         return
     print(f"primerscope: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+
+def _no_command(argv: list[str]) -> int:
+    """Options before any subcommand (``primerscope --json``, ``primerscope -k 3 kdiff ...``):
+    argparse would only say it does not know them."""
+    from engine import registry
+
+    names = (*registry.family_names(), *TOOLS, *OTHER_COMMANDS)
+    later = next((a for a in argv if a in names), None)
+    if later is None:
+        raise UsageError("no command given (try: primerscope --help)")
+    raise UsageError(f"options go after the command: primerscope {later} ... {argv[0]} "
+                     f"(try: primerscope {later} --help)")
 
 
 def _dispatch(args) -> int:

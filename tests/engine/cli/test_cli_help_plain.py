@@ -29,3 +29,28 @@ def test_help_has_no_markup_or_module_names(command):
     sub = next(a for a in parser._actions if hasattr(a, "choices") and isinstance(a.choices, dict))
     text = sub.choices[command].format_help()
     assert not LEAKS.search(text), LEAKS.search(text).group(0)
+
+
+def test_the_command_list_gives_every_subcommand_one_short_line():
+    """``primerscope --help``: each subcommand a phrase like the families' titles (the tools'
+    lines were their docstrings' first lines: a usage line, whole sentences)."""
+    from engine.cli import TOOL_HELP
+
+    text = build_parser().format_help()
+    for name in TOOLS:
+        assert TOOL_HELP[name] in " ".join(text.split()), name
+        assert len(TOOL_HELP[name]) <= 64 and not TOOL_HELP[name].endswith(".")
+    assert "primerscope offtarget PRIMER" not in text
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--json"], "no command given (try: primerscope --help)"),
+    (["-k", "3"], "no command given (try: primerscope --help)"),
+    (["--json", "kdiff", "a.fa", "b.fa"],
+     "options go after the command: primerscope kdiff ... --json (try: primerscope kdiff --help)"),
+])
+def test_options_before_the_command_say_so(capsys, argv, message):
+    from engine.cli import main
+
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"primerscope: error: {message}\n"
