@@ -115,20 +115,28 @@ def add_common_options(parser: argparse.ArgumentParser, fam, default_variant: st
                         help=f"default: {default_variant or fam.fastest_variant}"
                              + (f" (--backend cuda: {cuda})" if cuda else "")
                              + (f"; {', '.join(cuda_only)}: --backend cuda only" if cuda_only else ""))
-    parser.add_argument("--backend", choices=registry.BACKENDS,
+    offered = {b.name for v in fam.variants for b in v.backends}
+    parser.add_argument("--backend", choices=[b for b in registry.BACKENDS if b in offered],
                         help="default: the fastest available")
     forms = sorted({p for v in fam.variants for b in v.backends for p in b.parallel})
     if forms:
-        parser.add_argument("--parallel", choices=forms, help="parallel form (multicore/cuda)")
+        where: dict[tuple, list] = {}  # the forms -> the variant/backend pairs that offer them
+        for v in fam.variants:
+            for b in v.backends:
+                if b.parallel:
+                    where.setdefault(b.parallel, []).append(f"{v.name}/{b.name}")
+        parser.add_argument("--parallel", choices=forms, help="parallel form: " + "; ".join(
+            f"{', '.join(pairs)}: {', '.join(ps)}" for ps, pairs in where.items()))
     if fam.flags:
         parser.add_argument("--opt", action="append", metavar="NAME",
                             choices=[f.name for f in fam.flags] + ["none"],
                             help="optimisation flag, repeatable; without --opt the backend's "
                                  "defaults apply; '--opt none' switches all off")
     parser.add_argument("--threads", type=int, metavar="N", help="threads for multicore")
-    parser.add_argument("--scheduler-timeout", type=_seconds, metavar="S",
-                        help="dask: seconds to reach --scheduler and find a worker there "
-                             "before giving up with one line (default: 10)")
+    if "dask" in offered:
+        parser.add_argument("--scheduler-timeout", type=_seconds, metavar="S",
+                            help="dask: seconds to reach --scheduler and find a worker there "
+                                 "before giving up with one line (default: 10)")
     parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of CSV")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")

@@ -54,3 +54,22 @@ def test_options_before_the_command_say_so(capsys, argv, message):
 
     assert main(argv) == 2
     assert capsys.readouterr().err == f"primerscope: error: {message}\n"
+
+
+def test_the_backend_and_parallel_choices_are_the_familys_own():
+    """lcs and nw offered --backend dask (and --scheduler-timeout), then refused it; --parallel
+    said "(multicore/cuda)" where nw's forms are cuda's only."""
+    def options(command):
+        parser = build_parser(command)
+        sub = next(a for a in parser._actions if hasattr(a, "choices")
+                   and isinstance(a.choices, dict))
+        return {o: a for a in sub.choices[command]._actions for o in a.option_strings}
+
+    for name in registry.family_names():
+        fam, opts = registry.family(name), options(name)
+        offered = {b.name for v in fam.variants for b in v.backends}
+        assert set(opts["--backend"].choices) == offered, name
+        assert ("--scheduler-timeout" in opts) == ("dask" in offered), name
+    assert "dask" not in options("lcs")["--backend"].choices
+    assert options("nw")["--parallel"].help == ("parallel form: diagonal/cuda, prefix/cuda: "
+                                                "multi-block, one-block")
