@@ -105,6 +105,15 @@ def report_background(summary) -> None:
         warnings.warn(SequenceWarning(summary.warning()), stacklevel=2)
 
 
+def report_empty(result) -> None:
+    """A finished run without a candidate says why on stderr (its CSV is a header alone)."""
+    if result.landscape is None and result.info.complete and not len(result.candidates):
+        warnings.warn(SequenceWarning(
+            f"no candidate: from every start, the rest of the target lies within {result.k - 1} "
+            f"edits of the background (nothing in it is {result.k} edits away); lower -k, or "
+            f"check that the background does not hold the target"), stacklevel=2)
+
+
 def export_options(args) -> dict:
     """The writers' keyword options from the command line."""
     return {"annotate": args.annotate, "conditions": conditions_from(args),
@@ -115,6 +124,7 @@ def extra_outputs(result, args) -> dict:
     """``--bed FILE``: the regions of the candidates the filters keep. (Also where the
     background's summary line goes to stderr: after the run, before the files are written.)"""
     report_background(result.background_summary)
+    report_empty(result)
     if result.landscape is not None:
         return track_outputs(result.landscape, args)
     if not args.bed:

@@ -98,7 +98,7 @@ def why_none(result) -> str:
         fwd = int(((spec.left > 0) & (spec.left <= design.len_max)).sum())
         rev = int(((spec.right > 0) & (spec.right <= design.len_max)).sum())
         ends.append(f"{spec.target_id} has {fwd:,} forward and {rev:,} reverse 5' ends with a "
-                    f"primer of at most {design.len_max} nt that is {result.k} edits from the "
+                    f"primer of at most {design.len_max} nt at least {result.k} edits from the "
                     f"background")
     said = [f"{side} {text}" for explain in result.primer3_explain.values()
             for side, text in explain.items() if text]

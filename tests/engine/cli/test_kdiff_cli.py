@@ -115,3 +115,23 @@ def test_bench_lists_the_issue_workloads():
     assert done.returncode == 0
     for name in ("W1", "W2", "W3", "edlib binary search"):
         assert name in done.stdout
+
+
+def test_a_run_without_a_candidate_says_why(tmp_path, capsys):
+    """The CSV of a finished run without a candidate is a header alone: stderr says why (the
+    target lies within k-1 edits of the background); with candidates it says nothing."""
+    from engine.cli import main
+
+    seq = tmp_path / "t.fa"
+    seq.write_text(">t\nACGTTGCAGGCTAGCATCGATTACGGACTAG\n")
+    assert main(["kdiff", str(seq), str(seq), "-k", "3", "--no-progress"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "target_id,start,end,length,sequence\n"
+    assert err == ("primerscope: warning: no candidate: from every start, the rest of the target "
+                   "lies within 2 edits of the background (nothing in it is 3 edits away); lower "
+                   "-k, or check that the background does not hold the target\n")
+    other = tmp_path / "o.fa"
+    other.write_text(">o\nTTTTTTTTTTTTTTTTTTTTTTTTT\n")
+    assert main(["kdiff", str(seq), str(other), "-k", "3", "--no-progress"]) == 0
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) > 1 and err == ""
