@@ -1,11 +1,12 @@
 """``primerscope index GENOME -o NAME.psg``: build a genome store (engine.store).
 
 ``primerscope index --check NAME.psg`` re-reads a store's payload and checks its
-checksum; both print one summary line on stdout.
+checksum; both print one summary line on stdout (with ``--json``, one JSON object).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -29,6 +30,8 @@ def add_arguments(parser) -> None:
                              "store's default for the jobs that read it, which may ask for "
                              f"another (default {GAP_MIN}; every N run is recorded)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object instead of the summary line")
 
 
 def default_output(genome: str) -> str:
@@ -87,19 +90,33 @@ def run(args) -> int:
     finally:
         bar.close()
     seconds = time.perf_counter() - t0
+    gaps = gap_bases = masked = None
+    if info.version >= 2:
+        gaps, gap_bases, masked = store.open_store(info.path).gap_counts()
+    if args.json:
+        print(json.dumps({"command": "index", "action": verb, "path": str(info.path),
+                          "records": info.records, "bases": info.bases, "gaps": gaps,
+                          "gap_bases": gap_bases, "gap_min": info.gap_min,
+                          "soft_masked_bases": masked, "file_bytes": info.file_bytes,
+                          "seconds": seconds, "source_sha256": info.source_sha256,
+                          "format": info.version}))
+        return 0
     # Bases per second: a compressed source's bytes say little, and a small genome's
     # megabytes per second rounded to whole numbers said "0 MB/s".
     rate = info.bases / max(seconds, 1e-9)
-    if info.version >= 2:
-        gaps, gap_bases, masked = store.open_store(info.path).gap_counts()
-        tables = (f"{gaps:,} gaps ({gap_bases:,} bases in runs of >= {info.gap_min} N), "
+    if gaps is not None:
+        tables = (f"{_count(gaps, 'gap')} ({gap_bases:,} bases in runs of >= {info.gap_min} N), "
                   f"{masked:,} soft-masked bases, ")
     else:
         tables = f"format {info.version} (no gap or mask table; rebuild to add them), "
-    print(f"{info.path}: {verb}, {info.records} records, {info.bases} bases, {tables}"
+    print(f"{info.path}: {verb}, {_count(info.records, 'record')}, {info.bases:,} bases, {tables}"
           f"{_size(info.file_bytes)}, {seconds:.2f} s ({rate / 1e6:.3g} Mbases/s), "
           f"source sha256 {info.source_sha256}")
     return 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'s' * (n != 1)}"
 
 
 def _size(nbytes: int) -> str:

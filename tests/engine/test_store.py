@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import struct
 import subprocess
@@ -320,7 +321,11 @@ def test_cli_index_then_kdiff_equal_outputs(tmp_path, capsys):
     line = capsys.readouterr().out
     assert "built, 2 records" in line
     assert cli_main(["index", "--check", str(out)]) == 0
-    assert "ok, 2 records" in capsys.readouterr().out
+    assert "ok, 2 records, 117 bases, 0 gaps (" in capsys.readouterr().out
+    assert cli_main(["index", "--check", str(out), "--json"]) == 0  # (every subcommand takes it)
+    got = json.loads(capsys.readouterr().out)
+    assert {k: got[k] for k in ("command", "action", "records", "bases", "gaps", "format")} == \
+        {"command": "index", "action": "ok", "records": 2, "bases": 117, "gaps": 0, "format": 2}
     target = "ACGTTGCAAGGCTTACGAGGCATCGGGATCCATG"
     assert cli_main(["kdiff", target, str(genome), "-k", "2", "--backend", "serial"]) == 0
     via_fasta = capsys.readouterr().out
