@@ -207,13 +207,22 @@ def load_input(args, role: str):
     from engine.sequences import parse_region
 
     text = getattr(args, f"{role}_region", None)
-    region = parse_region(text) if text else None  # a bad region fails before loading
+    option = f"--{role.replace('_', '-')}-region"
+    region = _named(option, parse_region, text) if text else None  # fails before loading
     records = load_source(getattr(args, role))
     if region is None:
         return records
-    cut = region.select(records)
-    _say_clipped(f"--{role.replace('_', '-')}-region {text}", region.end, cut)
+    cut = _named(option, region.select, records)
+    _say_clipped(f"{option} {text}", region.end, cut)
     return cut
+
+
+def _named(option: str, fn, arg):
+    """``fn(arg)``, a ValueError's message led by ``option`` (a command may have two regions)."""
+    try:
+        return fn(arg)
+    except ValueError as err:
+        raise ValueError(f"{option}: {err}") from None
 
 
 def _say_clipped(option: str, end: int, records) -> None:

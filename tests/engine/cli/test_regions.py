@@ -41,9 +41,13 @@ def test_kmismatch_text_region_hits_in_record_coordinates():
 
 
 @pytest.mark.parametrize("args, message", [
-    (("kdiff", LAMBDA, "ACGT", "-k", "2", "--target-region", "10-5"), "START <= END"),
-    (("kdiff", LAMBDA, "ACGT", "-k", "2", "--target-region", "60000-60010"), "lies outside"),
-    (("nw", "ACGT", "ACGT", "--a-region", "x"), "region must be [RECORD:]START-END"),
+    (("kdiff", LAMBDA, "ACGT", "-k", "2", "--target-region", "10-5"),
+     "--target-region: region must have 1 <= START <= END"),
+    (("kdiff", LAMBDA, "ACGT", "-k", "2", "--target-region", "60000-60010"),
+     "--target-region: region 60,000-60,010 lies outside"),
+    (("kdiff", "ACGT", LAMBDA, "-k", "2", "--background-region", "60000-60010"),
+     "--background-region: region 60,000-60,010 lies outside"),
+    (("nw", "ACGT", "ACGT", "--a-region", "x"), "--a-region: region must be [RECORD:]START-END"),
 ])
 def test_bad_regions_are_one_line_errors(args, message):
     done = run_cli(*args)
