@@ -6,14 +6,13 @@ of name,sequence, or literals (comma-separated). Writers: engine.primers.export_
 
 from __future__ import annotations
 
-from engine.cli import add_gap_option, gap_min_of
+from engine.cli import UsageError, add_gap_option, add_region_options, gap_min_of, load_input
 from engine.primers import export_panel as export  # noqa: F401  (the writers: engine.cli's plug-in contract)
 from engine.primers import panel
 from engine.primers.cli_options import add_condition_options, conditions_from, real
 from engine.primers.cli_pcr import add_pcr_options, settings_from
 from engine.primers.panel import iter_solve  # noqa: F401  (the plug-in's job generator)
 from engine.primers.primer_sets import load_primers
-from engine.sequences import load
 
 FAMILY = "edit"  # the family whose variants and backends search the sites
 #: What the site search picks without --variant (engine.primers.pcr.search_job), for --help.
@@ -37,13 +36,16 @@ def add_arguments(parser) -> None:
                         help="CSV as one matrix (heterodimer ΔG, Tm, or 3'-end ΔG) instead of "
                              "one row per primer pair")
     add_pcr_options(parser)
+    add_region_options(parser, ("background",))
     add_gap_option(parser)
     add_condition_options(parser)
 
 
 def make_job(args):
     settings = panel.PanelSettings(conditions_from(args), args.end_dimer_dg, settings_from(args))
-    background = load(args.background) if args.background else ()
+    if args.background_region and not args.background:
+        raise UsageError("--background-region needs a BACKGROUND")
+    background = load_input(args, "background") if args.background else ()
     return panel.make_job(load_primers(args.primers), background, settings, variant=args.variant,
                           backend=args.backend, parallel=args.parallel, threads=args.threads,
                           scheduler=args.scheduler, gap_min=gap_min_of(args))

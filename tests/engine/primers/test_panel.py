@@ -78,3 +78,22 @@ def test_cli_panel(tmp_path):
                           capture_output=True, text=True, timeout=600)
     rows = done.stdout.splitlines()
     assert rows[0] == ",A,B,C,D" and len(rows) == 5 and rows[4].startswith("D,,")
+
+
+def test_cli_panel_background_region(tmp_path, lambda_record, capsys):
+    """--background-region, as the other primer tools take it: the cross-products of that
+    region alone (those of the region cut out by hand), in the record's own numbering."""
+    from engine.cli import main
+
+    lam = lambda_record.text
+    primers = tmp_path / "p.csv"
+    primers.write_text(f"name,sequence\nF1,{lam[1000:1020]}\nR1,{rc(lam[1400:1420])}\n"
+                       f"F2,{lam[30000:30020]}\nR2,{rc(lam[30400:30420])}\n")
+    background = tmp_path / "lambda.fa"
+    background.write_text(f">{lambda_record.id}\n{lam}\n")
+    assert main(["panel", str(primers), str(background), "--background-region", "20001-40000",
+                 "--json", "--backend", "serial", "--no-progress"]) == 0
+    products = json.loads(capsys.readouterr().out)["products"]
+    assert [(p["forward"], p["reverse"], p["start"]) for p in products] == [("F2", "R2", 30001)]
+    assert main(["panel", str(primers), "--background-region", "1-5"]) == 2
+    assert capsys.readouterr().err == "primerscope: error: --background-region needs a BACKGROUND\n"
