@@ -408,7 +408,8 @@ def run_family(args) -> int:
     _StartUpGC.freeze()  # (what the job imported and set up: numba's targets, kernels)
     if args.json:
         info = result.info
-        payload = {"family": info.family, "variant": info.variant, "backend": info.backend,
+        payload = {"command": args.command,  # (offtarget's family is edit, check's panel)
+                   "family": info.family, "variant": info.variant, "backend": info.backend,
                    "parallel": info.parallel, "flags": list(info.flags), "threads": info.threads,
                    "seconds": info.seconds, "cells": info.cells, "comparisons": info.comparisons,
                    "complete": info.complete}

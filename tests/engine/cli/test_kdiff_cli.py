@@ -135,3 +135,17 @@ def test_a_run_without_a_candidate_says_why(tmp_path, capsys):
     assert main(["kdiff", str(seq), str(other), "-k", "3", "--no-progress"]) == 0
     out, err = capsys.readouterr()
     assert len(out.splitlines()) > 1 and err == ""
+
+
+def test_json_names_the_command_besides_its_family(capsys):
+    """--json's metadata: ``command`` is the subcommand (offtarget runs the edit family, so its
+    ``family`` alone could not tell a script which command wrote the object)."""
+    from engine.cli import main
+
+    assert main(["offtarget", "ACGTTGCAGGCTAGCA", "ACGTTGCAGGCTAGCATTTT", "--json",
+                 "--no-progress"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert (payload["command"], payload["family"]) == ("offtarget", "edit")
+    assert main(["kdiff", "ACGTTGCA", "TTTTTTTT", "-k", "1", "--json", "--no-progress"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert (payload["command"], payload["family"]) == ("kdiff", "kdiff")
