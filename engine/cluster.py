@@ -39,7 +39,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Callable
 
-from engine import config, registry, scheduler_address
+from engine import config, registry, scheduler_address, spawning
 
 
 def worker_selection(spec, variant: str, flags, gpu: bool) -> tuple[str, str, str | None, frozenset]:
@@ -135,8 +135,10 @@ class Session:
             self.gpu = all(self.client.run(worker_has_gpu).values())
         else:
             self.gpu = _gpu_workers_locally()
+            # (main_left_out: the workers are spawned; a script without a __main__ guard
+            # must not run again in each of them)
             with dask.config.set({"distributed.scheduler.allowed-failures":
-                                  config.CLUSTER_ALLOWED_FAILURES}):
+                                  config.CLUSTER_ALLOWED_FAILURES}), spawning.main_left_out():
                 if self.gpu:
                     from dask_cuda import LocalCUDACluster
 

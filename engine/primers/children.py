@@ -6,11 +6,10 @@ annotations run Primer3 through :class:`ChildPool` (children kept for many calls
 
 from __future__ import annotations
 
-import contextlib
-import sys
 from typing import Generator
 
 from engine.jobs import CancelToken, Progress, now
+from engine.spawning import main_left_out
 
 #: Seconds between the progress reports while a child process works (the caller's cancel
 #: is read as often).
@@ -62,7 +61,7 @@ class ChildPool:
             ctx = multiprocessing.get_context("spawn")
             mine, theirs = ctx.Pipe()
             child = ctx.Process(target=_child_loop, args=(theirs,), daemon=True, name=self.name)
-            with _main_left_out():
+            with main_left_out():
                 child.start()
             theirs.close()
             ChildPool.started += 1
@@ -139,29 +138,6 @@ class ChildPool:
                 child.terminate()
         for child, _ in children.values():
             child.join()
-
-
-@contextlib.contextmanager
-def _main_left_out():
-    """While a child is spawned: the caller's main module is not run again in it.
-
-    A spawned child imports the parent's ``__main__`` (its file, or its module with ``-m``)
-    before its target runs, so a script that calls the API without an ``if __name__ ==
-    "__main__":`` guard ran again in each child and multiprocessing stopped the child (its
-    "bootstrapping phase" error). A child here runs only engine functions, sent by
-    reference, so it needs nothing of ``__main__``: the spawn's preparation data is made
-    with the main module's ``__spec__`` and ``__file__`` out of sight (the parent's module
-    is as it was once ``start`` returns; spawning reads them only then)."""
-    main = sys.modules.get("__main__")
-    saved = {name: main.__dict__[name] for name in ("__spec__", "__file__")
-             if main is not None and name in main.__dict__}
-    try:
-        if saved:
-            main.__spec__ = None
-            main.__dict__.pop("__file__", None)
-        yield
-    finally:
-        main.__dict__.update(saved)
 
 
 def in_child(fn, args, cancel: CancelToken, progress) -> Generator[Progress, None, object]:

@@ -571,3 +571,22 @@ def test_gpu_workers_take_the_chunks_of_a_cuda_job(monkeypatch):
     assert max(c.bases for c in gpu_chunks) > 2000  # GPU-sized, not STREAM_CHUNK_BASES
     cpu_chunks = chunks(False)
     assert max(c.bases for c in cpu_chunks) <= 500 + problem.overlap
+
+
+def test_a_script_without_a_main_guard_starts_its_local_cluster(tmp_path):
+    """backend="dask" in a plain script: the local cluster's workers are spawned, and each
+    imported the script again, so it ran in every worker and the nannies failed to start
+    (engine.spawning). The script runs once and gets the in-memory answer."""
+    script = tmp_path / "plain.py"
+    script.write_text(
+        "from engine import cluster, kdiff\n"
+        "cluster.local_cores = lambda: 2\n"
+        "print('top', flush=True)\n"
+        "bg = 'TTTTGGGGACGTACGATCGATCGGGCCCAAATTT' * 20\n"
+        "t = 'ACGTTGCAGGCTAGCATCGATTACG'\n"
+        "r = kdiff.solve(t, bg, 3, backend='dask')\n"
+        "print(r.candidates.to_records() == kdiff.solve(t, bg, 3).candidates.to_records())\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=root))
+    assert (done.returncode, done.stdout) == (0, "top\nTrue\n"), done.stderr[-2000:]
