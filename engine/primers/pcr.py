@@ -102,8 +102,8 @@ class PcrResult:
     products: PcrProducts  # a sequence of Product over columns
 
     def to_pandas(self, coords: str = "one-based"):
-        """The products as a pandas DataFrame (``sites.to_pandas()`` for the sites):
-        1-based inclusive, or ``chrom, start, end`` half-open first (``"bed"``)."""
+        """The products as a pandas DataFrame in the CSV's columns (``sites.to_pandas()``
+        for the sites): 1-based inclusive, or ``chrom, start, end`` half-open first (``"bed"``)."""
         return self.products.to_pandas(coords)
 
     def to_records(self, coords: str = "one-based") -> list[dict]:

@@ -35,7 +35,7 @@ def _results():
         ("a_id", "a_pos", "a_pos")
     yield "nw", engine.nw.solve(TEXT[:60], LAMBDA[1010:1070], backend="serial"), \
         ("a_id", "a_start", "a_end")
-    yield "pcr", engine.pcr.solve([p1, p2], TEXT, backend="serial"), ("record_id", "start", "end")
+    yield "pcr", engine.pcr.solve([p1, p2], TEXT, backend="serial"), ("record", "start", "end")
     yield "pairs", engine.pairs.solve(LAMBDA[20000:20400], LAMBDA[30000:33000], 3,
                                       backend="serial"), ("target", "left_start", "right_end")
     yield "offtarget", engine.offtarget.solve(LAMBDA[1100:1120], TEXT, 2, backend="serial"), \
@@ -89,6 +89,27 @@ def test_rows_match_the_family_objects():
     assert [(r["record_id"], r["start"], r["end"], r["strand"], r["mismatches"])
             for r in res.to_records()] == [(h.record_id, h.start, h.end, h.strand, h.mismatches)
                                            for h in res.hits]
+
+
+@pytest.mark.parametrize("with_sequence", [False, True])
+def test_pcr_frame_has_the_csv_columns(with_sequence):
+    """to_pandas had record_id for the CSV's record, no length and an object spans_gap."""
+    import io
+
+    from engine.primers import export_pcr
+    from engine.sequences import decode, encode, reverse_complement
+
+    p1, p2 = LAMBDA[1010:1030], decode(reverse_complement(encode(LAMBDA[1380:1400])))
+    res = engine.pcr.solve([p1, p2], TEXT, engine.pcr.PcrSettings(with_sequence=with_sequence),
+                           backend="serial")
+    out = io.StringIO()
+    export_pcr.write_csv(res, out)
+    header, *rows = out.getvalue().splitlines()
+    frame = res.to_pandas()
+    assert list(frame.columns) == header.split(",") and rows
+    assert [",".join(map(str, r.values())) for r in res.to_records()] == rows
+    assert str(frame["spans_gap"].dtype) == "bool" and str(frame["length"].dtype) == "int64"
+    assert (frame["length"] == frame["end"] - frame["start"] + 1).all()
 
 
 def test_offtarget_sites_are_a_list_with_the_csv_columns():
