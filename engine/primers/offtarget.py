@@ -19,6 +19,7 @@ import numpy as np
 from engine import api, edit
 from engine.columns import Tabular
 from engine.jobs import Job
+from engine.primers.pcr import MAX_EDITS
 from engine.sequences import Record
 
 THREE_PRIME_WINDOW = 5
@@ -74,8 +75,7 @@ def make_job(primer: Record, background, max_edits: int, *, variant=None, backen
     background are assembly gaps, engine.gaps). ``primer`` (one sequence), then
     ``background``: any form of :func:`engine.api.records`; ``max_edits`` is a maximum."""
     primer = api.one_record(primer, "primer")
-    if isinstance(max_edits, bool) or not isinstance(max_edits, int) or max_edits < 0:
-        raise ValueError(f"max_edits must be an integer >= 0, got {max_edits!r}")
+    max_edits = MAX_EDITS.check(max_edits)  # (pcr's parameter: one rule, one message)
     if max_edits >= len(primer):
         raise ValueError(f"max_edits ({max_edits}) must be smaller than the primer length "
                          f"({len(primer)}): every position would be a site")
