@@ -206,7 +206,11 @@ def solve(primers, background, settings: PcrSettings | None = None, *, progress:
     ...             backend="serial")
     >>> res.to_records(coords="bed")[0]["start"], res.to_records()[0]["end"]
     (0, 30)
+
+    The settings come as one :class:`PcrSettings`, as pairs', panel's and group's do:
+    ``max_edits=2`` is refused naming it.
     """
+    api.refuse_settings_fields(options, PcrSettings, "pcr.solve")
     return api.solve(make_job, iter_solve, primers, background, settings, progress=progress,
                      backend=backend, **options)
 
