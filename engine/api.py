@@ -127,6 +127,19 @@ def solve(make_job, iter_solve, *args, progress: bool = False, backend=None, **o
     return drive_with_progress(run, job.family, progress)
 
 
+def refuse_settings_fields(options: dict, settings_type, call: str) -> None:
+    """A field of a tool's settings given as a keyword of its ``solve``
+    (``pcr.solve(..., max_edits=2)``): TypeError naming the settings class, through which
+    the tools take them, instead of make_job's bare "unexpected keyword argument"."""
+    import dataclasses
+
+    for field in dataclasses.fields(settings_type):
+        if field.name in options:
+            name, kind = field.name, settings_type.__name__
+            raise TypeError(f"{call}() takes {name} in its settings: give "
+                            f"settings={kind}({name}={options[name]!r})")
+
+
 def drive_with_progress(run, label: str, progress: bool):
     """Run a job's generator to its result, with a tqdm bar when ``progress`` is true."""
     from engine.jobs import drive

@@ -211,20 +211,27 @@ class ColumnTable(Sequence):
         """Indices that may hold ``row``: those whose :attr:`KEY` column holds its value."""
         return np.flatnonzero(getattr(self, self.KEY) == getattr(row, self.KEY))
 
+    def table_columns(self) -> tuple[str, ...]:
+        """The columns of :meth:`to_pandas` and :meth:`to_records` (the CSV's):
+        :attr:`COLUMNS`, unless a subclass's CSV differs from its rows' fields (then it
+        gives :meth:`record_block` and :meth:`frame_columns` in these columns too)."""
+        return self.COLUMNS
+
     def to_pandas(self, coords: str = "one-based"):
-        """A pandas DataFrame with :attr:`COLUMNS` (pandas is the optional extra
+        """A pandas DataFrame with :meth:`table_columns` (pandas is the optional extra
         ``primerscope[pandas]``): numeric columns straight from the arrays, id columns
         as categoricals where the ids are unique. ``coords``: :func:`with_coords`."""
         data = self.frame_columns()
-        return frame(with_coords({name: data[name] for name in self.COLUMNS}, coords,
+        return frame(with_coords({name: data[name] for name in self.table_columns()}, coords,
                                  self.INTERVAL, what=type(self).__name__))
 
     def to_records(self, coords: str = "one-based") -> list[dict]:
         """One plain dict per row, the columns of :meth:`to_pandas` (no pandas needed)."""
         n = len(self)
-        data = {name: [] for name in self.COLUMNS}
+        names = self.table_columns()
+        data = {name: [] for name in names}
         for a in range(0, n, BLOCK):
-            for name, cells in zip(self.COLUMNS, self.record_block(a, min(n, a + BLOCK))):
+            for name, cells in zip(names, self.record_block(a, min(n, a + BLOCK))):
                 data[name] += cells.tolist() if isinstance(cells, np.ndarray) else list(cells)
         return plain_records(with_coords(data, coords, self.INTERVAL, what=type(self).__name__))
 

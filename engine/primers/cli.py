@@ -6,10 +6,13 @@ CSV columns: record_id,start,end,strand,edits,edits_3prime,cigar,primer,site
 
 from __future__ import annotations
 
-from engine.cli import add_gap_option, add_region_options, gap_min_of, load_input, selected_flags
+import dataclasses
+from types import SimpleNamespace
+
+from engine.cli import (add_gap_option, add_param_options, add_region_options, gap_min_of,
+                        load_input, selected_flags)
 from engine.primers import offtarget
-from engine.primers.cli_options import integer
-from engine.primers.primer_sets import MAX_PRIMER_LENGTH
+from engine.primers.pcr import MAX_EDITS
 from engine.sequences import load
 
 export = offtarget  # its writers (engine.cli's plug-in contract)
@@ -21,8 +24,9 @@ def add_arguments(parser) -> None:
     add_region_options(parser, ('background',))
     parser.add_argument("primer", help="the candidate primer: a literal or a file (first record)")
     parser.add_argument("background", help="FASTA/GenBank/EMBL file (.gz ok) or a literal")
-    parser.add_argument("--max-edits", type=integer(0, MAX_PRIMER_LENGTH), default=3, metavar="D",
-                        help="report every site within D edits, both strands (default 3)")
+    # (pcr's parameter, checked by offtarget.make_job: the API's words for a bad value)
+    add_param_options(parser, SimpleNamespace(params=(dataclasses.replace(
+        MAX_EDITS, help="report every site within D edits, both strands"),)))
     add_gap_option(parser)
 
 

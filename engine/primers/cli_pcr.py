@@ -8,12 +8,14 @@ Writers: engine.primers.export_pcr.
 
 from __future__ import annotations
 
-from engine.cli import add_gap_option, add_region_options, gap_min_of, load_input, selected_flags
+from types import SimpleNamespace
+
+from engine.cli import (add_gap_option, add_param_options, add_region_options, gap_min_of,
+                        load_input, selected_flags)
 from engine.primers import export_pcr as export  # noqa: F401  (the writers: engine.cli's plug-in contract)
 from engine.primers import pcr
 from engine.primers.pcr import iter_solve  # noqa: F401  (the plug-in's job generator)
-from engine.primers.cli_options import integer
-from engine.primers.primer_sets import MAX_PRIMER_LENGTH, load_primers
+from engine.primers.primer_sets import load_primers
 
 FAMILY = "edit"  # the family whose variants and backends search the sites
 #: What the site search picks without --variant (engine.primers.pcr.search_job), for --help.
@@ -21,30 +23,17 @@ DEFAULT_VARIANT = "myers for primers of up to 64 nt, else myers-blocked"
 
 
 def add_pcr_options(parser) -> None:
-    """The site and product options (shared with ``pairs`` and ``panel``)."""
+    """The site and product options (shared with ``pairs`` and ``panel``): PcrSettings'
+    registry parameters (pcr.SETTINGS_PARAMS), checked when the settings are made, so a bad
+    value reads as it does from the Python API."""
     g = parser.add_argument_group("in-silico PCR")
-    edits = integer(0, MAX_PRIMER_LENGTH)
-    size = integer(1, pcr.MAX_PRODUCT)
-    g.add_argument("--max-edits", type=edits, default=3, metavar="D",
-                   help="a site matches within D edits (default 3)")
-    g.add_argument("--max-3prime-edits", type=edits, default=0, metavar="E",
-                   help="at most E edits in the primer's 3' window (default 0)")
-    g.add_argument("--3prime-window", dest="three_prime_window", default=5, metavar="W",
-                   type=integer(1, MAX_PRIMER_LENGTH),
-                   help="the 3' window: the primer's last W bases (default 5)")
-    g.add_argument("--min-product", type=size, default=1, metavar="N",
-                   help="shortest product reported (default 1)")
-    g.add_argument("--max-product", type=size, default=3000, metavar="N",
-                   help=f"longest product reported (default 3000; at most {pcr.MAX_PRODUCT:,})")
+    add_param_options(g, SimpleNamespace(params=pcr.SETTINGS_PARAMS))
     g.add_argument("--no-indels", dest="indels", action="store_false",
                    help="mismatches only (as ipcress and primersearch count), no gaps")
 
 
 def settings_from(args, with_sequence: bool = False) -> pcr.PcrSettings:
-    # (each number's own range is its argparse type's: add_pcr_options)
-    if args.max_product < args.min_product:
-        raise ValueError(f"empty product range: --max-product {args.max_product} is below "
-                         f"--min-product {args.min_product}")
+    # (PcrSettings checks each number and the range: the API's words for the same value)
     return pcr.PcrSettings(args.max_edits, args.max_3prime_edits, args.three_prime_window,
                            args.max_product, args.min_product, args.indels, with_sequence)
 

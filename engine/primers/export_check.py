@@ -26,6 +26,9 @@ from engine.primers.primer_sets import spreadsheet_cell
 
 COLUMNS = ("kind", "primer", "partner", "record", "strand", "start", "end", "length", "edits",
            "edits_3prime", "dimer_dg", "dimer_tm", "end_dimer")
+#: The cells that hold user-given text (primer names, record ids): only these get the
+#: spreadsheet escape; ``kind`` and ``strand`` are fixed words (a ``-`` strand is no formula).
+TEXT_COLUMNS = frozenset(("primer", "partner", "record"))
 SUMMARY_FIELDS = ("primer", "sequence", "sites", "products", "end_dimers", "strongest_dimer_with",
                   "strongest_dimer_dg")
 
@@ -76,8 +79,10 @@ def rows(result):
 def write_csv(result, fh) -> None:
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(COLUMNS)
+    text = [name in TEXT_COLUMNS for name in COLUMNS]
     for row in rows(result):
-        w.writerow(["" if v is None else spreadsheet_cell(v) for v in row])
+        w.writerow(["" if v is None else spreadsheet_cell(v) if t else v
+                    for v, t in zip(row, text)])
 
 
 def to_json(result) -> dict:

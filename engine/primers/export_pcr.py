@@ -13,10 +13,11 @@ from __future__ import annotations
 import csv
 from dataclasses import asdict
 
+from engine.columns import BLOCK
+from engine.primers.pcr_columns import CSV_COLUMNS
 from engine.primers.primer_sets import spreadsheet_cell
 
-COLUMNS = ("forward", "reverse", "record", "start", "end", "length", "forward_edits",
-           "reverse_edits", "forward_3prime_edits", "reverse_3prime_edits", "spans_gap")
+COLUMNS = CSV_COLUMNS  # (the products' frame has them too: engine.primers.pcr_columns)
 SITE_FIELDS = ("primer", "record", "strand", "start", "end", "edits", "edits_3prime")
 
 
@@ -30,28 +31,26 @@ def product_dict(p, with_sequence: bool) -> dict:
     return out
 
 
-def _product_rows(products, with_sequence: bool):
-    """Tuples in COLUMNS order (and the sequence), read from the table's columns a block at
-    a time: a genome-scale run has too many products for an object each."""
-    for fwd, rev, record, start, end, fe, re, f3, r3, seq, gap in products.tuples():
-        row = (fwd, rev, record, start, end, end - start + 1, fe, re, f3, r3, gap)
-        yield row + (seq,) if with_sequence else row
+def _product_rows(products):
+    """Tuples in COLUMNS order (and the sequence, when kept), read from the table's columns a
+    block at a time: a genome-scale run has too many products for an object each."""
+    for a in range(0, len(products), BLOCK):
+        cells = products.record_block(a, min(len(products), a + BLOCK))
+        yield from zip(*(c.tolist() if hasattr(c, "tolist") else c for c in cells))
 
 
 def write_csv(result, fh) -> None:
-    with_sequence = result.settings.with_sequence
     w = csv.writer(fh, lineterminator="\n")
-    w.writerow(COLUMNS + (("sequence",) if with_sequence else ()))
+    w.writerow(result.products.table_columns())
     # (names and ids a spreadsheet would run as formulas get a leading quote: OWASP)
     w.writerows((spreadsheet_cell(fwd), spreadsheet_cell(rev), spreadsheet_cell(record), *rest)
-                for fwd, rev, record, *rest in _product_rows(result.products, with_sequence))
+                for fwd, rev, record, *rest in _product_rows(result.products))
 
 
 def to_json(result) -> dict:
-    with_sequence = result.settings.with_sequence
-    fields = COLUMNS + (("sequence",) if with_sequence else ())
+    fields = result.products.table_columns()
     return {"settings": asdict(result.settings),
             "primers": [{"name": n, "sequence": s} for n, s in result.primers],
             "sites": [dict(zip(SITE_FIELDS, row)) for row in result.sites.tuples()],
             "products": [dict(zip(fields, row))
-                         for row in _product_rows(result.products, with_sequence)]}
+                         for row in _product_rows(result.products)]}

@@ -14,8 +14,12 @@ import csv
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from engine import api, edit
+from engine.columns import Tabular
 from engine.jobs import Job
+from engine.primers.pcr import MAX_EDITS
 from engine.sequences import Record
 
 THREE_PRIME_WINDOW = 5
@@ -23,6 +27,7 @@ THREE_PRIME_WINDOW = 5
 #: in primer orientation).
 CSV_COLUMNS = ("record_id", "start", "end", "strand", "edits", "edits_3prime", "cigar", "primer",
                "site")
+_NUMBERS = ("start", "end", "edits", "edits_3prime")
 _CIGAR_RE = re.compile(r"(\d+)([=XID])")
 
 
@@ -45,6 +50,24 @@ class OffTargetSite:
         return "\n".join((self.primer_line, self.bars, self.site_line))
 
 
+def csv_row(s: OffTargetSite) -> tuple:
+    """A site's cells in :data:`CSV_COLUMNS` order (the CSV's and the frame's)."""
+    return (s.record_id, s.start, s.end, s.strand, s.edits, s.edits_3prime, s.cigar,
+            s.primer_line, s.site_line)
+
+
+class OffTargetSites(Tabular, list):
+    """An off-target report: a list of :class:`OffTargetSite` (as it always was), with
+    ``to_pandas``/``to_records`` in the CSV's columns, as every result has."""
+
+    def table(self):
+        rows = [csv_row(s) for s in self]
+        data = {name: np.array([r[i] for r in rows],  # (dtypes kept when empty too)
+                               dtype=np.int64 if name in _NUMBERS else object)
+                for i, name in enumerate(CSV_COLUMNS)}
+        return data, ("record_id", "start", "end"), ()
+
+
 def make_job(primer: Record, background, max_edits: int, *, variant=None, backend=None,
              threads=None, scheduler=None, gap_min: int | None = None) -> Job:
     """The edit-family search job behind an off-target report (both strands, with alignments;
@@ -52,8 +75,7 @@ def make_job(primer: Record, background, max_edits: int, *, variant=None, backen
     background are assembly gaps, engine.gaps). ``primer`` (one sequence), then
     ``background``: any form of :func:`engine.api.records`; ``max_edits`` is a maximum."""
     primer = api.one_record(primer, "primer")
-    if isinstance(max_edits, bool) or not isinstance(max_edits, int) or max_edits < 0:
-        raise ValueError(f"max_edits must be an integer >= 0, got {max_edits!r}")
+    max_edits = MAX_EDITS.check(max_edits)  # (pcr's parameter: one rule, one message)
     if max_edits >= len(primer):
         raise ValueError(f"max_edits ({max_edits}) must be smaller than the primer length "
                          f"({len(primer)}): every position would be a site")
@@ -99,7 +121,7 @@ def _site(primer_text: str, hit) -> OffTargetSite:
                          cigar, "".join(top), "".join(mid), "".join(bottom))
 
 
-def sites_from_result(primer_text: str, result) -> list[OffTargetSite]:
+def sites_from_result(primer_text: str, result) -> OffTargetSites:
     """One site per run of overlapping hits of a (record, strand): its best hit (leftmost on ties)."""
     groups: dict[tuple[str, str], list] = {}
     for h in result.hits:
@@ -124,18 +146,20 @@ def sites_from_result(primer_text: str, result) -> list[OffTargetSite]:
     for h in result.hits:
         record_order.setdefault(h.record_id, len(record_order))
     sites.sort(key=lambda st: (record_order[st.record_id], st.start, st.strand))
-    return sites
+    return OffTargetSites(sites)
 
 
 def find_offtargets(primer, background, max_edits: int = 3, *, progress: bool = False,
-                    backend=None, **options) -> list[OffTargetSite]:
+                    backend=None, **options) -> OffTargetSites:
     """Every site in ``background`` (both strands) within **at most** ``max_edits`` of
     ``primer`` (any input forms; ``backend`` may be a ``distributed.Client``,
-    ``progress=True`` shows a tqdm bar).
+    ``progress=True`` shows a tqdm bar): a list of sites with ``to_pandas``/``to_records``.
 
-    >>> [(s.start, s.end, s.strand, s.edits) for s in
-    ...  find_offtargets("ACGTACGGTA", "TTTTACGTACGGTTTTTT", 1, backend="serial")]
+    >>> sites = find_offtargets("ACGTACGGTA", "TTTTACGTACGGTTTTTT", 1, backend="serial")
+    >>> [(s.start, s.end, s.strand, s.edits) for s in sites]
     [(5, 13, '+', 1)]
+    >>> sites.to_records(coords="bed")[0]["start"], list(sites.to_pandas().columns)[:4]
+    (4, ['record_id', 'start', 'end', 'strand'])
     """
     primer = api.one_record(primer, "primer")
     result = api.solve(make_job, edit.iter_solve, primer, background, max_edits,
@@ -150,9 +174,7 @@ def write_csv(result, fh, *, primer: str) -> None:
     """The report of an off-target job's result as CSV; ``primer``: its text (5'->3')."""
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
-    for s in sites_from_result(primer, result):
-        w.writerow((s.record_id, s.start, s.end, s.strand, s.edits, s.edits_3prime, s.cigar,
-                    s.primer_line, s.site_line))
+    w.writerows(map(csv_row, sites_from_result(primer, result)))
 
 
 def to_json(result, *, primer: str) -> dict:

@@ -50,9 +50,9 @@ from engine import api, edit, gaps, registry
 from engine.edit.spec import SPEC as EDIT_SPEC
 from engine.executors import ChunkedProblem, Task
 from engine.executors.protocol import InnerRunnerRun
-from engine.jobs import CancelToken, Job, Progress, RunInfo, check_int
+from engine.jobs import CancelToken, Job, Progress, RunInfo
 from engine.primers.pcr_columns import PcrProducts, PcrSites, Product, Site
-from engine.primers.primer_sets import check_primers
+from engine.primers.primer_sets import MAX_PRIMER_LENGTH, check_primers
 from engine.sequences import Record, reverse_complement
 from engine.slices import Meter, numba_threads, run_info
 
@@ -63,6 +63,26 @@ __all__ = ["PcrProducts", "PcrResult", "PcrSettings", "PcrSites", "Product", "Si
 #: The longest product (1 Gb: longer than any chromosome). Coordinates are packed below
 #: 2^40 (pair_sites); an unbounded size overflowed there and silently gave no products.
 MAX_PRODUCT = 1_000_000_000
+
+#: The numbers of :class:`PcrSettings` as the registry's parameters: their one check
+#: (ParamSpec.check, issue #29) for the API, the command line's options (engine.primers.
+#: cli_pcr; off-target's --max-edits) and the GUI, so a bad value reads the same everywhere.
+MAX_EDITS = registry.ParamSpec("max_edits", "Max edits", "int", 3, "a site matches within D edits",
+                               minimum=0, maximum=MAX_PRIMER_LENGTH, metavar="D")
+SETTINGS_PARAMS = (
+    MAX_EDITS,
+    registry.ParamSpec("max_3prime_edits", "Max 3' edits", "int", 0,
+                       "at most E edits in the primer's 3' window", minimum=0,
+                       maximum=MAX_PRIMER_LENGTH, metavar="E"),
+    registry.ParamSpec("three_prime_window", "3' window", "int", 5,
+                       "the 3' window: the primer's last W bases", minimum=1,
+                       maximum=MAX_PRIMER_LENGTH, option="--3prime-window", metavar="W"),
+    registry.ParamSpec("min_product", "Min product", "int", 1, "shortest product reported",
+                       minimum=1, maximum=MAX_PRODUCT, metavar="N"),
+    registry.ParamSpec("max_product", "Max product", "int", 3000,
+                       f"longest product reported (at most {MAX_PRODUCT:,})", minimum=1,
+                       maximum=MAX_PRODUCT, metavar="N"),
+)
 
 
 @dataclass(frozen=True)
@@ -78,13 +98,8 @@ class PcrSettings:
     with_sequence: bool = False
 
     def __post_init__(self):
-        check_int("max_edits", self.max_edits, 0)
-        check_int("max_3prime_edits", self.max_3prime_edits, 0)
-        check_int("three_prime_window", self.three_prime_window, 1)
-        check_int("min_product", self.min_product, 1)
-        check_int("max_product", self.max_product, 1)
-        if self.max_product > MAX_PRODUCT:
-            raise ValueError(f"max_product must be at most {MAX_PRODUCT:,}, got {self.max_product}")
+        for param in SETTINGS_PARAMS:
+            param.check(getattr(self, param.name))
         if self.max_product < self.min_product:
             raise ValueError(f"max_product ({self.max_product}) is smaller than min_product "
                              f"({self.min_product})")
@@ -102,8 +117,8 @@ class PcrResult:
     products: PcrProducts  # a sequence of Product over columns
 
     def to_pandas(self, coords: str = "one-based"):
-        """The products as a pandas DataFrame (``sites.to_pandas()`` for the sites):
-        1-based inclusive, or ``chrom, start, end`` half-open first (``"bed"``)."""
+        """The products as a pandas DataFrame in the CSV's columns (``sites.to_pandas()``
+        for the sites): 1-based inclusive, or ``chrom, start, end`` half-open first (``"bed"``)."""
         return self.products.to_pandas(coords)
 
     def to_records(self, coords: str = "one-based") -> list[dict]:
@@ -191,7 +206,11 @@ def solve(primers, background, settings: PcrSettings | None = None, *, progress:
     ...             backend="serial")
     >>> res.to_records(coords="bed")[0]["start"], res.to_records()[0]["end"]
     (0, 30)
+
+    The settings come as one :class:`PcrSettings`, as pairs', panel's and group's do:
+    ``max_edits=2`` is refused naming it.
     """
+    api.refuse_settings_fields(options, PcrSettings, "pcr.solve")
     return api.solve(make_job, iter_solve, primers, background, settings, progress=progress,
                      backend=backend, **options)
 

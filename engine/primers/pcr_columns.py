@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.columns import ColumnTable, labels
+from engine.columns import ColumnTable, categorical, labels
 from engine.sequences import decode
 
 STRANDS = ("+", "-")
@@ -144,15 +144,22 @@ PRODUCT_DTYPES = {"forward": np.int64, "reverse": np.int64, "record": np.int64,
                   "reverse_3prime_edits": np.int64, "spans_gap": np.bool_}
 
 
+#: The pcr CSV's columns (engine.primers.export_pcr), and ``to_pandas``/``to_records``':
+#: 1-based inclusive, ``sequence`` last when the run kept sequences.
+CSV_COLUMNS = ("forward", "reverse", "record", "start", "end", "length", "forward_edits",
+               "reverse_edits", "forward_3prime_edits", "reverse_3prime_edits", "spans_gap")
+
+
 class PcrProducts(_Columns):
     """A read-only sequence of :class:`Product` over columns (:data:`PRODUCT_DTYPES`);
-    ``sequence`` is read from the background when a row is made (``with_sequence``)."""
+    ``sequence`` is read from the background when a row is made (``with_sequence``).
+    Its frame and records have the CSV's columns (:data:`CSV_COLUMNS`)."""
 
     COLUMNS = ("forward", "reverse", "record_id", "start", "end", "forward_edits",
                "reverse_edits", "forward_3prime_edits", "reverse_3prime_edits", "sequence",
                "spans_gap")
     ROW = Product
-    INTERVAL = ("record_id", "start", "end")
+    INTERVAL = ("record", "start", "end")
 
     def __init__(self, columns: dict, *, primer_ids, background, with_sequence: bool):
         super().__init__(columns, primer_ids=tuple(primer_ids), background=tuple(background),
@@ -177,3 +184,23 @@ class PcrProducts(_Columns):
                 self.reverse_edits[lo:hi], self.forward_3prime_edits[lo:hi],
                 self.reverse_3prime_edits[lo:hi], self.sequences(lo, hi),
                 self.spans_gap[lo:hi].tolist()]
+
+    def table_columns(self) -> tuple[str, ...]:
+        return CSV_COLUMNS + (("sequence",) if self.with_sequence else ())
+
+    def record_block(self, lo: int, hi: int) -> list:
+        """The cells of rows lo..hi-1 in :meth:`table_columns` order, as the CSV writes them."""
+        fwd, rev, record, start, end, fe, re, f3, r3, seq, gap = self.block(lo, hi)
+        cells = [fwd, rev, record, start, end, end - start + 1, fe, re, f3, r3, gap]
+        return cells + [seq] if self.with_sequence else cells
+
+    def frame_columns(self) -> dict:
+        ids = [r.id for r in self.background]
+        out = {"forward": categorical(self.forward, self.primer_ids),
+               "reverse": categorical(self.reverse, self.primer_ids),
+               "record": categorical(self.record, ids), "start": self.start, "end": self.end,
+               "length": self.end - self.start + 1}
+        out.update({name: self.columns[name] for name in CSV_COLUMNS[6:]})
+        if self.with_sequence:
+            out["sequence"] = np.array(self.sequences(0, len(self)), dtype=object)
+        return out

@@ -28,9 +28,16 @@ _SEQUENCE_COLUMNS = ("sequence", "seq", "primer_sequence", "oligo")
 
 def check_primers(primers) -> tuple[Record, ...]:
     """The set as a tuple of Records (any form of :func:`engine.api.records`); ValueError
-    naming the first bad primer."""
+    naming the first bad primer. A path, or literals with names or commas, is read as the
+    command line reads PRIMERS (:func:`load_primers`: a CSV/TSV or JSON of primers,
+    ``NAME=SEQ,...``), so the API takes what ``primerscope pcr`` takes; a bare sequence
+    stays ``seq1`` (engine.api's name)."""
     from engine import api
 
+    if isinstance(primers, os.PathLike) or (
+            isinstance(primers, str) and ("," in primers or "=" in primers
+                                          or os.path.exists(primers))):
+        return load_primers(os.fspath(primers))
     primers = api.records(primers, "primers")
     if not primers:
         raise ValueError("no primers given")

@@ -13,6 +13,7 @@ functions from the modules' ``__all__``: a new one without its rows fails there.
 from __future__ import annotations
 
 import inspect
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -251,3 +252,35 @@ def test_soft_masking_of_a_seqrecord_is_kept():
     starts, ends = rec.soft_mask
     assert (starts.tolist(), ends.tolist()) == ([2], [4])
     assert np.array_equal(rec.codes, encode("ACGTAC"))
+
+
+def _primer_files(tmp_path: Path) -> dict:
+    """The primer pair as the command line's PRIMERS forms beyond engine.api's."""
+    (f, r), table, pairs_csv, js = PRIMER_PAIR, tmp_path / "p.csv", tmp_path / "pairs.csv", \
+        tmp_path / "p.json"
+    table.write_text(f"name,sequence\nF,{f}\nR,{r}\n")
+    pairs_csv.write_text("target,rank,left_sequence,left_start,right_sequence,right_end\n"
+                         f"lam,1,{f},1011,{r},1400\n")
+    js.write_text(f'{{"primers": [{{"name": "F", "sequence": "{f}"}}, '
+                  f'{{"name": "R", "sequence": "{r}"}}]}}')
+    return {"literals": f"F={f},R={r}", "unnamed literals": f"{f},{r}", "csv": str(table),
+            "pairs csv": str(pairs_csv), "json": str(js), "csv Path": table}
+
+
+@pytest.mark.parametrize("form", ["literals", "unnamed literals", "csv", "pairs csv", "json",
+                                  "csv Path"])
+def test_pcr_and_panel_take_the_command_lines_primers(form, tmp_path, capsys):
+    """``pcr.solve("F=...,R=...", bg)`` said "invalid character 'F'" and a primer CSV
+    "unknown sequence format", while ``primerscope pcr`` took both: the API now reads
+    them with the command line's reader, to the same products."""
+    from engine.cli import main
+
+    primers = _primer_files(tmp_path)[form]
+    bg = tmp_path / "bg.fa"
+    bg.write_text(f">lam\n{TEXT}\n")
+    got = engine.pcr.solve(primers, str(bg), backend="serial").to_records()
+    assert main(["pcr", str(primers), str(bg), "--backend", "serial", "--json",
+                 "--no-progress"]) == 0
+    assert got and got == json.loads(capsys.readouterr().out)["products"]
+    assert [n for n, _ in engine.panel.solve(primers).primers] == [got[0]["forward"],
+                                                                   got[0]["reverse"]]

@@ -35,9 +35,11 @@ def _results():
         ("a_id", "a_pos", "a_pos")
     yield "nw", engine.nw.solve(TEXT[:60], LAMBDA[1010:1070], backend="serial"), \
         ("a_id", "a_start", "a_end")
-    yield "pcr", engine.pcr.solve([p1, p2], TEXT, backend="serial"), ("record_id", "start", "end")
+    yield "pcr", engine.pcr.solve([p1, p2], TEXT, backend="serial"), ("record", "start", "end")
     yield "pairs", engine.pairs.solve(LAMBDA[20000:20400], LAMBDA[30000:33000], 3,
                                       backend="serial"), ("target", "left_start", "right_end")
+    yield "offtarget", engine.offtarget.solve(LAMBDA[1100:1120], TEXT, 2, backend="serial"), \
+        ("record_id", "start", "end")
 
 
 RESULTS = None
@@ -50,7 +52,7 @@ def results():
     return RESULTS
 
 
-@pytest.mark.parametrize("index", range(7))
+@pytest.mark.parametrize("index", range(8))
 def test_bed_is_one_based_shifted_by_one_at_the_start(index):
     name, result, (rid, start, end) = results()[index]
     rows = result.to_records()
@@ -68,7 +70,7 @@ def test_bed_is_one_based_shifted_by_one_at_the_start(index):
                 assert interval[key] == value, (name, key)
 
 
-@pytest.mark.parametrize("index", range(7))
+@pytest.mark.parametrize("index", range(8))
 def test_pandas_holds_the_records(index):
     name, result, _ = results()[index]
     for coords in ("one-based", "bed"):
@@ -87,6 +89,49 @@ def test_rows_match_the_family_objects():
     assert [(r["record_id"], r["start"], r["end"], r["strand"], r["mismatches"])
             for r in res.to_records()] == [(h.record_id, h.start, h.end, h.strand, h.mismatches)
                                            for h in res.hits]
+
+
+@pytest.mark.parametrize("with_sequence", [False, True])
+def test_pcr_frame_has_the_csv_columns(with_sequence):
+    """to_pandas had record_id for the CSV's record, no length and an object spans_gap."""
+    import io
+
+    from engine.primers import export_pcr
+    from engine.sequences import decode, encode, reverse_complement
+
+    p1, p2 = LAMBDA[1010:1030], decode(reverse_complement(encode(LAMBDA[1380:1400])))
+    res = engine.pcr.solve([p1, p2], TEXT, engine.pcr.PcrSettings(with_sequence=with_sequence),
+                           backend="serial")
+    out = io.StringIO()
+    export_pcr.write_csv(res, out)
+    header, *rows = out.getvalue().splitlines()
+    frame = res.to_pandas()
+    assert list(frame.columns) == header.split(",") and rows
+    assert [",".join(map(str, r.values())) for r in res.to_records()] == rows
+    assert str(frame["spans_gap"].dtype) == "bool" and str(frame["length"].dtype) == "int64"
+    assert (frame["length"] == frame["end"] - frame["start"] + 1).all()
+
+
+def test_offtarget_sites_are_a_list_with_the_csv_columns():
+    """offtarget.solve gave a plain list (no to_pandas); it is still one, with the CSV's
+    columns and int64 numbers, also when no site is found."""
+    import io
+
+    from engine.jobs import drive
+    from engine.primers import offtarget
+
+    primer = LAMBDA[1100:1120]
+    res = engine.offtarget.solve(primer, TEXT, 2, backend="serial")
+    assert isinstance(res, list) and res == list(res) and res
+    out = io.StringIO()
+    job = offtarget.make_job(primer, TEXT, 2, backend="serial")
+    offtarget.write_csv(drive(engine.iter_solve(job)), out, primer=primer)
+    header, *rows = out.getvalue().splitlines()
+    assert list(res.to_pandas().columns) == header.split(",") == list(offtarget.CSV_COLUMNS)
+    assert [",".join(map(str, r.values())) for r in res.to_records()] == rows
+    none = engine.offtarget.solve("ACGTACGTACGTACGTACGT", "T" * 200, 1, backend="serial")
+    assert none == [] and none.to_records() == []
+    assert str(none.to_pandas()["start"].dtype) == "int64"
 
 
 def test_panel_pairs_and_products():

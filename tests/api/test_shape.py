@@ -92,3 +92,16 @@ def test_help_says_what_k_means(family, word):
     assert word in text, family
     bound = {"minimum": "at least", "maximum": "at most"}[word]
     assert bound in module.solve.__doc__, family
+
+
+@pytest.mark.parametrize("field", ["max_edits", "max_product", "with_sequence"])
+def test_a_pcr_setting_as_a_keyword_names_pcrsettings(field):
+    """``pcr.solve(..., max_edits=2)`` raised a bare "make_job() got an unexpected keyword
+    argument"; the tools take their settings as one object (pairs, panel, group alike)."""
+    value = getattr(engine.pcr.PcrSettings(), field)
+    with pytest.raises(TypeError, match=rf"^pcr\.solve\(\) takes {field} in its settings: "
+                                        rf"give settings=PcrSettings\({field}={value!r}\)$"):
+        engine.pcr.solve(LAMBDA[1010:1030], LAMBDA[1000:1600], **{field: value})
+    res = engine.pcr.solve(LAMBDA[1010:1030], LAMBDA[1000:1600],
+                           engine.pcr.PcrSettings(**{field: value}), backend="serial")
+    assert res.settings == engine.pcr.PcrSettings()

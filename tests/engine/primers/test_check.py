@@ -64,3 +64,19 @@ def test_sites_are_real_matches(lambda_record):
         if s["strand"] == "-":
             window = brute.rc(window)
         assert brute.occurs_within(seqs[s["primer"]], window, s["edits"])
+
+
+def test_csv_escapes_names_but_not_strands(lambda_record):
+    """Only user-given text gets the spreadsheet escape: a ``-`` strand was written ``'-``."""
+    text = lambda_record.text[:3000]
+    primers = [Record("=F1", encode(text[1000:1020])),
+               Record("-R1", encode(brute.rc(text[1500:1520])))]
+    bg = [Record("bg", encode(text))]
+    result = panel.solve(primers, bg, panel.PanelSettings())
+    buf = io.StringIO()
+    export_check.write_csv(result, buf)
+    table = list(csv.DictReader(io.StringIO(buf.getvalue())))
+    sites = [r for r in table if r["kind"] == "site"]
+    assert {r["strand"] for r in sites} == {"+", "-"}
+    assert {r["primer"] for r in sites} == {"'=F1", "'-R1"}
+    assert all(r["strand"] == "" for r in table if r["kind"] != "site")

@@ -123,4 +123,4 @@ def test_cli_offtarget(tmp_path, scene):
     assert {x[3] for x in payload["sites"]} == {"+", "-"}
     bad = subprocess.run([sys.executable, "-m", "engine.cli", "offtarget", primer.text, str(bg),
                           "--max-edits", "-1"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "--max-edits: must be >= 0" in bad.stderr
+    assert bad.returncode == 2 and "max_edits must be >= 0, got -1" in bad.stderr

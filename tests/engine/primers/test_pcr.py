@@ -279,14 +279,47 @@ def test_cli_json_contract_and_inputs(scene, tmp_path):
     (["", "ACGT"], "empty primer"),
     (["ACGTACGT,,ACGTAC", "ACGT"], "is empty"),
     (["A" * 101, "ACGT"], "at most 100"),
-    (["ACGTACGTAC", "ACGT", "--min-product", "500", "--max-product", "100"], "empty product range"),
-    (["ACGTACGTAC", "ACGT", "--max-product", "0"], "--max-product: must be >= 1"),
+    (["ACGTACGTAC", "ACGT", "--min-product", "500", "--max-product", "100"],
+     "max_product (100) is smaller than min_product (500)"),
+    (["ACGTACGTAC", "ACGT", "--max-product", "0"], "max_product must be >= 1, got 0"),
     (["ACGT", "ACGTACGT", "--max-edits", "4"], "smaller than the shortest primer"),
 ])
 def test_bad_input_exits_2_with_one_line(args, message):
     done = _cli("pcr", *args)
     assert done.returncode == 2, done.stderr
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def _bad_settings():
+    """One below each PcrSettings number's minimum and one above its maximum (the registry's)."""
+    for p in pcr.SETTINGS_PARAMS:
+        yield p, int(p.minimum) - 1
+        yield p, int(p.maximum) + 1
+
+
+@pytest.mark.parametrize("param,value", list(_bad_settings()),
+                         ids=lambda v: getattr(v, "name", str(v)))
+def test_a_bad_setting_reads_the_same_from_the_cli_and_the_api(param, value, capsys):
+    """Issue #29's rule for the tools: ``pcr --max-edits -1`` said "argument --max-edits:
+    must be >= 0 and <= 100, got -1", the API "max_edits must be an integer >= 0, got -1"
+    (off-target) or "max_edits must be >= 0, got -1" (PcrSettings). One check now."""
+    from engine.cli import main
+    from engine.primers import offtarget
+
+    with pytest.raises(ValueError) as refused:
+        pcr.PcrSettings(**{param.name: value})
+    message = str(refused.value)
+    bound = param.minimum if value < param.minimum else param.maximum
+    assert message == f"{param.name} must be {'>=' if value < bound else '<='} {int(bound)}, " \
+                      f"got {value}"
+    commands = ["pcr", "check", "panel"] + (["offtarget"] if param is pcr.MAX_EDITS else [])
+    for command in commands:
+        assert main([command, "ACGTACGTACGT", "ACGTACGTACGTACGTAAAA", param.flag, str(value),
+                     "--no-progress"]) == 2
+        assert capsys.readouterr().err.strip() == f"primerscope: error: {message}", command
+    if param is pcr.MAX_EDITS:
+        with pytest.raises(ValueError, match=f"^{message}$"):
+            offtarget.make_job("ACGTACGTACGT", "ACGTACGTACGTACGTAAAA", value)
 
 
 def test_primer_table_errors(tmp_path):
