@@ -129,15 +129,29 @@ def solve(make_job, iter_solve, *args, progress: bool = False, backend=None, **o
 
 def refuse_settings_fields(options: dict, settings_type, call: str) -> None:
     """A field of a tool's settings given as a keyword of its ``solve``
-    (``pcr.solve(..., max_edits=2)``): TypeError naming the settings class, through which
-    the tools take them, instead of make_job's bare "unexpected keyword argument"."""
+    (``pcr.solve(..., max_edits=2)``, ``pairs.solve(..., product_size=...)``): TypeError
+    naming the settings class through which the tools take them (nested settings too:
+    pairs' PcrSettings), instead of make_job's bare "unexpected keyword argument"."""
+    for name, value in options.items():
+        spelled = _settings_path(settings_type, name, f"{name}={value!r}")
+        if spelled is not None:
+            raise TypeError(f"{call}() takes {name} in its settings: give settings={spelled}")
+
+
+def _settings_path(settings_type, name: str, given: str) -> str | None:
+    """How ``name=value`` is written inside ``settings_type(...)``, through its nested
+    settings (fields whose default is a dataclass); None if it has no such field."""
     import dataclasses
 
-    for field in dataclasses.fields(settings_type):
-        if field.name in options:
-            name, kind = field.name, settings_type.__name__
-            raise TypeError(f"{call}() takes {name} in its settings: give "
-                            f"settings={kind}({name}={options[name]!r})")
+    fields = dataclasses.fields(settings_type)
+    if any(f.name == name for f in fields):
+        return f"{settings_type.__name__}({given})"
+    for f in fields:
+        if dataclasses.is_dataclass(f.default):
+            inner = _settings_path(type(f.default), name, given)
+            if inner is not None:
+                return f"{settings_type.__name__}({f.name}={inner})"
+    return None
 
 
 def drive_with_progress(run, label: str, progress: bool):

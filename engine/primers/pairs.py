@@ -201,6 +201,7 @@ def solve(target, background, k: int, settings: PairSettings | None = None, *,
     """Primer pairs for ``target``, each primer **at least** ``k`` edits from every
     ``background`` substring (see :func:`make_job`). ``backend`` may be a
     ``distributed.Client``; ``progress=True`` shows a tqdm bar."""
+    api.refuse_settings_fields(options, PairSettings, "pairs.solve")
     return api.solve(make_job, iter_solve, target, background, k, settings, progress=progress,
                      backend=backend, **options)
 

@@ -126,6 +126,7 @@ def solve(primers, background=(), settings: PanelSettings | None = None, *,
     """Dimers of every pair of ``primers`` and, with a ``background``, the set's
     cross-products (see :func:`make_job`). ``backend`` may be a ``distributed.Client``;
     ``progress=True`` shows a tqdm bar."""
+    api.refuse_settings_fields(options, PanelSettings, "panel.solve")
     return api.solve(make_job, iter_solve, primers, background, settings, progress=progress,
                      backend=backend, **options)
 

@@ -105,3 +105,22 @@ def test_a_pcr_setting_as_a_keyword_names_pcrsettings(field):
     res = engine.pcr.solve(LAMBDA[1010:1030], LAMBDA[1000:1600],
                            engine.pcr.PcrSettings(**{field: value}), backend="serial")
     assert res.settings == engine.pcr.PcrSettings()
+
+
+@pytest.mark.parametrize("solve, given, spelled", [
+    (lambda **kw: engine.pairs.solve(LAMBDA[1000:1600], LAMBDA[5000:5600], 3, **kw),
+     {"len_max": 25}, "PairSettings(design=DesignSettings(len_max=25))"),
+    (lambda **kw: engine.pairs.solve(LAMBDA[1000:1600], LAMBDA[5000:5600], 3, **kw),
+     {"max_edits": 2}, "PairSettings(pcr=PcrSettings(max_edits=2))"),
+    (lambda **kw: engine.panel.solve([LAMBDA[1010:1030], LAMBDA[1300:1320]], **kw),
+     {"end_dimer_dg": -4.0}, "PanelSettings(end_dimer_dg=-4.0)"),
+    (lambda **kw: engine.panel.solve([LAMBDA[1010:1030], LAMBDA[1300:1320]], **kw),
+     {"max_product": 500}, "PanelSettings(pcr=PcrSettings(max_product=500))"),
+])
+def test_a_nested_setting_as_a_keyword_names_where_it_goes(solve, given, spelled):
+    """pairs' and panel's settings nest (Primer3's design, the PCR's): the TypeError spells
+    the whole settings= argument, as pcr's does."""
+    name = next(iter(given))
+    with pytest.raises(TypeError) as err:
+        solve(**given)
+    assert str(err.value).endswith(f"takes {name} in its settings: give settings={spelled}")
