@@ -16,8 +16,8 @@
 Symbols match when their IUPAC sets intersect. Coordinates are 1-based with
 inclusive ends. Hits come in pattern order, then record order, end, and ``+``
 before ``-``; a ``-`` hit is the pattern's reverse complement aligned to the
-forward text (its CIGAR reads along the forward text, ``matched`` along the
-hit's strand).
+forward text (its start and end are on the forward text; ``matched`` is the text
+as read on the hit's strand, and the CIGAR aligns the pattern 5'->3' against it).
 
 Variants (all give the same answers):
 

@@ -21,6 +21,15 @@ def add_arguments(parser) -> None:
     add_param_options(parser, edit.SPEC)
     parser.add_argument("--align", action=argparse.BooleanOptionalAction, default=None,
                         help="starts and CIGARs (default: on in search mode, off in global)")
+    parser.epilog = CIGAR_HELP
+
+
+#: The cigar column's convention, for ``--help`` (README: "CIGAR (edit)"; nw's is the other way).
+CIGAR_HELP = ("cigar column: the text is the reference and the pattern the query, as in SAM: "
+              "= match, X mismatch, I a pattern base with no text base, D a text base with no "
+              "pattern base; read along the pattern 5'->3' against the matched column (on a - hit, "
+              "the text's reverse complement). nw takes its first sequence as the reference, so "
+              "its I and D are the other way round.")
 
 
 def make_job(args):

@@ -16,6 +16,11 @@ done by this one routine so every variant reports the same start and CIGAR.
   symbol unmatched), then ``D`` (text symbol unmatched), then the diagonal,
   which is edlib's choice, so CIGARs can be checked against edlib's; a
   value C[i,j] is read as j plus the deltas of rows 1..i.
+- **Orientation.** A CIGAR reads along the pattern 5'->3' against ``matched``
+  (the text as read on the hit's strand). A ``-`` instance is the pattern's
+  reverse complement run along the forward text, so its trace, which starts at
+  the window's end, already reads the pattern forwards against the window's
+  reverse complement: :func:`align_item` turns only ``+`` traces around.
 
 Op codes: 0 ``=``, 1 ``X``, 2 ``I``, 3 ``D``.
 """
@@ -80,7 +85,8 @@ def _fill_segment(seg, ck, stride, c0, length, peq, nb, last, text, start, pvs, 
 
 @njit(nogil=True, cache=True)
 def align_window(pat, m, text, start, length, d, store_words, ops, abort):
-    """Ops of the traced alignment of pat against text[start:start+length], in order.
+    """Ops of the traced alignment of pat against text[start:start+length], from its end
+    backwards (the last column's op first).
 
     Columns are stored as rows ``[pv x nb, mv x nb]``. Returns the number of
     ops; -1 if the matrix disagrees with ``d`` (a bug), ABORTED if cancelled.
@@ -163,14 +169,14 @@ def align_window(pat, m, text, start, length, d, store_words, ops, abort):
     for _ in range(i):  # column 0: C[i,0] = i, only insertions remain
         ops[n] = OP_INS
         n += 1
-    for y in range(n // 2):
-        ops[y], ops[n - 1 - y] = ops[n - 1 - y], ops[y]
     return n
 
 
 @njit(nogil=True, cache=True)
-def align_item(pats, p_offs, text, item, ops, store_words, abort):
-    """(start, op count) of one item = [pattern, end, record start, distance, start or -1]."""
+def align_item(pats, p_offs, p_minus, text, item, ops, store_words, abort):
+    """(start, op count) of one item = [pattern, end, record start, distance, start or -1];
+    the ops in the pattern's 5'->3' order against the window as read on the instance's
+    strand (``p_minus[p]``: instance p is a reverse complement, see Orientation above)."""
     p = item[0]
     pat = pats[p_offs[p]:p_offs[p + 1]]
     m = pat.shape[0]
@@ -180,20 +186,26 @@ def align_item(pats, p_offs, text, item, ops, store_words, abort):
         start = find_start(pat, m, text, e, item[2], item[3])
         if start < 0:
             return -1, -1
-    return start, align_window(pat, m, text, start, e - start, item[3], store_words, ops, abort)
+    n = align_window(pat, m, text, start, e - start, item[3], store_words, ops, abort)
+    if not p_minus[p]:  # a '+' trace reads backwards along the pattern
+        for y in range(n // 2):
+            ops[y], ops[n - 1 - y] = ops[n - 1 - y], ops[y]
+    return start, n
 
 
 @njit(nogil=True, cache=True)
-def align_serial(pats, p_offs, text, items, op_offs, ops, starts, counts, store_words, abort):
+def align_serial(pats, p_offs, p_minus, text, items, op_offs, ops, starts, counts, store_words,
+                 abort):
     for h in range(items.shape[0]):
-        starts[h], counts[h] = align_item(pats, p_offs, text, items[h],
+        starts[h], counts[h] = align_item(pats, p_offs, p_minus, text, items[h],
                                           ops[op_offs[h]:op_offs[h + 1]], store_words, abort)
 
 
 @njit(nogil=True, cache=True, parallel=True)
-def align_parallel(pats, p_offs, text, items, op_offs, ops, starts, counts, store_words, abort):
+def align_parallel(pats, p_offs, p_minus, text, items, op_offs, ops, starts, counts, store_words,
+                   abort):
     for h in prange(items.shape[0]):
-        starts[h], counts[h] = align_item(pats, p_offs, text, items[h],
+        starts[h], counts[h] = align_item(pats, p_offs, p_minus, text, items[h],
                                           ops[op_offs[h]:op_offs[h + 1]], store_words, abort)
 
 

@@ -4,6 +4,10 @@ CSV, search: ``pattern_id,record_id,start,end,strand,distance,cigar,matched``
 (start, cigar and matched are empty without alignments).
 CSV, global: ``pattern_id,record_id,distance,cigar`` (distance empty when above
 k; cigar only with alignments).
+JSON, global: ``distance`` is SPEC's one number, the smallest over all pairs (null
+when none is within k); ``pairs`` holds the CSV's rows, one
+``[pattern_id, record_id, distance, cigar]`` per pattern and text record, so
+several patterns keep their own distances.
 """
 
 from __future__ import annotations

@@ -31,7 +31,8 @@ class Hit:
         Edits between the pattern (on ``strand``) and text[start..end].
     cigar : str
         ``=`` match, ``X`` mismatch, ``I`` pattern symbol with no text symbol,
-        ``D`` text symbol with no pattern symbol, along the forward text.
+        ``D`` text symbol with no pattern symbol: the pattern (5'->3') against
+        ``matched``, on either strand.
     matched : str
         The text as read on the hit's strand.
 

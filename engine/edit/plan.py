@@ -125,6 +125,8 @@ class Plan:
         else:
             inst_of, lo, hi = np.arange(P), patterns.starts, patterns.ends
         self.pats, self.p_offs = _instances(patterns.codes, lo, hi, S)
+        #: per instance, whether it is a reverse complement (a '-' strand's): see align_items.
+        self.p_minus = np.tile(np.arange(S) == 1, len(lo))
         self.pattern_ids = patterns.ids
         self.pieces = pieces
         if isinstance(texts, SeqColumns):
@@ -291,7 +293,8 @@ def table_answers(tasks: np.ndarray):
 def align_items(plan, kernel, abort: np.ndarray, items: np.ndarray):
     """The path stage (cpu_align) for items [instance, end, record start, distance, start or -1]
     of a plan: (starts, cigars), cigar None for an item a cancel stopped. Every backend's
-    hits and pairs go through it, so all report the same start and CIGAR."""
+    hits and pairs go through it, so all report the same start and CIGAR, and every CIGAR
+    reads along the pattern 5'->3' against the text as read on the hit's strand."""
     m = np.diff(plan.p_offs)[items[:, 0]]
     longest = np.where(items[:, 4] >= 0, items[:, 1] - items[:, 4],
                        np.minimum(items[:, 1] - items[:, 2], m + items[:, 3]))
@@ -300,8 +303,8 @@ def align_items(plan, kernel, abort: np.ndarray, items: np.ndarray):
     ops = np.zeros(int(op_offs[-1]), dtype=np.uint8)
     starts = np.zeros(len(items), dtype=np.int64)
     counts = np.zeros(len(items), dtype=np.int64)
-    kernel(plan.pats, plan.p_offs, plan.text, np.ascontiguousarray(items), op_offs, ops, starts,
-           counts, config.EDIT_ALIGN_STORE_WORDS, abort)
+    kernel(plan.pats, plan.p_offs, plan.p_minus, plan.text, np.ascontiguousarray(items), op_offs,
+           ops, starts, counts, config.EDIT_ALIGN_STORE_WORDS, abort)
     from engine.edit import cpu_align
 
     bad = np.flatnonzero((counts == -1) | (starts < 0))

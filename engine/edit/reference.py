@@ -79,6 +79,14 @@ def run_length(ops) -> str:
     return "".join(out)
 
 
+def reverse_cigar(cigar_text: str) -> str:
+    """The same alignment read from its other end: a ``-`` hit's CIGAR (the pattern 5'->3'
+    against ``matched``) from the oracle's trace of the reverse complement along the text."""
+    import re
+
+    return "".join(reversed(re.findall(r"\d+[=XID]", cigar_text)))
+
+
 def start_of(pattern, text, end: int, distance: int) -> int:
     """Smallest 0-based s with ed(pattern, text[s:end]) == distance.
 

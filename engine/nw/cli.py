@@ -20,6 +20,15 @@ def add_arguments(parser) -> None:
     parser.add_argument("b", help="sequence B: FASTA/GenBank/EMBL file (.gz ok; first record) "
                                   "or a literal sequence")
     add_param_options(parser, nw.SPEC)
+    parser.epilog = CIGAR_HELP
+
+
+#: The convention of --json's cigar and the column CSV's op, for ``--help`` (README: "CIGAR (nw)";
+#: edit's is the other way).
+CIGAR_HELP = ("cigar (--json) and op (the CSV of columns): A is the reference and B the query, as "
+              "in SAM: = match, X mismatch, D a base of A with no base of B (a gap in B), I a base "
+              "of B with no base of A (a gap in A). edit takes its text, the second sequence, as "
+              "the reference, so its I and D are the other way round.")
 
 
 def make_job(args):

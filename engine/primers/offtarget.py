@@ -90,9 +90,7 @@ def _ops(cigar: str) -> list[str]:
 
 
 def _site(primer_text: str, hit) -> OffTargetSite:
-    ops = _ops(hit.cigar)
-    if hit.strand == "-":
-        ops.reverse()  # the search aligned the reverse complement; read it 5'->3' along the primer
+    ops = _ops(hit.cigar)  # 5'->3' along the primer on either strand (engine.edit.cpu_align)
     site = hit.matched  # the site as read on the hit's strand, i.e. in primer orientation
     top, mid, bottom = [], [], []
     p = s = 0
@@ -116,9 +114,8 @@ def _site(primer_text: str, hit) -> OffTargetSite:
             if p > m - THREE_PRIME_WINDOW:
                 edits_3p += 1
             s += 1
-    cigar = "".join(f"{len(g.group(0))}{g.group(0)[0]}" for g in re.finditer(r"(.)\1*", "".join(ops)))
     return OffTargetSite(hit.record_id, hit.start, hit.end, hit.strand, hit.distance, edits_3p,
-                         cigar, "".join(top), "".join(mid), "".join(bottom))
+                         hit.cigar, "".join(top), "".join(mid), "".join(bottom))
 
 
 def sites_from_result(primer_text: str, result) -> OffTargetSites:

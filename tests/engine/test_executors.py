@@ -174,6 +174,7 @@ def _edit_oracle(patterns, texts, k):
                 for start, end, d, cigar in edit_ref.search_hits(list(c), list(txt.codes), k):
                     window = txt.codes[start - 1:end]
                     matched = decode(window if strand == "+" else reverse_complement(window))
+                    cigar = cigar if strand == "+" else edit_ref.reverse_cigar(cigar)
                     out.append(((p, r, end, strand != "+"),
                                 (pat.id, txt.id, strand, start, end, d, cigar, matched)))
     return [row for _, row in sorted(out)]

@@ -180,6 +180,7 @@ def _oracle_search(patterns, texts, k):
                 for start, end, d, cigar in ref.search_hits(list(codes), list(text.codes), k):
                     window = text.codes[start - 1:end]
                     matched = decode(window if strand == "+" else reverse_complement(window))
+                    cigar = cigar if strand == "+" else ref.reverse_cigar(cigar)
                     out.append(((p, r, end, s), (pat.id, text.id, strand, start, end, d, cigar,
                                                  matched)))
     return [row for _, row in sorted(out)]

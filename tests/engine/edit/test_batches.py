@@ -25,6 +25,7 @@ def _expected_hits(patterns, texts, k, strands, pairs):
             for start, end, d, cigar in ref.search_hits(list(codes_), list(texts[r].codes), k):
                 window = texts[r].codes[start - 1:end]
                 matched = decode(window if strand == "+" else reverse_complement(window))
+                cigar = cigar if strand == "+" else ref.reverse_cigar(cigar)
                 out.append((p, r, end, strand != "+",
                             (patterns[p].id, texts[r].id, strand, start, end, d, cigar, matched)))
     return [row[-1] for row in sorted(out, key=lambda row: row[:4])]

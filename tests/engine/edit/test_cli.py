@@ -49,6 +49,20 @@ def test_json_global_and_search(demo_dir):
     assert all(start <= end for start, end, _ in payload["hits"])
 
 
+def test_json_global_keeps_every_patterns_distance(tmp_path):
+    """Several patterns: ``distance`` is the smallest (SPEC's one number), ``pairs`` the CSV's
+    rows, so no pattern's distance is lost."""
+    patterns = tmp_path / "patterns.fa"
+    patterns.write_text(">p1\nACGTTGCA\n>p2\nACGTAGCAT\n>p3\nTTTTTTTT\n")
+    for extra in ([], ["-k", "2", "--align"]):
+        args = (str(patterns), "ACGTAGCA", "--backend", "serial", *extra)
+        rows = list(csv.reader(io.StringIO(_cli(*args).stdout)))[1:]
+        payload = json.loads(_cli(*args, "--json").stdout)
+        assert [[str("" if c is None else c) for c in pair] for pair in payload["pairs"]] == rows
+        assert [pair[2] for pair in payload["pairs"]] == ([1, 1, 7] if not extra else [1, 1, None])
+        assert payload["distance"] == 1
+
+
 def test_zip_batch_global_csv(demo_dir):
     msx2 = str(demo_dir / "msx2_mrna_homologs.fa")
     run = _cli(msx2, msx2, "--pairs", "zip", "--variant", "banded", "-k", "0")
