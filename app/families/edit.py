@@ -90,18 +90,19 @@ class EditAdapter(FamilyAdapter):
         return text if result.info.complete else text + " (partial)"
 
     def alignment_text(self, result, job) -> str:
-        """Each search hit with a CIGAR as pattern / bars / text lines."""
+        """Each search hit with a CIGAR as pattern / bars / text lines: the pattern 5'->3'
+        over ``matched`` (the text as read on the hit's strand), as the CIGAR reads on
+        either strand (engine.edit.cpu_align)."""
         if result.mode != "search" or job is None:
             return ""
-        from engine.sequences import decode, reverse_complement
+        from engine.sequences import decode
 
         patterns = {r.id: r.codes for r in job.inputs["pattern"]}
         blocks = []
         for h in result.hits:
             if h.cigar is None or h.matched is None:
                 continue
-            codes = patterns[h.pattern_id]
-            p = decode(codes if h.strand == "+" else reverse_complement(codes))
+            p = decode(patterns[h.pattern_id])
             top, bottom, bars = [], [], []
             i = j = 0
             for count, op in _CIGAR.findall(h.cigar):

@@ -163,3 +163,23 @@ def test_several_rows_copy_and_export(qtbot, window, tmp_path):
     path = window.exports.export_selection(str(tmp_path / "sel.csv"))
     rows = list(csv.reader(io.StringIO(open(path).read())))
     assert len(rows) == 4 and [tuple(r[:5]) for r in rows[1:]] == expected
+
+
+def test_edit_alignment_text_puts_the_pattern_over_matched_on_both_strands():
+    """A ``-`` hit's block showed the pattern's reverse complement over ``matched`` (the text
+    as read on that strand), which the CIGAR does not describe: the pattern as given reads
+    5'->3' over matched on either strand."""
+    from app.families.edit import EditAdapter
+    from engine import edit
+    from engine.jobs import drive
+
+    pattern = "TTTTCAGAGGGTATTTTAC"
+    job = edit.make_job(pattern, "TTGTAAAATACCCTCTGAAAAGTTACGGTTTTCAGAGGGTATTTTACTT",
+                        mode="search", k=1)
+    res = drive(edit.iter_solve(job))
+    blocks = EditAdapter().alignment_text(res, job).split("\n\n")
+    assert {h.strand for h in res.hits} == {"+", "-"} and len(blocks) == len(res.hits)
+    for h, block in zip(res.hits, blocks):
+        top, bars, bottom = (line[8:] for line in block.splitlines()[1:])
+        assert top.replace("-", "") == pattern and bottom.replace("-", "") == h.matched
+        assert bars.count("|") == len(top) - h.distance, block
