@@ -256,6 +256,11 @@ def _ambiguous(record) -> int:
     return count
 
 
+
+def counted(n: int, noun: str) -> str:
+    """'1 gap', '3 gaps', '1,629 gaps': a count and its noun, for the summary lines."""
+    return f"{n:,} {noun}{'s' * (n != 1)}"
+
 @dataclass(frozen=True)
 class GapSummary:
     """What a background holds besides A, C, G and T (the summary line's figures)."""
@@ -269,16 +274,16 @@ class GapSummary:
 
     def line(self) -> str:
         """'G gaps (B bases, runs of >= M N), A ambiguity codes'."""
-        return (f"{self.gaps:,} gap{'s' * (self.gaps != 1)} "
+        return (f"{counted(self.gaps, 'gap')} "
                 f"({self.gap_bases:,} bases, runs of >= {self.gap_min:,} N), "
-                f"{self.ambiguous:,} ambiguity code{'s' * (self.ambiguous != 1)}")
+                f"{counted(self.ambiguous, 'ambiguity code')}")
 
     def warning(self) -> str | None:
         """One line when N runs shorter than gap_min can hold a whole primer, else None: such a
         run matches any primer that fits in it and so can hide candidates."""
         if not self.short_runs:
             return None
-        return (f"{self.short_runs:,} N run{'s' * (self.short_runs != 1)} of "
+        return (f"{counted(self.short_runs, 'N run')} of "
                 f"{self.primer_len}-{self.gap_min - 1} bases (shorter than --gap-min "
                 f"{self.gap_min}) match{'es' * (self.short_runs == 1)} any primer that fits and can hide "
                 "candidates")

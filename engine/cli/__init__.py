@@ -579,7 +579,7 @@ def main(argv=None) -> int:
         with warnings.catch_warnings(), numba_setup.numba_without_extras():
             warnings.showwarning = _show_warning
             command = argv[0] if argv and not argv[0].startswith("-") else None
-            if command is None and argv and not {"-h", "--help", "--version"} & set(argv):
+            if command is None and not {"-h", "--help", "--version"} & set(argv):
                 return report_errors(lambda: _no_command(argv))
             return report_errors(lambda: _dispatch(build_parser(command).parse_args(argv)))
     finally:
@@ -595,8 +595,8 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def _no_command(argv: list[str]) -> int:
-    """Options before any subcommand (``primerscope --json``, ``primerscope -k 3 kdiff ...``):
-    argparse would only say it does not know them."""
+    """No subcommand first: none at all, or options before it (``primerscope --json``,
+    ``primerscope -k 3 kdiff ...``), where argparse would only say it does not know them."""
     from engine import registry
 
     names = (*registry.family_names(), *TOOLS, *OTHER_COMMANDS)
@@ -608,8 +608,6 @@ def _no_command(argv: list[str]) -> int:
 
 
 def _dispatch(args) -> int:
-    if args.command is None:
-        raise UsageError("no command given (try: primerscope --help)")
     if args.command == "gui":
         raise UsageError("the gui command is started through the app package (primerscope gui)")
     if args.command == "bench":

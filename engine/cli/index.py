@@ -13,7 +13,7 @@ import time
 
 from engine import store
 from engine.cli.terminal import StderrLine
-from engine.gaps import GAP_MIN
+from engine.gaps import GAP_MIN, counted
 from engine.jobs import check_int
 from engine.output import check_outputs
 
@@ -105,18 +105,14 @@ def run(args) -> int:
     # megabytes per second rounded to whole numbers said "0 MB/s".
     rate = info.bases / max(seconds, 1e-9)
     if gaps is not None:
-        tables = (f"{_count(gaps, 'gap')} ({gap_bases:,} bases in runs of >= {info.gap_min} N), "
+        tables = (f"{counted(gaps, 'gap')} ({gap_bases:,} bases in runs of >= {info.gap_min} N), "
                   f"{masked:,} soft-masked bases, ")
     else:
         tables = f"format {info.version} (no gap or mask table; rebuild to add them), "
-    print(f"{info.path}: {verb}, {_count(info.records, 'record')}, {info.bases:,} bases, {tables}"
+    print(f"{info.path}: {verb}, {counted(info.records, 'record')}, {info.bases:,} bases, {tables}"
           f"{_size(info.file_bytes)}, {seconds:.2f} s ({rate / 1e6:.3g} Mbases/s), "
           f"source sha256 {info.source_sha256}")
     return 0
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'s' * (n != 1)}"
 
 
 def _size(nbytes: int) -> str:

@@ -192,9 +192,9 @@ def annotated_csv(result, conditions: Conditions, filters, cancel: CancelToken,
 
     from engine.primers import export_kdiff
 
-    cands = result.candidates
-    if known is not None and all(s in known for s in _sequences(cands, 0, len(cands))):
-        return (yield from _csv_from(cands, conditions, filters, known, cancel))
+    rows = None if known is None else list(result.candidates)  # (made once: the writer's)
+    if rows is not None and all(c.sequence in known for c in rows):
+        return (yield from _csv_from(rows, conditions, filters, known, cancel))
     write = partial(export_kdiff.csv_text, annotate=True, conditions=conditions, filters=filters)
     return (yield from _answer(in_child(in_background, (write, result), cancel, lambda: None)))
 
