@@ -150,9 +150,7 @@ class Kernels:
         return Pass(self.mod, a, b, self.backend, mode, sampling)
 
     def recovery(self, a: np.ndarray, b: np.ndarray) -> Recovery:
-        if self.gpu is not None:
-            return Recovery(a, b, self.gpu.new_pass, self.gpu.max_words)
-        return Recovery(a, b, self.new_pass)
+        return Recovery(a, b, self.new_pass, self.gpu.max_words if self.gpu is not None else None)
 
 class ScoreRunner:
     """The score pass over the whole matrix, whole tile anti-diagonals per slice (units: cells)."""
