@@ -32,8 +32,6 @@ from engine.lcs.cpu_common import (BITS, SNAPSHOT, Grid, Sampling, new_bits, no_
                                    split_evenly, store_sample)
 from engine.lcs.cpu_sync import frontier, load_acquire, store_release, wait_for
 
-VARIANT = "bitparallel"
-
 #: Words per strip: unrolled and kept in registers by the compiler.
 WORDS = 8
 STRIP_ROWS = 64 * WORDS

@@ -195,8 +195,6 @@ class CudaPasses:
     def __init__(self, job, abort: np.ndarray | None = None):
         self.variant = job.variant
         self.form = job.parallel
-        self.task = job.params["task"]
-        self.snapshots = job.snapshots
         self.tpb = int(job.params.get("threads_per_block") or config.LCS_CUDA_THREADS_PER_BLOCK)
         self.tile = int(config.LCS_CUDA_TILE_COLUMNS[job.variant])
         if self.tile < 1:

@@ -135,10 +135,9 @@ class Kernels:
 
     def __init__(self, job: Job, abort: np.ndarray):
         self.backend = job.backend
-        self.task = job.params["task"]
         self.mod = cpu_module(job.variant)  # (a cuda job's recovery leaves run on it)
         #: a full score pass runs for the length alone, or to sample the GUI's heatmap
-        self.score_pass = self.task == "length" or job.snapshots
+        self.score_pass = job.params["task"] == "length" or job.snapshots
         self.score_mode = SNAPSHOT if job.snapshots else PLAIN
         if registry.on_gpu(job.backend):
             self.gpu = registry.kernels(job)(job, abort)  # engine.lcs.cuda.CudaPasses
@@ -151,9 +150,7 @@ class Kernels:
         return Pass(self.mod, a, b, self.backend, mode, sampling)
 
     def recovery(self, a: np.ndarray, b: np.ndarray) -> Recovery:
-        if self.gpu is not None:
-            return Recovery(a, b, self.gpu.new_pass, self.gpu.max_words)
-        return Recovery(a, b, self.new_pass)
+        return Recovery(a, b, self.new_pass, self.gpu.max_words if self.gpu is not None else None)
 
 class ScoreRunner:
     """The score pass over the whole matrix, whole tile anti-diagonals per slice (units: cells)."""

@@ -7,15 +7,8 @@ The CSV has one row per LCS symbol, ``a_pos,b_pos,symbol`` (1-based); a
 from __future__ import annotations
 
 import csv
-from typing import Iterator
 
 CSV_COLUMNS = ("a_pos", "b_pos", "symbol")
-
-
-def pair_rows(result) -> Iterator[tuple]:
-    """Rows of the CSV, in :data:`CSV_COLUMNS` order."""
-    for (i, j), symbol in zip(result.pairs.tolist(), result.lcs):
-        yield (i, j, symbol)
 
 
 def write_csv(result, fh) -> None:
@@ -25,7 +18,7 @@ def write_csv(result, fh) -> None:
         writer.writerow((result.length,))
         return
     writer.writerow(CSV_COLUMNS)
-    writer.writerows(pair_rows(result))
+    writer.writerows(zip(result.pairs[:, 0].tolist(), result.pairs[:, 1].tolist(), result.lcs))
 
 
 def to_json(result) -> dict:

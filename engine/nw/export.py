@@ -86,18 +86,17 @@ def pairwise_text(alignment: Alignment, *, a_id: str, b_id: str, score: int, mat
     pa = _positions(alignment.aligned_a, alignment.a_offset)
     pb = _positions(alignment.aligned_b, alignment.b_offset)
     bars = markup(alignment)
+
+    def sequence_line(name: str, aligned: str, pos: np.ndarray, lo: int, hi: int) -> str:
+        before = int(pos[lo - 1]) if lo else int(pos[0]) - (aligned[0] != "-")
+        end = int(pos[hi - 1])
+        start = before + 1 if end > before else before
+        return f"{name[:13]:<13} {start:>6} {aligned[lo:hi]} {end:>6}"
+
     for lo in range(0, cols, width):
         hi = min(cols, lo + width)
-        for name, aligned, pos in ((a_id, alignment.aligned_a, pa), (None, None, None),
-                                   (b_id, alignment.aligned_b, pb)):
-            if name is None:
-                lines.append(" " * 21 + bars[lo:hi])
-                continue
-            before = int(pos[lo - 1]) if lo else int(pos[0]) - (aligned[0] != "-")
-            end = int(pos[hi - 1])
-            start = before + 1 if end > before else before
-            lines.append(f"{name[:13]:<13} {start:>6} {aligned[lo:hi]} {end:>6}")
-        lines.append("")
+        lines += [sequence_line(a_id, alignment.aligned_a, pa, lo, hi), " " * 21 + bars[lo:hi],
+                  sequence_line(b_id, alignment.aligned_b, pb, lo, hi), ""]
     lines += ["", "#---------------------------------------",
               "#---------------------------------------", ""]
     return "\n".join(lines)

@@ -7,7 +7,11 @@ no Hirschberg.
 
 from __future__ import annotations
 
+from itertools import groupby
+
 import numpy as np
+
+from engine.sequences import IUPAC_CODES
 
 
 def _s(x: int, y: int, match: int, mismatch: int) -> int:
@@ -46,10 +50,6 @@ def nw_reference(a: np.ndarray, b: np.ndarray, match: int = 1, mismatch: int = 0
     return H[len(a)][len(b)], cols[::-1]
 
 
-_CODES = {"A": 1, "C": 2, "G": 4, "T": 8, "R": 5, "Y": 10, "S": 6, "W": 9, "K": 12, "M": 3,
-          "B": 14, "D": 13, "H": 11, "V": 7, "N": 15}
-
-
 def rescore(aligned_a: str, aligned_b: str, match: int, mismatch: int, gap: int) -> int:
     """Score of an alignment given as two gapped strings (IUPAC sets intersect = match)."""
     assert len(aligned_a) == len(aligned_b)
@@ -59,7 +59,7 @@ def rescore(aligned_a: str, aligned_b: str, match: int, mismatch: int, gap: int)
         if x == "-" or y == "-":
             total += gap
         else:
-            total += match if _CODES[x] & _CODES[y] else mismatch
+            total += match if IUPAC_CODES[x] & IUPAC_CODES[y] else mismatch
     return total
 
 
@@ -72,12 +72,5 @@ def cigar_from_strings(aligned_a: str, aligned_b: str) -> str:
         elif x == "-":
             letters.append("I")
         else:
-            letters.append("=" if _CODES[x] & _CODES[y] else "X")
-    out, k = [], 0
-    while k < len(letters):
-        e = k
-        while e < len(letters) and letters[e] == letters[k]:
-            e += 1
-        out.append(f"{e - k}{letters[k]}")
-        k = e
-    return "".join(out)
+            letters.append("=" if IUPAC_CODES[x] & IUPAC_CODES[y] else "X")
+    return "".join(f"{len(list(run))}{op}" for op, run in groupby(letters))
