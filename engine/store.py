@@ -341,8 +341,7 @@ class GenomeStore:
             self._read_header(head, size)
             table = os.pread(fd, self.table_bytes, self.table_offset)
             if len(table) != self.table_bytes or zlib.crc32(table) != self._table_crc:
-                raise StoreError(f"{self.path}: corrupt genome store (record table checksum "
-                                 "mismatch); rebuild it with primerscope index")
+                raise self._corrupt("record table checksum mismatch")
             self._read_table(table)
             self._map = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else None
         finally:
@@ -447,15 +446,11 @@ class GenomeStore:
         self._n_counts = self._mask_counts = None
         if self.version >= 2:
             self._n_counts, self._mask_counts = arrays[2 * n:3 * n], arrays[3 * n:]
-            counts = arrays[2 * n:]
-            if n and (counts.min() < 0 or counts.max() > self.interval_bytes // 16):
-                raise StoreError(f"{self.path}: corrupt genome store (interval table size); "
-                                 "rebuild it with primerscope index")
-            total = int(self._n_counts.sum() + self._mask_counts.sum())
-            if self.interval_bytes != 16 * total or \
+            counts = arrays[2 * n:]  # (bounded before they are summed: no overflow)
+            if (n and (counts.min() < 0 or counts.max() > self.interval_bytes // 16)) or \
+                    self.interval_bytes != 16 * int(counts.sum()) or \
                     self.interval_offset + self.interval_bytes > self.file_bytes:
-                raise StoreError(f"{self.path}: corrupt genome store (interval table size); "
-                                 "rebuild it with primerscope index")
+                raise self._corrupt("interval table size")
         self._intervals = None
         self._scanned: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -472,8 +467,7 @@ class GenomeStore:
                                 offset=self.interval_offset) if self.interval_bytes else \
                 np.zeros(0, dtype=np.uint8)
             if zlib.crc32(raw) != self._interval_crc:
-                raise StoreError(f"{self.path}: corrupt genome store (interval table checksum "
-                                 "mismatch); rebuild it with primerscope index")
+                raise self._corrupt("interval table checksum mismatch")
             values = raw.view("<i8")
             n_total, m_total = int(self._n_counts.sum()), int(self._mask_counts.sum())
             parts = np.split(values, np.cumsum([n_total, n_total, m_total]))
@@ -792,8 +786,7 @@ def verify(path: str | os.PathLike, progress: Callable[[int, int], None] | None 
         if progress:
             progress(min(store.payload_bytes, lo + step), store.payload_bytes)
     if digest.hexdigest() != store.payload_sha256:
-        raise StoreError(f"{store.path}: corrupt genome store (payload checksum mismatch); "
-                         "rebuild it with primerscope index")
+        raise store._corrupt("payload checksum mismatch")
     if store.has_intervals:
         store._tables()  # checks the interval section's CRC and rows
         for index in range(store.n_records):  # the N table says where the codes are N
