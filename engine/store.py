@@ -713,7 +713,7 @@ class GappedStoreRecord(StoreRecord):
                 f"store={self.store.path!r})")
 
     def __reduce__(self):
-        return _gapped_record, (self.store, self.index, self.gap_min)
+        return GappedStoreRecord, (self.store, self.index, self.gap_min)
 
     def gap_runs(self) -> tuple[np.ndarray, np.ndarray]:
         return self._gaps
@@ -724,9 +724,6 @@ class GappedStoreRecord(StoreRecord):
         starts, ends = StoreRecord.n_runs(self, min_len)
         keep = ends - starts < self.gap_min
         return starts[keep], ends[keep]
-
-    def with_gap_min(self, gap_min: int | None = None) -> "GappedStoreRecord":
-        return StoreRecord.with_gap_min(self, gap_min)
 
     def read_into(self, start: int, end: int, reverse: bool, out: np.ndarray, at: int) -> None:
         super().read_into(start, end, reverse, out, at)
@@ -742,10 +739,6 @@ class GappedStoreRecord(StoreRecord):
             inside[inside] = starts[run[inside]] <= positions[inside]
             out[inside] = GAP_CODE
         return out
-
-
-def _gapped_record(store: GenomeStore, index: int, gap_min: int) -> GappedStoreRecord:
-    return GappedStoreRecord(store, index, gap_min)
 
 
 def open_store(path: str | os.PathLike) -> GenomeStore:
