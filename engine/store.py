@@ -78,7 +78,7 @@ from numba import njit
 from engine.gaps import GAP_CODE, GAP_MIN, N_CODE
 from engine.jobs import check_int
 from engine.output import open_output
-from engine.sequences import (COMPLEMENT_TABLE, IUPAC_CODES, STORE_MAGIC, STORE_SUFFIX, Record,
+from engine.sequences import (_ENCODE_TABLE, COMPLEMENT_TABLE, STORE_MAGIC, STORE_SUFFIX, Record,
                               SequenceError, SequenceWarning, _describe_bad, _description,
                               clip_intervals, reading_errors, record_id, _sniff_format, unique_names,
                               warn_renamed)
@@ -102,12 +102,8 @@ _HEADER_CRC = struct.Struct("<I")
 BUILD_BLOCK = 1 << 23
 
 _SKIP = 255  # white space inside sequence lines (FASTA: Biopython drops " \t\r\n")
-_BUILD_TABLE = np.zeros(256, dtype=np.uint8)
-for _letter, _code in IUPAC_CODES.items():
-    _BUILD_TABLE[ord(_letter)] = _BUILD_TABLE[ord(_letter.lower())] = _code
-_BUILD_TABLE[ord("U")] = _BUILD_TABLE[ord("u")] = IUPAC_CODES["T"]
-for _space in b" \t\r\n":
-    _BUILD_TABLE[_space] = _SKIP
+_BUILD_TABLE = _ENCODE_TABLE.copy()  # encode's table, white space skipped
+_BUILD_TABLE[list(b" \t\r\n")] = _SKIP
 
 
 class StoreError(SequenceError):
