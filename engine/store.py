@@ -791,32 +791,6 @@ def verify(path: str | os.PathLike, progress: Callable[[int, int], None] | None 
 
 # ---------------------------------------------------------------------------- building
 
-class _HashingReader:
-    """A binary file wrapper that hashes and counts the bytes read through it."""
-
-    def __init__(self, fh):
-        self.fh, self.sha, self.count = fh, hashlib.sha256(), 0
-
-    def read(self, n=-1):
-        data = self.fh.read(n)
-        self.sha.update(data)
-        self.count += len(data)
-        return data
-
-    def readinto(self, buf):
-        n = self.fh.readinto(buf)
-        self.sha.update(memoryview(buf)[:n])
-        self.count += n
-        return n
-
-    def close(self):
-        pass
-
-    @property
-    def closed(self):
-        return self.fh.closed
-
-
 class _Writer:
     """Packs records into the payload of a store being written to ``fh``, noting each
     record's runs of N and of lower case on the way."""
@@ -1123,15 +1097,22 @@ def check_twobit(path: Path) -> None:
 
 
 class _Source:
-    """The source file opened once: hashed as it is read, with its first bytes kept."""
+    """The source file opened once, read through :meth:`read` (what the format readers and
+    gzip call), which hashes and counts the bytes; its first two bytes kept (gzip's magic)."""
 
     def __init__(self, path: Path):
         with reading_errors(path, StoreError):
             self.fh = open(path, "rb")
         st = os.fstat(self.fh.fileno())
         self.size, self.mtime_ns = st.st_size, st.st_mtime_ns
-        self.reader = _HashingReader(self.fh)
-        self.reader.peek_magic = self.fh.peek(2)[:2] if hasattr(self.fh, "peek") else b""
+        self.sha, self.count = hashlib.sha256(), 0
+        self.peek_magic = self.fh.peek(2)[:2]
+
+    def read(self, n=-1):
+        data = self.fh.read(n)
+        self.sha.update(data)
+        self.count += len(data)
+        return data
 
 
 def source_format(path: Path) -> str:
@@ -1172,11 +1153,10 @@ def build(source: str | os.PathLike, output: str | os.PathLike,
     if fmt == "twobit":
         check_twobit(path)  # before a byte is written: no temporary to leave
     src = _Source(path)
-    done = src.reader
 
     def on_block():
         if progress:
-            progress(done.count, src.size)
+            progress(src.count, src.size)
 
     try:
         with open_output(os.fspath(output), "wb") as fh:
@@ -1184,11 +1164,11 @@ def build(source: str | os.PathLike, output: str | os.PathLike,
             writer = _Writer(fh, str(path))
             try:
                 if fmt == "fasta":
-                    _fasta(path, done, writer, on_block)
+                    _fasta(path, src, writer, on_block)
                 elif fmt == "twobit":
-                    _twobit(path, done, writer, on_block)
+                    _twobit(path, src, writer, on_block)
                 else:
-                    _biopython(path, done, fmt, writer, on_block)
+                    _biopython(path, src, fmt, writer, on_block)
             except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
                 raise StoreError(f"{path}: corrupt gzip file ({exc})") from None
             if not writer.ids:
@@ -1216,7 +1196,7 @@ def build(source: str | os.PathLike, output: str | os.PathLike,
             file_bytes = interval_offset + len(intervals)
             bases = int(sum(writer.lengths))
             header = _HEADER.pack(MAGIC, VERSION, FLAG_PACKED, n, bases, HEADER_BYTES, writer.pos,
-                                  table_offset, len(table), file_bytes, src.reader.sha.digest(),
+                                  table_offset, len(table), file_bytes, src.sha.digest(),
                                   writer.sha.digest(), zlib.crc32(table), interval_offset,
                                   len(intervals), zlib.crc32(intervals), gap_min)
             fh.flush()
