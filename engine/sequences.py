@@ -377,6 +377,13 @@ def _text_limit() -> int | None:
     return None if free is None else free // READ_BYTES_PER_TEXT_BYTE
 
 
+def _refuse_too_large(path: Path, what: str, limit: int) -> None:
+    """Refuse a file with more text than :func:`_text_limit` (``what``: how much)."""
+    raise SequenceError(f"{path}: {what} more text than this process can read into memory "
+                        f"(about {limit:,} bytes): build a genome store with 'primerscope "
+                        f"index {path} -o NAME.psg' and give that instead")
+
+
 def _gunzip(fh, path: Path, limit: int | None) -> bytes:
     """The unpacked bytes of a gzip stream, read a block at a time and never more than
     ``limit`` of them: a small file may unpack to gigabytes (a gzip bomb)."""
@@ -386,11 +393,7 @@ def _gunzip(fh, path: Path, limit: int | None) -> bytes:
             while block := gz.read(1 << 24):
                 total += len(block)
                 if limit is not None and total > limit:
-                    what = "unpacks to"
-                    raise SequenceError(f"{path}: {what} more text than this process can read into "
-                                        f"memory (about {limit:,} bytes): build a genome store "
-                                        f"with 'primerscope index {path} -o NAME.psg' and give "
-                                        f"that instead")
+                    _refuse_too_large(path, "unpacks to", limit)
                 blocks.append(block)
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise SequenceError(f"{path}: corrupt gzip file ({exc})") from None
@@ -406,11 +409,7 @@ def _read_text(path: Path) -> str:
         if not gzipped:
             size = os.fstat(fh.fileno()).st_size
             if limit is not None and size > limit:
-                what = f"holds {size:,} bytes,"
-                raise SequenceError(f"{path}: {what} more text than this process can read into "
-                                    f"memory (about {limit:,} bytes): build a genome store "
-                                    f"with 'primerscope index {path} -o NAME.psg' and give "
-                                    f"that instead")
+                _refuse_too_large(path, f"holds {size:,} bytes,", limit)
             data = fh.read()
         else:
             data = _gunzip(fh, path, limit)
