@@ -730,9 +730,7 @@ class SeqColumns(Sequence):
         if offsets is None:
             parts = [t.encode("latin-1", errors="replace") if isinstance(t, str) else bytes(t)
                      for t in texts]
-            offsets = np.zeros(len(parts) + 1, dtype=np.int64)
-            np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)),
-                      out=offsets[1:])
+            offsets = end_to_end(parts)
             raw = b"".join(parts)
         elif isinstance(texts, np.ndarray):
             raw = np.ascontiguousarray(texts, dtype=np.uint8).reshape(-1).tobytes()
@@ -755,17 +753,11 @@ class SeqColumns(Sequence):
         reading item i gives record i itself."""
         records = tuple(records)
         n = len(records)
-        # (attribute getters and len of the arrays: C loops, no Python frame per record)
-        parts = list(map(attrgetter("codes"), records))
-        lengths = np.fromiter(map(len, parts), dtype=np.int64, count=n)
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
         if n == 1:
-            codes = np.ascontiguousarray(parts[0], dtype=np.uint8)
-        elif n:
-            codes = np.concatenate(parts).astype(np.uint8, copy=False)
+            codes = np.ascontiguousarray(records[0].codes, dtype=np.uint8)
+            offsets = end_to_end((codes,))
         else:
-            codes = np.zeros(0, dtype=np.uint8)
+            codes, offsets = concat_with_offsets(records)
         shifts = np.fromiter(map(attrgetter("offset"), records), dtype=np.int64, count=n)
         return cls(codes, offsets[:-1], offsets[1:], Ids(list(map(attrgetter("id"), records))),
                    shifts if shifts.any() else None, records=records, check=False)
@@ -844,14 +836,20 @@ def _ids(ids, count: int) -> Ids:
     return Ids([str(i) for i in ids])
 
 
-def concat_with_offsets(records: list[Record]) -> tuple[np.ndarray, np.ndarray]:
+def end_to_end(parts) -> np.ndarray:
+    """The offsets of ``parts`` (anything with a length) laid end to end: 0, then where each
+    ends (int64; a C loop over the lengths, no Python frame per part)."""
+    offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)), out=offsets[1:])
+    return offsets
+
+
+def concat_with_offsets(records: Sequence[Record]) -> tuple[np.ndarray, np.ndarray]:
     """Concatenate encoded records; ``offsets[i]:offsets[i+1]`` is record i.
 
     Kernels take one flat array plus offsets so that a numba loop can walk all
     records without Python objects, and so that no match spans two records.
     """
-    lengths = np.array([len(r) for r in records], dtype=np.int64)
-    offsets = np.zeros(len(records) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    flat = np.concatenate([r.codes for r in records]) if records else np.zeros(0, np.uint8)
-    return flat.astype(np.uint8, copy=False), offsets
+    parts = list(map(attrgetter("codes"), records))
+    flat = np.concatenate(parts) if parts else np.zeros(0, np.uint8)
+    return flat.astype(np.uint8, copy=False), end_to_end(parts)
