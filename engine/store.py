@@ -558,31 +558,6 @@ class GenomeStore:
     def records(self) -> list["StoreRecord"]:
         return [StoreRecord(self, i) for i in range(self.n_records)]
 
-    def read(self, index: int, start: int, end: int, out: np.ndarray | None = None,
-             at: int = 0) -> np.ndarray:
-        """Codes [start, end) of record ``index`` (clipped to it), unpacked into ``out[at:]``
-        (a new array when ``out`` is None). Returns the codes written."""
-        length = int(self.lengths[index])
-        start, end = max(0, start), min(end, length)
-        n = max(0, end - start)
-        if out is None:
-            out, at = np.empty(n, dtype=np.uint8), 0
-        unpack_into(self.payload, int(self.offsets[index]), start, n, out, at)
-        return out[at:at + n]
-
-    def gather(self, index: int, positions: np.ndarray) -> np.ndarray:
-        """Codes at scattered ``positions`` of record ``index``."""
-        out = np.empty(positions.shape[0], dtype=np.uint8)
-        gather_into(self.payload, int(self.offsets[index]),
-                    np.ascontiguousarray(positions, dtype=np.int64), out)
-        return out
-
-    def read_rc(self, index: int, start: int, end: int, out: np.ndarray, at: int = 0) -> np.ndarray:
-        """The reverse complement of codes [start, end) of record ``index``, into ``out[at:]``."""
-        n = end - start
-        unpack_rc_into(self.payload, int(self.offsets[index]), start, n, COMPLEMENT_TABLE, out, at)
-        return out[at:at + n]
-
     def plain_bases(self, index: int) -> int:
         """How many bases of record ``index`` are A, C, G or T: counted in the packed bytes
         a block at a time, each block's pages released after (a 3.1 Gb store costs about a
@@ -676,15 +651,21 @@ class StoreRecord(Record):
 
     def read_into(self, start: int, end: int, reverse: bool, out: np.ndarray, at: int) -> None:
         """Codes [start, end) (their reverse complement when ``reverse``) into ``out[at:]``,
-        unpacked straight from the map (what streaming reads a chunk with)."""
+        unpacked straight from the map (what streaming reads a chunk with; forward, clipped
+        to the record)."""
+        payload, offset = self.store.payload, int(self.store.offsets[self.index])
         if reverse:
-            self.store.read_rc(self.index, start, end, out, at)
+            unpack_rc_into(payload, offset, start, end - start, COMPLEMENT_TABLE, out, at)
         else:
-            self.store.read(self.index, start, end, out, at)
+            start, end = max(0, start), min(end, len(self))
+            unpack_into(payload, offset, start, max(0, end - start), out, at)
 
     def gather(self, positions: np.ndarray) -> np.ndarray:
         """Codes at scattered ``positions``."""
-        return self.store.gather(self.index, positions)
+        out = np.empty(positions.shape[0], dtype=np.uint8)
+        gather_into(self.store.payload, int(self.store.offsets[self.index]),
+                    np.ascontiguousarray(positions, dtype=np.int64), out)
+        return out
 
     def slice(self, start: int, end: int | None = None) -> Record:
         end = len(self) if end is None else min(end, len(self))
