@@ -112,11 +112,10 @@ def as_background(records, gap_min: int | None = None) -> list[Record]:
         view = getattr(record, "with_gap_min", None)
         if view is not None:
             out.append(view(gap_min))
-            continue
-        if type(record).chunk is not Record.chunk:  # codes read on demand: masked as read
+        elif type(record).chunk is not Record.chunk:  # codes read on demand: masked as read
             out.append(GapMaskedRecord(record, gap_min))
-            continue
-        out.append(_masked_record(record, gap_min))
+        else:
+            out.append(_masked_record(record, gap_min))
     return out
 
 
