@@ -871,13 +871,10 @@ class _Writer:
         for parts, open_at in ((self._n_parts, n_open), (self._m_parts, m_open)):
             if open_at >= 0:  # a run that reaches the record's end
                 parts.append(np.array([[open_at, length]], dtype=np.int64))
-        self.n_runs.append(np.concatenate(self._n_parts) if self._n_parts
-                           else np.zeros((0, 2), dtype=np.int64))
-        if self._mask_blocks is not None:
-            self.mask_runs.append(self._mask_blocks)
-        else:
-            self.mask_runs.append(np.concatenate(self._m_parts) if self._m_parts
-                                  else np.zeros((0, 2), dtype=np.int64))
+        n_rows, m_rows = (np.concatenate([np.zeros((0, 2), dtype=np.int64), *parts])
+                          for parts in (self._n_parts, self._m_parts))
+        self.n_runs.append(n_rows)
+        self.mask_runs.append(m_rows if self._mask_blocks is None else self._mask_blocks)
 
     def intervals(self) -> bytes:
         """The interval section: N starts, N ends, mask starts, mask ends (int64)."""
