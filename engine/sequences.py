@@ -829,10 +829,8 @@ def _ids(ids, count: int) -> Ids:
     """An :class:`Ids` column from what SeqColumns takes: Ids, a str prefix, None or strings."""
     if isinstance(ids, Ids):
         return ids
-    if ids is None:
-        return Ids.numbered("seq", count)
-    if isinstance(ids, str):
-        return Ids.numbered(ids, count)
+    if ids is None or isinstance(ids, str):
+        return Ids.numbered("seq" if ids is None else ids, count)
     return Ids([str(i) for i in ids])
 
 
