@@ -326,11 +326,9 @@ def touches_gap(gaps: tuple[np.ndarray, np.ndarray], starts, ends) -> np.ndarray
 
 def text_gaps(records) -> tuple[np.ndarray, np.ndarray]:
     """The gap stretches of masked records laid end to end (concat_with_offsets' numbering)."""
-    starts, ends, at = [], [], 0
+    starts, ends, at = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)], 0
     for record in records:
         lo, hi = record_runs(record, GAP_CODE)
         starts.append(lo + at), ends.append(hi + at)
         at += len(record)
-    if not starts:
-        return _runs(np.zeros(0, dtype=bool))
     return np.concatenate(starts), np.concatenate(ends)
