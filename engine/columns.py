@@ -286,9 +286,7 @@ class Ids(Sequence):
         return f"{self.prefix}{i if self.numbers is None else int(self.numbers[i])}"
 
     def __eq__(self, other):
-        if isinstance(other, Ids):
-            return list(self) == list(other)
-        if isinstance(other, (tuple, list)):
+        if isinstance(other, (Ids, tuple, list)):
             return list(self) == list(other)
         return NotImplemented
 
@@ -335,13 +333,8 @@ def categorical(codes: np.ndarray, labels: Sequence[str]):
 
 
 def labels(ids: Sequence[str], codes: np.ndarray) -> list:
-    """``ids[code]`` for every code (a list, for the writers)."""
-    if isinstance(ids, Ids):
-        return ids.labels(codes)
-    if len(ids) == 1:
-        return [ids[0]] * int(codes.shape[0])
-    table = list(ids)
-    return [table[c] for c in codes.tolist()]
+    """``ids[code]`` for every code (a list, for the writers): :meth:`Ids.labels`."""
+    return (ids if isinstance(ids, Ids) else Ids(ids)).labels(codes)
 
 
 class ColumnBuffer:

@@ -112,11 +112,10 @@ def as_background(records, gap_min: int | None = None) -> list[Record]:
         view = getattr(record, "with_gap_min", None)
         if view is not None:
             out.append(view(gap_min))
-            continue
-        if type(record).chunk is not Record.chunk:  # codes read on demand: masked as read
+        elif type(record).chunk is not Record.chunk:  # codes read on demand: masked as read
             out.append(GapMaskedRecord(record, gap_min))
-            continue
-        out.append(_masked_record(record, gap_min))
+        else:
+            out.append(_masked_record(record, gap_min))
     return out
 
 
@@ -215,28 +214,16 @@ def record_runs(record, code: int = N_CODE) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _scan_runs(record, code: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`record_runs` by a pass over the record's codes, a block at a time."""
+    """:func:`record_runs` by a pass over the record's codes, a block at a time: a run that
+    crosses a block's edge is found as two, which touch, and joined."""
     size = len(record)
-    starts, ends = [], []
-    open_start = -1  # the start of a run that reaches the end of the block before
+    starts, ends = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
     for lo in range(0, size, _BLOCK):
-        hi = min(lo + _BLOCK, size)
-        s, e = _runs(record.chunk(lo, hi) == code)
-        s, e = s + lo, e + lo
-        if open_start >= 0:
-            if s.size and s[0] == lo:
-                s[0] = open_start
-            else:
-                starts.append(np.array([open_start])), ends.append(np.array([lo]))
-            open_start = -1
-        if e.size and e[-1] == hi and hi < size:
-            open_start = int(s[-1])
-            s, e = s[:-1], e[:-1]
-        starts.append(s), ends.append(e)
-    if not starts:
-        out = _runs(np.zeros(0, dtype=bool))
-    else:
-        out = (np.concatenate(starts).astype(np.int64), np.concatenate(ends).astype(np.int64))
+        s, e = _runs(record.chunk(lo, min(lo + _BLOCK, size)) == code)
+        starts.append(s + lo), ends.append(e + lo)
+    starts, ends = np.concatenate(starts), np.concatenate(ends)
+    cut = np.flatnonzero(starts[1:] == ends[:-1])  # (runs inside a block never touch)
+    out = (np.delete(starts, cut + 1), np.delete(ends, cut))
     for array in out:  # (kept and shared: nobody may change them)
         array.flags.writeable = False
     return out
@@ -339,11 +326,9 @@ def touches_gap(gaps: tuple[np.ndarray, np.ndarray], starts, ends) -> np.ndarray
 
 def text_gaps(records) -> tuple[np.ndarray, np.ndarray]:
     """The gap stretches of masked records laid end to end (concat_with_offsets' numbering)."""
-    starts, ends, at = [], [], 0
+    starts, ends, at = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)], 0
     for record in records:
         lo, hi = record_runs(record, GAP_CODE)
         starts.append(lo + at), ends.append(hi + at)
         at += len(record)
-    if not starts:
-        return _runs(np.zeros(0, dtype=bool))
     return np.concatenate(starts), np.concatenate(ends)

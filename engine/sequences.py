@@ -377,6 +377,13 @@ def _text_limit() -> int | None:
     return None if free is None else free // READ_BYTES_PER_TEXT_BYTE
 
 
+def _refuse_too_large(path: Path, what: str, limit: int) -> None:
+    """Refuse a file with more text than :func:`_text_limit` (``what``: how much)."""
+    raise SequenceError(f"{path}: {what} more text than this process can read into memory "
+                        f"(about {limit:,} bytes): build a genome store with 'primerscope "
+                        f"index {path} -o NAME.psg' and give that instead")
+
+
 def _gunzip(fh, path: Path, limit: int | None) -> bytes:
     """The unpacked bytes of a gzip stream, read a block at a time and never more than
     ``limit`` of them: a small file may unpack to gigabytes (a gzip bomb)."""
@@ -386,11 +393,7 @@ def _gunzip(fh, path: Path, limit: int | None) -> bytes:
             while block := gz.read(1 << 24):
                 total += len(block)
                 if limit is not None and total > limit:
-                    what = "unpacks to"
-                    raise SequenceError(f"{path}: {what} more text than this process can read into "
-                                        f"memory (about {limit:,} bytes): build a genome store "
-                                        f"with 'primerscope index {path} -o NAME.psg' and give "
-                                        f"that instead")
+                    _refuse_too_large(path, "unpacks to", limit)
                 blocks.append(block)
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise SequenceError(f"{path}: corrupt gzip file ({exc})") from None
@@ -406,11 +409,7 @@ def _read_text(path: Path) -> str:
         if not gzipped:
             size = os.fstat(fh.fileno()).st_size
             if limit is not None and size > limit:
-                what = f"holds {size:,} bytes,"
-                raise SequenceError(f"{path}: {what} more text than this process can read into "
-                                    f"memory (about {limit:,} bytes): build a genome store "
-                                    f"with 'primerscope index {path} -o NAME.psg' and give "
-                                    f"that instead")
+                _refuse_too_large(path, f"holds {size:,} bytes,", limit)
             data = fh.read()
         else:
             data = _gunzip(fh, path, limit)
@@ -731,9 +730,7 @@ class SeqColumns(Sequence):
         if offsets is None:
             parts = [t.encode("latin-1", errors="replace") if isinstance(t, str) else bytes(t)
                      for t in texts]
-            offsets = np.zeros(len(parts) + 1, dtype=np.int64)
-            np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)),
-                      out=offsets[1:])
+            offsets = end_to_end(parts)
             raw = b"".join(parts)
         elif isinstance(texts, np.ndarray):
             raw = np.ascontiguousarray(texts, dtype=np.uint8).reshape(-1).tobytes()
@@ -756,17 +753,11 @@ class SeqColumns(Sequence):
         reading item i gives record i itself."""
         records = tuple(records)
         n = len(records)
-        # (attribute getters and len of the arrays: C loops, no Python frame per record)
-        parts = list(map(attrgetter("codes"), records))
-        lengths = np.fromiter(map(len, parts), dtype=np.int64, count=n)
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
         if n == 1:
-            codes = np.ascontiguousarray(parts[0], dtype=np.uint8)
-        elif n:
-            codes = np.concatenate(parts).astype(np.uint8, copy=False)
+            codes = np.ascontiguousarray(records[0].codes, dtype=np.uint8)
+            offsets = end_to_end((codes,))
         else:
-            codes = np.zeros(0, dtype=np.uint8)
+            codes, offsets = concat_with_offsets(records)
         shifts = np.fromiter(map(attrgetter("offset"), records), dtype=np.int64, count=n)
         return cls(codes, offsets[:-1], offsets[1:], Ids(list(map(attrgetter("id"), records))),
                    shifts if shifts.any() else None, records=records, check=False)
@@ -838,21 +829,25 @@ def _ids(ids, count: int) -> Ids:
     """An :class:`Ids` column from what SeqColumns takes: Ids, a str prefix, None or strings."""
     if isinstance(ids, Ids):
         return ids
-    if ids is None:
-        return Ids.numbered("seq", count)
-    if isinstance(ids, str):
-        return Ids.numbered(ids, count)
+    if ids is None or isinstance(ids, str):
+        return Ids.numbered("seq" if ids is None else ids, count)
     return Ids([str(i) for i in ids])
 
 
-def concat_with_offsets(records: list[Record]) -> tuple[np.ndarray, np.ndarray]:
+def end_to_end(parts) -> np.ndarray:
+    """The offsets of ``parts`` (anything with a length) laid end to end: 0, then where each
+    ends (int64; a C loop over the lengths, no Python frame per part)."""
+    offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)), out=offsets[1:])
+    return offsets
+
+
+def concat_with_offsets(records: Sequence[Record]) -> tuple[np.ndarray, np.ndarray]:
     """Concatenate encoded records; ``offsets[i]:offsets[i+1]`` is record i.
 
     Kernels take one flat array plus offsets so that a numba loop can walk all
     records without Python objects, and so that no match spans two records.
     """
-    lengths = np.array([len(r) for r in records], dtype=np.int64)
-    offsets = np.zeros(len(records) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    flat = np.concatenate([r.codes for r in records]) if records else np.zeros(0, np.uint8)
-    return flat.astype(np.uint8, copy=False), offsets
+    parts = list(map(attrgetter("codes"), records))
+    flat = np.concatenate(parts) if parts else np.zeros(0, np.uint8)
+    return flat.astype(np.uint8, copy=False), end_to_end(parts)

@@ -78,7 +78,7 @@ from numba import njit
 from engine.gaps import GAP_CODE, GAP_MIN, N_CODE
 from engine.jobs import check_int
 from engine.output import open_output
-from engine.sequences import (COMPLEMENT_TABLE, IUPAC_CODES, STORE_MAGIC, STORE_SUFFIX, Record,
+from engine.sequences import (_ENCODE_TABLE, COMPLEMENT_TABLE, STORE_MAGIC, STORE_SUFFIX, Record,
                               SequenceError, SequenceWarning, _describe_bad, _description,
                               clip_intervals, reading_errors, record_id, _sniff_format, unique_names,
                               warn_renamed)
@@ -102,12 +102,8 @@ _HEADER_CRC = struct.Struct("<I")
 BUILD_BLOCK = 1 << 23
 
 _SKIP = 255  # white space inside sequence lines (FASTA: Biopython drops " \t\r\n")
-_BUILD_TABLE = np.zeros(256, dtype=np.uint8)
-for _letter, _code in IUPAC_CODES.items():
-    _BUILD_TABLE[ord(_letter)] = _BUILD_TABLE[ord(_letter.lower())] = _code
-_BUILD_TABLE[ord("U")] = _BUILD_TABLE[ord("u")] = IUPAC_CODES["T"]
-for _space in b" \t\r\n":
-    _BUILD_TABLE[_space] = _SKIP
+_BUILD_TABLE = _ENCODE_TABLE.copy()  # encode's table, white space skipped
+_BUILD_TABLE[list(b" \t\r\n")] = _SKIP
 
 
 class StoreError(SequenceError):
@@ -341,8 +337,7 @@ class GenomeStore:
             self._read_header(head, size)
             table = os.pread(fd, self.table_bytes, self.table_offset)
             if len(table) != self.table_bytes or zlib.crc32(table) != self._table_crc:
-                raise StoreError(f"{self.path}: corrupt genome store (record table checksum "
-                                 "mismatch); rebuild it with primerscope index")
+                raise self._corrupt("record table checksum mismatch")
             self._read_table(table)
             self._map = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else None
         finally:
@@ -447,15 +442,11 @@ class GenomeStore:
         self._n_counts = self._mask_counts = None
         if self.version >= 2:
             self._n_counts, self._mask_counts = arrays[2 * n:3 * n], arrays[3 * n:]
-            counts = arrays[2 * n:]
-            if n and (counts.min() < 0 or counts.max() > self.interval_bytes // 16):
-                raise StoreError(f"{self.path}: corrupt genome store (interval table size); "
-                                 "rebuild it with primerscope index")
-            total = int(self._n_counts.sum() + self._mask_counts.sum())
-            if self.interval_bytes != 16 * total or \
+            counts = arrays[2 * n:]  # (bounded before they are summed: no overflow)
+            if (n and (counts.min() < 0 or counts.max() > self.interval_bytes // 16)) or \
+                    self.interval_bytes != 16 * int(counts.sum()) or \
                     self.interval_offset + self.interval_bytes > self.file_bytes:
-                raise StoreError(f"{self.path}: corrupt genome store (interval table size); "
-                                 "rebuild it with primerscope index")
+                raise self._corrupt("interval table size")
         self._intervals = None
         self._scanned: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -472,8 +463,7 @@ class GenomeStore:
                                 offset=self.interval_offset) if self.interval_bytes else \
                 np.zeros(0, dtype=np.uint8)
             if zlib.crc32(raw) != self._interval_crc:
-                raise StoreError(f"{self.path}: corrupt genome store (interval table checksum "
-                                 "mismatch); rebuild it with primerscope index")
+                raise self._corrupt("interval table checksum mismatch")
             values = raw.view("<i8")
             n_total, m_total = int(self._n_counts.sum()), int(self._mask_counts.sum())
             parts = np.split(values, np.cumsum([n_total, n_total, m_total]))
@@ -568,31 +558,6 @@ class GenomeStore:
     def records(self) -> list["StoreRecord"]:
         return [StoreRecord(self, i) for i in range(self.n_records)]
 
-    def read(self, index: int, start: int, end: int, out: np.ndarray | None = None,
-             at: int = 0) -> np.ndarray:
-        """Codes [start, end) of record ``index`` (clipped to it), unpacked into ``out[at:]``
-        (a new array when ``out`` is None). Returns the codes written."""
-        length = int(self.lengths[index])
-        start, end = max(0, start), min(end, length)
-        n = max(0, end - start)
-        if out is None:
-            out, at = np.empty(n, dtype=np.uint8), 0
-        unpack_into(self.payload, int(self.offsets[index]), start, n, out, at)
-        return out[at:at + n]
-
-    def gather(self, index: int, positions: np.ndarray) -> np.ndarray:
-        """Codes at scattered ``positions`` of record ``index``."""
-        out = np.empty(positions.shape[0], dtype=np.uint8)
-        gather_into(self.payload, int(self.offsets[index]),
-                    np.ascontiguousarray(positions, dtype=np.int64), out)
-        return out
-
-    def read_rc(self, index: int, start: int, end: int, out: np.ndarray, at: int = 0) -> np.ndarray:
-        """The reverse complement of codes [start, end) of record ``index``, into ``out[at:]``."""
-        n = end - start
-        unpack_rc_into(self.payload, int(self.offsets[index]), start, n, COMPLEMENT_TABLE, out, at)
-        return out[at:at + n]
-
     def plain_bases(self, index: int) -> int:
         """How many bases of record ``index`` are A, C, G or T: counted in the packed bytes
         a block at a time, each block's pages released after (a 3.1 Gb store costs about a
@@ -686,15 +651,21 @@ class StoreRecord(Record):
 
     def read_into(self, start: int, end: int, reverse: bool, out: np.ndarray, at: int) -> None:
         """Codes [start, end) (their reverse complement when ``reverse``) into ``out[at:]``,
-        unpacked straight from the map (what streaming reads a chunk with)."""
+        unpacked straight from the map (what streaming reads a chunk with; forward, clipped
+        to the record)."""
+        payload, offset = self.store.payload, int(self.store.offsets[self.index])
         if reverse:
-            self.store.read_rc(self.index, start, end, out, at)
+            unpack_rc_into(payload, offset, start, end - start, COMPLEMENT_TABLE, out, at)
         else:
-            self.store.read(self.index, start, end, out, at)
+            start, end = max(0, start), min(end, len(self))
+            unpack_into(payload, offset, start, max(0, end - start), out, at)
 
     def gather(self, positions: np.ndarray) -> np.ndarray:
         """Codes at scattered ``positions``."""
-        return self.store.gather(self.index, positions)
+        out = np.empty(positions.shape[0], dtype=np.uint8)
+        gather_into(self.store.payload, int(self.store.offsets[self.index]),
+                    np.ascontiguousarray(positions, dtype=np.int64), out)
+        return out
 
     def slice(self, start: int, end: int | None = None) -> Record:
         end = len(self) if end is None else min(end, len(self))
@@ -719,7 +690,7 @@ class GappedStoreRecord(StoreRecord):
                 f"store={self.store.path!r})")
 
     def __reduce__(self):
-        return _gapped_record, (self.store, self.index, self.gap_min)
+        return GappedStoreRecord, (self.store, self.index, self.gap_min)
 
     def gap_runs(self) -> tuple[np.ndarray, np.ndarray]:
         return self._gaps
@@ -730,9 +701,6 @@ class GappedStoreRecord(StoreRecord):
         starts, ends = StoreRecord.n_runs(self, min_len)
         keep = ends - starts < self.gap_min
         return starts[keep], ends[keep]
-
-    def with_gap_min(self, gap_min: int | None = None) -> "GappedStoreRecord":
-        return StoreRecord.with_gap_min(self, gap_min)
 
     def read_into(self, start: int, end: int, reverse: bool, out: np.ndarray, at: int) -> None:
         super().read_into(start, end, reverse, out, at)
@@ -748,10 +716,6 @@ class GappedStoreRecord(StoreRecord):
             inside[inside] = starts[run[inside]] <= positions[inside]
             out[inside] = GAP_CODE
         return out
-
-
-def _gapped_record(store: GenomeStore, index: int, gap_min: int) -> GappedStoreRecord:
-    return GappedStoreRecord(store, index, gap_min)
 
 
 def open_store(path: str | os.PathLike) -> GenomeStore:
@@ -792,8 +756,7 @@ def verify(path: str | os.PathLike, progress: Callable[[int, int], None] | None 
         if progress:
             progress(min(store.payload_bytes, lo + step), store.payload_bytes)
     if digest.hexdigest() != store.payload_sha256:
-        raise StoreError(f"{store.path}: corrupt genome store (payload checksum mismatch); "
-                         "rebuild it with primerscope index")
+        raise store._corrupt("payload checksum mismatch")
     if store.has_intervals:
         store._tables()  # checks the interval section's CRC and rows
         for index in range(store.n_records):  # the N table says where the codes are N
@@ -808,32 +771,6 @@ def verify(path: str | os.PathLike, progress: Callable[[int, int], None] | None 
 
 
 # ---------------------------------------------------------------------------- building
-
-class _HashingReader:
-    """A binary file wrapper that hashes and counts the bytes read through it."""
-
-    def __init__(self, fh):
-        self.fh, self.sha, self.count = fh, hashlib.sha256(), 0
-
-    def read(self, n=-1):
-        data = self.fh.read(n)
-        self.sha.update(data)
-        self.count += len(data)
-        return data
-
-    def readinto(self, buf):
-        n = self.fh.readinto(buf)
-        self.sha.update(memoryview(buf)[:n])
-        self.count += n
-        return n
-
-    def close(self):
-        pass
-
-    @property
-    def closed(self):
-        return self.fh.closed
-
 
 class _Writer:
     """Packs records into the payload of a store being written to ``fh``, noting each
@@ -934,13 +871,10 @@ class _Writer:
         for parts, open_at in ((self._n_parts, n_open), (self._m_parts, m_open)):
             if open_at >= 0:  # a run that reaches the record's end
                 parts.append(np.array([[open_at, length]], dtype=np.int64))
-        self.n_runs.append(np.concatenate(self._n_parts) if self._n_parts
-                           else np.zeros((0, 2), dtype=np.int64))
-        if self._mask_blocks is not None:
-            self.mask_runs.append(self._mask_blocks)
-        else:
-            self.mask_runs.append(np.concatenate(self._m_parts) if self._m_parts
-                                  else np.zeros((0, 2), dtype=np.int64))
+        n_rows, m_rows = (np.concatenate([np.zeros((0, 2), dtype=np.int64), *parts])
+                          for parts in (self._n_parts, self._m_parts))
+        self.n_runs.append(n_rows)
+        self.mask_runs.append(m_rows if self._mask_blocks is None else self._mask_blocks)
 
     def intervals(self) -> bytes:
         """The interval section: N starts, N ends, mask starts, mask ends (int64)."""
@@ -1141,15 +1075,22 @@ def check_twobit(path: Path) -> None:
 
 
 class _Source:
-    """The source file opened once: hashed as it is read, with its first bytes kept."""
+    """The source file opened once, read through :meth:`read` (what the format readers and
+    gzip call), which hashes and counts the bytes; its first two bytes kept (gzip's magic)."""
 
     def __init__(self, path: Path):
         with reading_errors(path, StoreError):
             self.fh = open(path, "rb")
         st = os.fstat(self.fh.fileno())
         self.size, self.mtime_ns = st.st_size, st.st_mtime_ns
-        self.reader = _HashingReader(self.fh)
-        self.reader.peek_magic = self.fh.peek(2)[:2] if hasattr(self.fh, "peek") else b""
+        self.sha, self.count = hashlib.sha256(), 0
+        self.peek_magic = self.fh.peek(2)[:2]
+
+    def read(self, n=-1):
+        data = self.fh.read(n)
+        self.sha.update(data)
+        self.count += len(data)
+        return data
 
 
 def source_format(path: Path) -> str:
@@ -1190,11 +1131,10 @@ def build(source: str | os.PathLike, output: str | os.PathLike,
     if fmt == "twobit":
         check_twobit(path)  # before a byte is written: no temporary to leave
     src = _Source(path)
-    done = src.reader
 
     def on_block():
         if progress:
-            progress(done.count, src.size)
+            progress(src.count, src.size)
 
     try:
         with open_output(os.fspath(output), "wb") as fh:
@@ -1202,11 +1142,11 @@ def build(source: str | os.PathLike, output: str | os.PathLike,
             writer = _Writer(fh, str(path))
             try:
                 if fmt == "fasta":
-                    _fasta(path, done, writer, on_block)
+                    _fasta(path, src, writer, on_block)
                 elif fmt == "twobit":
-                    _twobit(path, done, writer, on_block)
+                    _twobit(path, src, writer, on_block)
                 else:
-                    _biopython(path, done, fmt, writer, on_block)
+                    _biopython(path, src, fmt, writer, on_block)
             except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
                 raise StoreError(f"{path}: corrupt gzip file ({exc})") from None
             if not writer.ids:
@@ -1234,7 +1174,7 @@ def build(source: str | os.PathLike, output: str | os.PathLike,
             file_bytes = interval_offset + len(intervals)
             bases = int(sum(writer.lengths))
             header = _HEADER.pack(MAGIC, VERSION, FLAG_PACKED, n, bases, HEADER_BYTES, writer.pos,
-                                  table_offset, len(table), file_bytes, src.reader.sha.digest(),
+                                  table_offset, len(table), file_bytes, src.sha.digest(),
                                   writer.sha.digest(), zlib.crc32(table), interval_offset,
                                   len(intervals), zlib.crc32(intervals), gap_min)
             fh.flush()

@@ -77,7 +77,7 @@ import numpy as np
 
 from engine import config
 from engine.gaps import GAP_CODE, record_runs
-from engine.sequences import COMPLEMENT_TABLE, Record
+from engine.sequences import COMPLEMENT_TABLE, Record, end_to_end
 
 
 @dataclass(frozen=True)
@@ -317,9 +317,7 @@ class FlatText:
 
     def __init__(self, records):
         self.records = tuple(records)
-        lengths = np.array([len(r) for r in self.records], dtype=np.int64)
-        self.offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
-        np.cumsum(lengths, out=self.offsets[1:])
+        self.offsets = end_to_end(self.records)
         self.shape = (int(self.offsets[-1]),)
         self.dtype = np.dtype(np.uint8)
 
