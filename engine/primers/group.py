@@ -93,15 +93,12 @@ class Genome:
 def genome_name(path) -> str:
     """A genome's name from its file: the base name without sequence suffixes."""
     name = os.path.basename(os.fspath(path))
-    lowered = name.lower()
-    changed = True
-    while changed:
-        changed = False
-        for suffix in _SUFFIXES:
-            if lowered.endswith(suffix) and len(lowered) > len(suffix):
-                name, lowered = name[:-len(suffix)], lowered[:-len(suffix)]
-                changed = True
-    return name
+    while True:   # (at most one suffix ends a name: none is the end of another)
+        suffix = next((s for s in _SUFFIXES if name.lower().endswith(s) and len(name) > len(s)),
+                      None)
+        if suffix is None:
+            return name
+        name = name[:-len(suffix)]
 
 
 def load_genome(path, name: str | None = None) -> Genome:
