@@ -328,14 +328,12 @@ SUPPORT_RADIUS = 24
 
 
 def _genomes(items, role: str) -> tuple[Genome, ...]:
-    out = []
-    for item in items:
-        out.append(item if isinstance(item, Genome) else load_genome(item))
+    out = tuple(item if isinstance(item, Genome) else load_genome(item) for item in items)
     names = [g.name for g in out]
     for name in names:
         if names.count(name) > 1:
             raise ValueError(f"{role} genome name {name!r} appears twice (names must be unique)")
-    return tuple(out)
+    return out
 
 
 def make_job(include, exclude, k: int, settings: GroupSettings | None = None, *, backend=None,
