@@ -395,9 +395,7 @@ class _CallableModule(type(os)):
     """This module, callable: ``engine.primers.group(include, exclude, k)`` is the issue's
     Python API, while ``engine.primers.group.GroupSettings`` and the rest stay reachable."""
 
-    def __call__(self, include, exclude, k: int, settings: GroupSettings | None = None,
-                 **options) -> GroupResult:
-        return group(include, exclude, k, settings, **options)
+    __call__ = staticmethod(group)
 
 
 sys.modules[__name__].__class__ = _CallableModule
