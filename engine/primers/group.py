@@ -53,7 +53,7 @@ from __future__ import annotations
 import csv
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -234,10 +234,7 @@ def pair_dict(p: GroupPair, rank: int) -> dict:
     return {"rank": rank, "record": p.record, "penalty": p.penalty,
             "product_size": p.product_size, "coverage": p.coverage,
             "left": side_dict(p.left), "right": side_dict(p.right),
-            "products": [None if q is None else {
-                "genome": q.genome, "record": q.record, "start": q.start, "end": q.end,
-                "size": q.size, "left_edits": q.left_edits, "right_edits": q.right_edits}
-                for q in p.products]}
+            "products": [None if q is None else asdict(q) for q in p.products]}
 
 
 def to_json(result: GroupResult) -> dict:
