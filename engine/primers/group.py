@@ -588,11 +588,8 @@ def _search(job, cancel, children):
     conservation.update({r.id: (c / n).astype(np.float32) for r, c in
                          zip(ref_records, table.per_record(count))})
     excluded_rows = table.per_record(excluded_seed)
-    near = [np.asarray(s) >= need for s in support]   # a shared seed within the radius
-    if exact:
-        conserved = [gs.covered(c >= need, design.len_min) for c in exact_count]
-    else:
-        conserved = near
+    conserved = ([gs.covered(c >= need, design.len_min) for c in exact_count] if exact
+                 else [np.asarray(s) >= need for s in support])   # a shared seed within the radius
     windows = [(ri, a, b) for ri, row in enumerate(conserved) for a, b in gs.runs(row)
                if b - a >= design.len_min]
     stages["seeds"] = now() - t0
