@@ -714,12 +714,9 @@ def _search(job, cancel, children):
     # 3. verification rounds ---------------------------------------------------------------
     def backgrounds(genomes):
         """The genomes' records as backgrounds (gaps.as_background), and each one's genome."""
-        records, owners = [], []
-        for gi, g in enumerate(genomes):
-            for r in gaps.as_background(g.records, gap_min):
-                records.append(r)
-                owners.append(gi)
-        return tuple(records), owners
+        pairs = [(r, gi) for gi, g in enumerate(genomes)
+                 for r in gaps.as_background(g.records, gap_min)]
+        return tuple(r for r, _ in pairs), [gi for _, gi in pairs]
 
     incl_records, genome_of = backgrounds(include)
     genome_of = np.asarray(genome_of, dtype=np.int64)
