@@ -476,6 +476,7 @@ def iter_solve(job, cancel=None):
 
 def _search(job, cancel, children):
     import dataclasses
+    import functools
     import math
 
     from engine import edit, gaps, registry
@@ -737,18 +738,13 @@ def _search(job, cancel, children):
     fail_excl = {g.name: 0 for g in exclude}
     fail_incl = {g: 0 for g in names}
     missing_products = {g: 0 for g in names}
-    products_known: dict = {}   # (left key, right key) -> products_of
     rounds = 0
 
+    @functools.cache
     def products_of(lk, rk) -> tuple:
         """Per inclusion genome, the pair's best product (fewest edits, then leftmost): the
         two primers facing each other on one record, in the size range, across no gap.
         (A primer's sites never change: each pair's products are worked out once.)"""
-        if (lk, rk) not in products_known:
-            products_known[(lk, rk)] = _products(lk, rk)
-        return products_known[(lk, rk)]
-
-    def _products(lk, rk) -> tuple:
         cols = {c: np.concatenate([sites_of[lk][c], sites_of[rk][c]]) for c in SITE_DTYPES}
         cols["primer"] = np.repeat(np.array([0, 1], dtype=np.int64),
                                    [len(sites_of[lk]["primer"]), len(sites_of[rk]["primer"])])
