@@ -787,8 +787,7 @@ def _search(job, cancel, children):
         keys = [key for key in dict.fromkeys(excl) if key not in verdict]
         if not keys:
             return True
-        ok = yield from _exclusivity(keys, lookup)
-        return ok
+        return (yield from _exclusivity(keys, lookup))
 
     def seeded(gen, label):
         """Progress (a line at the start, then every half second) of a group_exclusion pass
