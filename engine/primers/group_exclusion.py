@@ -158,8 +158,6 @@ def _scan(codes, two_bit, q, heads, entry_pattern, entry_offset, lengths, peqs, 
     val = 0
     run = 0
     covered = 0   # ambiguity windows verified up to here
-    last_lo = -1  # the last window kept (collect): a seed inside it needs no verifying
-    last_hi = -1
     n_pat = len(lengths)
     for p in range(n):
         t = two_bit[codes[p]]
@@ -184,7 +182,6 @@ def _scan(codes, two_bit, q, heads, entry_pattern, entry_offset, lengths, peqs, 
                                     continue
                                 if not _keep_window(windows, count, lo, hi, reach, n):
                                     return -1
-                                last_lo, last_hi = windows[count[0] - 1, 0], windows[count[0] - 1, 1]
                                 break
                     covered = hi
             continue
@@ -204,15 +201,15 @@ def _scan(codes, two_bit, q, heads, entry_pattern, entry_offset, lengths, peqs, 
                 a = 0
             if b > n:
                 b = n
-            if collect and a >= last_lo and b <= last_hi:
-                continue   # (a hit here lies in a window kept already)
+            last = count[0] - 1   # (collect: a seed inside the last window kept needs no verifying)
+            if collect and last >= 0 and windows[last, 0] <= a and b <= windows[last, 1]:
+                continue
             if _within(peqs[i], m, codes, a, b, e, pv, mv):
                 if not collect:
                     found[i >> 1] = True
                     continue
                 if not _keep_window(windows, count, a, b, reach, n):
                     return -1
-                last_lo, last_hi = windows[count[0] - 1, 0], windows[count[0] - 1, 1]
     return 0
 
 
