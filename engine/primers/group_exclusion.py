@@ -70,11 +70,6 @@ def pieces(m: int, e: int) -> list[tuple[int, int]]:
     return [(a, b - a) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-def seed_length(lengths, e: int) -> int:
-    """q for primers of these lengths at e edits: the shortest piece, at most SEED_MAX."""
-    return min(SEED_MAX, min(lengths) // (e + 1))
-
-
 def usable(codes: np.ndarray, e: int) -> bool:
     """Whether the filter can judge this primer: A/C/G/T only, at most PRIMER_MAX long, with
     pieces of at least SEED_MIN bases."""
@@ -90,7 +85,8 @@ class SeedIndex:
     def __init__(self, primers, e: int):
         self.e = e
         self.count = len(primers)
-        self.q = q = seed_length([len(p) for p in primers], e)
+        # q: the shortest piece of any primer, at most SEED_MAX
+        self.q = q = min(SEED_MAX, min(len(p) for p in primers) // (e + 1))
         oriented = []
         for p in primers:
             p = np.asarray(p, dtype=np.uint8)
@@ -331,4 +327,4 @@ def hits(primers, records, e: int, threads: int | None = None) -> np.ndarray:
 
 
 __all__ = ["CHUNK", "PRIMER_MAX", "SEED_MAX", "SEED_MIN", "SeedIndex", "hits", "iter_hits",
-           "iter_windows", "pieces", "regions", "seed_length", "usable"]
+           "iter_windows", "pieces", "regions", "usable"]
