@@ -125,20 +125,18 @@ def sites_from_result(primer_text: str, result) -> OffTargetSites:
         if h.start is None:  # a cancelled run may leave hits without alignments
             continue
         groups.setdefault((h.record_id, h.strand), []).append(h)
-    sites = []
+    clusters = []
     for hits in groups.values():
         hits.sort(key=lambda h: (h.start, h.end))
-        cluster = [hits[0]]
+        clusters.append([hits[0]])
         reach = hits[0].end
-        for h in hits[1:] + [None]:
-            if h is not None and h.start <= reach:
-                cluster.append(h)
-                reach = max(reach, h.end)
-                continue
-            best = min(cluster, key=lambda x: (x.distance, x.start, x.end))
-            sites.append(_site(primer_text, best))
-            if h is not None:
-                cluster, reach = [h], h.end
+        for h in hits[1:]:
+            if h.start > reach:
+                clusters.append([])
+            clusters[-1].append(h)
+            reach = max(reach, h.end)
+    sites = [_site(primer_text, min(c, key=lambda x: (x.distance, x.start, x.end)))
+             for c in clusters]
     record_order = {}
     for h in result.hits:
         record_order.setdefault(h.record_id, len(record_order))
