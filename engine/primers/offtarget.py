@@ -137,9 +137,7 @@ def sites_from_result(primer_text: str, result) -> OffTargetSites:
             reach = max(reach, h.end)
     sites = [_site(primer_text, min(c, key=lambda x: (x.distance, x.start, x.end)))
              for c in clusters]
-    record_order = {}
-    for h in result.hits:
-        record_order.setdefault(h.record_id, len(record_order))
+    record_order = {rid: i for i, rid in enumerate(dict.fromkeys(h.record_id for h in result.hits))}
     sites.sort(key=lambda st: (record_order[st.record_id], st.start, st.strand))
     return OffTargetSites(sites)
 
