@@ -563,8 +563,7 @@ def _search(job, cancel, children):
     lookups = table.lookups((gaps.as_background(g.records, gap_min) for g in everyone),
                             cpu_threads)
     try:
-        for j, found in enumerate(lookups):
-            g = everyone[j]
+        for j, (g, found) in enumerate(zip(everyone, lookups)):
             if cancel.cancelled:
                 return result(False)
             if j < len(others):
