@@ -917,8 +917,7 @@ def _search(job, cancel, children):
         nonlocal rounds
         new = {}
         for c in fresh:
-            for o in c.lefts + c.rights:
-                key = _key(c.record, c.offset, o)
+            for key, o in zip(c.left_keys + c.right_keys, c.lefts + c.rights):
                 if key not in verdict:
                     new.setdefault(key, o)
         if 0 < len(new) <= VERIFY_ALL:   # few enough for one search: no rounds needed
