@@ -224,17 +224,14 @@ class GroupResult:
                          "include_3prime_exact": s.include_3prime_exact,
                          "min_coverage": s.min_coverage, "product_size": list(s.product_size),
                          "num_return": s.num_return},
-            "pairs": [pair_dict(p, rank) for rank, p in enumerate(self.pairs, start=1)],
+            "pairs": [{"rank": rank, "record": p.record, "penalty": p.penalty,
+                       "product_size": p.product_size, "coverage": p.coverage,
+                       "left": side_dict(p.left), "right": side_dict(p.right),
+                       "products": [None if q is None else asdict(q) for q in p.products]}
+                      for rank, p in enumerate(self.pairs, start=1)],
             "diagnosis": list(self.diagnosis), "stage_seconds": dict(self.stage_seconds),
             "complete": self.complete,
         }
-
-
-def pair_dict(p: GroupPair, rank: int) -> dict:
-    return {"rank": rank, "record": p.record, "penalty": p.penalty,
-            "product_size": p.product_size, "coverage": p.coverage,
-            "left": side_dict(p.left), "right": side_dict(p.right),
-            "products": [None if q is None else asdict(q) for q in p.products]}
 
 
 def to_json(result: GroupResult) -> dict:
