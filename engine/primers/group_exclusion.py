@@ -212,12 +212,8 @@ def _scan(codes, two_bit, q, heads, entry_pattern, entry_offset, lengths, peqs, 
 def _chunks(records, overlap):
     """(record, start, end) pieces of every record, each overlapping the next by ``overlap``
     (so a hit no longer than that lies whole in one)."""
-    jobs = []
-    for ri, r in enumerate(records):
-        n = len(r)
-        for a in range(0, max(n - overlap, 1), CHUNK):
-            jobs.append((ri, a, min(n, a + CHUNK + overlap)))
-    return jobs
+    return [(ri, a, min(len(r), a + CHUNK + overlap)) for ri, r in enumerate(records)
+            for a in range(0, max(len(r) - overlap, 1), CHUNK)]
 
 
 def _run(jobs, work, threads, cancel):
