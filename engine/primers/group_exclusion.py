@@ -288,8 +288,7 @@ def iter_windows(primers, records, e: int, threads: int | None = None, cancel=No
         return None
     out = []
     for ri in range(len(records)):
-        rows = [parts[job] for job in jobs if job[0] == ri]
-        w = np.concatenate(rows) if rows else _NO_WINDOWS
+        w = np.concatenate([parts[job] for job in jobs if job[0] == ri])   # (every record has a chunk)
         w = w[np.argsort(w[:, 0], kind="stable")]
         if len(w):   # merge overlapping or touching windows
             reach = np.maximum.accumulate(w[:, 1])
