@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import math
+from collections import Counter
 
 from engine.primers.export_panel import pair_rows
 from engine.primers.export_pcr import SITE_FIELDS, product_dict
@@ -43,13 +44,8 @@ def summary(result) -> list[dict]:
     """Per primer: its sites, the products it takes part in, its 3'-end dimers and its
     most stable dimer (lowest ΔG, itself included)."""
     names = [n for n, _ in result.primers]
-    sites = {n: 0 for n in names}
-    for s in site_dicts(result):
-        sites[s["primer"]] += 1
-    products = {n: 0 for n in names}
-    for p in result.products:
-        for n in {p.forward, p.reverse}:
-            products[n] += 1
+    sites = Counter(s["primer"] for s in site_dicts(result))
+    products = Counter(n for p in result.products for n in {p.forward, p.reverse})
     out = []
     for i, (name, seq) in enumerate(result.primers):
         row = result.dimer_dg[i]

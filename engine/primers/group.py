@@ -53,7 +53,7 @@ from __future__ import annotations
 import csv
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -93,15 +93,12 @@ class Genome:
 def genome_name(path) -> str:
     """A genome's name from its file: the base name without sequence suffixes."""
     name = os.path.basename(os.fspath(path))
-    lowered = name.lower()
-    changed = True
-    while changed:
-        changed = False
-        for suffix in _SUFFIXES:
-            if lowered.endswith(suffix) and len(lowered) > len(suffix):
-                name, lowered = name[:-len(suffix)], lowered[:-len(suffix)]
-                changed = True
-    return name
+    while True:   # (at most one suffix ends a name: none is the end of another)
+        suffix = next((s for s in _SUFFIXES if name.lower().endswith(s) and len(name) > len(s)),
+                      None)
+        if suffix is None:
+            return name
+        name = name[:-len(suffix)]
 
 
 def load_genome(path, name: str | None = None) -> Genome:
@@ -227,20 +224,14 @@ class GroupResult:
                          "include_3prime_exact": s.include_3prime_exact,
                          "min_coverage": s.min_coverage, "product_size": list(s.product_size),
                          "num_return": s.num_return},
-            "pairs": [pair_dict(p, rank) for rank, p in enumerate(self.pairs, start=1)],
+            "pairs": [{"rank": rank, "record": p.record, "penalty": p.penalty,
+                       "product_size": p.product_size, "coverage": p.coverage,
+                       "left": side_dict(p.left), "right": side_dict(p.right),
+                       "products": [None if q is None else asdict(q) for q in p.products]}
+                      for rank, p in enumerate(self.pairs, start=1)],
             "diagnosis": list(self.diagnosis), "stage_seconds": dict(self.stage_seconds),
             "complete": self.complete,
         }
-
-
-def pair_dict(p: GroupPair, rank: int) -> dict:
-    return {"rank": rank, "record": p.record, "penalty": p.penalty,
-            "product_size": p.product_size, "coverage": p.coverage,
-            "left": side_dict(p.left), "right": side_dict(p.right),
-            "products": [None if q is None else {
-                "genome": q.genome, "record": q.record, "start": q.start, "end": q.end,
-                "size": q.size, "left_edits": q.left_edits, "right_edits": q.right_edits}
-                for q in p.products]}
 
 
 def to_json(result: GroupResult) -> dict:
@@ -331,14 +322,12 @@ SUPPORT_RADIUS = 24
 
 
 def _genomes(items, role: str) -> tuple[Genome, ...]:
-    out = []
-    for item in items:
-        out.append(item if isinstance(item, Genome) else load_genome(item))
+    out = tuple(item if isinstance(item, Genome) else load_genome(item) for item in items)
     names = [g.name for g in out]
     for name in names:
         if names.count(name) > 1:
             raise ValueError(f"{role} genome name {name!r} appears twice (names must be unique)")
-    return tuple(out)
+    return out
 
 
 def make_job(include, exclude, k: int, settings: GroupSettings | None = None, *, backend=None,
@@ -400,9 +389,7 @@ class _CallableModule(type(os)):
     """This module, callable: ``engine.primers.group(include, exclude, k)`` is the issue's
     Python API, while ``engine.primers.group.GroupSettings`` and the rest stay reachable."""
 
-    def __call__(self, include, exclude, k: int, settings: GroupSettings | None = None,
-                 **options) -> GroupResult:
-        return group(include, exclude, k, settings, **options)
+    __call__ = staticmethod(group)
 
 
 sys.modules[__name__].__class__ = _CallableModule
@@ -486,6 +473,7 @@ def iter_solve(job, cancel=None):
 
 def _search(job, cancel, children):
     import dataclasses
+    import functools
     import math
 
     from engine import edit, gaps, registry
@@ -572,8 +560,7 @@ def _search(job, cancel, children):
     lookups = table.lookups((gaps.as_background(g.records, gap_min) for g in everyone),
                             cpu_threads)
     try:
-        for j, found in enumerate(lookups):
-            g = everyone[j]
+        for j, (g, found) in enumerate(zip(everyone, lookups)):
             if cancel.cancelled:
                 return result(False)
             if j < len(others):
@@ -598,11 +585,8 @@ def _search(job, cancel, children):
     conservation.update({r.id: (c / n).astype(np.float32) for r, c in
                          zip(ref_records, table.per_record(count))})
     excluded_rows = table.per_record(excluded_seed)
-    near = [np.asarray(s) >= need for s in support]   # a shared seed within the radius
-    if exact:
-        conserved = [gs.covered(c >= need, design.len_min) for c in exact_count]
-    else:
-        conserved = near
+    conserved = ([gs.covered(c >= need, design.len_min) for c in exact_count] if exact
+                 else [np.asarray(s) >= need for s in support])   # a shared seed within the radius
     windows = [(ri, a, b) for ri, row in enumerate(conserved) for a, b in gs.runs(row)
                if b - a >= design.len_min]
     stages["seeds"] = now() - t0
@@ -727,12 +711,9 @@ def _search(job, cancel, children):
     # 3. verification rounds ---------------------------------------------------------------
     def backgrounds(genomes):
         """The genomes' records as backgrounds (gaps.as_background), and each one's genome."""
-        records, owners = [], []
-        for gi, g in enumerate(genomes):
-            for r in gaps.as_background(g.records, gap_min):
-                records.append(r)
-                owners.append(gi)
-        return tuple(records), owners
+        pairs = [(r, gi) for gi, g in enumerate(genomes)
+                 for r in gaps.as_background(g.records, gap_min)]
+        return tuple(r for r, _ in pairs), [gi for _, gi in pairs]
 
     incl_records, genome_of = backgrounds(include)
     genome_of = np.asarray(genome_of, dtype=np.int64)
@@ -753,18 +734,13 @@ def _search(job, cancel, children):
     fail_excl = {g.name: 0 for g in exclude}
     fail_incl = {g: 0 for g in names}
     missing_products = {g: 0 for g in names}
-    products_known: dict = {}   # (left key, right key) -> products_of
     rounds = 0
 
+    @functools.cache
     def products_of(lk, rk) -> tuple:
         """Per inclusion genome, the pair's best product (fewest edits, then leftmost): the
         two primers facing each other on one record, in the size range, across no gap.
         (A primer's sites never change: each pair's products are worked out once.)"""
-        if (lk, rk) not in products_known:
-            products_known[(lk, rk)] = _products(lk, rk)
-        return products_known[(lk, rk)]
-
-    def _products(lk, rk) -> tuple:
         cols = {c: np.concatenate([sites_of[lk][c], sites_of[rk][c]]) for c in SITE_DTYPES}
         cols["primer"] = np.repeat(np.array([0, 1], dtype=np.int64),
                                    [len(sites_of[lk]["primer"]), len(sites_of[rk]["primer"])])
@@ -807,8 +783,7 @@ def _search(job, cancel, children):
         keys = [key for key in dict.fromkeys(excl) if key not in verdict]
         if not keys:
             return True
-        ok = yield from _exclusivity(keys, lookup)
-        return ok
+        return (yield from _exclusivity(keys, lookup))
 
     def seeded(gen, label):
         """Progress (a line at the start, then every half second) of a group_exclusion pass
@@ -939,8 +914,7 @@ def _search(job, cancel, children):
         nonlocal rounds
         new = {}
         for c in fresh:
-            for o in c.lefts + c.rights:
-                key = _key(c.record, c.offset, o)
+            for key, o in zip(c.left_keys + c.right_keys, c.lefts + c.rights):
                 if key not in verdict:
                     new.setdefault(key, o)
         if 0 < len(new) <= VERIFY_ALL:   # few enough for one search: no rounds needed

@@ -70,11 +70,6 @@ def pieces(m: int, e: int) -> list[tuple[int, int]]:
     return [(a, b - a) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-def seed_length(lengths, e: int) -> int:
-    """q for primers of these lengths at e edits: the shortest piece, at most SEED_MAX."""
-    return min(SEED_MAX, min(lengths) // (e + 1))
-
-
 def usable(codes: np.ndarray, e: int) -> bool:
     """Whether the filter can judge this primer: A/C/G/T only, at most PRIMER_MAX long, with
     pieces of at least SEED_MIN bases."""
@@ -90,7 +85,8 @@ class SeedIndex:
     def __init__(self, primers, e: int):
         self.e = e
         self.count = len(primers)
-        self.q = q = seed_length([len(p) for p in primers], e)
+        # q: the shortest piece of any primer, at most SEED_MAX
+        self.q = q = min(SEED_MAX, min(len(p) for p in primers) // (e + 1))
         oriented = []
         for p in primers:
             p = np.asarray(p, dtype=np.uint8)
@@ -158,8 +154,6 @@ def _scan(codes, two_bit, q, heads, entry_pattern, entry_offset, lengths, peqs, 
     val = 0
     run = 0
     covered = 0   # ambiguity windows verified up to here
-    last_lo = -1  # the last window kept (collect): a seed inside it needs no verifying
-    last_hi = -1
     n_pat = len(lengths)
     for p in range(n):
         t = two_bit[codes[p]]
@@ -184,7 +178,6 @@ def _scan(codes, two_bit, q, heads, entry_pattern, entry_offset, lengths, peqs, 
                                     continue
                                 if not _keep_window(windows, count, lo, hi, reach, n):
                                     return -1
-                                last_lo, last_hi = windows[count[0] - 1, 0], windows[count[0] - 1, 1]
                                 break
                     covered = hi
             continue
@@ -204,27 +197,23 @@ def _scan(codes, two_bit, q, heads, entry_pattern, entry_offset, lengths, peqs, 
                 a = 0
             if b > n:
                 b = n
-            if collect and a >= last_lo and b <= last_hi:
-                continue   # (a hit here lies in a window kept already)
+            last = count[0] - 1   # (collect: a seed inside the last window kept needs no verifying)
+            if collect and last >= 0 and windows[last, 0] <= a and b <= windows[last, 1]:
+                continue
             if _within(peqs[i], m, codes, a, b, e, pv, mv):
                 if not collect:
                     found[i >> 1] = True
                     continue
                 if not _keep_window(windows, count, a, b, reach, n):
                     return -1
-                last_lo, last_hi = windows[count[0] - 1, 0], windows[count[0] - 1, 1]
     return 0
 
 
 def _chunks(records, overlap):
     """(record, start, end) pieces of every record, each overlapping the next by ``overlap``
     (so a hit no longer than that lies whole in one)."""
-    jobs = []
-    for ri, r in enumerate(records):
-        n = len(r)
-        for a in range(0, max(n - overlap, 1), CHUNK):
-            jobs.append((ri, a, min(n, a + CHUNK + overlap)))
-    return jobs
+    return [(ri, a, min(len(r), a + CHUNK + overlap)) for ri, r in enumerate(records)
+            for a in range(0, max(len(r) - overlap, 1), CHUNK)]
 
 
 def _run(jobs, work, threads, cancel):
@@ -299,8 +288,7 @@ def iter_windows(primers, records, e: int, threads: int | None = None, cancel=No
         return None
     out = []
     for ri in range(len(records)):
-        rows = [parts[job] for job in jobs if job[0] == ri]
-        w = np.concatenate(rows) if rows else _NO_WINDOWS
+        w = np.concatenate([parts[job] for job in jobs if job[0] == ri])   # (every record has a chunk)
         w = w[np.argsort(w[:, 0], kind="stable")]
         if len(w):   # merge overlapping or touching windows
             reach = np.maximum.accumulate(w[:, 1])
@@ -334,4 +322,4 @@ def hits(primers, records, e: int, threads: int | None = None) -> np.ndarray:
 
 
 __all__ = ["CHUNK", "PRIMER_MAX", "SEED_MAX", "SEED_MIN", "SeedIndex", "hits", "iter_hits",
-           "iter_windows", "pieces", "regions", "seed_length", "usable"]
+           "iter_windows", "pieces", "regions", "usable"]

@@ -127,13 +127,8 @@ class SeedTable:
     def per_record(self, flags: np.ndarray) -> list[np.ndarray]:
         """``flags`` over seed positions split per reference record, each padded with False
         to the record's length (a seed position p stands for bases p..p+SEED-1)."""
-        out = []
-        for i, n in enumerate(self.lengths):
-            row = np.zeros(n, dtype=flags.dtype)
-            part = flags[self.starts[i]:self.starts[i + 1]]
-            row[:len(part)] = part
-            out.append(row)
-        return out
+        return [np.pad(part, (0, n - len(part)))
+                for part, n in zip(np.split(flags, self.starts[1:-1]), self.lengths)]
 
 
 def dilate(flags: np.ndarray, radius: int) -> np.ndarray:

@@ -85,35 +85,25 @@ def make_job(primer: Record, background, max_edits: int, *, variant=None, backen
                          scheduler=scheduler, gap_min=gap_min)
 
 
-def _ops(cigar: str) -> list[str]:
-    return [op for n, op in _CIGAR_RE.findall(cigar) for _ in range(int(n))]
-
-
 def _site(primer_text: str, hit) -> OffTargetSite:
-    ops = _ops(hit.cigar)  # 5'->3' along the primer on either strand (engine.edit.cpu_align)
+    # the CIGAR's operations one by one, 5'->3' along the primer on either strand
+    # (engine.edit.cpu_align)
+    ops = [op for n, op in _CIGAR_RE.findall(hit.cigar) for _ in range(int(n))]
     site = hit.matched  # the site as read on the hit's strand, i.e. in primer orientation
     top, mid, bottom = [], [], []
     p = s = 0
-    m = len(primer_text)
+    window = len(primer_text) - THREE_PRIME_WINDOW   # the 3' window's first primer base
     edits_3p = 0
     for op in ops:
-        if op in "=X":
-            top.append(primer_text[p]), bottom.append(site[s])
-            mid.append("|" if op == "=" else " ")
-            if op == "X" and p >= m - THREE_PRIME_WINDOW:
-                edits_3p += 1
-            p += 1
-            s += 1
-        elif op == "I":
-            top.append(primer_text[p]), bottom.append("-"), mid.append(" ")
-            if p >= m - THREE_PRIME_WINDOW:
-                edits_3p += 1
-            p += 1
-        else:  # D: a site base between primer bases p-1 and p
-            top.append("-"), bottom.append(site[s]), mid.append(" ")
-            if p > m - THREE_PRIME_WINDOW:
-                edits_3p += 1
-            s += 1
+        top.append("-" if op == "D" else primer_text[p])
+        bottom.append("-" if op == "I" else site[s])
+        mid.append("|" if op == "=" else " ")
+        # X and I at a primer base of the window; D (a site base between primer bases p-1
+        # and p) with both of them in it
+        if op != "=" and (p > window if op == "D" else p >= window):
+            edits_3p += 1
+        p += op != "D"
+        s += op != "I"
     return OffTargetSite(hit.record_id, hit.start, hit.end, hit.strand, hit.distance, edits_3p,
                          hit.cigar, "".join(top), "".join(mid), "".join(bottom))
 
@@ -125,23 +115,19 @@ def sites_from_result(primer_text: str, result) -> OffTargetSites:
         if h.start is None:  # a cancelled run may leave hits without alignments
             continue
         groups.setdefault((h.record_id, h.strand), []).append(h)
-    sites = []
+    clusters = []
     for hits in groups.values():
         hits.sort(key=lambda h: (h.start, h.end))
-        cluster = [hits[0]]
+        clusters.append([hits[0]])
         reach = hits[0].end
-        for h in hits[1:] + [None]:
-            if h is not None and h.start <= reach:
-                cluster.append(h)
-                reach = max(reach, h.end)
-                continue
-            best = min(cluster, key=lambda x: (x.distance, x.start, x.end))
-            sites.append(_site(primer_text, best))
-            if h is not None:
-                cluster, reach = [h], h.end
-    record_order = {}
-    for h in result.hits:
-        record_order.setdefault(h.record_id, len(record_order))
+        for h in hits[1:]:
+            if h.start > reach:
+                clusters.append([])
+            clusters[-1].append(h)
+            reach = max(reach, h.end)
+    sites = [_site(primer_text, min(c, key=lambda x: (x.distance, x.start, x.end)))
+             for c in clusters]
+    record_order = {rid: i for i, rid in enumerate(dict.fromkeys(h.record_id for h in result.hits))}
     sites.sort(key=lambda st: (record_order[st.record_id], st.start, st.strand))
     return OffTargetSites(sites)
 

@@ -77,22 +77,21 @@ class PanelResult(Tabular):
         data = {name: [getattr(p, name) for p in self.products] for name in names}
         return with_coords(data, coords, ("record_id", "start", "end"), what="the products")
 
+    def _in(self, coords: str, table: str = "pairs") -> dict:
+        if table == "products":
+            return self.products_table(coords)
+        if table != "pairs":
+            raise ValueError(f"table must be 'pairs' or 'products', got {table!r}")
+        return Tabular._in(self, coords)
+
     def to_pandas(self, coords: str = "one-based", table: str = "pairs"):
         """``table="pairs"``: the dimer table (one-based only: pairs of primers are not
         intervals); ``"products"``: the cross-products, 1-based or ``bed``."""
-        if table == "products":
-            return frame(self.products_table(coords))
-        if table != "pairs":
-            raise ValueError(f"table must be 'pairs' or 'products', got {table!r}")
-        return Tabular.to_pandas(self, coords)
+        return frame(self._in(coords, table))
 
     def to_records(self, coords: str = "one-based", table: str = "pairs") -> list[dict]:
         """The rows of :meth:`to_pandas` as plain dicts (no pandas needed)."""
-        if table == "products":
-            return plain_records(self.products_table(coords))
-        if table != "pairs":
-            raise ValueError(f"table must be 'pairs' or 'products', got {table!r}")
-        return Tabular.to_records(self, coords)
+        return plain_records(self._in(coords, table))
 
 
 def make_job(primers, background=(), settings: PanelSettings | None = None, *, variant=None,
