@@ -16,6 +16,7 @@ The oracle is :func:`engine.kdiff.reference.closest_reference`.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Generator
 
@@ -30,7 +31,9 @@ from engine.sequences import Record, decode, reverse_complement_record
 CHUNK_COLUMNS = 1 << 20
 
 
-def _kernel():
+@functools.cache
+def scan_kernel():
+    """The scan's kernel, compiled once per process on first use (numba is imported only then)."""
     from numba import njit
 
     @njit(nogil=True, cache=True)
@@ -67,16 +70,6 @@ def _kernel():
         return -1
 
     return scan
-
-
-_scan = None
-
-
-def scan_kernel():
-    global _scan  # compiled once per process, on first use (numba is imported only then)
-    if _scan is None:
-        _scan = _kernel()
-    return _scan
 
 
 @dataclass(frozen=True)

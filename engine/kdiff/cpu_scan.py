@@ -17,7 +17,7 @@ from numba import njit, prange
 
 from engine.kdiff import cpu_alternative, cpu_conventional
 from engine.kdiff.cpu_bitparallel import full_at
-from engine.kdiff.cpu_common import max_record, settled
+from engine.kdiff.cpu_common import max_record
 
 CONVENTIONAL = 0
 ALTERNATIVE = 1
@@ -76,4 +76,7 @@ def coarse(alpha, m_end, r_lo, r_hi, beta, offsets, K, early, out_c, lv, counter
     for idx in range(count):
         counters[0] += per_r[idx, 0]
         counters[1] += per_r[idx, 1]
-    return settled(out_c, count)
+    for idx in range(count):  # settled: every start up to the first aborted one (-1)
+        if out_c[idx] == -1:
+            return idx
+    return count

@@ -105,8 +105,6 @@ class CudaSliceRunner:
     def use_background(self, beta: np.ndarray, offsets: np.ndarray) -> None:
         """Scan another background text from now on (a streamed chunk: engine.kdiff.driver)."""
         self.dev.set_background(beta, offsets)
-        if self.driver is not None:
-            self.driver.lengths = np.diff(self.dev.offsets)
 
     # -- what _SliceRunner asks -------------------------------------------------------
     def min_slice(self) -> int:

@@ -58,7 +58,7 @@ from numba import uint64 as U  # unsigned indices: numba then skips the negative
 
 from engine import config
 from engine.gpu import imin, kernel_factory, kernel_jit, register_cap
-from engine.kdiff.cuda_lanes import WORDS, LanesStage, TargetTables, level_floors, named
+from engine.kdiff.cuda_lanes import WORDS, LanesStage, TargetTables, chunk_plan, level_floors, named
 from engine.kdiff.neighbours import SliceBounds
 
 _ONE = np.uint64(1)
@@ -502,7 +502,6 @@ class BitparallelDriver:
         # The first tier of a slice: at first one whose overlap fits c(r) up to about 4k
         # (typical c is near 2k), then adapted after each slice to the c(r) seen.
         self.first = next((i for i, (_, v) in enumerate(self.tiers) if v >= 4 * K + 64), 0)
-        self.lengths = np.diff(dev.offsets)
         self._before = None  # (alpha, r, c(r)) of the previous slice's last start
         self._alpha = self._scratch = None
 
@@ -516,30 +515,18 @@ class BitparallelDriver:
 
     # -- planning -------------------------------------------------------------------
     def plan(self, overlap: int, nr: int):
-        """(chunk_lo, chunk_hi, truncated) over every record: enough chunks to fill the
-        GPU, each owning at least ratio x overlap columns; truncated when some window
-        starts after its record's start (only then does the overlap matter)."""
-        offsets = self.dev.offsets
-        total = int(offsets[-1])
+        """(chunk_lo, chunk_hi, truncated) of :func:`chunk_plan`: enough chunks to fill the
+        GPU, each owning at least ratio x overlap columns."""
         want = max(1, self.dev.target_threads // max(1, nr))
         length = max(config.KDIFF_CUDA_MIN_CHUNK, config.KDIFF_CUDA_CHUNK_OVERLAP_RATIO * overlap,
-                     math.ceil(total / want))
-        los, his, firsts = [], [], []
-        for rec in range(len(self.lengths)):
-            a, b = int(offsets[rec]), int(offsets[rec + 1])
-            starts = np.arange(a, b, length, dtype=np.int64)
-            los.append(np.maximum(a, starts - overlap))
-            his.append(np.minimum(b, starts + length))
-            firsts.append(np.full(len(starts), a, dtype=np.int64))
-        lo, hi = np.concatenate(los), np.concatenate(his)
-        truncated = bool(np.any(lo > np.concatenate(firsts)))
-        return lo.astype(np.int32), hi.astype(np.int32), truncated
+                     math.ceil(int(self.dev.offsets[-1]) / want))
+        return chunk_plan(self.dev.offsets, length, overlap)
 
     def min_slice(self) -> int:
         """Starts per slice that fill the GPU with chunks no shorter than the plan allows."""
         overlap = self.tiers[self.first][1] if self.tiers else 0
         shortest = max(config.KDIFF_CUDA_MIN_CHUNK, config.KDIFF_CUDA_CHUNK_OVERLAP_RATIO * overlap)
-        chunks = max(len(self.lengths), int(self.dev.offsets[-1]) // max(1, shortest))
+        chunks = max(len(self.dev.offsets) - 1, int(self.dev.offsets[-1]) // max(1, shortest))
         return max(1, math.ceil(self.dev.target_threads / chunks))
 
     # -- running --------------------------------------------------------------------

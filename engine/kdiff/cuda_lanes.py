@@ -126,6 +126,20 @@ class TargetTables:
         return self._tables[word]
 
 
+def chunk_plan(offsets: np.ndarray, length: int, overlap: int) -> tuple:
+    """Chunks owning ``length`` columns each over every record, each read from ``overlap``
+    columns before its own but never before its record's start: (lo, hi) as int32, and
+    whether some chunk starts after its record's start (only then does the overlap matter)."""
+    los, his, truncated = [], [], False
+    for rec in range(len(offsets) - 1):
+        a, b = int(offsets[rec]), int(offsets[rec + 1])
+        starts = np.arange(a, b, length, dtype=np.int64)
+        los.append(np.maximum(a, starts - overlap))
+        his.append(np.minimum(b, starts + length))
+        truncated = truncated or bool(np.any(starts - overlap > a))
+    return np.concatenate(los).astype(np.int32), np.concatenate(his).astype(np.int32), truncated
+
+
 def overlap(K: int, word: int) -> int:
     """Columns a chunk's DP starts before the columns it owns."""
     return word + K + 1
@@ -386,13 +400,7 @@ class LanesStage:
         chunks = max(1, -(-want_blocks // start_blocks))
         ratio = config.KDIFF_CUDA_LANES_CHUNK_OVERLAP_RATIO
         length = max(config.KDIFF_CUDA_LANES_MIN_CHUNK, ratio * v, -(-int(offsets[-1]) // chunks))
-        los, his = [], []
-        for rec in range(len(offsets) - 1):
-            a, b = int(offsets[rec]), int(offsets[rec + 1])
-            starts = np.arange(a, b, length, dtype=np.int64)
-            los.append(np.maximum(a, starts - v))
-            his.append(np.minimum(b, starts + length))
-        return np.concatenate(los).astype(np.int32), np.concatenate(his).astype(np.int32)
+        return chunk_plan(offsets, length, v)[:2]
 
     def run(self, alpha: np.ndarray, rs: np.ndarray, counters: np.ndarray,
             low: np.ndarray | None = None, high: np.ndarray | None = None,

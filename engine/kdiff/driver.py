@@ -96,14 +96,6 @@ class KernelCall:
         per_task = config.KDIFF_BITPARALLEL_LANES if self.job.variant == "bitparallel" else 1
         return 2 * numba.get_num_threads() * per_task if self.job.parallel == "coarse" else 1
 
-    def _kernel(self):
-        """The one CPU kernel this job calls (besides simd's lanes)."""
-        if registry.serial(self.job.backend):
-            return self.kernels.serial
-        if self.job.variant == "bitparallel" or self.job.parallel == "coarse":
-            return self.kernels.coarse
-        return self.kernels.fine_batch
-
     def _simd_pass(self):
         """The lanes kernel of the ``simd`` flag (serial or threaded), or None."""
         if self.job.variant != "bitparallel" or "simd" not in self.flags:
@@ -112,12 +104,10 @@ class KernelCall:
 
         return cpu_lanes.lanes_parallel if registry.threaded(self.job.backend) else cpu_lanes.lanes_serial
 
-    def __call__(self, alpha, r_lo, r_hi, out_c, counters, out_lv=None) -> int:
-        """Fill ``out_c[:r_hi-r_lo]`` (and, with levels, ``out_lv``: starts x levels); return
-        the starts settled (the scan stops after the first start whose whole suffix occurs,
-        at the smallest k with levels; fewer when cancelled)."""
-        if out_lv is None:
-            out_lv = _no_levels(r_hi - r_lo)
+    def __call__(self, alpha, r_lo, r_hi, out_c, counters, out_lv) -> int:
+        """Fill ``out_c[:r_hi-r_lo]`` and ``out_lv`` (starts x levels, 0 levels but for
+        ``kdiff --all-k``); return the starts settled (the scan stops after the first start
+        whose whole suffix occurs, at the smallest k with levels; fewer when cancelled)."""
         if self.device is not None:
             return self.device(alpha, r_lo, r_hi, out_c, counters, out_lv)
         job, m_end = self.job, alpha.shape[0]
@@ -135,8 +125,9 @@ class KernelCall:
                                        self.counting)
         early = "opt1" in self.flags if job.variant == "conventional" else "opt2" in self.flags
         if registry.serial(job.backend) or job.parallel == "coarse":
-            return self._kernel()(alpha, m_end, r_lo, r_hi, *args_tail, early, out_c, out_lv,
-                                  counters, self.abort, self.counting, self.kernels.which)
+            scan = self.kernels.serial if registry.serial(job.backend) else self.kernels.coarse
+            return scan(alpha, m_end, r_lo, r_hi, *args_tail, early, out_c, out_lv, counters,
+                        self.abort, self.counting, self.kernels.which)
         return self._fine(alpha, r_lo, r_hi, out_c, counters, early)
 
     def _simd(self, alpha, r_lo, r_hi, out_c, counters, out_lv) -> int:
@@ -200,6 +191,8 @@ class KernelCall:
         batch = 1 if self.job.parallel == "fine" else config.KDIFF_COARSE_FINE_BATCH
         opt3 = "opt3" in self.flags
         fine = self.kernels.fine_batch
+        # conventional's stripes of rows (the study's tiles); alternative takes whole columns
+        stripe = (config.KDIFF_FINE_STRIPE_ROWS,) if self.job.variant == "conventional" else ()
         nthreads = numba.get_num_threads()
         m_end = alpha.shape[0]
         r = r_lo
@@ -207,13 +200,8 @@ class KernelCall:
             width = min(batch, r_hi - r)
             starts = np.arange(r, r + width, dtype=np.int64)
             chunk = out_c[r - r_lo:r - r_lo + width]
-            if self.job.variant == "conventional":
-                ok = fine(alpha, m_end, starts, self.beta, self.offsets, self.K, early, opt3,
-                          config.KDIFF_FINE_STRIPE_ROWS, chunk, counters, self.abort, nthreads,
-                          self.counting)
-            else:
-                ok = fine(alpha, m_end, starts, self.beta, self.offsets, self.K, early, opt3,
-                          chunk, counters, self.abort, nthreads, self.counting)
+            ok = fine(alpha, m_end, starts, self.beta, self.offsets, self.K, early, opt3, *stripe,
+                      chunk, counters, self.abort, nthreads, self.counting)
             if not ok:
                 return r - r_lo
             for q in range(width):
@@ -221,11 +209,6 @@ class KernelCall:
                     return r - r_lo + q + 1
             r += width
         return r_hi - r_lo
-
-
-def _no_levels(count: int) -> np.ndarray:
-    """The empty levels array of a plain (single k) call."""
-    return np.empty((count, 0), dtype=np.int64)
 
 
 class ScanRunner:
@@ -251,7 +234,10 @@ class ScanRunner:
         self.done = 0
         self.counters = np.zeros(2, dtype=np.int64)
         self.found = ColumnBuffer(target=np.int32, start0=np.int64, length=np.int64)
-        self._ids = tuple(t.id for t in self.targets)
+        #: what a CandidateTable or a Landscape reads its rows from
+        self._labels = dict(target_ids=tuple(t.id for t in self.targets),
+                            texts=tuple(t.codes for t in self.targets),
+                            shifts=tuple(t.offset for t in self.targets))
         self.profiles: dict[str, np.ndarray] = {}
         self.settled: dict[str, int] = {}
         self._index = -1
@@ -294,11 +280,8 @@ class ScanRunner:
         r_hi = min(self._r_end, r + max(1, budget))
         out = np.full(r_hi - r, -1, dtype=np.int64)
         cells0, comps0 = int(self.counters[0]), int(self.counters[1])
-        if self.all_k:
-            lv = np.full((r_hi - r, self.levels), -1, dtype=np.int64)
-            settled = self.call(alpha, r, r_hi, out, self.counters, lv)
-        else:
-            settled = self.call(alpha, r, r_hi, out, self.counters)
+        lv = np.full((r_hi - r, self.levels), -1, dtype=np.int64)  # (levels: --all-k only)
+        settled = self.call(alpha, r, r_hi, out, self.counters, lv)
         aborted = settled < r_hi - r
         # The first start whose whole suffix occurs ends the record: no candidate there.
         starts = np.arange(r, r + settled, dtype=np.int64)
@@ -364,14 +347,11 @@ class ScanRunner:
         return Landscape(np.concatenate(targets) if targets else np.zeros(0, np.int32),
                          np.concatenate(starts) if starts else np.zeros(0, np.int64),
                          np.concatenate(lengths) if lengths else np.zeros((0, k), np.int32),
-                         target_ids=self._ids, texts=tuple(t.codes for t in self.targets),
-                         shifts=tuple(t.offset for t in self.targets))
+                         **self._labels)
 
     def candidates(self) -> CandidateTable:
         """The candidates so far (a view: later slices only append)."""
-        return CandidateTable(**self.found.view(), target_ids=self._ids,
-                              texts=tuple(t.codes for t in self.targets),
-                              shifts=tuple(t.offset for t in self.targets))
+        return CandidateTable(**self.found.view(), **self._labels)
 
     def report(self) -> dict:
         return {"partial": self.candidates()}

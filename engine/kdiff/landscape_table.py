@@ -105,14 +105,9 @@ class Landscape:
         nullable integers (``<NA>`` where none). Needs the ``pandas`` extra."""
         import pandas as pd
 
-        cols = self.frame_columns()
-        frame = {}
-        for name, values in cols.items():
-            if name.startswith("len_k"):
-                frame[name] = pd.arrays.IntegerArray(values.astype(np.int32), values == 0)
-            else:
-                frame[name] = values
-        return pd.DataFrame(frame)
+        return pd.DataFrame({name: pd.arrays.IntegerArray(values.astype(np.int32), values == 0)
+                             if name.startswith("len_k") else values
+                             for name, values in self.frame_columns().items()})
 
     # -- tracks ------------------------------------------------------------------------------
     def intervals(self, k: int):

@@ -75,12 +75,11 @@ class _Merged:
     def min_slice(self) -> int:
         return 1
 
-    def __call__(self, alpha, r_lo, r_hi, out_c, counters, out_lv=None) -> int:
+    def __call__(self, alpha, r_lo, r_hi, out_c, counters, out_lv) -> int:
         rng = self.range
         assert (r_lo, r_hi) == (rng.r_lo, rng.r_hi), "ranges are committed in scan order"
         out_c[:rng.settled] = rng.best[:rng.settled]
-        if out_lv is not None:
-            out_lv[:rng.settled] = rng.best_lv[:rng.settled]
+        out_lv[:rng.settled] = rng.best_lv[:rng.settled]
         counters += rng.counters
         return rng.settled
 

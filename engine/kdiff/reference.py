@@ -10,20 +10,26 @@ from __future__ import annotations
 import numpy as np
 
 
+def _columns(pattern: np.ndarray, text: np.ndarray):
+    """The columns 1.. of the semi-global DP of ``pattern`` against ``text``, whole (top row
+    0, column 0: D[i,0] = i), one a text symbol."""
+    m = len(pattern)
+    prev = list(range(m + 1))
+    for b in text:
+        cur = [0] * (m + 1)
+        for i in range(1, m + 1):
+            cost = 0 if (int(pattern[i - 1]) & int(b)) else 1
+            cur[i] = min(prev[i - 1] + cost, prev[i] + 1, cur[i - 1] + 1)
+        yield cur
+        prev = cur
+
+
 def longest_prefix_within(pattern: np.ndarray, texts: list[np.ndarray], k: int) -> int:
     """c: the longest prefix of ``pattern`` that occurs in one of ``texts`` within k-1 edits."""
-    m = len(pattern)
-    best = min(k - 1, m)
+    best = min(k - 1, len(pattern))
     for text in texts:
-        prev = list(range(m + 1))  # column 0: D[i,0] = i
-        for b in text:
-            cur = [0] * (m + 1)
-            for i in range(1, m + 1):
-                cost = 0 if (int(pattern[i - 1]) & int(b)) else 1
-                cur[i] = min(prev[i - 1] + cost, prev[i] + 1, cur[i - 1] + 1)
-                if cur[i] <= k - 1 and i > best:
-                    best = i
-            prev = cur
+        for col in _columns(pattern, text):
+            best = max([best] + [i for i, d in enumerate(col) if d <= k - 1])
     return best
 
 
@@ -55,13 +61,7 @@ def closest_reference(pattern: np.ndarray, texts: list[np.ndarray],
     m = len(pattern)
     best = None
     for t, text in enumerate(texts):
-        prev = list(range(m + 1))
-        for j, b in enumerate(text):
-            cur = [0] * (m + 1)
-            for i in range(1, m + 1):
-                cost = 0 if (int(pattern[i - 1]) & int(b)) else 1
-                cur[i] = min(prev[i - 1] + cost, prev[i] + 1, cur[i - 1] + 1)
-            prev = cur
+        for j, cur in enumerate(_columns(pattern, text)):
             if within is not None:
                 if cur[m] <= within:
                     return cur[m], t, j
@@ -72,11 +72,4 @@ def closest_reference(pattern: np.ndarray, texts: list[np.ndarray],
 
 def semi_global_matrix(pattern: np.ndarray, window: np.ndarray) -> np.ndarray:
     """The full D matrix of ``pattern`` against ``window``, cell by cell (D[0, j] = 0, D[i, 0] = i)."""
-    m, w = len(pattern), len(window)
-    D = np.zeros((m + 1, w + 1), dtype=np.int64)
-    D[:, 0] = np.arange(m + 1)
-    for i in range(1, m + 1):
-        for j in range(1, w + 1):
-            cost = 0 if (int(pattern[i - 1]) & int(window[j - 1])) else 1
-            D[i, j] = min(D[i - 1, j - 1] + cost, D[i - 1, j] + 1, D[i, j - 1] + 1)
-    return D
+    return np.column_stack([np.arange(len(pattern) + 1), *_columns(pattern, window)]).astype(np.int64)

@@ -7,20 +7,24 @@ from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamS
 _FINE = ("fine", "coarse+fine")
 # Where each variant's kernels are (engine.registry.Binding.kernels): conventional and
 # alternative run their module's cores through cpu_scan's serial and coarse scans.
-_CONVENTIONAL = "engine.kdiff.cpu_conventional"
-_ALTERNATIVE = "engine.kdiff.cpu_alternative"
 _BITPARALLEL = "engine.kdiff.cpu_bitparallel"
 _CUDA = "engine.kdiff.cuda:CudaSliceRunner"
-# The seed study's CUDA flags. Some build on tiling: opt1 is checked on the cells saved
-# between tiles, and the conventional alpha prefetch and the alternative beta prefetch are
-# per tile, so without opt4 they would have nothing to act on.
-_CUDA_CONVENTIONAL = ("opt1", "opt3", "opt4", "opt5")
-_CUDA_ALTERNATIVE = ("opt3", "opt4", "opt5", "opt6")
-_CUDA_CONVENTIONAL_REQUIRES = {"opt1": ("opt4",), "opt5": ("opt4",)}
-_CUDA_ALTERNATIVE_REQUIRES = {"opt6": ("opt4",)}
 # neighbours acts on the starts the 32-bit pass hands on (without a lanes pass, at larger k,
 # c(r) rarely falls by exactly one per start, and the tier ladder's one batch is better).
 _CUDA_BITPARALLEL_REQUIRES = {"neighbours": ("word32",)}
+
+
+def _matrix_backends(early: str, kernels: str, cuda_flags: tuple, cuda_requires: dict) -> tuple:
+    """The backends of conventional and alternative: the variant's early stop (opt1, opt2)
+    on the CPU, opt3 in the fine forms, the seed study's flags on CUDA (all on by default)."""
+    return (
+        BackendSpec("serial", flags=(early,), default_flags=(early,), kernels=kernels),
+        BackendSpec("multicore", parallel=("coarse",) + _FINE, flags=(early, "opt3"),
+                    default_flags=(early, "opt3"), flag_forms={"opt3": _FINE}, kernels=kernels),
+        BackendSpec("cuda", flags=cuda_flags, default_flags=cuda_flags,
+                    flag_requires=cuda_requires, kernels=_CUDA),
+    )
+
 
 #: Flags whose work holds for one k only: the neighbours' bounds are on one k's c(r). An
 #: ``all_k`` run takes a backend's default flags without them (make_job, and a GPU worker's
@@ -96,31 +100,20 @@ SPEC = FamilySpec(
                  "per tile in shared memory, c being the prefetch factor (optimisation 6)."),
     ),
     variants=(
+        # The seed study's CUDA flags. Some build on tiling: opt1 is checked on the cells saved
+        # between tiles, and the conventional alpha prefetch and the alternative beta prefetch
+        # are per tile, so without opt4 they would have nothing to act on.
         VariantSpec(
             "conventional", "conventional (D matrix)",
             "Row-by-row edit-distance matrix D; O(m^2 n) overall.",
-            (
-                BackendSpec("serial", flags=("opt1",), default_flags=("opt1",),
-                            kernels=_CONVENTIONAL),
-                BackendSpec("multicore", parallel=("coarse",) + _FINE, flags=("opt1", "opt3"),
-                            default_flags=("opt1", "opt3"), flag_forms={"opt3": _FINE},
-                            kernels=_CONVENTIONAL),
-                BackendSpec("cuda", flags=_CUDA_CONVENTIONAL, default_flags=_CUDA_CONVENTIONAL,
-                            flag_requires=_CUDA_CONVENTIONAL_REQUIRES, kernels=_CUDA),
-            ),
+            _matrix_backends("opt1", "engine.kdiff.cpu_conventional", ("opt1", "opt3", "opt4", "opt5"),
+                             {"opt1": ("opt4",), "opt5": ("opt4",)}),
         ),
         VariantSpec(
             "alternative", "alternative (L diagonals)",
             "Landau-Vishkin diagonal matrix L; O(m^2 n k) worst case, fewer comparisons in practice.",
-            (
-                BackendSpec("serial", flags=("opt2",), default_flags=("opt2",),
-                            kernels=_ALTERNATIVE),
-                BackendSpec("multicore", parallel=("coarse",) + _FINE, flags=("opt2", "opt3"),
-                            default_flags=("opt2", "opt3"), flag_forms={"opt3": _FINE},
-                            kernels=_ALTERNATIVE),
-                BackendSpec("cuda", flags=_CUDA_ALTERNATIVE, default_flags=_CUDA_ALTERNATIVE,
-                            flag_requires=_CUDA_ALTERNATIVE_REQUIRES, kernels=_CUDA),
-            ),
+            _matrix_backends("opt2", "engine.kdiff.cpu_alternative", ("opt3", "opt4", "opt5", "opt6"),
+                             {"opt6": ("opt4",)}),
         ),
         VariantSpec(
             "bitparallel", "bitparallel (Myers/Hyyrö)",
