@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from engine import nw
 from engine.cli import add_param_options, add_region_options, load_input, param_values, selected_flags
-from engine.nw import export
-
-__all__ = ["add_arguments", "export", "export_options", "make_job"]
+from engine.nw import export as export  # the writers (engine.cli's plug-in contract)
 
 
 def add_arguments(parser) -> None:
