@@ -35,6 +35,7 @@ record ids...) are one line each on stderr. docs/errors.md lists every message.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import importlib
 import json
@@ -228,8 +229,6 @@ def _named(option: str, fn, arg):
 def _say_clipped(option: str, end: int, records) -> None:
     """One warning when a region runs past a record's end: the record was cut there, and a
     silent cut let a typo pass for the region asked for."""
-    import warnings
-
     from engine.sequences import SequenceWarning
 
     for rec in records:
@@ -333,7 +332,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub.add_parser("install-desktop", add_help=False,
                    help="add primerscope to the desktop's menu (--uninstall removes it)")
     return parser
-
 
 
 def _remember_inputs(parser: argparse.ArgumentParser) -> None:
@@ -476,8 +474,6 @@ def _start_cuda_early(plugin, args) -> bool:
 
 def _writer(plugin, name: str, args):
     """The plug-in's writer with its command-line options bound (typed keywords)."""
-    import functools
-
     options = plugin.export_options(args) if hasattr(plugin, "export_options") else {}
     return functools.partial(getattr(plugin.export, name), **options)
 
@@ -564,8 +560,6 @@ class _StartUpGC:
 
 
 def main(argv=None) -> int:
-    import engine
-
     engine.configure_process()  # before numba loads (importing engine changes nothing)
     argv = list(sys.argv[1:] if argv is None else argv)
     if _backend_named(argv) == "cuda":  # first: the context is made while the rest loads
