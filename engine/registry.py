@@ -224,23 +224,19 @@ def has_module(package: str, name: str) -> bool:
                for suffix in (".py", ".pyc", os.sep + "__init__.py"))
 
 
-def _present(module: str) -> bool:
-    return has_module(module, "spec")
-
-
 def family_names() -> tuple[str, ...]:
     """The installed families' names, importing none of them (the command line's list)."""
-    return tuple(m.rpartition(".")[2] for m in FAMILY_MODULES if _present(m))
+    return tuple(m.rpartition(".")[2] for m in FAMILY_MODULES if has_module(m, "spec"))
 
 
 @lru_cache(maxsize=None)
 def families() -> tuple[FamilySpec, ...]:
-    return tuple(importlib.import_module(m + ".spec").SPEC for m in FAMILY_MODULES if _present(m))
+    return tuple(family(name) for name in family_names())
 
 
 def family(name: str) -> FamilySpec:
     module = f"engine.{name}"
-    if module in FAMILY_MODULES and _present(module):
+    if module in FAMILY_MODULES and has_module(module, "spec"):
         # That family's spec alone: a run of one tool need not import the other packages.
         return importlib.import_module(module + ".spec").SPEC
     for spec in families():
