@@ -67,10 +67,7 @@ class VariantSpec:
     backends: tuple[BackendSpec, ...]
 
     def backend(self, name: str) -> BackendSpec | None:
-        for spec in self.backends:
-            if spec.name == name:
-                return spec
-        return None
+        return next((spec for spec in self.backends if spec.name == name), None)
 
 
 @dataclass(frozen=True)
@@ -396,10 +393,10 @@ def resolve(fam: FamilySpec, variant: str | None, backend: str | None,
                 where = f"{variant}/{backend}" + (f"/{parallel}" if parallel else "")
                 ok = ", ".join(sorted(allowed)) or "none"
                 raise ValueError(f"flag {flag} does not apply to {fam.name} {where} (valid: {ok})")
-        for flag in sorted(chosen):
-            missing = [need for need in bspec.flag_requires.get(flag, ()) if need not in chosen]
-            if missing:
-                raise ValueError(f"flag {flag} of {variant}/{backend} needs {', '.join(missing)}")
+        unmet = missing_requirements(fam, variant, backend, chosen)
+        if unmet:
+            flag, missing = min(unmet.items())
+            raise ValueError(f"flag {flag} of {variant}/{backend} needs {', '.join(missing)}")
     return Selection(variant, backend, parallel, chosen)
 
 
