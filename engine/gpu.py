@@ -677,10 +677,8 @@ class Device:
             total += -(-array.size * dtype.itemsize // 16) * 16
         total = max(16, total)
         into = None if keep is None else keep.get(what)
-        if (into is None or into.shape[0] < total) and spare is not None:
-            into = SPARES.take(spare, total)
         if into is None or into.shape[0] < total:
-            into = self.empty(total if spare is None else _size_class(total), np.uint8, what)
+            into = self.empty(total, np.uint8, what) if spare is None else self.spare(spare, total, what)
         if keep is not None:
             keep[what] = into
         device = into[:total]
