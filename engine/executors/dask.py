@@ -62,15 +62,7 @@ def run_task(shared: Shared, task: Task):
     state = _state(shared)
     cluster.task_threads(state.job.backend)
     background = cluster.per_thread(state, state.background)
-    run = state.problem.open(task, background.text(task.chunk), state.abort, 1)
-    cells = comparisons = 0
-    while not run.finished:
-        step = run.step(max(1, run.total))
-        cells += step.cells
-        comparisons += step.comparisons
-    answer = run.take()
-    background.release(task.chunk)
-    return answer, cells, comparisons
+    return state.problem.run_task(task, background, state.abort)
 
 
 class Dask:
