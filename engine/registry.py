@@ -147,6 +147,13 @@ def _number(value) -> str:
     return str(value) if isinstance(value, int) else f"{value:g}"
 
 
+#: The dask backend's parameter, the same in every family that has that backend.
+SCHEDULER_PARAM = ParamSpec("scheduler", "Dask scheduler", "text", "",
+                            "dask only: the address of a running Dask scheduler, tcp://HOST:PORT "
+                            "(empty: a local cluster, one worker per core or per GPU)",
+                            backends=("dask",), metavar="ADDRESS")
+
+
 @dataclass(frozen=True)
 class InputSpec:
     role: str
