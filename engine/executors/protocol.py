@@ -11,6 +11,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from engine import config
+from engine.slices import SliceRunner
 from engine.streaming import Background, Chunk, Piece
 
 #: Bases of the tiny chunk the warm-up runs on (beyond the overlap).
@@ -31,17 +32,10 @@ class Task:
         return sum(p.end - p.own for p in self.chunk.pieces)
 
 
-class ChunkRun(Protocol):
-    """A task running on one chunk's text (an engine.slices.SliceRunner), and
+class ChunkRun(SliceRunner, Protocol):
+    """A task running on one chunk's text (its slices' :meth:`report` unused), and
     :meth:`take`: the partial answer found since the last call (picklable; taken while
     the chunk's text is still read)."""
-
-    total: int
-    done: int
-    first_slice: int
-    finished: bool
-
-    def step(self, budget: int): ...
 
     def take(self) -> Any: ...
 
