@@ -13,10 +13,9 @@ from engine.nw import export as export  # the writers (engine.cli's plug-in cont
 
 def add_arguments(parser) -> None:
     add_region_options(parser, ('a', 'b'))
-    parser.add_argument("a", help="sequence A: FASTA/GenBank/EMBL file (.gz ok; first record) "
-                                  "or a literal sequence")
-    parser.add_argument("b", help="sequence B: FASTA/GenBank/EMBL file (.gz ok; first record) "
-                                  "or a literal sequence")
+    for role in ("a", "b"):
+        parser.add_argument(role, help=f"sequence {role.upper()}: FASTA/GenBank/EMBL file (.gz "
+                                       "ok; first record) or a literal sequence")
     add_param_options(parser, nw.SPEC)
     parser.epilog = CIGAR_HELP
 
