@@ -24,6 +24,7 @@ import functools
 import importlib
 import inspect
 import math
+import sys
 import threading
 import warnings
 import weakref
@@ -61,8 +62,6 @@ def _atomic_simulator_shared_arrays() -> None:
     """The simulator hands out a block's static shared arrays per call site, creating one on
     first use with a get-then-set that two simulated threads can both pass, so that each gets
     its own array (a rare wrong result in tests). Create them with an atomic setdefault."""
-    import sys
-
     from numba import types
     from numba.cuda.simulator import kernelapi
     from numba.np import numpy_support
@@ -124,8 +123,6 @@ def quiet_simulator():
     # adds __warningregistry__ to those globals (even when ignored), and a thread iterating
     # them at that moment fails with "dictionary changed size during iteration". Creating the
     # registries up front closes that race.
-    import sys
-
     for name, module in list(sys.modules.items()):
         if name.startswith("engine.") and module is not None:
             vars(module).setdefault("__warningregistry__", {})
