@@ -35,6 +35,7 @@ import numpy as np
 from numba import config as numba_config
 from numba import cuda
 
+from engine import config
 from engine.jobs import now
 from engine.slices import add_compile_time, compile_time
 
@@ -289,8 +290,6 @@ class _Kept:
         self.bytes = 0
 
     def give(self, key, raw) -> None:
-        from engine import config
-
         with self.lock:
             if self.bytes + raw.shape[0] <= getattr(config, self.BUDGET):
                 self.free.setdefault(key, []).append(raw)
@@ -450,8 +449,6 @@ class TextCache:
         """Keep ``value`` (``nbytes``: default its own) as the text of ``owners`` under ``tag``
         while they all live, within the budget and ``limit`` bytes in all (older entries go
         first); False when it is not kept."""
-        from engine import config
-
         nbytes = int(value.nbytes if nbytes is None else nbytes)
         budget = getattr(config, self.budget)
         if limit is not None:
@@ -739,8 +736,6 @@ class Device:
         """Leave the device array ``raw`` (a text) in :data:`DEVICE_TEXTS` for ``owners`` on this
         device, if it fits the budget and its share of the free memory (the caller's streams
         must be done writing it); False when it is not kept."""
-        from engine import config
-
         limit = DEVICE_TEXTS.bytes + int(self.free_bytes() * config.GPU_DEVICE_TEXT_FREE_FRACTION)
         return DEVICE_TEXTS.keep(tuple(owners), raw, raw.shape[0] * raw.dtype.itemsize,
                                  tag=self.id, limit=limit)
