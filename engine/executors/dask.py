@@ -21,6 +21,7 @@ from engine import cluster, config
 from engine.executors.protocol import ChunkedProblem, Task
 from engine.jobs import Progress
 from engine.slices import Step, run_slices, warm_key, warm_once
+from engine.streaming import Background
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,6 @@ class _WorkerState:
         self.abort = np.zeros(1, dtype=np.uint8)
 
     def background(self):
-        from engine.streaming import Background
-
         return Background(self.problem.records, self.problem.strands)
 
 
