@@ -78,11 +78,9 @@ def records(value, role: str, *, columns: bool = False) -> tuple[Record, ...]:
     """
     if columns and isinstance(value, SeqColumns):
         return value
-    if isinstance(value, (str, os.PathLike, Record)) or _is_seqrecord(value) \
-            or _is_bio_seq(value):
-        return tuple(_one(value, 1, role))
-    if isinstance(value, (bytes, bytearray, dict)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"{role} must be {FORMS}; got {type(value).__name__}")
+    if isinstance(value, (str, os.PathLike, Record, bytes, bytearray, dict)) \
+            or _is_seqrecord(value) or _is_bio_seq(value) or not hasattr(value, "__iter__"):
+        return tuple(_one(value, 1, role))  # (one value: _one refuses what is no form)
     out: list[Record] = []
     for number, item in enumerate(value, start=1):
         out += _one(item, number, role)

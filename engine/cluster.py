@@ -50,8 +50,7 @@ def worker_selection(spec, variant: str, flags, gpu: bool) -> tuple[str, str, st
     if spec.variant(variant).backend(backend) is None:
         variant = spec.default_variants[backend]
     bspec = spec.variant(variant).backend(backend)
-    allowed = set(bspec.flags)
-    chosen = (frozenset(flags) & allowed if registry.threaded(backend)
+    chosen = (frozenset(flags) & set(bspec.flags) if registry.threaded(backend)
               else frozenset(bspec.default_flags))
     return variant, backend, (bspec.parallel[0] if bspec.parallel else None), chosen
 

@@ -24,6 +24,7 @@ import functools
 import importlib
 import inspect
 import math
+import sys
 import threading
 import warnings
 import weakref
@@ -34,6 +35,7 @@ import numpy as np
 from numba import config as numba_config
 from numba import cuda
 
+from engine import config
 from engine.jobs import now
 from engine.slices import add_compile_time, compile_time
 
@@ -61,8 +63,6 @@ def _atomic_simulator_shared_arrays() -> None:
     """The simulator hands out a block's static shared arrays per call site, creating one on
     first use with a get-then-set that two simulated threads can both pass, so that each gets
     its own array (a rare wrong result in tests). Create them with an atomic setdefault."""
-    import sys
-
     from numba import types
     from numba.cuda.simulator import kernelapi
     from numba.np import numpy_support
@@ -124,8 +124,6 @@ def quiet_simulator():
     # adds __warningregistry__ to those globals (even when ignored), and a thread iterating
     # them at that moment fails with "dictionary changed size during iteration". Creating the
     # registries up front closes that race.
-    import sys
-
     for name, module in list(sys.modules.items()):
         if name.startswith("engine.") and module is not None:
             vars(module).setdefault("__warningregistry__", {})
@@ -292,8 +290,6 @@ class _Kept:
         self.bytes = 0
 
     def give(self, key, raw) -> None:
-        from engine import config
-
         with self.lock:
             if self.bytes + raw.shape[0] <= getattr(config, self.BUDGET):
                 self.free.setdefault(key, []).append(raw)
@@ -453,8 +449,6 @@ class TextCache:
         """Keep ``value`` (``nbytes``: default its own) as the text of ``owners`` under ``tag``
         while they all live, within the budget and ``limit`` bytes in all (older entries go
         first); False when it is not kept."""
-        from engine import config
-
         nbytes = int(value.nbytes if nbytes is None else nbytes)
         budget = getattr(config, self.budget)
         if limit is not None:
@@ -677,10 +671,8 @@ class Device:
             total += -(-array.size * dtype.itemsize // 16) * 16
         total = max(16, total)
         into = None if keep is None else keep.get(what)
-        if (into is None or into.shape[0] < total) and spare is not None:
-            into = SPARES.take(spare, total)
         if into is None or into.shape[0] < total:
-            into = self.empty(total if spare is None else _size_class(total), np.uint8, what)
+            into = self.empty(total, np.uint8, what) if spare is None else self.spare(spare, total, what)
         if keep is not None:
             keep[what] = into
         device = into[:total]
@@ -744,8 +736,6 @@ class Device:
         """Leave the device array ``raw`` (a text) in :data:`DEVICE_TEXTS` for ``owners`` on this
         device, if it fits the budget and its share of the free memory (the caller's streams
         must be done writing it); False when it is not kept."""
-        from engine import config
-
         limit = DEVICE_TEXTS.bytes + int(self.free_bytes() * config.GPU_DEVICE_TEXT_FREE_FRACTION)
         return DEVICE_TEXTS.keep(tuple(owners), raw, raw.shape[0] * raw.dtype.itemsize,
                                  tag=self.id, limit=limit)

@@ -67,10 +67,7 @@ class VariantSpec:
     backends: tuple[BackendSpec, ...]
 
     def backend(self, name: str) -> BackendSpec | None:
-        for spec in self.backends:
-            if spec.name == name:
-                return spec
-        return None
+        return next((spec for spec in self.backends if spec.name == name), None)
 
 
 @dataclass(frozen=True)
@@ -150,6 +147,13 @@ def _number(value) -> str:
     return str(value) if isinstance(value, int) else f"{value:g}"
 
 
+#: The dask backend's parameter, the same in every family that has that backend.
+SCHEDULER_PARAM = ParamSpec("scheduler", "Dask scheduler", "text", "",
+                            "dask only: the address of a running Dask scheduler, tcp://HOST:PORT "
+                            "(empty: a local cluster, one worker per core or per GPU)",
+                            backends=("dask",), metavar="ADDRESS")
+
+
 @dataclass(frozen=True)
 class InputSpec:
     role: str
@@ -224,23 +228,19 @@ def has_module(package: str, name: str) -> bool:
                for suffix in (".py", ".pyc", os.sep + "__init__.py"))
 
 
-def _present(module: str) -> bool:
-    return has_module(module, "spec")
-
-
 def family_names() -> tuple[str, ...]:
     """The installed families' names, importing none of them (the command line's list)."""
-    return tuple(m.rpartition(".")[2] for m in FAMILY_MODULES if _present(m))
+    return tuple(m.rpartition(".")[2] for m in FAMILY_MODULES if has_module(m, "spec"))
 
 
 @lru_cache(maxsize=None)
 def families() -> tuple[FamilySpec, ...]:
-    return tuple(importlib.import_module(m + ".spec").SPEC for m in FAMILY_MODULES if _present(m))
+    return tuple(family(name) for name in family_names())
 
 
 def family(name: str) -> FamilySpec:
     module = f"engine.{name}"
-    if module in FAMILY_MODULES and _present(module):
+    if module in FAMILY_MODULES and has_module(module, "spec"):
         # That family's spec alone: a run of one tool need not import the other packages.
         return importlib.import_module(module + ".spec").SPEC
     for spec in families():
@@ -400,10 +400,10 @@ def resolve(fam: FamilySpec, variant: str | None, backend: str | None,
                 where = f"{variant}/{backend}" + (f"/{parallel}" if parallel else "")
                 ok = ", ".join(sorted(allowed)) or "none"
                 raise ValueError(f"flag {flag} does not apply to {fam.name} {where} (valid: {ok})")
-        for flag in sorted(chosen):
-            missing = [need for need in bspec.flag_requires.get(flag, ()) if need not in chosen]
-            if missing:
-                raise ValueError(f"flag {flag} of {variant}/{backend} needs {', '.join(missing)}")
+        unmet = missing_requirements(fam, variant, backend, chosen)
+        if unmet:
+            flag, missing = min(unmet.items())
+            raise ValueError(f"flag {flag} of {variant}/{backend} needs {', '.join(missing)}")
     return Selection(variant, backend, parallel, chosen)
 
 

@@ -20,7 +20,7 @@ The shape of a family's ``iter_solve``::
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Generator, Protocol
 
 from engine import registry
@@ -179,12 +179,10 @@ def compile_once(key: tuple, warm_up: Callable[[], None],
 def tiny_job(job: Job, *roles: str, bases: int = 64) -> Job:
     """``job`` with the records of ``roles`` cut to their first ``bases`` columns: the
     problem on a tiny piece of its input, for a warm-up."""
-    import dataclasses
-
     inputs = dict(job.inputs)
     for role in roles:
         inputs[role] = tuple(r.slice(0, min(len(r), bases)) for r in inputs[role])
-    return dataclasses.replace(job, inputs=inputs)
+    return replace(job, inputs=inputs)
 
 
 _compile_timer = None

@@ -19,8 +19,8 @@ Tools built on families (``TOOLS``: offtarget, pcr, pairs, panel) are plug-ins t
 ``FAMILY`` names the family whose ``--variant``/``--backend`` choices they take. A tool
 whose result is not its family's has its own ``iter_solve(job, cancel)`` (a module
 attribute) that the run uses instead of the family's. A tool with ``FAMILY = None`` and a
-``run(args) -> int`` (the primer library) is a command of its own: it declares all its
-options and does its own output.
+``run(args) -> int`` (the primer library, ``index``) is a command of its own: it declares
+all its options and does its own output.
 
 This module adds the options every family shares (``--variant --backend
 --parallel --opt --threads -o --json``), the progress bar on standard error,
@@ -35,6 +35,7 @@ record ids...) are one line each on stderr. docs/errors.md lists every message.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import importlib
 import json
@@ -61,11 +62,12 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-#: Subcommands built on a family but not families themselves: name -> plug-in module.
+#: Subcommands built on a family, or commands of their own, not families themselves:
+#: name -> plug-in module.
 TOOLS = {"offtarget": "engine.primers.cli", "pcr": "engine.primers.cli_pcr",
          "pairs": "engine.primers.cli_pairs", "panel": "engine.primers.cli_panel",
          "check": "engine.primers.cli_check", "library": "engine.primers.cli_library",
-         "group": "engine.primers.cli_group"}
+         "group": "engine.primers.cli_group", "index": "engine.cli.index"}
 
 #: The tools' lines in ``primerscope --help``, short as the families' titles (the plug-in's
 #: docstring is the subcommand's own --help description).
@@ -75,10 +77,11 @@ TOOL_HELP = {"offtarget": "where a primer would still bind (off-target sites)",
              "panel": "multiplex panel check: dimers and cross-products",
              "check": "check primers you have: sites, products and dimers",
              "library": "the primer library (SQLite): add, list, import, export",
-             "group": "group-specific primers: every inclusion genome, no exclusion"}
+             "group": "group-specific primers: every inclusion genome, no exclusion",
+             "index": "build a genome store (.psg) from FASTA/GenBank/EMBL/.2bit"}
 
 #: Subcommands that are neither a family nor a tool.
-OTHER_COMMANDS = ("gui", "index", "bench", "install-desktop")
+OTHER_COMMANDS = ("gui", "bench", "install-desktop")
 
 
 #: Families whose command-line plug-in sits above them, in the primer layer (kdiff's output
@@ -228,8 +231,6 @@ def _named(option: str, fn, arg):
 def _say_clipped(option: str, end: int, records) -> None:
     """One warning when a region runs past a record's end: the record was cut there, and a
     silent cut let a typo pass for the region asked for."""
-    import warnings
-
     from engine.sequences import SequenceWarning
 
     for rec in records:
@@ -257,8 +258,6 @@ def selected_flags(args):
         return None
     return frozenset(o for o in opts if o != "none")
 
-
-INDEX_HELP = "build a genome store (.psg) from FASTA/GenBank/EMBL/.2bit"
 
 _LITERAL = re.compile(r"``([^`]*)``")
 _ROLE = re.compile(r":[a-z]+:`~?([^`]*)`")
@@ -321,19 +320,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             # A tool runs on its family's backends: it takes what they need (dask's address).
             add_param_options(p, fam, only=("scheduler",))
             _remember_inputs(p)
-    if command in (None, "index"):  # (the store module imports numba)
-        from engine.cli import index
-
-        p = sub.add_parser("index", help=INDEX_HELP, description=plain(index.__doc__))
-        index.add_arguments(p)
-    else:
-        sub.add_parser("index")
     # Listed here for --help; the launcher hands `bench` to the benchmarks package.
     sub.add_parser("bench", help="benchmarks (primerscope bench --help)", add_help=False)
     sub.add_parser("install-desktop", add_help=False,
                    help="add primerscope to the desktop's menu (--uninstall removes it)")
     return parser
-
 
 
 def _remember_inputs(parser: argparse.ArgumentParser) -> None:
@@ -476,8 +467,6 @@ def _start_cuda_early(plugin, args) -> bool:
 
 def _writer(plugin, name: str, args):
     """The plug-in's writer with its command-line options bound (typed keywords)."""
-    import functools
-
     options = plugin.export_options(args) if hasattr(plugin, "export_options") else {}
     return functools.partial(getattr(plugin.export, name), **options)
 
@@ -564,8 +553,6 @@ class _StartUpGC:
 
 
 def main(argv=None) -> int:
-    import engine
-
     engine.configure_process()  # before numba loads (importing engine changes nothing)
     argv = list(sys.argv[1:] if argv is None else argv)
     if _backend_named(argv) == "cuda":  # first: the context is made while the rest loads
@@ -615,11 +602,6 @@ def _dispatch(args) -> int:
                          "(or python -m benchmarks)")
     if args.command == "install-desktop":
         raise UsageError("install-desktop runs through the launcher: primerscope install-desktop")
-    if args.command == "index":
-        from engine.cli import index
-
-        _StartUpGC.end()
-        return index.run(args)
     plugin = family_cli(args.command)
     if getattr(plugin, "FAMILY", "") is None:
         _StartUpGC.end()

@@ -17,6 +17,8 @@ from engine.gaps import GAP_MIN, counted
 from engine.jobs import check_int
 from engine.output import check_outputs
 
+FAMILY = None  # a command of its own (engine.cli runs ``run(args)``)
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("genome", help="FASTA (.gz and bgzip ok), GenBank, EMBL or UCSC .2bit file; "

@@ -2,7 +2,8 @@
 
 from engine import config
 from engine.gaps import GAP_MIN_PARAM
-from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
+from engine.registry import (BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, SCHEDULER_PARAM,
+                             VariantSpec)
 
 # dask: one task per text chunk on a Dask cluster (engine/edit/problem.py), so searches of
 # whole records only; GPU workers run the cuda default variant (task), CPU workers this
@@ -65,10 +66,7 @@ SPEC = FamilySpec(
                   "CUDA cooperative only: 64-bit words of a query each thread of a warp holds; a "
                   "query spans ceil(words / this) threads and a warp takes as many queries as fit.",
                   minimum=1, maximum=8, backends=("cuda",), variants=("cooperative",), metavar="W"),
-        ParamSpec("scheduler", "Dask scheduler", "text", "",
-                  "dask only: the address of a running Dask scheduler, tcp://HOST:PORT (empty: "
-                  "a local cluster, one worker per core or per GPU)", backends=("dask",),
-                  metavar="ADDRESS"),
+        SCHEDULER_PARAM,
     ),
     flags=(
         FlagSpec("simd", "simd: many patterns per instruction",

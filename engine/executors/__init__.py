@@ -7,8 +7,10 @@ plan, how a task runs on a chunk's text with the family's kernels (:meth:`~Chunk
 a SliceRunner whose :meth:`take` hands back the partial answer), how partial answers
 merge, and what the whole-text run is when the background fits in memory.
 
-An executor runs such a problem, and executors are the only code that branches on the
-backend (engine.registry.EXECUTORS names each backend's):
+An executor runs such a problem: made with ``(backend, scheduler)``, its
+``run(problem, meter, cancel)`` yields Progress and returns what the family reads its
+result from (the whole run, or the problem with its merged answers). Executors are the
+only code that branches on the backend (engine.registry.EXECUTORS names each backend's):
 
 - :class:`~engine.executors.inprocess.InProcess`: the serial, multicore and cuda kernels in
   this process, the whole text at once or one chunk after another, through
@@ -24,15 +26,5 @@ the job will use, once per process and warm key (engine.slices.compile_once).
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from engine.executors.protocol import ChunkedProblem, ChunkRun, Task, tiny_chunk  # noqa: F401
 
-
-class Executor(Protocol):
-    """Runs a problem: ``yield from executor.run(problem, meter, cancel)`` yields Progress
-    and returns what the family reads its result from (the whole run, or the problem
-    with its merged answers). Made with ``(backend, scheduler)``; the registry resolves a
-    backend to its executor (engine.registry.EXECUTORS, :func:`engine.registry.executor`)."""
-
-    def run(self, problem: ChunkedProblem, meter, cancel): ...

@@ -21,6 +21,7 @@ from engine import cluster, config
 from engine.executors.protocol import ChunkedProblem, Task
 from engine.jobs import Progress
 from engine.slices import Step, run_slices, warm_key, warm_once
+from engine.streaming import Background
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,6 @@ class _WorkerState:
         self.abort = np.zeros(1, dtype=np.uint8)
 
     def background(self):
-        from engine.streaming import Background
-
         return Background(self.problem.records, self.problem.strands)
 
 
@@ -62,15 +61,7 @@ def run_task(shared: Shared, task: Task):
     state = _state(shared)
     cluster.task_threads(state.job.backend)
     background = cluster.per_thread(state, state.background)
-    run = state.problem.open(task, background.text(task.chunk), state.abort, 1)
-    cells = comparisons = 0
-    while not run.finished:
-        step = run.step(max(1, run.total))
-        cells += step.cells
-        comparisons += step.comparisons
-    answer = run.take()
-    background.release(task.chunk)
-    return answer, cells, comparisons
+    return state.problem.run_task(task, background, state.abort)
 
 
 class Dask:

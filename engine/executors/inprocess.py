@@ -22,21 +22,18 @@ class InProcess:
     def __init__(self, backend: str = "serial", scheduler: str | None = None):
         self.gpu = registry.on_gpu(backend)
 
-    def runner(self, problem: ChunkedProblem, abort: np.ndarray, threads: int | None):
-        """The whole-text run when the background fits and the family has one, else a
-        :class:`ChunkLoop`."""
-        background = Background(problem.records, problem.strands, gpu=self.gpu)
-        whole = problem.whole(abort, threads) if background.fits() else None
-        return whole if whole is not None else ChunkLoop(problem, background, abort, threads)
-
     def run(self, problem: ChunkedProblem, meter, cancel):
-        """Compile if needed, run to the end, a cancel or an abort; return the answer: the
-        whole run, or the problem with its merged answers."""
+        """Compile if needed, then run the whole-text run when the background fits and the
+        family has one, else a :class:`ChunkLoop`, to the end, a cancel or an abort; return
+        the answer: the whole run, or the problem with its merged answers."""
         key = warm_key(problem.job, *problem.warm_key())
         yield from compile_once(key, problem.warm_up, problem.total_units())
+        abort, threads = cancel.flag, meter.threads
 
         def make():
-            return self.runner(problem, cancel.flag, meter.threads)
+            background = Background(problem.records, problem.strands, gpu=self.gpu)
+            whole = problem.whole(abort, threads) if background.fits() else None
+            return whole if whole is not None else ChunkLoop(problem, background, abort, threads)
 
         runner = meter.timed(make) if problem.setup_is_solve_time else make()
         yield from run_slices(runner, meter, cancel)

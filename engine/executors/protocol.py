@@ -11,6 +11,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from engine import config
+from engine.slices import SliceRunner
 from engine.streaming import Background, Chunk, Piece
 
 #: Bases of the tiny chunk the warm-up runs on (beyond the overlap).
@@ -31,17 +32,10 @@ class Task:
         return sum(p.end - p.own for p in self.chunk.pieces)
 
 
-class ChunkRun(Protocol):
-    """A task running on one chunk's text (an engine.slices.SliceRunner), and
+class ChunkRun(SliceRunner, Protocol):
+    """A task running on one chunk's text (its slices' :meth:`report` unused), and
     :meth:`take`: the partial answer found since the last call (picklable; taken while
     the chunk's text is still read)."""
-
-    total: int
-    done: int
-    first_slice: int
-    finished: bool
-
-    def step(self, budget: int): ...
 
     def take(self) -> Any: ...
 
@@ -180,15 +174,22 @@ class ChunkedProblem(ABC):
         answer dropped), so the kernels compile or load on the job's own types. Kernels it
         does not reach load at their first call, as compile time (engine.slices)."""
         chunk = tiny_chunk(self.records, self.overlap)
-        if chunk is None:
-            return
-        background = Background(self.records, self.strands)
-        task = self.warm_task(chunk)
-        run = self.open(task, background.text(task.chunk), np.zeros(1, dtype=np.uint8), 1)
+        if chunk is not None:
+            self.run_task(self.warm_task(chunk), Background(self.records, self.strands),
+                          np.zeros(1, dtype=np.uint8))
+
+    def run_task(self, task: Task, background: Background, abort: np.ndarray) -> tuple:
+        """``task`` run to its end in one go on one numba thread (the warm-up, a Dask
+        worker's task): (answer, cells, comparisons); its chunk's text released after."""
+        run = self.open(task, background.text(task.chunk), abort, 1)
+        cells = comparisons = 0
         while not run.finished:
-            run.step(max(1, run.total))
-        run.take()
+            step = run.step(max(1, run.total))
+            cells += step.cells
+            comparisons += step.comparisons
+        answer = run.take()
         background.release(task.chunk)
+        return answer, cells, comparisons
 
 
 def tiny_chunk(records, overlap: int) -> Chunk | None:

@@ -2,7 +2,8 @@
 
 from engine import config
 from engine.gaps import GAP_MIN_PARAM
-from engine.registry import BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, VariantSpec
+from engine.registry import (BackendSpec, FamilySpec, FlagSpec, InputSpec, ParamSpec, SCHEDULER_PARAM,
+                             VariantSpec)
 
 _FINE = ("fine", "coarse+fine")
 # Where each variant's kernels are (engine.registry.Binding.kernels): conventional and
@@ -56,10 +57,7 @@ SPEC = FamilySpec(
                   "cuda alternative with opt5/opt6: the seed study's prefetch factor c (prefetch "
                   "ceil(c*k/tpb)*tpb target symbols and that plus tpb background symbols)",
                   minimum=1, maximum=64, backends=("cuda",), metavar="C"),
-        ParamSpec("scheduler", "Dask scheduler", "text", "",
-                  "dask only: the address of a running Dask scheduler, tcp://HOST:PORT (empty: "
-                  "a local cluster, one worker per core or per GPU)", backends=("dask",),
-                  metavar="ADDRESS"),
+        SCHEDULER_PARAM,
     ),
     flags=(
         FlagSpec("opt1", "opt1: stop matrix at a row >= k",

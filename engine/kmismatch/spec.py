@@ -2,7 +2,8 @@
 
 from engine import config
 from engine.gaps import GAP_MIN_PARAM
-from engine.registry import BackendSpec, FamilySpec, InputSpec, ParamSpec, VariantSpec
+from engine.registry import (BackendSpec, FamilySpec, InputSpec, ParamSpec, SCHEDULER_PARAM,
+                             VariantSpec)
 
 
 
@@ -41,10 +42,7 @@ SPEC = FamilySpec(
                   "(shared-mem is fastest at 128); block-thread runs one thread per pattern "
                   "position.", minimum=1, maximum=1024, backends=("cuda",),
                   variants=("thread", "shared-mem", "pair-tile"), metavar="N"),
-        ParamSpec("scheduler", "Dask scheduler", "text", "",
-                  "dask only: the address of a running Dask scheduler, tcp://HOST:PORT (empty: "
-                  "a local cluster, one worker per core or per GPU)", backends=("dask",),
-                  metavar="ADDRESS"),
+        SCHEDULER_PARAM,
     ),
     flags=(),
     variants=(

@@ -10,17 +10,14 @@ from __future__ import annotations
 
 from engine import lcs
 from engine.cli import add_param_options, add_region_options, load_input, param_values
-from engine.lcs import export
-
-__all__ = ["add_arguments", "export", "make_job"]
+from engine.lcs import export as export  # the writers (engine.cli's plug-in contract)
 
 
 def add_arguments(parser) -> None:
     add_region_options(parser, ('a', 'b'))
-    parser.add_argument("a", help="FASTA/GenBank/EMBL file (.gz ok; its first record is used) "
-                                  "or a literal sequence")
-    parser.add_argument("b", help="FASTA/GenBank/EMBL file (.gz ok; its first record is used) "
-                                  "or a literal sequence")
+    for role in ("a", "b"):
+        parser.add_argument(role, help="FASTA/GenBank/EMBL file (.gz ok; its first record is "
+                                       "used) or a literal sequence")
     add_param_options(parser, lcs.SPEC)
 
 

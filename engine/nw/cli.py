@@ -8,17 +8,14 @@ from __future__ import annotations
 
 from engine import nw
 from engine.cli import add_param_options, add_region_options, load_input, param_values, selected_flags
-from engine.nw import export
-
-__all__ = ["add_arguments", "export", "export_options", "make_job"]
+from engine.nw import export as export  # the writers (engine.cli's plug-in contract)
 
 
 def add_arguments(parser) -> None:
     add_region_options(parser, ('a', 'b'))
-    parser.add_argument("a", help="sequence A: FASTA/GenBank/EMBL file (.gz ok; first record) "
-                                  "or a literal sequence")
-    parser.add_argument("b", help="sequence B: FASTA/GenBank/EMBL file (.gz ok; first record) "
-                                  "or a literal sequence")
+    for role in ("a", "b"):
+        parser.add_argument(role, help=f"sequence {role.upper()}: FASTA/GenBank/EMBL file (.gz "
+                                       "ok; first record) or a literal sequence")
     add_param_options(parser, nw.SPEC)
     parser.epilog = CIGAR_HELP
 
