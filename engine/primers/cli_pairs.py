@@ -73,7 +73,6 @@ def _rejected_path(args):
 def make_job(args):
     if args.rejected and not args.explain:
         raise ValueError("--rejected needs --explain")
-    _rejected_path(args)
     from engine.output import check_outputs
 
     check_outputs((args.output, args.bed, _rejected_path(args)), (args.target, args.background))
