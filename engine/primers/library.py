@@ -339,7 +339,8 @@ class Library:
         sql = f"INSERT INTO primers ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
         for at in range(0, len(checked), PROGRESS_ROWS):
             part = checked[at:at + PROGRESS_ROWS]
-            taken = _taken(db, [e.name for e in part])
+            names = _held(db, [e.name for e in part], "name")
+            taken = next((e.name for e in part if e.name in names), None)
             if taken:
                 raise ValueError(f"the library already has a primer named {taken!r}")
             held = _held(db, [e.sequence for e in part])
@@ -369,9 +370,7 @@ class Library:
             if rename is not None:
                 fresh = rename(fresh, [r[0] for r in db.execute("SELECT name FROM primers")])
             self._insert_in(db, fresh)
-            ids = dict(db.execute("SELECT sequence, id FROM primers WHERE sequence IN "
-                                  f"({', '.join('?' * len(seqs))})", seqs).fetchall()
-                       if (seqs := sorted({s for f, r, _ in links for s in (f, r)})) else [])
+            ids = _held(db, sorted({s for f, r, _ in links for s in (f, r)}), answer="id")
             linked = 0
             now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
             for f, r, size in links:
@@ -493,22 +492,13 @@ class Library:
 PROGRESS_ROWS = 10_000
 
 
-def _taken(db, names: list[str]) -> str | None:
-    """The first of ``names`` the library already holds (one query per batch)."""
-    found = set()
-    for at in range(0, len(names), 500):  # (SQLite's bound on host parameters)
-        part = names[at:at + 500]
-        found.update(r[0] for r in db.execute(
-            f"SELECT name FROM primers WHERE name IN ({', '.join('?' * len(part))})", part))
-    return next((n for n in names if n in found), None)
-
-
-def _held(db, sequences: list[str]) -> dict[str, str]:
-    """sequence -> name of those of ``sequences`` the library already holds."""
-    found: dict[str, str] = {}
-    for at in range(0, len(sequences), 500):  # (SQLite's bound on host parameters)
-        part = sequences[at:at + 500]
-        found.update(db.execute(f"SELECT sequence, name FROM primers WHERE sequence IN "
+def _held(db, values: list, column: str = "sequence", answer: str = "name") -> dict:
+    """``column`` value -> ``answer`` of the primers whose ``column`` is one of ``values``
+    (one query per batch)."""
+    found: dict = {}
+    for at in range(0, len(values), 500):  # (SQLite's bound on host parameters)
+        part = values[at:at + 500]
+        found.update(db.execute(f"SELECT {column}, {answer} FROM primers WHERE {column} IN "
                                 f"({', '.join('?' * len(part))})", part).fetchall())
     return found
 
