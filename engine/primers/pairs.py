@@ -121,14 +121,6 @@ class Specificity:
     left: np.ndarray = field(repr=False, compare=False)
     right: np.ndarray = field(repr=False, compare=False)
 
-    def left_specific(self, start0: int, length: int) -> bool:
-        need = int(self.left[start0])
-        return need > 0 and length >= need
-
-    def right_specific(self, pos0: int, length: int) -> bool:
-        need = int(self.right[pos0])
-        return need > 0 and length >= need
-
 
 @dataclass(frozen=True)
 class PairsResult(Tabular):
@@ -438,8 +430,9 @@ def design_record(record: Record, spec: Specificity, settings: PairSettings, k: 
     regions = settings.regions.sequence_args(offset, len(text))
     hull = settings.regions.amplify_hull(offset, len(text))
     lefts, rights, explain = primer_lists(template, design, record_id, regions)
-    lefts = [o for o in lefts if spec.left_specific(o.pos, o.length)]
-    rights = [o for o in rights if spec.right_specific(o.pos, o.length)]
+    # (specific: at least as long as the shortest specific primer at its 5' end)
+    lefts = [o for o in lefts if 0 < spec.left[o.pos] <= o.length]
+    rights = [o for o in rights if 0 < spec.right[o.pos] <= o.length]
     gap_stretches = gaps.gap_runs(record.codes)
 
     def clear(side, reverse):
