@@ -376,11 +376,9 @@ def _rejections(target_id: str, text: str, template: str, spec: Specificity, lef
     the record's numbering: ``offset`` is its ``Record.offset``; ``regions``, ``hull``:
     Primer3's sequence arguments and the span every product must contain)."""
     L = len(text)
-    ok_left = {(o.pos, o.length) for o in lefts}
-    ok_right = {(o.pos, o.length) for o in rights}
     out = []
-    for orient in ("left", "right"):
-        need_at = spec.left if orient == "left" else spec.right
+    for orient, need_at, oligos in (("left", spec.left, lefts), ("right", spec.right, rights)):
+        accepted = {(o.pos, o.length) for o in oligos}
         for p in range(L):
             if cancel.cancelled:
                 return out
@@ -403,7 +401,6 @@ def _rejections(target_id: str, text: str, template: str, spec: Specificity, lef
                 out.append(Rejection(target_id, orient, start, end, seq, why))
                 continue
             lengths = range(max(design.len_min, need), longest + 1)
-            accepted = ok_left if orient == "left" else ok_right
             if any((p, n) in accepted for n in lengths):
                 continue
             start, end, seq = oligo(lengths[0])
