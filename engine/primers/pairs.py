@@ -252,13 +252,14 @@ class _Taken:
         return self.near.get(oligo.three_prime, np.inf)
 
 
-def _taken(pairs, distance: int, penalty=lambda pair: pair[0]) -> tuple[_Taken, _Taken]:
-    """The left and right :class:`_Taken` of ``pairs`` (tuples with the left primer at 4,
-    the right at 5), each pair at ``penalty(pair)``."""
+def _taken(distance: int, settled=(), kept=()) -> tuple[_Taken, _Taken]:
+    """The left and right :class:`_Taken` of pairs (tuples: the penalty at 0, the left
+    primer at 4, the right at 5): earlier ranges' ``settled`` pairs conflict at any key
+    (-inf), ``kept`` ones at their penalty."""
     lefts, rights = _Taken(distance), _Taken(distance)
-    for pair in pairs:
-        lefts.add(pair[4], penalty(pair))
-        rights.add(pair[5], penalty(pair))
+    for pair, penalty in [(p, -np.inf) for p in settled] + [(p, p[0]) for p in kept]:
+        lefts.add(pair[4], penalty)
+        rights.add(pair[5], penalty)
     return lefts, rights
 
 
@@ -266,7 +267,7 @@ def _diverse(accepted: list, distance: int) -> list:
     """Greedy, best first, as Primer3 returns pairs: each pair that conflicts with none kept
     before it (:class:`_Taken`)."""
     kept = []
-    lefts, rights = _Taken(distance), _Taken(distance)
+    lefts, rights = _taken(distance)
     for a in sorted(accepted, key=lambda a: a[:3]):
         if lefts.lowest(a[4]) == np.inf and rights.lowest(a[5]) == np.inf:
             kept.append(a)
@@ -315,8 +316,7 @@ def best_pairs(template: str, lefts, rights, design: DesignSettings,
         last = None  # the highest (penalty, i, -w) accepted so far
         kept: list[tuple] = []
         settled = [(0.0, 0, 0, None, o[1], o[2]) for o in out]  # earlier ranges' pairs
-        # Earlier ranges' pairs conflict at any key (-inf), kept ones at their penalty.
-        taken = _taken(settled, distance, lambda pair: -np.inf)
+        taken = _taken(distance, settled)
         worst = float("inf")
         while heap and not cancel.cancelled:
             key, i, t = heapq.heappop(heap)
@@ -358,10 +358,7 @@ def best_pairs(template: str, lefts, rights, design: DesignSettings,
             else:  # it ranks before an accepted one: the greedy choice again
                 accepted.append(pair)
                 kept = _diverse(settled + accepted, distance)[len(settled):]
-                taken = _taken(settled, distance, lambda pair: -np.inf)
-                for k in kept:
-                    taken[0].add(k[4], k[0])
-                    taken[1].add(k[5], k[0])
+                taken = _taken(distance, settled, kept)
             if len(kept) >= need:
                 worst = kept[need - 1][0]
         out += [(a[3], a[4], a[5], product_range) for a in kept[:need]]
