@@ -105,10 +105,7 @@ def annotations_from(columns) -> list[Annotation]:
     rows = list(zip(*cells))
     for i in np.flatnonzero(none.any(axis=1)).tolist():
         rows[i] = tuple(None if gone else v for v, gone in zip(rows[i], none[i].tolist()))
-    texts = [""] * len(rows)
-    for i, text in notes.items():
-        texts[i] = text
-    return [Annotation(*row, text) for row, text in zip(rows, texts)]
+    return [Annotation(*row, notes.get(i, "")) for i, row in enumerate(rows)]
 
 
 def _sequences(candidates, lo: int, hi: int) -> list[str]:
