@@ -82,16 +82,11 @@ def annotation_columns(sequences: list[str], conditions: Conditions):
     ``{row: note}`` for the rows with a note, at the lowest priority (:func:`_background`)."""
     _background()
     notes = annotate_many(sequences, conditions)
-    values = np.zeros((len(notes), len(NUMBERS)))
-    none = np.zeros(values.shape, dtype=bool)
-    for i, note in enumerate(notes):
-        for j, name in enumerate(NUMBERS):
-            value = getattr(note, name)
-            if value is None:
-                none[i, j] = True
-            else:
-                values[i, j] = value
-    return values, none, {i: n.note for i, n in enumerate(notes) if n.note}
+    cells = np.array([[getattr(n, name) for name in NUMBERS] for n in notes],
+                     dtype=object).reshape(len(notes), len(NUMBERS))
+    none = np.equal(cells, None)
+    return (np.where(none, 0, cells).astype(np.float64), none,
+            {i: n.note for i, n in enumerate(notes) if n.note})
 
 
 def annotations_from(columns) -> list[Annotation]:
