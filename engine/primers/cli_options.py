@@ -128,8 +128,6 @@ _DESIGN_OPTIONS = {
     "max_homodimer_tm": (float, 47.0, 1000.0), "max_end_stability": (float, 100.0, 1000.0),
     "min_three_prime_distance": (int, 3, -1),
 }
-#: Option names that differ from the setting's.
-_DESIGN_FLAGS = {"min_three_prime_distance": "--min-3prime-distance"}
 
 
 def add_design_options(parser) -> None:
@@ -142,13 +140,13 @@ def add_design_options(parser) -> None:
               "max_tm_diff": (float, 0.0, 200.0), "min_three_prime_distance": (int, 0, 10_000)}
     for name, (kind, default, off) in _DESIGN_OPTIONS.items():
         _, lowest, highest = ranges[name]
-        extra = ""
-        if name == "min_three_prime_distance":
+        flag, extra = "--" + name.replace("_", "-"), ""
+        if name == "min_three_prime_distance":  # (the one option named unlike its setting)
+            flag = "--min-3prime-distance"
             extra = ("; two returned pairs share no primer and their primers' 3' ends are at "
                      "least X bases apart (Primer3's PRIMER_MIN_THREE_PRIME_DISTANCE); 'off': "
                      "pairs may share primers")
-        g.add_argument(_DESIGN_FLAGS.get(name, "--" + name.replace("_", "-")), dest=name,
-                       default=default, metavar="X",
+        g.add_argument(flag, dest=name, default=default, metavar="X",
                        type=_number(kind, lowest, highest, off=off is not None),
                        help=f"default {default}; {lowest:g} to {highest:g}{extra}")
     add_condition_options(parser)
