@@ -75,12 +75,10 @@ class _Columns(ColumnTable):
         self.context = context
 
     def __getattr__(self, name):
-        columns = self.__dict__.get("columns")
-        if columns is not None and name in columns:
-            return columns[name]
-        context = self.__dict__.get("context")
-        if context is not None and name in context:
-            return context[name]
+        for part in ("columns", "context"):  # (an unpickled table has neither yet)
+            values = self.__dict__.get(part)
+            if values is not None and name in values:
+                return values[name]
         raise AttributeError(name)
 
     def __len__(self) -> int:
