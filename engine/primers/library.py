@@ -197,8 +197,8 @@ def checked_name(name) -> str:
 
 #: The CSV columns of an export (and the columns an import may have).
 COLUMNS = tuple(f.name for f in fields(LibraryEntry))
-_INT = {"target_start", "target_end", "k"}
-_FLOAT = {"tm", "gc_percent"}
+#: The numeric columns of an import and their types (an empty cell: None).
+_NUMBERS = {"target_start": int, "target_end": int, "k": int, "tm": float, "gc_percent": float}
 
 
 class Library:
@@ -620,16 +620,11 @@ def parse_csv(text: str, source: str = "CSV") -> list[LibraryEntry]:
     for line, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
             raise ValueError(f"{source}: line {line}: {len(row)} fields, the header has {len(header)}")
-        values = {}
-        for col, cell in zip(header, row):
-            cell = unquoted_cell(cell.strip())
+        values = {col: unquoted_cell(cell.strip()) for col, cell in zip(header, row)}
+        for col in [c for c in header if c in _NUMBERS]:  # (the first bad cell named)
+            cell = values[col]
             try:
-                if col in _INT:
-                    values[col] = int(cell) if cell else None
-                elif col in _FLOAT:
-                    values[col] = float(cell) if cell else None
-                else:
-                    values[col] = cell
+                values[col] = _NUMBERS[col](cell) if cell else None
             except ValueError:
                 raise ValueError(f"{source}: line {line}: {col} must be a number, "
                                  f"got {cell!r}") from None
