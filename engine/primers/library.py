@@ -231,10 +231,9 @@ class Library:
         try:
             self._db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
             known = self._recognise()
-            if known and readonly:
-                return
-            if readonly:  # (an in-memory stand-in for a library not made yet)
-                self._db.executescript(_SCHEMA)
+            if readonly:
+                if not known:  # (an in-memory stand-in for a library not made yet)
+                    self._db.executescript(_SCHEMA)
                 return
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = FULL")
