@@ -127,49 +127,44 @@ def annotate_in_children(candidates, conditions: Conditions, cancel: CancelToken
     """
     batch = batch or BATCH
     table: dict[str, Annotation] = {} if into is None else into
+    workers, queued = children(), {}
+    n, read, shown = len(candidates), 0, None
     pool = ChildPool(name="primerscope-annotate")
     try:
-        return (yield from _batches(candidates, conditions, cancel, batch, known, table, pool,
-                                    children()))
+        # Rounds of up to ``workers`` batches, one a child, the sequences of a round shared
+        # out evenly (a child for every CHILD_MIN of them at least).
+        while read < n or queued:
+            if cancel.cancelled:
+                return None
+            if read < n and len(queued) < batch * workers:
+                hi = min(n, read + ROWS)
+                for seq in _sequences(candidates, read, hi):
+                    if seq not in table and seq not in queued and seq not in known:
+                        queued[seq] = None
+                read = hi
+                continue
+            todo = list(queued)[:batch * workers]
+            for seq in todo:
+                del queued[seq]
+            parts = max(1, min(workers, len(todo) // CHILD_MIN),
+                        -(-len(todo) // batch))  # <= workers
+            chunks = [todo[i::parts] for i in range(parts)]
+            answer = yield from _answer(pool.run(
+                [(w, annotation_columns, (chunk, conditions)) for w, chunk in enumerate(chunks)],
+                cancel, lambda: None))
+            if answer is None:  # cancelled: the pool has ended the children
+                return None
+            for chunk, columns in zip(chunks, answer):
+                table.update(zip(chunk, annotations_from(columns)))
+            distinct = len(table) + len(queued)
+            ahead = (n - read) * distinct / read if read else 0
+            fraction = round(len(table) / (distinct + ahead), 3)
+            if fraction != shown:
+                shown = fraction
+                yield fraction
+        return table
     finally:
         pool.close()
-
-
-def _batches(candidates, conditions, cancel, batch, known, table, pool, workers):
-    """:func:`annotate_in_children`'s loop, its child ``pool`` made and closed around it:
-    rounds of up to ``workers`` batches, one a child, the sequences of a round shared out
-    evenly (a child for every :data:`CHILD_MIN` of them at least)."""
-    queued: dict[str, None] = {}
-    n, read, shown = len(candidates), 0, None
-    while read < n or queued:
-        if cancel.cancelled:
-            return None
-        if read < n and len(queued) < batch * workers:
-            hi = min(n, read + ROWS)
-            for seq in _sequences(candidates, read, hi):
-                if seq not in table and seq not in queued and seq not in known:
-                    queued[seq] = None
-            read = hi
-            continue
-        todo = list(queued)[:batch * workers]
-        for seq in todo:
-            del queued[seq]
-        parts = max(1, min(workers, len(todo) // CHILD_MIN), -(-len(todo) // batch))  # <= workers
-        chunks = [todo[i::parts] for i in range(parts)]
-        answer = yield from _answer(pool.run(
-            [(w, annotation_columns, (chunk, conditions)) for w, chunk in enumerate(chunks)],
-            cancel, lambda: None))
-        if answer is None:  # cancelled: the pool has ended the children
-            return None
-        for chunk, columns in zip(chunks, answer):
-            table.update(zip(chunk, annotations_from(columns)))
-        distinct = len(table) + len(queued)
-        ahead = (n - read) * distinct / read if read else 0
-        fraction = round(len(table) / (distinct + ahead), 3)
-        if fraction != shown:
-            shown = fraction
-            yield fraction
-    return table
 
 
 def annotated_csv(result, conditions: Conditions, filters, cancel: CancelToken,
