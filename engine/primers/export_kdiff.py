@@ -19,7 +19,6 @@ from engine.primers import Annotation, Conditions, Filters, merge_candidates, se
 CSV_COLUMNS = ("target_id", "start", "end", "length", "sequence")
 REGION_COLUMNS = ("target_id", "start", "end", "length", "count", "best_start", "best_end",
                   "best_sequence")
-BED_TRACK = "primerscope_regions"
 
 
 def candidate_row(c) -> tuple:
@@ -61,9 +60,9 @@ def write_regions_csv(regions, fh) -> None:
         w.writerow(region_row(r))
 
 
-def write_bed(regions, fh, *, track_name: str = BED_TRACK) -> None:
+def write_bed(regions, fh) -> None:
     """BED6 (0-based start, exclusive end); the name is the best candidate, the score the count."""
-    fh.write(f'track name={track_name} description="primerscope candidate regions"\n')
+    fh.write('track name=primerscope_regions description="primerscope candidate regions"\n')
     for r in regions:
         fh.write(f"{r.target_id}\t{r.start - 1}\t{r.end}\t{r.best.sequence}\t{min(r.count, 1000)}\t+\n")
 
