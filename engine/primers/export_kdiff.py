@@ -56,8 +56,7 @@ def write_candidates_csv(candidates, fh, notes=None, header: bool = True) -> Non
 def write_regions_csv(regions, fh) -> None:
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(REGION_COLUMNS)
-    for r in regions:
-        w.writerow(region_row(r))
+    w.writerows(map(region_row, regions))
 
 
 def write_bed(regions, fh) -> None:
@@ -72,8 +71,7 @@ def write_landscape_csv(land, fh) -> None:
     starts; an empty cell where that start has no candidate at that k)."""
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(("target_id", "start") + tuple(f"len_k{k}" for k in land.k))
-    rows = land.rows()
-    w.writerows([("" if x is None else x) for x in row] for row in rows)
+    w.writerows([("" if x is None else x) for x in row] for row in land.rows())
 
 
 def write_csv(result, fh, *, annotate: bool = False, conditions: Conditions | None = None,
@@ -137,6 +135,5 @@ def bed_text(candidates) -> str:
 def result_bed_text(result, *, annotate: bool = False, conditions: Conditions | None = None,
                     filters: Filters | None = None) -> str:
     """What ``primerscope kdiff ... --bed OUT.bed`` writes: the regions of the kept candidates."""
-    cands, _ = select_candidates(result.candidates, annotate=annotate, conditions=conditions,
-                                 filters=filters)
-    return bed_text(cands)
+    return bed_text(select_candidates(result.candidates, annotate=annotate, conditions=conditions,
+                                      filters=filters)[0])
