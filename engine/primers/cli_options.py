@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import fields
+from dataclasses import replace
 
 from engine.primers.annotate import Conditions
 from engine.primers.filters import Filters
@@ -113,9 +113,7 @@ def filters_from(args) -> Filters | None:
     given = {n: getattr(args, n) for n in _FILTER_OPTIONS if getattr(args, n) is not None}
     if not args.filter and not given:
         return None
-    values = {f.name: getattr(Filters(), f.name) for f in fields(Filters)}
-    values.update({n: (None if v == "off" else v) for n, v in given.items()})
-    return Filters(**values)
+    return replace(Filters(), **{n: (None if v == "off" else v) for n, v in given.items()})
 
 
 #: Pair design's bounds (``primerscope pairs``): option name -> (type, Primer3's default,
