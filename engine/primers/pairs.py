@@ -303,14 +303,10 @@ def best_pairs(template: str, lefts, rights, design: DesignSettings,
             break
         lo, hi = product_range
         windows: dict[int, np.ndarray] = {}
-        bounds = {}
-        heap = []
         starts = np.searchsorted(sorted_pos, l_pos + lo - 1, side="left")
         ends = np.searchsorted(sorted_pos, l_pos + hi - 1, side="right")
         lowest = np.minimum.reduceat(pen_by_pos, np.stack([starts, ends], 1).ravel())[::2]
-        for i in np.flatnonzero(starts < ends).tolist():
-            bounds[i] = (int(starts[i]), int(ends[i]))
-            heap.append((l_pen[i] + float(lowest[i]), i, 0))
+        heap = [(l_pen[i] + float(lowest[i]), i, 0) for i in np.flatnonzero(starts < ends).tolist()]
         heapq.heapify(heap)
         accepted: list[tuple] = []
         last = None  # the highest (penalty, i, -w) accepted so far
@@ -323,8 +319,7 @@ def best_pairs(template: str, lefts, rights, design: DesignSettings,
             if len(kept) >= need and key > worst + 1e-9:
                 break
             if i not in windows:  # this left's partners, best penalty first
-                a, b = bounds[i]
-                w = by_pos[a:b]
+                w = by_pos[starts[i]:ends[i]]
                 windows[i] = w[np.lexsort((-w, r_pen[w]))]
             w = windows[i]
             left, right = lefts[i], rights[int(w[t])]
