@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import asdict
+from dataclasses import asdict, astuple
 
 from engine.columns import blank
 from engine.primers.export_pcr import product_dict
@@ -82,9 +82,7 @@ def to_json(result) -> dict:
            "primer3_explain": result.primer3_explain,
            "pairs": [pair_dict(p) for p in result.pairs]}
     if result.settings.explain:
-        out["rejected"] = [dict(zip(REJECTED_COLUMNS, (r.target_id, r.orientation, r.start, r.end,
-                                                         r.sequence, r.reason)))
-                           for r in result.rejected]
+        out["rejected"] = [dict(zip(REJECTED_COLUMNS, astuple(r))) for r in result.rejected]
     return out
 
 
