@@ -476,9 +476,8 @@ class Library:
             for e in entries:
                 for start, end, strand in _inside(_sites(e, target.id, text), e, target.id,
                                                   len(text)):
-                    quals = {"label": [e.name], "note": [f"5'-{e.sequence}-3'"]}
-                    if e.notes:
-                        quals["note"].append(e.notes)
+                    quals = {"label": [e.name],
+                             "note": [f"5'-{e.sequence}-3'"] + ([e.notes] if e.notes else [])}
                     rec.features.append(SeqFeature(FeatureLocation(start - 1, end, strand=strand),
                                                    type="primer_bind", qualifiers=quals))
             rec.features.sort(key=lambda f: (int(f.location.start), int(f.location.end)))
