@@ -271,8 +271,7 @@ def iter_sites(job: Job, meter: Meter, cancel: CancelToken, message: str):
             primers, records, search.params["k"], variant=search.variant,
             backend=search.backend, parallel=search.parallel, flags=search.flags,
             threads=search.threads, gap_min=search.params.get("gap_min", gaps.GAP_MIN)))
-        last = at + len(records)
-        label = f"{message} (records {at + 1:,}-{last:,} of {len(background):,})"
+        label = f"{message} (records {at + 1:,}-{at + len(records):,} of {len(background):,})"
         answer = yield from relabel(executor.run(SitesProblem(part), meter, cancel), label)
         refined = answer.refined()
         if refined is not None:
