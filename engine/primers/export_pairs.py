@@ -4,7 +4,7 @@ CSV: one row per pair (the JSON's fields flattened: ``left_*``, ``right_*``, ``c
 JSON: ``pairs`` (objects: rank, penalty, product_size, left, right, offtarget_products,
 closest_offtarget, products...), Primer3's explain strings, the time per phase and,
 with ``explain``, ``rejected``. BED: one BED12 line per pair (the amplicon, the two
-primers as blocks). Rejected primers: their own CSV (:func:`write_rejected_csv`).
+primers as blocks). Rejected primers: their own CSV (:func:`rejected_csv_text`).
 """
 
 from __future__ import annotations
@@ -61,17 +61,12 @@ def write_csv(result, fh) -> None:
     w.writerows([spreadsheet_cell(v) for v in row] for row in rows(result))
 
 
-def write_rejected_csv(result, fh) -> None:
-    w = csv.writer(fh, lineterminator="\n")
-    w.writerow(REJECTED_COLUMNS)
-    for r in result.rejected:
-        w.writerow((spreadsheet_cell(r.target_id), r.orientation, r.start, r.end, r.sequence,
-                    r.reason))
-
-
 def rejected_csv_text(result) -> str:
     buf = io.StringIO(newline="")
-    write_rejected_csv(result, buf)
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(REJECTED_COLUMNS)
+    w.writerows((spreadsheet_cell(r.target_id), r.orientation, r.start, r.end, r.sequence,
+                 r.reason) for r in result.rejected)
     return buf.getvalue()
 
 
