@@ -28,9 +28,8 @@ REJECTED_COLUMNS = ("target", "orientation", "start", "end", "sequence", "reason
 
 
 def side_dict(site) -> dict:
-    """A primer of a pair as JSON (pairs and group)."""
-    return {"sequence": site.sequence, "start": site.start, "end": site.end, "tm": site.tm,
-            "gc_percent": site.gc_percent, "penalty": site.penalty}
+    """A primer of a pair (a pairs.PrimerSite) as JSON (pairs and group): its fields."""
+    return asdict(site)
 
 
 def pair_dict(p) -> dict:
