@@ -17,15 +17,19 @@ under a millisecond, and become :class:`~engine.primers.Annotation` objects in P
 
 from __future__ import annotations
 
+import io
 import os
 from dataclasses import fields
+from functools import partial
 from typing import Generator
 
 import numpy as np
 
 from engine.jobs import CancelToken, drive
+from engine.primers import export_kdiff
 from engine.primers.annotate import Annotation, Conditions, annotate_many
 from engine.primers.children import ChildPool, in_child
+from engine.primers.filters import select_candidates
 
 #: Distinct sequences a batch holds: about 6 s of Primer3 (0.6 ms a sequence on one core);
 #: the caller hears of progress (and its cancel is read) between batches too.
@@ -175,10 +179,6 @@ def annotated_csv(result, conditions: Conditions, filters, cancel: CancelToken,
     written here from them, :data:`WRITE_ROWS` rows a step (no Primer3: seconds for a
     million candidates, which Primer3 takes minutes to annotate again); otherwise in a child
     process, which annotates every candidate again. Returns the text, None after a cancel."""
-    from functools import partial
-
-    from engine.primers import export_kdiff
-
     rows = None if known is None else list(result.candidates)  # (made once: the writer's)
     if rows is not None and all(c.sequence in known for c in rows):
         return (yield from _csv_from(rows, conditions, filters, known, cancel))
@@ -193,11 +193,6 @@ WRITE_ROWS = 20_000
 def _csv_from(candidates, conditions, filters, known, cancel) -> Generator:
     """:func:`annotated_csv` from annotations at hand: the kdiff writer's rows, a block a
     step (the fraction written between them, a cancel read)."""
-    import io
-
-    from engine.primers.export_kdiff import write_candidates_csv
-    from engine.primers.filters import select_candidates
-
     cands, notes = select_candidates(candidates, annotate=True, conditions=conditions,
                                      filters=filters, known=known)
     buf = io.StringIO(newline="")
@@ -205,6 +200,6 @@ def _csv_from(candidates, conditions, filters, known, cancel) -> Generator:
         if cancel.cancelled:
             return None
         hi = lo + WRITE_ROWS
-        write_candidates_csv(cands[lo:hi], buf, notes[lo:hi], header=lo == 0)
+        export_kdiff.write_candidates_csv(cands[lo:hi], buf, notes[lo:hi], header=lo == 0)
         yield min(1.0, hi / max(1, len(cands)))
     return buf.getvalue()
