@@ -8,6 +8,7 @@ tables; their thermodynamic fields are None.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from dataclasses import dataclass, fields
 
@@ -64,16 +65,6 @@ class Annotation:
                "end_stability_dg", "gc_clamp", "max_run")
 
 
-def _max_run(seq: str) -> int:
-    best = run = 0
-    prev = ""
-    for ch in seq:
-        run = run + 1 if ch == prev else 1
-        prev = ch
-        best = max(best, run)
-    return best
-
-
 def annotate(seq: str, conditions: Conditions | None = None) -> Annotation:
     """Length, GC %, Tm, hairpin and self-dimer ΔG/Tm, 3' end stability, GC clamp, longest run."""
     import primer3
@@ -103,7 +94,7 @@ def annotate(seq: str, conditions: Conditions | None = None) -> Annotation:
         homodimer_tm=hd.tm if hd else None,
         end_stability_dg=end.dg / 1000.0 if end else None,
         gc_clamp=sum(ch in "GC" for ch in seq[-5:]),
-        max_run=_max_run(seq),
+        max_run=max((len(list(run)) for _, run in itertools.groupby(seq)), default=0),
         note="" if short or not plain else f"{len(seq)} nt: {TOO_LONG} (over {THERMO_MAX_LENGTH})",
     )
 

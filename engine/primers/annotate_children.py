@@ -17,15 +17,19 @@ under a millisecond, and become :class:`~engine.primers.Annotation` objects in P
 
 from __future__ import annotations
 
+import io
 import os
 from dataclasses import fields
+from functools import partial
 from typing import Generator
 
 import numpy as np
 
 from engine.jobs import CancelToken, drive
+from engine.primers import export_kdiff
 from engine.primers.annotate import Annotation, Conditions, annotate_many
 from engine.primers.children import ChildPool, in_child
+from engine.primers.filters import select_candidates
 
 #: Distinct sequences a batch holds: about 6 s of Primer3 (0.6 ms a sequence on one core);
 #: the caller hears of progress (and its cancel is read) between batches too.
@@ -82,16 +86,11 @@ def annotation_columns(sequences: list[str], conditions: Conditions):
     ``{row: note}`` for the rows with a note, at the lowest priority (:func:`_background`)."""
     _background()
     notes = annotate_many(sequences, conditions)
-    values = np.zeros((len(notes), len(NUMBERS)))
-    none = np.zeros(values.shape, dtype=bool)
-    for i, note in enumerate(notes):
-        for j, name in enumerate(NUMBERS):
-            value = getattr(note, name)
-            if value is None:
-                none[i, j] = True
-            else:
-                values[i, j] = value
-    return values, none, {i: n.note for i, n in enumerate(notes) if n.note}
+    cells = np.array([[getattr(n, name) for name in NUMBERS] for n in notes],
+                     dtype=object).reshape(len(notes), len(NUMBERS))
+    none = np.equal(cells, None)
+    return (np.where(none, 0, cells).astype(np.float64), none,
+            {i: n.note for i, n in enumerate(notes) if n.note})
 
 
 def annotations_from(columns) -> list[Annotation]:
@@ -105,10 +104,7 @@ def annotations_from(columns) -> list[Annotation]:
     rows = list(zip(*cells))
     for i in np.flatnonzero(none.any(axis=1)).tolist():
         rows[i] = tuple(None if gone else v for v, gone in zip(rows[i], none[i].tolist()))
-    texts = [""] * len(rows)
-    for i, text in notes.items():
-        texts[i] = text
-    return [Annotation(*row, text) for row, text in zip(rows, texts)]
+    return [Annotation(*row, notes.get(i, "")) for i, row in enumerate(rows)]
 
 
 def _sequences(candidates, lo: int, hi: int) -> list[str]:
@@ -135,49 +131,44 @@ def annotate_in_children(candidates, conditions: Conditions, cancel: CancelToken
     """
     batch = batch or BATCH
     table: dict[str, Annotation] = {} if into is None else into
+    workers, queued = children(), {}
+    n, read, shown = len(candidates), 0, None
     pool = ChildPool(name="primerscope-annotate")
     try:
-        return (yield from _batches(candidates, conditions, cancel, batch, known, table, pool,
-                                    children()))
+        # Rounds of up to ``workers`` batches, one a child, the sequences of a round shared
+        # out evenly (a child for every CHILD_MIN of them at least).
+        while read < n or queued:
+            if cancel.cancelled:
+                return None
+            if read < n and len(queued) < batch * workers:
+                hi = min(n, read + ROWS)
+                for seq in _sequences(candidates, read, hi):
+                    if seq not in table and seq not in queued and seq not in known:
+                        queued[seq] = None
+                read = hi
+                continue
+            todo = list(queued)[:batch * workers]
+            for seq in todo:
+                del queued[seq]
+            parts = max(1, min(workers, len(todo) // CHILD_MIN),
+                        -(-len(todo) // batch))  # <= workers
+            chunks = [todo[i::parts] for i in range(parts)]
+            answer = yield from _answer(pool.run(
+                [(w, annotation_columns, (chunk, conditions)) for w, chunk in enumerate(chunks)],
+                cancel, lambda: None))
+            if answer is None:  # cancelled: the pool has ended the children
+                return None
+            for chunk, columns in zip(chunks, answer):
+                table.update(zip(chunk, annotations_from(columns)))
+            distinct = len(table) + len(queued)
+            ahead = (n - read) * distinct / read if read else 0
+            fraction = round(len(table) / (distinct + ahead), 3)
+            if fraction != shown:
+                shown = fraction
+                yield fraction
+        return table
     finally:
         pool.close()
-
-
-def _batches(candidates, conditions, cancel, batch, known, table, pool, workers):
-    """:func:`annotate_in_children`'s loop, its child ``pool`` made and closed around it:
-    rounds of up to ``workers`` batches, one a child, the sequences of a round shared out
-    evenly (a child for every :data:`CHILD_MIN` of them at least)."""
-    queued: dict[str, None] = {}
-    n, read, shown = len(candidates), 0, None
-    while read < n or queued:
-        if cancel.cancelled:
-            return None
-        if read < n and len(queued) < batch * workers:
-            hi = min(n, read + ROWS)
-            for seq in _sequences(candidates, read, hi):
-                if seq not in table and seq not in queued and seq not in known:
-                    queued[seq] = None
-            read = hi
-            continue
-        todo = list(queued)[:batch * workers]
-        for seq in todo:
-            del queued[seq]
-        parts = max(1, min(workers, len(todo) // CHILD_MIN), -(-len(todo) // batch))  # <= workers
-        chunks = [todo[i::parts] for i in range(parts)]
-        answer = yield from _answer(pool.run(
-            [(w, annotation_columns, (chunk, conditions)) for w, chunk in enumerate(chunks)],
-            cancel, lambda: None))
-        if answer is None:  # cancelled: the pool has ended the children
-            return None
-        for chunk, columns in zip(chunks, answer):
-            table.update(zip(chunk, annotations_from(columns)))
-        distinct = len(table) + len(queued)
-        ahead = (n - read) * distinct / read if read else 0
-        fraction = round(len(table) / (distinct + ahead), 3)
-        if fraction != shown:
-            shown = fraction
-            yield fraction
-    return table
 
 
 def annotated_csv(result, conditions: Conditions, filters, cancel: CancelToken,
@@ -188,10 +179,6 @@ def annotated_csv(result, conditions: Conditions, filters, cancel: CancelToken,
     written here from them, :data:`WRITE_ROWS` rows a step (no Primer3: seconds for a
     million candidates, which Primer3 takes minutes to annotate again); otherwise in a child
     process, which annotates every candidate again. Returns the text, None after a cancel."""
-    from functools import partial
-
-    from engine.primers import export_kdiff
-
     rows = None if known is None else list(result.candidates)  # (made once: the writer's)
     if rows is not None and all(c.sequence in known for c in rows):
         return (yield from _csv_from(rows, conditions, filters, known, cancel))
@@ -206,11 +193,6 @@ WRITE_ROWS = 20_000
 def _csv_from(candidates, conditions, filters, known, cancel) -> Generator:
     """:func:`annotated_csv` from annotations at hand: the kdiff writer's rows, a block a
     step (the fraction written between them, a cancel read)."""
-    import io
-
-    from engine.primers.export_kdiff import write_candidates_csv
-    from engine.primers.filters import select_candidates
-
     cands, notes = select_candidates(candidates, annotate=True, conditions=conditions,
                                      filters=filters, known=known)
     buf = io.StringIO(newline="")
@@ -218,6 +200,6 @@ def _csv_from(candidates, conditions, filters, known, cancel) -> Generator:
         if cancel.cancelled:
             return None
         hi = lo + WRITE_ROWS
-        write_candidates_csv(cands[lo:hi], buf, notes[lo:hi], header=lo == 0)
+        export_kdiff.write_candidates_csv(cands[lo:hi], buf, notes[lo:hi], header=lo == 0)
         yield min(1.0, hi / max(1, len(cands)))
     return buf.getvalue()

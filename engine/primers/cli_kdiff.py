@@ -11,12 +11,14 @@ because the annotations are the primer layer's (no family imports engine.primers
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 
 from engine import kdiff
 from engine.cli import (UsageError, add_param_options, add_region_options, load_input, param_values,
                         selected_flags)
+from engine.output import check_outputs
 from engine.primers import export_kdiff as export
 from engine.sequences import SequenceWarning
 from engine.primers.cli_options import (add_filter_options, add_mask_option, conditions_from,
@@ -76,13 +78,10 @@ def make_job(args):
     params = param_values(args, kdiff.SPEC)
     export_options(args)  # check the primer options before the (possibly long) run
     if args.all_k is not None:
-        from engine.output import check_outputs
-
         check_outputs(list(track_paths(args)), [args.target, args.background])
-    target = load_input(args, "target")
-    background = load_input(args, "background")
-    return kdiff.make_job(target, background, variant=args.variant, backend=args.backend,
-                          parallel=args.parallel, flags=selected_flags(args), threads=args.threads,
+    return kdiff.make_job(load_input(args, "target"), load_input(args, "background"),
+                          variant=args.variant, backend=args.backend, parallel=args.parallel,
+                          flags=selected_flags(args), threads=args.threads,
                           count_comparisons=True, avoid_masked=args.avoid_masked,
                           all_k=args.all_k is not None, **params)
 
@@ -137,8 +136,6 @@ def extra_outputs(result, args) -> dict:
 def track_outputs(land, args) -> dict:
     """--bedgraph's texts, for the CLI to write with the main output; --bigwig's files are
     written here (pyBigWig writes them itself), each to a temporary renamed into place."""
-    import os
-
     if args.bigwig:
         tmp = f"{args.bigwig}.primerscope-tmp"
         for k, path in zip(land.k, land.write_bigwigs(tmp)):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import fields
+from dataclasses import replace
 
 from engine.primers.annotate import Conditions
 from engine.primers.filters import Filters
@@ -113,9 +113,7 @@ def filters_from(args) -> Filters | None:
     given = {n: getattr(args, n) for n in _FILTER_OPTIONS if getattr(args, n) is not None}
     if not args.filter and not given:
         return None
-    values = {f.name: getattr(Filters(), f.name) for f in fields(Filters)}
-    values.update({n: (None if v == "off" else v) for n, v in given.items()})
-    return Filters(**values)
+    return replace(Filters(), **{n: (None if v == "off" else v) for n, v in given.items()})
 
 
 #: Pair design's bounds (``primerscope pairs``): option name -> (type, Primer3's default,
@@ -128,8 +126,6 @@ _DESIGN_OPTIONS = {
     "max_homodimer_tm": (float, 47.0, 1000.0), "max_end_stability": (float, 100.0, 1000.0),
     "min_three_prime_distance": (int, 3, -1),
 }
-#: Option names that differ from the setting's.
-_DESIGN_FLAGS = {"min_three_prime_distance": "--min-3prime-distance"}
 
 
 def add_design_options(parser) -> None:
@@ -142,13 +138,13 @@ def add_design_options(parser) -> None:
               "max_tm_diff": (float, 0.0, 200.0), "min_three_prime_distance": (int, 0, 10_000)}
     for name, (kind, default, off) in _DESIGN_OPTIONS.items():
         _, lowest, highest = ranges[name]
-        extra = ""
-        if name == "min_three_prime_distance":
+        flag, extra = "--" + name.replace("_", "-"), ""
+        if name == "min_three_prime_distance":  # (the one option named unlike its setting)
+            flag = "--min-3prime-distance"
             extra = ("; two returned pairs share no primer and their primers' 3' ends are at "
                      "least X bases apart (Primer3's PRIMER_MIN_THREE_PRIME_DISTANCE); 'off': "
                      "pairs may share primers")
-        g.add_argument(_DESIGN_FLAGS.get(name, "--" + name.replace("_", "-")), dest=name,
-                       default=default, metavar="X",
+        g.add_argument(flag, dest=name, default=default, metavar="X",
                        type=_number(kind, lowest, highest, off=off is not None),
                        help=f"default {default}; {lowest:g} to {highest:g}{extra}")
     add_condition_options(parser)

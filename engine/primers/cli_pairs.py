@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 import warnings
 
-from engine.cli import add_gap_option, add_region_options, gap_min_of, load_input
+from engine.cli import (add_gap_option, add_region_options, gap_min_of, load_input,
+                        selected_flags)
+from engine.output import check_outputs
 from engine.primers import export_pairs as export  # the writers (engine.cli's plug-in contract)
 from engine.primers import pairs
 from engine.primers.cli_options import add_design_options, add_mask_option, design_values, integer
@@ -73,16 +75,11 @@ def _rejected_path(args):
 def make_job(args):
     if args.rejected and not args.explain:
         raise ValueError("--rejected needs --explain")
-    _rejected_path(args)
-    from engine.output import check_outputs
-
     check_outputs((args.output, args.bed, _rejected_path(args)), (args.target, args.background))
     design = DesignSettings(product_ranges=parse_product_ranges(args.product_size),
                             num_return=args.num_return, **design_values(args))
     settings = pairs.PairSettings(design, settings_from(args), args.explain, regions_from(args),
                                   args.avoid_masked)
-    from engine.cli import selected_flags
-
     return pairs.make_job(load_input(args, "target"), load_input(args, "background"), args.k, settings,
                           variant=args.variant, backend=args.backend, parallel=args.parallel,
                           flags=selected_flags(args), threads=args.threads,

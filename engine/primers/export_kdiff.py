@@ -19,7 +19,6 @@ from engine.primers import Annotation, Conditions, Filters, merge_candidates, se
 CSV_COLUMNS = ("target_id", "start", "end", "length", "sequence")
 REGION_COLUMNS = ("target_id", "start", "end", "length", "count", "best_start", "best_end",
                   "best_sequence")
-BED_TRACK = "primerscope_regions"
 
 
 def candidate_row(c) -> tuple:
@@ -57,13 +56,12 @@ def write_candidates_csv(candidates, fh, notes=None, header: bool = True) -> Non
 def write_regions_csv(regions, fh) -> None:
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(REGION_COLUMNS)
-    for r in regions:
-        w.writerow(region_row(r))
+    w.writerows(map(region_row, regions))
 
 
-def write_bed(regions, fh, *, track_name: str = BED_TRACK) -> None:
+def write_bed(regions, fh) -> None:
     """BED6 (0-based start, exclusive end); the name is the best candidate, the score the count."""
-    fh.write(f'track name={track_name} description="primerscope candidate regions"\n')
+    fh.write('track name=primerscope_regions description="primerscope candidate regions"\n')
     for r in regions:
         fh.write(f"{r.target_id}\t{r.start - 1}\t{r.end}\t{r.best.sequence}\t{min(r.count, 1000)}\t+\n")
 
@@ -73,8 +71,7 @@ def write_landscape_csv(land, fh) -> None:
     starts; an empty cell where that start has no candidate at that k)."""
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(("target_id", "start") + tuple(f"len_k{k}" for k in land.k))
-    rows = land.rows()
-    w.writerows([("" if x is None else x) for x in row] for row in rows)
+    w.writerows([("" if x is None else x) for x in row] for row in land.rows())
 
 
 def write_csv(result, fh, *, annotate: bool = False, conditions: Conditions | None = None,
@@ -138,6 +135,5 @@ def bed_text(candidates) -> str:
 def result_bed_text(result, *, annotate: bool = False, conditions: Conditions | None = None,
                     filters: Filters | None = None) -> str:
     """What ``primerscope kdiff ... --bed OUT.bed`` writes: the regions of the kept candidates."""
-    cands, _ = select_candidates(result.candidates, annotate=annotate, conditions=conditions,
-                                 filters=filters)
-    return bed_text(cands)
+    return bed_text(select_candidates(result.candidates, annotate=annotate, conditions=conditions,
+                                      filters=filters)[0])

@@ -4,14 +4,14 @@ CSV: one row per pair (the JSON's fields flattened: ``left_*``, ``right_*``, ``c
 JSON: ``pairs`` (objects: rank, penalty, product_size, left, right, offtarget_products,
 closest_offtarget, products...), Primer3's explain strings, the time per phase and,
 with ``explain``, ``rejected``. BED: one BED12 line per pair (the amplicon, the two
-primers as blocks). Rejected primers: their own CSV (:func:`write_rejected_csv`).
+primers as blocks). Rejected primers: their own CSV (:func:`rejected_csv_text`).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from dataclasses import asdict
+from dataclasses import asdict, astuple
 
 from engine.columns import blank
 from engine.primers.export_pcr import product_dict
@@ -28,9 +28,8 @@ REJECTED_COLUMNS = ("target", "orientation", "start", "end", "sequence", "reason
 
 
 def side_dict(site) -> dict:
-    """A primer of a pair as JSON (pairs and group)."""
-    return {"sequence": site.sequence, "start": site.start, "end": site.end, "tm": site.tm,
-            "gc_percent": site.gc_percent, "penalty": site.penalty}
+    """A primer of a pair (a pairs.PrimerSite) as JSON (pairs and group): its fields."""
+    return asdict(site)
 
 
 def pair_dict(p) -> dict:
@@ -61,17 +60,12 @@ def write_csv(result, fh) -> None:
     w.writerows([spreadsheet_cell(v) for v in row] for row in rows(result))
 
 
-def write_rejected_csv(result, fh) -> None:
-    w = csv.writer(fh, lineterminator="\n")
-    w.writerow(REJECTED_COLUMNS)
-    for r in result.rejected:
-        w.writerow((spreadsheet_cell(r.target_id), r.orientation, r.start, r.end, r.sequence,
-                    r.reason))
-
-
 def rejected_csv_text(result) -> str:
     buf = io.StringIO(newline="")
-    write_rejected_csv(result, buf)
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(REJECTED_COLUMNS)
+    w.writerows((spreadsheet_cell(r.target_id), r.orientation, r.start, r.end, r.sequence,
+                 r.reason) for r in result.rejected)
     return buf.getvalue()
 
 
@@ -82,9 +76,7 @@ def to_json(result) -> dict:
            "primer3_explain": result.primer3_explain,
            "pairs": [pair_dict(p) for p in result.pairs]}
     if result.settings.explain:
-        out["rejected"] = [dict(zip(REJECTED_COLUMNS, (r.target_id, r.orientation, r.start, r.end,
-                                                         r.sequence, r.reason)))
-                           for r in result.rejected]
+        out["rejected"] = [dict(zip(REJECTED_COLUMNS, astuple(r))) for r in result.rejected]
     return out
 
 

@@ -37,9 +37,6 @@ class Filters:
     def off(cls) -> "Filters":
         return cls(**{f.name: None for f in fields(cls)})
 
-    def active(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
-
 
 def passes(a: Annotation, flt: Filters) -> bool:
     """True when the annotation meets every active bound.

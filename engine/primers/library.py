@@ -197,8 +197,8 @@ def checked_name(name) -> str:
 
 #: The CSV columns of an export (and the columns an import may have).
 COLUMNS = tuple(f.name for f in fields(LibraryEntry))
-_INT = {"target_start", "target_end", "k"}
-_FLOAT = {"tm", "gc_percent"}
+#: The numeric columns of an import and their types (an empty cell: None).
+_NUMBERS = {"target_start": int, "target_end": int, "k": int, "tm": float, "gc_percent": float}
 
 
 class Library:
@@ -231,10 +231,9 @@ class Library:
         try:
             self._db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
             known = self._recognise()
-            if known and readonly:
-                return
-            if readonly:  # (an in-memory stand-in for a library not made yet)
-                self._db.executescript(_SCHEMA)
+            if readonly:
+                if not known:  # (an in-memory stand-in for a library not made yet)
+                    self._db.executescript(_SCHEMA)
                 return
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = FULL")
@@ -339,7 +338,8 @@ class Library:
         sql = f"INSERT INTO primers ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
         for at in range(0, len(checked), PROGRESS_ROWS):
             part = checked[at:at + PROGRESS_ROWS]
-            taken = _taken(db, [e.name for e in part])
+            names = _held(db, [e.name for e in part], "name")
+            taken = next((e.name for e in part if e.name in names), None)
             if taken:
                 raise ValueError(f"the library already has a primer named {taken!r}")
             held = _held(db, [e.sequence for e in part])
@@ -369,9 +369,7 @@ class Library:
             if rename is not None:
                 fresh = rename(fresh, [r[0] for r in db.execute("SELECT name FROM primers")])
             self._insert_in(db, fresh)
-            ids = dict(db.execute("SELECT sequence, id FROM primers WHERE sequence IN "
-                                  f"({', '.join('?' * len(seqs))})", seqs).fetchall()
-                       if (seqs := sorted({s for f, r, _ in links for s in (f, r)})) else [])
+            ids = _held(db, sorted({s for f, r, _ in links for s in (f, r)}), answer="id")
             linked = 0
             now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
             for f, r, size in links:
@@ -478,9 +476,8 @@ class Library:
             for e in entries:
                 for start, end, strand in _inside(_sites(e, target.id, text), e, target.id,
                                                   len(text)):
-                    quals = {"label": [e.name], "note": [f"5'-{e.sequence}-3'"]}
-                    if e.notes:
-                        quals["note"].append(e.notes)
+                    quals = {"label": [e.name],
+                             "note": [f"5'-{e.sequence}-3'"] + ([e.notes] if e.notes else [])}
                     rec.features.append(SeqFeature(FeatureLocation(start - 1, end, strand=strand),
                                                    type="primer_bind", qualifiers=quals))
             rec.features.sort(key=lambda f: (int(f.location.start), int(f.location.end)))
@@ -493,22 +490,13 @@ class Library:
 PROGRESS_ROWS = 10_000
 
 
-def _taken(db, names: list[str]) -> str | None:
-    """The first of ``names`` the library already holds (one query per batch)."""
-    found = set()
-    for at in range(0, len(names), 500):  # (SQLite's bound on host parameters)
-        part = names[at:at + 500]
-        found.update(r[0] for r in db.execute(
-            f"SELECT name FROM primers WHERE name IN ({', '.join('?' * len(part))})", part))
-    return next((n for n in names if n in found), None)
-
-
-def _held(db, sequences: list[str]) -> dict[str, str]:
-    """sequence -> name of those of ``sequences`` the library already holds."""
-    found: dict[str, str] = {}
-    for at in range(0, len(sequences), 500):  # (SQLite's bound on host parameters)
-        part = sequences[at:at + 500]
-        found.update(db.execute(f"SELECT sequence, name FROM primers WHERE sequence IN "
+def _held(db, values: list, column: str = "sequence", answer: str = "name") -> dict:
+    """``column`` value -> ``answer`` of the primers whose ``column`` is one of ``values``
+    (one query per batch)."""
+    found: dict = {}
+    for at in range(0, len(values), 500):  # (SQLite's bound on host parameters)
+        part = values[at:at + 500]
+        found.update(db.execute(f"SELECT {column}, {answer} FROM primers WHERE {column} IN "
                                 f"({', '.join('?' * len(part))})", part).fetchall())
     return found
 
@@ -630,16 +618,11 @@ def parse_csv(text: str, source: str = "CSV") -> list[LibraryEntry]:
     for line, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
             raise ValueError(f"{source}: line {line}: {len(row)} fields, the header has {len(header)}")
-        values = {}
-        for col, cell in zip(header, row):
-            cell = unquoted_cell(cell.strip())
+        values = {col: unquoted_cell(cell.strip()) for col, cell in zip(header, row)}
+        for col in [c for c in header if c in _NUMBERS]:  # (the first bad cell named)
+            cell = values[col]
             try:
-                if col in _INT:
-                    values[col] = int(cell) if cell else None
-                elif col in _FLOAT:
-                    values[col] = float(cell) if cell else None
-                else:
-                    values[col] = cell
+                values[col] = _NUMBERS[col](cell) if cell else None
             except ValueError:
                 raise ValueError(f"{source}: line {line}: {col} must be a number, "
                                  f"got {cell!r}") from None

@@ -121,14 +121,6 @@ class Specificity:
     left: np.ndarray = field(repr=False, compare=False)
     right: np.ndarray = field(repr=False, compare=False)
 
-    def left_specific(self, start0: int, length: int) -> bool:
-        need = int(self.left[start0])
-        return need > 0 and length >= need
-
-    def right_specific(self, pos0: int, length: int) -> bool:
-        need = int(self.right[pos0])
-        return need > 0 and length >= need
-
 
 @dataclass(frozen=True)
 class PairsResult(Tabular):
@@ -260,13 +252,14 @@ class _Taken:
         return self.near.get(oligo.three_prime, np.inf)
 
 
-def _taken(pairs, distance: int, penalty=lambda pair: pair[0]) -> tuple[_Taken, _Taken]:
-    """The left and right :class:`_Taken` of ``pairs`` (tuples with the left primer at 4,
-    the right at 5), each pair at ``penalty(pair)``."""
+def _taken(distance: int, settled=(), kept=()) -> tuple[_Taken, _Taken]:
+    """The left and right :class:`_Taken` of pairs (tuples: the penalty at 0, the left
+    primer at 4, the right at 5): earlier ranges' ``settled`` pairs conflict at any key
+    (-inf), ``kept`` ones at their penalty."""
     lefts, rights = _Taken(distance), _Taken(distance)
-    for pair in pairs:
-        lefts.add(pair[4], penalty(pair))
-        rights.add(pair[5], penalty(pair))
+    for pair, penalty in [(p, -np.inf) for p in settled] + [(p, p[0]) for p in kept]:
+        lefts.add(pair[4], penalty)
+        rights.add(pair[5], penalty)
     return lefts, rights
 
 
@@ -274,7 +267,7 @@ def _diverse(accepted: list, distance: int) -> list:
     """Greedy, best first, as Primer3 returns pairs: each pair that conflicts with none kept
     before it (:class:`_Taken`)."""
     kept = []
-    lefts, rights = _Taken(distance), _Taken(distance)
+    lefts, rights = _taken(distance)
     for a in sorted(accepted, key=lambda a: a[:3]):
         if lefts.lowest(a[4]) == np.inf and rights.lowest(a[5]) == np.inf:
             kept.append(a)
@@ -310,29 +303,23 @@ def best_pairs(template: str, lefts, rights, design: DesignSettings,
             break
         lo, hi = product_range
         windows: dict[int, np.ndarray] = {}
-        bounds = {}
-        heap = []
         starts = np.searchsorted(sorted_pos, l_pos + lo - 1, side="left")
         ends = np.searchsorted(sorted_pos, l_pos + hi - 1, side="right")
         lowest = np.minimum.reduceat(pen_by_pos, np.stack([starts, ends], 1).ravel())[::2]
-        for i in np.flatnonzero(starts < ends).tolist():
-            bounds[i] = (int(starts[i]), int(ends[i]))
-            heap.append((l_pen[i] + float(lowest[i]), i, 0))
+        heap = [(l_pen[i] + float(lowest[i]), i, 0) for i in np.flatnonzero(starts < ends).tolist()]
         heapq.heapify(heap)
         accepted: list[tuple] = []
         last = None  # the highest (penalty, i, -w) accepted so far
         kept: list[tuple] = []
         settled = [(0.0, 0, 0, None, o[1], o[2]) for o in out]  # earlier ranges' pairs
-        # Earlier ranges' pairs conflict at any key (-inf), kept ones at their penalty.
-        taken = _taken(settled, distance, lambda pair: -np.inf)
+        taken = _taken(distance, settled)
         worst = float("inf")
         while heap and not cancel.cancelled:
             key, i, t = heapq.heappop(heap)
             if len(kept) >= need and key > worst + 1e-9:
                 break
             if i not in windows:  # this left's partners, best penalty first
-                a, b = bounds[i]
-                w = by_pos[a:b]
+                w = by_pos[starts[i]:ends[i]]
                 windows[i] = w[np.lexsort((-w, r_pen[w]))]
             w = windows[i]
             left, right = lefts[i], rights[int(w[t])]
@@ -366,10 +353,7 @@ def best_pairs(template: str, lefts, rights, design: DesignSettings,
             else:  # it ranks before an accepted one: the greedy choice again
                 accepted.append(pair)
                 kept = _diverse(settled + accepted, distance)[len(settled):]
-                taken = _taken(settled, distance, lambda pair: -np.inf)
-                for k in kept:
-                    taken[0].add(k[4], k[0])
-                    taken[1].add(k[5], k[0])
+                taken = _taken(distance, settled, kept)
             if len(kept) >= need:
                 worst = kept[need - 1][0]
         out += [(a[3], a[4], a[5], product_range) for a in kept[:need]]
@@ -384,11 +368,9 @@ def _rejections(target_id: str, text: str, template: str, spec: Specificity, lef
     the record's numbering: ``offset`` is its ``Record.offset``; ``regions``, ``hull``:
     Primer3's sequence arguments and the span every product must contain)."""
     L = len(text)
-    ok_left = {(o.pos, o.length) for o in lefts}
-    ok_right = {(o.pos, o.length) for o in rights}
     out = []
-    for orient in ("left", "right"):
-        need_at = spec.left if orient == "left" else spec.right
+    for orient, need_at, oligos in (("left", spec.left, lefts), ("right", spec.right, rights)):
+        accepted = {(o.pos, o.length) for o in oligos}
         for p in range(L):
             if cancel.cancelled:
                 return out
@@ -411,7 +393,6 @@ def _rejections(target_id: str, text: str, template: str, spec: Specificity, lef
                 out.append(Rejection(target_id, orient, start, end, seq, why))
                 continue
             lengths = range(max(design.len_min, need), longest + 1)
-            accepted = ok_left if orient == "left" else ok_right
             if any((p, n) in accepted for n in lengths):
                 continue
             start, end, seq = oligo(lengths[0])
@@ -438,8 +419,9 @@ def design_record(record: Record, spec: Specificity, settings: PairSettings, k: 
     regions = settings.regions.sequence_args(offset, len(text))
     hull = settings.regions.amplify_hull(offset, len(text))
     lefts, rights, explain = primer_lists(template, design, record_id, regions)
-    lefts = [o for o in lefts if spec.left_specific(o.pos, o.length)]
-    rights = [o for o in rights if spec.right_specific(o.pos, o.length)]
+    # (specific: at least as long as the shortest specific primer at its 5' end)
+    lefts = [o for o in lefts if 0 < spec.left[o.pos] <= o.length]
+    rights = [o for o in rights if 0 < spec.right[o.pos] <= o.length]
     gap_stretches = gaps.gap_runs(record.codes)
 
     def clear(side, reverse):

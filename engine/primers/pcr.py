@@ -271,8 +271,7 @@ def iter_sites(job: Job, meter: Meter, cancel: CancelToken, message: str):
             primers, records, search.params["k"], variant=search.variant,
             backend=search.backend, parallel=search.parallel, flags=search.flags,
             threads=search.threads, gap_min=search.params.get("gap_min", gaps.GAP_MIN)))
-        last = at + len(records)
-        label = f"{message} (records {at + 1:,}-{last:,} of {len(background):,})"
+        label = f"{message} (records {at + 1:,}-{at + len(records):,} of {len(background):,})"
         answer = yield from relabel(executor.run(SitesProblem(part), meter, cancel), label)
         refined = answer.refined()
         if refined is not None:
@@ -388,14 +387,6 @@ class Refinement:
         out[:, 2] -= at
         return out
 
-    def in_pieces(self, text, piece, pat, minus, end) -> np.ndarray:
-        """As calling it, for hits found in pieces ``piece`` of a chunk's text
-        (engine.streaming.ChunkText) that own their ends (the piece's overlap, longest
-        primer + max_edits, holds every alignment the kernel looks at)."""
-        p_start = np.array([p.start for p in text.pieces], dtype=np.int64)
-        return self(text.codes, text.offsets[piece], text.offsets[piece] - p_start[piece],
-                    pat, minus, end)
-
 
 def pair_sites(sites, background, settings: PcrSettings, primers=None) -> PcrProducts:
     """Every product of facing sites (see the module docstring), by record, start, end,
@@ -489,7 +480,10 @@ class ChunkSites(InnerRunnerRun):
         pat, rec = rows["pattern"].astype(np.int64), rows["record"].astype(np.int64)
         minus, dist = rows["strand"].astype(np.int64), rows["distance"].astype(np.int64)
         end = rows["end"] - 1 - problem.shifts[rec]
-        refined = problem.refine.in_pieces(self.search.text, piece, pat, minus, end).T
+        text = self.search.text  # (an engine.streaming.ChunkText: its pieces own their ends)
+        lo = text.offsets[piece]
+        p_start = np.array([p.start for p in text.pieces], dtype=np.int64)
+        refined = problem.refine(text.codes, lo, lo - p_start[piece], pat, minus, end).T
         return passing(problem.settings, np.diff(problem.refine.p_offs), pat, rec, minus, dist,
                        end, *refined)
 

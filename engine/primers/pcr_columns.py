@@ -75,12 +75,10 @@ class _Columns(ColumnTable):
         self.context = context
 
     def __getattr__(self, name):
-        columns = self.__dict__.get("columns")
-        if columns is not None and name in columns:
-            return columns[name]
-        context = self.__dict__.get("context")
-        if context is not None and name in context:
-            return context[name]
+        for part in ("columns", "context"):  # (an unpickled table has neither yet)
+            values = self.__dict__.get(part)
+            if values is not None and name in values:
+                return values[name]
         raise AttributeError(name)
 
     def __len__(self) -> int:
@@ -136,14 +134,6 @@ class PcrSites(_Columns):
                 self.end[lo:hi], self.edits[lo:hi], self.edits_3prime[lo:hi]]
 
 
-#: A product table's columns: forward and reverse are indices into ``primer_ids``, record
-#: into ``record_ids``; coordinates 1-based in the record's own numbering.
-PRODUCT_DTYPES = {"forward": np.int64, "reverse": np.int64, "record": np.int64,
-                  "start": np.int64, "end": np.int64, "forward_edits": np.int64,
-                  "reverse_edits": np.int64, "forward_3prime_edits": np.int64,
-                  "reverse_3prime_edits": np.int64, "spans_gap": np.bool_}
-
-
 #: The pcr CSV's columns (engine.primers.export_pcr), and ``to_pandas``/``to_records``':
 #: 1-based inclusive, ``sequence`` last when the run kept sequences.
 CSV_COLUMNS = ("forward", "reverse", "record", "start", "end", "length", "forward_edits",
@@ -151,8 +141,10 @@ CSV_COLUMNS = ("forward", "reverse", "record", "start", "end", "length", "forwar
 
 
 class PcrProducts(_Columns):
-    """A read-only sequence of :class:`Product` over columns (:data:`PRODUCT_DTYPES`);
-    ``sequence`` is read from the background when a row is made (``with_sequence``).
+    """A read-only sequence of :class:`Product` over columns (int64: forward and reverse
+    index ``primer_ids``, record ``background``; coordinates 1-based in the record's own
+    numbering; ``spans_gap`` bool); ``sequence`` is read from the background when a row is
+    made (``with_sequence``).
     Its frame and records have the CSV's columns (:data:`CSV_COLUMNS`)."""
 
     COLUMNS = ("forward", "reverse", "record_id", "start", "end", "forward_edits",

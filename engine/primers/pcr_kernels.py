@@ -16,8 +16,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-_BIG = np.int64(1) << 40
-
 
 @njit(nogil=True, cache=True, inline="always")
 def _key(d, e3, s):

@@ -8,6 +8,8 @@ self-dimer and end-stability checks and penalties), whether a pair is acceptable
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import re
 from dataclasses import dataclass, fields
@@ -259,9 +261,6 @@ class Oligo:
 
 
 def _design(seq_args: dict, global_args: dict) -> dict:
-    import contextlib
-    import io
-
     import primer3
 
     if len(seq_args.get("SEQUENCE_TEMPLATE", "")) < PRIMER3_MIN_TEMPLATE:
