@@ -52,6 +52,10 @@ def test_annotations_run_in_children_and_arrive_complete_after_slider_moves(
     monkeypatch.setattr(annotations, "CHILD_MIN", 50)
     monkeypatch.setattr(annotations, "children", lambda: 2)
     tools = window.results.tools
+    # The moves below come 20 ms apart; on a loaded machine one wait can outlast the k
+    # slider's settle time, whose annotation of the new k would cancel this one (new
+    # children). The moves never rest here, so the settle never fires.
+    tools._k_settle.setInterval(600_000)
     children = set()
     with qtbot.waitSignal(tools.annotated, timeout=120_000):
         land, view = _synthetic_every_k_run(window)
