@@ -134,11 +134,6 @@ def _module(variant: str):
     return registry.named_kernels("kmismatch", variant, "serial")
 
 
-def _kernel(variant: str, backend: str):
-    module = _module(variant)
-    return module.scan_chunks_serial if registry.serial(backend) else module.scan_chunks_multicore
-
-
 _POOL = threading.local()
 
 
@@ -170,7 +165,8 @@ def scan(model: Model, text: np.ndarray, los, his, backend: str, abort: np.ndarr
     ``abort`` stopped the scan (``out`` is then as before, ``counts`` may not be:
     see :meth:`Counts.recount`).
     """
-    kernel = _kernel(model.variant, backend)
+    module = _module(model.variant)
+    kernel = module.scan_chunks_serial if registry.serial(backend) else module.scan_chunks_multicore
     R = model.slots
     los = np.array(los, dtype=np.int64)
     his = np.asarray(his, dtype=np.int64)
@@ -351,43 +347,33 @@ class ScanRunner:
             self._recount = False
         return self.counts.density(self.records)
 
-    def _windows(self, group: _Group, lo: int, hi: int):
-        return chunks(self.offsets, lo, hi, group.m, self.pieces)
-
     def _scan_slice(self, lo: int, hi: int):
         """Add the hits of windows starting in text[lo:hi] to ``found`` and count them.
         Returns (cells, comparisons), or None when aborted (then ``found`` is unchanged).
         A cuda job hands the whole slice to the GPU, which skips the windows that cross
         records itself."""
-        found, counts = self.found, self.counts
-        cells = comparisons = 0
+        spans = [chunks(self.offsets, lo, hi, g.m, self.pieces) for g in self.groups]
+        windows = [int((his - los).sum()) for los, his in spans]
+        cells = sum(w * g.slots for w, g in zip(windows, self.groups))
+        comparisons = sum(w * g.slots * g.m for w, g in zip(windows, self.groups))
         if self.search is not None:
-            for group in self.groups:
-                los, his = self._windows(group, lo, hi)
-                windows = int((his - los).sum())
-                cells += windows * group.slots
-                comparisons += windows * group.slots * group.m
-            self.search.scan(lo, hi, found)
+            self.search.scan(lo, hi, self.found)
             return cells, comparisons
         # One length group's hits come out in order; several groups are merged.
-        merge = [HitBuffer() for _ in self.groups] if len(self.groups) > 1 else [found]
-        for group, out in zip(self.groups, merge):
-            los, his = self._windows(group, lo, hi)
+        merge = [HitBuffer() for _ in self.groups] if len(self.groups) > 1 else [self.found]
+        for group, out, (los, his), n in zip(self.groups, merge, spans, windows):
             if not los.size:
                 continue
             added = scan(group.model, self.text, los, his, self.backend, self.abort, out,
-                         1.5 * group.per_window, counts)
+                         1.5 * group.per_window, self.counts)
             if added is None:
                 return None
-            windows = int((his - los).sum())
-            group.per_window = max(added / windows, 0.01)
-            cells += windows * group.slots
-            comparisons += windows * group.slots * group.m
+            group.per_window = max(added / n, 0.01)
         if len(self.groups) > 1:
             pos, code, mis = (np.concatenate([b.columns[i][:len(b)] for b in merge])
                               for i in range(3))
             order = np.lexsort((code, pos))
-            found.append(pos[order], code[order], mis[order])
+            self.found.append(pos[order], code[order], mis[order])
         return cells, comparisons
 
 
