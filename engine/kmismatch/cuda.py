@@ -137,14 +137,6 @@ def build_tables(slot_patterns: np.ndarray, k: int, pairs: bool) -> Tables:
     return Tables(m, slots, b, rpw, bias, valid, fb.ravel(), lut)
 
 
-def check_table_size(tables: Tables) -> None:
-    """CudaFailure when a look-up memory is beyond the window kernels' 32-bit indices."""
-    m = tables.m
-    if tables.fb.shape[0] >= 1 << 32:
-        raise CudaFailure(f"the look-up memory of {tables.slots} patterns of length {m} is "
-                          "too large for the CUDA kernels; use a CPU backend")
-
-
 @dataclass
 class Group:
     """One length group on the GPU and how its kernel is launched."""
@@ -308,8 +300,10 @@ class CudaSearch:
         tables = [build_tables(pats, k, variant == "pair-tile") for _, pats, _ in groups]
         # The text first: its upload (copy stream) goes on while the rest is set up.
         self._upload(np.ascontiguousarray(text, dtype=np.uint8), owners)
-        for group_tables in tables:
-            check_table_size(group_tables)
+        for t in tables:  # (the window kernels' indices into a look-up memory are 32-bit)
+            if t.fb.shape[0] >= 1 << 32:
+                raise CudaFailure(f"the look-up memory of {t.slots} patterns of length {t.m} is "
+                                  "too large for the CUDA kernels; use a CPU backend")
         parts = [(np.asarray(offsets), np.int64)]
         for (_, _, codes), t in zip(groups, tables):
             parts += [(np.asarray(codes), np.int32), t.lut if t.lut is not None else t.fb,
