@@ -25,6 +25,14 @@ PROFILE_BINS = 4096
 UNSEEN = cc.INF
 
 
+def search_overlap(job) -> int:
+    """Columns a piece's (or a chunk's) text starts before the first it owns: an occurrence
+    with d <= k edits spans at most m + d columns, and d <= m."""
+    k = job.params["k"]
+    m = int(job.inputs["pattern"].lengths.max())
+    return m + (min(k, m) if k is not None else m)
+
+
 def _distinct(starts: np.ndarray, ends: np.ndarray):
     """(index of each range among the distinct ones, their starts, their ends): equal
     ranges are one, sorted by (start, end). O(n) when the ranges come in that order."""
