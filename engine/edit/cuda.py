@@ -30,10 +30,9 @@ from engine import config, gpu
 from engine.edit import cpu_align
 from engine.edit import cpu_common as cc
 from engine.edit import cuda_myers as ck
-from engine.edit.plan import UNSEEN, Plan, align_items
+from engine.edit.plan import UNSEEN, Plan, align_items, search_overlap
 from engine.gpu import CudaFailure, cuda_errors, register_cap
 from engine.sequences import SeqColumns
-
 
 
 #: Under numba's CUDA simulator, where every GPU thread is a Python thread, a text longer
@@ -99,14 +98,6 @@ def _default_stream():
 
     with cuda_errors("starting CUDA"):
         return cuda.legacy_default_stream()
-
-
-def _tiers():
-    return tuple(sorted(config.EDIT_CUDA_TASK_TIERS))
-
-
-def _ceil_div(a, b):
-    return -(-a // b)
 
 
 class GpuPairs:
@@ -228,9 +219,6 @@ class GpuPairs:
         self._give_back(self._held, idle=True)
 
     # -- which kernels ------------------------------------------------------------------------
-    def _registers(self) -> int:
-        return register_cap(self.tpb)
-
     def _kernel(self, key):
         variant, mode, profile, registers = key[:4]
         if variant == "cooperative":
@@ -369,7 +357,7 @@ class GpuPairs:
 
     # task: one thread per pair, grouped by register tier
     def _plan_task(self, inst, jobs):
-        tiers = _tiers()
+        tiers = tuple(sorted(config.EDIT_CUDA_TASK_TIERS))
         n = jobs[ck.J_N]
         # Per pattern (its words depend on its length alone), then per pair.
         words = (self.lengths + 63) // 64
@@ -398,7 +386,7 @@ class GpuPairs:
                     words = int(nw[rows].max())
                     spv = self.borrow((words, len(rows)), np.uint64, "the pairs' Pv words")
                     smv = self.borrow((words, len(rows)), np.uint64, "the pairs' Mv words")
-                key = (self.variant, self.mode, self.profile, self._registers(), t)
+                key = (self.variant, self.mode, self.profile, register_cap(self.tpb), t)
                 kernel = self.launched[key] = self._kernel(key)
                 self._timed(kernel, -(-len(rows) // self.tpb), self.tpb, 0, self.text_d,
                             self.codes_d, table_d, jobs_d, rows_d, out_d, hits_d, count_d, prof_d,
@@ -414,8 +402,8 @@ class GpuPairs:
         N = len(n)
         # Per pattern (its shape depends on its length alone): lanes of W words, in stripes
         # of at most maxl lanes; its kind, stripes * (maxl + 1) + lanes per stripe.
-        lanes = _ceil_div((self.lengths + 63) // 64, W)
-        stripes = _ceil_div(lanes, maxl)
+        lanes = -(-((self.lengths + 63) // 64) // W)
+        stripes = -(-lanes // maxl)
         per_stripe = np.where(stripes > 1, maxl, lanes)
         nwp = stripes * per_stripe * W
         kinds = stripes * (maxl + 1) + per_stripe
@@ -458,7 +446,7 @@ class GpuPairs:
                     carry_rows = np.zeros(N, dtype=np.int64)
                 carry_rows[lo:hi] = 2 * ns[lo:hi]
         parts = [np.concatenate(w) if w else np.zeros((0, 5), dtype=np.int64) for w in warps]
-        common = (self.variant, self.mode, self.profile, self._registers(), W, C)
+        common = (self.variant, self.mode, self.profile, register_cap(self.tpb), W, C)
 
         def launch(hits_d, count_d, prof_d):
             jobs[ck.J_PEQ], table_d = self._tables(inst, nwp)
@@ -582,12 +570,9 @@ class CudaRunner:
                              f"of {ck.WARP}, got {tpb}")
         words = int(params.get("words_per_thread") or config.EDIT_CUDA_WORDS_PER_THREAD)
         self.dev = gpu.Device(tpb, abort)
-        longest = int(job.inputs["pattern"].lengths.max())
-        k = params["k"]
         # A chunk re-scans m + min(k, m) columns of the one before: keep that a small part.
-        overlap = longest + (min(k, longest) if k is not None else longest)
         min_chunk = max(config.EDIT_CUDA_MIN_CHUNK_COLUMNS,
-                        config.EDIT_CUDA_CHUNK_OVERLAP_RATIO * overlap)
+                        config.EDIT_CUDA_CHUNK_OVERLAP_RATIO * search_overlap(job))
         self.plan = plan = Plan(job, self.dev.resident_threads(), min_chunk, pieces=pieces)
         self.mode = plan.mode_id()
         self.lengths = np.diff(plan.p_offs)
