@@ -61,14 +61,6 @@ from engine.jobs import Job
 from engine.slices import Step
 
 
-def _align_kernel(parallel: bool):
-    """The path stage's kernel (imported when alignments are asked for: pcr needs none)."""
-    from engine.edit import cpu_align
-
-    return cpu_align.align_parallel if parallel else cpu_align.align_serial
-
-
-
 def simd_applies(job: Job) -> bool:
     """Whether the job runs cpu_simd: ``myers`` with the ``simd`` flag on the CPU, and at
     least config.EDIT_SIMD_MIN_LANES instances (patterns x strands) sharing each text."""
@@ -112,7 +104,11 @@ class _LaneScan:
         self.prof = np.full(int(self.plan.prof_offs[-1]), UNSEEN, dtype=np.int64)
         parallel = registry.threaded(job.backend)
         self.scan = kernels.run_parallel if parallel else kernels.run_serial
-        self.align_kernel = _align_kernel(parallel) if job.params["align"] else None
+        self.align_kernel = None
+        if job.params["align"]:  # (the path stage imported only then: pcr needs none)
+            from engine.edit import cpu_align
+
+            self.align_kernel = cpu_align.align_parallel if parallel else cpu_align.align_serial
 
     def columns(self) -> int:
         """Text columns scanned so far (overlaps and banded restarts included)."""
