@@ -68,7 +68,6 @@ _PASS_THREADS = 256
 _SHARED_PATTERNS = 4096
 
 
-
 def counter_layout(m: int, k: int) -> tuple[int, int]:
     """(b, bias) of the counters for patterns of length m and at most k <= m mismatches.
 

@@ -5,7 +5,6 @@ from engine.gaps import GAP_MIN_PARAM
 from engine.registry import BackendSpec, FamilySpec, InputSpec, ParamSpec, VariantSpec
 
 
-
 def _cpu(kernels: str) -> tuple:
     """A CPU variant's backends: serial and multicore on its kernel module (its
     ``build_model`` and ``scan_chunks_serial``/``_multicore``); dask: one task per text
