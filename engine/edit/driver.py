@@ -48,14 +48,8 @@ from engine import config, registry
 from engine.columns import ColumnBuffer, labels
 from engine.edit import cpu_common as cc
 from engine.edit.hits import HIT_DTYPES, EditHits, PairDistance, ScoreProfile
-from engine.edit.plan import (  # noqa: F401
-    PROFILE_BINS,
-    UNSEEN,
-    Pieces,
-    Plan,
-    align_items,
-    table_answers,
-)
+from engine.edit.plan import PROFILE_BINS  # noqa: F401 (re-exported)
+from engine.edit.plan import UNSEEN, Pieces, Plan, align_items, table_answers
 from engine.gaps import GAP_CODE
 from engine.jobs import Job
 from engine.slices import Step
@@ -247,13 +241,10 @@ class SimdLanes(_LaneScan):
         units[:, cs.U_BINW] = first[:, cc.T_BINW]
         self.units = units
 
-    def _args(self):
-        return (self.plan.mode_id(), self.plan.text, self.peq, self.last, self.lane_m, self.widths,
-                self.m_sum, self.units, self.unit_tasks, self.plan.tasks, self.prof, self.word,
-                self.info, self.ws, self.ls, self.hits)
-
     def scan_slice(self, budget: int) -> None:
-        self.scan(*self._args(), budget, self.abort)
+        self.scan(self.plan.mode_id(), self.plan.text, self.peq, self.last, self.lane_m,
+                  self.widths, self.m_sum, self.units, self.unit_tasks, self.plan.tasks, self.prof,
+                  self.word, self.info, self.ws, self.ls, self.hits, budget, self.abort)
 
     def finished(self) -> bool:
         cs = self.cpu_simd
