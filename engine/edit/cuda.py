@@ -614,9 +614,7 @@ class CudaRunner:
         b = min(len(self.widths), max(a + self.min_tasks, b))
         inst, jobs = job_rows(self.plan, self.lengths, a, b)
         columns = int(self.widths[a:b].sum())
-        cap = 1
-        if self.mode == cc.MODE_HITS:
-            cap = max(1, min(config.EDIT_CUDA_HIT_BUFFER, columns))
+        cap = max(1, min(config.EDIT_CUDA_HIT_BUFFER, columns)) if self.mode == cc.MODE_HITS else 1
         done = self.pairs.run(inst, jobs, self.prof_d, cap)
         if done is None:  # cancelled between launches
             return
