@@ -653,7 +653,7 @@ class CudaRunner:
         return 0  # bit-parallel: match words are looked up, symbols never compared
 
     def answers(self):
-        """(done, best, end) per task (engine.edit.driver.table_answers)."""
+        """(done, best, end) per task (as engine.edit.driver.CpuLanes.answers)."""
         return self.done, self.best, self.end
 
     def take_hits(self) -> np.ndarray:

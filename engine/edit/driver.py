@@ -49,7 +49,7 @@ from engine.columns import ColumnBuffer, labels
 from engine.edit import cpu_common as cc
 from engine.edit.hits import HIT_DTYPES, EditHits, PairDistance, ScoreProfile
 from engine.edit.plan import PROFILE_BINS  # noqa: F401 (re-exported)
-from engine.edit.plan import UNSEEN, Pieces, Plan, align_items, table_answers
+from engine.edit.plan import UNSEEN, Pieces, Plan, align_items
 from engine.gaps import GAP_CODE
 from engine.jobs import Job
 from engine.slices import Step
@@ -112,7 +112,10 @@ class _LaneScan:
         return int(self.info[:, self._cells].sum())
 
     def answers(self):
-        return table_answers(self.plan.tasks)
+        """(done, best, end) per task, as the CPU kernels leave them in the task table (views):
+        what Collector reads of every runner's ``answers()``."""
+        tasks = self.plan.tasks
+        return tasks[:, cc.T_DONE], tasks[:, cc.T_BEST], tasks[:, cc.T_END]
 
     def take_hits(self) -> np.ndarray:
         n = self.info[:, self._nhits]

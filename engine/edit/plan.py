@@ -292,12 +292,6 @@ class Plan:
         return cc.MODE_HITS if self.report == "hits" else cc.MODE_BEST
 
 
-def table_answers(tasks: np.ndarray):
-    """(done, best, end) per task, as the CPU kernels leave them in the task table (views):
-    what engine.edit.driver.Collector reads of every runner's ``answers()``."""
-    return tasks[:, cc.T_DONE], tasks[:, cc.T_BEST], tasks[:, cc.T_END]
-
-
 def align_items(plan, kernel, abort: np.ndarray, items: np.ndarray):
     """The path stage (cpu_align) for items [instance, end, record start, distance, start or -1]
     of a plan: (starts, cigars), cigar None for an item a cancel stopped. Every backend's
