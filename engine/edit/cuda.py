@@ -25,6 +25,7 @@ import time
 from types import SimpleNamespace
 
 import numpy as np
+from numba import cuda
 
 from engine import config, gpu
 from engine.edit import cpu_align
@@ -91,15 +92,6 @@ class _EditTexts:
 _EDIT_TEXTS = _EditTexts()
 
 
-def _default_stream():
-    """numba's object for the legacy default stream, which Device.launch's stream 0 is: work
-    queued on it asynchronously is ordered with the launches."""
-    from numba import cuda
-
-    with cuda_errors("starting CUDA"):
-        return cuda.legacy_default_stream()
-
-
 class GpuPairs:
     """A text and patterns on the GPU, and one variant's kernels over batches of pairs.
 
@@ -148,9 +140,11 @@ class GpuPairs:
         self._held, self._batch = [], []  # (key, raw) borrowed from SPARES (see borrow)
         self._failed = False  # a batch failed: the device is not asked again (it may be lost)
         self._events = []  # (start, stop) of the kernels timed but not yet read (_timed)
-        # Transfers of page-locked host arrays are queued on the default stream (behind the
-        # kernels, as launches are) rather than waited for (numba's stream 0 is synchronous).
-        self._stream = 0 if gpu.SIMULATOR else _default_stream()
+        # Transfers of page-locked host arrays are queued on the legacy default stream, which
+        # Device.launch's stream 0 is (behind the kernels, as launches are), rather than
+        # waited for (numba's stream 0 is synchronous).
+        with cuda_errors("starting CUDA"):
+            self._stream = 0 if gpu.SIMULATOR else cuda.legacy_default_stream()
         self._text_raw, self._text_owners = None, None  # the text's allocation, if ours
         owners = None if text_owner is None else (text_owner, _EDIT_TEXTS)
         n = text.shape[0]
@@ -336,8 +330,6 @@ class GpuPairs:
             self.dev.launch(kernel, blocks, tpb, shared, *args)
             self.kernel_seconds += time.perf_counter() - t0
             return
-        from numba import cuda
-
         with cuda_errors("timing a kernel"):
             start, stop = cuda.event(), cuda.event()
             start.record()
