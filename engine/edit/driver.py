@@ -73,12 +73,11 @@ def make_runner(job: Job, abort: np.ndarray, threads: int | None,
     (engine.edit.problem)."""
     if registry.on_gpu(job.backend):  # (engine.edit.cuda.CudaRunner: numba.cuda for cuda jobs only)
         return ScanRunner(job, registry.kernels(job)(job, abort, pieces), 1, abort)
+    workers = threads if registry.threaded(job.backend) else 1
     if simd_applies(job):
-        workers = threads if registry.threaded(job.backend) else 1
         lanes = SimdLanes(job, workers, abort, threads, pieces)
         return ScanRunner(job, lanes, workers * lanes.width, abort)
-    per_thread = registry.kernels(job).lanes_per_thread(job.variant)
-    nlanes = (threads if registry.threaded(job.backend) else 1) * per_thread
+    nlanes = workers * registry.kernels(job).lanes_per_thread(job.variant)
     return ScanRunner(job, CpuLanes(job, Plan(job, nlanes, pieces=pieces), nlanes, abort, threads),
                       nlanes, abort)
 
