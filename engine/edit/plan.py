@@ -123,7 +123,7 @@ class Plan:
         self.mode, self.k, self.report = params["mode"], params["k"], params["report"]
         self.profile = self.mode == "search" and params["profile"]
         patterns, texts = job.inputs["pattern"], job.inputs["text"]  # SeqColumns (texts: or Records)
-        self.patterns, self.texts = patterns, texts
+        self.texts = texts
         self.strands = ("+", "-") if params["strands"] == "both" else ("+",)
         S = len(self.strands)
         P, R = len(patterns), len(texts)
