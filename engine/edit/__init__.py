@@ -145,10 +145,9 @@ class EditResult:
 
     def profile(self, pattern_id: str, record_id: str, strand: str = "+") -> ScoreProfile | None:
         """The score profile of one pattern on one strand along one record, or None."""
-        for prof in self.profiles:
-            if (prof.pattern_id, prof.record_id, prof.strand) == (pattern_id, record_id, strand):
-                return prof
-        return None
+        key = (pattern_id, record_id, strand)
+        return next((prof for prof in self.profiles
+                     if (prof.pattern_id, prof.record_id, prof.strand) == key), None)
 
 
 def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, variant=None,

@@ -25,15 +25,15 @@ import time
 from types import SimpleNamespace
 
 import numpy as np
+from numba import cuda
 
 from engine import config, gpu
 from engine.edit import cpu_align
 from engine.edit import cpu_common as cc
 from engine.edit import cuda_myers as ck
-from engine.edit.plan import UNSEEN, Plan, align_items
+from engine.edit.plan import UNSEEN, Plan, align_items, search_overlap
 from engine.gpu import CudaFailure, cuda_errors, register_cap
 from engine.sequences import SeqColumns
-
 
 
 #: Under numba's CUDA simulator, where every GPU thread is a Python thread, a text longer
@@ -92,23 +92,6 @@ class _EditTexts:
 _EDIT_TEXTS = _EditTexts()
 
 
-def _default_stream():
-    """numba's object for the legacy default stream, which Device.launch's stream 0 is: work
-    queued on it asynchronously is ordered with the launches."""
-    from numba import cuda
-
-    with cuda_errors("starting CUDA"):
-        return cuda.legacy_default_stream()
-
-
-def _tiers():
-    return tuple(sorted(config.EDIT_CUDA_TASK_TIERS))
-
-
-def _ceil_div(a, b):
-    return -(-a // b)
-
-
 class GpuPairs:
     """A text and patterns on the GPU, and one variant's kernels over batches of pairs.
 
@@ -157,9 +140,11 @@ class GpuPairs:
         self._held, self._batch = [], []  # (key, raw) borrowed from SPARES (see borrow)
         self._failed = False  # a batch failed: the device is not asked again (it may be lost)
         self._events = []  # (start, stop) of the kernels timed but not yet read (_timed)
-        # Transfers of page-locked host arrays are queued on the default stream (behind the
-        # kernels, as launches are) rather than waited for (numba's stream 0 is synchronous).
-        self._stream = 0 if gpu.SIMULATOR else _default_stream()
+        # Transfers of page-locked host arrays are queued on the legacy default stream, which
+        # Device.launch's stream 0 is (behind the kernels, as launches are), rather than
+        # waited for (numba's stream 0 is synchronous).
+        with cuda_errors("starting CUDA"):
+            self._stream = 0 if gpu.SIMULATOR else cuda.legacy_default_stream()
         self._text_raw, self._text_owners = None, None  # the text's allocation, if ours
         owners = None if text_owner is None else (text_owner, _EDIT_TEXTS)
         n = text.shape[0]
@@ -228,9 +213,6 @@ class GpuPairs:
         self._give_back(self._held, idle=True)
 
     # -- which kernels ------------------------------------------------------------------------
-    def _registers(self) -> int:
-        return register_cap(self.tpb)
-
     def _kernel(self, key):
         variant, mode, profile, registers = key[:4]
         if variant == "cooperative":
@@ -348,8 +330,6 @@ class GpuPairs:
             self.dev.launch(kernel, blocks, tpb, shared, *args)
             self.kernel_seconds += time.perf_counter() - t0
             return
-        from numba import cuda
-
         with cuda_errors("timing a kernel"):
             start, stop = cuda.event(), cuda.event()
             start.record()
@@ -369,7 +349,7 @@ class GpuPairs:
 
     # task: one thread per pair, grouped by register tier
     def _plan_task(self, inst, jobs):
-        tiers = _tiers()
+        tiers = tuple(sorted(config.EDIT_CUDA_TASK_TIERS))
         n = jobs[ck.J_N]
         # Per pattern (its words depend on its length alone), then per pair.
         words = (self.lengths + 63) // 64
@@ -398,7 +378,7 @@ class GpuPairs:
                     words = int(nw[rows].max())
                     spv = self.borrow((words, len(rows)), np.uint64, "the pairs' Pv words")
                     smv = self.borrow((words, len(rows)), np.uint64, "the pairs' Mv words")
-                key = (self.variant, self.mode, self.profile, self._registers(), t)
+                key = (self.variant, self.mode, self.profile, register_cap(self.tpb), t)
                 kernel = self.launched[key] = self._kernel(key)
                 self._timed(kernel, -(-len(rows) // self.tpb), self.tpb, 0, self.text_d,
                             self.codes_d, table_d, jobs_d, rows_d, out_d, hits_d, count_d, prof_d,
@@ -414,8 +394,8 @@ class GpuPairs:
         N = len(n)
         # Per pattern (its shape depends on its length alone): lanes of W words, in stripes
         # of at most maxl lanes; its kind, stripes * (maxl + 1) + lanes per stripe.
-        lanes = _ceil_div((self.lengths + 63) // 64, W)
-        stripes = _ceil_div(lanes, maxl)
+        lanes = -(-((self.lengths + 63) // 64) // W)
+        stripes = -(-lanes // maxl)
         per_stripe = np.where(stripes > 1, maxl, lanes)
         nwp = stripes * per_stripe * W
         kinds = stripes * (maxl + 1) + per_stripe
@@ -458,7 +438,7 @@ class GpuPairs:
                     carry_rows = np.zeros(N, dtype=np.int64)
                 carry_rows[lo:hi] = 2 * ns[lo:hi]
         parts = [np.concatenate(w) if w else np.zeros((0, 5), dtype=np.int64) for w in warps]
-        common = (self.variant, self.mode, self.profile, self._registers(), W, C)
+        common = (self.variant, self.mode, self.profile, register_cap(self.tpb), W, C)
 
         def launch(hits_d, count_d, prof_d):
             jobs[ck.J_PEQ], table_d = self._tables(inst, nwp)
@@ -582,12 +562,9 @@ class CudaRunner:
                              f"of {ck.WARP}, got {tpb}")
         words = int(params.get("words_per_thread") or config.EDIT_CUDA_WORDS_PER_THREAD)
         self.dev = gpu.Device(tpb, abort)
-        longest = int(job.inputs["pattern"].lengths.max())
-        k = params["k"]
         # A chunk re-scans m + min(k, m) columns of the one before: keep that a small part.
-        overlap = longest + (min(k, longest) if k is not None else longest)
         min_chunk = max(config.EDIT_CUDA_MIN_CHUNK_COLUMNS,
-                        config.EDIT_CUDA_CHUNK_OVERLAP_RATIO * overlap)
+                        config.EDIT_CUDA_CHUNK_OVERLAP_RATIO * search_overlap(job))
         self.plan = plan = Plan(job, self.dev.resident_threads(), min_chunk, pieces=pieces)
         self.mode = plan.mode_id()
         self.lengths = np.diff(plan.p_offs)
@@ -629,9 +606,7 @@ class CudaRunner:
         b = min(len(self.widths), max(a + self.min_tasks, b))
         inst, jobs = job_rows(self.plan, self.lengths, a, b)
         columns = int(self.widths[a:b].sum())
-        cap = 1
-        if self.mode == cc.MODE_HITS:
-            cap = max(1, min(config.EDIT_CUDA_HIT_BUFFER, columns))
+        cap = max(1, min(config.EDIT_CUDA_HIT_BUFFER, columns)) if self.mode == cc.MODE_HITS else 1
         done = self.pairs.run(inst, jobs, self.prof_d, cap)
         if done is None:  # cancelled between launches
             return
@@ -670,7 +645,7 @@ class CudaRunner:
         return 0  # bit-parallel: match words are looked up, symbols never compared
 
     def answers(self):
-        """(done, best, end) per task (engine.edit.driver.table_answers)."""
+        """(done, best, end) per task (as engine.edit.driver.CpuLanes.answers)."""
         return self.done, self.best, self.end
 
     def take_hits(self) -> np.ndarray:

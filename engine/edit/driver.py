@@ -48,25 +48,11 @@ from engine import config, registry
 from engine.columns import ColumnBuffer, labels
 from engine.edit import cpu_common as cc
 from engine.edit.hits import HIT_DTYPES, EditHits, PairDistance, ScoreProfile
-from engine.edit.plan import (  # noqa: F401
-    PROFILE_BINS,
-    UNSEEN,
-    Pieces,
-    Plan,
-    align_items,
-    table_answers,
-)
+from engine.edit.plan import PROFILE_BINS  # noqa: F401 (re-exported)
+from engine.edit.plan import UNSEEN, Pieces, Plan, align_items
 from engine.gaps import GAP_CODE
 from engine.jobs import Job
 from engine.slices import Step
-
-
-def _align_kernel(parallel: bool):
-    """The path stage's kernel (imported when alignments are asked for: pcr needs none)."""
-    from engine.edit import cpu_align
-
-    return cpu_align.align_parallel if parallel else cpu_align.align_serial
-
 
 
 def simd_applies(job: Job) -> bool:
@@ -87,12 +73,11 @@ def make_runner(job: Job, abort: np.ndarray, threads: int | None,
     (engine.edit.problem)."""
     if registry.on_gpu(job.backend):  # (engine.edit.cuda.CudaRunner: numba.cuda for cuda jobs only)
         return ScanRunner(job, registry.kernels(job)(job, abort, pieces), 1, abort)
+    workers = threads if registry.threaded(job.backend) else 1
     if simd_applies(job):
-        workers = threads if registry.threaded(job.backend) else 1
         lanes = SimdLanes(job, workers, abort, threads, pieces)
         return ScanRunner(job, lanes, workers * lanes.width, abort)
-    per_thread = registry.kernels(job).lanes_per_thread(job.variant)
-    nlanes = (threads if registry.threaded(job.backend) else 1) * per_thread
+    nlanes = workers * registry.kernels(job).lanes_per_thread(job.variant)
     return ScanRunner(job, CpuLanes(job, Plan(job, nlanes, pieces=pieces), nlanes, abort, threads),
                       nlanes, abort)
 
@@ -112,7 +97,11 @@ class _LaneScan:
         self.prof = np.full(int(self.plan.prof_offs[-1]), UNSEEN, dtype=np.int64)
         parallel = registry.threaded(job.backend)
         self.scan = kernels.run_parallel if parallel else kernels.run_serial
-        self.align_kernel = _align_kernel(parallel) if job.params["align"] else None
+        self.align_kernel = None
+        if job.params["align"]:  # (the path stage imported only then: pcr needs none)
+            from engine.edit import cpu_align
+
+            self.align_kernel = cpu_align.align_parallel if parallel else cpu_align.align_serial
 
     def columns(self) -> int:
         """Text columns scanned so far (overlaps and banded restarts included)."""
@@ -122,7 +111,10 @@ class _LaneScan:
         return int(self.info[:, self._cells].sum())
 
     def answers(self):
-        return table_answers(self.plan.tasks)
+        """(done, best, end) per task, as the CPU kernels leave them in the task table (views):
+        what Collector reads of every runner's ``answers()``."""
+        tasks = self.plan.tasks
+        return tasks[:, cc.T_DONE], tasks[:, cc.T_BEST], tasks[:, cc.T_END]
 
     def take_hits(self) -> np.ndarray:
         n = self.info[:, self._nhits]
@@ -251,13 +243,10 @@ class SimdLanes(_LaneScan):
         units[:, cs.U_BINW] = first[:, cc.T_BINW]
         self.units = units
 
-    def _args(self):
-        return (self.plan.mode_id(), self.plan.text, self.peq, self.last, self.lane_m, self.widths,
-                self.m_sum, self.units, self.unit_tasks, self.plan.tasks, self.prof, self.word,
-                self.info, self.ws, self.ls, self.hits)
-
     def scan_slice(self, budget: int) -> None:
-        self.scan(*self._args(), budget, self.abort)
+        self.scan(self.plan.mode_id(), self.plan.text, self.peq, self.last, self.lane_m,
+                  self.widths, self.m_sum, self.units, self.unit_tasks, self.plan.tasks, self.prof,
+                  self.word, self.info, self.ws, self.ls, self.hits, budget, self.abort)
 
     def finished(self) -> bool:
         cs = self.cpu_simd

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import csv
 
-from engine.columns import BLOCK, ColumnTable, blank, labels
+from engine.columns import BLOCK, blank, labels
 
 SEARCH_COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "distance", "cigar", "matched")
 GLOBAL_COLUMNS = ("pattern_id", "record_id", "distance", "cigar")
@@ -23,12 +23,7 @@ GLOBAL_COLUMNS = ("pattern_id", "record_id", "distance", "cigar")
 def rows(result):
     """Rows in the CSV's column order (search hits: from the columns, a block at a time)."""
     if result.mode == "search":
-        if isinstance(result.hits, ColumnTable):
-            yield from result.hits.tuples()
-            return
-        for h in result.hits:
-            yield (h.pattern_id, h.record_id, blank(h.start), h.end, h.strand, h.distance,
-                   blank(h.cigar), blank(h.matched))
+        yield from result.hits.tuples()
     else:
         for d in result.distances:
             yield d.pattern_id, d.record_id, blank(d.distance), blank(d.cigar)
@@ -48,16 +43,12 @@ def to_json(result) -> dict:
     else:
         out["strands"] = result.strands
         out["best"] = result.best
-        hits = result.hits
-        if isinstance(hits, ColumnTable):  # from the columns: no Hit per row
-            n, starts = len(hits), hits.start.tolist()
-            cigars = [c for a in range(0, n, BLOCK) for c in hits.cigars(a, a + BLOCK)]
-            out["hits"] = [[None if s < 0 else s, e, d] for s, e, d in
-                           zip(starts, hits.end.tolist(), hits.distance.tolist())]
-            out["details"] = [list(row) for row in zip(
-                labels(hits.pattern_ids, hits.pattern), labels(hits.record_ids, hits.record),
-                ["+-"[s] for s in hits.strand.tolist()], cigars)]
-        else:
-            out["hits"] = [[h.start, h.end, h.distance] for h in hits]
-            out["details"] = [[h.pattern_id, h.record_id, h.strand, h.cigar] for h in hits]
+        hits = result.hits  # (from the columns: no Hit per row)
+        n, starts = len(hits), hits.start.tolist()
+        cigars = [c for a in range(0, n, BLOCK) for c in hits.cigars(a, a + BLOCK)]
+        out["hits"] = [[None if s < 0 else s, e, d] for s, e, d in
+                       zip(starts, hits.end.tolist(), hits.distance.tolist())]
+        out["details"] = [list(row) for row in zip(
+            labels(hits.pattern_ids, hits.pattern), labels(hits.record_ids, hits.record),
+            ["+-"[s] for s in hits.strand.tolist()], cigars)]
     return out

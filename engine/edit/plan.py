@@ -25,6 +25,14 @@ PROFILE_BINS = 4096
 UNSEEN = cc.INF
 
 
+def search_overlap(job) -> int:
+    """Columns a piece's (or a chunk's) text starts before the first it owns: an occurrence
+    with d <= k edits spans at most m + d columns, and d <= m."""
+    k = job.params["k"]
+    m = int(job.inputs["pattern"].lengths.max())
+    return m + (min(k, m) if k is not None else m)
+
+
 def _distinct(starts: np.ndarray, ends: np.ndarray):
     """(index of each range among the distinct ones, their starts, their ends): equal
     ranges are one, sorted by (start, end). O(n) when the ranges come in that order."""
@@ -115,7 +123,7 @@ class Plan:
         self.mode, self.k, self.report = params["mode"], params["k"], params["report"]
         self.profile = self.mode == "search" and params["profile"]
         patterns, texts = job.inputs["pattern"], job.inputs["text"]  # SeqColumns (texts: or Records)
-        self.patterns, self.texts = patterns, texts
+        self.texts = texts
         self.strands = ("+", "-") if params["strands"] == "both" else ("+",)
         S = len(self.strands)
         P, R = len(patterns), len(texts)
@@ -282,12 +290,6 @@ class Plan:
         if self.mode == "global":
             return cc.MODE_GLOBAL
         return cc.MODE_HITS if self.report == "hits" else cc.MODE_BEST
-
-
-def table_answers(tasks: np.ndarray):
-    """(done, best, end) per task, as the CPU kernels leave them in the task table (views):
-    what engine.edit.driver.Collector reads of every runner's ``answers()``."""
-    return tasks[:, cc.T_DONE], tasks[:, cc.T_BEST], tasks[:, cc.T_END]
 
 
 def align_items(plan, kernel, abort: np.ndarray, items: np.ndarray):

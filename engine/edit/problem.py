@@ -30,30 +30,15 @@ from functools import cached_property
 import numpy as np
 
 from engine.columns import ColumnBuffer
-from engine.edit.driver import UNSEEN, Collector, Pieces, Plan, make_runner
+from engine.edit.driver import Collector, make_runner
 from engine.edit.hits import HIT_DTYPES
+from engine.edit.plan import UNSEEN, Pieces, Plan, search_overlap
 from engine.edit.spec import SPEC
 from engine.executors import ChunkedProblem, Task
 from engine.executors.protocol import InnerRunnerRun
 from engine.jobs import Job
 from engine.sequences import Record
 from engine.streaming import FlatText
-
-
-def search_overlap(job: Job) -> int:
-    """Columns a piece's text starts before the first it owns: an occurrence with d <= k
-    edits spans at most m + d columns, and d <= m."""
-    k = job.params["k"]
-    m = int(job.inputs["pattern"].lengths.max())
-    return m + (min(k, m) if k is not None else m)
-
-
-def whole_plan(job: Job, records) -> Plan:
-    """The whole records' plan: groups, profile geometry, and the result's hit table (its
-    text read on demand, for the ``matched`` strings)."""
-    flat = FlatText(records)
-    none = np.zeros(len(records), dtype=np.int64)
-    return Plan(job, 1, pieces=Pieces(flat, flat.offsets, none, none, np.diff(flat.offsets)))
 
 
 class ChunkSearch(InnerRunnerRun):
@@ -101,7 +86,10 @@ class ChunkSearch(InnerRunnerRun):
         aligned = rows["cig_lo"] >= 0
         rows["cig_lo"] = np.where(aligned, rows["cig_lo"] - lo, -1)
         rows["cig_hi"] = np.where(aligned, rows["cig_hi"] - lo, -1)
-        rows["group"] = self._group[_inner_groups(self.runner.plan, rows)]
+        # Each row's group in the chunk's plan (pattern, piece, strand), then in the whole one.
+        S, R = len(self.plan.strands), len(self.runner.plan.texts)
+        rows["group"] = self._group[(rows["pattern"].astype(np.int64) * R + rows["record"]) * S
+                                    + rows["strand"]]
         pieces = rows["record"]
         rows["record"] = self._record[pieces]
         return rows, pieces, inner.cigar_text.view()["byte"][lo:hi]
@@ -167,8 +155,13 @@ class SearchProblem(ChunkedProblem):
 
     @cached_property
     def plan(self) -> Plan:
-        """The whole records' plan (what a chunk's groups and profile bins map into)."""
-        return whole_plan(self.job, self.records)
+        """The whole records' plan (what a chunk's groups and profile bins map into): groups,
+        profile geometry, and the result's hit table (its text read on demand, for the
+        ``matched`` strings)."""
+        flat = FlatText(self.records)
+        none = np.zeros(len(self.records), dtype=np.int64)
+        return Plan(self.job, 1, pieces=Pieces(flat, flat.offsets, none, none,
+                                               np.diff(flat.offsets)))
 
     def total_units(self) -> int:
         return self.instances * int(self.lengths.sum())
@@ -244,9 +237,3 @@ class SearchProblem(ChunkedProblem):
 def _ranks(count: np.ndarray) -> np.ndarray:
     """0 .. count[i] - 1 for each i, end to end."""
     return np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-
-
-def _inner_groups(plan, rows) -> np.ndarray:
-    """The plan group of each of a chunk's hit rows (pattern, piece, strand)."""
-    S, R = len(plan.strands), len(plan.texts)
-    return (rows["pattern"].astype(np.int64) * R + rows["record"]) * S + rows["strand"]

@@ -16,6 +16,8 @@ Conventions the fast code must reproduce exactly:
 
 from __future__ import annotations
 
+from itertools import groupby
+
 
 def _cost(a, b) -> int:
     return 0 if (int(a) & int(b)) else 1
@@ -66,17 +68,7 @@ def cigar(pattern, window) -> str:
 
 
 def run_length(ops) -> str:
-    out, prev, count = [], None, 0
-    for op in ops:
-        if op == prev:
-            count += 1
-        else:
-            if prev is not None:
-                out.append(f"{count}{prev}")
-            prev, count = op, 1
-    if prev is not None:
-        out.append(f"{count}{prev}")
-    return "".join(out)
+    return "".join(f"{len(list(run))}{op}" for op, run in groupby(ops))
 
 
 def reverse_cigar(cigar_text: str) -> str:

@@ -68,7 +68,6 @@ _PASS_THREADS = 256
 _SHARED_PATTERNS = 4096
 
 
-
 def counter_layout(m: int, k: int) -> tuple[int, int]:
     """(b, bias) of the counters for patterns of length m and at most k <= m mismatches.
 
@@ -135,14 +134,6 @@ def build_tables(slot_patterns: np.ndarray, k: int, pairs: bool) -> Tables:
             lut[:, g][:, where] = fb[:, 2 * g, :, None] + second
         lut = lut.ravel()
     return Tables(m, slots, b, rpw, bias, valid, fb.ravel(), lut)
-
-
-def check_table_size(tables: Tables) -> None:
-    """CudaFailure when a look-up memory is beyond the window kernels' 32-bit indices."""
-    m = tables.m
-    if tables.fb.shape[0] >= 1 << 32:
-        raise CudaFailure(f"the look-up memory of {tables.slots} patterns of length {m} is "
-                          "too large for the CUDA kernels; use a CPU backend")
 
 
 @dataclass
@@ -308,8 +299,10 @@ class CudaSearch:
         tables = [build_tables(pats, k, variant == "pair-tile") for _, pats, _ in groups]
         # The text first: its upload (copy stream) goes on while the rest is set up.
         self._upload(np.ascontiguousarray(text, dtype=np.uint8), owners)
-        for group_tables in tables:
-            check_table_size(group_tables)
+        for t in tables:  # (the window kernels' indices into a look-up memory are 32-bit)
+            if t.fb.shape[0] >= 1 << 32:
+                raise CudaFailure(f"the look-up memory of {t.slots} patterns of length {t.m} is "
+                                  "too large for the CUDA kernels; use a CPU backend")
         parts = [(np.asarray(offsets), np.int64)]
         for (_, _, codes), t in zip(groups, tables):
             parts += [(np.asarray(codes), np.int32), t.lut if t.lut is not None else t.fb,

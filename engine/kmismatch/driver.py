@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
@@ -31,6 +30,7 @@ from engine.executors import ChunkedProblem
 from engine.executors.protocol import InnerRunnerRun
 from engine.jobs import Job
 from engine.kmismatch.cpu_common import Counts, pack
+from engine.kmismatch.cuda_options import check_cuda_limits
 from engine.kmismatch.hits import HitBuffer, HitDensity, HitTable
 from engine.kmismatch.spec import SPEC
 from engine.sequences import COMPLEMENT_TABLE, Record, concat_with_offsets
@@ -134,11 +134,6 @@ def _module(variant: str):
     return registry.named_kernels("kmismatch", variant, "serial")
 
 
-def _kernel(variant: str, backend: str):
-    module = _module(variant)
-    return module.scan_chunks_serial if registry.serial(backend) else module.scan_chunks_multicore
-
-
 _POOL = threading.local()
 
 
@@ -170,7 +165,8 @@ def scan(model: Model, text: np.ndarray, los, his, backend: str, abort: np.ndarr
     ``abort`` stopped the scan (``out`` is then as before, ``counts`` may not be:
     see :meth:`Counts.recount`).
     """
-    kernel = _kernel(model.variant, backend)
+    module = _module(model.variant)
+    kernel = module.scan_chunks_serial if registry.serial(backend) else module.scan_chunks_multicore
     R = model.slots
     los = np.array(los, dtype=np.int64)
     his = np.asarray(his, dtype=np.int64)
@@ -220,20 +216,6 @@ def scan(model: Model, text: np.ndarray, los, his, backend: str, abort: np.ndarr
 
 # -- the scan ----------------------------------------------------------------------------------
 
-@dataclass
-class _Group:
-    """Patterns of one length, compiled for the job's variant."""
-
-    m: int
-    model: object  # Model, or cuda.Group on the GPU
-    #: Hits a window, as seen so far (the first guess: one in 8 windows hits 8 slots).
-    per_window: float = 1.0
-
-    @property
-    def slots(self) -> int:
-        return self.model.slots
-
-
 class ScanRunner:
     """The scan of the text, a slice of text positions at a time (a SliceRunner).
 
@@ -266,13 +248,14 @@ class ScanRunner:
                                                 job.params.get("threads_per_block"), abort,
                                                 owners=records if cache_text else None,
                                                 counts=self.counts, n_patterns=len(patterns))
-            self.groups = [_Group(g.m, g) for g in self.search.groups]
+            self.groups = self.search.groups  # (cuda.Group: m and slots, as a Model has)
             columns = {"dtypes": self.search.dtypes, "alloc": gpu.pinned_empty}
-        else:
-            self.groups = []
-            for m, slot_patterns, slot_code in groups:
-                model = build_model(job.variant, slot_patterns, k, slot_code)
-                self.groups.append(_Group(m, model, min(model.slots, 8) / 8))
+        else:  # one Model per pattern length, compiled for the job's variant
+            self.groups = [build_model(job.variant, slot_patterns, k, slot_code)
+                           for _, slot_patterns, slot_code in groups]
+        #: CPU: hits a window per group, as seen so far (the first guess: one in 8 windows
+        #: hits 8 slots).
+        self.per_window = [min(g.slots, 8) / 8 for g in self.groups]
         self.pieces = 1  # chunks a slice is cut into
         if registry.threaded(job.backend):
             self.pieces = config.KMISMATCH_CHUNKS_PER_THREAD * numba.get_num_threads()
@@ -351,43 +334,33 @@ class ScanRunner:
             self._recount = False
         return self.counts.density(self.records)
 
-    def _windows(self, group: _Group, lo: int, hi: int):
-        return chunks(self.offsets, lo, hi, group.m, self.pieces)
-
     def _scan_slice(self, lo: int, hi: int):
         """Add the hits of windows starting in text[lo:hi] to ``found`` and count them.
         Returns (cells, comparisons), or None when aborted (then ``found`` is unchanged).
         A cuda job hands the whole slice to the GPU, which skips the windows that cross
         records itself."""
-        found, counts = self.found, self.counts
-        cells = comparisons = 0
+        spans = [chunks(self.offsets, lo, hi, g.m, self.pieces) for g in self.groups]
+        windows = [int((his - los).sum()) for los, his in spans]
+        cells = sum(w * g.slots for w, g in zip(windows, self.groups))
+        comparisons = sum(w * g.slots * g.m for w, g in zip(windows, self.groups))
         if self.search is not None:
-            for group in self.groups:
-                los, his = self._windows(group, lo, hi)
-                windows = int((his - los).sum())
-                cells += windows * group.slots
-                comparisons += windows * group.slots * group.m
-            self.search.scan(lo, hi, found)
+            self.search.scan(lo, hi, self.found)
             return cells, comparisons
         # One length group's hits come out in order; several groups are merged.
-        merge = [HitBuffer() for _ in self.groups] if len(self.groups) > 1 else [found]
-        for group, out in zip(self.groups, merge):
-            los, his = self._windows(group, lo, hi)
+        merge = [HitBuffer() for _ in self.groups] if len(self.groups) > 1 else [self.found]
+        for i, (model, out, (los, his), n) in enumerate(zip(self.groups, merge, spans, windows)):
             if not los.size:
                 continue
-            added = scan(group.model, self.text, los, his, self.backend, self.abort, out,
-                         1.5 * group.per_window, counts)
+            added = scan(model, self.text, los, his, self.backend, self.abort, out,
+                         1.5 * self.per_window[i], self.counts)
             if added is None:
                 return None
-            windows = int((his - los).sum())
-            group.per_window = max(added / windows, 0.01)
-            cells += windows * group.slots
-            comparisons += windows * group.slots * group.m
+            self.per_window[i] = max(added / n, 0.01)
         if len(self.groups) > 1:
             pos, code, mis = (np.concatenate([b.columns[i][:len(b)] for b in merge])
                               for i in range(3))
             order = np.lexsort((code, pos))
-            found.append(pos[order], code[order], mis[order])
+            self.found.append(pos[order], code[order], mis[order])
         return cells, comparisons
 
 
@@ -489,8 +462,6 @@ class ScanProblem(ChunkedProblem):
     def worker_job(self, gpu: bool) -> Job:
         worker = super().worker_job(gpu)
         if gpu:  # the GPU kernels' limits, said before any task (make_job's)
-            from engine.kmismatch.cuda_options import check_cuda_limits
-
             check_cuda_limits(self.job.inputs["patterns"], self.job.params["strands"])
         return worker
 

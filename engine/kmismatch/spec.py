@@ -6,7 +6,6 @@ from engine.registry import (BackendSpec, FamilySpec, InputSpec, ParamSpec, SCHE
                              VariantSpec)
 
 
-
 def _cpu(kernels: str) -> tuple:
     """A CPU variant's backends: serial and multicore on its kernel module (its
     ``build_model`` and ``scan_chunks_serial``/``_multicore``); dask: one task per text
