@@ -159,6 +159,17 @@ def clip_intervals(intervals, start: int, end: int):
     return (np.clip(starts[keep], start, end) - start, np.clip(ends[keep], start, end) - start)
 
 
+def merge_intervals(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Intervals (starts, ends) in order of start, overlapping or touching ones joined (the
+    reach of the ends so far says whether the next one starts inside)."""
+    order = np.argsort(starts, kind="stable")
+    starts, ends = starts[order], ends[order]
+    reach = np.maximum.accumulate(ends)
+    new = np.ones(starts.shape[0], dtype=bool)
+    new[1:] = starts[1:] > reach[:-1]
+    return starts[new], reach[np.roll(new, -1)]  # (rolled: the last row before each new one)
+
+
 _LOWER_RE = re.compile(r"[a-z]")
 
 

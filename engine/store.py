@@ -80,8 +80,8 @@ from engine.jobs import check_int
 from engine.output import open_output
 from engine.sequences import (_ENCODE_TABLE, COMPLEMENT_TABLE, STORE_MAGIC, STORE_SUFFIX, Record,
                               SequenceError, SequenceWarning, _describe_bad, _description,
-                              clip_intervals, reading_errors, record_id, _sniff_format, unique_names,
-                              warn_renamed)
+                              clip_intervals, merge_intervals, reading_errors, record_id,
+                              _sniff_format, unique_names, warn_renamed)
 
 MAGIC = STORE_MAGIC
 VERSION = 2
@@ -815,15 +815,8 @@ class _Writer:
         the case of its text says (.2bit: py2bit gives an N block in upper case even where a
         mask block covers it). Touching blocks are merged, as runs of a text are."""
         rows = np.asarray(list(blocks), dtype=np.int64).reshape(-1, 2)
-        rows = rows[rows[:, 1] > rows[:, 0]]
-        if rows.shape[0] > 1:  # in order, overlapping blocks as one (a file need not list
-            rows = rows[np.argsort(rows[:, 0], kind="stable")]  # them sorted)
-            reach = np.maximum.accumulate(rows[:, 1])
-            joined = rows[1:, 0] <= reach[:-1]  # a block that starts before the last ends
-            keep_start = np.concatenate(([True], ~joined))
-            keep_end = np.concatenate((~joined, [True]))
-            rows = np.stack((rows[keep_start, 0], reach[keep_end]), axis=1)
-        self._mask_blocks = rows
+        rows = rows[rows[:, 1] > rows[:, 0]]  # (a file need not list them sorted)
+        self._mask_blocks = np.stack(merge_intervals(rows[:, 0], rows[:, 1]), axis=1)
 
     def add_text(self, buf: np.ndarray, lo: int = 0, hi: int | None = None) -> None:
         """Encode and pack text bytes ``buf[lo:hi]`` of the open record (white space skipped)."""
