@@ -334,12 +334,15 @@ def reverse_complement_record(record: Record) -> Record:
                   soft_mask=mask)
 
 
+def _format_suffix(name: str) -> str:
+    """The suffix of a file name that says its format (lower case; a ``.gz`` after it dropped)."""
+    return os.path.splitext(name.lower().removesuffix(".gz"))[1]
+
+
 def _looks_like_path(source: str) -> bool:
     """A name meant as a file: a folder in it or a sequence file suffix."""
-    name = source.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
-    return ("/" in source or os.sep in source or os.path.splitext(name)[1] in _FORMAT_BY_SUFFIX
+    name = source.lower().removesuffix(".gz")
+    return ("/" in source or os.sep in source or _format_suffix(source) in _FORMAT_BY_SUFFIX
             or name.endswith((".txt", ".gz")))
 
 
@@ -359,10 +362,7 @@ def _literal(source: str) -> list[Record]:
 
 
 def _sniff_format(path: Path, head: str) -> str:
-    name = path.name.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
-    suffix = os.path.splitext(name)[1]
+    suffix = _format_suffix(path.name)
     if suffix in _FORMAT_BY_SUFFIX:
         return _FORMAT_BY_SUFFIX[suffix]
     stripped = head.lstrip()
