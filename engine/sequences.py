@@ -341,9 +341,8 @@ def _format_suffix(name: str) -> str:
 
 def _looks_like_path(source: str) -> bool:
     """A name meant as a file: a folder in it or a sequence file suffix."""
-    name = source.lower().removesuffix(".gz")
     return ("/" in source or os.sep in source or _format_suffix(source) in _FORMAT_BY_SUFFIX
-            or name.endswith((".txt", ".gz")))
+            or source.lower().endswith((".txt", ".gz")))
 
 
 def _literal(source: str) -> list[Record]:
