@@ -439,9 +439,9 @@ class GenomeStore:
         self.source: dict = meta["source"]
         if not all(self.ids) or len(set(self.ids)) != n:
             raise self._corrupt("empty or duplicate record ids")
-        self._n_counts = self._mask_counts = None
+        self._counts = None
         if self.version >= 2:
-            self._n_counts, self._mask_counts = arrays[2 * n:3 * n], arrays[3 * n:]
+            self._counts = arrays[2 * n:3 * n], arrays[3 * n:]  # N runs, mask runs
             counts = arrays[2 * n:]  # (bounded before they are summed: no overflow)
             if (n and (counts.min() < 0 or counts.max() > self.interval_bytes // 16)) or \
                     self.interval_bytes != 16 * int(counts.sum()) or \
@@ -455,24 +455,30 @@ class GenomeStore:
         """Whether the store keeps N-run and soft-mask tables (format 2)."""
         return self.version >= 2
 
-    def _tables(self):
-        """The interval section as four int64 arrays (N starts, N ends, mask starts, mask
-        ends) and each record's first row in them; its CRC is checked on first use."""
+    def _tables(self) -> list:
+        """The interval section as (starts, ends, each record's first row) of the N runs,
+        then of the mask runs; its CRC and rows are checked on first use."""
         if self._intervals is None:
             raw = np.frombuffer(self._map, dtype=np.uint8, count=self.interval_bytes,
                                 offset=self.interval_offset) if self.interval_bytes else \
                 np.zeros(0, dtype=np.uint8)
             if zlib.crc32(raw) != self._interval_crc:
                 raise self._corrupt("interval table checksum mismatch")
-            values = raw.view("<i8")
-            n_total, m_total = int(self._n_counts.sum()), int(self._mask_counts.sum())
-            parts = np.split(values, np.cumsum([n_total, n_total, m_total]))
-            n_first = np.concatenate(([0], np.cumsum(self._n_counts)))
-            m_first = np.concatenate(([0], np.cumsum(self._mask_counts)))
-            self._check_runs("N-run table", parts[0], parts[1], self._n_counts)
-            self._check_runs("soft-mask table", parts[2], parts[3], self._mask_counts)
-            self._intervals = (parts, n_first, m_first)
+            values, at, tables = raw.view("<i8"), 0, []
+            for name, counts in zip(("N-run table", "soft-mask table"), self._counts):
+                total = int(counts.sum())
+                starts, ends = values[at:at + total], values[at + total:at + 2 * total]
+                at += 2 * total
+                self._check_runs(name, starts, ends, counts)
+                tables.append((starts, ends, np.concatenate(([0], np.cumsum(counts)))))
+            self._intervals = tables
         return self._intervals
+
+    def _rows(self, table: int, index: int) -> tuple[np.ndarray, np.ndarray]:
+        """(starts, ends) of record ``index`` in the N-run table (0) or the mask table (1)."""
+        starts, ends, first = self._tables()[table]
+        lo, hi = int(first[index]), int(first[index + 1])
+        return starts[lo:hi], ends[lo:hi]
 
     def _check_runs(self, name: str, starts: np.ndarray, ends: np.ndarray,
                     counts: np.ndarray) -> None:
@@ -490,23 +496,17 @@ class GenomeStore:
     def n_runs(self, index: int) -> tuple[np.ndarray, np.ndarray]:
         """(starts, ends) of every run of N in record ``index`` (0-based, half-open, in
         order): the table's rows, or (format 1) found once in the packed codes."""
-        if not self.has_intervals:
-            if index not in self._scanned:
-                self._scanned[index] = _packed_runs(self.payload, int(self.offsets[index]),
-                                                    int(self.lengths[index]), N_CODE)
-            return self._scanned[index]
-        (n_starts, n_ends, _, _), n_first, _ = self._tables()
-        lo, hi = int(n_first[index]), int(n_first[index + 1])
-        return n_starts[lo:hi], n_ends[lo:hi]
+        if self.has_intervals:
+            return self._rows(0, index)
+        if index not in self._scanned:
+            self._scanned[index] = _packed_runs(self.payload, int(self.offsets[index]),
+                                                int(self.lengths[index]), N_CODE)
+        return self._scanned[index]
 
     def soft_mask(self, index: int) -> tuple[np.ndarray, np.ndarray] | None:
         """(starts, ends) of the lower-case runs of record ``index``; None for a format-1
         store (it did not keep the case)."""
-        if not self.has_intervals:
-            return None
-        (_, _, m_starts, m_ends), _, m_first = self._tables()
-        lo, hi = int(m_first[index]), int(m_first[index + 1])
-        return m_starts[lo:hi], m_ends[lo:hi]
+        return self._rows(1, index) if self.has_intervals else None
 
     def gap_counts(self) -> tuple[int, int, int]:
         """(assembly gaps of the store's gap_min, gap bases, soft-masked bases) over all
