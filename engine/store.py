@@ -787,14 +787,12 @@ class _Writer:
         self.descriptions: list[str] = []
         self.lengths: list[int] = []
         self.offsets: list[int] = []
-        self.n_runs: list[np.ndarray] = []  # per record: (rows, 2) int64
-        self.mask_runs: list[np.ndarray] = []
+        #: per record, its runs of N and its runs of lower case: (rows, 2) int64
+        self.runs: tuple[list, list] = ([], [])
         self._out = np.empty(BUILD_BLOCK // 2 + 2, dtype=np.uint8)
         self._state = np.zeros(6, dtype=np.int64)
-        self._n_rows = np.empty((self.RUN_ROWS, 2), dtype=np.int64)
-        self._m_rows = np.empty((self.RUN_ROWS, 2), dtype=np.int64)
-        self._n_parts: list[np.ndarray] = []
-        self._m_parts: list[np.ndarray] = []
+        self._rows = np.empty((2, self.RUN_ROWS, 2), dtype=np.int64)  # the kernel's two tables
+        self._parts: tuple[list, list] = ([], [])  # the open record's runs, as they close
         self._open = False
 
     def begin(self, raw_id: str, description: str) -> None:
@@ -806,7 +804,7 @@ class _Writer:
         self.offsets.append(self.pos)
         self.lengths.append(0)
         self._state[:] = (-1, 0, -1, -1, 0, 0)
-        self._n_parts, self._m_parts = [], []
+        self._parts = ([], [])
         self._mask_blocks = None
         self._open = True
 
@@ -825,7 +823,7 @@ class _Writer:
         while lo < hi:
             part = min(hi, lo + 2 * (self._out.shape[0] - 1))
             n_out, reached, bad = _pack_text(buf, lo, part, _BUILD_TABLE, self._out, state,
-                                             self._n_rows, self._m_rows)
+                                             *self._rows)
             self._emit(self._out[:n_out])
             self.lengths[-1] = int(state[1])
             self._take_runs()
@@ -838,13 +836,11 @@ class _Writer:
 
     def _take_runs(self) -> None:
         """Move the runs the kernel closed out of its fixed tables."""
-        state = self._state
-        if state[4]:
-            self._n_parts.append(self._n_rows[:state[4]].copy())
-            state[4] = 0
-        if state[5]:
-            self._m_parts.append(self._m_rows[:state[5]].copy())
-            state[5] = 0
+        for k, parts in enumerate(self._parts):
+            filled = int(self._state[4 + k])
+            if filled:
+                parts.append(self._rows[k, :filled].copy())
+                self._state[4 + k] = 0
 
     def _emit(self, data) -> None:
         if len(data):
@@ -861,22 +857,22 @@ class _Writer:
             self._emit(np.array([pending], dtype=np.uint8))
         if length == 0:
             raise StoreError(f"{self.source}: record '{self.ids[-1]}' is empty")
-        for parts, open_at in ((self._n_parts, n_open), (self._m_parts, m_open)):
+        for parts, open_at in zip(self._parts, (n_open, m_open)):
             if open_at >= 0:  # a run that reaches the record's end
                 parts.append(np.array([[open_at, length]], dtype=np.int64))
-        n_rows, m_rows = (np.concatenate([np.zeros((0, 2), dtype=np.int64), *parts])
-                          for parts in (self._n_parts, self._m_parts))
-        self.n_runs.append(n_rows)
-        self.mask_runs.append(m_rows if self._mask_blocks is None else self._mask_blocks)
+        n_rows, m_rows = map(_stacked, self._parts)
+        self.runs[0].append(n_rows)
+        self.runs[1].append(m_rows if self._mask_blocks is None else self._mask_blocks)
 
     def intervals(self) -> bytes:
         """The interval section: N starts, N ends, mask starts, mask ends (int64)."""
-        def column(tables, j):
-            return np.concatenate([t[:, j] for t in tables]).astype("<i8") if tables \
-                else np.zeros(0, dtype="<i8")
+        return b"".join(rows[:, j].astype("<i8").tobytes()
+                        for rows in map(_stacked, self.runs) for j in (0, 1))
 
-        return b"".join(column(t, j).tobytes() for t in (self.n_runs, self.mask_runs)
-                        for j in (0, 1))
+
+def _stacked(tables) -> np.ndarray:
+    """(rows, 2) int64 tables one after the other (none: no rows)."""
+    return np.concatenate([np.zeros((0, 2), dtype=np.int64), *tables])
 
 
 def _fasta(path: Path, raw, writer: _Writer, on_block: Callable[[], None]) -> None:
@@ -1154,7 +1150,7 @@ def build(source: str | os.PathLike, output: str | os.PathLike,
                                           "format": fmt,
                                           "built": time.strftime("%Y-%m-%dT%H:%M:%S")}},
                               ensure_ascii=False).encode("utf-8")
-            counts = [[len(t) for t in tables] for tables in (writer.n_runs, writer.mask_runs)]
+            counts = [[len(t) for t in tables] for tables in writer.runs]
             table = b"".join(np.asarray(column, dtype="<i8").tobytes() for column in
                              (writer.lengths, writer.offsets, *counts)) + meta
             table_offset = HEADER_BYTES + writer.pos
