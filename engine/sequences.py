@@ -146,6 +146,11 @@ class Record:
         just that range, which is how streaming reads backgrounds of any size."""
         return self.codes[start:end]
 
+    def gather(self, positions: np.ndarray) -> np.ndarray:
+        """Codes at scattered ``positions`` (a genome store's record reads only those)."""
+        lo, hi = int(positions.min()), int(positions.max()) + 1
+        return self.chunk(lo, hi)[positions - lo]
+
 
 def clip_intervals(intervals, start: int, end: int):
     """Intervals (starts, ends) cut to [start, end) and shifted to count from ``start``
