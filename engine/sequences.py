@@ -118,9 +118,10 @@ class Record:
         return decode(self.codes)
 
     def slice(self, start: int, end: int | None = None) -> "Record":
-        """A 0-based half-open slice, named ``id[start:end]``."""
+        """A 0-based half-open slice, named ``id[start:end]`` (read through :meth:`chunk`:
+        a genome store's record unpacks only that range)."""
         end = len(self) if end is None else min(end, len(self))
-        return Record(f"{self.id}[{start}:{end}]", self.codes[start:end].copy(),
+        return Record(f"{self.id}[{start}:{end}]", self.chunk(start, end).copy(),
                       self.description, self.source,
                       soft_mask=clip_intervals(self.soft_mask, start, end))
 

@@ -80,8 +80,8 @@ from engine.jobs import check_int
 from engine.output import open_output
 from engine.sequences import (_ENCODE_TABLE, COMPLEMENT_TABLE, STORE_MAGIC, STORE_SUFFIX, Record,
                               SequenceError, SequenceWarning, _describe_bad, _description,
-                              clip_intervals, merge_intervals, reading_errors, record_id,
-                              _sniff_format, unique_names, warn_renamed)
+                              merge_intervals, reading_errors, record_id, _sniff_format,
+                              unique_names, warn_renamed)
 
 MAGIC = STORE_MAGIC
 VERSION = 2
@@ -666,11 +666,6 @@ class StoreRecord(Record):
         gather_into(self.store.payload, int(self.store.offsets[self.index]),
                     np.ascontiguousarray(positions, dtype=np.int64), out)
         return out
-
-    def slice(self, start: int, end: int | None = None) -> Record:
-        end = len(self) if end is None else min(end, len(self))
-        return Record(f"{self.id}[{start}:{end}]", self.chunk(start, end), self.description,
-                      self.source, soft_mask=clip_intervals(self.soft_mask, start, end))
 
 
 class GappedStoreRecord(StoreRecord):
