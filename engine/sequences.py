@@ -686,7 +686,9 @@ class SeqColumns(Sequence):
         n = self.starts.shape[0]
         self.ids = _ids(ids, n)
         self.shifts = None if shifts is None else _int_column("shifts", shifts)
-        self._records = records
+        #: the records these columns were made from (:meth:`from_records`; their codes are
+        #: then a copy made for them), else None (the caller's own buffer)
+        self.records = records
         if check:
             self._check()
 
@@ -782,18 +784,12 @@ class SeqColumns(Sequence):
     def __len__(self) -> int:
         return int(self.starts.shape[0])
 
-    @property
-    def records(self) -> tuple | None:
-        """The records these columns were made from (:meth:`from_records`; their codes are
-        then a copy made for them), else None (the caller's own buffer)."""
-        return self._records
-
     def __getitem__(self, index):
         if isinstance(index, slice):
             return self.take(np.arange(len(self))[index])
         i = range(len(self))[index]
-        if self._records is not None:
-            return self._records[i]
+        if self.records is not None:
+            return self.records[i]
         return Record(self.ids[i], self.codes[self.starts[i]:self.ends[i]],
                       offset=0 if self.shifts is None else int(self.shifts[i]))
 
@@ -822,7 +818,7 @@ class SeqColumns(Sequence):
     def take(self, index) -> "SeqColumns":
         """Some of the sequences (an index array), in that order, on the same buffer."""
         index = np.asarray(index, dtype=np.int64)
-        records = None if self._records is None else tuple(self._records[i] for i in index.tolist())
+        records = None if self.records is None else tuple(self.records[i] for i in index.tolist())
         return SeqColumns(self.codes, self.starts[index], self.ends[index], self.ids.take(index),
                           None if self.shifts is None else self.shifts[index], records=records,
                           check=False)
