@@ -110,12 +110,7 @@ def as_background(records, gap_min: int | None = None) -> list[Record]:
     out = []
     for record in records:
         view = getattr(record, "with_gap_min", None)
-        if view is not None:
-            out.append(view(gap_min))
-        elif type(record).chunk is not Record.chunk:  # codes read on demand: masked as read
-            out.append(GapMaskedRecord(record, gap_min))
-        else:
-            out.append(_masked_record(record, gap_min))
+        out.append(_masked_record(record, gap_min) if view is None else view(gap_min))
     return out
 
 
@@ -165,40 +160,6 @@ def _masked_record(record: Record, gap_min: int) -> Record:
 
     out = _per_record(_MASKED, record, gap_min, make)
     return record if out is None else out
-
-
-class GapMaskedRecord(Record):
-    """A record whose codes are read on demand (``chunk``: a genome store's without a gap
-    table of its own) with its gaps masked as each range is read: the record is never unpacked
-    whole, and its gap table is found once, a few Mb at a time."""
-
-    def __init__(self, inner: Record, gap_min: int):  # noqa: D107 (no dataclass __init__)
-        for name in ("id", "description", "source", "offset"):
-            object.__setattr__(self, name, getattr(inner, name))
-        starts, ends = record_runs(inner, N_CODE)
-        keep = ends - starts >= gap_min
-        object.__setattr__(self, "inner", inner)
-        object.__setattr__(self, "gaps", (starts[keep], ends[keep]))
-
-    @property
-    def codes(self) -> np.ndarray:  # type: ignore[override]
-        return self.chunk(0, len(self))
-
-    def __len__(self) -> int:
-        return len(self.inner)
-
-    def gap_runs(self) -> tuple[np.ndarray, np.ndarray]:
-        """Its gaps, found once (engine.streaming plans around them without a scan)."""
-        return self.gaps
-
-    def chunk(self, start: int, end: int) -> np.ndarray:
-        codes = np.array(self.inner.chunk(start, end), dtype=np.uint8, copy=True)
-        lo, hi = self.gaps
-        first = int(np.searchsorted(hi, start, side="right"))
-        last = int(np.searchsorted(lo, end, side="left"))
-        for a, b in zip(lo[first:last].tolist(), hi[first:last].tolist()):
-            codes[max(a, start) - start:min(b, end) - start] = GAP_CODE
-        return codes
 
 
 def record_runs(record, code: int = N_CODE) -> tuple[np.ndarray, np.ndarray]:

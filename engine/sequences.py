@@ -118,9 +118,10 @@ class Record:
         return decode(self.codes)
 
     def slice(self, start: int, end: int | None = None) -> "Record":
-        """A 0-based half-open slice, named ``id[start:end]``."""
+        """A 0-based half-open slice, named ``id[start:end]`` (read through :meth:`chunk`:
+        a genome store's record unpacks only that range)."""
         end = len(self) if end is None else min(end, len(self))
-        return Record(f"{self.id}[{start}:{end}]", self.codes[start:end].copy(),
+        return Record(f"{self.id}[{start}:{end}]", self.chunk(start, end).copy(),
                       self.description, self.source,
                       soft_mask=clip_intervals(self.soft_mask, start, end))
 
@@ -146,6 +147,11 @@ class Record:
         just that range, which is how streaming reads backgrounds of any size."""
         return self.codes[start:end]
 
+    def gather(self, positions: np.ndarray) -> np.ndarray:
+        """Codes at scattered ``positions`` (a genome store's record reads only those)."""
+        lo, hi = int(positions.min()), int(positions.max()) + 1
+        return self.chunk(lo, hi)[positions - lo]
+
 
 def clip_intervals(intervals, start: int, end: int):
     """Intervals (starts, ends) cut to [start, end) and shifted to count from ``start``
@@ -157,6 +163,17 @@ def clip_intervals(intervals, start: int, end: int):
     if not keep.any():
         return None
     return (np.clip(starts[keep], start, end) - start, np.clip(ends[keep], start, end) - start)
+
+
+def merge_intervals(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Intervals (starts, ends) in order of start, overlapping or touching ones joined (the
+    reach of the ends so far says whether the next one starts inside)."""
+    order = np.argsort(starts, kind="stable")
+    starts, ends = starts[order], ends[order]
+    reach = np.maximum.accumulate(ends)
+    new = np.ones(starts.shape[0], dtype=bool)
+    new[1:] = starts[1:] > reach[:-1]
+    return starts[new], reach[np.roll(new, -1)]  # (rolled: the last row before each new one)
 
 
 _LOWER_RE = re.compile(r"[a-z]")
@@ -323,13 +340,15 @@ def reverse_complement_record(record: Record) -> Record:
                   soft_mask=mask)
 
 
+def _format_suffix(name: str) -> str:
+    """The suffix of a file name that says its format (lower case; a ``.gz`` after it dropped)."""
+    return os.path.splitext(name.lower().removesuffix(".gz"))[1]
+
+
 def _looks_like_path(source: str) -> bool:
     """A name meant as a file: a folder in it or a sequence file suffix."""
-    name = source.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
-    return ("/" in source or os.sep in source or os.path.splitext(name)[1] in _FORMAT_BY_SUFFIX
-            or name.endswith((".txt", ".gz")))
+    return ("/" in source or os.sep in source or _format_suffix(source) in _FORMAT_BY_SUFFIX
+            or source.lower().endswith((".txt", ".gz")))
 
 
 def _literal(source: str) -> list[Record]:
@@ -348,10 +367,7 @@ def _literal(source: str) -> list[Record]:
 
 
 def _sniff_format(path: Path, head: str) -> str:
-    name = path.name.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
-    suffix = os.path.splitext(name)[1]
+    suffix = _format_suffix(path.name)
     if suffix in _FORMAT_BY_SUFFIX:
         return _FORMAT_BY_SUFFIX[suffix]
     stripped = head.lstrip()
@@ -670,7 +686,9 @@ class SeqColumns(Sequence):
         n = self.starts.shape[0]
         self.ids = _ids(ids, n)
         self.shifts = None if shifts is None else _int_column("shifts", shifts)
-        self._records = records
+        #: the records these columns were made from (:meth:`from_records`; their codes are
+        #: then a copy made for them), else None (the caller's own buffer)
+        self.records = records
         if check:
             self._check()
 
@@ -766,18 +784,12 @@ class SeqColumns(Sequence):
     def __len__(self) -> int:
         return int(self.starts.shape[0])
 
-    @property
-    def records(self) -> tuple | None:
-        """The records these columns were made from (:meth:`from_records`; their codes are
-        then a copy made for them), else None (the caller's own buffer)."""
-        return self._records
-
     def __getitem__(self, index):
         if isinstance(index, slice):
             return self.take(np.arange(len(self))[index])
         i = range(len(self))[index]
-        if self._records is not None:
-            return self._records[i]
+        if self.records is not None:
+            return self.records[i]
         return Record(self.ids[i], self.codes[self.starts[i]:self.ends[i]],
                       offset=0 if self.shifts is None else int(self.shifts[i]))
 
@@ -806,7 +818,7 @@ class SeqColumns(Sequence):
     def take(self, index) -> "SeqColumns":
         """Some of the sequences (an index array), in that order, on the same buffer."""
         index = np.asarray(index, dtype=np.int64)
-        records = None if self._records is None else tuple(self._records[i] for i in index.tolist())
+        records = None if self.records is None else tuple(self.records[i] for i in index.tolist())
         return SeqColumns(self.codes, self.starts[index], self.ends[index], self.ids.take(index),
                           None if self.shifts is None else self.shifts[index], records=records,
                           check=False)

@@ -80,8 +80,8 @@ from engine.jobs import check_int
 from engine.output import open_output
 from engine.sequences import (_ENCODE_TABLE, COMPLEMENT_TABLE, STORE_MAGIC, STORE_SUFFIX, Record,
                               SequenceError, SequenceWarning, _describe_bad, _description,
-                              clip_intervals, reading_errors, record_id, _sniff_format, unique_names,
-                              warn_renamed)
+                              merge_intervals, reading_errors, record_id, _sniff_format,
+                              unique_names, warn_renamed)
 
 MAGIC = STORE_MAGIC
 VERSION = 2
@@ -439,9 +439,9 @@ class GenomeStore:
         self.source: dict = meta["source"]
         if not all(self.ids) or len(set(self.ids)) != n:
             raise self._corrupt("empty or duplicate record ids")
-        self._n_counts = self._mask_counts = None
+        self._counts = None
         if self.version >= 2:
-            self._n_counts, self._mask_counts = arrays[2 * n:3 * n], arrays[3 * n:]
+            self._counts = arrays[2 * n:3 * n], arrays[3 * n:]  # N runs, mask runs
             counts = arrays[2 * n:]  # (bounded before they are summed: no overflow)
             if (n and (counts.min() < 0 or counts.max() > self.interval_bytes // 16)) or \
                     self.interval_bytes != 16 * int(counts.sum()) or \
@@ -455,24 +455,30 @@ class GenomeStore:
         """Whether the store keeps N-run and soft-mask tables (format 2)."""
         return self.version >= 2
 
-    def _tables(self):
-        """The interval section as four int64 arrays (N starts, N ends, mask starts, mask
-        ends) and each record's first row in them; its CRC is checked on first use."""
+    def _tables(self) -> list:
+        """The interval section as (starts, ends, each record's first row) of the N runs,
+        then of the mask runs; its CRC and rows are checked on first use."""
         if self._intervals is None:
             raw = np.frombuffer(self._map, dtype=np.uint8, count=self.interval_bytes,
                                 offset=self.interval_offset) if self.interval_bytes else \
                 np.zeros(0, dtype=np.uint8)
             if zlib.crc32(raw) != self._interval_crc:
                 raise self._corrupt("interval table checksum mismatch")
-            values = raw.view("<i8")
-            n_total, m_total = int(self._n_counts.sum()), int(self._mask_counts.sum())
-            parts = np.split(values, np.cumsum([n_total, n_total, m_total]))
-            n_first = np.concatenate(([0], np.cumsum(self._n_counts)))
-            m_first = np.concatenate(([0], np.cumsum(self._mask_counts)))
-            self._check_runs("N-run table", parts[0], parts[1], self._n_counts)
-            self._check_runs("soft-mask table", parts[2], parts[3], self._mask_counts)
-            self._intervals = (parts, n_first, m_first)
+            values, at, tables = raw.view("<i8"), 0, []
+            for name, counts in zip(("N-run table", "soft-mask table"), self._counts):
+                total = int(counts.sum())
+                starts, ends = values[at:at + total], values[at + total:at + 2 * total]
+                at += 2 * total
+                self._check_runs(name, starts, ends, counts)
+                tables.append((starts, ends, np.concatenate(([0], np.cumsum(counts)))))
+            self._intervals = tables
         return self._intervals
+
+    def _rows(self, table: int, index: int) -> tuple[np.ndarray, np.ndarray]:
+        """(starts, ends) of record ``index`` in the N-run table (0) or the mask table (1)."""
+        starts, ends, first = self._tables()[table]
+        lo, hi = int(first[index]), int(first[index + 1])
+        return starts[lo:hi], ends[lo:hi]
 
     def _check_runs(self, name: str, starts: np.ndarray, ends: np.ndarray,
                     counts: np.ndarray) -> None:
@@ -490,23 +496,17 @@ class GenomeStore:
     def n_runs(self, index: int) -> tuple[np.ndarray, np.ndarray]:
         """(starts, ends) of every run of N in record ``index`` (0-based, half-open, in
         order): the table's rows, or (format 1) found once in the packed codes."""
-        if not self.has_intervals:
-            if index not in self._scanned:
-                self._scanned[index] = _packed_runs(self.payload, int(self.offsets[index]),
-                                                    int(self.lengths[index]), N_CODE)
-            return self._scanned[index]
-        (n_starts, n_ends, _, _), n_first, _ = self._tables()
-        lo, hi = int(n_first[index]), int(n_first[index + 1])
-        return n_starts[lo:hi], n_ends[lo:hi]
+        if self.has_intervals:
+            return self._rows(0, index)
+        if index not in self._scanned:
+            self._scanned[index] = _packed_runs(self.payload, int(self.offsets[index]),
+                                                int(self.lengths[index]), N_CODE)
+        return self._scanned[index]
 
     def soft_mask(self, index: int) -> tuple[np.ndarray, np.ndarray] | None:
         """(starts, ends) of the lower-case runs of record ``index``; None for a format-1
         store (it did not keep the case)."""
-        if not self.has_intervals:
-            return None
-        (_, _, m_starts, m_ends), _, m_first = self._tables()
-        lo, hi = int(m_first[index]), int(m_first[index + 1])
-        return m_starts[lo:hi], m_ends[lo:hi]
+        return self._rows(1, index) if self.has_intervals else None
 
     def gap_counts(self) -> tuple[int, int, int]:
         """(assembly gaps of the store's gap_min, gap bases, soft-masked bases) over all
@@ -667,11 +667,6 @@ class StoreRecord(Record):
                     np.ascontiguousarray(positions, dtype=np.int64), out)
         return out
 
-    def slice(self, start: int, end: int | None = None) -> Record:
-        end = len(self) if end is None else min(end, len(self))
-        return Record(f"{self.id}[{start}:{end}]", self.chunk(start, end), self.description,
-                      self.source, soft_mask=clip_intervals(self.soft_mask, start, end))
-
 
 class GappedStoreRecord(StoreRecord):
     """A store record whose assembly gaps (runs of at least ``gap_min`` N) read as the gap
@@ -787,14 +782,12 @@ class _Writer:
         self.descriptions: list[str] = []
         self.lengths: list[int] = []
         self.offsets: list[int] = []
-        self.n_runs: list[np.ndarray] = []  # per record: (rows, 2) int64
-        self.mask_runs: list[np.ndarray] = []
+        #: per record, its runs of N and its runs of lower case: (rows, 2) int64
+        self.runs: tuple[list, list] = ([], [])
         self._out = np.empty(BUILD_BLOCK // 2 + 2, dtype=np.uint8)
         self._state = np.zeros(6, dtype=np.int64)
-        self._n_rows = np.empty((self.RUN_ROWS, 2), dtype=np.int64)
-        self._m_rows = np.empty((self.RUN_ROWS, 2), dtype=np.int64)
-        self._n_parts: list[np.ndarray] = []
-        self._m_parts: list[np.ndarray] = []
+        self._rows = np.empty((2, self.RUN_ROWS, 2), dtype=np.int64)  # the kernel's two tables
+        self._parts: tuple[list, list] = ([], [])  # the open record's runs, as they close
         self._open = False
 
     def begin(self, raw_id: str, description: str) -> None:
@@ -806,7 +799,7 @@ class _Writer:
         self.offsets.append(self.pos)
         self.lengths.append(0)
         self._state[:] = (-1, 0, -1, -1, 0, 0)
-        self._n_parts, self._m_parts = [], []
+        self._parts = ([], [])
         self._mask_blocks = None
         self._open = True
 
@@ -815,15 +808,8 @@ class _Writer:
         the case of its text says (.2bit: py2bit gives an N block in upper case even where a
         mask block covers it). Touching blocks are merged, as runs of a text are."""
         rows = np.asarray(list(blocks), dtype=np.int64).reshape(-1, 2)
-        rows = rows[rows[:, 1] > rows[:, 0]]
-        if rows.shape[0] > 1:  # in order, overlapping blocks as one (a file need not list
-            rows = rows[np.argsort(rows[:, 0], kind="stable")]  # them sorted)
-            reach = np.maximum.accumulate(rows[:, 1])
-            joined = rows[1:, 0] <= reach[:-1]  # a block that starts before the last ends
-            keep_start = np.concatenate(([True], ~joined))
-            keep_end = np.concatenate((~joined, [True]))
-            rows = np.stack((rows[keep_start, 0], reach[keep_end]), axis=1)
-        self._mask_blocks = rows
+        rows = rows[rows[:, 1] > rows[:, 0]]  # (a file need not list them sorted)
+        self._mask_blocks = np.stack(merge_intervals(rows[:, 0], rows[:, 1]), axis=1)
 
     def add_text(self, buf: np.ndarray, lo: int = 0, hi: int | None = None) -> None:
         """Encode and pack text bytes ``buf[lo:hi]`` of the open record (white space skipped)."""
@@ -832,7 +818,7 @@ class _Writer:
         while lo < hi:
             part = min(hi, lo + 2 * (self._out.shape[0] - 1))
             n_out, reached, bad = _pack_text(buf, lo, part, _BUILD_TABLE, self._out, state,
-                                             self._n_rows, self._m_rows)
+                                             *self._rows)
             self._emit(self._out[:n_out])
             self.lengths[-1] = int(state[1])
             self._take_runs()
@@ -845,13 +831,11 @@ class _Writer:
 
     def _take_runs(self) -> None:
         """Move the runs the kernel closed out of its fixed tables."""
-        state = self._state
-        if state[4]:
-            self._n_parts.append(self._n_rows[:state[4]].copy())
-            state[4] = 0
-        if state[5]:
-            self._m_parts.append(self._m_rows[:state[5]].copy())
-            state[5] = 0
+        for k, parts in enumerate(self._parts):
+            filled = int(self._state[4 + k])
+            if filled:
+                parts.append(self._rows[k, :filled].copy())
+                self._state[4 + k] = 0
 
     def _emit(self, data) -> None:
         if len(data):
@@ -868,22 +852,22 @@ class _Writer:
             self._emit(np.array([pending], dtype=np.uint8))
         if length == 0:
             raise StoreError(f"{self.source}: record '{self.ids[-1]}' is empty")
-        for parts, open_at in ((self._n_parts, n_open), (self._m_parts, m_open)):
+        for parts, open_at in zip(self._parts, (n_open, m_open)):
             if open_at >= 0:  # a run that reaches the record's end
                 parts.append(np.array([[open_at, length]], dtype=np.int64))
-        n_rows, m_rows = (np.concatenate([np.zeros((0, 2), dtype=np.int64), *parts])
-                          for parts in (self._n_parts, self._m_parts))
-        self.n_runs.append(n_rows)
-        self.mask_runs.append(m_rows if self._mask_blocks is None else self._mask_blocks)
+        n_rows, m_rows = map(_stacked, self._parts)
+        self.runs[0].append(n_rows)
+        self.runs[1].append(m_rows if self._mask_blocks is None else self._mask_blocks)
 
     def intervals(self) -> bytes:
         """The interval section: N starts, N ends, mask starts, mask ends (int64)."""
-        def column(tables, j):
-            return np.concatenate([t[:, j] for t in tables]).astype("<i8") if tables \
-                else np.zeros(0, dtype="<i8")
+        return b"".join(rows[:, j].astype("<i8").tobytes()
+                        for rows in map(_stacked, self.runs) for j in (0, 1))
 
-        return b"".join(column(t, j).tobytes() for t in (self.n_runs, self.mask_runs)
-                        for j in (0, 1))
+
+def _stacked(tables) -> np.ndarray:
+    """(rows, 2) int64 tables one after the other (none: no rows)."""
+    return np.concatenate([np.zeros((0, 2), dtype=np.int64), *tables])
 
 
 def _fasta(path: Path, raw, writer: _Writer, on_block: Callable[[], None]) -> None:
@@ -1161,7 +1145,7 @@ def build(source: str | os.PathLike, output: str | os.PathLike,
                                           "format": fmt,
                                           "built": time.strftime("%Y-%m-%dT%H:%M:%S")}},
                               ensure_ascii=False).encode("utf-8")
-            counts = [[len(t) for t in tables] for tables in (writer.n_runs, writer.mask_runs)]
+            counts = [[len(t) for t in tables] for tables in writer.runs]
             table = b"".join(np.asarray(column, dtype="<i8").tobytes() for column in
                              (writer.lengths, writer.offsets, *counts)) + meta
             table_offset = HEADER_BYTES + writer.pos

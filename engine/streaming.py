@@ -334,17 +334,8 @@ class FlatText:
         which = np.searchsorted(self.offsets, flat, side="right") - 1
         for rec in np.unique(which).tolist():
             rows = np.flatnonzero(which == rec)
-            out[rows] = _gather(self.records[rec], flat[rows] - self.offsets[rec])
+            out[rows] = self.records[rec].gather(flat[rows] - self.offsets[rec])
         return out.reshape(index.shape)
-
-
-def _gather(record: Record, positions: np.ndarray) -> np.ndarray:
-    from engine.store import StoreRecord
-
-    if isinstance(record, StoreRecord):
-        return record.gather(positions)
-    lo, hi = int(positions.min()), int(positions.max()) + 1
-    return record.chunk(lo, hi)[positions - lo]
 
 
 def piece_records(records, text: ChunkText) -> list[Record]:

@@ -35,7 +35,7 @@ from numba import njit
 
 from engine.edit.cpu_bits import ZERO, advance_column, build_peq, reset_column
 from engine.jobs import drive
-from engine.sequences import reverse_complement
+from engine.sequences import merge_intervals, reverse_complement
 
 #: Longest seed: the lookup table has 4**SEED_MAX entries (int32: 16 MB at 11).
 SEED_MAX = 11
@@ -289,15 +289,7 @@ def iter_windows(primers, records, e: int, threads: int | None = None, cancel=No
     out = []
     for ri in range(len(records)):
         w = np.concatenate([parts[job] for job in jobs if job[0] == ri])   # (every record has a chunk)
-        w = w[np.argsort(w[:, 0], kind="stable")]
-        if len(w):   # merge overlapping or touching windows
-            reach = np.maximum.accumulate(w[:, 1])
-            new = np.concatenate(([True], w[1:, 0] > reach[:-1]))
-            starts = w[new, 0]
-            ends = np.append(reach[np.flatnonzero(new)[1:] - 1], reach[-1])
-        else:
-            starts = ends = np.zeros(0, dtype=np.int64)
-        out.append((starts, ends))
+        out.append(merge_intervals(w[:, 0], w[:, 1]))
     return out
 
 

@@ -86,6 +86,12 @@ def test_missing_directory_and_unknown_format(tmp_path):
         load(odd)
 
 
+def test_missing_gz_file_is_no_such_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a bare name: no folder in it to say it is a path
+    with pytest.raises(SequenceError, match="reads.gz: no such file"):
+        load("reads.gz")
+
+
 def test_bad_literal():
     with pytest.raises(SequenceError, match="position 3: invalid character 'E'"):
         load("ACEGT")
