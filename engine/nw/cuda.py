@@ -41,9 +41,9 @@ class CudaKernels:
         self.dev = gpu.Device(self.tpb)
         self.spin_limit = 1000 if gpu.SIMULATOR else int(config.CUDA_SPIN_LIMIT)
         if self.form == "tiled":
-            from engine.nw.cuda_diagonal import STEP_COLUMNS, band_layout
+            from engine.nw.cuda_diagonal import STEP_COLUMNS
 
-            lanes = band_layout(self.tpb)[0]
+            lanes = gpu.band_layout(self.tpb)[0]
             if self.cols not in STEP_COLUMNS:
                 raise CudaFailure(f"NW_CUDA_TILED_COLUMNS must be one of {STEP_COLUMNS}, "
                                   f"got {self.cols}")
@@ -195,9 +195,9 @@ class CudaKernels:
         return self._fetch(bottom_d, right_d, h, w)
 
     def _tiled(self, a, b, h, w, top_w, left_w, sm2, sx2, snaps):
-        from engine.nw.cuda_diagonal import BIAS, band_layout, tiled_kernel
+        from engine.nw.cuda_diagonal import BIAS, tiled_kernel
 
-        lanes, per_block = band_layout(self.tpb)
+        lanes, per_block = gpu.band_layout(self.tpb)
         R, K, T = self.rows, self.cols, self.chunk
         nbands = -(-h // (lanes * R))
         groups = -(-nbands // per_block)
