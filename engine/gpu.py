@@ -184,6 +184,17 @@ def imax(a, b):
     return a if a > b else b
 
 
+#: Threads of a warp: the band kernels (lcs, nw tiled) run one band of lanes per warp.
+WARP = 32
+
+
+def band_layout(threads_per_block: int) -> tuple[int, int]:
+    """(lanes per band, bands per block) for a block of ``threads_per_block`` threads."""
+    if threads_per_block <= WARP:
+        return threads_per_block, 1
+    return WARP, 1 if SIMULATOR else threads_per_block // WARP
+
+
 def register_cap(threads_per_block: int) -> int:
     """Most registers per thread that still let a block of this size launch (64K per block)."""
     return min(255, 65536 // max(1, threads_per_block))

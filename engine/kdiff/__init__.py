@@ -181,12 +181,15 @@ def iter_solve(job: Job, cancel: CancelToken | None = None) -> Generator[Progres
 
     cancel = cancel or CancelToken()
     meter = Meter(job, threads=numba_threads(job))
-    # The whole background at once, a chunk at a time when it is too large, or a cluster's
-    # tasks (engine.executors).
-    scan = yield from registry.executor(job).run(ScanProblem(job), meter, cancel)
+    # The whole background at once (its ScanRunner comes back), a chunk at a time when it is
+    # too large, or a cluster's tasks (engine.executors; the problem's committed scan).
+    problem = ScanProblem(job)
+    scan = yield from registry.executor(job).run(problem, meter, cancel)
+    if scan is problem:
+        scan = problem.scan
     summary = gaps.summarize(job.inputs["background"], job.params.get("gap_min", gaps.GAP_MIN))
     candidates = scan.candidates()
-    landscape = scan.landscape() if hasattr(scan, "landscape") else None
+    landscape = scan.landscape()
     if job.params.get("avoid_masked"):
         from engine.softmask import drop_masked_candidates
 

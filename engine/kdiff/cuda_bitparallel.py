@@ -505,14 +505,6 @@ class BitparallelDriver:
         self._before = None  # (alpha, r, c(r)) of the previous slice's last start
         self._alpha = self._scratch = None
 
-    def _kernel(self, words: int, levels: int = 0, top: int = 0):
-        return chunk_kernel(words, register_cap(self.dev.threads_per_block), levels,
-                            top if words else 0)
-
-    def _words(self, words: int, every_level: bool = False) -> int:
-        """The tier kernel's register words (0: in global memory, always for every level)."""
-        return words if words <= config.KDIFF_CUDA_REGISTER_WORDS and not every_level else 0
-
     # -- planning -------------------------------------------------------------------
     def plan(self, overlap: int, nr: int):
         """(chunk_lo, chunk_hi, truncated) of :func:`chunk_plan`: enough chunks to fill the
@@ -814,7 +806,10 @@ class BitparallelDriver:
         nr = len(rs)
         lo, hi, truncated = self.plan(overlap, nr)
         per_r = len(lo)
-        kernel_words = 0 if exact else self._words(words, lv is not None and not top)
+        # The kernel's register words (0: in global memory, always for every level).
+        every_level = lv is not None and not top
+        in_registers = not exact and not every_level and words <= config.KDIFF_CUDA_REGISTER_WORDS
+        kernel_words = words if in_registers else 0
         if kernel_words:
             group = nr
         else:
@@ -822,9 +817,10 @@ class BitparallelDriver:
             group = max(1, self.dev.scratch_budget() // max(1, per_thread * per_r))
         got = np.empty(nr, dtype=np.int32)
         over = np.zeros(nr, dtype=bool)
-        kernel = self._kernel(kernel_words, 0 if lv is None else self.levels, top)
-        lo_d, hi_d = self.dev.upload_many("the chunk plan", lo, hi)
         tpb = self.dev.threads_per_block
+        kernel = chunk_kernel(kernel_words, register_cap(tpb), 0 if lv is None else self.levels,
+                              top if kernel_words else 0)
+        lo_d, hi_d = self.dev.upload_many("the chunk plan", lo, hi)
         for start in range(0, nr, group):
             part = slice(start, min(nr, start + group))
             n_part = part.stop - part.start

@@ -337,16 +337,12 @@ class ScanRunner:
             return None
         from engine.kdiff.landscape_table import Landscape
 
-        targets, starts, lengths = [], [], []
-        for i, table in enumerate(self._lengths):
-            done = table.shape[0] if i < self._index else self._r
-            targets.append(np.full(done, i, dtype=np.int32))
-            starts.append(np.arange(done, dtype=np.int64))
-            lengths.append(table[:done])
-        k = self.levels + 1
-        return Landscape(np.concatenate(targets) if targets else np.zeros(0, np.int32),
-                         np.concatenate(starts) if starts else np.zeros(0, np.int64),
-                         np.concatenate(lengths) if lengths else np.zeros((0, k), np.int32),
+        # (a record is opened before any slice: the first one's table is always there)
+        done = [table.shape[0] if i < self._index else self._r
+                for i, table in enumerate(self._lengths)]
+        return Landscape(np.repeat(np.arange(len(done), dtype=np.int32), done),
+                         np.concatenate([np.arange(d, dtype=np.int64) for d in done]),
+                         np.concatenate([t[:d] for t, d in zip(self._lengths, done)]),
                          **self._labels)
 
     def candidates(self) -> CandidateTable:

@@ -296,18 +296,3 @@ class ScanProblem(ChunkedProblem):
 
     def report(self) -> dict:
         return self.scan.report()
-
-    # -- the result (as the whole run's ScanRunner offers it) ----------------------------------
-    def candidates(self):
-        return self.scan.candidates()
-
-    @property
-    def profiles(self) -> dict:
-        return self.scan.profiles
-
-    @property
-    def settled(self) -> dict:
-        return self.scan.settled
-
-    def landscape(self):
-        return self.scan.landscape()

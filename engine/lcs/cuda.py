@@ -25,7 +25,7 @@ from engine import config, gpu
 from engine.gpu import CudaFailure, cuda_errors, quiet_simulator
 from engine.lcs.passes import DiagonalSlices, Pass, cpu_module
 from engine.lcs.cpu_common import BITS, SNAPSHOT, Sampling, split_evenly
-from engine.lcs.cuda_band import PAD, band_kernel, lane_layout, match_words_kernel
+from engine.lcs.cuda_band import PAD, band_kernel, match_words_kernel
 from engine.lcs.cuda_diagonal import diagonal_kernel
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -72,7 +72,7 @@ class BandPass(DiagonalSlices):
         b = np.ascontiguousarray(b, dtype=np.uint8)
         m, n = a.shape[0], b.shape[0]
         self.dev, self.bits, self.tile = dev, bits, tile
-        self.lanes, self.per_block = lane_layout(threads_per_block)
+        self.lanes, self.per_block = gpu.band_layout(threads_per_block)
         rows = 64 if bits else 1
         self.nbands = max(1, -(-m // (rows * self.lanes)))
         self.nchunks = max(1, -(-n // tile))

@@ -52,11 +52,10 @@ import numpy as np
 from numba import cuda, int32, uint8, uint32, uint64
 from numba import uint64 as U  # unsigned indices: no negative-index wraparound
 
-from engine.gpu import SIMULATOR, imax, imin, kernel_jit
+from engine.gpu import SIMULATOR, WARP, imax, imin, kernel_jit
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _SIXTYTHREE = np.uint64(63)
-WARP = 32
 #: Zeros on each side of ``b`` on the device, so that lanes ahead of or behind the
 #: columns of a launch read in bounds without a check.
 PAD = WARP
@@ -124,13 +123,6 @@ def match_words_kernel(a, pm):
             if a[first + i] & x:
                 w |= uint64(1) << uint64(i)
         pm[x, u] = w
-
-
-def lane_layout(threads_per_block: int) -> tuple[int, int]:
-    """(lanes per band, bands per block) for a block of ``threads_per_block`` threads."""
-    if threads_per_block <= WARP:
-        return threads_per_block, 1
-    return WARP, 1 if SIMULATOR else threads_per_block // WARP
 
 
 @lru_cache(maxsize=None)

@@ -17,6 +17,8 @@ between launches.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from engine import config, gpu
@@ -41,9 +43,9 @@ class CudaKernels:
         self.dev = gpu.Device(self.tpb)
         self.spin_limit = 1000 if gpu.SIMULATOR else int(config.CUDA_SPIN_LIMIT)
         if self.form == "tiled":
-            from engine.nw.cuda_diagonal import STEP_COLUMNS, band_layout
+            from engine.nw.cuda_diagonal import STEP_COLUMNS
 
-            lanes = band_layout(self.tpb)[0]
+            lanes = gpu.band_layout(self.tpb)[0]
             if self.cols not in STEP_COLUMNS:
                 raise CudaFailure(f"NW_CUDA_TILED_COLUMNS must be one of {STEP_COLUMNS}, "
                                   f"got {self.cols}")
@@ -52,10 +54,12 @@ class CudaKernels:
                                   f"a multiple of the lanes of a band ({lanes}) and of "
                                   f"NW_CUDA_TILED_COLUMNS ({self.cols})")
         self._scratch: dict[str, object] = {}
-        self._stripes: dict[tuple, np.ndarray] = {}
         self._no_snapshot = None
         self._epoch = 1
-        self._ramps: dict[tuple, np.ndarray] = {}
+        # Kept for the job: every tile of a sweep has the same widths (Hirschberg's many
+        # widths stay within the caches' sizes).
+        self._ramp = functools.lru_cache(maxsize=8)(_ramp)
+        self._striped = functools.lru_cache(maxsize=16)(functools.partial(_striped, self.tpb))
 
     # -- what the driver asks -----------------------------------------------------------
     def value_type(self, m: int, n: int, sc: Scores):
@@ -108,16 +112,6 @@ class CudaKernels:
         right[0] = top[w]
         snaps.store(snap, g)
         return True
-
-    def _ramp(self, n: int, g: int) -> np.ndarray:
-        """(0, 1, .., n) * g in int64, kept: every tile of a sweep has the same widths."""
-        key = (n, g)
-        ramp = self._ramps.get(key)
-        if ramp is None:
-            if len(self._ramps) > 8:   # Hirschberg's many widths: keep the cache small
-                self._ramps.clear()
-            ramp = self._ramps[key] = np.arange(n + 1, dtype=np.int64) * g
-        return ramp
 
     # -- scratch ---------------------------------------------------------------------------
     def _buffer(self, name: str, size: int, dtype=np.int32):
@@ -195,9 +189,9 @@ class CudaKernels:
         return self._fetch(bottom_d, right_d, h, w)
 
     def _tiled(self, a, b, h, w, top_w, left_w, sm2, sx2, snaps):
-        from engine.nw.cuda_diagonal import BIAS, band_layout, tiled_kernel
+        from engine.nw.cuda_diagonal import BIAS, tiled_kernel
 
-        lanes, per_block = band_layout(self.tpb)
+        lanes, per_block = gpu.band_layout(self.tpb)
         R, K, T = self.rows, self.cols, self.chunk
         nbands = -(-h // (lanes * R))
         groups = -(-nbands // per_block)
@@ -226,22 +220,6 @@ class CudaKernels:
         return (stamped & 0xFFFFFFFF) - BIAS, back[right_at:].view(np.int32)
 
     # -- prefix -------------------------------------------------------------------------------
-    def _striped(self, w: int, seg: int):
-        """Column (0-based, -1 for padding) stored at each position of a striped row: block
-        segments of tpb * seg columns, thread t's k-th column at k * tpb + t."""
-        key = (w, self.tpb, seg)
-        cols = self._stripes.get(key)
-        if cols is None:
-            sb = self.tpb * seg
-            p = np.arange(-(-w // sb) * sb, dtype=np.int64)
-            q = p % sb
-            cols = (p // sb) * sb + (q % self.tpb) * seg + q // self.tpb
-            cols[cols >= w] = -1
-            if len(self._stripes) > 16:   # Hirschberg's many widths: keep the map small
-                self._stripes.clear()
-            self._stripes[key] = cols
-        return cols
-
     def _prefix_rows(self, b, top_w, left_w, h, w, seg):
         """What both prefix forms start from: the striped b and top row on the device, the
         column map to undo the striping, the right column's buffer and the left column."""
@@ -310,6 +288,22 @@ class CudaKernels:
             g0 = g1
         return (self._unstripe(prow_d, cols, valid, top_w, w),
                 self.dev.fetch(right_d[:h + 1]))
+
+
+def _ramp(n: int, g: int) -> np.ndarray:
+    """(0, 1, .., n) * g in int64."""
+    return np.arange(n + 1, dtype=np.int64) * g
+
+
+def _striped(tpb: int, w: int, seg: int) -> np.ndarray:
+    """Column (0-based, -1 for padding) stored at each position of a striped row: block
+    segments of tpb * seg columns, thread t's k-th column at k * tpb + t."""
+    sb = tpb * seg
+    p = np.arange(-(-w // sb) * sb, dtype=np.int64)
+    q = p % sb
+    cols = (p // sb) * sb + (q % tpb) * seg + q // tpb
+    cols[cols >= w] = -1
+    return cols
 
 
 class _SnapshotMap:

@@ -57,8 +57,7 @@ from functools import lru_cache
 from numba import cuda, int32, int64, uint32
 from numba import uint64 as U  # unsigned indices: numba then skips the negative-index wraparound
 
-from engine.gpu import SIMULATOR, imax, imin, kernel_jit
-from engine.nw.cuda_options import TILED_WARP as WARP
+from engine.gpu import SIMULATOR, WARP, imax, imin, kernel_jit
 
 #: Subtracted from the scores of padding rows: W[i-1][j-1] + s - PENALTY < W[i-1][j], so a
 #: padding row copies the row above (|W| <= 2**30 and |s| <= 3000 keep it inside int32).
@@ -173,13 +172,6 @@ else:
     def back_off():
         # A waiting band polls less often, leaving the L2 atomics to the bands at work.
         cuda.nanosleep(uint32(64))
-
-
-def band_layout(threads_per_block: int) -> tuple[int, int]:
-    """(lanes per band, bands per block) for a block of ``threads_per_block`` threads."""
-    if threads_per_block <= WARP:
-        return threads_per_block, 1
-    return WARP, 1 if SIMULATOR else threads_per_block // WARP
 
 
 #: Columns per step the tiled kernel supports: b's codes of one step are one word of

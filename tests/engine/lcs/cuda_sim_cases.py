@@ -23,7 +23,7 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
 sys.setswitchinterval(1e-6)
 
 from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
-from engine import config, lcs  # noqa: E402
+from engine import config, gpu, lcs  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.lcs import cuda as lcuda  # noqa: E402
 from engine.lcs import driver  # noqa: E402
@@ -160,7 +160,7 @@ def test_threads_per_block_whole_warps_and_several_bands_per_block():
     for tpb in (32, 64):
         assert lcs.length(_rec(a, "a"), _rec(b, "b"), variant="bitparallel", backend="cuda",
                           threads_per_block=tpb) == expected
-    assert lcuda.lane_layout(64) == (32, 1) and lcuda.lane_layout(5) == (5, 1)
+    assert gpu.band_layout(64) == (32, 1) and gpu.band_layout(5) == (5, 1)
 
 
 def test_recovery_splits_on_the_gpu_and_finishes_leaves_on_the_cpu(monkeypatch):
