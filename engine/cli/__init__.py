@@ -398,10 +398,7 @@ def run_family(args) -> int:
         payload.update(_writer(plugin, "to_json", args)(result))
         body = json.dumps(payload, check_circular=False) + "\n"  # (plain data: ~15% faster)
     else:  # streamed from the result's columns into the output: no copy of the whole CSV
-        write_csv = _writer(plugin, "write_csv", args)
-
-        def body(fh) -> None:
-            write_csv(result, fh)
+        body = functools.partial(_writer(plugin, "write_csv", args), result)
     outputs = dict(plugin.extra_outputs(result, args)) if hasattr(plugin, "extra_outputs") else {}
     if args.output:
         outputs = {args.output: body, **outputs}
