@@ -314,9 +314,6 @@ def on_cluster(backend: str) -> bool:
     return backend == "dask"
 
 
-DASK_INSTALL_HINT = "Dask is not installed (pip install 'primerscope[cluster]')"
-
-
 @lru_cache(maxsize=None)
 def backend_status(name: str) -> tuple[bool, str]:
     """(available, reason). Never imports numba.cuda: the GUI asks this at start-up."""
@@ -335,7 +332,7 @@ def backend_status(name: str) -> tuple[bool, str]:
         return True, ""
     if name == "dask":  # (engine.cluster imports the registry, not the other way)
         if importlib.util.find_spec("distributed") is None:
-            return False, DASK_INSTALL_HINT
+            return False, "Dask is not installed (pip install 'primerscope[cluster]')"
         return True, ""
     return False, f"unknown backend {name!r}"
 
