@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import os
 
-#: Loaded on first use (module ``__getattr__``): name -> module, or (module, attribute).
+#: Loaded on first use (module ``__getattr__``): name -> "module" or "module:attribute".
 _LAZY = {"kdiff": "engine.kdiff", "kmismatch": "engine.kmismatch", "lcs": "engine.lcs",
          "edit": "engine.edit", "nw": "engine.nw", "pairs": "engine.primers.pairs",
          "pcr": "engine.primers.pcr", "panel": "engine.primers.panel",
-         "offtarget": "engine.primers.offtarget", "load": ("engine.sequences", "load"),
-         "index": ("engine.api", "index")}
+         "offtarget": "engine.primers.offtarget", "load": "engine.sequences:load",
+         "index": "engine.api:index"}
 
 __all__ = ["__version__", "configure_process", "edit", "index", "iter_solve", "kdiff",
            "kmismatch", "lcs", "load", "numba_cache_dir", "nw", "offtarget", "pairs", "panel",
@@ -46,11 +46,9 @@ def __getattr__(name: str):
         except metadata.PackageNotFoundError:  # a checkout that was never installed
             value = "0+unknown"
     elif name in _LAZY:
-        target = _LAZY[name]
-        if isinstance(target, tuple):
-            value = getattr(importlib.import_module(target[0]), target[1])
-        else:
-            value = importlib.import_module(target)
+        module, _, attribute = _LAZY[name].partition(":")
+        value = importlib.import_module(module)
+        value = getattr(value, attribute) if attribute else value
     else:
         raise AttributeError(f"module 'engine' has no attribute {name!r}")
     globals()[name] = value

@@ -184,12 +184,10 @@ def index(genome, output=None, *, gap_min: int | None = None, progress: bool = F
     path, read in place instead of loaded. ``output`` defaults to the genome's name with
     ``.psg``; ``gap_min``, the store's assembly-gap length (engine.gaps, default 10)."""
     from engine import gaps, store
-    from engine.cli.index import default_output
+    from engine.cli.index import store_path
 
     genome = os.fspath(genome)
-    output = os.fspath(output) if output is not None else default_output(genome)
-    if not output.lower().endswith(store.SUFFIX):
-        raise ValueError(f"{output}: a genome store's name ends with {store.SUFFIX}")
+    output = store_path(genome, None if output is None else os.fspath(output))
     on_block = None
     bar = None
     if progress:

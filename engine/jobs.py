@@ -17,6 +17,7 @@ from typing import Any, Callable, Generator, Mapping
 import numpy as np
 
 from engine import config
+from engine.registry import ParamSpec
 
 
 class CancelToken:
@@ -114,12 +115,9 @@ class SliceClock:
 
 
 def check_int(name: str, value, minimum: int) -> int:
-    """An integer argument >= ``minimum`` (bools refused), as int; ValueError naming it."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
+    """An integer argument >= ``minimum`` (bools refused), as int; ValueError naming it: the
+    rule and messages of a registry parameter's check."""
+    return ParamSpec(name, name, "int", None, "", minimum=minimum, required=True).check(value)
 
 
 def check_threads(threads) -> int | None:

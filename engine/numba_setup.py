@@ -22,11 +22,11 @@ cache is compiled after the target is readied here (without scipy), as before.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.abc
 import os
 import sys
 import threading
-from contextlib import contextmanager
 
 _ready: set[str] = set()
 _lock = threading.Lock()
@@ -98,22 +98,26 @@ NUMBA_EXTRAS = ("coverage", "scipy", "yaml")
 _NUMBA_CONFIG_FILE = ".numba_config.yaml"  # (numba reads it from the working directory)
 
 
-@contextmanager
-def numba_without_extras():
+class _First(importlib.abc.MetaPathFinder):
+    """A finder that fails some imports at once: first on ``sys.meta_path`` inside ``with``."""
+
+    def __enter__(self) -> None:
+        sys.meta_path.insert(0, self)
+
+    def __exit__(self, *exc) -> None:
+        sys.meta_path.remove(self)
+
+
+def numba_without_extras() -> _First:
     """Inside, an import of :data:`NUMBA_EXTRAS` *by numba's own modules* fails at once
     (numba and numba-cuda go on without them); anyone else's import of them is untouched,
     on every thread. yaml is left alone where a .numba_config.yaml is there to read. For
     the command line's process (engine.cli.main), around everything it runs."""
     names = {n for n in NUMBA_EXTRAS if n != "yaml" or not os.path.isfile(_NUMBA_CONFIG_FILE)}
-    finder = _NotForNumba(frozenset(names))
-    sys.meta_path.insert(0, finder)
-    try:
-        yield
-    finally:
-        sys.meta_path.remove(finder)
+    return _NotForNumba(frozenset(names))
 
 
-class _NotForNumba(importlib.abc.MetaPathFinder):
+class _NotForNumba(_First):
     def __init__(self, names: frozenset[str]) -> None:
         self.names = names
 
@@ -136,7 +140,7 @@ def _importer() -> str:
     return ""
 
 
-class _NoScipyLinalg(importlib.abc.MetaPathFinder):
+class _NoScipyLinalg(_First):
     """Fails ``import scipy.linalg`` (and so its cython_blas) on one thread only: the GUI's
     other threads import what they like meanwhile."""
 
@@ -149,16 +153,7 @@ class _NoScipyLinalg(importlib.abc.MetaPathFinder):
         return None
 
 
-@contextmanager
 def without_scipy_blas():
     """Inside, on this thread, ``import scipy.linalg.cython_blas`` fails at once (numba itself
     imports only scipy's light top package), unless scipy.linalg is imported already."""
-    if "scipy.linalg" in sys.modules:
-        yield
-        return
-    finder = _NoScipyLinalg()
-    sys.meta_path.insert(0, finder)
-    try:
-        yield
-    finally:
-        sys.meta_path.remove(finder)
+    return contextlib.nullcontext() if "scipy.linalg" in sys.modules else _NoScipyLinalg()

@@ -314,9 +314,6 @@ def on_cluster(backend: str) -> bool:
     return backend == "dask"
 
 
-DASK_INSTALL_HINT = "Dask is not installed (pip install 'primerscope[cluster]')"
-
-
 @lru_cache(maxsize=None)
 def backend_status(name: str) -> tuple[bool, str]:
     """(available, reason). Never imports numba.cuda: the GUI asks this at start-up."""
@@ -335,7 +332,7 @@ def backend_status(name: str) -> tuple[bool, str]:
         return True, ""
     if name == "dask":  # (engine.cluster imports the registry, not the other way)
         if importlib.util.find_spec("distributed") is None:
-            return False, DASK_INSTALL_HINT
+            return False, "Dask is not installed (pip install 'primerscope[cluster]')"
         return True, ""
     return False, f"unknown backend {name!r}"
 
@@ -413,12 +410,9 @@ def missing_requirements(fam: FamilySpec, variant: str, backend: str, flags) -> 
     if bspec is None:
         return {}
     chosen = set(flags)
-    out = {}
-    for flag in chosen:
-        missing = tuple(n for n in bspec.flag_requires.get(flag, ()) if n not in chosen)
-        if missing:
-            out[flag] = missing
-    return out
+    needs = {flag: tuple(n for n in bspec.flag_requires.get(flag, ()) if n not in chosen)
+             for flag in chosen}
+    return {flag: missing for flag, missing in needs.items() if missing}
 
 
 def valid_flags(fam: FamilySpec, variant: str, backend: str, parallel: str | None) -> tuple[str, ...]:
@@ -485,9 +479,8 @@ class Binding:
         return load(named.kernels)
 
 
-@lru_cache(maxsize=None)
-def _binding(family_name: str, variant: str, backend: str, scheduler: str | None) -> Binding:
-    return Binding(family_name, variant, backend, scheduler)
+#: One Binding per (family, variant, backend, scheduler) in a process.
+_binding = lru_cache(maxsize=None)(Binding)
 
 
 def bind(job) -> Binding:

@@ -291,34 +291,25 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     gui = sub.add_parser("gui", help="open the desktop application")
     gui.add_argument("--demo", action="store_true", help="load the demo data")
     gui.add_argument("--screenshot", metavar="FILE.png", help="run the demo job, save a PNG, exit")
-    for name in registry.family_names():
-        if not has_plugin(name):
-            continue  # a family is offered on the command line once it has its cli plug-in
+    families = [name for name in registry.family_names() if has_plugin(name)]
+    # (a family is offered on the command line once it has its cli plug-in)
+    for name in (*families, *TOOLS):
         if command not in (None, name):
             sub.add_parser(name)
             continue
-        fam = registry.family(name)
-        p = sub.add_parser(fam.name, help=fam.title, description=plain(fam.help))
-        family_cli(fam.name).add_arguments(p)
-        add_common_options(p, fam)
-        _remember_inputs(p)
-    for name, module in TOOLS.items():
-        if command not in (None, name):
-            sub.add_parser(name)
-            continue
-        plugin = importlib.import_module(module)
-        fam = None
-        if plugin.FAMILY is not None:
-            try:
-                fam = registry.family(plugin.FAMILY)
-            except ValueError:
-                continue  # the family it builds on is not installed
-        p = sub.add_parser(name, help=TOOL_HELP[name], description=plain(plugin.__doc__))
+        plugin, tool = family_cli(name), name in TOOLS
+        built_on = getattr(plugin, "FAMILY", name)  # (a tool's family; None: a command of its own)
+        try:
+            fam = None if built_on is None else registry.family(built_on)
+        except ValueError:
+            continue  # the family a tool builds on is not installed
+        p = sub.add_parser(name, help=TOOL_HELP[name] if tool else fam.title,
+                           description=plain(plugin.__doc__ if tool else fam.help))
         plugin.add_arguments(p)
         if fam is not None:
             add_common_options(p, fam, getattr(plugin, "DEFAULT_VARIANT", None))
-            # A tool runs on its family's backends: it takes what they need (dask's address).
-            add_param_options(p, fam, only=("scheduler",))
+            if tool:  # a tool runs on its family's backends: it takes what they need (dask's address)
+                add_param_options(p, fam, only=("scheduler",))
             _remember_inputs(p)
     # Listed here for --help; the launcher hands `bench` to the benchmarks package.
     sub.add_parser("bench", help="benchmarks (primerscope bench --help)", add_help=False)
@@ -407,10 +398,7 @@ def run_family(args) -> int:
         payload.update(_writer(plugin, "to_json", args)(result))
         body = json.dumps(payload, check_circular=False) + "\n"  # (plain data: ~15% faster)
     else:  # streamed from the result's columns into the output: no copy of the whole CSV
-        write_csv = _writer(plugin, "write_csv", args)
-
-        def body(fh) -> None:
-            write_csv(result, fh)
+        body = functools.partial(_writer(plugin, "write_csv", args), result)
     outputs = dict(plugin.extra_outputs(result, args)) if hasattr(plugin, "extra_outputs") else {}
     if args.output:
         outputs = {args.output: body, **outputs}

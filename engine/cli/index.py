@@ -36,13 +36,19 @@ def add_arguments(parser) -> None:
                         help="print one JSON object instead of the summary line")
 
 
-def default_output(genome: str) -> str:
-    name = os.path.basename(genome)
-    for suffix in (".gz", ".bgz"):
-        if name.lower().endswith(suffix):
-            name = name[:-len(suffix)]
-    stem = os.path.splitext(name)[0] or name
-    return os.path.join(os.path.dirname(genome), stem + store.SUFFIX)
+def store_path(genome: str, output: str | None = None) -> str:
+    """Where the store of ``genome`` goes: ``output``, or by default GENOME's name with .psg,
+    beside it; ValueError for a name that does not end with .psg (command line and API)."""
+    if output is None:
+        name = os.path.basename(genome)
+        for suffix in (".gz", ".bgz"):
+            if name.lower().endswith(suffix):
+                name = name[:-len(suffix)]
+        stem = os.path.splitext(name)[0] or name
+        output = os.path.join(os.path.dirname(genome), stem + store.SUFFIX)
+    if not output.lower().endswith(store.SUFFIX):
+        raise ValueError(f"{output}: a genome store's name ends with {store.SUFFIX}")
+    return output
 
 
 class BuildProgress(StderrLine):
@@ -78,9 +84,7 @@ def run(args) -> int:
             info = store.verify(args.genome, bar)
             verb = "ok"
         else:
-            output = args.output or default_output(args.genome)
-            if not output.lower().endswith(store.SUFFIX):
-                raise ValueError(f"{output}: a genome store's name ends with {store.SUFFIX}")
+            output = store_path(args.genome, args.output or None)
             check_outputs([output], [args.genome])
             info = store.build(args.genome, output, bar,
                                check_int("gap_min", args.gap_min, 1))

@@ -45,20 +45,16 @@ class _WorkerState:
         return Background(self.problem.records, self.problem.strands)
 
 
-def _state(shared: Shared) -> _WorkerState:
-    return cluster.worker_state(shared, _WorkerState)
-
-
 def warm(shared: Shared) -> None:
     """A job's first call on each worker: its kernels compiled or loaded."""
-    state = _state(shared)
+    state = cluster.worker_state(shared, _WorkerState)
     cluster.task_threads(state.job.backend)
     warm_once(warm_key(state.job, *state.problem.warm_key()), state.problem.warm_up)
 
 
 def run_task(shared: Shared, task: Task):
     """One task run to its end on a worker: (answer, cells, comparisons)."""
-    state = _state(shared)
+    state = cluster.worker_state(shared, _WorkerState)
     cluster.task_threads(state.job.backend)
     background = cluster.per_thread(state, state.background)
     return state.problem.run_task(task, background, state.abort)
