@@ -265,13 +265,9 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     params = {"mode": mode, "k": k, "strands": strands, "pairing": pairing, "report": report,
               "align": align, "profile": profile, "gap_min": gap_min}
     params.update(cuda_params(sel.variant, sel.backend, threads_per_block, words_per_thread))
-    registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
     # (dask: its tasks are the chunks of whole records, engine/edit/problem.py: searches only)
     registry.check_backend_takes(SPEC, sel.variant, sel.backend, params)
-    if registry.on_cluster(sel.backend):
-        from engine import scheduler_address
-
-        params["scheduler"] = scheduler_address.check(scheduler)
+    params.update(registry.check_scheduler(SPEC, sel.backend, scheduler))
     return Job(family="edit", inputs={"pattern": patterns, "text": texts}, variant=sel.variant,
                backend=sel.backend, parallel=sel.parallel, flags=sel.flags, params=params,
                threads=threads)
