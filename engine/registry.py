@@ -287,6 +287,17 @@ def check_backend_takes(fam: FamilySpec, variant: str, backend: str, params: Map
                          f"{' or '.join(repr(v) for v in values)} only, got {params[name]!r}")
 
 
+def check_scheduler(spec: FamilySpec, backend: str, scheduler: str | None) -> dict:
+    """``{"scheduler": address}`` (engine.scheduler_address; None: a local cluster) on the
+    dask backend, else {}; ValueError for an address given to another backend."""
+    check_backend_only(spec, backend, scheduler=scheduler or None)
+    if not on_cluster(backend):
+        return {}
+    from engine import scheduler_address
+
+    return {"scheduler": scheduler_address.check(scheduler)}
+
+
 # -- what a backend is: the one place a backend's name is compared -----------------------------
 
 def serial(backend: str) -> bool:

@@ -45,7 +45,7 @@ class KmismatchAdapter(FamilyAdapter):
         return (h.pattern_id, h.record_id, h.start, h.end, h.strand, h.mismatches, h.matched)
 
     def rows(self, items) -> list[tuple]:
-        return list(items.rows()) if hasattr(items, "rows") else [self.row(h) for h in items]
+        return list(items.tuples()) if hasattr(items, "tuples") else [self.row(h) for h in items]
 
 
     library_what = "patterns"

@@ -265,13 +265,9 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
     params = {"mode": mode, "k": k, "strands": strands, "pairing": pairing, "report": report,
               "align": align, "profile": profile, "gap_min": gap_min}
     params.update(cuda_params(sel.variant, sel.backend, threads_per_block, words_per_thread))
-    registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
     # (dask: its tasks are the chunks of whole records, engine/edit/problem.py: searches only)
     registry.check_backend_takes(SPEC, sel.variant, sel.backend, params)
-    if registry.on_cluster(sel.backend):
-        from engine import scheduler_address
-
-        params["scheduler"] = scheduler_address.check(scheduler)
+    params.update(registry.check_scheduler(SPEC, sel.backend, scheduler))
     return Job(family="edit", inputs={"pattern": patterns, "text": texts}, variant=sel.variant,
                backend=sel.backend, parallel=sel.parallel, flags=sel.flags, params=params,
                threads=threads)
@@ -279,30 +275,27 @@ def make_job(patterns, texts, *, mode: str = "global", k: int | None = None, var
 
 def _columns(role: str, sequences) -> SeqColumns:
     """Records or SeqColumns as SeqColumns, none of them empty."""
-    if isinstance(sequences, SeqColumns):
-        columns = sequences
-        if not len(columns):
-            raise ValueError(f"no {role} records")
-    else:
-        columns = SeqColumns.from_records(_records(role, sequences, check_lengths=False))
-    lengths = columns.lengths
+    if not isinstance(sequences, SeqColumns):
+        return SeqColumns.from_records(_records(role, sequences))
+    if not len(sequences):
+        raise ValueError(f"no {role} records")
+    lengths = sequences.lengths
     if not lengths.all():
-        empty = columns.ids[int(np.argmin(lengths))]
+        empty = sequences.ids[int(np.argmin(lengths))]
         raise ValueError(f"{role} record {empty!r} is empty")
-    return columns
+    return sequences
 
 
-def _records(role: str, records, check_lengths: bool = True) -> tuple:
+def _records(role: str, records) -> tuple:
     """The records (engine.api.records made them Records) as a tuple, none empty."""
     records = tuple(records)
     if not records:
         raise ValueError(f"no {role} records")
-    if check_lengths:
-        # (len, not codes: a genome store's record would unpack itself whole)
-        lengths = np.fromiter(map(len, records), dtype=np.int64, count=len(records))
-        if not lengths.all():
-            empty = records[int(np.argmin(lengths))].id
-            raise ValueError(f"{role} record {empty!r} is empty")
+    # (len, not codes: a genome store's record would unpack itself whole)
+    lengths = np.fromiter(map(len, records), dtype=np.int64, count=len(records))
+    if not lengths.all():
+        empty = records[int(np.argmin(lengths))].id
+        raise ValueError(f"{role} record {empty!r} is empty")
     return records
 
 

@@ -41,14 +41,12 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from engine import config, registry
 from engine.columns import ColumnBuffer, labels
 from engine.edit import cpu_common as cc
 from engine.edit.hits import HIT_DTYPES, EditHits, PairDistance, ScoreProfile
-from engine.edit.plan import PROFILE_BINS  # noqa: F401 (re-exported)
 from engine.edit.plan import UNSEEN, Pieces, Plan, align_items
 from engine.gaps import GAP_CODE
 from engine.jobs import Job

@@ -71,15 +71,6 @@ def _instances(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray, strands:
     return out, offsets
 
 
-def _concat(arrays) -> tuple[np.ndarray, np.ndarray]:
-    lengths = np.fromiter((a.shape[0] for a in arrays), dtype=np.int64, count=len(arrays))
-    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    if len(arrays) == 1:  # one record (a genome): read in place, the kernels never write it
-        return np.ascontiguousarray(arrays[0], dtype=np.uint8), offsets
-    return np.ascontiguousarray(np.concatenate(arrays), dtype=np.uint8), offsets
-
-
 def _table(fields: dict, count: int) -> np.ndarray:
     """A (count, cpu_common.NTASK) task table from its fields (field -> a scalar, or an array
     of ``count``): the scalars in one pass (a broadcast row), then a column per array."""
@@ -137,6 +128,9 @@ class Plan:
         self.p_minus = np.tile(np.arange(S) == 1, len(lo))
         self.pattern_ids = patterns.ids
         self.pieces = pieces
+        if pieces is None and not isinstance(texts, SeqColumns):
+            # one record (a genome): read in place, the kernels never write it
+            texts = SeqColumns.from_records(texts)
         if isinstance(texts, SeqColumns):
             self.text_ids, self.shifts = texts.ids, texts.shift_array()
         else:
@@ -147,11 +141,8 @@ class Plan:
         if pieces is not None:
             self.text, offsets = pieces.codes, pieces.offsets
             self.t_lo, self.t_hi = offsets[:-1], offsets[1:]
-        elif isinstance(texts, SeqColumns):
-            self.text, self.t_lo, self.t_hi = texts.codes, texts.starts, texts.ends
         else:
-            self.text, offsets = _concat([r.codes for r in texts])
-            self.t_lo, self.t_hi = offsets[:-1], offsets[1:]
+            self.text, self.t_lo, self.t_hi = texts.codes, texts.starts, texts.ends
         if zipped:
             pat_of = rec_of = np.arange(P)
         else:

@@ -121,11 +121,7 @@ def make_job(target, background, k: int, *, variant=None, backend=None, parallel
     # BackendSpec.flag_requires, checked by registry.resolve)
     params.update(registry.check_backend_only(
         SPEC, sel.backend, threads_per_block=threads_per_block, prefetch_factor=prefetch_factor))
-    registry.check_backend_only(SPEC, sel.backend, scheduler=scheduler or None)
-    if registry.on_cluster(sel.backend):
-        from engine import scheduler_address
-
-        params["scheduler"] = scheduler_address.check(scheduler)
+    params.update(registry.check_scheduler(SPEC, sel.backend, scheduler))
     return Job(family="kdiff", inputs={"target": target, "background": background},
                variant=sel.variant, backend=sel.backend, parallel=sel.parallel, flags=sel.flags,
                params=params, threads=threads, count_comparisons=count_comparisons)

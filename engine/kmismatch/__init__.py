@@ -138,12 +138,8 @@ def make_job(patterns, text, k: int, *, variant=None, backend=None, strands: str
     gap_min = gaps.resolve_gap_min(text, gap_min)  # (unset: a store text's own)
     text = tuple(gaps.as_background(text, gap_min))
     params = {"k": int(k), "strands": strands, "gap_min": gap_min}
-    registry.check_backend_only(SPEC, sel.backend, threads_per_block=threads_per_block,
-                                scheduler=scheduler or None)
-    if registry.on_cluster(sel.backend):
-        from engine import scheduler_address
-
-        params["scheduler"] = scheduler_address.check(scheduler)
+    registry.check_backend_only(SPEC, sel.backend, threads_per_block=threads_per_block)
+    params.update(registry.check_scheduler(SPEC, sel.backend, scheduler))
     if threads_per_block is not None:
         params["threads_per_block"] = check_threads_per_block(sel.variant, threads_per_block)
     if registry.on_gpu(sel.backend):

@@ -188,20 +188,6 @@ def shared_mem_registers(tpb: int, words: int = 1, staged: bool = True) -> int:
     return cap
 
 
-def kernel_key(variant: str, m: int, words: int, tpb: int):
-    """What tells the compiled kernels of one length group apart (and the launch size)."""
-    unrolled = m <= config.KMISMATCH_CUDA_UNROLL_MAX
-    if variant == "block-thread":
-        return variant, 0, 0
-    if variant == "pair-tile":
-        return variant, (m + 1) // 2 if unrolled else 0, words == 1, tpb
-    if variant == "shared-mem":
-        staged = 128 * m * words <= config.KMISMATCH_CUDA_LUT_BYTES
-        return (variant, m if unrolled else 0, words == 1, staged, tpb,
-                shared_mem_registers(tpb, words, staged))
-    return variant, m if unrolled else 0, words == 1, tpb
-
-
 class HitTypes(NamedTuple):
     """The integer types of the hit columns (on the GPU and in the result)."""
 

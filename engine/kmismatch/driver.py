@@ -33,7 +33,7 @@ from engine.kmismatch.cpu_common import Counts, pack
 from engine.kmismatch.cuda_options import check_cuda_limits
 from engine.kmismatch.hits import HitBuffer, HitDensity, HitTable
 from engine.kmismatch.spec import SPEC
-from engine.sequences import COMPLEMENT_TABLE, Record, concat_with_offsets
+from engine.sequences import COMPLEMENT_TABLE, Record, SeqColumns
 from engine.slices import Step
 
 # -- pattern groups and text -----------------------------------------------------------------
@@ -60,14 +60,6 @@ def slot_groups(patterns, strands: str):
                      + np.tile(np.arange(ns, dtype=np.int32), len(members)))
         out.append((m, slot_patterns, slot_code))
     return out
-
-
-def flat_text(records) -> tuple[np.ndarray, np.ndarray]:
-    """All records end to end (no copy for a single record) and the record offsets."""
-    if len(records) == 1:
-        text = np.ascontiguousarray(records[0].codes, dtype=np.uint8)
-        return text, np.array([0, text.shape[0]], dtype=np.int64)
-    return concat_with_offsets(list(records))
 
 
 def chunks(offsets: np.ndarray, lo: int, hi: int, m: int, pieces: int):
@@ -236,7 +228,8 @@ class ScanRunner:
         self.records = records
         self.backend = job.backend
         self.abort = abort
-        self.text, self.offsets = flat_text(records)
+        text = SeqColumns.from_records(records)  # (one record, a genome: read in place)
+        self.text, self.offsets = text.codes, text.offsets
         self.counts = Counts([len(r) for r in records], len(patterns),
                              config.KMISMATCH_DENSITY_BINS)
         self.search = None

@@ -140,11 +140,6 @@ class HitTable(ColumnTable):
                 out[row] = text[n * m:(n + 1) * m]
         return out
 
-    def rows(self):
-        """(pattern_id, record_id, start, end, strand, mismatches, matched) tuples, in order,
-        made a block at a time."""
-        return self.tuples()
-
     def frame_columns(self) -> dict:
         import pandas as pd
 

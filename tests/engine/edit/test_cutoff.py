@@ -18,7 +18,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import edit
-from engine.edit import driver as edit_driver
 from engine.edit import plan as edit_plan
 from engine.edit import reference as ref
 from engine.jobs import CancelToken
@@ -184,7 +183,7 @@ def test_profile_is_the_binned_brute_force(seed, m, n, k, bins, report, strands)
 def test_profile_without_k_is_uncapped_and_off_for_batches(lambda_record):
     pattern = lambda_record.slice(30_000, 30_040)
     text = lambda_record.slice(20_000, 45_000)
-    want = _want_profiles([pattern], [text], None, ("+",), edit_driver.PROFILE_BINS)
+    want = _want_profiles([pattern], [text], None, ("+",), edit_plan.PROFILE_BINS)
     for variant in ("myers", "banded"):
         res = edit.solve([pattern], [text], mode="search", report="best", variant=variant,
                          backend="multicore", strands="forward")

@@ -244,4 +244,3 @@ def test_kernel_resources(mixed):
         local = max(local.values()) if isinstance(local, dict) else local
         print(f"{name} (m = 12): {regs} registers, {local} bytes of local memory a thread")
         assert local == 0, name
-    assert kcuda.kernel_key("pair-tile", 12, 1, 256) == ("pair-tile", 6, True, 256)
