@@ -430,7 +430,7 @@ class ScanProblem(ChunkedProblem):
         return HitBuffer(pattern_ids=tuple(p.id for p in patterns),
                          pattern_lengths=tuple(self.pattern_lengths.tolist()),
                          record_ids=tuple(r.id for r in self.records), text=self.flat,
-                         offsets=self.offsets)
+                         offsets=self.offsets, shifts=[r.offset for r in self.records])
 
     @cached_property
     def counts(self) -> Counts:

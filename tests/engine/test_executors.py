@@ -138,7 +138,8 @@ def _kmismatch_case():
     texts = [_random(rng, n) for n in (500, 5, 430)]
     planted = _plant(rng, [texts[0], texts[2]], patterns, 5, 1, indels=False)
     planted = [(0 if r == 0 else 2, a, b) for r, a, b in planted]
-    return ([Record(f"r{i}", t) for i, t in enumerate(texts)],
+    # (offsets, as a --region gives: the reported starts count from the genome's start)
+    return ([Record(f"r{i}", t, offset=1000 * i) for i, t in enumerate(texts)],
             [Record(f"p{i}", p) for i, p in enumerate(patterns)], planted)
 
 
@@ -150,6 +151,9 @@ def test_kmismatch_equals_its_oracle(run):
               kmismatch.iter_solve)
     assert sorted(engine_rows(got)) == want
     assert {row[3] for row in want} == {0, 1} and len(want) > 10
+    h = got.hits
+    shift = np.array([r.offset for r in records])[h.record]
+    assert (np.asarray(h.start) == h.start0 + 1 + shift).all() and shift.any()
 
 
 # ------------------------------------------------------------------------------ edit search
