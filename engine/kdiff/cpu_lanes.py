@@ -344,6 +344,7 @@ def lanes_parallel(alpha, m_end, rs, beta, offsets, K, word, lanes, out_c, lv, o
                             outgrown[a:b], per_group[g], abort)
     for g in range(groups):
         counters[0] += per_group[g, 0]
+        counters[1] += per_group[g, 1]  # (the levels' settles, as lanes_serial counts them)
     for g in range(groups):
         if not ok[g]:
             return False

@@ -158,6 +158,23 @@ def test_dask_gpu_workers_run_all_k_on_cuda_without_neighbours(monkeypatch):
     assert (cpu.backend, cpu.flags) == ("multicore", job.flags)
 
 
+def test_simd_levels_settles_counted_alike_serial_and_multicore():
+    """The simd lanes count each settle of a lower level in the comparisons; the threaded
+    groups once left theirs out (0 on multicore, thousands serial). (The counts need not
+    be equal: the slices, sized by time, cut the starts into other lane groups.)"""
+    rng = np.random.default_rng(1)
+    target = random_codes(rng, 400)
+    background = random_codes(rng, 3000)
+    background[100:400] = target[50:350]  # shared stretches: the levels settle often
+    got = {}
+    for backend, parallel in (("serial", None), ("multicore", "coarse")):
+        res = kdiff.solve([Record("t", target)], [Record("b", background)], 3, all_k=True,
+                          variant="bitparallel", backend=backend, parallel=parallel,
+                          flags=("simd",))
+        got[backend] = res.info.comparisons
+    assert got["serial"] > 0 and got["multicore"] > 0, got
+
+
 def test_to_pandas_and_rows():
     land = kdiff.landscape(load("ACTG"), load("AGCAAG"), 2, strands="forward", backend="serial")
     # k=1: AC, CT and T are absent from AGCAAG, G occurs; k=2: the seed example's ACT, CTG
