@@ -110,12 +110,12 @@ def test_kmismatch_cuda_streams_like_the_whole_text(strand):
 
     def solve():
         res = kmismatch.solve(patterns, text, 1, variant="thread", backend="cuda")
-        return list(res.hits.rows()), res.pattern_hits.tolist(), [d.counts.tolist()
+        return list(res.hits.tuples()), res.pattern_hits.tolist(), [d.counts.tolist()
                                                                   for d in res.density]
 
     whole, streamed = _budget_runs(solve, text, "forward", (40, 47, 55, 70))
     cpu = kmismatch.solve(patterns, text, 1, backend="serial")
-    assert whole[0] == list(cpu.hits.rows())
+    assert whole[0] == list(cpu.hits.tuples())
     assert any(h.pattern_id == "p" and h.strand == strand and h.record_id == "b" for h in cpu.hits)
     for got in streamed:
         assert got == whole

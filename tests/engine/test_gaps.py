@@ -463,7 +463,7 @@ def test_kmismatch_partials_follow_the_gap_rule(monkeypatch, streamed, stream, c
     assert len(partials) >= 2
     for partial in partials:
         assert not _on_gap(masked, [(h.start, h.end) for h in partial])
-    assert list(partials[-1].rows()) == list(result.hits.rows())
+    assert list(partials[-1].tuples()) == list(result.hits.tuples())
     # counted from the hits kept (the dropped ones were counted as found)
     assert result.pattern_hits.tolist() == [sum(h.pattern_id == p.id for h in result.hits)
                                             for p in patterns]

@@ -60,7 +60,7 @@ def test_kmismatch(monkeypatch, lambda_record, background, variant):
     patterns = [Record(f"p{s}", lam[s:s + 20].copy()) for s in range(20_150, 20_400, 10)]
 
     def key(r):
-        return list(r.hits.rows()), r.pattern_hits.tolist()
+        return list(r.hits.tuples()), r.pattern_hits.tolist()
 
     whole, streamed = whole_and_streamed(
         monkeypatch, lambda: kmismatch.solve(patterns, background, 3, variant=variant,

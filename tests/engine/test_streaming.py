@@ -207,7 +207,7 @@ def test_kmismatch_chunk_edge_on_every_offset_around_a_planted_window(streamed, 
         streamed(48)
         got = kmismatch.solve(patterns, text, 2, variant=variant, backend=backend)
         streamed(None)
-        assert list(got.hits.rows()) == list(want.hits.rows())
+        assert list(got.hits.tuples()) == list(want.hits.tuples())
         assert got.pattern_hits.tolist() == want.pattern_hits.tolist()
         assert [d.counts.tolist() for d in got.density] == [d.counts.tolist() for d in want.density]
         assert got.scanned == want.scanned
@@ -225,7 +225,7 @@ def test_searches_stream_a_store(streamed, tmp_path, lambda_record):
     want_k = kmismatch.solve(patterns, load(path), 3, backend="serial")
     streamed(8192, ratio=2)
     got_k = kmismatch.solve(patterns, load(tmp_path / "lam.psg"), 3, backend="serial")
-    assert list(got_k.hits.rows()) == list(want_k.hits.rows())
+    assert list(got_k.hits.tuples()) == list(want_k.hits.tuples())
 
 
 _MEMORY_CHILD = """

@@ -48,7 +48,7 @@ def test_kmismatch(monkeypatch, lambda_record, background, variant):
     patterns = [lambda_record.slice(s, s + 20) for s in range(6000, 26_000, 1000)]
 
     def key(r):
-        return list(r.hits.rows()), r.pattern_hits.tolist()
+        return list(r.hits.tuples()), r.pattern_hits.tolist()
 
     whole, streamed = whole_and_streamed(
         monkeypatch, lambda: kmismatch.solve(patterns, background, 3, variant=variant,

@@ -155,7 +155,7 @@ def test_kmismatch_streams_past_gaps_like_memory(fasta_and_store, seed, gap_leng
         _streaming(mp, chunk)
         for background in (gaps.as_background(from_store), gaps.as_background(from_fasta)):
             got = kmismatch.solve(patterns, background, k, backend="serial")
-            assert list(got.hits.rows()) == list(want.hits.rows())
+            assert list(got.hits.tuples()) == list(want.hits.tuples())
             assert got.scanned == want.scanned
 
 

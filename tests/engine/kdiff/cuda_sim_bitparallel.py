@@ -499,7 +499,7 @@ def test_all_k_on_a_dask_gpu_worker(monkeypatch):
             problem.settle()
     assert problem.scan.finished
     assert calls and set(calls) == {K - 1}  # the CUDA kernels, with every lower level
-    land = problem.landscape()
+    land = problem.scan.landscape()
     assert len(land) == sum(len(t) for t in target)
     assert land.length_at(1).max() >= 8  # the copy is found
     for k in land.k:

@@ -48,7 +48,7 @@ def test_files_csv_and_json_agree_with_the_engine(tmp_path, demo_dir, lambda_rec
     expected = kmismatch.solve(load(patterns), load(text), 2, backend="serial")
     rows = list(csv.reader(io.StringIO(out_csv.read_text())))
     assert rows[0] == ["pattern_id", "record_id", "start", "end", "strand", "mismatches", "matched"]
-    assert [tuple(r) for r in rows[1:]] == [tuple(map(str, r)) for r in expected.hits.rows()]
+    assert [tuple(r) for r in rows[1:]] == [tuple(map(str, r)) for r in expected.hits.tuples()]
     assert ("fwd", load(text)[0].id, "101", "118", "+", "0", lambda_record.text[100:118]) in [
         tuple(r) for r in rows]
     js = run_cli(text, patterns, "-k", "2", "--json")
