@@ -799,6 +799,13 @@ class BitparallelDriver:
                 return
         self.first = max(0, len(self.tiers) - 1)
 
+    @staticmethod
+    def kernel_words(words: int, exact: bool, every_level: bool) -> int:
+        """A tier's words kept in registers: 0 keeps them in global memory (always for the
+        exact tier and for every level at once)."""
+        in_registers = not exact and not every_level and words <= config.KDIFF_CUDA_REGISTER_WORDS
+        return words if in_registers else 0
+
     def _launch(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=None, top=0):
         """One tier over ``rs`` (c0: their lower bounds); batched so that words kept in global
         memory fit the budget. Returns (c found, overflowed, some chunk truncated). With
@@ -806,10 +813,7 @@ class BitparallelDriver:
         nr = len(rs)
         lo, hi, truncated = self.plan(overlap, nr)
         per_r = len(lo)
-        # The kernel's register words (0: in global memory, always for every level).
-        every_level = lv is not None and not top
-        in_registers = not exact and not every_level and words <= config.KDIFF_CUDA_REGISTER_WORDS
-        kernel_words = words if in_registers else 0
+        kernel_words = self.kernel_words(words, exact, lv is not None and not top)
         if kernel_words:
             group = nr
         else:

@@ -51,9 +51,7 @@ def timed_launch(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=
     t0, cells0 = time.perf_counter(), int(counters[0])
     out = launch(self, rs, c0, m_end, words, overlap, counters, exact, lv, top)
     cuda.synchronize()
-    # (the register words _launch chose: 0 keeps them in global memory)
-    kw = 0 if exact or (lv is not None and not top) or words > config.KDIFF_CUDA_REGISTER_WORDS \
-        else words
+    kw = self.kernel_words(words, exact, lv is not None and not top)
     key = (f"tier words={words} {'registers' if kw else 'global'}"
            + (f" levels top={top}" if lv is not None else "") + (" exact" if exact else ""))
     row = table[key]
