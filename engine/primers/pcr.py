@@ -75,7 +75,7 @@ SETTINGS_PARAMS = (
                        "at most E edits in the primer's 3' window", minimum=0,
                        maximum=MAX_PRIMER_LENGTH, metavar="E"),
     registry.ParamSpec("three_prime_window", "3' window", "int", 5,
-                       "the 3' window: the primer's last W bases", minimum=1,
+                       "the 3' window: the primer's last W bases (all of a shorter primer)", minimum=1,
                        maximum=MAX_PRIMER_LENGTH, option="--3prime-window", metavar="W"),
     registry.ParamSpec("min_product", "Min product", "int", 1, "shortest product reported",
                        minimum=1, maximum=MAX_PRODUCT, metavar="N"),
