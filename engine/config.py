@@ -47,6 +47,13 @@ KDIFF_CUDA_LANES_MIN_CHUNK = 4096
 #: ... and at least ratio x its overlap (word + k columns), so little work is repeated.
 KDIFF_CUDA_LANES_CHUNK_OVERLAP_RATIO = 8
 
+#: kdiff on CUDA: a slice lasts this many SLICE_SECONDS. Each slice runs its own tier
+#: launches over the starts its lanes hand on, and with --all-k the ladder that tracks every
+#: level gets only a sample of them: at 0.1 s a slice one of its launches was a fifth of a
+#: wave on an H200 (W4k8 --all-k 8: 4.22 s; at 1 s 2.87 s; -k 8 1.87 vs 1.75 s; see
+#: docs/benchmarks.md). Progress and the live view then move about once a second.
+KDIFF_CUDA_SLICE_SCALE = 10
+
 #: kdiff CUDA bitparallel: a chunk owns at least this many columns, and at least
 #: ratio x its overlap (so at most 1/ratio of the work is repeated).
 KDIFF_CUDA_MIN_CHUNK = 1024

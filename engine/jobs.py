@@ -97,15 +97,17 @@ class RunInfo:
 
 
 class SliceClock:
-    """Adapts slice sizes so that each slice takes about ``config.SLICE_SECONDS``."""
+    """Adapts slice sizes so that each slice takes about ``config.SLICE_SECONDS`` (times
+    ``scale``: a problem whose launches need many units at once asks for longer slices)."""
 
-    def __init__(self, first: int = 1, maximum: int = 1 << 30) -> None:
+    def __init__(self, first: int = 1, maximum: int = 1 << 30, scale: float = 1.0) -> None:
         self.minimum = max(1, first)
         self.size = self.minimum
         self.maximum = maximum
+        self.scale = scale
 
     def update(self, units: int, seconds: float) -> None:
-        target = config.SLICE_SECONDS
+        target = config.SLICE_SECONDS * self.scale
         if units <= 0:
             return
         rate = units / max(seconds, 1e-6)

@@ -217,14 +217,16 @@ def count_numba_compiles() -> None:
 
 
 def run_slices(runner: SliceRunner, meter: Meter, cancel: CancelToken, *, done_before: int = 0,
-               total_after: Callable[[], int] | None = None) -> Generator[Progress, None, bool]:
+               total_after: Callable[[], int] | None = None,
+               scale: float = 1.0) -> Generator[Progress, None, bool]:
     """Drive ``runner`` to its end, the cancel or a kernel's abort.
 
     Yields a Progress after each slice (``done_before`` and ``total_after()`` place
-    this phase within a job of several). Returns True when the phase finished; on a
+    this phase within a job of several; a slice lasts about ``scale`` x
+    config.SLICE_SECONDS). Returns True when the phase finished; on a
     cancel or abort it sets ``meter.complete = False`` and returns False.
     """
-    clock = SliceClock(first=runner.first_slice, maximum=max(1, runner.total))
+    clock = SliceClock(first=runner.first_slice, maximum=max(1, runner.total), scale=scale)
     count_numba_compiles()
     while not runner.finished:
         if cancel.cancelled:

@@ -36,7 +36,7 @@ class InProcess:
             return whole if whole is not None else ChunkLoop(problem, background, abort, threads)
 
         runner = meter.timed(make) if problem.setup_is_solve_time else make()
-        yield from run_slices(runner, meter, cancel)
+        yield from run_slices(runner, meter, cancel, scale=problem.slice_scale)
         return problem if isinstance(runner, ChunkLoop) else runner
 
 

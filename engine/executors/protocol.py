@@ -91,6 +91,9 @@ class ChunkedProblem(ABC):
     #: about how long one task should take (an ordered problem sizes its tasks by it): a
     #: slice in this process; the Dask executor sets config.CLUSTER_TASK_SECONDS
     task_seconds: float = config.SLICE_SECONDS
+    #: how many config.SLICE_SECONDS a slice of the run in this process lasts (kdiff on a
+    #: GPU: longer slices give each slice's tier launches enough starts to fill the device)
+    slice_scale: float = 1.0
 
     def __init__(self, job):
         self.job = job

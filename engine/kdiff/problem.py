@@ -23,7 +23,7 @@ from functools import cached_property
 
 import numpy as np
 
-from engine import config
+from engine import config, registry
 from engine.executors import ChunkedProblem, Task
 from engine.jobs import Job
 from engine.kdiff.driver import KernelCall, ScanRunner, background_text
@@ -146,6 +146,8 @@ class ScanProblem(ChunkedProblem):
         self._by_key: dict = {}
         self._cursor = (0, 0)  # the next range's record and first start
         self.chunks: list = []
+        if registry.on_gpu(job.backend):
+            self.slice_scale = config.KDIFF_CUDA_SLICE_SCALE
 
     @cached_property
     def alphas(self) -> list:

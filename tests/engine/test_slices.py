@@ -5,6 +5,8 @@ time. A fake clock that the runners advance stands in for time: no sleeps, no ra
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from engine import config, slices
@@ -86,6 +88,44 @@ def test_slices_grow_at_most_4x_towards_slice_seconds(clock):
     assert meter.cells == 1_000_000 and meter.complete
     assert meter.elapsed == pytest.approx(1.0)
     assert progress[-1].message == "1000000 done"  # the runner's report rides along
+
+
+def test_a_scaled_clock_sizes_slices_for_that_many_slice_seconds(clock):
+    """scale=10 (kdiff on a GPU): slices of 1 s, 1,000,000 units of 1 µs, grown 4x a time."""
+    runner = Runner(clock, total=3_000_000, per_unit=1e-6)
+    assert drive(run_slices(runner, Meter(_job()), CancelToken(), scale=10)) is True
+    assert runner.budgets[:10] == [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144]
+    assert set(runner.budgets[10:-1]) == {1_000_000}
+
+
+def test_the_in_process_executor_runs_a_problems_slices_at_its_scale(monkeypatch):
+    """kdiff on a GPU asks for longer slices (each slice's tier launches then get enough
+    starts to fill the device); the in-process executor hands that scale to the slice loop,
+    and a CPU problem keeps one SLICE_SECONDS."""
+    from engine import kdiff
+    from engine.executors import inprocess
+    from engine.kdiff.problem import ScanProblem
+    from engine.sequences import Record, encode
+
+    target = Record("t", encode("ACGTTGCAAGGCTTAC"))
+    background = Record("b", encode("ACGTACGTTTGACCAGT" * 4))
+    gpu = Job(family="kdiff", inputs={"target": (target,), "background": (background,)},
+              variant="bitparallel", backend="cuda", parallel=None, flags=frozenset(),
+              params={"k": 2, "strands": "forward"})
+    assert ScanProblem(gpu).slice_scale == config.KDIFF_CUDA_SLICE_SCALE > 1
+    scales = []
+    original = inprocess.run_slices
+
+    def spy(runner, meter, cancel, **kw):
+        scales.append(kw.get("scale", 1.0))
+        return original(runner, meter, cancel, **kw)
+
+    monkeypatch.setattr(inprocess, "run_slices", spy)
+    monkeypatch.setattr(ScanProblem, "slice_scale", 7.0)
+    kdiff.solve([target], [background], 2, backend="serial")
+    assert scales == [7.0]
+    monkeypatch.undo()
+    assert ScanProblem(dataclasses.replace(gpu, backend="serial")).slice_scale == 1.0
 
 
 def test_slices_never_exceed_the_runners_total(clock):
