@@ -101,7 +101,8 @@ def annotate(seq: str, conditions: Conditions | None = None) -> Annotation:
 
 def annotate_many(sequences, conditions: Conditions | None = None) -> list[Annotation]:
     """Annotate many sequences. A sequence seen recently under the same conditions is not
-    computed again (the CLI's CSV and its --bed select the same candidates one after the other)."""
+    computed again (a CSV and a BED of the same candidates, written one after the other;
+    the command line annotates once for both, engine.primers.cli_kdiff)."""
     cond = conditions or Conditions()
     return [_annotate_once(s, cond) for s in sequences]
 

@@ -14,15 +14,18 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from dataclasses import dataclass, field
 
 from engine import kdiff
 from engine.cli import (UsageError, add_param_options, add_region_options, load_input, param_values,
                         selected_flags)
+from engine.jobs import CancelToken, Job, Progress, now
 from engine.output import check_outputs
-from engine.primers import export_kdiff as export
+from engine.primers import Conditions, Filters, export_kdiff as export
 from engine.sequences import SequenceWarning
 from engine.primers.cli_options import (add_filter_options, add_mask_option, conditions_from,
                                         filters_from)
+from engine.primers.filters import to_annotate
 
 
 def add_arguments(parser) -> None:
@@ -73,17 +76,63 @@ def _check_all_k(args) -> None:
     args.k = args.all_k
 
 
+@dataclass(frozen=True)
+class AnnotatedJob:
+    """``--annotate``/``--filter``: the kdiff job, then the annotations its writers read."""
+
+    kdiff: Job
+    annotate: bool
+    conditions: Conditions
+    filters: Filters | None
+
+
+@dataclass(frozen=True)
+class AnnotatedResult(kdiff.KdiffResult):
+    """A kdiff result and its candidates' annotations (``{sequence: Annotation}``, under the
+    command line's conditions), which the CSV, JSON and BED writers all read."""
+
+    annotations: dict = field(default_factory=dict)
+
+
 def make_job(args):
     _check_all_k(args)
     params = param_values(args, kdiff.SPEC)
-    export_options(args)  # check the primer options before the (possibly long) run
+    options = export_options(args)  # check the primer options before the (possibly long) run
     if args.all_k is not None:
         check_outputs(list(track_paths(args)), [args.target, args.background])
-    return kdiff.make_job(load_input(args, "target"), load_input(args, "background"),
-                          variant=args.variant, backend=args.backend, parallel=args.parallel,
-                          flags=selected_flags(args), threads=args.threads,
-                          count_comparisons=True, avoid_masked=args.avoid_masked,
-                          all_k=args.all_k is not None, **params)
+    job = kdiff.make_job(load_input(args, "target"), load_input(args, "background"),
+                         variant=args.variant, backend=args.backend, parallel=args.parallel,
+                         flags=selected_flags(args), threads=args.threads,
+                         count_comparisons=True, avoid_masked=args.avoid_masked,
+                         all_k=args.all_k is not None, **params)
+    if not (options["annotate"] or options["filters"]):
+        return job
+    return AnnotatedJob(job, options["annotate"], options["conditions"], options["filters"])
+
+
+def iter_solve(job, cancel: CancelToken):
+    """kdiff's run; for an :class:`AnnotatedJob` then the Primer3 annotations of its
+    candidates, each distinct sequence once, in child processes (as the window's,
+    :func:`~engine.primers.annotate_children.annotate_in_children`: one a core, ended on a
+    cancel), made once for every writer (the CSV or JSON, and ``--bed``)."""
+    if not isinstance(job, AnnotatedJob):
+        return (yield from kdiff.iter_solve(job, cancel))
+    from engine.primers.annotate_children import annotate_in_children
+
+    result = yield from kdiff.iter_solve(job.kdiff, cancel)
+    start = now()
+    annotating = annotate_in_children(to_annotate(result.candidates, job.annotate, job.filters),
+                                      job.conditions, cancel)
+    try:
+        while True:  # Primer3's fractions done, as the bar's Progress
+            fraction = next(annotating)
+            yield Progress(round(1000 * fraction), 1000, 0, 0, now() - start,
+                           message="Primer3 annotations")
+    except StopIteration as stop:
+        known = stop.value
+    finally:
+        annotating.close()
+    return result if known is None else AnnotatedResult(**vars(result), annotations=known)
 
 
 def track_paths(args):

@@ -74,6 +74,14 @@ def write_landscape_csv(land, fh) -> None:
     w.writerows([("" if x is None else x) for x in row] for row in land.rows())
 
 
+def selected(result, **options) -> tuple:
+    """:func:`~engine.primers.select_candidates` of the result's candidates, from the
+    annotations it carries when it does (``annotations``, ``{sequence: Annotation}``: the
+    command line's, made once for all its writers, engine.primers.cli_kdiff)."""
+    return select_candidates(result.candidates, known=getattr(result, "annotations", None),
+                             **options)
+
+
 def write_csv(result, fh, *, annotate: bool = False, conditions: Conditions | None = None,
               filters: Filters | None = None, merge: bool = False) -> None:
     """What ``primerscope kdiff ... -o OUT.csv`` writes: the candidates (or with ``merge``
@@ -81,8 +89,7 @@ def write_csv(result, fh, *, annotate: bool = False, conditions: Conditions | No
     if getattr(result, "landscape", None) is not None:
         write_landscape_csv(result.landscape, fh)
         return
-    cands, notes = select_candidates(result.candidates, annotate=annotate, conditions=conditions,
-                                     filters=filters)
+    cands, notes = selected(result, annotate=annotate, conditions=conditions, filters=filters)
     if merge:
         write_regions_csv(merge_candidates(cands), fh)
     else:
@@ -96,8 +103,7 @@ def to_json(result, *, annotate: bool = False, conditions: Conditions | None = N
     if land is not None:
         return {"k": result.k, "strands": result.strands,
                 "landscape": {"k": land.k, "rows": land.rows()}}
-    cands, notes = select_candidates(result.candidates, annotate=annotate, conditions=conditions,
-                                     filters=filters)
+    cands, notes = selected(result, annotate=annotate, conditions=conditions, filters=filters)
     if isinstance(cands, ColumnTable):  # from the columns: no object per candidate
         rows = zip(labels(cands.target_ids, cands.target), cands.start.tolist(), cands.end.tolist())
     else:
@@ -135,5 +141,4 @@ def bed_text(candidates) -> str:
 def result_bed_text(result, *, annotate: bool = False, conditions: Conditions | None = None,
                     filters: Filters | None = None) -> str:
     """What ``primerscope kdiff ... --bed OUT.bed`` writes: the regions of the kept candidates."""
-    return bed_text(select_candidates(result.candidates, annotate=annotate, conditions=conditions,
-                                      filters=filters)[0])
+    return bed_text(selected(result, annotate=annotate, conditions=conditions, filters=filters)[0])

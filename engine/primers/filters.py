@@ -62,6 +62,15 @@ def passes(a: Annotation, flt: Filters) -> bool:
                        None, flt.max_end_stability))
 
 
+def to_annotate(candidates, annotate: bool, filters: Filters | None):
+    """The candidates whose annotations :func:`select_candidates` reads: all of them with
+    ``annotate``; with ``filters`` alone those within its length bounds (free: Primer3 is not)."""
+    if annotate or not filters:
+        return candidates
+    return [c for c in candidates if (filters.len_min is None or c.length >= filters.len_min)
+            and (filters.len_max is None or c.length <= filters.len_max)]
+
+
 def select_candidates(candidates, *, annotate: bool = False, conditions: Conditions | None = None,
                       filters: Filters | None = None, known=None) -> tuple[list, list[Annotation] | None]:
     """The candidates ``filters`` keep and their annotations (in the same order).
@@ -74,10 +83,7 @@ def select_candidates(candidates, *, annotate: bool = False, conditions: Conditi
     """
     if not (annotate or filters):
         return candidates, None
-    cands = list(candidates)
-    if filters and not annotate:
-        cands = [c for c in cands if (filters.len_min is None or c.length >= filters.len_min)
-                 and (filters.len_max is None or c.length <= filters.len_max)]
+    cands = list(to_annotate(candidates, annotate, filters))
     sequences = [c.sequence for c in cands]
     if known is None:
         notes = annotate_many(sequences, conditions)
