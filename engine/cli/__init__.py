@@ -18,9 +18,9 @@ Every family plugs in through ``engine/<family>/cli.py``, which provides:
 Tools built on families (``TOOLS``: offtarget, pcr, pairs, panel) are plug-ins too; their
 ``FAMILY`` names the family whose ``--variant``/``--backend`` choices they take. A plug-in
 whose result is not its family's (a tool's; kdiff's with its primer annotations) has its own
-``iter_solve(job, cancel)`` (a module attribute) that the run uses instead of the family's. A tool with ``FAMILY = None`` and a
-``run(args) -> int`` (the primer library, ``index``) is a command of its own: it declares
-all its options and does its own output.
+``iter_solve(job, cancel)`` (a module attribute) that the run uses instead of the family's.
+A tool with ``FAMILY = None`` and a ``run(args) -> int`` (the primer library, ``index``) is
+a command of its own: it declares all its options and does its own output.
 
 This module adds the options every family shares (``--variant --backend
 --parallel --opt --threads -o --json``), the progress bar on standard error,
