@@ -635,8 +635,8 @@ class PrimerTools(ResultView):
         """Candidates with annotation columns, as ``primerscope kdiff ... --annotate [--filter]``.
 
         The kdiff CLI's writer, from the table's annotations
-        (:func:`engine.primers.annotate_children.annotated_csv`: in a child process, which
-        annotates again, where some are missing); ``exported`` tells when the file is written.
+        (:func:`engine.primers.annotate_children.annotated_csv`: child processes make those
+        missing, each once); ``exported`` tells when the file is written.
         """
         if self._result is None or self._notes is None or self.runner.running:
             return None

@@ -20,7 +20,6 @@ from __future__ import annotations
 import io
 import os
 from dataclasses import fields
-from functools import partial
 from typing import Generator
 
 import numpy as np
@@ -28,7 +27,7 @@ import numpy as np
 from engine.jobs import CancelToken, drive
 from engine.primers import export_kdiff
 from engine.primers.annotate import Annotation, Conditions, annotate_many
-from engine.primers.children import ChildPool, in_child
+from engine.primers.children import ChildPool
 from engine.primers.filters import select_candidates
 
 #: Distinct sequences a batch holds: about 6 s of Primer3 (0.6 ms a sequence on one core);
@@ -65,12 +64,6 @@ def children() -> int:
     from engine.cluster import local_cores
 
     return max(1, local_cores() - 1)
-
-
-def in_background(function, *args):
-    """(In a child) ``function(*args)`` at the lowest priority."""
-    _background()
-    return function(*args)
 
 
 def _answer(gen: Generator):
@@ -174,16 +167,35 @@ def annotate_in_children(candidates, conditions: Conditions, cancel: CancelToken
 def annotated_csv(result, conditions: Conditions, filters, cancel: CancelToken,
                   known=None) -> Generator:
     """What ``primerscope kdiff ... --annotate [--filter]`` writes
-    (:func:`engine.primers.export_kdiff.csv_text`). When ``known`` (``{sequence:
-    Annotation}`` under these conditions: the window's) holds every candidate's, it is
-    written here from them, :data:`WRITE_ROWS` rows a step (no Primer3: seconds for a
-    million candidates, which Primer3 takes minutes to annotate again); otherwise in a child
-    process, which annotates every candidate again. Returns the text, None after a cancel."""
-    rows = None if known is None else list(result.candidates)  # (made once: the writer's)
-    if rows is not None and all(c.sequence in known for c in rows):
-        return (yield from _csv_from(rows, conditions, filters, known, cancel))
-    write = partial(export_kdiff.csv_text, annotate=True, conditions=conditions, filters=filters)
-    return (yield from _answer(in_child(in_background, (write, result), cancel, lambda: None)))
+    (:func:`engine.primers.export_kdiff.csv_text`). The annotations ``known`` (``{sequence:
+    Annotation}`` under these conditions: the window's) lacks are made first, each distinct
+    sequence once, in child processes (:func:`annotate_in_children`); the text is then
+    written :data:`WRITE_ROWS` rows a step (seconds for a million candidates, which Primer3
+    takes minutes to annotate). Yields the fraction done (the annotations up to
+    :data:`ANNOTATING_SHARE` of it); returns the text, None after a cancel."""
+    rows = list(result.candidates)  # (made once: the writer's)
+    known = known or {}
+    made = yield from _scaled(annotate_in_children(rows, conditions, cancel, known=known),
+                              0.0, ANNOTATING_SHARE)
+    if made is None:
+        return None
+    if made:
+        known = {**known, **made}
+    return (yield from _scaled(_csv_from(rows, conditions, filters, known, cancel),
+                               ANNOTATING_SHARE, 1.0))
+
+
+#: The share of :func:`annotated_csv`'s progress that its missing annotations take.
+ANNOTATING_SHARE = 0.9
+
+
+def _scaled(gen: Generator, lo: float, hi: float) -> Generator:
+    """``gen``'s fractions mapped onto lo..hi (one phase of a progress bar); its value."""
+    try:
+        while True:
+            yield lo + (hi - lo) * next(gen)
+    except StopIteration as stop:
+        return stop.value
 
 
 #: Rows of an annotated CSV written from known annotations in one step (:func:`annotated_csv`).

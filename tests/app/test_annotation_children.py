@@ -147,7 +147,7 @@ def test_the_columns_give_back_engine_annotations(monkeypatch, workers):
 def test_the_annotated_export_is_written_from_the_tables_annotations(qtbot, window, primer3_here,
                                                                      tmp_path, monkeypatch):
     """The annotations in the table are the export's: no Primer3 again (minutes for a million
-    candidates), no child; where some are missing a child annotates every candidate again."""
+    candidates), no child; where some are missing, a child annotates those alone."""
     tools = window.results.tools
     with qtbot.waitSignal(tools.annotated, timeout=120_000):
         land, _ = _synthetic_every_k_run(window, n=300)
@@ -175,14 +175,26 @@ def test_the_annotated_export_is_written_from_the_tables_annotations(qtbot, wind
         result, annotate=True, conditions=tools.conditions, filters=tools.filters)
     tools.filter_box.setChecked(False)
 
-    # An annotation missing (a failed batch, say): the child path, equal again.
-    tools._notes.pop(result.candidates[7].sequence)
+    # Annotations missing (a failed batch, say): a child makes those, each once, equal again.
+    missing = {c.sequence for c in result.candidates[7:12]}
+    for seq in missing:
+        tools._notes.pop(seq)
     del primer3_here[:]  # (the expected files above called Primer3 here)
+    sent = []
+    run = annotations.ChildPool.run
+
+    def counting(self, calls, cancel, progress):
+        sent.extend(s for _, _, args in calls for s in args[0])
+        return run(self, calls, cancel, progress)
+
+    monkeypatch.setattr(annotations.ChildPool, "run", counting)
     with qtbot.waitSignal(tools.exported, timeout=120_000):
         assert tools.export_annotated(str(tmp_path / "c.csv"))
     assert annotations.ChildPool.started == children + 1
+    assert sorted(sent) == sorted(missing)
     assert (tmp_path / "c.csv").read_text() == expected
-    assert primer3_here == []  # (the writer annotated again, in a child)
+    assert primer3_here == []  # (the missing ones were annotated in a child)
+    monkeypatch.setattr(annotations.ChildPool, "run", run)
 
     # A new run while the export runs: its child ends, nothing is written.
     assert tools.export_annotated(str(tmp_path / "b.csv"))
