@@ -54,10 +54,16 @@ def rows(result):
                + tuple(blank(closest.get(f)) for f in CLOSEST_FIELDS))
 
 
+def csv_cell(value):
+    """A cell of the pairs CSV: a float at 4 decimals, as the panel's and check's (Primer3's
+    temperatures carry 15 digits; the JSON keeps them all), a text spreadsheet-safe."""
+    return round(value, 4) if isinstance(value, float) else spreadsheet_cell(value)
+
+
 def write_csv(result, fh) -> None:
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(COLUMNS)
-    w.writerows([spreadsheet_cell(v) for v in row] for row in rows(result))
+    w.writerows([csv_cell(v) for v in row] for row in rows(result))
 
 
 def rejected_csv_text(result) -> str:

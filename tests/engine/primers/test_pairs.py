@@ -199,6 +199,12 @@ def test_cli_json_csv_bed_and_explain(design_case, tmp_path):
     assert done.returncode == 0, done.stderr
     rows = out.read_text().splitlines()
     assert rows[0].startswith("target,rank,penalty,product_size,left_sequence") and len(rows) == 6
+    header = rows[0].split(",")
+    for row in rows[1:]:  # floats at 4 decimals (the JSON keeps every digit)
+        cells = dict(zip(header, row.split(",")))
+        for column in ("penalty", "left_tm", "right_tm", "product_tm"):
+            assert len(cells[column].partition(".")[2]) <= 4, (column, cells[column])
+    assert any(len(p["left"]["tm"].__repr__().partition(".")[2]) > 4 for p in payload["pairs"])
     lines = bed.read_text().splitlines()
     assert len(lines) == 5 and lines[0].split("\t")[9] == "2"
     rejected = (tmp_path / "pairs.rejected.csv").read_text().splitlines()
