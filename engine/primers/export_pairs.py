@@ -106,16 +106,19 @@ def why_none(result) -> str:
               "k (--explain lists each position's reason)")
 
 
+def amplicon_bed12(chrom: str, left, right, name: str, score: int) -> str:
+    """One BED12 line (newline included) of an amplicon: from the left primer's start to the
+    right one's end (1-based inclusive sites in, 0-based half-open out), thick throughout,
+    its two primers as the blocks (a browser draws them as boxes joined by a line). Pairs'
+    and group's BED files both write these."""
+    start, end = left.start - 1, right.end
+    return (f"{chrom}\t{start}\t{end}\t{name}\t{score}\t+\t{start}\t{end}\t0\t2\t"
+            f"{left.length},{right.length}\t0,{right.start - 1 - start}\n")
+
+
 def bed_text(result) -> str:
-    """BED12: per pair, the amplicon (thick part: between the primers) with the primers as
-    blocks; name ``<target>_pair<rank>``, score 0-1000 from the penalty (lower is better)."""
-    lines = []
-    for p in result.pairs:
-        start, end = p.left.start - 1, p.right.end
-        score = max(0, min(1000, int(round(1000 - 100 * p.penalty))))
-        sizes = f"{p.left.length},{p.right.length},"
-        starts = f"0,{p.right.start - 1 - start},"
-        lines.append("\t".join(map(str, (p.target_id, start, end, f"{p.target_id}_pair{p.rank}",
-                                         score, "+", p.left.end, p.right.start - 1, "0", 2, sizes,
-                                         starts))))
-    return "".join(line + "\n" for line in lines)
+    """BED12: per pair, the amplicon with the primers as blocks (:func:`amplicon_bed12`);
+    name ``<target>_pair<rank>``, score 0-1000 from the penalty (lower is better)."""
+    return "".join(amplicon_bed12(p.target_id, p.left, p.right, f"{p.target_id}_pair{p.rank}",
+                                  max(0, min(1000, int(round(1000 - 100 * p.penalty)))))
+                   for p in result.pairs)

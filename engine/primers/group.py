@@ -58,7 +58,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from engine.jobs import RunInfo
-from engine.primers.export_pairs import side_dict
+from engine.primers.export_pairs import amplicon_bed12, side_dict
 from engine.primers.pairs import PairSettings, PrimerSite
 from engine.sequences import Record, SequenceError, load
 
@@ -258,14 +258,11 @@ def write_csv(result: GroupResult, fh) -> None:
 
 
 def write_bed(result: GroupResult, fh) -> None:
-    """BED12 in the reference's coordinates: one amplicon per pair, its primers as blocks."""
+    """BED12 in the reference's coordinates: one amplicon per pair, its primers as blocks
+    (:func:`~engine.primers.export_pairs.amplicon_bed12`), scored by its coverage."""
     for rank, p in enumerate(result.pairs, start=1):
-        start, end = p.left.start - 1, p.right.end
-        sizes = f"{p.left.length},{p.right.length}"
-        starts = f"0,{p.right.start - 1 - start}"
-        score = int(round(1000 * p.coverage))
-        fh.write(f"{p.record}\t{start}\t{end}\tgroup_pair_{rank}\t{score}\t+\t{start}\t{end}\t"
-                 f"0\t2\t{sizes}\t{starts}\n")
+        fh.write(amplicon_bed12(p.record, p.left, p.right, f"group_pair_{rank}",
+                                int(round(1000 * p.coverage))))
 
 
 # -- the search ------------------------------------------------------------------------------

@@ -207,6 +207,11 @@ def test_cli_json_csv_bed_and_explain(design_case, tmp_path):
     assert any(len(p["left"]["tm"].__repr__().partition(".")[2]) > 4 for p in payload["pairs"])
     lines = bed.read_text().splitlines()
     assert len(lines) == 5 and lines[0].split("\t")[9] == "2"
+    for line in lines:  # BED12 as group writes it: thick throughout, the primers as blocks
+        f = line.split("\t")
+        start, end, sizes, starts = int(f[1]), int(f[2]), f[10].split(","), f[11].split(",")
+        assert (f[6], f[7]) == (f[1], f[2]) and starts[0] == "0"
+        assert int(starts[1]) + int(sizes[1]) == end - start
     rejected = (tmp_path / "pairs.rejected.csv").read_text().splitlines()
     assert rejected[0] == "target,orientation,start,end,sequence,reason" and len(rejected) > 1
 
