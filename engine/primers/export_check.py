@@ -23,7 +23,7 @@ from collections import Counter
 
 from engine.primers.export_panel import pair_rows
 from engine.primers.export_pcr import SITE_FIELDS, product_dict
-from engine.primers.primer_sets import spreadsheet_cell
+from engine.primers.primer_sets import csv_number, spreadsheet_cell
 
 COLUMNS = ("kind", "primer", "partner", "record", "strand", "start", "end", "length", "edits",
            "edits_3prime", "dimer_dg", "dimer_tm", "end_dimer")
@@ -54,7 +54,7 @@ def summary(result) -> list[dict]:
         out.append({"primer": name, "sequence": seq, "sites": sites[name], "products": products[name],
                     "end_dimers": int(result.end_dimer[i].sum()),
                     "strongest_dimer_with": None if worst is None else names[worst],
-                    "strongest_dimer_dg": None if worst is None else round(float(row[worst]), 4)})
+                    "strongest_dimer_dg": None if worst is None else csv_number(row[worst])})
     return out
 
 

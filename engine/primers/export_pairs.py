@@ -15,7 +15,7 @@ from dataclasses import asdict, astuple
 
 from engine.columns import blank
 from engine.primers.export_pcr import product_dict
-from engine.primers.primer_sets import spreadsheet_cell
+from engine.primers.primer_sets import csv_number, spreadsheet_cell
 
 SIDE_FIELDS = ("sequence", "start", "end", "tm", "gc_percent")
 CLOSEST_FIELDS = ("record", "start", "end", "length", "forward", "reverse", "forward_edits",
@@ -55,9 +55,9 @@ def rows(result):
 
 
 def csv_cell(value):
-    """A cell of the pairs CSV: a float at 4 decimals, as the panel's and check's (Primer3's
-    temperatures carry 15 digits; the JSON keeps them all), a text spreadsheet-safe."""
-    return round(value, 4) if isinstance(value, float) else spreadsheet_cell(value)
+    """A cell of the pairs CSV: a float as every primer CSV rounds it, a text
+    spreadsheet-safe."""
+    return csv_number(value) if isinstance(value, float) else spreadsheet_cell(value)
 
 
 def write_csv(result, fh) -> None:

@@ -17,14 +17,14 @@ import math
 
 from engine.columns import blank
 from engine.primers.export_pcr import product_dict
-from engine.primers.primer_sets import spreadsheet_cell
+from engine.primers.primer_sets import csv_number, spreadsheet_cell
 
 COLUMNS = ("primer_a", "primer_b", "dimer_dg", "dimer_tm", "end_dg_ab", "end_dg_ba", "end_dimer",
            "products")
 
 
 def _num(v):
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else round(float(v), 4)
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else csv_number(v)
 
 
 def pair_rows(result):

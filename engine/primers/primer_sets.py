@@ -77,6 +77,16 @@ def _formula_like(text: str) -> bool:
     return text.startswith(_FORMULA_START) or (text.startswith("'") and _formula_like(text[1:]))
 
 
+#: Decimals of a float in the primer tools' CSVs (Primer3's values carry 15; the JSON keeps
+#: them all).
+CSV_DECIMALS = 4
+
+
+def csv_number(value: float) -> float:
+    """A float as the primer tools' CSVs write it: :data:`CSV_DECIMALS` decimals."""
+    return round(float(value), CSV_DECIMALS)
+
+
 def spreadsheet_cell(value):
     """A text cell as a spreadsheet-bound CSV writes it: with a leading ``'`` when a
     spreadsheet would take it for a formula. Numbers are left alone."""
