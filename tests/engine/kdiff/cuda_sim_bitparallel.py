@@ -597,3 +597,32 @@ def test_all_k_every_level_starts_settled_from_samples(monkeypatch):
     np.testing.assert_array_equal(np.column_stack([lv, got]), want)
     long_run = int(np.sum(want[:, 0] >= 32))  # level 0 outgrew the word: the every-level tiers
     assert long_run > 90 and 0 < len(scanned) < long_run / 2, (long_run, len(scanned))
+
+
+def test_every_level_probes_skip_columns_but_no_rise(monkeypatch):
+    """The every-level tiers probe the levels only where one may grow (cuda_bitparallel.
+    probe_levels: a row's score moves by one a column at most; a row below the band waits
+    for it). K = 3, the driver on starts whose level 0 outgrew the lanes' word, one chunk:
+    a near-copy of the target's tail with four edits first (every level's row is then past
+    64, below the band in the random stretches after it: only the band's return may
+    probe), one within K edits (c at K reaches the whole suffix there), then a long random
+    stretch and a copy with one edit, where every lower level grows. c and every level
+    equal the oracle's: the scan runs on past the copy that settles c."""
+    monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((2, 100), (3, 200), (4, 400)))
+    monkeypatch.setattr(config, "KDIFF_CUDA_MIN_CHUNK", 1024)
+    rng = np.random.default_rng(64)
+    alpha = random_codes(rng, 160)
+    beta = np.concatenate([random_codes(rng, 4), _substituted(alpha[20:], (70, 80, 90, 100)),
+                           random_codes(rng, 100), _substituted(alpha[20:], (30, 80, 120)),
+                           random_codes(rng, 300), _substituted(alpha[20:], (100,)),
+                           random_codes(rng, 7)])
+    assert len(beta) < config.KDIFF_CUDA_MIN_CHUNK  # one chunk: no other sees the copies
+    K = 3
+    rs = np.arange(20, 56, 3, dtype=np.int64)
+    driver = cuda_bitparallel.BitparallelDriver(
+        Device(beta, np.array([0, len(beta)], np.int64), 8), K, False, {"word32"}, levels=K)
+    lv = np.empty((len(rs), K), np.int64)
+    got = driver.run(alpha, rs, np.zeros(2, np.int64), lv)
+    want = np.column_stack([longest_prefixes(alpha, [beta], t + 1) for t in range(K + 1)])[rs]
+    np.testing.assert_array_equal(np.column_stack([lv, got]), want)
+    assert (want[:, 0] > 64).all() and (want[:, 3] == len(alpha) - rs).all()
