@@ -58,6 +58,9 @@ KDIFF_CUDA_SLICE_SCALE = 10
 #: ratio x its overlap (so at most 1/ratio of the work is repeated).
 KDIFF_CUDA_MIN_CHUNK = 1024
 KDIFF_CUDA_CHUNK_OVERLAP_RATIO = 4
+#: ... unless that leaves less than a wave: the tiers' threads resident at once, as a share
+#: of the GPU's (their kernels hold about 80 registers: 37.5 % occupancy on an H200).
+KDIFF_CUDA_TIER_OCCUPANCY = 0.375
 
 #: kdiff CUDA bitparallel: chunk threads per launch; None means 4 x the GPU's resident threads.
 KDIFF_CUDA_BITPARALLEL_THREADS = None

@@ -530,10 +530,19 @@ class BitparallelDriver:
     # -- planning -------------------------------------------------------------------
     def plan(self, overlap: int, nr: int):
         """(chunk_lo, chunk_hi, truncated) of :func:`chunk_plan`: enough chunks to fill the
-        GPU, each owning at least ratio x overlap columns."""
-        want = max(1, self.dev.target_threads // max(1, nr))
-        length = max(config.KDIFF_CUDA_MIN_CHUNK, config.KDIFF_CUDA_CHUNK_OVERLAP_RATIO * overlap,
-                     math.ceil(int(self.dev.offsets[-1]) / want))
+        GPU, each owning at least ratio x overlap columns where that still fills one wave.
+
+        A thread's time is its chunk plus the overlap. With few starts (a sampled every-level
+        pass, a ladder's last rungs) chunks of ratio x overlap leave most of the GPU idle
+        while each thread runs (ratio + 1) x overlap columns: shorter chunks, down to one
+        wave of threads, end sooner though they repeat more of the work."""
+        nr = max(1, nr)
+        total = int(self.dev.offsets[-1])
+        wave = max(1, int(config.KDIFF_CUDA_TIER_OCCUPANCY * self.dev.resident_threads()))
+        length = max(config.KDIFF_CUDA_MIN_CHUNK,
+                     math.ceil(total * nr / max(1, self.dev.target_threads)),
+                     min(config.KDIFF_CUDA_CHUNK_OVERLAP_RATIO * overlap,
+                         math.ceil(total * nr / wave)))
         return chunk_plan(self.dev.offsets, length, overlap)
 
     def min_slice(self) -> int:

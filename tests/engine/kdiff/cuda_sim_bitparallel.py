@@ -626,3 +626,36 @@ def test_every_level_probes_skip_columns_but_no_rise(monkeypatch):
     want = np.column_stack([longest_prefixes(alpha, [beta], t + 1) for t in range(K + 1)])[rs]
     np.testing.assert_array_equal(np.column_stack([lv, got]), want)
     assert (want[:, 0] > 64).all() and (want[:, 3] == len(alpha) - rs).all()
+
+
+def test_tier_plans_fill_a_wave_when_few_starts_run(monkeypatch):
+    """BitparallelDriver.plan: with enough starts a chunk owns ratio x overlap columns (little
+    work repeated); with few, chunks of that length would leave most of the GPU idle while
+    each thread runs (ratio + 1) x overlap columns, so they shrink until one wave of
+    threads runs (never below the minimum chunk)."""
+    monkeypatch.setattr(config, "KDIFF_CUDA_MIN_CHUNK", 1024)
+    monkeypatch.setattr(config, "KDIFF_CUDA_CHUNK_OVERLAP_RATIO", 4)
+    monkeypatch.setattr(config, "KDIFF_CUDA_TIER_OCCUPANCY", 0.5)
+
+    class Dev:  # 10 Mb of background; a wave is 50,000 threads, the target four
+        offsets = np.array([0, 10_000_000], np.int64)
+        target_threads = 200_000
+
+        def resident_threads(self):
+            return 100_000
+
+    driver = cuda_bitparallel.BitparallelDriver.__new__(cuda_bitparallel.BitparallelDriver)
+    driver.dev = Dev()
+
+    def chunks(overlap, nr):
+        lo, hi, _ = driver.plan(overlap, nr)
+        return len(lo), int(np.max(hi - np.maximum(lo, 0)) - overlap)
+
+    count, length = chunks(4096, 200)  # ratio x overlap: 122,200 threads, over a wave
+    assert length == 4 * 4096 and count * 200 >= 50_000
+    count, length = chunks(4096, 10)  # few starts: one wave, chunks of 2,000 columns
+    assert length == 2000 and 50_000 <= count * 10 < 51_000
+    count, length = chunks(4096, 1)  # never below the minimum chunk
+    assert length == 1024
+    count, length = chunks(100, 10_000)  # many: the target's four waves, chunks of 500,000
+    assert length == 500_000 and count * 10_000 == 200_000
