@@ -23,6 +23,7 @@ from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from engine.output import open_output, write_text
+from engine.spreadsheet import spreadsheet_cell
 
 PICTURE_FILTER = "PNG image (*.png);;SVG image (*.svg)"
 
@@ -41,13 +42,17 @@ def _cell(value):
     return value
 
 
-def rows_csv(titles, rows) -> str:
+def rows_csv(titles, rows, columns) -> str:
     """CSV text of table rows, values as the command line writes them, with a byte-order
-    mark when the text is not ASCII (Excel would show "Â°C" for "°C")."""
+    mark when the text is not ASCII (Excel would show "Â°C" for "°C"). The cells of
+    ``columns`` (the table's) marked ``user_text`` get the spreadsheet escape, as the
+    command line's ids do."""
+    escaped = {i for i, column in enumerate(columns) if column.user_text}
     buf = io.StringIO(newline="")
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(titles)
-    writer.writerows(tuple(_cell(v) for v in row) for row in rows)
+    writer.writerows(tuple(spreadsheet_cell(_cell(v)) if i in escaped else _cell(v)
+                           for i, v in enumerate(row)) for row in rows)
     text = buf.getvalue()
     return text if text.isascii() else BOM + text
 
@@ -204,7 +209,7 @@ class Exports(QObject):
         if rows == "shown":
             titles, table = panel.table_rows()
             titles = cli_names(titles, host.adapter, result, panel.model.columns)
-            text, count = rows_csv(titles, table), len(table)
+            text, count = rows_csv(titles, table, panel.model.all_columns()), len(table)
         else:
             text, count = host.adapter.csv_text(result), None
         if not self.write(path, text, "CSV file"):
@@ -222,7 +227,8 @@ class Exports(QObject):
         titles = cli_names(titles, host.adapter, host.controller.result, host.results.model.columns)
         path = path or self.ask_path("Export selected rows", f"{host.params.family}-selection.csv",
                                       "CSV files (*.csv);;All files (*)")
-        if not path or not self.write(path, rows_csv(titles, table), "CSV file"):
+        columns = host.results.model.all_columns()
+        if not path or not self.write(path, rows_csv(titles, table, columns), "CSV file"):
             return None
         host.state_label.setText(f"Exported {len(table):,} selected rows to {path}.")
         return path
@@ -234,7 +240,7 @@ class Exports(QObject):
         if not table:
             return None
         path = path or self.ask_path("Export table", name, "CSV files (*.csv);;All files (*)")
-        if not path or not self.write(path, rows_csv(titles, table), "CSV file"):
+        if not path or not self.write(path, rows_csv(titles, table, model.columns), "CSV file"):
             return None
         self.host.state_label.setText(f"Exported {len(table):,} rows to {path}.")
         return path

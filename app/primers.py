@@ -57,7 +57,7 @@ assert len(ANNOTATION_COLUMNS) == len(Annotation.COLUMNS)
 
 #: Merged regions in the table, in the order of ``engine.primers.export_kdiff.REGION_COLUMNS``.
 REGION_COLUMNS = (
-    Column("target", "str", "", "Target record"),
+    Column("target", "str", "", "Target record", user_text=True),
     Column("start", "int", "start", "First base of the region (1-based)"),
     Column("end", "int", "end", "Last base of the region (1-based, inclusive)"),
     Column("length (bp)", "int", "length", "Region length (bp)"),

@@ -11,10 +11,13 @@ columns a block at a time.
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 
 import numpy as np
+
+from engine.spreadsheet import spreadsheet_cell
 
 #: Rows made at a time when iterating, writing or filling a table block.
 BLOCK = 1 << 16
@@ -119,6 +122,9 @@ class ColumnTable(Sequence):
     ROW: type | None = None
     #: the columns :meth:`numeric` gives whole, as the table stores them
     NUMERIC: tuple[str, ...] = ()
+    #: the attributes that hold the ids of its text columns (record and pattern ids: a
+    #: tuple or :class:`Ids` each), which :meth:`for_spreadsheet` escapes
+    ID_ATTRIBUTES: tuple[str, ...] = ()
     __hash__ = None  # equality is by rows
 
     def __len__(self) -> int:
@@ -169,6 +175,18 @@ class ColumnTable(Sequence):
             cells = [c.tolist() if isinstance(c, np.ndarray) else c
                      for c in self.block(a, min(hi, a + BLOCK))]
             yield from zip(*cells)
+
+    def for_spreadsheet(self) -> "ColumnTable":
+        """The table as a CSV that a spreadsheet may open writes it: ids a spreadsheet would
+        run as formulas with a leading ``'`` (:func:`spreadsheet_ids`). Escaped once per id,
+        not per row; the table itself when no id needs it."""
+        escaped = {name: spreadsheet_ids(getattr(self, name)) for name in self.ID_ATTRIBUTES}
+        changed = {name: ids for name, ids in escaped.items() if ids is not getattr(self, name)}
+        if not changed:
+            return self
+        table = copy.copy(self)  # (the same columns: only the id tables differ)
+        table.__dict__.update(changed)
+        return table
 
     def column(self, index: int, lo: int = 0, hi: int | None = None):
         """The cells of column ``index`` for rows lo..hi-1: an array where the table has the
@@ -320,6 +338,21 @@ class Ids(Sequence):
 
     def __repr__(self) -> str:
         return f"<Ids: {self.count:,}>"
+
+
+def spreadsheet_ids(ids):
+    """Ids (names, or an :class:`Ids`) as a spreadsheet-bound CSV writes each
+    (:func:`engine.spreadsheet.spreadsheet_cell`); the same object when none needs it.
+    Numbered ids are a prefix and digits: the prefix decides."""
+    if isinstance(ids, Ids) and ids.names is None:
+        prefix = spreadsheet_cell(ids.prefix)
+        return ids if prefix == ids.prefix else Ids(prefix=prefix, count=ids.count,
+                                                    numbers=ids.numbers)
+    names = ids.names if isinstance(ids, Ids) else tuple(ids)
+    escaped = tuple(map(spreadsheet_cell, names))
+    if escaped == names:
+        return ids
+    return Ids(escaped) if isinstance(ids, Ids) else escaped
 
 
 def categorical(codes: np.ndarray, labels: Sequence[str]):

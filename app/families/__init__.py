@@ -31,13 +31,16 @@ from engine.sequences import Record
 class Column:
     """A results-table column. ``role`` ties it to the filters: 'length', 'start', 'end'.
     ``title`` is the CSV export's name (SPEC.md's); ``header``, if given, what the table's
-    header says instead (words for people where the name is a field name)."""
+    header says instead (words for people where the name is a field name). ``user_text``:
+    its cells are text users give (record ids, names), which a CSV export escapes where a
+    spreadsheet would run it (engine.spreadsheet); fixed words (a ``-`` strand) are not."""
 
     title: str
     kind: str = "str"  # "int" | "float" | "str"
     role: str = ""
     tip: str = ""
     header: str = ""
+    user_text: bool = False
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from app.families.common import best_table, spaced, windows
 from engine.columns import blank
 
 SEARCH_COLUMNS = (
-    Column("pattern", "str", "", "Pattern record"),
-    Column("record", "str", "", "Text record"),
+    Column("pattern", "str", "", "Pattern record", user_text=True),
+    Column("record", "str", "", "Text record", user_text=True),
     Column("start", "int", "start", "First base of the hit (1-based; the leftmost start that "
                                     "realises the distance)"),
     Column("end", "int", "end", "Last base of the hit (1-based, inclusive)"),
@@ -24,8 +24,8 @@ SEARCH_COLUMNS = (
     Column("matched", "str", "", "The text as read on the hit's strand"),
 )
 GLOBAL_COLUMNS = (
-    Column("pattern", "str", "", "Pattern record"),
-    Column("record", "str", "", "Text record"),
+    Column("pattern", "str", "", "Pattern record", user_text=True),
+    Column("record", "str", "", "Text record", user_text=True),
     Column("distance", "int", "", "Edit distance (empty when above k)"),
     Column("cigar", "str", ""),
 )

@@ -12,7 +12,7 @@ class KdiffAdapter(FamilyAdapter):
     result_extends_partial = True  # the engine appends in scan order and returns that list
     noun = "candidates"
     columns = (
-        Column("target", "str", "", "Target record"),
+        Column("target", "str", "", "Target record", user_text=True),
         Column("start", "int", "start", "First base of the candidate (1-based)"),
         Column("end", "int", "end", "Last base of the candidate (1-based, inclusive)"),
         Column("length (bp)", "int", "length", "Candidate length c+1; short means specific"),

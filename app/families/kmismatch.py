@@ -18,8 +18,8 @@ class KmismatchAdapter(FamilyAdapter):
     noun = "hits"
     default_demo = "msx2"
     columns = (
-        Column("pattern", "str", "", "Pattern record"),
-        Column("record", "str", "", "Text record"),
+        Column("pattern", "str", "", "Pattern record", user_text=True),
+        Column("record", "str", "", "Text record", user_text=True),
         Column("start", "int", "start", "First base of the hit (1-based, forward coordinates)"),
         Column("end", "int", "end", "Last base of the hit (1-based, inclusive)"),
         Column("strand", "str", "", "'-': the pattern's reverse complement matched"),

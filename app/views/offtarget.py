@@ -22,7 +22,7 @@ from app.warmup import COMPILING, CompileClock
 from app.worker import JobRunner
 
 SITE_COLUMNS = (
-    Column("record", "str", "", "Background record"),
+    Column("record", "str", "", "Background record", user_text=True),
     Column("start", "int", "start", "First base of the site (1-based, forward-strand coordinates)"),
     Column("end", "int", "end", "Last base of the site (1-based, inclusive)"),
     Column("strand", "str", "", "'+': the primer's sequence occurs on the forward strand; "

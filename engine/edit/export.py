@@ -8,6 +8,7 @@ JSON, global: ``distance`` is SPEC's one number, the smallest over all pairs (nu
 when none is within k); ``pairs`` holds the CSV's rows, one
 ``[pattern_id, record_id, distance, cigar]`` per pattern and text record, so
 several patterns keep their own distances.
+An id a spreadsheet would run as a formula gets a leading ``'`` in the CSV (engine.spreadsheet).
 """
 
 from __future__ import annotations
@@ -15,18 +16,21 @@ from __future__ import annotations
 import csv
 
 from engine.columns import BLOCK, blank, labels
+from engine.spreadsheet import spreadsheet_cell
 
 SEARCH_COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "distance", "cigar", "matched")
 GLOBAL_COLUMNS = ("pattern_id", "record_id", "distance", "cigar")
 
 
 def rows(result):
-    """Rows in the CSV's column order (search hits: from the columns, a block at a time)."""
+    """Rows as the CSV writes them, ids escaped (search hits: from the columns, a block at a
+    time, their id tables escaped once)."""
     if result.mode == "search":
-        yield from result.hits.tuples()
+        yield from result.hits.for_spreadsheet().tuples()
     else:
         for d in result.distances:
-            yield d.pattern_id, d.record_id, blank(d.distance), blank(d.cigar)
+            yield (spreadsheet_cell(d.pattern_id), spreadsheet_cell(d.record_id),
+                   blank(d.distance), blank(d.cigar))
 
 
 def write_csv(result, fh) -> None:

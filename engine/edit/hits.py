@@ -64,6 +64,7 @@ class EditHits(ColumnTable):
     COLUMNS = ("pattern_id", "record_id", "start", "end", "strand", "distance", "cigar", "matched")
     INTERVAL = ("record_id", "start", "end")
     KEY = "end"  # (start is None without an alignment)
+    ID_ATTRIBUTES = ("pattern_ids", "record_ids")
 
     def __init__(self, columns: dict, *, pattern_ids, record_ids, text, starts, cigars,
                  shifts=None):

@@ -53,6 +53,7 @@ class CandidateTable(ColumnTable):
     COLUMNS = ("target_id", "start", "end", "length", "sequence")
     INTERVAL = ("target_id", "start", "end")
     NUMERIC = ("start", "end", "length")
+    ID_ATTRIBUTES = ("target_ids",)
 
     def __init__(self, target, start0, length, *, target_ids, texts, shifts=None):
         self.target = target

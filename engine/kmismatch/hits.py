@@ -59,6 +59,7 @@ class HitTable(ColumnTable):
     ROW = Hit
     NUMERIC = ("start", "end", "mismatches")
     INTERVAL = ("record_id", "start", "end")
+    ID_ATTRIBUTES = ("pattern_ids", "record_ids")
 
     def __init__(self, pos, code, mismatches, *, pattern_ids, pattern_lengths, record_ids, text,
                  offsets, shifts=None):

@@ -23,7 +23,8 @@ from collections import Counter
 
 from engine.primers.export_panel import pair_rows
 from engine.primers.export_pcr import SITE_FIELDS, product_dict
-from engine.primers.primer_sets import csv_number, spreadsheet_cell
+from engine.primers.primer_sets import csv_number
+from engine.spreadsheet import spreadsheet_cell
 
 COLUMNS = ("kind", "primer", "partner", "record", "strand", "start", "end", "length", "edits",
            "edits_3prime", "dimer_dg", "dimer_tm", "end_dimer")

@@ -15,6 +15,7 @@ import io
 
 from engine.columns import ColumnTable, labels
 from engine.primers import Annotation, Conditions, Filters, merge_candidates, select_candidates
+from engine.spreadsheet import spreadsheet_cell
 
 CSV_COLUMNS = ("target_id", "start", "end", "length", "sequence")
 REGION_COLUMNS = ("target_id", "start", "end", "length", "count", "best_start", "best_end",
@@ -29,6 +30,12 @@ def candidate_row(c) -> tuple:
 def region_row(r) -> tuple:
     """A merged region in :data:`REGION_COLUMNS` order."""
     return (r.target_id, r.start, r.end, r.length, r.count, r.best.start, r.best.end, r.best.sequence)
+
+
+def spreadsheet_row(row) -> tuple:
+    """A row of :data:`CSV_COLUMNS`, :data:`REGION_COLUMNS` or the landscape as the CSV
+    writes it: its target id (first) with the spreadsheet escape (engine.spreadsheet)."""
+    return (spreadsheet_cell(row[0]), *row[1:])
 
 
 def annotation_cells(a: Annotation) -> tuple:
@@ -47,16 +54,17 @@ def write_candidates_csv(candidates, fh, notes=None, header: bool = True) -> Non
     if header:
         w.writerow(CSV_COLUMNS + (Annotation.COLUMNS if notes is not None else ()))
     if notes is None and isinstance(candidates, ColumnTable):
-        w.writerows(candidates.tuples())
+        w.writerows(candidates.for_spreadsheet().tuples())
         return
     for i, c in enumerate(candidates):
-        w.writerow(candidate_row(c) + (annotation_cells(notes[i]) if notes is not None else ()))
+        w.writerow(spreadsheet_row(candidate_row(c)) + (annotation_cells(notes[i]) if notes is not None
+                                                else ()))
 
 
 def write_regions_csv(regions, fh) -> None:
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(REGION_COLUMNS)
-    w.writerows(map(region_row, regions))
+    w.writerows(spreadsheet_row(region_row(r)) for r in regions)
 
 
 def write_bed(regions, fh) -> None:
@@ -71,7 +79,7 @@ def write_landscape_csv(land, fh) -> None:
     starts; an empty cell where that start has no candidate at that k)."""
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(("target_id", "start") + tuple(f"len_k{k}" for k in land.k))
-    w.writerows([("" if x is None else x) for x in row] for row in land.rows())
+    w.writerows(spreadsheet_row(["" if x is None else x for x in row]) for row in land.rows())
 
 
 def selected(result, **options) -> tuple:

@@ -15,7 +15,8 @@ from dataclasses import asdict, astuple
 
 from engine.columns import blank
 from engine.primers.export_pcr import product_dict
-from engine.primers.primer_sets import csv_number, spreadsheet_cell
+from engine.primers.primer_sets import csv_number
+from engine.spreadsheet import spreadsheet_cell
 
 SIDE_FIELDS = ("sequence", "start", "end", "tm", "gc_percent")
 CLOSEST_FIELDS = ("record", "start", "end", "length", "forward", "reverse", "forward_edits",

@@ -17,7 +17,8 @@ import math
 
 from engine.columns import blank
 from engine.primers.export_pcr import product_dict
-from engine.primers.primer_sets import csv_number, spreadsheet_cell
+from engine.primers.primer_sets import csv_number
+from engine.spreadsheet import spreadsheet_cell
 
 COLUMNS = ("primer_a", "primer_b", "dimer_dg", "dimer_tm", "end_dg_ab", "end_dg_ba", "end_dimer",
            "products")

@@ -15,7 +15,7 @@ from dataclasses import asdict
 
 from engine.columns import BLOCK
 from engine.primers.pcr_columns import CSV_COLUMNS
-from engine.primers.primer_sets import spreadsheet_cell
+from engine.spreadsheet import spreadsheet_cell
 
 COLUMNS = CSV_COLUMNS  # (the products' frame has them too: engine.primers.pcr_columns)
 SITE_FIELDS = ("primer", "record", "strand", "start", "end", "edits", "edits_3prime")

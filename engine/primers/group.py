@@ -61,6 +61,7 @@ from engine.jobs import RunInfo
 from engine.primers.export_pairs import amplicon_bed12, side_dict
 from engine.primers.pairs import PairSettings, PrimerSite
 from engine.sequences import Record, SequenceError, load
+from engine.spreadsheet import spreadsheet_cell
 
 __all__ = ["Genome", "GroupPair", "GroupProduct", "GroupResult", "GroupSettings", "load_genome",
            "write_bed", "write_csv"]
@@ -246,15 +247,17 @@ CSV_COLUMNS = ("rank", "record", "penalty", "coverage", "product_size", "left_se
 
 def write_csv(result: GroupResult, fh) -> None:
     """One row per pair; ``products`` lists ``genome:record:start-end`` per inclusion genome
-    (``genome:-`` where there is none), separated by ``;``."""
+    (``genome:-`` where there is none), separated by ``;``. ``record`` and ``products`` (it
+    starts with a genome's name) get a leading ``'`` where a spreadsheet would run them."""
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for rank, p in enumerate(result.pairs, start=1):
         products = ";".join(f"{g}:-" if q is None else f"{g}:{q.record}:{q.start}-{q.end}"
                             for g, q in zip(result.genomes, p.products))
-        w.writerow((rank, p.record, f"{p.penalty:.4f}", f"{p.coverage:.4f}", p.product_size,
-                    p.left.sequence, p.left.start, p.left.end, f"{p.left.tm:.2f}",
-                    p.right.sequence, p.right.start, p.right.end, f"{p.right.tm:.2f}", products))
+        w.writerow((rank, spreadsheet_cell(p.record), f"{p.penalty:.4f}", f"{p.coverage:.4f}",
+                    p.product_size, p.left.sequence, p.left.start, p.left.end,
+                    f"{p.left.tm:.2f}", p.right.sequence, p.right.start, p.right.end,
+                    f"{p.right.tm:.2f}", spreadsheet_cell(products)))
 
 
 def write_bed(result: GroupResult, fh) -> None:

@@ -60,8 +60,9 @@ from dataclasses import asdict, dataclass, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from engine.primers.primer_sets import MAX_PRIMER_LENGTH, spreadsheet_cell, unquoted_cell
+from engine.primers.primer_sets import MAX_PRIMER_LENGTH
 from engine.sequences import SequenceError, SequenceWarning, decode, encode, reverse_complement
+from engine.spreadsheet import spreadsheet_cell, unquoted_cell
 
 __all__ = ["COLUMNS", "Library", "LibraryEntry", "default_path"]
 

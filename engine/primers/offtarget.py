@@ -21,6 +21,7 @@ from engine.columns import Tabular
 from engine.jobs import Job
 from engine.primers.pcr import MAX_EDITS
 from engine.sequences import Record
+from engine.spreadsheet import spreadsheet_cell
 
 THREE_PRIME_WINDOW = 5
 #: The report's CSV columns (1-based, inclusive, forward-strand coordinates; primer and site
@@ -154,10 +155,12 @@ solve = find_offtargets  # (the name every family and tool has)
 
 
 def write_csv(result, fh, *, primer: str) -> None:
-    """The report of an off-target job's result as CSV; ``primer``: its text (5'->3')."""
+    """The report of an off-target job's result as CSV; ``primer``: its text (5'->3'). A
+    record id a spreadsheet would run as a formula gets a leading ``'`` (engine.spreadsheet)."""
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
-    w.writerows(map(csv_row, sites_from_result(primer, result)))
+    w.writerows((spreadsheet_cell(row[0]), *row[1:])
+                for row in map(csv_row, sites_from_result(primer, result)))
 
 
 def to_json(result, *, primer: str) -> dict:

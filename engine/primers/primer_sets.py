@@ -16,6 +16,8 @@ import os
 from pathlib import Path
 
 from engine.sequences import Record, SequenceError, encode, load
+# (spreadsheet_cell: importable from here, as the primer tools' writers once took it)
+from engine.spreadsheet import spreadsheet_cell as spreadsheet_cell, unquoted_cell
 
 #: Oligos longer than this are not primers (Primer3's thermodynamics stop at 60; synthesis
 #: vendors at about 100-200).
@@ -67,16 +69,6 @@ def parse_literals(text: str) -> list[Record]:
     return out
 
 
-#: Cells a spreadsheet would read as a formula (OWASP: CSV injection).
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _formula_like(text: str) -> bool:
-    """A spreadsheet would run it, or it is such a cell already quoted (so that quoting
-    stays reversible: ``'=`` typed by a user is written ``''=``)."""
-    return text.startswith(_FORMULA_START) or (text.startswith("'") and _formula_like(text[1:]))
-
-
 #: Decimals of a float in the primer tools' CSVs (Primer3's values carry 15; the JSON keeps
 #: them all).
 CSV_DECIMALS = 4
@@ -85,21 +77,6 @@ CSV_DECIMALS = 4
 def csv_number(value: float) -> float:
     """A float as the primer tools' CSVs write it: :data:`CSV_DECIMALS` decimals."""
     return round(float(value), CSV_DECIMALS)
-
-
-def spreadsheet_cell(value):
-    """A text cell as a spreadsheet-bound CSV writes it: with a leading ``'`` when a
-    spreadsheet would take it for a formula. Numbers are left alone."""
-    if isinstance(value, str) and _formula_like(value):
-        return "'" + value
-    return value
-
-
-def unquoted_cell(text: str) -> str:
-    """What :func:`spreadsheet_cell` wrote, read back: its ``'`` removed."""
-    if text.startswith("'") and _formula_like(text[1:]):
-        return text[1:]
-    return text
 
 
 def pair_primer_names(target_id: str, left_start: int, right_end: int) -> tuple[str, str]:

@@ -183,3 +183,56 @@ def test_edit_alignment_text_puts_the_pattern_over_matched_on_both_strands():
         top, bars, bottom = (line[8:] for line in block.splitlines()[1:])
         assert top.replace("-", "") == pattern and bottom.replace("-", "") == h.matched
         assert bars.count("|") == len(top) - h.distance, block
+
+
+#: Record ids a FASTA header may give that a spreadsheet would run as formulas.
+FORMULAS = ('=HYPERLINK("x")', "-1+2", "@SUM(A1)")
+
+
+def test_table_exports_defuse_formula_like_ids(window, tmp_path):
+    """Shown or selected rows and a view's own table: ids a spreadsheet would run get a
+    leading quote, as in the command line's CSV; a '-' strand and the numbers stay."""
+    from app.exports import rows_csv
+    from app.families.kmismatch import KmismatchAdapter
+    from app.table import ResultsModel
+    from app.views.offtarget import SITE_COLUMNS
+    from engine.spreadsheet import unquoted_cell
+
+    columns = KmismatchAdapter.columns
+    rows = [(FORMULAS[0], FORMULAS[1], 3, 12, "-", 1, "ACGTACGTAC"),
+            (FORMULAS[2], "chr1", 5, 14, "+", 0, "ACGTACGTAC")]
+    table = list(csv.reader(io.StringIO(rows_csv([c.title for c in columns], rows, columns))))
+    assert table[1:] == [["'" + FORMULAS[0], "'" + FORMULAS[1], "3", "12", "-", "1", "ACGTACGTAC"],
+                         ["'" + FORMULAS[2], "chr1", "5", "14", "+", "0", "ACGTACGTAC"]]
+    model = ResultsModel()
+    model.set_columns(SITE_COLUMNS)
+    model.replace([(FORMULAS[1], 5, 26, "-", 1, 0, "22=")], list)
+    path = window.exports.export_table(model, "sites.csv", str(tmp_path / "sites.csv"))
+    table = list(csv.reader(open(path, encoding="utf-8-sig")))
+    assert table[1] == ["'-1+2", "5", "26", "-", "1", "0", "22="]
+    assert unquoted_cell(table[1][0]) == FORMULAS[1]
+
+
+def test_the_id_columns_of_every_table_are_user_text():
+    """The table columns that hold the command line's ``*_id`` columns are escaped in a CSV
+    export, and no other (a strand, a gap or an ``=`` op is a fixed word)."""
+    from app import primers
+    from app.families import adapter
+    from app.views.offtarget import SITE_COLUMNS
+    from engine.edit import export as edit_export
+    from engine.kmismatch import export as kmismatch_export
+    from engine.lcs import export as lcs_export
+    from engine.nw import export as nw_export
+    from engine.primers import export_kdiff, offtarget
+
+    tables = [(adapter("kdiff").columns, export_kdiff.CSV_COLUMNS),
+              (primers.REGION_COLUMNS, export_kdiff.REGION_COLUMNS),
+              (adapter("kmismatch").columns, kmismatch_export.CSV_COLUMNS),
+              (adapter("edit").table_columns({"mode": "search"}), edit_export.SEARCH_COLUMNS),
+              (adapter("edit").table_columns({"mode": "global"}), edit_export.GLOBAL_COLUMNS),
+              (adapter("nw").columns, nw_export.CSV_COLUMNS),
+              (adapter("lcs").columns, lcs_export.CSV_COLUMNS),
+              (SITE_COLUMNS, offtarget.CSV_COLUMNS[:len(SITE_COLUMNS)])]
+    for columns, names in tables:
+        assert len(columns) == len(names), names
+        assert [c.user_text for c in columns] == [n.endswith("_id") for n in names], names

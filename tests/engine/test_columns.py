@@ -176,6 +176,57 @@ def test_ids_are_made_when_read():
     assert named == ["a", "b", "a"] and named == Ids(("a", "b", "a")) and named != by_number
 
 
+#: Record ids a FASTA header may give that a spreadsheet would run as formulas.
+FORMULAS = ('=HYPERLINK("x")', "-1+2", "@SUM(A1)")
+
+
+@pytest.fixture(scope="module")
+def formula_results():
+    """The tables of :func:`results`, over records and patterns named like formulas."""
+    rng = np.random.default_rng(7)
+    texts = ["".join(rng.choice(list("ACGT"), n)) for n in (900, 400, 50)]
+    text = [Record(name, encode(t)) for name, t in zip(FORMULAS, texts)]
+    patterns = [Record(FORMULAS[i % 3], encode(p)) for i, p in
+                enumerate((texts[0][100:110], texts[1][7:15], "ACGTAC", texts[0][500:512]))]
+    return {
+        "kmismatch": kmismatch.solve(patterns, text, 3, backend="serial").hits,
+        "edit": edit.solve(patterns, text, mode="search", k=2, strands="both",
+                           backend="serial").hits,
+        "kdiff": kdiff.solve(text[:2], text[2:], 3, backend="serial").candidates,
+    }
+
+
+@pytest.mark.parametrize("family", ["kmismatch", "edit", "kdiff"])
+def test_a_table_for_a_spreadsheet_escapes_its_ids(results, formula_results, family):
+    table = formula_results[family]
+    rows = list(table.tuples())
+    cells = list(table.for_spreadsheet().tuples())
+    ids = {i for i, name in enumerate(table.COLUMNS) if name.endswith("_id")}
+    assert len(cells) == len(rows) > 20 and ids
+    for row, out in zip(rows, cells):
+        assert out == tuple("'" + v if i in ids else v for i, v in enumerate(row))
+    assert {out[i] for out in cells for i in ids} <= {"'" + f for f in FORMULAS}
+    if "strand" in table.COLUMNS:  # a fixed word: a '-' strand is no formula
+        strands = {out[table.COLUMNS.index("strand")] for out in cells}
+        assert strands == {"+", "-"}
+    assert list(table.tuples()) == rows  # the table itself is left as it was
+    assert results[family].for_spreadsheet() is results[family]  # no id to escape: no copy
+
+
+def test_spreadsheet_ids():
+    from engine.columns import Ids, spreadsheet_ids
+
+    names = ("chr1", "=cmd", "+x")
+    assert spreadsheet_ids(names) == ("chr1", "'=cmd", "'+x")
+    assert spreadsheet_ids(Ids(names)) == ["chr1", "'=cmd", "'+x"]
+    plain = Ids(("a", "b"))
+    assert spreadsheet_ids(plain) is plain
+    numbered = Ids.numbered("-read", 3, numbers=[4, 2, 9])
+    assert list(spreadsheet_ids(numbered)) == ["'-read4", "'-read2", "'-read9"]
+    reads = Ids.numbered("read", 200_000)
+    assert spreadsheet_ids(reads) is reads  # (a prefix and digits: the prefix decides)
+
+
 def test_edit_hits_over_numbered_ids():
     """A batch's hits name queries and regions by Ids made when rows are read: rows, the CSV
     and to_pandas (categorical ids) as with ids given as strings."""

@@ -436,3 +436,30 @@ def test_cuda_backend_in_the_simulator():
     from tests.cuda_support import run_simulator_cases
 
     run_simulator_cases(Path(__file__).resolve().parent / "group_cuda_cases.py", "cuda")
+
+
+def test_csv_defuses_formula_like_records_and_genomes():
+    """A record id (FASTA header) or genome name a spreadsheet would run gets a leading
+    quote in the CSV (CSV injection); the other cells stay, and the ids read back."""
+    import csv
+    import io
+    from dataclasses import replace
+
+    from engine.spreadsheet import unquoted_cell
+
+    case = Case(3)
+    result = G.group(case.include, case.exclude, 3, settings(num_return=2), backend="serial")
+    assert result.pairs
+    odd = replace(result, genomes=('=HYPERLINK("x")', "@SUM(A1)", "strain3"),
+                  pairs=tuple(replace(p, record="-1+2") for p in result.pairs))
+
+    def rows(res):
+        buf = io.StringIO(newline="")
+        G.write_csv(res, buf)
+        return list(csv.reader(io.StringIO(buf.getvalue())))[1:]
+
+    plain, got = rows(result), rows(odd)
+    assert [r[1] for r in got] == ["'-1+2"] * len(result.pairs)
+    assert all(r[13].startswith("'=HYPERLINK(\"x\"):") for r in got)
+    assert all(unquoted_cell(r[13]).split(";")[1].startswith("@SUM(A1):") for r in got)
+    assert [r[:1] + r[2:13] for r in got] == [r[:1] + r[2:13] for r in plain]

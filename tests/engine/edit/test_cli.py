@@ -33,6 +33,32 @@ def test_search_csv_to_file(tmp_path):
     assert ["literal", "literal", "3", "9", "+", "1", "3=1D3=", "ACGGTAC"] in rows
 
 
+def test_formula_like_ids_get_a_quote_in_the_csv(tmp_path):
+    """Ids from FASTA headers that a spreadsheet would run (CSV injection) get a leading
+    quote, in search and global mode; a '-' strand stays a strand, the JSON keeps the ids."""
+    from engine.spreadsheet import unquoted_cell
+
+    text = tmp_path / "text.fa"
+    text.write_text('>=HYPERLINK("x")\nTTACGGTACGTTT\n>@SUM(A1)\nGGACGTACGG\n')
+    pattern = tmp_path / "pattern.fa"
+    pattern.write_text(">-1+2\nACGTAC\n")
+    ids = {'=HYPERLINK("x")', "@SUM(A1)"}
+    run = _cli(str(pattern), str(text), "--mode", "search", "-k", "1", "--strands", "both",
+               "--backend", "serial")
+    assert run.returncode == 0, run.stderr
+    rows = list(csv.reader(io.StringIO(run.stdout)))[1:]
+    assert rows and all(r[0] == "'-1+2" for r in rows)
+    assert {r[1] for r in rows} == {"'" + i for i in ids}
+    assert {r[4] for r in rows} == {"+", "-"}
+    assert {unquoted_cell(r[1]) for r in rows} == ids
+    run = _cli(str(pattern), str(text), "--backend", "serial")  # global: one row per pair
+    assert run.returncode == 0, run.stderr
+    rows = list(csv.reader(io.StringIO(run.stdout)))[1:]
+    assert [r[:2] for r in rows] == [["'-1+2", '\'=HYPERLINK("x")'], ["'-1+2", "'@SUM(A1)"]]
+    run = _cli(str(pattern), str(text), "--backend", "serial", "--json")
+    assert {p[1] for p in json.loads(run.stdout)["pairs"]} == ids
+
+
 def test_json_global_and_search(demo_dir):
     run = _cli("ACGTACGT", "ACGGTACGTTT", "--json", "--variant", "dp", "--backend", "serial")
     assert run.returncode == 0, run.stderr

@@ -60,6 +60,26 @@ def test_files_csv_and_json_agree_with_the_engine(tmp_path, demo_dir, lambda_rec
                                for r in rows[1:]]
 
 
+def test_formula_like_ids_get_a_quote_in_the_csv(tmp_path):
+    """Ids from FASTA headers that a spreadsheet would run (CSV injection) get a leading
+    quote; a '-' strand stays a strand, the JSON keeps the ids as they are."""
+    from engine.spreadsheet import unquoted_cell
+
+    text = tmp_path / "text.fa"
+    text.write_text('>=HYPERLINK("x")\nACTTGTACCAGTAAGT\n>@SUM(A1)\nGGACTGGG\n')
+    patterns = tmp_path / "patterns.fa"
+    patterns.write_text(">-1+2\nACTG\n")
+    out = run_cli(text, patterns, "-k", "1", "--backend", "serial")
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.reader(io.StringIO(out.stdout)))[1:]
+    assert rows and all(r[0] == "'-1+2" for r in rows)
+    assert {r[1] for r in rows} == {"'=HYPERLINK(\"x\")", "'@SUM(A1)"}
+    assert {r[4] for r in rows} == {"+", "-"}
+    assert {unquoted_cell(r[1]) for r in rows} == {'=HYPERLINK("x")', "@SUM(A1)"}
+    js = run_cli(text, patterns, "-k", "1", "--backend", "serial", "--json")
+    assert {h[1] for h in json.loads(js.stdout)["hits"]} == {'=HYPERLINK("x")', "@SUM(A1)"}
+
+
 def test_pattern_longer_than_the_text_is_not_an_error():
     out = run_cli("ACGTAC", "ACGTACGTACGT", "-k", "1")
     assert out.returncode == 0, out.stderr

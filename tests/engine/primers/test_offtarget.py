@@ -124,3 +124,30 @@ def test_cli_offtarget(tmp_path, scene):
     bad = subprocess.run([sys.executable, "-m", "engine.cli", "offtarget", primer.text, str(bg),
                           "--max-edits", "-1"], capture_output=True, text=True)
     assert bad.returncode == 2 and "max_edits must be >= 0, got -1" in bad.stderr
+
+
+def test_cli_csv_defuses_formula_like_record_ids(tmp_path, scene):
+    """Background records named like formulas (CSV injection) get a leading quote in the CSV;
+    a '-' strand stays a strand and the other cells are the JSON's."""
+    import csv
+    import io
+
+    from engine.spreadsheet import unquoted_cell
+
+    primer, background = scene
+    names = ('=HYPERLINK("x")', "-1+2", "@SUM(A1)")
+    rc = decode(reverse_complement(primer.codes))
+    texts = (background[1].text, "ACGT" * 30 + rc + "TTGA" * 30, primer.text + "GATC" * 40)
+    bg = tmp_path / "bg.fa"
+    bg.write_text("".join(f">{n}\n{t}\n" for n, t in zip(names, texts)))
+    args = [sys.executable, "-m", "engine.cli", "offtarget", primer.text, str(bg),
+            "--max-edits", "1", "--backend", "serial"]
+    done = subprocess.run(args, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.reader(io.StringIO(done.stdout)))[1:]
+    assert {r[0] for r in rows} == {"'" + n for n in names}
+    assert {r[3] for r in rows} == {"+", "-"}
+    sites = json.loads(subprocess.run(args + ["--json"], capture_output=True,
+                                      text=True).stdout)["sites"]
+    assert [[unquoted_cell(r[0]), *r[1:7]] for r in rows] == [
+        [str(v) for v in s] for s in sites]

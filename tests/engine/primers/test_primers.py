@@ -136,6 +136,58 @@ def test_export_writers_take_typed_options(real_candidates):
     assert "annotations" not in export.to_json(result)
 
 
+#: Target ids a FASTA header may give that a spreadsheet would run as formulas.
+FORMULAS = ('=HYPERLINK("x")', "-1+2", "@SUM(A1)")
+
+
+def test_kdiff_csvs_defuse_formula_target_ids():
+    """Every kdiff CSV (candidates from the columns or with annotations, regions, the --all-k
+    landscape) writes a target id a spreadsheet would run with a leading quote; the other
+    cells as they were, and the id reads back unchanged."""
+    import numpy as np
+
+    from engine.primers import export_kdiff as export
+    from engine.sequences import Record
+    from engine.spreadsheet import unquoted_cell
+
+    rng = np.random.default_rng(5)
+    dna = lambda n: "".join(rng.choice(list("ACGT"), n))  # noqa: E731
+    targets = [Record(name, encode(dna(60))) for name in FORMULAS]
+    background = [Record("bg", encode(dna(3000)))]
+    res = kdiff.solve(targets, background, 3, backend="serial")
+    cands = res.candidates
+    assert {c.target_id for c in cands} == set(FORMULAS)
+
+    def rows(text):
+        table = list(csv.reader(io.StringIO(text)))
+        assert all(row[0].startswith("'") for row in table[1:]), table[:3]
+        assert {unquoted_cell(row[0]) for row in table[1:]} == set(FORMULAS)
+        return table
+
+    def plain(row):
+        return [str(v) for v in row]
+
+    table = rows(export.csv_text(res))  # from the columns
+    assert table[1:] == [["'" + c.target_id] + plain(export.candidate_row(c))[1:] for c in cands]
+    buf = io.StringIO(newline="")
+    export.write_candidates_csv(list(cands), buf)  # from row objects
+    assert rows(buf.getvalue()) == table
+    few = cands[::max(1, len(cands) // 6)]
+    buf = io.StringIO(newline="")
+    export.write_candidates_csv(few, buf, annotate_many([c.sequence for c in few]))
+    assert [r[:5] for r in rows(buf.getvalue())[1:]] == [
+        ["'" + c.target_id] + plain(export.candidate_row(c))[1:] for c in few]
+    regions = merge_candidates(cands)
+    assert rows(export.regions_csv_text(cands))[1:] == [
+        ["'" + r.target_id] + plain(export.region_row(r))[1:] for r in regions]
+    land = kdiff.solve(targets, background, 3, backend="serial", all_k=True)
+    table = rows(export.csv_text(land))
+    assert table[0][:2] == ["target_id", "start"] and len(table) == len(land.landscape) + 1
+    assert table[1:] == [["'" + row[0]] + ["" if v is None else str(v) for v in row[1:]]
+                         for row in land.landscape.rows()]
+    assert export.to_json(res)["candidates"][0][0] in FORMULAS  # JSON keeps the ids raw
+
+
 def test_known_annotations_are_used_and_the_missing_ones_made(real_candidates, monkeypatch):
     """select_candidates(known=...): the window's annotations are the writer's, read, not made
     again; a sequence missing from them is annotated as without them."""
