@@ -11,15 +11,12 @@ candidates in one batch (a planted near-copy of the target makes the long ones),
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 import pytest
 
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
     pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_kdiff_cuda.py does)", allow_module_level=True)
-
-sys.setswitchinterval(1e-6)  # simulated threads hand the GIL over at every syncthreads
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
