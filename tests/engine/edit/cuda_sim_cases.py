@@ -450,6 +450,7 @@ def test_bench_cases_run_on_tiny_workloads(monkeypatch):
     monkeypatch.setattr(cuda_bench, "CANDIDATES", 2)
     monkeypatch.setattr(cuda_bench, "CPU_SAMPLE", 4)
     monkeypatch.setattr(cuda_bench, "WORDS", (1,))
+    monkeypatch.setattr(cuda_bench, "FAMILY_RUNS", 1)  # the timed calls after the warm-up
     monkeypatch.setattr(cuda_bench, "_reference", {})
     cuda_bench.workload.cache_clear()
     try:
