@@ -71,3 +71,11 @@ def dask_cluster():
     yield cluster.scheduler_address, client
     client.close()
     cluster.close()
+
+
+def pytest_collection_modifyitems(items):
+    """The simulator runs (``test_..._in_the_cuda_simulator`` and ``..._in_the_simulator``: a
+    subprocess each, the longest tests of the suite) first: under pytest-xdist one that started
+    near the end would leave the other worker idle until it finished."""
+    items.sort(key=lambda item: not getattr(item, "originalname", "").endswith(
+        ("in_the_cuda_simulator", "in_the_simulator")))

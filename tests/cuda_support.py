@@ -160,10 +160,81 @@ def quicker_simulator() -> None:
 
     thread_cls.syncthreads, thread_cls.run = syncthreads, run_thread
     manager_cls.run, manager_cls._quicker = run_block, True
+    _quicker_device_calls(sim)
+    _quicker_kernel_arrays()
+
+
+def _quicker_device_calls(sim) -> None:
+    """At every device-function call numba's simulator scans the function's module globals
+    for the ``cuda`` module, to swap in the launch's fake one for the call (a dict built from
+    a few hundred globals, per call, in the kernels' inner loops). Here the names that can
+    hold it are found once per module; the same swap then runs on those names alone."""
+    from numba import cuda
+
+    kernel_cls = sim.FakeCUDAKernel
+    if not hasattr(sim, "_get_kernel_context") or not hasattr(sim, "FakeCUDAModule"):
+        return
+    launch, fake_cls = kernel_cls.__call__, sim.FakeCUDAModule
+    names: dict = {}  # id(module globals) -> the names that hold the real or a fake cuda
+
+    def call(self, *args):
+        if not self._device:
+            return launch(self, *args)
+        fn_globs = self.fn.__globals__
+        held = names.get(id(fn_globs))
+        if held is None:
+            held = names[id(fn_globs)] = tuple(
+                k for k, v in fn_globs.items() if v is cuda or isinstance(v, fake_cls))
+        real = [k for k in held if fn_globs[k] is cuda]
+        if not real:
+            return self.fn(*args)
+        fake = sim._get_kernel_context()
+        fn_globs.update(dict.fromkeys(real, fake))
+        try:
+            return self.fn(*args)
+        finally:
+            fn_globs.update(dict.fromkeys(real, cuda))
+
+    kernel_cls.__call__ = call
+
+
+def _quicker_kernel_arrays() -> None:
+    """An array element read or written in a simulated kernel passes three wrappers, and an
+    attribute (``a.shape``) lists ``dir()`` of the numpy array each time; here an element
+    goes to the numpy array directly (a sub-array wrapped as before) and ``dir(ndarray)`` is
+    listed once."""
+    from numba.cuda.simulator.cudadrv import devicearray
+
+    inner, outer = devicearray.FakeCUDAArray, devicearray.FakeWithinKernelCUDAArray
+    if not all(hasattr(outer, a) for a in ("__getitem__", "__setitem__", "__getattr__")):
+        return
+    attribute, ndarray, void = outer.__getattr__, np.ndarray, np.void
+    listed = frozenset(dir(np.empty(0)))
+
+    def getitem(self, idx):
+        wrapped = self.__dict__["_item"]
+        ret = wrapped._ary[idx]
+        if type(ret) is ndarray or type(ret) is void:
+            return outer(inner(ret, stream=wrapped.stream))
+        return ret
+
+    def setitem(self, idx, val):
+        self.__dict__["_item"]._ary[idx] = val
+
+    def getattr_(self, name):
+        if type(self.__dict__["_item"]._ary) is ndarray and name in listed:
+            return getattr(self.__dict__["_item"]._ary, name)  # not a FakeCUDAArray: plain
+        return attribute(self, name)
+
+    outer.__getitem__, outer.__setitem__, outer.__getattr__ = getitem, setitem, getattr_
 
 
 if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
     quicker_simulator()
+    # A thread waiting at a barrier above sleeps on a condition variable and hands the GIL
+    # on at once: a forced switch every 1 us (set for numba's polling barrier) now only costs
+    # thread switches (a third of a case's CPU time). 1 ms still interleaves the threads.
+    sys.setswitchinterval(1e-3)
 
 
 def check_cli_without_a_gpu(args: list[str], out: Path) -> None:

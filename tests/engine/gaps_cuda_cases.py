@@ -9,15 +9,12 @@ helpers), so that gaps fall across blocks, chunks and tiers.
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 import pytest
 
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
     pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_gaps_cuda.py does)", allow_module_level=True)
-
-sys.setswitchinterval(1e-6)  # simulated threads hand the GIL over at every barrier
 
 from engine import config, edit, kdiff, kmismatch  # noqa: E402
 from engine.edit import plan as edit_plan  # noqa: E402

@@ -6,14 +6,11 @@ test_group.py in a subprocess with NUMBA_ENABLE_CUDASIM=1."""
 from __future__ import annotations
 
 import os
-import sys
 
 import pytest
 
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
     pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_group.py does)", allow_module_level=True)
-
-sys.setswitchinterval(1e-6)
 
 from engine.cluster import local_cores  # noqa: E402
 from engine.primers import group as G  # noqa: E402

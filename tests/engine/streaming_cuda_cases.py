@@ -12,15 +12,12 @@ test_streaming.py walk every offset; the chunk plan is the same code).
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 import pytest
 
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
     pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_streaming.py does)", allow_module_level=True)
-
-sys.setswitchinterval(1e-6)  # simulated threads hand the GIL to each other at every barrier
 
 from engine import config, edit, kdiff, kmismatch  # noqa: E402
 from engine.sequences import Record, reverse_complement  # noqa: E402

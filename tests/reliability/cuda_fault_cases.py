@@ -16,7 +16,6 @@ nothing), keep the partial results already reported, and leave the next job work
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -24,8 +23,6 @@ import pytest
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
     pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_gpu_faults.py does)",
                 allow_module_level=True)
-
-sys.setswitchinterval(1e-6)  # simulated threads hand the GIL over at every syncthreads
 
 from engine import cli, config, gpu, registry  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402

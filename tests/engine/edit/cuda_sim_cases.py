@@ -21,10 +21,6 @@ import pytest
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
     pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_edit_cuda.py does)", allow_module_level=True)
 
-# Simulated threads hand the GIL to each other at every barrier (the emulated shuffles);
-# the default 5 ms switch interval would make that the whole run time.
-sys.setswitchinterval(1e-6)
-
 from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
 from engine import config, edit  # noqa: E402
 from engine import gpu as engine_gpu  # noqa: E402
@@ -134,15 +130,18 @@ def test_cooperative_columns_per_step(monkeypatch, columns, words):
     _check_batch(("cooperative", words), seed=2, lengths=(63, 65, 129, 5), full=False)
 
 
-@pytest.mark.parametrize("max_lanes,words", [(2, 1), (1, 2)])
-def test_cooperative_stripes(monkeypatch, max_lanes, words):
+@pytest.mark.parametrize("max_lanes,words,lengths,want", [(2, 1, (129, 20, 257), [2, 1, 3]),
+                                                          (1, 2, (129, 20), [2, 1])],
+                         ids=["two-lanes", "two-words"])
+def test_cooperative_stripes(monkeypatch, max_lanes, words, lengths, want):
     """Patterns longer than max_lanes x words words run in stripes (2 and 3 here), their
-    carries passed on through memory. (129 and 257: the shortest patterns of 2 and 3 stripes,
-    a symbol past a word; the simulator's cost grows with the square of the length.)"""
+    carries passed on through memory: stripes of two lanes (3 of them: both carry rows), and
+    of one lane of two words. (129 and 257: the shortest patterns of 2 and 3 stripes, a
+    symbol past a word; the simulator's cost grows with the square of the length, so 257,
+    two thirds of the cost, runs once.)"""
     monkeypatch.setattr(config, "EDIT_CUDA_MAX_LANES", max_lanes)
-    lengths = (129, 20, 257)
     stripes = [math.ceil(math.ceil(math.ceil(m / 64) / words) / max_lanes) for m in lengths]
-    assert stripes == [2, 1, 3]
+    assert stripes == want
     _check_batch(("cooperative", words), seed=3, lengths=lengths, full=False)
 
 
@@ -451,6 +450,7 @@ def test_bench_cases_run_on_tiny_workloads(monkeypatch):
     monkeypatch.setattr(cuda_bench, "CANDIDATES", 2)
     monkeypatch.setattr(cuda_bench, "CPU_SAMPLE", 4)
     monkeypatch.setattr(cuda_bench, "WORDS", (1,))
+    monkeypatch.setattr(cuda_bench, "FAMILY_RUNS", 1)  # the timed calls after the warm-up
     monkeypatch.setattr(cuda_bench, "_reference", {})
     cuda_bench.workload.cache_clear()
     try:

@@ -55,7 +55,7 @@ def test_cli_without_a_gpu_says_so_in_one_line(tmp_path):
     check_cli_without_a_gpu(["edit", "ACGTACGT", "ACGTTT", "--variant", "cooperative"], tmp_path / "out.csv")
 
 
-@pytest.mark.parametrize("part", ["zipped", "not zipped"])
+@pytest.mark.parametrize("part", ["zipped or stripes", "not zipped and not stripes"])
 def test_kernels_in_the_cuda_simulator(part):
     """Every CUDA variant and parameter against the oracle, in numba's simulator (see
     cuda_sim_cases.py); in two complementary parts so that pytest-xdist can share them."""

@@ -19,9 +19,6 @@ import pytest
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
     pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_lcs_cuda.py does)", allow_module_level=True)
 
-# Simulated threads hand the GIL to each other at every syncthreads.
-sys.setswitchinterval(1e-6)
-
 from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
 from engine import config, gpu, lcs  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402

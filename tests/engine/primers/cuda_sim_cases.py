@@ -4,14 +4,11 @@ as the CPU. Run by test_pcr_cuda.py in a subprocess with NUMBA_ENABLE_CUDASIM=1.
 from __future__ import annotations
 
 import os
-import sys
 
 import pytest
 
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
     pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_pcr_cuda.py does)", allow_module_level=True)
-
-sys.setswitchinterval(1e-6)
 
 from engine.primers import pcr  # noqa: E402
 from engine.sequences import Record, encode  # noqa: E402
