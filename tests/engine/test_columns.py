@@ -15,23 +15,26 @@ from engine.columns import ColumnTable
 from engine.sequences import Record, encode, load
 
 
-def _records(prefix, texts):
-    return [Record(f"{prefix}{i}", encode(t)) for i, t in enumerate(texts)]
-
-
-@pytest.fixture(scope="module")
-def results():
+def _tables(text_names, pattern_names) -> dict:
+    """kmismatch hits, edit hits and kdiff candidates of three random texts and four
+    patterns taken from them, with these record and pattern names."""
     rng = np.random.default_rng(7)
     letters = np.array(list("ACGT"))
     texts = ["".join(rng.choice(letters, n)) for n in (900, 400, 50)]
-    text = _records("t", texts)
-    patterns = _records("p", [texts[0][100:110], texts[1][7:15], "ACGTAC", texts[0][500:512]])
+    text = [Record(name, encode(t)) for name, t in zip(text_names, texts)]
+    patterns = [Record(name, encode(p)) for name, p in
+                zip(pattern_names, (texts[0][100:110], texts[1][7:15], "ACGTAC", texts[0][500:512]))]
     return {
         "kmismatch": kmismatch.solve(patterns, text, 3, backend="serial").hits,
         "edit": edit.solve(patterns, text, mode="search", k=2, strands="both",
                            backend="serial").hits,
         "kdiff": kdiff.solve(text[:2], text[2:], 3, backend="serial").candidates,
     }
+
+
+@pytest.fixture(scope="module")
+def results():
+    return _tables([f"t{i}" for i in range(3)], [f"p{i}" for i in range(4)])
 
 
 @pytest.mark.parametrize("family", ["kmismatch", "edit", "kdiff"])
@@ -183,17 +186,7 @@ FORMULAS = ('=HYPERLINK("x")', "-1+2", "@SUM(A1)")
 @pytest.fixture(scope="module")
 def formula_results():
     """The tables of :func:`results`, over records and patterns named like formulas."""
-    rng = np.random.default_rng(7)
-    texts = ["".join(rng.choice(list("ACGT"), n)) for n in (900, 400, 50)]
-    text = [Record(name, encode(t)) for name, t in zip(FORMULAS, texts)]
-    patterns = [Record(FORMULAS[i % 3], encode(p)) for i, p in
-                enumerate((texts[0][100:110], texts[1][7:15], "ACGTAC", texts[0][500:512]))]
-    return {
-        "kmismatch": kmismatch.solve(patterns, text, 3, backend="serial").hits,
-        "edit": edit.solve(patterns, text, mode="search", k=2, strands="both",
-                           backend="serial").hits,
-        "kdiff": kdiff.solve(text[:2], text[2:], 3, backend="serial").candidates,
-    }
+    return _tables(FORMULAS, [FORMULAS[i % 3] for i in range(4)])
 
 
 @pytest.mark.parametrize("family", ["kmismatch", "edit", "kdiff"])
