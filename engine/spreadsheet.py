@@ -33,3 +33,9 @@ def unquoted_cell(text: str) -> str:
     if text.startswith("'") and _formula_like(text[1:]):
         return text[1:]
     return text
+
+
+def spreadsheet_row(row) -> tuple:
+    """A CSV row whose first cell is an id (a target or record id), as a spreadsheet-bound
+    CSV writes it: that cell escaped (:func:`spreadsheet_cell`), the rest as they are."""
+    return (spreadsheet_cell(row[0]), *row[1:])

@@ -15,7 +15,7 @@ import io
 
 from engine.columns import ColumnTable, labels
 from engine.primers import Annotation, Conditions, Filters, merge_candidates, select_candidates
-from engine.spreadsheet import spreadsheet_cell
+from engine.spreadsheet import spreadsheet_row
 
 CSV_COLUMNS = ("target_id", "start", "end", "length", "sequence")
 REGION_COLUMNS = ("target_id", "start", "end", "length", "count", "best_start", "best_end",
@@ -30,12 +30,6 @@ def candidate_row(c) -> tuple:
 def region_row(r) -> tuple:
     """A merged region in :data:`REGION_COLUMNS` order."""
     return (r.target_id, r.start, r.end, r.length, r.count, r.best.start, r.best.end, r.best.sequence)
-
-
-def spreadsheet_row(row) -> tuple:
-    """A row of :data:`CSV_COLUMNS`, :data:`REGION_COLUMNS` or the landscape as the CSV
-    writes it: its target id (first) with the spreadsheet escape (engine.spreadsheet)."""
-    return (spreadsheet_cell(row[0]), *row[1:])
 
 
 def annotation_cells(a: Annotation) -> tuple:

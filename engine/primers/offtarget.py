@@ -21,7 +21,7 @@ from engine.columns import Tabular
 from engine.jobs import Job
 from engine.primers.pcr import MAX_EDITS
 from engine.sequences import Record
-from engine.spreadsheet import spreadsheet_cell
+from engine.spreadsheet import spreadsheet_row
 
 THREE_PRIME_WINDOW = 5
 #: The report's CSV columns (1-based, inclusive, forward-strand coordinates; primer and site
@@ -159,8 +159,7 @@ def write_csv(result, fh, *, primer: str) -> None:
     record id a spreadsheet would run as a formula gets a leading ``'`` (engine.spreadsheet)."""
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
-    w.writerows((spreadsheet_cell(row[0]), *row[1:])
-                for row in map(csv_row, sites_from_result(primer, result)))
+    w.writerows(spreadsheet_row(csv_row(s)) for s in sites_from_result(primer, result))
 
 
 def to_json(result, *, primer: str) -> dict:
