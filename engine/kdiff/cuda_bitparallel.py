@@ -100,7 +100,7 @@ def rows_below(bit):
 
 @cuda.jit(device=True, inline=True)
 def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                nblocks, lt, lm, lw, ntop, tbase):
+                nblocks, lt, lm, ntop, tbase):
     """The register tiers' column loop while block ``yy`` is the last live one. ``yy`` is a
     constant at every call site, so every word index is one (the words stay in registers:
     indices are clamped to NB-1 for the call sites a small tier never reaches) and a column
@@ -117,9 +117,7 @@ def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, belo
 
     ``ntop`` lower levels (kdiff --all-k; a constant at every call site, 0 without levels),
     those of tbase .. tbase+ntop-1 edits, are probed in block 0 (always computed, exact):
-    ``lt`` their c, ``lm`` the masks of their rows 1..c+1, ``lw[0]`` the columns until
-    their next probe (as in :func:`probe_levels`: a level scoring d cannot grow for
-    d - t - 1 columns). Row c_t+1 scores <= t by the
+    ``lt`` their c, ``lm`` the masks of their rows 1..c+1. Row c_t+1 scores <= t by the
     popcounts of block 0's vertical deltas down to it (D of the top row is 0); a level
     whose row leaves block 0 (c_t = 64, below its suffix's end) sets ``over`` (the driver
     re-runs such a start on the tier that probes every level in any block). With levels,
@@ -187,18 +185,13 @@ def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, belo
             below = rows_below(c & 63)
             done = c >= mp and (ntop == 0 or lt[0] >= mp)
         if ntop > 0:
-            lw[0] -= 1
-        if ntop > 0 and lw[0] <= 0:
             p0 = pv[0]
             m0 = mv[0]
-            wait = int32(1 << 30)
             for u in range(ntop):
                 cv = lt[u]
                 if cv < mp:
                     rows = lm[u]
-                    d = int32(cuda.popc(p0 & rows)) - int32(cuda.popc(m0 & rows)) - (tbase + u)
-                    if d <= 0:
-                        wait = int32(1)
+                    if int32(cuda.popc(p0 & rows)) - int32(cuda.popc(m0 & rows)) <= tbase + u:
                         cv = int32(cv + 1)
                         lt[u] = cv
                         if cv < 64:
@@ -207,9 +200,6 @@ def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, belo
                             over = True  # its next row is in block 1
                         if u == 0:
                             done = c >= mp and cv >= mp
-                    else:
-                        wait = imin(wait, d)
-            lw[0] = wait
         j = int32(j + 1)
         if y != yy or done or over or j >= hi:
             return (j, y, sy, c, pb, below, done, over,
@@ -338,8 +328,6 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
             tbase = int32(levels - TOP)
             lt = cuda.local.array(TOPN, int32)  # c of the top levels (words in registers)
             lm = cuda.local.array(TOPN, uint64)  # their rows 1..c+1 in block 0
-            lw = cuda.local.array(1, int32)  # columns until the top levels' next probe
-            lw[0] = 0
             for u in range(TOP):
                 lt[u] = imin(tbase + u, mp)
                 lm[u] = _ALL >> U(63 - imin(lt[u], 63))
@@ -363,67 +351,67 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
                 if y == 0:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         0, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 elif y == 1:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         1, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 elif y == 2:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         2, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 elif y == 3:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         3, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 4 and y == 4:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         4, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 5 and y == 5:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         5, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 6 and y == 6:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         6, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 7 and y == 7:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         7, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 8 and y == 8:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         8, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 9 and y == 9:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         9, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 10 and y == 10:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         10, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 11 and y == 11:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         11, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 12 and y == 12:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         12, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 13 and y == 13:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         13, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 14 and y == 14:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         14, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 elif NB > 15 and y == 15:
                     j, y, sy, c, pb, below, done, over, n = run_stretch(
                         15, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, below, Kc, mp,
-                        nblocks, lt, lm, lw, TOP, tbase)
+                        nblocks, lt, lm, TOP, tbase)
                 else:  # never: y < NB always (a start that would need block NB is "over")
                     over = True
                     n = int64(0)
