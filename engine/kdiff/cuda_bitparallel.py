@@ -207,26 +207,15 @@ def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, belo
 
 
 @cuda.jit(device=True, inline=True)
-def probe_levels(p0, m0, pv, mv, top, ct, levels, mp, K):
+def probe_levels(p0, m0, pv, mv, top, ct, levels, mp):
     """The lower levels of kdiff --all-k in one column: level t's c grows by one where row
     c_t+1 scores <= t (Ukkonen, as for c at K). Its score is the sum of the vertical deltas
     of rows 1..c_t+1 (the top row is 0), from the words of blocks 0..``top`` (those this
     column computed: a row below them is inactive, > K >= t): block 0's in registers
     (``p0``/``m0``), where most levels' rows lie, the others' in ``pv``/``mv``. The levels'
-    rows only grow downwards (c_0 <= c_1 <= ...), so one walk down the blocks scores them all.
-
-    Returns when to probe again: (wait, gate). A row's score moves by at most one a column,
-    so a level scoring d here cannot grow in the next d - t - 1 columns; d is exact in
-    block 0 (computed in every column from the chunk's first) and, in a block the band
-    re-entered, exact when <= K (else only > K is known: min(d, K + 1)). ``wait`` is the
-    least such count over the levels in computed blocks (1 after a level grew). A level
-    whose row lies below the band cannot grow until the band reaches its block: ``gate`` is
-    the first such block. Most columns of a scan then skip the probe (its popcounts were
-    most of an every-level tier's instructions)."""
+    rows only grow downwards (c_0 <= c_1 <= ...), so one walk down the blocks scores them all."""
     acc = int32(0)  # the deltas of the blocks above block b
     b = int32(0)
-    wait = int32(1 << 30)
-    gate = int32(1 << 30)
     for t in range(levels):
         cv = ct[t]
         if cv < mp:
@@ -243,15 +232,8 @@ def probe_levels(p0, m0, pv, mv, top, ct, levels, mp, K):
                         acc += int32(cuda.popc(pv[b])) - int32(cuda.popc(mv[b]))
                         b += 1
                     d = acc + int32(cuda.popc(pv[rb] & rows)) - int32(cuda.popc(mv[rb] & rows))
-                    d = imin(d, K + 1)
                 if d <= t:
                     ct[t] = int32(cv + 1)
-                    wait = int32(1)
-                else:
-                    wait = imin(wait, d - t)
-            else:
-                gate = imin(gate, rb)
-    return wait, gate
 
 
 @kernel_factory
@@ -323,8 +305,6 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
             ct = cuda.local.array(LVN, int32)  # c of each lower level (words in global memory)
             for t in range(LV):
                 ct[t] = imin(t, mp)
-            wait = int32(0)  # columns until the levels' next probe (probe_levels), and
-            gate = int32(0)  # the first block below the band holding a level's row
             tbase = int32(levels - TOP)
             lt = cuda.local.array(TOPN, int32)  # c of the top levels (words in registers)
             lm = cuda.local.array(TOPN, uint64)  # their rows 1..c+1 in block 0
@@ -465,12 +445,10 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
                     c = int32(c + 1)
                     pb = int32(c >> 6)
                     below = rows_below(c & 63)
-                    done = c >= mp and LV == 0  # (with levels: when the lowest is, below)
+                    done = c >= mp
                 if LV > 0:
-                    wait -= 1
-                    if wait <= 0 or computed >= gate:
-                        wait, gate = probe_levels(p0, m0, pv, mv, computed, ct, LV, mp, Kc)
-                        done = ct[0] >= mp
+                    probe_levels(p0, m0, pv, mv, computed, ct, LV, mp)
+                    done = ct[0] >= mp
                 if over:
                     break
                 j = int32(j + 1)

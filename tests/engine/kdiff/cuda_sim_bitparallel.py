@@ -598,15 +598,14 @@ def test_all_k_every_level_starts_settled_from_samples(monkeypatch):
     assert long_run > 90 and 0 < len(scanned) < long_run / 2, (long_run, len(scanned))
 
 
-def test_every_level_probes_skip_columns_but_no_rise(monkeypatch):
-    """The every-level tiers probe the levels only where one may grow (cuda_bitparallel.
-    probe_levels: a row's score moves by one a column at most; a row below the band waits
-    for it). K = 3, the driver on starts whose level 0 outgrew the lanes' word, one chunk:
-    a near-copy of the target's tail with four edits first (every level's row is then past
-    64, below the band in the random stretches after it: only the band's return may
-    probe), one within K edits (c at K reaches the whole suffix there), then a long random
-    stretch and a copy with one edit, where every lower level grows. c and every level
-    equal the oracle's: the scan runs on past the copy that settles c."""
+def test_every_level_rows_below_the_band_and_back(monkeypatch):
+    """The every-level tiers keep each level's row across columns where the band leaves its
+    block and returns. K = 3, the driver on starts whose level 0 outgrew the lanes' word, one
+    chunk: a near-copy of the target's tail with four edits first (every level's row is then
+    past 64, below the band in the random stretches after it), one within K edits (c at K
+    reaches the whole suffix there), then a long random stretch and a copy with one edit,
+    where every lower level grows. c and every level equal the oracle's: the scan runs on
+    past the copy that settles c."""
     monkeypatch.setattr(config, "KDIFF_CUDA_BITPARALLEL_TIERS", ((2, 100), (3, 200), (4, 400)))
     monkeypatch.setattr(config, "KDIFF_CUDA_MIN_CHUNK", 1024)
     rng = np.random.default_rng(64)
