@@ -73,6 +73,14 @@ TIER_TOP_LEVELS = 2
 @cuda.jit(device=True, inline=True)
 def advance_block(pv, mv, eq, hin_p, hin_m):
     """One column of one 64-row block (Myers 1999, block form), as on the CPU."""
+    p, m, hout_p, hout_m, _, _ = advance_block_rows(pv, mv, eq, hin_p, hin_m)
+    return p, m, hout_p, hout_m
+
+
+@cuda.jit(device=True, inline=True)
+def advance_block_rows(pv, mv, eq, hin_p, hin_m):
+    """:func:`advance_block`, also returning the rows' +1/-1 horizontal deltas (row i of
+    the block at bit i-1): the every-level tiers move their levels' scores by them."""
     xv = eq | mv
     eq = eq | hin_m
     xh = (((eq & pv) + pv) ^ pv) | eq
@@ -80,9 +88,16 @@ def advance_block(pv, mv, eq, hin_p, hin_m):
     mh = pv & xh
     hout_p = ph >> _SIXTYTHREE
     hout_m = mh >> _SIXTYTHREE
-    ph = (ph << _ONE) | hin_p
-    mh = (mh << _ONE) | hin_m
-    return mh | ~(xv | ph), ph & xv, hout_p, hout_m
+    phs = (ph << _ONE) | hin_p
+    mhs = (mh << _ONE) | hin_m
+    return mhs | ~(xv | phs), phs & xv, hout_p, hout_m, ph, mh
+
+
+@cuda.jit(device=True, inline=True)
+def delta_at(p, m, bit):
+    """A +1/-1 delta word pair's value at ``bit``: 1, 0 or -1."""
+    sh = uint64(bit)
+    return int32((p >> sh) & _ONE) - int32((m >> sh) & _ONE)
 
 
 @cuda.jit(device=True, inline=True)
@@ -207,33 +222,56 @@ def run_stretch(yy, NB, pv, mv, eqs, table, beta, row, r, j, hi, sy, c, pb, belo
 
 
 @cuda.jit(device=True, inline=True)
-def probe_levels(p0, m0, pv, mv, top, ct, levels, mp):
-    """The lower levels of kdiff --all-k in one column: level t's c grows by one where row
-    c_t+1 scores <= t (Ukkonen, as for c at K). Its score is the sum of the vertical deltas
-    of rows 1..c_t+1 (the top row is 0), from the words of blocks 0..``top`` (those this
-    column computed: a row below them is inactive, > K >= t): block 0's in registers
-    (``p0``/``m0``), where most levels' rows lie, the others' in ``pv``/``mv``. The levels'
-    rows only grow downwards (c_0 <= c_1 <= ...), so one walk down the blocks scores them all."""
-    acc = int32(0)  # the deltas of the blocks above block b
-    b = int32(0)
+def row_score(p0, m0, pv, mv, cv):
+    """D at row cv+1 (bit cv & 63 of block cv >> 6): the sum of the vertical deltas of rows
+    1..cv+1 (the top row is 0), block 0's from ``p0``/``m0``, the others' from ``pv``/``mv``."""
+    rb = int32(cv >> 6)
+    rows = _ALL >> uint64(63 - (cv & 63))  # the block's rows down to row cv+1
+    if rb == 0:
+        return int32(cuda.popc(p0 & rows)) - int32(cuda.popc(m0 & rows))
+    acc = int32(cuda.popc(p0)) - int32(cuda.popc(m0))
+    for b in range(1, rb):
+        acc += int32(cuda.popc(pv[b])) - int32(cuda.popc(mv[b]))
+    return acc + int32(cuda.popc(pv[rb] & rows)) - int32(cuda.popc(mv[rb] & rows))
+
+
+@cuda.jit(device=True, inline=True)
+def track_levels(p0, m0, ph0, mh0, pv, mv, carried, top, ct, sd, levels, mp):
+    """The lower levels of kdiff --all-k after one column: level t's c grows by one where
+    row c_t+1 scores <= t (Ukkonen, as for c at K). ``sd[t]`` keeps that row's score from
+    column to column: a row's score moves by its horizontal delta (block 0's ``ph0``/``mh0``
+    here; the blocks 1..``carried`` the column advanced from their words of the column
+    before add theirs in the block loop), and when c_t grows the new row's is the old one's
+    plus its vertical delta. Only where the words are new (a block grown or re-entered this
+    column, or a chunk's first column: ``sd`` < 0) is the row scored afresh by popcounts
+    (:func:`row_score`). A row below the column's last block (``top``) is inactive, > K >= t:
+    it cannot grow, and is scored afresh when the band returns.
+
+    Each level then costs a few bit operations a column; scoring every level's row by
+    popcounts from the top in every column was ~300 of ~340 instructions a column."""
     for t in range(levels):
         cv = ct[t]
         if cv < mp:
-            rb = int32(cv >> 6)  # row cv+1 is bit cv & 63 of block cv >> 6
-            if rb <= top:
-                rows = _ALL >> uint64(63 - (cv & 63))  # the block's rows down to row cv+1
-                if rb == 0:
-                    d = int32(cuda.popc(p0 & rows)) - int32(cuda.popc(m0 & rows))
-                else:
-                    if b == 0:
-                        acc = int32(cuda.popc(p0)) - int32(cuda.popc(m0))
-                        b = int32(1)
-                    while b < rb:
-                        acc += int32(cuda.popc(pv[b])) - int32(cuda.popc(mv[b]))
-                        b += 1
-                    d = acc + int32(cuda.popc(pv[rb] & rows)) - int32(cuda.popc(mv[rb] & rows))
+            rb = int32(cv >> 6)
+            if rb > top:
+                sd[t] = -1
+            else:
+                d = sd[t]
+                if d < 0 or rb > carried:
+                    d = row_score(p0, m0, pv, mv, cv)
+                elif rb == 0:
+                    d += delta_at(ph0, mh0, cv & 63)
                 if d <= t:
-                    ct[t] = int32(cv + 1)
+                    cv = int32(cv + 1)
+                    ct[t] = cv
+                    nb = int32(cv >> 6)
+                    if cv >= mp or nb > top:
+                        d = int32(-1)
+                    elif nb == 0:
+                        d += delta_at(p0, m0, cv & 63)
+                    else:
+                        d += delta_at(pv[nb], mv[nb], cv & 63)
+                sd[t] = d
 
 
 @kernel_factory
@@ -248,7 +286,7 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
 
     ``levels`` > 0 (kdiff --all-k) also finds c at lower levels, into ``out_lv``; a thread
     then runs until the lowest it finds has its whole suffix. With words in global memory
-    every level, 0..levels-1 edits, in any block (:func:`probe_levels`). In registers
+    every level, 0..levels-1 edits, in any block (:func:`track_levels`). In registers
     (``top`` > 0) only the ``top`` highest, levels-top .. levels-1 edits, in block 0 (a
     stretch scores only its last live block, and block 0 is the one always computed): the
     driver sends a start here only when the lanes stage settled its levels below them, and
@@ -258,7 +296,7 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
     NB = max(1, words)
     REG = words > 0
     CAP = registers
-    LV = 0 if REG else levels  # the levels probe_levels finds (words in global memory)
+    LV = 0 if REG else levels  # the levels track_levels finds (words in global memory)
     TOP = top if REG else 0  # the levels run_stretch finds (words in registers)
     TOPN = max(1, TOP)
     LVN = max(1, LV)  # (a local array is never empty)
@@ -303,8 +341,10 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
             sy = int32(64 * (y + 1))  # block y's bottom row: D = its row in column -1
             over = False
             ct = cuda.local.array(LVN, int32)  # c of each lower level (words in global memory)
+            sd = cuda.local.array(LVN, int32)  # D at their rows c+1 (< 0: score afresh)
             for t in range(LV):
                 ct[t] = imin(t, mp)
+                sd[t] = -1
             tbase = int32(levels - TOP)
             lt = cuda.local.array(TOPN, int32)  # c of the top levels (words in registers)
             lm = cuda.local.array(TOPN, uint64)  # their rows 1..c+1 in block 0
@@ -399,20 +439,25 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
             while not REG and j < hi and not done:  # words in global memory: plain loops
                 s = U(beta[U(j)])
                 at = s * row + U(r)
-                p, m, hp, hm = advance_block(p0, m0, table[at], _ZERO, _ZERO)
+                p, m, hp, hm, ph0, mh0 = advance_block_rows(p0, m0, table[at], _ZERO, _ZERO)
                 p0 = p
                 m0 = m
                 for b in range(1, y + 1):
-                    p, m, hp, hm = advance_block(pv[b], mv[b], table[at + U(b << 6)], hp, hm)
+                    p, m, hp, hm, ph, mh = advance_block_rows(pv[b], mv[b], table[at + U(b << 6)],
+                                                              hp, hm)
                     pv[b] = p
                     mv[b] = m
+                    for t in range(LV):  # the levels' rows in block b move by their h
+                        if (ct[t] >> 6) == b and sd[t] >= 0:
+                            sd[t] += delta_at(ph, mh, ct[t] & 63)
+                carried = y  # the blocks advanced from their words of the column before
                 steps += y + 1
                 prev = sy
                 last = int32(sy + int32(hp) - int32(hm))
                 sy = last
                 hit = pb == y and score_at(last, p, m, below) <= Kc  # as in run_stretch
                 keep = y
-                computed = y  # the last block this column computed (the levels' probes)
+                computed = y  # the last block this column computed (track_levels)
                 if last >= live:
                     keep = int32(0)
                     for i in range(y + 1):
@@ -447,7 +492,7 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
                     below = rows_below(c & 63)
                     done = c >= mp
                 if LV > 0:
-                    probe_levels(p0, m0, pv, mv, computed, ct, LV, mp)
+                    track_levels(p0, m0, ph0, mh0, pv, mv, carried, computed, ct, sd, LV, mp)
                     done = ct[0] >= mp
                 if over:
                     break
