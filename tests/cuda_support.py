@@ -260,6 +260,16 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
     sys.setswitchinterval(1e-3)
 
 
+def simulator_cli(*args: str) -> subprocess.CompletedProcess:
+    """``python -m engine.cli ARGS`` under the simulator, with :func:`quicker_simulator`'s
+    patches: the module runs as ``__main__`` as -m runs it (runpy), after this module is
+    imported (a plain -m run would keep numba's polling barrier and slow casts)."""
+    code = ("import runpy, tests.cuda_support\n"
+            "runpy.run_module('engine.cli', run_name='__main__', alter_sys=True)\n")
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300, env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"))
+
+
 def check_cli_without_a_gpu(args: list[str], out: Path) -> None:
     """``primerscope ARGS --backend cuda -o OUT`` on a machine without a GPU: exit 2, one line
     that says so, no traceback, no output file."""
