@@ -84,25 +84,33 @@ def run_simulator_cases(cases_file: Path, selection: str) -> None:
 
 
 class _Barrier:
-    """One simulated block's syncthreads: the live threads, those waiting, and a generation
-    that each release (or an abort) moves on."""
+    """One simulated block's syncthreads: the live threads, those waiting, and a closed gate
+    that each release (or an abort) opens, leaving a new closed one for the next round."""
 
     def __init__(self, threads):
-        self.cond = threading.Condition()
-        self.threads, self.live, self.arrived, self.generation = threads, len(threads), 0, 0
+        self.lock = threading.Lock()
+        self.threads, self.live, self.arrived, self.gate = threads, len(threads), 0, _closed()
         self.failed = None  # the first thread that raised
 
     def release(self):
+        """(Under ``lock``.) The waiting threads go through the gate one after the other,
+        each opening it for the next: one of them runnable at a time, not all at once."""
         self.arrived = 0
-        self.generation += 1
-        self.cond.notify_all()
+        gate, self.gate = self.gate, _closed()
+        gate.release()
+
+
+def _closed():
+    gate = threading.Lock()
+    gate.acquire()
+    return gate
 
 
 def quicker_simulator() -> None:
     """numba's CUDA simulator frees a block's threads from syncthreads by a loop that polls
     every thread until all live ones wait (and, under the cases' tiny GIL switch interval,
-    takes about half the run); here the last live thread to arrive or exit frees them, under
-    a condition variable. The same barrier: it waits for every live thread of the block, a
+    takes about half the run); here the last live thread to arrive or exit frees them through
+    a gate (:class:`_Barrier`). The same barrier: it waits for every live thread of the block, a
     thread that raised aborts the others, and its exception is the launch's. Kept as numba
     has it where its simulator's classes are not the ones this replaces."""
     from numba.cuda.simulator import kernel as sim
@@ -117,14 +125,14 @@ def quicker_simulator() -> None:
         if self.abort:
             raise RuntimeError("abort flag set on syncthreads call")
         block = self._manager.barrier
-        with block.cond:
-            generation = block.generation
+        with block.lock:
             block.arrived += 1
-            if block.arrived == block.live:
+            gate = None if block.arrived == block.live else block.gate
+            if gate is None:
                 block.release()
-            else:
-                while block.generation == generation:
-                    block.cond.wait()
+        if gate is not None:
+            gate.acquire()
+            gate.release()  # for the next thread waiting at this gate
         if self.abort:
             raise RuntimeError("abort flag set on syncthreads clear")
 
@@ -133,7 +141,7 @@ def quicker_simulator() -> None:
             thread_run(self)
         finally:
             block = self._manager.barrier
-            with block.cond:
+            with block.lock:
                 block.live -= 1
                 if self.exception and block.failed is None:
                     block.failed = self
@@ -254,7 +262,7 @@ def _quicker_casts() -> None:
 
 if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
     quicker_simulator()
-    # A thread waiting at a barrier above sleeps on a condition variable and hands the GIL
+    # A thread waiting at a barrier above sleeps on its gate and hands the GIL
     # on at once: a forced switch every 1 us (set for numba's polling barrier) now only costs
     # thread switches (a third of a case's CPU time). 1 ms still interleaves the threads.
     sys.setswitchinterval(1e-3)
