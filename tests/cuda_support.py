@@ -84,25 +84,33 @@ def run_simulator_cases(cases_file: Path, selection: str) -> None:
 
 
 class _Barrier:
-    """One simulated block's syncthreads: the live threads, those waiting, and a generation
-    that each release (or an abort) moves on."""
+    """One simulated block's syncthreads: the live threads, those waiting, and a closed gate
+    that each release (or an abort) opens, leaving a new closed one for the next round."""
 
     def __init__(self, threads):
-        self.cond = threading.Condition()
-        self.threads, self.live, self.arrived, self.generation = threads, len(threads), 0, 0
+        self.lock = threading.Lock()
+        self.threads, self.live, self.arrived, self.gate = threads, len(threads), 0, _closed()
         self.failed = None  # the first thread that raised
 
     def release(self):
+        """(Under ``lock``.) The waiting threads go through the gate one after the other,
+        each opening it for the next: one of them runnable at a time, not all at once."""
         self.arrived = 0
-        self.generation += 1
-        self.cond.notify_all()
+        gate, self.gate = self.gate, _closed()
+        gate.release()
+
+
+def _closed():
+    gate = threading.Lock()
+    gate.acquire()
+    return gate
 
 
 def quicker_simulator() -> None:
     """numba's CUDA simulator frees a block's threads from syncthreads by a loop that polls
     every thread until all live ones wait (and, under the cases' tiny GIL switch interval,
-    takes about half the run); here the last live thread to arrive or exit frees them, under
-    a condition variable. The same barrier: it waits for every live thread of the block, a
+    takes about half the run); here the last live thread to arrive or exit frees them through
+    a gate (:class:`_Barrier`). The same barrier: it waits for every live thread of the block, a
     thread that raised aborts the others, and its exception is the launch's. Kept as numba
     has it where its simulator's classes are not the ones this replaces."""
     from numba.cuda.simulator import kernel as sim
@@ -117,14 +125,14 @@ def quicker_simulator() -> None:
         if self.abort:
             raise RuntimeError("abort flag set on syncthreads call")
         block = self._manager.barrier
-        with block.cond:
-            generation = block.generation
+        with block.lock:
             block.arrived += 1
-            if block.arrived == block.live:
+            gate = None if block.arrived == block.live else block.gate
+            if gate is None:
                 block.release()
-            else:
-                while block.generation == generation:
-                    block.cond.wait()
+        if gate is not None:
+            gate.acquire()
+            gate.release()  # for the next thread waiting at this gate
         if self.abort:
             raise RuntimeError("abort flag set on syncthreads clear")
 
@@ -133,7 +141,7 @@ def quicker_simulator() -> None:
             thread_run(self)
         finally:
             block = self._manager.barrier
-            with block.cond:
+            with block.lock:
                 block.live -= 1
                 if self.exception and block.failed is None:
                     block.failed = self
@@ -162,6 +170,7 @@ def quicker_simulator() -> None:
     manager_cls.run, manager_cls._quicker = run_block, True
     _quicker_device_calls(sim)
     _quicker_kernel_arrays()
+    _quicker_casts()
 
 
 def _quicker_device_calls(sim) -> None:
@@ -229,12 +238,44 @@ def _quicker_kernel_arrays() -> None:
     outer.__getitem__, outer.__setitem__, outer.__getattr__ = getitem, setitem, getattr_
 
 
+def _quicker_casts() -> None:
+    """A cast in a kernel (``int32(x)``, ``U(i)``) calls the numba type, which imports numba's
+    typing module (through every import hook of the process: PySide6's, once pytest-qt has
+    loaded it) and tests the argument against an abstract class at every call, a third of a
+    simulated kernel's time; here a plain number goes to the type's cast at once (the same
+    ``cast_python_value`` numba calls)."""
+    from numba.core.types.abstract import Type
+
+    call = Type.__call__
+    if getattr(call, "_quicker", False):
+        return
+    plain = (int, float, bool, np.integer, np.floating, np.bool_)
+
+    def cast(self, *args):
+        if len(args) == 1 and isinstance(args[0], plain):
+            return self.cast_python_value(args[0])
+        return call(self, *args)
+
+    cast._quicker = True
+    Type.__call__ = cast
+
+
 if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
     quicker_simulator()
-    # A thread waiting at a barrier above sleeps on a condition variable and hands the GIL
+    # A thread waiting at a barrier above sleeps on its gate and hands the GIL
     # on at once: a forced switch every 1 us (set for numba's polling barrier) now only costs
     # thread switches (a third of a case's CPU time). 1 ms still interleaves the threads.
     sys.setswitchinterval(1e-3)
+
+
+def simulator_cli(*args: str) -> subprocess.CompletedProcess:
+    """``python -m engine.cli ARGS`` under the simulator, with :func:`quicker_simulator`'s
+    patches: the module runs as ``__main__`` as -m runs it (runpy), after this module is
+    imported (a plain -m run would keep numba's polling barrier and slow casts)."""
+    code = ("import runpy, tests.cuda_support\n"
+            "runpy.run_module('engine.cli', run_name='__main__', alter_sys=True)\n")
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300, env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"))
 
 
 def check_cli_without_a_gpu(args: list[str], out: Path) -> None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import math
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -21,7 +19,7 @@ import pytest
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
     pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_edit_cuda.py does)", allow_module_level=True)
 
-from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
+from tests.cuda_support import launches_refused, no_gpu_memory, simulator_cli  # noqa: E402
 from engine import config, edit  # noqa: E402
 from engine import gpu as engine_gpu  # noqa: E402
 from engine.edit import cuda as ecuda  # noqa: E402
@@ -424,8 +422,7 @@ def test_bad_cuda_options_raise_value_error(kwargs, message):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "engine.cli", "edit", *args], capture_output=True,
-                          text=True, timeout=300, env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"))
+    return simulator_cli("edit", *args)
 
 
 def test_cli_runs_cuda_and_reports_failures_in_one_line(tmp_path):

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -21,7 +19,7 @@ import pytest
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
     pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_kdiff_cuda.py does)", allow_module_level=True)
 
-from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
+from tests.cuda_support import launches_refused, no_gpu_memory, simulator_cli  # noqa: E402
 from engine import config, kdiff  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.kdiff import cuda as kcuda  # noqa: E402
@@ -298,8 +296,7 @@ def test_threads_per_block_and_prefetch_factor_are_job_parameters():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "engine.cli", "kdiff", *args], capture_output=True,
-                          text=True, timeout=300, env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"))
+    return simulator_cli("kdiff", *args)
 
 
 def test_cli_runs_cuda_and_reports_failures_in_one_line(tmp_path):

@@ -10,8 +10,6 @@ the simulator can afford span several tiles and ordering groups.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -20,7 +18,7 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
     pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_kmismatch_cuda.py does)",
                 allow_module_level=True)
 
-from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
+from tests.cuda_support import launches_refused, no_gpu_memory, simulator_cli  # noqa: E402
 from engine import config, kmismatch  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.kmismatch import cuda as kcuda  # noqa: E402
@@ -294,9 +292,7 @@ def test_out_of_memory_and_launch_failures_are_one_line_errors(monkeypatch):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "engine.cli", "kmismatch", *args],
-                          capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"))
+    return simulator_cli("kmismatch", *args)
 
 
 def test_cli_runs_cuda_and_reports_failures_in_one_line(tmp_path):

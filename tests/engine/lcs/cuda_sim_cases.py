@@ -10,8 +10,6 @@ its last-row passes on the (simulated) GPU.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -19,7 +17,7 @@ import pytest
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
     pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_lcs_cuda.py does)", allow_module_level=True)
 
-from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
+from tests.cuda_support import launches_refused, no_gpu_memory, simulator_cli  # noqa: E402
 from engine import config, gpu, lcs  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from engine.lcs import cuda as lcuda  # noqa: E402
@@ -238,8 +236,7 @@ def test_shared_memory_beyond_the_device_is_a_clear_failure(monkeypatch):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "engine.cli", "lcs", *args], capture_output=True,
-                          text=True, timeout=300, env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"))
+    return simulator_cli("lcs", *args)
 
 
 def test_cli_runs_cuda_and_reports_bad_options():

@@ -10,8 +10,6 @@ and alignments take Hirschberg passes on the "GPU".
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -19,7 +17,7 @@ import pytest
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
     pytest.skip("run with NUMBA_ENABLE_CUDASIM=1 (test_nw_cuda.py does)", allow_module_level=True)
 
-from tests.cuda_support import launches_refused, no_gpu_memory  # noqa: E402
+from tests.cuda_support import launches_refused, no_gpu_memory, simulator_cli  # noqa: E402
 from engine import config, gpu, nw  # noqa: E402
 from engine.jobs import CancelToken, drive  # noqa: E402
 from benchmarks import nw_cuda as cuda_bench  # noqa: E402
@@ -285,8 +283,7 @@ def test_problems_too_large_for_32_bits_are_refused():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "engine.cli", "nw", *args], capture_output=True,
-                          text=True, timeout=300, env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"))
+    return simulator_cli("nw", *args)
 
 
 def test_cli_runs_every_form_and_reports_bad_options_in_one_line():
