@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.jobs import combinations
 from engine import registry
 from engine.sequences import Record, encode
@@ -33,6 +35,7 @@ def test_compare_leaves_out_the_backends_that_do_not_take_the_job():
     assert registry.backend_status("dask")[0] is ("dask" in search)
 
 
+@pytest.mark.alone  # compares a probe's time with a run's: not beside other workers
 def test_compare_probes_first_skips_the_slow_runs_and_its_estimates_hold(qtbot, window, monkeypatch):
     """Issue 32: each run is probed before the comparison commits; pathological runs are
     offered to be skipped; the probes' estimates are what the runs then take."""
