@@ -598,6 +598,18 @@ def test_all_k_every_level_starts_settled_from_samples(monkeypatch):
     assert long_run > 90 and 0 < len(scanned) < long_run / 2, (long_run, len(scanned))
 
 
+def _check_levels_on_one_record(alpha, beta, rs, K):
+    """The driver's c and every level (kdiff --all-k up to K) for starts ``rs`` against
+    the oracle's, on ``beta`` as one record; returns the oracle's (rs x K+1)."""
+    driver = cuda_bitparallel.BitparallelDriver(
+        Device(beta, np.array([0, len(beta)], np.int64), 8), K, False, {"word32"}, levels=K)
+    lv = np.empty((len(rs), K), np.int64)
+    got = driver.run(alpha, rs, np.zeros(2, np.int64), lv)
+    want = np.column_stack([longest_prefixes(alpha, [beta], t + 1) for t in range(K + 1)])[rs]
+    np.testing.assert_array_equal(np.column_stack([lv, got]), want)
+    return want
+
+
 def test_every_level_rows_below_the_band_and_back(monkeypatch):
     """The every-level tiers keep each level's row across columns where the band leaves its
     block and returns. K = 3, the driver on starts whose level 0 outgrew the lanes' word, one
@@ -617,12 +629,7 @@ def test_every_level_rows_below_the_band_and_back(monkeypatch):
     assert len(beta) < config.KDIFF_CUDA_MIN_CHUNK  # one chunk: no other sees the copies
     K = 3
     rs = np.arange(20, 56, 3, dtype=np.int64)
-    driver = cuda_bitparallel.BitparallelDriver(
-        Device(beta, np.array([0, len(beta)], np.int64), 8), K, False, {"word32"}, levels=K)
-    lv = np.empty((len(rs), K), np.int64)
-    got = driver.run(alpha, rs, np.zeros(2, np.int64), lv)
-    want = np.column_stack([longest_prefixes(alpha, [beta], t + 1) for t in range(K + 1)])[rs]
-    np.testing.assert_array_equal(np.column_stack([lv, got]), want)
+    want = _check_levels_on_one_record(alpha, beta, rs, K)
     assert (want[:, 0] > 64).all() and (want[:, 3] == len(alpha) - rs).all()
 
 
@@ -661,12 +668,7 @@ def test_every_level_rescored_in_a_block_grown_again(monkeypatch):
     beta = np.concatenate(parts)
     assert K == 2 and len(beta) < config.KDIFF_CUDA_MIN_CHUNK  # one chunk
     rs = np.array([44, 48, 52, 56], np.int64)
-    driver = cuda_bitparallel.BitparallelDriver(
-        Device(beta, np.array([0, len(beta)], np.int64), 8), K, False, {"word32"}, levels=K)
-    lv = np.empty((len(rs), K), np.int64)
-    got = driver.run(alpha, rs, np.zeros(2, np.int64), lv)
-    want = np.column_stack([longest_prefixes(alpha, [beta], t + 1) for t in range(K + 1)])[rs]
-    np.testing.assert_array_equal(np.column_stack([lv, got]), want)
+    want = _check_levels_on_one_record(alpha, beta, rs, K)
     assert (want[:, 0] > 64).all()  # every level's row past block 0: the every-level tiers
 
 
