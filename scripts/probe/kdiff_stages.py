@@ -9,7 +9,13 @@ strands); FLAGS is comma-separated (word32). Prints, per key (lanes word / tier 
 levels, top, exact), the launches, starts, seconds and cells, then the solve's total,
 and the starts entering each kind of tier ladder (none, the top levels, every level).
 The synchronisations add a little to each launch; compare the shares, not the total.
+
+LAUNCH_LOG=1 also prints each tier launch of the timed solve that probes levels (words,
+starts, threads, chunk columns, overlap, seconds, cells). REPLAY=1 re-runs each every-level
+ladder's starts right after it through the ladder without levels (register tiers; its
+result is discarded), keyed "replay ...": what those starts cost at one k.
 """
+import os
 import collections
 import sys
 import time
@@ -54,19 +60,36 @@ def timed_launch(self, rs, c0, m_end, words, overlap, counters, exact=False, lv=
     kw = self.kernel_words(words, exact, lv is not None and not top)
     key = (f"tier words={words} {'registers' if kw else 'global'}"
            + (f" levels top={top}" if lv is not None else "") + (" exact" if exact else ""))
+    if REPLAYING:
+        key = "replay " + key
     row = table[key]
     row[0] += 1
     row[1] += len(rs)
     row[2] += time.perf_counter() - t0
     row[3] += int(counters[0]) - cells0
+    if LOG and TIMED and lv is not None:
+        lo, hi, _ = self.plan(overlap, len(rs))
+        print(f"    launch words={words} kw={kw} top={top} exact={exact} starts={len(rs)} "
+              f"threads={len(rs) * len(lo)} cols={int((hi - lo).max())} overlap={overlap} "
+              f"seconds={time.perf_counter() - t0:.4f} cells={int(counters[0]) - cells0:.3e} "
+              f"maxc={int(out[0].max())}")
     return out
 
 
+LOG, REPLAY = os.environ.get("LAUNCH_LOG"), os.environ.get("REPLAY")
+REPLAYING = TIMED = False
 ladders = collections.defaultdict(lambda: [0, 0])  # (levels?, top) -> ladders, starts
 ladder = cbp.BitparallelDriver._ladder
 
 
 def counted_ladder(self, rs, c, pending, m_end, mps, counters, levels, top=0, left=None):
+    every = levels is not None and not top
+    if every and REPLAY and not REPLAYING:
+        import numpy as np
+        globals()["REPLAYING"] = True
+        ladder(self, rs, c.copy(), np.asarray(pending).copy(), m_end, mps, np.zeros(2, np.int64),
+               None)
+        globals()["REPLAYING"] = False
     row = ladders[("every level" if levels is not None and not top else
                    f"top {top} levels" if top else "no levels")]
     row[0] += 1
@@ -87,6 +110,7 @@ def solve():
 solve()  # compile or load the kernels on the real shapes
 table.clear()
 ladders.clear()
+TIMED = True
 t0 = time.perf_counter()
 res = solve()
 wall = time.perf_counter() - t0
