@@ -2,6 +2,7 @@
 
     PYTHONPATH=/tmp/sasspkgs:$PWD python scripts/probe/sass.py tier8 [OUT.sass]
     ... sass.py lanes32 | lanes64 | lanes32_levels7 (kdiff --all-k 8's lanes) [OUT.sass]
+    ... sass.py tier_global_levels7 | tier8_levels7top2 (--all-k 8's tiers) [OUT.sass]
 
 Needs numba-cuda and nvidia-cuda-nvcc-cu12 (libnvvm, ptxas) on the path, and nvdisasm
 (NVDISASM=...; the nvidia-cuda-nvdisasm wheel has one). Compiles the kernel's Python
@@ -33,8 +34,12 @@ u64, i32, i64, u8 = types.uint64, types.int32, types.int64, types.uint8
 if name.startswith("tier"):
     from engine.kdiff.cuda_bitparallel import chunk_kernel
 
-    words = 0 if name == "tier_global" else int(name[4:])
-    disp = chunk_kernel(words, register_cap(128))
+    # tier8, tier_global, tier_global_levels7 (every level), tier8_levels7top2 (the top two)
+    shape = re.fullmatch(r"tier(\d+|_global)(?:_levels(\d+))?(?:top(\d+))?", name)
+    if not shape:
+        sys.exit(f"unknown kernel {name}")
+    words = 0 if shape[1] == "_global" else int(shape[1])
+    disp = chunk_kernel(words, register_cap(128), int(shape[2] or 0), int(shape[3] or 0))
     sig = (u64[::1], u8[::1], i32[::1], i64, i64, i64, i32[::1], i32[::1], i32[::1], i32[::1],
            i64[::1], u64[:, ::1], u64[:, ::1], i32[:, ::1])
     cap = register_cap(128)
