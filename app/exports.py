@@ -42,12 +42,28 @@ def _cell(value):
     return value
 
 
+def user_text_columns(columns) -> set[int]:
+    """The indices of a table's ``columns`` marked ``user_text`` (ids, names: text from a
+    FASTA header or a person), whose cells get the spreadsheet escape."""
+    return {i for i, column in enumerate(columns) if column.user_text}
+
+
+def rows_tsv(titles, rows, columns) -> str:
+    """Table rows as the clipboard takes them: tab-separated, values as the table holds them,
+    the user-text cells escaped as the CSV's are (a spreadsheet runs a pasted ``=...`` too)."""
+    escaped = user_text_columns(columns)
+    lines = ["\t".join(titles)] + ["\t".join("" if v is None else
+                                              str(spreadsheet_cell(v) if i in escaped else v)
+                                              for i, v in enumerate(row)) for row in rows]
+    return "\n".join(lines) + "\n"
+
+
 def rows_csv(titles, rows, columns) -> str:
     """CSV text of table rows, values as the command line writes them, with a byte-order
     mark when the text is not ASCII (Excel would show "Â°C" for "°C"). The cells of
     ``columns`` (the table's) marked ``user_text`` get the spreadsheet escape, as the
     command line's ids do."""
-    escaped = {i for i, column in enumerate(columns) if column.user_text}
+    escaped = user_text_columns(columns)
     buf = io.StringIO(newline="")
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(titles)

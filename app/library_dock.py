@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDockWidget, QFi
                                QToolButton, QVBoxLayout, QWidget)
 
 from engine.primers.library import Library
+from engine.spreadsheet import spreadsheet_cell
 
 from app import library
 from app.library import FORMATS, LibraryModel
@@ -359,7 +360,8 @@ class LibraryDock(QDockWidget):
     def copy_selection(self) -> None:
         chosen = self.selected_entries()
         if chosen:
-            QApplication.clipboard().setText("".join(f"{e.name}\t{e.sequence}\n" for e in chosen))
+            QApplication.clipboard().setText(
+                "".join(f"{spreadsheet_cell(e.name)}\t{e.sequence}\n" for e in chosen))
 
     def context_menu(self) -> QMenu:
         menu = QMenu(self)

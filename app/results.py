@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QFrame, QHBoxLay
                                QLabel, QLineEdit, QMenu, QPushButton, QScrollArea, QSizePolicy,
                                QSpinBox, QTableView, QVBoxLayout, QWidget)
 
+from app.exports import rows_tsv
 from app.table import (SORT_ROLE, ElidedTipDelegate, ResultsFilter, ResultsModel, RowNumbers,
                        as_numbers)
 
@@ -450,11 +451,8 @@ class ResultsPanel(QWidget):
     def copy_selection(self) -> None:
         """The selected rows (with a header line) as tab-separated text on the clipboard."""
         titles, rows = self.table_rows(selected=True)
-        if not rows:
-            return
-        lines = ["\t".join(titles)] + ["\t".join("" if v is None else str(v) for v in row)
-                                       for row in rows]
-        QApplication.clipboard().setText("\n".join(lines) + "\n")
+        if rows:
+            QApplication.clipboard().setText(rows_tsv(titles, rows, self.model.all_columns()))
 
     def set_library_what(self, what: str) -> None:
         """What *Add to primer library* takes from a row ('' : the family's rows hold no primer)."""

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDou
                                QToolButton, QVBoxLayout, QWidget)
 
 from engine.jobs import Progress
+from engine.spreadsheet import spreadsheet_cell
 
 from app import pairs
 from app.primers import no_structure, short_id
@@ -820,7 +821,8 @@ class PairsView(ResultView):
         lines = []
         for p in chosen:
             f, r = pairs.primer_names(p)
-            lines += [f"{f}\t{p.left.sequence}", f"{r}\t{p.right.sequence}"]
+            lines += [f"{spreadsheet_cell(f)}\t{p.left.sequence}",
+                      f"{spreadsheet_cell(r)}\t{p.right.sequence}"]
         if lines:
             QApplication.clipboard().setText("\n".join(lines) + "\n")
 

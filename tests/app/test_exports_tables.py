@@ -142,7 +142,7 @@ def test_selection_follows_its_row_through_sort_and_filter(qtbot, window):
         [panel.proxy.mapFromSource(panel.model.index(r, 0)).row() for r in panel.selected_source_rows()]
 
 
-def test_several_rows_copy_and_export(qtbot, window, tmp_path):
+def test_several_rows_copy_and_export(qtbot, window, tmp_path, monkeypatch):
     _kdiff_slice(qtbot, window)
     panel, view = window.results, window.results.view
     selection = view.selectionModel()
@@ -163,6 +163,13 @@ def test_several_rows_copy_and_export(qtbot, window, tmp_path):
     path = window.exports.export_selection(str(tmp_path / "sel.csv"))
     rows = list(csv.reader(io.StringIO(open(path).read())))
     assert len(rows) == 4 and [tuple(r[:5]) for r in rows[1:]] == expected
+    # A target id a spreadsheet would run is copied escaped, as the CSV writes it.
+    values = panel.model.row_values
+    monkeypatch.setattr(panel.model, "row_values", lambda r: ("=1+2", *tuple(values(r))[1:]))
+    panel.copy_selection()
+    copied = [line.split("\t") for line in QApplication.clipboard().text().splitlines()[1:]]
+    assert [c[0] for c in copied] == ["'=1+2"] * 3 and [c[1:5] for c in copied] == \
+        [list(row[1:5]) for row in expected]
 
 
 def test_edit_alignment_text_puts_the_pattern_over_matched_on_both_strands():

@@ -14,6 +14,8 @@ from engine.primers import annotate
 from engine.primers.library import Library, LibraryEntry
 from engine.sequences import Record, encode
 
+from PySide6.QtWidgets import QApplication
+
 from app import demo
 from app import library as app_library
 from app.families.common import pattern_entries, span_entry
@@ -241,3 +243,16 @@ def test_an_earlier_window_only_library_is_copied_to_the_shared_default(tmp_path
     path = library_path(QSettings(str(tmp_path / "fresh.ini"), QSettings.Format.IniFormat))
     assert [e.name for e in Library(path).entries()] == ["old1"]
     assert (legacy_dir / "library.sqlite").is_file()  # copied, not moved
+
+
+def test_copied_names_are_escaped_for_a_spreadsheet(qtbot, window, tmp_path):
+    """Copy puts "name<TAB>sequence" lines on the clipboard; a name a spreadsheet would run
+    as a formula is escaped as the library's CSV export writes it."""
+    dock = window.library_dock
+    add(qtbot, dock, [LibraryEntry("=SUM(1,2)", "GGGGCCCCAAAATTTTGG"),
+                      LibraryEntry("plain", "ACGTACGTTGCAACGTAC")])
+    dock.table.selectAll()
+    QApplication.clipboard().clear()
+    dock.copy_selection()
+    lines = sorted(QApplication.clipboard().text().splitlines())
+    assert lines == ["'=SUM(1,2)\tGGGGCCCCAAAATTTTGG", "plain\tACGTACGTTGCAACGTAC"]

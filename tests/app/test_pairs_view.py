@@ -496,3 +496,23 @@ def test_a_design_that_finds_nothing_says_why(qtbot, window):
     assert status.startswith("No pair found: NC_001416.1 has ") and "Widen the product sizes" in status
     assert why_none(result)[len("no pair found"):].split(". Widen")[0] in status
     assert "No pair" in view.products_label.text()
+
+
+def test_copied_primer_names_are_escaped_for_a_spreadsheet(window, monkeypatch):
+    """Copy puts "name<TAB>sequence" lines on the clipboard; a primer name made from a target
+    id a spreadsheet would run as a formula is escaped as the CSV exports write it."""
+    from types import SimpleNamespace
+
+    from PySide6.QtWidgets import QApplication
+
+    view = pairs_view(window)
+    pair = SimpleNamespace(target_id="=HYPERLINK(1)",
+                           left=SimpleNamespace(start=10, end=29, sequence="ACGTACGTACGTACGTACGT"),
+                           right=SimpleNamespace(start=200, end=219, sequence="TTGGCCAATTGGCCAATTGG"))
+    monkeypatch.setattr(view, "chosen_pairs", lambda: [pair])
+    QApplication.clipboard().clear()
+    view.copy_selection()
+    forward, reverse = app_pairs.primer_names(pair)
+    assert forward.startswith("=")
+    assert QApplication.clipboard().text().splitlines() == [
+        f"'{forward}\tACGTACGTACGTACGTACGT", f"'{reverse}\tTTGGCCAATTGGCCAATTGG"]
