@@ -58,6 +58,12 @@ def rows_tsv(titles, rows, columns) -> str:
     return "\n".join(lines) + "\n"
 
 
+def names_tsv(named) -> str:
+    """(name, sequence) pairs as the primer copies put them on the clipboard: one
+    "name<TAB>sequence" line each, the name escaped as the CSVs' names are."""
+    return "".join(f"{spreadsheet_cell(name)}\t{sequence}\n" for name, sequence in named)
+
+
 def rows_csv(titles, rows, columns) -> str:
     """CSV text of table rows, values as the command line writes them, with a byte-order
     mark when the text is not ASCII (Excel would show "Â°C" for "°C"). The cells of

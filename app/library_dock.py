@@ -21,9 +21,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDockWidget, QFi
                                QToolButton, QVBoxLayout, QWidget)
 
 from engine.primers.library import Library
-from engine.spreadsheet import spreadsheet_cell
 
 from app import library
+from app.exports import names_tsv
 from app.library import FORMATS, LibraryModel
 from app.worker import JobRunner
 
@@ -360,8 +360,7 @@ class LibraryDock(QDockWidget):
     def copy_selection(self) -> None:
         chosen = self.selected_entries()
         if chosen:
-            QApplication.clipboard().setText(
-                "".join(f"{spreadsheet_cell(e.name)}\t{e.sequence}\n" for e in chosen))
+            QApplication.clipboard().setText(names_tsv((e.name, e.sequence) for e in chosen))
 
     def context_menu(self) -> QMenu:
         menu = QMenu(self)

@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDou
                                QToolButton, QVBoxLayout, QWidget)
 
 from engine.jobs import Progress
-from engine.spreadsheet import spreadsheet_cell
 
 from app import pairs
+from app.exports import names_tsv
 from app.primers import no_structure, short_id
 from app.settings import load_json, save_json
 from app.table import ResultsFilter, ResultsModel, table_view
@@ -818,13 +818,12 @@ class PairsView(ResultView):
 
     def copy_selection(self) -> None:
         chosen = self.chosen_pairs()
-        lines = []
+        named = []
         for p in chosen:
             f, r = pairs.primer_names(p)
-            lines += [f"{spreadsheet_cell(f)}\t{p.left.sequence}",
-                      f"{spreadsheet_cell(r)}\t{p.right.sequence}"]
-        if lines:
-            QApplication.clipboard().setText("\n".join(lines) + "\n")
+            named += [(f, p.left.sequence), (r, p.right.sequence)]
+        if named:
+            QApplication.clipboard().setText(names_tsv(named))
 
     def context_menu(self) -> QMenu:
         menu = QMenu(self)
