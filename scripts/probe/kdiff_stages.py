@@ -15,11 +15,12 @@ starts, threads, chunk columns, overlap, seconds, cells). REPLAY=1 re-runs each 
 ladder's starts right after it through the ladder without levels (register tiers; its
 result is discarded), keyed "replay ...": what those starts cost at one k.
 """
-import os
 import collections
+import os
 import sys
 import time
 
+import numpy as np
 from numba import cuda
 
 from benchmarks import data
@@ -83,15 +84,13 @@ ladder = cbp.BitparallelDriver._ladder
 
 
 def counted_ladder(self, rs, c, pending, m_end, mps, counters, levels, top=0, left=None):
+    global REPLAYING
     every = levels is not None and not top
     if every and REPLAY and not REPLAYING:
-        import numpy as np
-        globals()["REPLAYING"] = True
-        ladder(self, rs, c.copy(), np.asarray(pending).copy(), m_end, mps, np.zeros(2, np.int64),
-               None)
-        globals()["REPLAYING"] = False
-    row = ladders[("every level" if levels is not None and not top else
-                   f"top {top} levels" if top else "no levels")]
+        REPLAYING = True
+        ladder(self, rs, c.copy(), np.array(pending), m_end, mps, np.zeros(2, np.int64), None)
+        REPLAYING = False
+    row = ladders[("every level" if every else f"top {top} levels" if top else "no levels")]
     row[0] += 1
     row[1] += len(pending)
     return ladder(self, rs, c, pending, m_end, mps, counters, levels, top, left)
@@ -124,10 +123,6 @@ for key, (n, s, sec, cells) in sorted(table.items(), key=lambda kv: -kv[1][2]):
 for key, (n, s) in ladders.items():
     print(f"  ladder {key:14s} calls={n:4d} starts entering={s:9d}")
 if all_k:  # how long the candidates are at each k (lengths past a word need the tiers)
-    import os
-
-    import numpy as np
-
     if os.environ.get("SAVE_LANDSCAPE"):  # starts x k candidate lengths (0: none), for replays
         np.save(os.environ["SAVE_LANDSCAPE"], np.asarray(res.landscape.lengths))
 
