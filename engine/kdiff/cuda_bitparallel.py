@@ -58,7 +58,8 @@ from numba import uint64 as U  # unsigned indices: numba then skips the negative
 
 from engine import config
 from engine.gpu import imin, kernel_factory, kernel_jit, register_cap
-from engine.kdiff.cuda_lanes import WORDS, LanesStage, TargetTables, chunk_plan, level_floors, named
+from engine.kdiff.cuda_lanes import (WORDS, LanesStage, TargetTables, chunk_plan, count_deltas,
+                                     level_floors, named, settle_row, w_and, w_sub)
 from engine.kdiff.neighbours import SliceBounds
 
 _ONE = np.uint64(1)
@@ -236,23 +237,29 @@ def row_score(p0, m0, pv, mv, cv):
 
 
 @cuda.jit(device=True, inline=True)
-def track_levels(p0, m0, ph0, mh0, pv, mv, carried, top, ct, sd, levels, mp):
-    """The lower levels of kdiff --all-k after one column: level t's c grows by one where
-    row c_t+1 scores <= t (Ukkonen, as for c at K). ``sd[t]`` keeps that row's score from
-    column to column: a row's score moves by its horizontal delta (block 0's ``ph0``/``mh0``
-    here; the blocks 1..``carried`` the column advanced from their words of the column
+def block0_level_rows(ct, levels, mp):
+    """The rows of block 0 whose falling counter can raise a lower level: 1..c_(L-1)+1 (a
+    row below it is over L-1 edits: Ukkonen) and within the suffix, as cuda_lanes does."""
+    n = imin(imin(ct[levels - 1] + 1, mp), 64)
+    return (_ALL >> U(64 - n)) if n > 0 else _ZERO
+
+
+@cuda.jit(device=True, inline=True)
+def track_levels(p0, m0, pv, mv, carried, top, ct, sd, levels, mp):
+    """The lower levels of kdiff --all-k whose rows lie past block 0 (c_t >= 64; those in
+    block 0 are counted word-parallel, see :func:`chunk_kernel`) after one column: level
+    t's c grows by one where row c_t+1 scores <= t (Ukkonen, as for c at K). ``sd[t]``
+    keeps that row's score from column to column: a row's score moves by its horizontal
+    delta (the blocks 1..``carried`` the column advanced from their words of the column
     before add theirs in the block loop), and when c_t grows the new row's is the old one's
     plus its vertical delta. Only where the words are new (a block grown or re-entered this
-    column, or a chunk's first column: ``sd`` < 0) is the row scored afresh by popcounts
-    (:func:`row_score`). A row below the column's last block (``top``) is inactive, > K >= t:
-    it cannot grow, and is scored afresh when the band returns.
-
-    Each level then costs a few bit operations a column, where scoring every level's row by
-    popcounts from the top was ~300 of ~340 instructions a column; yet W4k8 --all-k 8 on an
-    H200 gained only 1-2 %: those instructions were not what bounds the tiers."""
+    column, a level that just left block 0, or a chunk's first column: ``sd`` < 0) is the
+    row scored afresh by popcounts (:func:`row_score`). A row below the column's last block
+    (``top``) is inactive, > K >= t: it cannot grow, and is scored afresh when the band
+    returns."""
     for t in range(levels):
         cv = ct[t]
-        if cv < mp:
+        if cv >= 64 and cv < mp:
             rb = int32(cv >> 6)
             if rb > top:
                 sd[t] = -1
@@ -260,16 +267,12 @@ def track_levels(p0, m0, ph0, mh0, pv, mv, carried, top, ct, sd, levels, mp):
                 d = sd[t]
                 if d < 0 or rb > carried:
                     d = row_score(p0, m0, pv, mv, cv)
-                elif rb == 0:
-                    d += delta_at(ph0, mh0, cv & 63)
                 if d <= t:
                     cv = int32(cv + 1)
                     ct[t] = cv
                     nb = int32(cv >> 6)
                     if cv >= mp or nb > top:
                         d = int32(-1)
-                    elif nb == 0:
-                        d += delta_at(p0, m0, cv & 63)
                     else:
                         d += delta_at(pv[nb], mv[nb], cv & 63)
                 sd[t] = d
@@ -287,7 +290,11 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
 
     ``levels`` > 0 (kdiff --all-k) also finds c at lower levels, into ``out_lv``; a thread
     then runs until the lowest it finds has its whole suffix. With words in global memory
-    every level, 0..levels-1 edits, in any block (:func:`track_levels`). In registers
+    every level, 0..levels-1 edits, in any block: those whose rows lie in block 0 (the band
+    in most columns) by counters of e = D - M over its 64 rows, word-parallel as the lanes
+    do (cuda_lanes.count_deltas: a few dozen instructions a column whatever the levels,
+    where scoring each level's row cost ~12 a level), the rest one by one
+    (:func:`track_levels`). In registers
     (``top`` > 0) only the ``top`` highest, levels-top .. levels-1 edits, in block 0 (a
     stretch scores only its last live block, and block 0 is the one always computed): the
     driver sends a start here only when the lanes stage settled its levels below them, and
@@ -342,10 +349,14 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
             sy = int32(64 * (y + 1))  # block y's bottom row: D = its row in column -1
             over = False
             ct = cuda.local.array(LVN, int32)  # c of each lower level (words in global memory)
-            sd = cuda.local.array(LVN, int32)  # D at their rows c+1 (< 0: score afresh)
+            sd = cuda.local.array(LVN, int32)  # D at their rows c+1 past block 0 (< 0: afresh)
             for t in range(LV):
                 ct[t] = imin(t, mp)
                 sd[t] = -1
+            # block 0's counters of e = D - M, bit b of each row's in eb (cuda_lanes): D = M =
+            # the row's index in the column before the chunk
+            e0 = e1 = e2 = e3 = _ZERO
+            valid = block0_level_rows(ct, LVN, mp) if LV > 0 else _ZERO
             tbase = int32(levels - TOP)
             lt = cuda.local.array(TOPN, int32)  # c of the top levels (words in registers)
             lm = cuda.local.array(TOPN, uint64)  # their rows 1..c+1 in block 0
@@ -493,7 +504,17 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
                     below = rows_below(c & 63)
                     done = c >= mp
                 if LV > 0:
-                    track_levels(p0, m0, ph0, mh0, pv, mv, carried, computed, ct, sd, LV, mp)
+                    e0, e1, e2, e3, fell = count_deltas(e0, e1, e2, e3, ph0, mh0)
+                    fell = fell & valid
+                    if fell != _ZERO:  # rare: settle the fallen rows exactly
+                        while fell != _ZERO:
+                            low = w_and(fell, w_sub(_ZERO, fell))  # the lowest (wraps: the simulator)
+                            fell = fell ^ low
+                            e0, e1, e2, e3 = settle_row(p0, m0, low, _ONE, ct, 0, LV, e0, e1, e2,
+                                                        e3)
+                        valid = block0_level_rows(ct, LV, mp)
+                    if ct[LV - 1] >= 64:  # some level's row lies past block 0
+                        track_levels(p0, m0, pv, mv, carried, computed, ct, sd, LV, mp)
                     done = ct[0] >= mp
                 if over:
                     break

@@ -73,8 +73,15 @@ if SIMULATOR:
     def w_not(a): return _u(~int(a), a)
     def w_le(a, b): return int(a) <= int(b)
     def w_lt(a, b): return int(a) < int(b)
+    # (not cuda.popc: the simulator swaps this module's ``cuda`` per call of a device function,
+    # and the tiers' threads call settle_row at once)
+    def popc(a): return int(a).bit_count()
 else:
     from engine.bitops import w_add, w_and, w_le, w_lt, w_not, w_or, w_shl, w_shr, w_sub, w_xor
+
+    @cuda.jit(device=True, inline=True)
+    def popc(a):
+        return cuda.popc(a)
 
 
 def named(function, name: str):
@@ -145,6 +152,56 @@ def overlap(K: int, word: int) -> int:
     return word + K + 1
 
 
+@cuda.jit(device=True, inline=True)
+def count_deltas(e0, e1, e2, e3, hp, hm):
+    """The lower levels' counters after one column (module docstring): every row's e += its
+    horizontal delta (+1 in ``hp``, -1 in ``hm``, row r at bit r-1), held at 0. Returns
+    the new counter words and the rows that fell at 0 (a new minimum, or a counter that had
+    wrapped: :func:`settle_row` tells them apart). Shared by the lanes and the tiers."""
+    z = w_and(hm, w_not(w_or(w_or(e0, e1), w_or(e2, e3))))
+    keep = w_not(z)
+    carry = w_and(hp, e0)
+    borrow = w_and(hm, w_not(e0))
+    n0 = w_and(w_xor(e0, w_or(hp, hm)), keep)
+    step = w_or(carry, borrow)
+    carry = w_and(carry, e1)
+    borrow = w_and(borrow, w_not(e1))
+    n1 = w_and(w_xor(e1, step), keep)
+    step = w_or(carry, borrow)
+    carry = w_and(carry, e2)
+    borrow = w_and(borrow, w_not(e2))
+    n2 = w_and(w_xor(e2, step), keep)
+    n3 = w_and(w_xor(e3, w_or(carry, borrow)), keep)
+    return n0, n1, n2, n3, z
+
+
+@cuda.jit(device=True, inline=True)
+def settle_row(p, m, low, one, ct, off, levels, e0, e1, e2, e3):
+    """A counted row (its bit ``low``; ``one`` is 1 of the words' type) fell below its
+    counter: the levels ``ct[off:off+levels]`` its D now reaches, from the column's vertical
+    deltas ``p``/``m`` (D of rows 1..r), and its counter afresh: min(e, 15), or 0 where M is
+    not known exactly (no lower level has reached the row: M >= L). Returns the counter
+    words. ``levels`` is a constant at every call site (the loop unrolls)."""
+    rows = w_sub(w_add(low, low), one)  # rows 1..r (wraps to every row at the top bit)
+    r = int32(popc(w_sub(low, one))) + 1
+    d = int32(popc(w_and(p, rows))) - int32(popc(w_and(m, rows)))
+    under = 0  # M(r): the levels still above row r
+    for v in range(levels):
+        cv = ct[off + v]
+        if v >= d and cv < r:  # row r within v edits: c_v reaches it (by one: Ukkonen)
+            cv = r
+            ct[off + v] = r
+        if cv < r:
+            under += 1
+    x = imin(d - under, 15) if under < levels else 0
+    keep = w_not(low)
+    zero = w_and(low, keep)
+    return (w_or(w_and(e0, keep), low if x & 1 else zero),
+            w_or(w_and(e1, keep), low if x & 2 else zero),
+            w_or(w_and(e2, keep), low if x & 4 else zero),
+            w_or(w_and(e3, keep), low if x & 8 else zero))
+
+
 @kernel_factory
 def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, levels: int = 0):
     """The stage's kernel for words of ``word`` bits, ``per_thread`` starts a thread and
@@ -173,31 +230,6 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
         if LV == 0 or ct[off] >= lim:
             return WT(0)
         return w_shr(w_not(WT(0)), WT(W - imin(ct[off + LV - 1] + 1, lim)))
-
-    @cuda.jit(device=True, inline=True)
-    def settle_row(p, m, low, ct, off, e0, e1, e2, e3, i):
-        """A counted row (its bit ``low``) fell below its counter: the levels its D now
-        reaches, from the column's vertical deltas ``p``/``m`` (D of rows 1..r), and its
-        counter afresh: min(e, 15), or 0 where M is not known exactly (no lower level has
-        reached the row: M >= L)."""
-        one = WT(1)
-        rows = w_sub(w_add(low, low), one)  # rows 1..r (wraps to every row at the top bit)
-        r = int32(cuda.popc(w_sub(low, one))) + 1
-        d = int32(cuda.popc(w_and(p, rows))) - int32(cuda.popc(w_and(m, rows)))
-        under = 0  # M(r): the levels still above row r
-        for v in range(LV):
-            cv = ct[off + v]
-            if v >= d and cv < r:  # row r within v edits: c_v reaches it (by one: Ukkonen)
-                cv = r
-                ct[off + v] = r
-            if cv < r:
-                under += 1
-        x = imin(d - under, 15) if under < LV else 0
-        keep = w_not(low)
-        e0[i] = w_or(w_and(e0[i], keep), low if x & 1 else WT(0))
-        e1[i] = w_or(w_and(e1[i], keep), low if x & 2 else WT(0))
-        e2[i] = w_or(w_and(e2[i], keep), low if x & 4 else WT(0))
-        e3[i] = w_or(w_and(e3[i], keep), low if x & 8 else WT(0))
 
     def lanes(table, beta, rs, nr, m_end, K, low, high, chunk_lo, chunk_hi, nrb, out_c, counters,
               out_lv):
@@ -318,25 +350,8 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
                                 d = DONE
                         dc[i] = d
                         if LV > 0:  # e += ph - mh on every row (see the module docstring)
-                            a0 = e0[i]
-                            a1 = e1[i]
-                            a2 = e2[i]
-                            a3 = e3[i]
-                            # rows at 0 that fall: a new minimum or a wrapped counter; held at 0
-                            z = w_and(hm, w_not(w_or(w_or(a0, a1), w_or(a2, a3))))
-                            keep = w_not(z)
-                            carry = w_and(hp, a0)
-                            borrow = w_and(hm, w_not(a0))
-                            e0[i] = w_and(w_xor(a0, w_or(hp, hm)), keep)
-                            step = w_or(carry, borrow)
-                            carry = w_and(carry, a1)
-                            borrow = w_and(borrow, w_not(a1))
-                            e1[i] = w_and(w_xor(a1, step), keep)
-                            step = w_or(carry, borrow)
-                            carry = w_and(carry, a2)
-                            borrow = w_and(borrow, w_not(a2))
-                            e2[i] = w_and(w_xor(a2, step), keep)
-                            e3[i] = w_and(w_xor(a3, w_or(carry, borrow)), keep)
+                            e0[i], e1[i], e2[i], e3[i], z = count_deltas(
+                                e0[i], e1[i], e2[i], e3[i], hp, hm)
                             fell[i] = w_and(z, valid[i])
                             alarm = w_or(alarm, fell[i])
                     if LV > 0 and w_lt(zero, alarm):  # rare: settle the lanes exactly
@@ -346,7 +361,9 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
                             while w_lt(zero, a):  # each fallen row, top down
                                 low = w_and(a, w_sub(zero, a))
                                 a = w_xor(a, low)
-                                settle_row(pv[i], mv[i], low, ct, i * LVN, e0, e1, e2, e3, i)
+                                e0[i], e1[i], e2[i], e3[i] = settle_row(
+                                    pv[i], mv[i], low, one, ct, i * LVN, LV, e0[i], e1[i], e2[i],
+                                    e3[i])
                             if w_lt(zero, fell[i]):
                                 valid[i] = level_rows(ct, i * LVN, int32(lim[i]))
             steps += (stop - j) * R
