@@ -513,7 +513,11 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
                             e0, e1, e2, e3 = settle_row(p0, m0, low, _ONE, ct, 0, LV, e0, e1, e2,
                                                         e3)
                         valid = block0_level_rows(ct, LV, mp)
-                    if ct[LV - 1] >= 64:  # some level's row lies past block 0
+                    if ct[LV - 1] >= 64 and computed > 0:
+                        # Some level's row lies past block 0, and so does the band. While the
+                        # band is block 0 alone such a row is inactive (> K): it cannot grow,
+                        # and its kept score goes stale unread: a block re-enters the band
+                        # only by growing, and a grown block's rows are scored afresh.
                         track_levels(p0, m0, pv, mv, carried, computed, ct, sd, LV, mp)
                     done = ct[0] >= mp
                 if over:
