@@ -14,6 +14,7 @@ from engine.kdiff.landscape_table import Landscape, have_pybigwig
 from engine.sequences import Record, load
 from tests.engine.gap_cases import gapped, kdiff_expected, planted
 from tests.engine.kdiff.combos import all_combos, label
+from tests.engine.kdiff.counter_model import COUNTER_COLUMNS, COUNTER_STARTS, replay_counters
 from tests.strategies import examples, mutate, random_codes
 
 #: the forms --all-k runs on: every CPU variant's serial and coarse forms, all flags
@@ -299,42 +300,14 @@ def test_counters_every_k_equals_separate_runs_across_word_edges(data, K, gap_mi
             f"{label(combo)} at k={k} of {K}"
 
 
-@given(start=st.lists(st.integers(0, 40), min_size=1, max_size=64),
-       deltas=st.lists(st.lists(st.sampled_from((-1, 0, 1)), min_size=64, max_size=64),
-                       min_size=1, max_size=60))
+
+@given(start=COUNTER_STARTS, deltas=COUNTER_COLUMNS)
 @settings(max_examples=examples(200), deadline=None)
 def test_counters_hold_at_their_top_and_flag_only_a_fall_at_zero(start, deltas):
     """The simd lanes' and blocked kernel's bit-sliced counters of e = D - M against a plain
-    model: each row's counter is min(e, 15) past 15 (held, not wrapped: a wrapped counter
+    model (tests/engine/kdiff/counter_model.py): held at 15, not wrapped (a wrapped counter
     flagged the lane at the next -1, which settled 64-bit lanes hundreds of times too
-    often), and a row is flagged exactly when its counter is 0 and its delta -1."""
-    from engine.kdiff.cpu_lanes import COUNTER_MAX, counter_bits, counter_step
+    often), and a row flagged exactly when its counter is 0 and its delta -1."""
+    from engine.kdiff.cpu_lanes import counter_step
 
-    def words_of(values):  # (numba hands uint64 back as Python ints)
-        return [np.uint64(w) for w in values]
-
-    rows = len(start)
-    words = [np.uint64(0)] * 4
-    for i, e in enumerate(start):
-        words = words_of(counter_bits(e, np.uint64(1) << np.uint64(i), *words))
-    model = [min(e, COUNTER_MAX) for e in start]
-    for column in deltas:
-        ph = mh = np.uint64(0)
-        for i in range(rows):
-            if column[i] > 0:
-                ph |= np.uint64(1) << np.uint64(i)
-            elif column[i] < 0:
-                mh |= np.uint64(1) << np.uint64(i)
-        *words, borrow = words_of(counter_step(ph, mh, *words))
-        for i in range(rows):
-            bit = np.uint64(1) << np.uint64(i)
-            flagged = bool(borrow & bit)
-            assert flagged == (model[i] == 0 and column[i] < 0), (i, model[i], column[i])
-            if flagged:  # (the lane is settled: the counter is set afresh)
-                model[i] = min(start[i], COUNTER_MAX)
-                words = [w & ~bit for w in words]
-                words = words_of(counter_bits(model[i], bit, *words))
-                continue
-            model[i] = min(model[i] + column[i], COUNTER_MAX)
-            got = sum(1 << b for b in range(4) if words[b] & bit)
-            assert got == model[i], (i, got, model[i])
+    replay_counters(counter_step, start, deltas)
