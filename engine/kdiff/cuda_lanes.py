@@ -28,8 +28,8 @@ instruction here). M(i), the smallest D of row i over the columns so far, is non
 in i and c_t = #{i: M(i) <= t}; a level changes only where some row falls below its M. Each
 row keeps e = D - M in a 4-bit counter sliced over four words: a column
 adds the rows' horizontal deltas to all of them with about twenty word operations, whatever
-L is. A counter at 0 that falls is held at 0, so a counter is always a lower bound of e (a
-wrap past 15 only lowers it) and a level never changes unseen; such a fall in a row 1..c_(L-1)+1
+L is. A counter at 0 that falls is held at 0 and one at 15 that rises at 15, so a counter is
+always a lower bound of e and a level never changes unseen; such a fall in a row 1..c_(L-1)+1
 (no row below can reach L-1 edits: Ukkonen) flags the lane, and the rare flagged row is
 settled exactly: its D from the column's deltas, the levels it reaches, its counter afresh.
 A lane lives until every level has reached its limit (the suffix's length, or W), even
@@ -155,9 +155,11 @@ def overlap(K: int, word: int) -> int:
 @cuda.jit(device=True, inline=True)
 def count_deltas(e0, e1, e2, e3, hp, hm):
     """The lower levels' counters after one column (module docstring): every row's e += its
-    horizontal delta (+1 in ``hp``, -1 in ``hm``, row r at bit r-1), held at 0. Returns
-    the new counter words and the rows that fell at 0 (a new minimum, or a counter that had
-    wrapped: :func:`settle_row` tells them apart). Shared by the lanes and the tiers."""
+    horizontal delta (+1 in ``hp``, -1 in ``hm``, row r at bit r-1), held at 0 and at 15
+    (a counter that wrapped to 0 flagged its row at the next -1, and a 64-row word's lower
+    rows sit tens of edits above M after a near match). Returns the new counter words and
+    the rows that fell at 0 (a new minimum, or a counter under e: :func:`settle_row` tells
+    them apart). Shared by the lanes and the tiers."""
     z = w_and(hm, w_not(w_or(w_or(e0, e1), w_or(e2, e3))))
     keep = w_not(z)
     carry = w_and(hp, e0)
@@ -172,7 +174,8 @@ def count_deltas(e0, e1, e2, e3, hp, hm):
     borrow = w_and(borrow, w_not(e2))
     n2 = w_and(w_xor(e2, step), keep)
     n3 = w_and(w_xor(e3, w_or(carry, borrow)), keep)
-    return n0, n1, n2, n3, z
+    over = w_and(carry, e3)  # 15 + 1: held at 15
+    return w_or(n0, over), w_or(n1, over), w_or(n2, over), w_or(n3, over), z
 
 
 @cuda.jit(device=True, inline=True)

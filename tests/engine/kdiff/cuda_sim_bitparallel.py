@@ -28,6 +28,11 @@ from engine.kdiff.cuda import Device  # noqa: E402
 from engine.kdiff.reference import longest_prefix_within  # noqa: E402
 from engine.sequences import Record, reverse_complement  # noqa: E402
 from tests.engine.kdiff.cuda_sim_cases import _expected, _solve, small_gpu  # noqa: E402,F401
+from tests.engine.kdiff.counter_model import (  # noqa: E402
+    COUNTER_COLUMNS,
+    COUNTER_STARTS,
+    replay_counters,
+)
 from tests.engine.kdiff.oracle_rows import longest_prefixes  # noqa: E402
 from tests.engine.gap_cases import kdiff_expected  # noqa: E402
 from tests.strategies import codes, examples, mutate, random_codes  # noqa: E402
@@ -689,3 +694,15 @@ def test_tier_plans_fill_a_wave_when_few_starts_run(monkeypatch):
     assert length == 1024
     count, length = chunks(100, 10_000)  # many: the target's four waves, chunks of 500,000
     assert length == 500_000 and count * 10_000 == 200_000
+
+
+@given(start=COUNTER_STARTS, deltas=COUNTER_COLUMNS)
+@settings(max_examples=40, deadline=None)
+def test_level_counters_hold_at_their_top_and_flag_only_a_fall_at_zero(start, deltas):
+    """cuda_lanes.count_deltas (the lanes' and tiers' counters of e = D - M) against the
+    plain model: held at 15 (a wrapped counter flagged its row at the next -1) and at 0,
+    and a row flagged exactly when its counter is 0 and its delta -1."""
+    def step(ph, mh, e0, e1, e2, e3):  # (count_deltas takes the counters first)
+        return cuda_lanes.count_deltas.py_func(e0, e1, e2, e3, ph, mh)
+
+    replay_counters(step, start, deltas)
