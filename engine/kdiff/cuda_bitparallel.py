@@ -504,7 +504,7 @@ def chunk_kernel(words: int, registers: int = 255, levels: int = 0, top: int = 0
                     below = rows_below(c & 63)
                     done = c >= mp
                 if LV > 0:
-                    e0, e1, e2, e3, fell = count_deltas(e0, e1, e2, e3, ph0, mh0)
+                    e0, e1, e2, e3, fell = count_deltas(e0, e1, e2, e3, ph0, mh0, True)
                     fell = fell & valid
                     if fell != _ZERO:  # rare: settle the fallen rows exactly
                         while fell != _ZERO:

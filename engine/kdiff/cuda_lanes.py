@@ -28,8 +28,9 @@ instruction here). M(i), the smallest D of row i over the columns so far, is non
 in i and c_t = #{i: M(i) <= t}; a level changes only where some row falls below its M. Each
 row keeps e = D - M in a 4-bit counter sliced over four words: a column
 adds the rows' horizontal deltas to all of them with about twenty word operations, whatever
-L is. A counter at 0 that falls is held at 0 and one at 15 that rises at 15, so a counter is
-always a lower bound of e and a level never changes unseen; such a fall in a row 1..c_(L-1)+1
+L is. A counter at 0 that falls is held at 0 (and in 64-row words one at 15 that rises at 15; in
+32 a wrap past 15 to 0 only lowers it), so a counter is always a lower bound of e and a
+level never changes unseen; such a fall in a row 1..c_(L-1)+1
 (no row below can reach L-1 edits: Ukkonen) flags the lane, and the rare flagged row is
 settled exactly: its D from the column's deltas, the levels it reaches, its counter afresh.
 A lane lives until every level has reached its limit (the suffix's length, or W), even
@@ -153,13 +154,15 @@ def overlap(K: int, word: int) -> int:
 
 
 @cuda.jit(device=True, inline=True)
-def count_deltas(e0, e1, e2, e3, hp, hm):
+def count_deltas(e0, e1, e2, e3, hp, hm, hold):
     """The lower levels' counters after one column (module docstring): every row's e += its
-    horizontal delta (+1 in ``hp``, -1 in ``hm``, row r at bit r-1), held at 0 and at 15
-    (a counter that wrapped to 0 flagged its row at the next -1, and a 64-row word's lower
-    rows sit tens of edits above M after a near match). Returns the new counter words and
-    the rows that fell at 0 (a new minimum, or a counter under e: :func:`settle_row` tells
-    them apart). Shared by the lanes and the tiers."""
+    horizontal delta (+1 in ``hp``, -1 in ``hm``, row r at bit r-1), held at 0, and with
+    ``hold`` (a constant of the call site: 64-row words) at 15 too. A counter that wraps
+    past 15 to 0 flags its row at the next -1; a 64-row word's lower rows sit tens of edits
+    above M after a near match and did so all the time, while in 32 rows e rarely passes
+    15 and the five operations cost more than the settles they save. Returns the new
+    counter words and the rows that fell at 0 (a new minimum, or a counter under e:
+    :func:`settle_row` tells them apart). Shared by the lanes and the tiers."""
     z = w_and(hm, w_not(w_or(w_or(e0, e1), w_or(e2, e3))))
     keep = w_not(z)
     carry = w_and(hp, e0)
@@ -174,8 +177,10 @@ def count_deltas(e0, e1, e2, e3, hp, hm):
     borrow = w_and(borrow, w_not(e2))
     n2 = w_and(w_xor(e2, step), keep)
     n3 = w_and(w_xor(e3, w_or(carry, borrow)), keep)
-    over = w_and(carry, e3)  # 15 + 1: held at 15
-    return w_or(n0, over), w_or(n1, over), w_or(n2, over), w_or(n3, over), z
+    if hold:
+        over = w_and(carry, e3)  # 15 + 1: held at 15
+        return w_or(n0, over), w_or(n1, over), w_or(n2, over), w_or(n3, over), z
+    return n0, n1, n2, n3, z
 
 
 @cuda.jit(device=True, inline=True)
@@ -225,6 +230,7 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
     COLS = 4  # columns whose match words are loaded together (divides 256)
     EQS = COLS * R
     LIVE = uint32(1 << 30)
+    HOLD = W == 64  # the levels' counters held at 15 (count_deltas)
 
     @cuda.jit(device=True, inline=True)
     def level_rows(ct, off, lim):
@@ -354,7 +360,7 @@ def lanes_kernel(word: int, per_thread: int, tpb: int, registers: int = 255, lev
                         dc[i] = d
                         if LV > 0:  # e += ph - mh on every row (see the module docstring)
                             e0[i], e1[i], e2[i], e3[i], z = count_deltas(
-                                e0[i], e1[i], e2[i], e3[i], hp, hm)
+                                e0[i], e1[i], e2[i], e3[i], hp, hm, HOLD)
                             fell[i] = w_and(z, valid[i])
                             alarm = w_or(alarm, fell[i])
                     if LV > 0 and w_lt(zero, alarm):  # rare: settle the lanes exactly

@@ -699,10 +699,10 @@ def test_tier_plans_fill_a_wave_when_few_starts_run(monkeypatch):
 @given(start=COUNTER_STARTS, deltas=COUNTER_COLUMNS)
 @settings(max_examples=40, deadline=None)
 def test_level_counters_hold_at_their_top_and_flag_only_a_fall_at_zero(start, deltas):
-    """cuda_lanes.count_deltas (the lanes' and tiers' counters of e = D - M) against the
-    plain model: held at 15 (a wrapped counter flagged its row at the next -1) and at 0,
+    """cuda_lanes.count_deltas (the 64-row words' counters of e = D - M) against the plain
+    model: held at 15 (a wrapped counter flagged its row at the next -1) and at 0,
     and a row flagged exactly when its counter is 0 and its delta -1."""
     def step(ph, mh, e0, e1, e2, e3):  # (count_deltas takes the counters first)
-        return cuda_lanes.count_deltas.py_func(e0, e1, e2, e3, ph, mh)
+        return cuda_lanes.count_deltas.py_func(e0, e1, e2, e3, ph, mh, True)
 
     replay_counters(step, start, deltas)
