@@ -29,8 +29,9 @@ lane (a row below can fall under M only if row c_K+1 does too). The rare flagged
 is settled exactly (its levels from the column's D, its counters afresh). A counter only
 ever underestimates e (it stays at 15 past 15, or is set to at most 15), so a flag can be
 false but a change of level is never missed. (Three bits were too few: e >= 8 is common
-in a 32-row word, and the wraps flagged a quarter of all lane-columns; counters that
-wrapped past 15 instead of holding there settled 64-bit lanes 30 times as often.)
+in a 32-row word, and the wraps flagged a quarter of all lane-columns. Four bits that
+wrapped past 15 instead of holding there settled 64-bit lanes 560 times as often: 64.6
+million settles against 115 thousand, lambda 5 kb vs E. coli 1 Mb at k = 8.)
 """
 
 from __future__ import annotations

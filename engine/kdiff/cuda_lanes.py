@@ -28,10 +28,10 @@ instruction here). M(i), the smallest D of row i over the columns so far, is non
 in i and c_t = #{i: M(i) <= t}; a level changes only where some row falls below its M. Each
 row keeps e = D - M in a 4-bit counter sliced over four words: a column
 adds the rows' horizontal deltas to all of them with about twenty word operations, whatever
-L is. A counter at 0 that falls is held at 0 (and in 64-row words one at 15 that rises at 15; in
-32 a wrap past 15 to 0 only lowers it), so a counter is always a lower bound of e and a
-level never changes unseen; such a fall in a row 1..c_(L-1)+1
-(no row below can reach L-1 edits: Ukkonen) flags the lane, and the rare flagged row is
+L is. A counter at 0 that falls is held at 0 (and in 64-row words one at 15 that rises at
+15; in 32 a wrap past 15 to 0 only lowers it), so a counter is always a lower bound of e
+and a level never changes unseen; such a fall in a row 1..c_(L-1)+1 (no row below can
+reach L-1 edits: Ukkonen) flags the lane, and the rare flagged row is
 settled exactly: its D from the column's deltas, the levels it reaches, its counter afresh.
 A lane lives until every level has reached its limit (the suffix's length, or W), even
 after c at K outgrew the word: a level below W is then exact for good, and the tiers compute

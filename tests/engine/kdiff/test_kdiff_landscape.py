@@ -300,7 +300,6 @@ def test_counters_every_k_equals_separate_runs_across_word_edges(data, K, gap_mi
             f"{label(combo)} at k={k} of {K}"
 
 
-
 @given(start=COUNTER_STARTS, deltas=COUNTER_COLUMNS)
 @settings(max_examples=examples(200), deadline=None)
 def test_counters_hold_at_their_top_and_flag_only_a_fall_at_zero(start, deltas):
